@@ -1,0 +1,90 @@
+/**
+ * One error class for the whole library. Every failure an agent can meet has a
+ * stable `code`, a `hint` written for an LLM (what to do next), and the
+ * delivery/retry fields of refs-and-actions.md so an agent knows whether
+ * anything reached the app. Backends map their native codes into these.
+ */
+
+export const ERROR_CODES = [
+  "PERMISSION_DENIED",
+  "APP_NOT_FOUND",
+  "WINDOW_NOT_FOUND",
+  "SNAPSHOT_NOT_FOUND",
+  "ELEMENT_NOT_FOUND",
+  "STALE_REF",
+  "AMBIGUOUS_TARGET",
+  "IDENTITY_UNPROVEN",
+  "ACTION_NOT_SUPPORTED",
+  "ACTION_FAILED",
+  "NOT_SETTABLE",
+  "APP_UNRESPONSIVE",
+  "TIMEOUT",
+  "STALE_OBSERVATION",
+  "POLICY_DENIED",
+  "INVALID_ARGUMENT",
+  "PLATFORM_NOT_SUPPORTED",
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export type Delivery = "not_delivered" | "delivered_unverified" | "delivered_verified" | "delivery_uncertain";
+export type Retry = "safe" | "unsafe";
+
+export interface AxsnapErrorOptions {
+  hint?: string;
+  delivery?: Delivery;
+  cause?: unknown;
+}
+
+/** What to do next, per code, when the thrower has nothing more specific to say. */
+const DEFAULT_HINTS: Record<ErrorCode, string> = {
+  PERMISSION_DENIED: "grant the missing permission, then try again",
+  APP_NOT_FOUND: "check the app name or pid with listApps(), or start the app",
+  WINDOW_NOT_FOUND: "the app has no usable window; open or unminimize one, then take a new snapshot",
+  SNAPSHOT_NOT_FOUND: "that snapshot is no longer held; take a new snapshot and use its indices",
+  ELEMENT_NOT_FOUND: "that index was not printed in the snapshot; pick an index from the snapshot text",
+  STALE_REF: "the element changed or is gone; take a new snapshot and pick the element again",
+  AMBIGUOUS_TARGET: "several elements now match; take a new snapshot and pick one by its new index",
+  IDENTITY_UNPROVEN: "the element could not be found again with certainty; take a new snapshot",
+  ACTION_NOT_SUPPORTED:
+    "the element does not offer that action; use one of its Secondary Actions or click by coordinates",
+  ACTION_FAILED: "the element refused the action; take a new snapshot, or click by coordinates",
+  NOT_SETTABLE: "the element's value cannot be set; click it and type instead",
+  APP_UNRESPONSIVE: "the app is not answering; wait a moment and take a new snapshot",
+  TIMEOUT: "the operation took too long; try again, or ask for fewer elements with maxNodes",
+  STALE_OBSERVATION: "the last snapshot of this app is too old; take a new snapshot first",
+  POLICY_DENIED: "this action is not allowed by the safety rules; ask the user to do it",
+  INVALID_ARGUMENT: "fix the argument as the message says and call again",
+  PLATFORM_NOT_SUPPORTED: "this platform has no backend; use macOS or Linux",
+};
+
+export class AxsnapError extends Error {
+  override readonly name = "AxsnapError";
+  readonly code: ErrorCode;
+  readonly hint: string;
+  readonly delivery: Delivery;
+  readonly retry: Retry;
+
+  constructor(code: ErrorCode, message: string, options: AxsnapErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.hint = options.hint ?? DEFAULT_HINTS[code];
+    this.delivery = options.delivery ?? "not_delivered";
+    // Only an action with evidence that nothing was sent may be repeated blindly.
+    this.retry = this.delivery === "not_delivered" ? "safe" : "unsafe";
+  }
+
+  toJSON(): { code: ErrorCode; message: string; hint: string; delivery: Delivery; retry: Retry } {
+    return {
+      code: this.code,
+      message: this.message,
+      hint: this.hint,
+      delivery: this.delivery,
+      retry: this.retry,
+    };
+  }
+}
+
+export function invalidArgument(message: string, hint?: string): AxsnapError {
+  return new AxsnapError("INVALID_ARGUMENT", message, hint === undefined ? {} : { hint });
+}

@@ -1,0 +1,48 @@
+/**
+ * axsnap: one window of one app as numbered text lines an agent can address,
+ * plus a screenshot; actions that reach exactly the printed element.
+ * This entry point exports the platform-neutral layer: the raw tree model,
+ * the renderer, the Snapshot object and the error class.
+ */
+export { AxsnapError, type Delivery, ERROR_CODES, type ErrorCode, type Retry } from "./errors.js";
+export type {
+  ChildSource,
+  Platform,
+  RawApp,
+  RawNode,
+  RawSnapshot,
+  RawStates,
+  RawWalk,
+  RawWindow,
+  Rect,
+  ValueType,
+  WalkEnd,
+} from "./model.js";
+export { HIDDEN_COORDINATE, MAX_TREE_DEPTH } from "./model.js";
+export type {
+  CaptureProof,
+  ElementRecord,
+  IdentityPredicate,
+  NameSource,
+  PathRoot,
+  Synthetic,
+} from "./records.js";
+export {
+  DEFAULT_MAX_DEPTH,
+  DEFAULT_MAX_NODES,
+  DEFAULT_TEXT_LIMIT,
+  type RenderOptions,
+  type RenderResult,
+  render,
+  type Style,
+  type TextLimit,
+} from "./render/index.js";
+export {
+  type CoordinateContract,
+  createSnapshot,
+  newSnapshotId,
+  type Screenshot,
+  type Snapshot,
+  type SnapshotCut,
+} from "./snapshot.js";
+export { validateRawSnapshot } from "./validate.js";

@@ -1,0 +1,148 @@
+/**
+ * The raw tree model: what every backend (macOS AXUIElement, Linux AT-SPI2, the
+ * fake backend) produces from one walk of one window, and what the renderer
+ * consumes. It is plain JSON: fixture trees under test/fixtures are files of it.
+ *
+ * Platform notes
+ * - macOS: `role`/`subrole` are AXRole/AXSubrole (`AXButton`, `AXSecureTextField`),
+ *   `roleDescription` is AXRoleDescription, frames come from AXPosition+AXSize
+ *   (top-left origin, points).
+ * - Linux: `role` is the AT-SPI role name (`push button`, `check box`; a `-`
+ *   spelling is accepted), `title` is the accessible name, frames are
+ *   `atspi_component_get_extents` in screen coordinates. Hidden widgets report
+ *   x/y = -2147483648; that sentinel is kept as read and treated as off-screen.
+ *
+ * The model never holds the value of a secure text field: backends read only
+ * its length (`charCount`).
+ */
+
+/** A rectangle in points. Screen frames are in global top-left coordinates. */
+export interface Rect {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+export type Platform = "macos" | "linux" | "fake";
+
+export interface RawApp {
+  /** Localised app name: "TextEdit", "gtk3-widget-factory". */
+  name: string;
+  /** macOS bundle id. On Linux the application name as AT-SPI gives it. */
+  bundleId?: string;
+  pid: number;
+}
+
+export interface RawWindow {
+  title: string;
+  /** Screen frame of the window in points. */
+  frame: Rect;
+  /** Backing scale: screenshot pixels per window point. */
+  scale: number;
+}
+
+/** Where a child was found on its parent. */
+export type ChildSource = "children" | "rows" | "visibleRows" | "contents" | "visibleChildren";
+
+/** How the value is typed; `number` renders as the `float` trait, as AX does. */
+export type ValueType = "string" | "number" | "boolean";
+
+/**
+ * Element states. Absent means unknown or not applicable; the renderer never
+ * treats an absent state as false except where noted.
+ */
+export interface RawStates {
+  /** Absent = enabled. */
+  enabled?: boolean;
+  focused?: boolean;
+  focusable?: boolean;
+  selected?: boolean;
+  selectable?: boolean;
+  /** Defined only for expandable elements: true = expanded, false = collapsed. */
+  expanded?: boolean;
+  /** Checkable elements on AT-SPI; macOS carries this in `value` instead. */
+  checked?: boolean | "mixed";
+  minimized?: boolean;
+  /** A password field: its value is never read. */
+  secure?: boolean;
+  required?: boolean;
+  readonly?: boolean;
+  multiline?: boolean;
+  editable?: boolean;
+  modal?: boolean;
+  /** AT-SPI SHOWING/VISIBLE; macOS has no such state. `false` = not on screen. */
+  visible?: boolean;
+}
+
+export interface RawNode {
+  /** Platform role: AXRole on macOS, AT-SPI role name on Linux. */
+  role: string;
+  subrole?: string;
+  /** Absent: derive from the role. Empty string: the element has none (prints no role). */
+  roleDescription?: string;
+  title?: string;
+  description?: string;
+  help?: string;
+  value?: string | number | boolean;
+  valueType?: ValueType;
+  /** The value can be set (AXUIElementIsAttributeSettable / AT-SPI editable text or value). */
+  settable?: boolean;
+  /** AXIdentifier / AT-SPI accessible id. */
+  identifier?: string;
+  url?: string;
+  placeholder?: string;
+  selectedText?: string;
+  /** Text length, readable even where the text is not (secure fields). */
+  charCount?: number;
+  /** Scroll bars and sliders. */
+  orientation?: "horizontal" | "vertical";
+  states?: RawStates;
+  /** Raw action names as the platform reports them, duplicates and all. */
+  actions?: string[];
+  /** Screen frame in points; absent when the element has none. */
+  frame?: Rect;
+  /** Where this node was found on its parent; absent = the children attribute. */
+  via?: ChildSource;
+  /** Position of a row in its whole list (AXIndex / AT-SPI row index). */
+  rowIndex?: number;
+  /** On a list, table or outline: the total row count when only some rows were read. */
+  rowCount?: number;
+  children?: RawNode[];
+  /** Opaque id of the live element in the backend's handle table. Never in fixtures. */
+  handle?: number;
+}
+
+/** Why a walk stopped. */
+export type WalkEnd = "complete" | "node_limit" | "depth_limit" | "deadline";
+
+export interface RawWalk {
+  ended: WalkEnd;
+  /** Elements read during the walk, printed or not. */
+  nodesObserved: number;
+  elapsedMs?: number;
+  /** Backend notes an agent should see, e.g. "web content still loading". */
+  notes?: string[];
+}
+
+export interface RawSnapshot {
+  /** Model version; bumped on breaking change. */
+  version: 1;
+  platform: Platform;
+  app: RawApp;
+  window: RawWindow;
+  /** The window element: the root of the printed tree. */
+  root: RawNode;
+  /** The app's menu bar (macOS), printed after the window. */
+  menuBar?: RawNode;
+  walk: RawWalk;
+}
+
+/**
+ * The deepest tree the model allows. Real windows stay far below it; the bound
+ * keeps every consumer's recursion safe.
+ */
+export const MAX_TREE_DEPTH = 2048;
+
+/** The AT-SPI coordinate of a widget that is not on screen. */
+export const HIDDEN_COORDINATE = -2147483648;

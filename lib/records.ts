@@ -1,0 +1,63 @@
+/**
+ * The record behind each printed index (snapshot-format.md, "The record behind
+ * each number"): everything the action layer needs to reach the element that
+ * line described again, and to prove it is the same one.
+ */
+import type { Rect } from "./model.js";
+
+/** Which tree a path starts from. */
+export type PathRoot = "window" | "menuBar";
+
+/** How a record's name was chosen; a summary's name is its joined texts. */
+export type NameSource = "title" | "description" | "rowText" | "linkText";
+
+/**
+ * The identity predicate (refs-and-actions.md): role, subrole, native
+ * identifier, and stable name. Never value, never frame.
+ */
+export interface IdentityPredicate {
+  role: string;
+  subrole?: string;
+  identifier?: string;
+  name?: string;
+  nameFrom?: NameSource;
+}
+
+/** Whether the record is proven unique in its observation, and if not, why. */
+export type CaptureProof =
+  | { unique: true }
+  | { unique: false; reason: "incomplete" | "duplicates"; matches: number };
+
+/** Lines the renderer made up: a text summary of a container, or its text child line. */
+export type Synthetic = false | "text-summary" | "summary-text";
+
+export interface ElementRecord {
+  index: number;
+  /** Live element id in the backend's handle table; absent for fixture trees. */
+  handle?: number;
+  role: string;
+  subrole?: string;
+  /** The role text printed on the line. */
+  roleText: string;
+  title?: string;
+  description?: string;
+  identifier?: string;
+  /** Window-relative frame in points. */
+  frame?: Rect;
+  /** Screen frame in points. */
+  screenFrame?: Rect;
+  /** Screen point a synthetic click uses: the centre, or the leading point of a merged text line. */
+  clickPoint?: { x: number; y: number };
+  /** All the element's actions, raw as the platform names them. */
+  actions: string[];
+  /** The listed secondary actions, raw and pretty, index-aligned. */
+  secondaryActions: { raw: string[]; pretty: string[] };
+  settable: boolean;
+  synthetic: Synthetic;
+  secure: boolean;
+  pathRoot: PathRoot;
+  /** Child positions from the path root to the element. */
+  path: number[];
+  identity: IdentityPredicate;
+  proof: CaptureProof;
+}

@@ -1,0 +1,81 @@
+/**
+ * Action names: which actions are primary (the element's click) and so not
+ * listed, and the pretty names agents see in `Secondary Actions:`. macOS names
+ * are AX action constants (AXActionConstants.h) plus custom actions whose
+ * names arrive as `Name:<pretty>\nTarget:...\nSelector:...`; Linux names are
+ * AT-SPI action names (`click`, `press`, `activate`, `expand or contract`).
+ */
+import type { RawNode } from "../model.js";
+import { isMenuish, isScrollArea, isScrollBar } from "./roles.js";
+
+const PRIMARY = new Set([
+  "AXPress",
+  "AXShowDefaultUI",
+  "AXShowAlternateUI",
+  "AXShowMenu",
+  "AXConfirm",
+  "AXScrollToVisible",
+  // AT-SPI: the activation actions of buttons, check boxes, menu items and links.
+  "click",
+  "press",
+  "activate",
+  "toggle",
+  "jump",
+]);
+const PRIMARY_ON_MENUS = new Set(["AXCancel", "AXPick"]);
+
+/** Actions that press an element: what makes an anonymous container a button. */
+const PRESS = new Set(["AXPress", "AXConfirm", "AXOpen", "click", "press", "activate"]);
+
+const SPECIAL_PRETTY: Record<string, string> = {
+  AXZoomWindow: "zoom the window",
+  AXRaise: "Raise",
+};
+
+const CUSTOM_NAME = /^Name:(.*?)(?:\r?\n|$)/;
+const SPLIT_CAMEL = /([a-z])([A-Z])/g;
+
+/** `AXScrollDownByPage` → `Scroll Down`; custom `Name:show details\n...` → `show details`. */
+export function prettyActionName(raw: string): string {
+  const special = SPECIAL_PRETTY[raw];
+  if (special !== undefined) return special;
+  const custom = CUSTOM_NAME.exec(raw);
+  if (custom) return (custom[1] ?? "").trim();
+  if (raw.startsWith("AX")) return raw.slice(2).replace("ByPage", "").replace(SPLIT_CAMEL, "$1 $2").trim();
+  return raw.trim();
+}
+
+export function hasPressAction(node: RawNode): boolean {
+  return node.actions?.some((a) => PRESS.has(a)) ?? false;
+}
+
+/**
+ * The actions listed after `Secondary Actions:`, deduplicated by pretty name.
+ *
+ * The spec drops left/right from a scroll area that pages up and down; the
+ * recorded official output keeps them on Activity Monitor, whose scroll area
+ * also scrolls sideways. Both agree when left/right are dropped only from a
+ * scroll area without a horizontal scroll bar, which is the rule here.
+ */
+export function secondaryActions(node: RawNode): { raw: string[]; pretty: string[] } {
+  const raw: string[] = [];
+  const pretty: string[] = [];
+  const actions = node.actions;
+  if (!actions || actions.length === 0) return { raw, pretty };
+  const menu = isMenuish(node);
+  const dropSideways =
+    isScrollArea(node) && actions.includes("AXScrollUpByPage") && !hasHorizontalScrollBar(node);
+  for (const name of actions) {
+    if (PRIMARY.has(name) || (menu && PRIMARY_ON_MENUS.has(name))) continue;
+    if (dropSideways && (name === "AXScrollLeftByPage" || name === "AXScrollRightByPage")) continue;
+    const p = prettyActionName(name);
+    if (p.length === 0 || pretty.includes(p)) continue;
+    raw.push(name);
+    pretty.push(p);
+  }
+  return { raw, pretty };
+}
+
+function hasHorizontalScrollBar(node: RawNode): boolean {
+  return node.children?.some((c) => isScrollBar(c) && c.orientation === "horizontal") ?? false;
+}

@@ -1,0 +1,108 @@
+/**
+ * render(): a raw tree (any backend's, or a fixture's) to the numbered text an
+ * agent reads and the record behind each number. Pure and synchronous: no
+ * native call, no clock, so the same input always gives the same output.
+ */
+
+import { invalidArgument } from "../errors.js";
+import type { RawSnapshot } from "../model.js";
+import type { ElementRecord } from "../records.js";
+import { validateRawSnapshot } from "../validate.js";
+import { closingLine, compactLine, footer, header, type Style, treeLine } from "./format.js";
+import { plan, type RenderCut } from "./plan.js";
+import { isSecure } from "./roles.js";
+import { sanitize, type TextLimit } from "./sanitize.js";
+
+export type { Style } from "./format.js";
+export type { TextLimit } from "./sanitize.js";
+
+export interface RenderOptions {
+  /** "tree" (default): the computer-use format; "compact": denser, same indices. */
+  style?: Style;
+  /** Longest printed text field, in characters; "max" for no cut. Default 500. */
+  textLimit?: TextLimit;
+  /** Most elements printed. Default 1200. */
+  maxNodes?: number;
+  /** Deepest printed level (elided containers add none). Default 64. */
+  maxDepth?: number;
+}
+
+export const DEFAULT_TEXT_LIMIT = 500;
+export const DEFAULT_MAX_NODES = 1200;
+export const DEFAULT_MAX_DEPTH = 64;
+
+export interface RenderResult {
+  text: string;
+  /** records[i].index === i: exactly the printed indices. */
+  records: ElementRecord[];
+  /** False when the walk or the rendering was cut by a limit or deadline. */
+  complete: boolean;
+  cut: RenderCut & { walk: RawSnapshot["walk"]["ended"] };
+  /** Index of the focused element, when it printed. */
+  focusedIndex?: number;
+  /** The focused element's selected text, when it has one. */
+  selectedText?: string;
+}
+
+function positiveInt(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1)
+    throw invalidArgument(`${name} must be a positive integer, got ${String(value)}`);
+  return value;
+}
+
+export function normaliseRenderOptions(options: RenderOptions = {}): Required<RenderOptions> {
+  if (options === null || typeof options !== "object")
+    throw invalidArgument("render options must be an object");
+  const style = options.style ?? "tree";
+  if (style !== "tree" && style !== "compact")
+    throw invalidArgument(`style must be "tree" or "compact", got ${String(style)}`);
+  const textLimit = options.textLimit ?? DEFAULT_TEXT_LIMIT;
+  if (textLimit !== "max" && (typeof textLimit !== "number" || !Number.isInteger(textLimit) || textLimit < 1))
+    throw invalidArgument(`textLimit must be a positive integer or "max", got ${String(textLimit)}`);
+  return {
+    style,
+    textLimit,
+    maxNodes: positiveInt("maxNodes", options.maxNodes, DEFAULT_MAX_NODES),
+    maxDepth: positiveInt("maxDepth", options.maxDepth, DEFAULT_MAX_DEPTH),
+  };
+}
+
+export function render(input: unknown, options?: RenderOptions): RenderResult {
+  const opts = normaliseRenderOptions(options);
+  const snap = validateRawSnapshot(input);
+  return renderValidated(snap, opts);
+}
+
+/** For callers that already hold a validated snapshot (the native layer validates once). */
+export function renderValidated(snap: RawSnapshot, opts: Required<RenderOptions>): RenderResult {
+  const p = plan(snap, opts);
+  const out = header(snap, opts.style, opts.textLimit);
+  if (opts.style === "tree") {
+    for (const line of p.lines) out.push(treeLine(line));
+  } else {
+    for (const line of p.lines) {
+      const text = compactLine(line);
+      if (text !== undefined) out.push(text);
+    }
+  }
+  if (opts.style === "tree") {
+    const foot = footer(p, opts.textLimit);
+    if (foot !== undefined) out.push("", foot);
+  }
+  for (const note of snap.walk.notes ?? []) out.push(`(${sanitize(note, opts.textLimit)})`);
+  const closing = closingLine(snap, p, opts.maxNodes, opts.maxDepth);
+  if (closing !== undefined) out.push(closing);
+
+  const complete = snap.walk.ended === "complete" && !p.cut.nodeLimit && !p.cut.depthLimit;
+  const result: RenderResult = {
+    text: out.join("\n"),
+    records: p.records,
+    complete,
+    cut: { ...p.cut, walk: snap.walk.ended },
+  };
+  if (p.focusedIndex !== undefined) result.focusedIndex = p.focusedIndex;
+  const focused = p.focusedNode;
+  if (focused?.selectedText && !isSecure(focused)) result.selectedText = focused.selectedText;
+  return result;
+}

@@ -1,0 +1,242 @@
+/**
+ * The parts of one printed element, computed once and formatted by either
+ * style. Keeping the decision (what a node says) apart from the formatting
+ * (how a style prints it) is what gives both styles the same indices.
+ */
+import type { RawNode, Rect } from "../model.js";
+import type { NameSource } from "../records.js";
+import { secondaryActions } from "./actions.js";
+import {
+  isCheckbox,
+  isRadio,
+  isRow,
+  isSearchField,
+  isSecure,
+  isStaticText,
+  isTab,
+  isWebArea,
+  printsBareValue,
+  usesDescriptionAsTitle,
+} from "./roles.js";
+import { present, sanitize, type TextLimit } from "./sanitize.js";
+import { nodeText } from "./summary.js";
+
+export interface Line {
+  depth: number;
+  /** -1 for an unnumbered text line. */
+  index: number;
+  role: string;
+  traits: string[];
+  /** The title segment as the tree style prints it (a link prints `[text](url)`). */
+  title?: string;
+  /** The plain name the compact style prints. */
+  name?: string;
+  /** Segments after the title, already labelled: `Description: x`, `Value: 3`. */
+  segments: string[];
+  /** Compact style's value. */
+  value?: string;
+  /** Compact style's states. */
+  states: string[];
+  /** `(showing A-B of M items)` on a cut list. */
+  suffix?: string;
+  /** An unnumbered line's text. */
+  text?: string;
+}
+
+export interface Name {
+  text: string;
+  from: NameSource | "value";
+}
+
+const MACHINE_ID = /^_NS:/;
+
+/** The first static text of a row: its printed title and its identity name. */
+export function rowFirstText(row: RawNode): string | undefined {
+  const texts: string[] = [];
+  rowTexts(row, texts, 1);
+  return texts[0];
+}
+
+/** Every static text in a row, in reading order (bounded like the summary scan). */
+export function rowTexts(node: RawNode, out: string[], limit: number, depth = 0): void {
+  if (depth > 8 || !node.children) return;
+  for (const child of node.children) {
+    if (out.length >= limit) return;
+    if (isStaticText(child)) {
+      const t = nodeText(child);
+      if (t !== undefined) out.push(t.trim());
+    } else {
+      rowTexts(child, out, limit, depth + 1);
+    }
+  }
+}
+
+/** The line's title, by the preference order of the spec. */
+export function chooseName(node: RawNode): Name | undefined {
+  if (present(node.title)) return { text: node.title, from: "title" };
+  if (isRow(node)) {
+    const t = rowFirstText(node);
+    if (t !== undefined) return { text: t, from: "rowText" };
+  }
+  if (usesDescriptionAsTitle(node) && present(node.description))
+    return { text: node.description, from: "description" };
+  if (isSearchField(node) && typeof node.value === "string" && present(node.value))
+    return { text: node.value, from: "value" };
+  return undefined;
+}
+
+export function visibleIdentifier(node: RawNode): string | undefined {
+  const id = node.identifier;
+  return present(id) && !MACHINE_ID.test(id) ? id : undefined;
+}
+
+function valueTypeTrait(node: RawNode): string {
+  const type =
+    node.valueType ??
+    (typeof node.value === "number" ? "number" : typeof node.value === "boolean" ? "boolean" : "string");
+  return type === "number" ? "float" : type;
+}
+
+/**
+ * The value type prints only beside `settable`: the recorded official outputs
+ * show `(settable, string)` and `(settable, float)` but a bare `static text`
+ * or `radio button ... Value: 1` without a type.
+ */
+export function traitsOf(node: RawNode): string[] {
+  const s = node.states;
+  const t: string[] = [];
+  if (s?.selected) t.push("selected");
+  else if (s?.selectable) t.push("selectable");
+  if (s?.expanded === true) t.push("expanded");
+  else if (s?.expanded === false) t.push("collapsed");
+  if (s?.enabled === false) t.push("disabled");
+  if (node.settable) t.push("settable", valueTypeTrait(node));
+  return t;
+}
+
+function onOff(node: RawNode): string | undefined {
+  const v = node.value;
+  if (v === 1 || v === true || v === "1") return "on";
+  if (v === 0 || v === false || v === "0") return "off";
+  if (v === 2 || v === "2") return "mixed";
+  const c = node.states?.checked;
+  if (c === true) return "on";
+  if (c === false) return "off";
+  if (c === "mixed") return "mixed";
+  return undefined;
+}
+
+function hasSecureContent(node: RawNode): boolean {
+  return (node.charCount ?? 0) > 0 || (node.value !== undefined && node.value !== "");
+}
+
+export interface ValueParts {
+  /** Tree style segment: `Value: x`, or the bare value for the roles that print it bare. */
+  segment?: string;
+  /** Compact style value. */
+  compact?: string;
+  checked?: boolean;
+}
+
+/** The value, by role: on/off toggles, recorded 0/1 radios, bullets for secrets, bare values. */
+export function displayValue(node: RawNode, name: Name | undefined, limit: TextLimit): ValueParts {
+  if (isSecure(node)) {
+    // The value of a secure field is never read or printed, only whether it is empty.
+    return hasSecureContent(node) ? { segment: "Value: •••", compact: "•••" } : {};
+  }
+  if (name?.from === "value") return {};
+  if (isCheckbox(node) || (isTab(node) && node.value !== undefined)) {
+    const v = onOff(node);
+    return v === undefined ? {} : { segment: `Value: ${v}`, checked: v === "on" };
+  }
+  if (isRadio(node)) {
+    if (node.value !== undefined) {
+      const v = String(node.value);
+      return { segment: `Value: ${v}`, checked: v === "1" || v === "true" };
+    }
+    const v = onOff(node);
+    return v === undefined ? {} : { segment: `Value: ${v}`, checked: v === "on" };
+  }
+  if (node.value === undefined) return {};
+  const raw = String(node.value);
+  if (raw.length === 0 || (name !== undefined && raw === name.text)) return {};
+  const v = sanitize(raw, limit);
+  return printsBareValue(node) ? { segment: v, compact: v } : { segment: `Value: ${v}`, compact: v };
+}
+
+export function relativeFrame(frame: Rect, window: Rect): Rect {
+  return { x: frame.x - window.x, y: frame.y - window.y, w: frame.w, h: frame.h };
+}
+
+export function frameSegment(frame: Rect, window: Rect): string {
+  const r = relativeFrame(frame, window);
+  return `Frame: x=${Math.round(r.x)}, y=${Math.round(r.y)}, w=${Math.round(r.w)}, h=${Math.round(r.h)}`;
+}
+
+export interface LineInput {
+  node: RawNode;
+  depth: number;
+  index: number;
+  role: string;
+  name: Name | undefined;
+  limit: TextLimit;
+  window: Rect;
+  /** Anonymous action targets print their frame. */
+  withFrame: boolean;
+  /** A link's url: the title prints as `[text](url)`. */
+  linkUrl?: string;
+}
+
+export function buildLine(input: LineInput): Line {
+  const { node, limit, name } = input;
+  const traits = traitsOf(node);
+  const segments: string[] = [];
+  const shownName = name === undefined ? undefined : sanitize(name.text, limit);
+  let title = shownName;
+  if (input.linkUrl !== undefined && shownName !== undefined)
+    title = `[${shownName}](${sanitize(input.linkUrl, limit)})`;
+  if (present(node.description) && name?.from !== "description" && node.description !== node.title)
+    segments.push(`Description: ${sanitize(node.description, limit)}`);
+  if (present(node.help) && node.help !== node.title && node.help !== node.description)
+    segments.push(`Help: ${sanitize(node.help, limit)}`);
+  if (present(node.url) && input.linkUrl === undefined && (isWebArea(node) || node.role === "AXWindow"))
+    segments.push(`URL: ${sanitize(node.url, limit)}`);
+  const value = displayValue(node, name, limit);
+  if (value.segment !== undefined) segments.push(value.segment);
+  if (present(node.placeholder) && node.placeholder !== name?.text)
+    segments.push(`Placeholder: ${sanitize(node.placeholder, limit)}`);
+  const id = visibleIdentifier(node);
+  if (id !== undefined) segments.push(`ID: ${sanitize(id, limit)}`);
+  if (input.withFrame && node.frame) segments.push(frameSegment(node.frame, input.window));
+  const secondary = secondaryActions(node).pretty;
+  if (secondary.length > 0)
+    segments.push(`Secondary Actions: ${secondary.map((a) => sanitize(a, limit)).join(", ")}`);
+
+  const line: Line = {
+    depth: input.depth,
+    index: input.index,
+    role: input.role,
+    traits,
+    segments,
+    states: compactStates(node, value.checked === true),
+  };
+  if (title !== undefined) line.title = title;
+  if (shownName !== undefined) line.name = shownName;
+  if (value.compact !== undefined) line.value = value.compact;
+  return line;
+}
+
+function compactStates(node: RawNode, checked: boolean): string[] {
+  const s = node.states;
+  const out: string[] = [];
+  if (s?.focused) out.push("focused");
+  if (s?.enabled === false) out.push("disabled");
+  if (checked) out.push("checked");
+  if (s?.expanded === true) out.push("expanded");
+  else if (s?.expanded === false) out.push("collapsed");
+  if (s?.selected) out.push("selected");
+  if (s?.required) out.push("required");
+  if (s?.readonly) out.push("readonly");
+  if (s?.multiline) out.push("multiline");
+  return out;
+}

@@ -1,0 +1,445 @@
+/**
+ * The planner walks a validated raw tree once and decides, for every node,
+ * whether it prints, under which index, at which depth, and with which
+ * record. Its output (lines + records) is what both styles format, so the
+ * indices and records of the tree and compact styles are the same by
+ * construction.
+ */
+import type { RawNode, RawSnapshot, Rect } from "../model.js";
+import { HIDDEN_COORDINATE } from "../model.js";
+import type { CaptureProof, ElementRecord, IdentityPredicate, PathRoot, Synthetic } from "../records.js";
+import { hasPressAction, secondaryActions } from "./actions.js";
+import {
+  buildLine,
+  chooseName,
+  type Line,
+  relativeFrame,
+  rowTexts,
+  traitsOf,
+  visibleIdentifier,
+} from "./lines.js";
+import {
+  isColumn,
+  isGenericContainer,
+  isLink,
+  isList,
+  isMenu,
+  isRow,
+  isScrollArea,
+  isSecure,
+  isWebArea,
+  roleText,
+} from "./roles.js";
+import { present, sanitize, type TextLimit } from "./sanitize.js";
+import { linkText, textSummary } from "./summary.js";
+
+export interface PlanOptions {
+  textLimit: TextLimit;
+  maxNodes: number;
+  maxDepth: number;
+}
+
+export interface RenderCut {
+  nodeLimit: boolean;
+  depthLimit: boolean;
+  /** Elements of the observation that were not printed because of a limit. */
+  notShown: number;
+}
+
+export interface Plan {
+  lines: Line[];
+  records: ElementRecord[];
+  cut: RenderCut;
+  /** Index of the focused element's line, when it printed. */
+  focusedIndex?: number;
+  focusedNode?: RawNode;
+}
+
+const MAX_ROWS = 20;
+const ANON_MAX_W = 240;
+const ANON_MAX_H = 120;
+
+interface Ctx {
+  root: PathRoot;
+  inWeb: boolean;
+  /** What of the window is visible at this point: the window clipped by scroll areas and lists. */
+  clip: Rect | undefined;
+}
+
+/** The identity predicate of a node; the same function keys the uniqueness count. */
+export function identityOf(node: RawNode): IdentityPredicate {
+  const id: IdentityPredicate = { role: node.role };
+  if (node.subrole !== undefined) id.subrole = node.subrole;
+  if (present(node.identifier)) id.identifier = node.identifier;
+  const name = isLink(node) ? linkName(node) : chooseName(node);
+  // A search field's value is its printed title but never part of its identity.
+  if (name !== undefined && name.from !== "value") {
+    id.name = name.text;
+    id.nameFrom = name.from;
+  }
+  return id;
+}
+
+function linkName(node: RawNode): { text: string; from: "title" | "linkText" } | undefined {
+  if (present(node.title)) return { text: node.title, from: "title" };
+  const t = linkText(node);
+  return t === undefined ? undefined : { text: t, from: "linkText" };
+}
+
+function identityKey(id: IdentityPredicate): string {
+  return `${id.role}\u0000${id.subrole ?? ""}\u0000${id.identifier ?? ""}\u0000${id.name ?? ""}`;
+}
+
+export function isHidden(node: RawNode): boolean {
+  if (node.states?.visible === false) return true;
+  const f = node.frame;
+  if (f === undefined) return false;
+  if (f.x === HIDDEN_COORDINATE || f.y === HIDDEN_COORDINATE) return true;
+  // Closed AX menus stay in the tree with a 0×0 frame.
+  return isMenu(node) && (f.w <= 0 || f.h <= 0);
+}
+
+function intersect(a: Rect | undefined, b: Rect | undefined): Rect | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  const x = Math.max(a.x, b.x);
+  const y = Math.max(a.y, b.y);
+  const r = Math.min(a.x + a.w, b.x + b.w);
+  const btm = Math.min(a.y + a.h, b.y + b.h);
+  return { x, y, w: Math.max(0, r - x), h: Math.max(0, btm - y) };
+}
+
+function overlaps(frame: Rect, clip: Rect): boolean {
+  return (
+    frame.x < clip.x + clip.w &&
+    frame.x + frame.w > clip.x &&
+    frame.y < clip.y + clip.h &&
+    frame.y + frame.h > clip.y
+  );
+}
+
+function subtreeSize(node: RawNode): number {
+  let n = 0;
+  const stack: RawNode[] = [node];
+  while (stack.length > 0) {
+    const cur = stack.pop()!;
+    n++;
+    if (cur.children) for (const c of cur.children) stack.push(c);
+  }
+  return n;
+}
+
+class Planner {
+  readonly lines: Line[] = [];
+  readonly records: ElementRecord[] = [];
+  readonly cut: RenderCut = { nodeLimit: false, depthLimit: false, notShown: 0 };
+  focusedIndex: number | undefined;
+  private readonly counts = new Map<string, number>();
+  private readonly complete: boolean;
+
+  constructor(
+    private readonly snap: RawSnapshot,
+    private readonly opts: PlanOptions,
+    readonly focusedNode: RawNode | undefined,
+  ) {
+    this.complete = snap.walk.ended === "complete";
+  }
+
+  /** Counts every node's identity so a record can say whether it is proven unique. */
+  countIdentities(root: RawNode): void {
+    const stack: RawNode[] = [root];
+    while (stack.length > 0) {
+      const node = stack.pop()!;
+      const key = identityKey(identityOf(node));
+      this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+      if (node.children) for (const c of node.children) stack.push(c);
+    }
+  }
+
+  private proof(id: IdentityPredicate): CaptureProof {
+    const matches = this.counts.get(identityKey(id)) ?? 0;
+    if (!this.complete) return { unique: false, reason: "incomplete", matches };
+    return matches === 1 ? { unique: true } : { unique: false, reason: "duplicates", matches };
+  }
+
+  /** A limit that cut the rendering leaves part of the window unseen: no record is proven unique then. */
+  finishProofs(): void {
+    if (!this.cut.nodeLimit && !this.cut.depthLimit) return;
+    for (const rec of this.records) {
+      const matches = this.counts.get(identityKey(rec.identity)) ?? 0;
+      rec.proof = { unique: false, reason: "incomplete", matches };
+    }
+  }
+
+  private get nextIndex(): number {
+    return this.records.length;
+  }
+
+  /** False when a limit stops this node; the node's subtree is then counted as not shown. */
+  private admit(node: RawNode, depth: number): boolean {
+    if (this.records.length >= this.opts.maxNodes) {
+      this.cut.nodeLimit = true;
+      this.cut.notShown += subtreeSize(node);
+      return false;
+    }
+    if (depth > this.opts.maxDepth) {
+      this.cut.depthLimit = true;
+      this.cut.notShown += subtreeSize(node);
+      return false;
+    }
+    return true;
+  }
+
+  private addRecord(
+    node: RawNode,
+    role: string,
+    path: number[],
+    ctx: Ctx,
+    synthetic: Synthetic,
+    name: string | undefined,
+  ): ElementRecord {
+    const window = this.snap.window.frame;
+    const identity = identityOf(node);
+    const secure = isSecure(node);
+    const rec: ElementRecord = {
+      index: this.nextIndex,
+      role: node.role,
+      roleText: role,
+      actions: node.actions ? [...new Set(node.actions)] : [],
+      secondaryActions: secondaryActions(node),
+      settable: node.settable === true,
+      synthetic,
+      secure,
+      pathRoot: ctx.root,
+      path,
+      identity,
+      proof: this.proof(identity),
+    };
+    if (node.handle !== undefined) rec.handle = node.handle;
+    if (node.subrole !== undefined) rec.subrole = node.subrole;
+    if (name !== undefined) rec.title = name;
+    if (node.description !== undefined) rec.description = node.description;
+    if (node.identifier !== undefined) rec.identifier = node.identifier;
+    const f = node.frame;
+    if (f !== undefined && f.x !== HIDDEN_COORDINATE && f.y !== HIDDEN_COORDINATE) {
+      rec.screenFrame = { ...f };
+      rec.frame = relativeFrame(f, window);
+      rec.clickPoint = synthetic
+        ? // Merged text: the leading point, so the click lands on the first text, not between texts.
+          { x: f.x + Math.min(Math.max(0.3 * f.w, 20), Math.max(f.w - 4, 0)), y: f.y + f.h / 2 }
+        : { x: f.x + f.w / 2, y: f.y + f.h / 2 };
+    }
+    if (node === this.focusedNode && this.focusedIndex === undefined) this.focusedIndex = rec.index;
+    this.records.push(rec);
+    return rec;
+  }
+
+  private emit(
+    node: RawNode,
+    path: number[],
+    depth: number,
+    ctx: Ctx,
+    opts: {
+      role?: string;
+      withFrame?: boolean;
+      linkUrl?: string;
+      synthetic?: Synthetic;
+      nameText?: string;
+    } = {},
+  ): Line {
+    const role = opts.role ?? roleText(node);
+    let name = isLink(node) && opts.linkUrl !== undefined ? linkName(node) : chooseName(node);
+    if (opts.nameText !== undefined) name = { text: opts.nameText, from: "title" };
+    const rec = this.addRecord(node, role, path, ctx, opts.synthetic ?? false, name?.text);
+    const input = {
+      node,
+      depth,
+      index: rec.index,
+      role,
+      name,
+      limit: this.opts.textLimit,
+      window: this.snap.window.frame,
+      withFrame: opts.withFrame === true,
+    };
+    const line = buildLine(opts.linkUrl === undefined ? input : { ...input, linkUrl: opts.linkUrl });
+    this.lines.push(line);
+    return line;
+  }
+
+  /**
+   * An unselected row's other texts, on one unnumbered line that starts with
+   * "| " so it can never read as a numbered element line.
+   */
+  private rowTextLine(texts: string[], depth: number): void {
+    const t = texts.map((x) => sanitize(x, this.opts.textLimit)).join(" | ");
+    this.lines.push({ depth, index: -1, role: "", traits: [], segments: [], states: [], text: `| ${t}` });
+  }
+
+  visitRoot(node: RawNode, root: PathRoot): void {
+    const ctx: Ctx = {
+      root,
+      inWeb: isWebArea(node),
+      clip: root === "window" ? this.snap.window.frame : undefined,
+    };
+    if (!this.admit(node, 0)) return;
+    this.emit(node, [], 0, ctx);
+    this.visitChildren(node, [], 1, ctx, root === "menuBar");
+  }
+
+  private visitChildren(node: RawNode, path: number[], depth: number, ctx: Ctx, skipApple = false): void {
+    const children = node.children;
+    if (!children) return;
+    // In a list only the visible rows print; its other children (headers, columns) print as usual.
+    const shown = isList(node) ? this.visibleRows(children, ctx.clip) : undefined;
+    for (let i = 0; i < children.length; i++) {
+      const child = children[i]!;
+      if (skipApple && child.title === "Apple") continue;
+      if (shown !== undefined && isRow(child) && !shown.has(child)) continue;
+      this.visit(child, [...path, i], depth, ctx);
+    }
+  }
+
+  /** Rows that intersect the visible part of their list, at most 20; the first 20 when none has a frame. */
+  private visibleRows(children: RawNode[], clip: Rect | undefined): Set<RawNode> {
+    const rows = children.filter((c) => isRow(c) && !isHidden(c));
+    const measurable = clip !== undefined && rows.some((r) => r.frame !== undefined);
+    const visible = measurable ? rows.filter((r) => r.frame !== undefined && overlaps(r.frame, clip!)) : rows;
+    return new Set(visible.slice(0, MAX_ROWS));
+  }
+
+  private listSuffix(list: RawNode, clip: Rect | undefined): string | undefined {
+    const children = list.children ?? [];
+    const rows = children.filter((c) => isRow(c) && !isHidden(c));
+    const total = list.rowCount ?? rows.length;
+    if (total === 0) return undefined;
+    const shown = this.visibleRows(children, clip);
+    if (shown.size >= total) return undefined;
+    if (shown.size === 0) return `(showing none of ${total} items)`;
+    // Positions are 0-based, as in the recorded official output "(showing 0-19 of 161 items)".
+    const positions = rows.map((r, i) => (shown.has(r) ? (r.rowIndex ?? i) : -1)).filter((p) => p >= 0);
+    return `(showing ${Math.min(...positions)}-${Math.max(...positions)} of ${total} items)`;
+  }
+
+  private visit(node: RawNode, path: number[], depth: number, parentCtx: Ctx): void {
+    if (isHidden(node) || isColumn(node)) return;
+    const ctx: Ctx = {
+      root: parentCtx.root,
+      inWeb: parentCtx.inWeb || isWebArea(node),
+      clip: isScrollArea(node) || isList(node) ? intersect(parentCtx.clip, node.frame) : parentCtx.clip,
+    };
+
+    if (isLink(node) && present(node.url)) {
+      if (!this.admit(node, depth)) return;
+      // A link prints as [text](url) and stands for its children.
+      this.emit(node, path, depth, ctx, { linkUrl: node.url });
+      return;
+    }
+
+    if (isGenericContainer(node)) {
+      const summary = textSummary(node);
+      if (summary !== undefined) {
+        if (!this.admit(node, depth)) return;
+        if (summary.images.length === 0) {
+          this.emit(node, path, depth, ctx, {
+            role: "container",
+            nameText: summary.text,
+            synthetic: "text-summary",
+          });
+        } else {
+          this.emit(node, path, depth, ctx, { role: "container" });
+          if (!this.admit(node, depth + 1)) return;
+          this.emit(node, path, depth + 1, ctx, {
+            role: "text",
+            nameText: summary.text,
+            synthetic: "summary-text",
+          });
+          for (const img of summary.images) this.visit(img.node, [...path, ...img.path], depth + 1, ctx);
+        }
+        return;
+      }
+      if (this.isAnonymousTarget(node)) {
+        if (!this.admit(node, depth)) return;
+        this.emit(node, path, depth, ctx, { role: "button", withFrame: true });
+        this.visitChildren(node, path, depth + 1, ctx);
+        return;
+      }
+      if (this.isElidable(node, ctx)) {
+        this.visitChildren(node, path, depth, ctx);
+        return;
+      }
+    }
+
+    if (!this.admit(node, depth)) return;
+    const line = this.emit(node, path, depth, ctx);
+    if (isList(node)) {
+      const suffix = this.listSuffix(node, ctx.clip);
+      if (suffix !== undefined) line.suffix = suffix;
+    }
+    if (isRow(node) && node.states?.selected !== true) {
+      // An unselected row is one line: its other texts follow unnumbered, its children hide.
+      const texts: string[] = [];
+      rowTexts(node, texts, 64);
+      const extra = texts.slice(1).filter(present);
+      if (extra.length > 0) this.rowTextLine(extra, depth + 1);
+      return;
+    }
+    this.visitChildren(node, path, depth + 1, ctx);
+  }
+
+  private isAnonymousTarget(node: RawNode): boolean {
+    const f = node.frame;
+    return (
+      f !== undefined &&
+      f.w <= ANON_MAX_W &&
+      f.h <= ANON_MAX_H &&
+      hasPressAction(node) &&
+      !present(node.title) &&
+      !present(node.description) &&
+      !(typeof node.value === "string" ? present(node.value) : node.value !== undefined)
+    );
+  }
+
+  private isElidable(node: RawNode, ctx: Ctx): boolean {
+    const childCount = node.children?.length ?? 0;
+    if (ctx.inWeb && childCount > 1) return false;
+    const hasText =
+      present(node.title) ||
+      present(node.description) ||
+      present(node.help) ||
+      (node.value !== undefined && String(node.value).length > 0);
+    if (hasText || visibleIdentifier(node) !== undefined) return false;
+    const traits = traitsOf(node);
+    if (traits.length === 0 && (node.actions?.length ?? 0) === 0) return true;
+    return (
+      childCount === 1 &&
+      (traits.length === 0 || (traits.length === 2 && traits[0] === "settable" && traits[1] === "string"))
+    );
+  }
+}
+
+/** Finds the focused element: the first node in reading order that says it has focus. */
+function findFocused(roots: RawNode[]): RawNode | undefined {
+  for (const root of roots) {
+    const stack: RawNode[] = [root];
+    while (stack.length > 0) {
+      const node = stack.pop()!;
+      if (node.states?.focused === true) return node;
+      const ch = node.children;
+      if (ch) for (let i = ch.length - 1; i >= 0; i--) stack.push(ch[i]!);
+    }
+  }
+  return undefined;
+}
+
+export function plan(snap: RawSnapshot, opts: PlanOptions): Plan {
+  const roots = snap.menuBar ? [snap.root, snap.menuBar] : [snap.root];
+  const planner = new Planner(snap, opts, findFocused(roots));
+  for (const r of roots) planner.countIdentities(r);
+  planner.visitRoot(snap.root, "window");
+  if (snap.menuBar) planner.visitRoot(snap.menuBar, "menuBar");
+  planner.finishProofs();
+  const result: Plan = { lines: planner.lines, records: planner.records, cut: planner.cut };
+  if (planner.focusedIndex !== undefined) result.focusedIndex = planner.focusedIndex;
+  if (planner.focusedNode !== undefined) result.focusedNode = planner.focusedNode;
+  return result;
+}

@@ -1,0 +1,207 @@
+/**
+ * Role classification for both platforms. macOS roles are AXRole/AXSubrole
+ * (see Apple's "Roles" and "Subroles" constants in AXRoleConstants.h); Linux
+ * roles are AT-SPI role names (atspi_role_get_name), spelled with spaces or
+ * dashes. Every renderer rule asks these predicates, never a role string.
+ */
+import type { RawNode } from "../model.js";
+
+function roleKey(node: RawNode): string {
+  return node.role.includes("-") ? node.role.replace(/-/g, " ") : node.role;
+}
+
+function isAx(node: RawNode): boolean {
+  return node.role.startsWith("AX");
+}
+
+const GENERIC_AX = new Set(["AXGroup", "AXUnknown"]);
+const GENERIC_ATSPI = new Set(["filler", "panel", "section", "unknown", "invalid"]);
+
+/** Containers that carry no meaning of their own and may be elided. */
+export function isGenericContainer(node: RawNode): boolean {
+  if (isAx(node)) return GENERIC_AX.has(node.role) && node.subrole !== "AXTabButton";
+  const role = roleKey(node);
+  // An AT-SPI section with a name is a landmark-like region, not a wrapper.
+  if (role === "section") return !node.title;
+  return GENERIC_ATSPI.has(role);
+}
+
+export function isWebArea(node: RawNode): boolean {
+  const role = roleKey(node);
+  return role === "AXWebArea" || role === "document web" || role === "document frame";
+}
+
+export function isRow(node: RawNode): boolean {
+  const role = roleKey(node);
+  return role === "AXRow" || role === "table row" || role === "list item" || role === "tree item";
+}
+
+export function isList(node: RawNode): boolean {
+  const role = roleKey(node);
+  return (
+    role === "AXTable" ||
+    role === "AXOutline" ||
+    role === "AXList" ||
+    role === "AXBrowser" ||
+    role === "table" ||
+    role === "tree table" ||
+    role === "tree" ||
+    role === "list" ||
+    role === "list box"
+  );
+}
+
+/** AX tables list their cells again under AXColumn; printing both would double every cell. */
+export function isColumn(node: RawNode): boolean {
+  return node.role === "AXColumn";
+}
+
+export function isStaticText(node: RawNode): boolean {
+  const role = roleKey(node);
+  return role === "AXStaticText" || role === "label" || role === "static" || role === "caption";
+}
+
+export function isImage(node: RawNode): boolean {
+  const role = roleKey(node);
+  return role === "AXImage" || role === "image" || role === "icon";
+}
+
+export function isLink(node: RawNode): boolean {
+  const role = roleKey(node);
+  return role === "AXLink" || role === "link";
+}
+
+export function isSecure(node: RawNode): boolean {
+  return (
+    node.subrole === "AXSecureTextField" || node.states?.secure === true || roleKey(node) === "password text"
+  );
+}
+
+export function isSearchField(node: RawNode): boolean {
+  return node.subrole === "AXSearchField";
+}
+
+export function isCheckbox(node: RawNode): boolean {
+  const role = roleKey(node);
+  return (
+    role === "AXCheckBox" ||
+    role === "check box" ||
+    role === "check menu item" ||
+    role === "toggle button" ||
+    role === "switch"
+  );
+}
+
+export function isRadio(node: RawNode): boolean {
+  const role = roleKey(node);
+  return (
+    (role === "AXRadioButton" && node.subrole !== "AXTabButton") ||
+    role === "radio button" ||
+    role === "radio menu item"
+  );
+}
+
+export function isTab(node: RawNode): boolean {
+  return node.subrole === "AXTabButton" || roleKey(node) === "page tab";
+}
+
+export function isMenu(node: RawNode): boolean {
+  const role = roleKey(node);
+  return role === "AXMenu" || role === "menu";
+}
+
+export function isMenuish(node: RawNode): boolean {
+  const role = roleKey(node);
+  return (
+    role === "AXMenu" ||
+    role === "AXMenuItem" ||
+    role === "AXMenuBarItem" ||
+    role === "menu" ||
+    role === "menu item"
+  );
+}
+
+export function isMenuBarItem(node: RawNode): boolean {
+  return node.role === "AXMenuBarItem";
+}
+
+export function isScrollArea(node: RawNode): boolean {
+  const role = roleKey(node);
+  return role === "AXScrollArea" || role === "scroll pane";
+}
+
+export function isScrollBar(node: RawNode): boolean {
+  const role = roleKey(node);
+  return role === "AXScrollBar" || role === "scroll bar";
+}
+
+/** Roles whose description is their name when the title is empty. */
+export function usesDescriptionAsTitle(node: RawNode): boolean {
+  const role = roleKey(node);
+  switch (role) {
+    case "AXButton":
+    case "AXPopUpButton":
+    case "AXMenuButton":
+    case "AXImage":
+    case "AXGroup":
+    case "AXWebArea":
+    case "push button":
+    case "toggle button":
+    case "combo box":
+    case "image":
+    case "icon":
+    case "panel":
+    case "filler":
+    case "section":
+    case "document web":
+      return true;
+    default:
+      return false;
+  }
+}
+
+/**
+ * Roles whose value prints bare, without `Value:`. The spec lists static text
+ * without a title, text areas, scroll bars, value indicators and disclosure
+ * triangles; the recorded official outputs also print splitters bare
+ * (`24 splitter (disabled, settable, float) 185`), so splitters are added here.
+ */
+export function printsBareValue(node: RawNode): boolean {
+  const role = roleKey(node);
+  switch (role) {
+    case "AXTextArea":
+    case "AXScrollBar":
+    case "AXValueIndicator":
+    case "AXDisclosureTriangle":
+    case "AXSplitter":
+    case "scroll bar":
+    case "split pane":
+      return true;
+    case "AXStaticText":
+      return !node.title;
+    default:
+      return false;
+  }
+}
+
+const SPLIT_CAMEL = /([a-z])([A-Z])/g;
+
+/** The lowercase role text printed at the start of a line. Empty = print no role. */
+export function roleText(node: RawNode): string {
+  switch (node.role) {
+    case "AXGroup":
+      return "container";
+    case "AXRow":
+      return "row";
+    case "AXLink":
+      return "link";
+    case "AXWebArea":
+      return "HTML content";
+    case "AXMenuBarItem":
+      // The contract's example prints menu bar items by title alone ("4 TextEdit").
+      return "";
+  }
+  if (node.roleDescription !== undefined) return node.roleDescription.toLowerCase();
+  if (isAx(node)) return node.role.slice(2).replace(SPLIT_CAMEL, "$1 $2").toLowerCase();
+  return roleKey(node).toLowerCase();
+}

@@ -1,0 +1,39 @@
+/**
+ * Text hygiene for every printed field: one element must stay on one line, so
+ * newlines become a visible `\n`, other control characters are dropped, and a
+ * field longer than the text limit is cut with `...`.
+ */
+
+export type TextLimit = number | "max";
+
+// C0/C1 controls, DEL, and the Unicode line/paragraph separators.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters being removed
+const NEEDS_WORK = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: line breaks become a visible \n
+const LINE_BREAK = /\r\n|[\r\n\u2028\u2029\u000b\u000c\u0085]/g;
+const TAB = /\t/g;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters being dropped
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+
+export function sanitize(text: string, limit: TextLimit): string {
+  let out = text;
+  if (NEEDS_WORK.test(out)) {
+    // A tab would read as one more level of depth, so it becomes a space.
+    out = out.replace(LINE_BREAK, "\\n").replace(TAB, " ").replace(CONTROL, "");
+  }
+  return limit === "max" ? out : cut(out, limit);
+}
+
+/** Cuts to `limit` code points and marks the cut; never splits a surrogate pair. */
+export function cut(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  let end = limit;
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end -= 1;
+  return `${text.slice(0, end)}...`;
+}
+
+/** Text that holds something worth printing. */
+export function present(text: string | undefined): text is string {
+  return text !== undefined && text.trim().length > 0;
+}

@@ -1,0 +1,101 @@
+/**
+ * The Snapshot object the public API returns: one observation of one window,
+ * its text in the chosen style, the records behind the numbers, and the
+ * screenshot with the coordinate contract that maps its pixels to the screen.
+ */
+import { randomBytes } from "node:crypto";
+import type { RawApp, RawSnapshot, RawWindow, Rect, WalkEnd } from "./model.js";
+import type { ElementRecord } from "./records.js";
+import { normaliseRenderOptions, type RenderOptions, renderValidated, type Style } from "./render/index.js";
+import { validateRawSnapshot } from "./validate.js";
+
+/**
+ * How screenshot pixels map to the screen: screen point = windowOrigin +
+ * pixel / scale. One contract, written on every snapshot.
+ */
+export interface CoordinateContract {
+  /** Screenshot size in pixels. */
+  pixelWidth: number;
+  pixelHeight: number;
+  /** Screenshot pixels per window point (backing scale × any downscale for the size budget). */
+  scale: number;
+  /** The window's top-left corner on screen, in points. */
+  windowOrigin: { x: number; y: number };
+}
+
+export interface Screenshot extends CoordinateContract {
+  format: "png";
+  data: Uint8Array;
+}
+
+export type SnapshotCut = WalkEnd | "render_node_limit" | "render_depth_limit";
+
+export interface Snapshot {
+  /** Short random token; refs are `@<id>:e<index>`. */
+  readonly id: string;
+  readonly app: RawApp;
+  readonly window: RawWindow;
+  readonly style: Style;
+  readonly text: string;
+  /** records[i] is the element printed with index i. */
+  readonly records: readonly ElementRecord[];
+  readonly complete: boolean;
+  /** What cut the observation, when it is not complete. */
+  readonly cutBy: readonly SnapshotCut[];
+  readonly nodesObserved: number;
+  readonly focusedIndex?: number;
+  readonly selectedText?: string;
+  readonly screenshot?: Screenshot;
+  readonly timings: { walkMs?: number; renderMs: number; totalMs: number };
+  readonly takenAt: number;
+}
+
+const ID_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789";
+
+/** `s` + 7 characters from an alphabet without look-alikes (no l/1/o/0). */
+export function newSnapshotId(): string {
+  const bytes = randomBytes(7);
+  let id = "s";
+  for (const b of bytes) id += ID_ALPHABET[b % ID_ALPHABET.length];
+  return id;
+}
+
+export interface SnapshotInput {
+  raw: unknown;
+  options?: RenderOptions;
+  screenshot?: Screenshot;
+  /** Time the observation started (ms, performance.now()); defaults to the render start. */
+  startedAt?: number;
+}
+
+export function createSnapshot(input: SnapshotInput): Snapshot {
+  const t0 = performance.now();
+  const opts = normaliseRenderOptions(input.options);
+  const raw: RawSnapshot = validateRawSnapshot(input.raw);
+  const result = renderValidated(raw, opts);
+  const t1 = performance.now();
+  const cutBy: SnapshotCut[] = [];
+  if (raw.walk.ended !== "complete") cutBy.push(raw.walk.ended);
+  if (result.cut.nodeLimit) cutBy.push("render_node_limit");
+  if (result.cut.depthLimit) cutBy.push("render_depth_limit");
+  const timings: Snapshot["timings"] = { renderMs: t1 - t0, totalMs: t1 - (input.startedAt ?? t0) };
+  if (raw.walk.elapsedMs !== undefined) timings.walkMs = raw.walk.elapsedMs;
+  return {
+    id: newSnapshotId(),
+    app: raw.app,
+    window: raw.window,
+    style: opts.style,
+    text: result.text,
+    records: result.records,
+    complete: result.complete,
+    cutBy,
+    nodesObserved: raw.walk.nodesObserved,
+    ...(result.focusedIndex !== undefined ? { focusedIndex: result.focusedIndex } : {}),
+    ...(result.selectedText !== undefined ? { selectedText: result.selectedText } : {}),
+    ...(input.screenshot !== undefined ? { screenshot: input.screenshot } : {}),
+    timings,
+    takenAt: Date.now(),
+  };
+}
+
+export type { Rect };
