@@ -6,7 +6,7 @@
  * names the offending path; nothing is rendered from a tree that is not one.
  * Iterative, so a deep tree cannot overflow the stack here.
  */
-import { invalidArgument } from "./errors.js";
+import { AxsnapError, invalidArgument } from "./errors.js";
 import { MAX_TREE_DEPTH, type RawSnapshot } from "./model.js";
 
 type Obj = Record<string, unknown>;
@@ -32,23 +32,7 @@ function checkRect(v: unknown, path: string): void {
     if (!finite(v[k])) fail(`${path}.${k}`, "expected a finite number");
 }
 
-function optString(o: Obj, key: string, path: string): void {
-  const v = o[key];
-  if (v !== undefined && typeof v !== "string") fail(`${path}.${key}`, `expected a string, got ${typeof v}`);
-}
-
-const STRING_FIELDS = [
-  "subrole",
-  "roleDescription",
-  "title",
-  "description",
-  "help",
-  "identifier",
-  "url",
-  "placeholder",
-  "selectedText",
-] as const;
-const STATE_BOOLEANS = [
+const STATE_KEYS = new Set([
   "enabled",
   "focused",
   "focusable",
@@ -63,62 +47,132 @@ const STATE_BOOLEANS = [
   "editable",
   "modal",
   "visible",
-] as const;
+]);
 const VALUE_TYPES = new Set(["string", "number", "boolean"]);
 const SOURCES = new Set(["children", "rows", "visibleRows", "contents", "visibleChildren"]);
 const WALK_ENDS = new Set(["complete", "node_limit", "depth_limit", "deadline"]);
 const PLATFORMS = new Set(["macos", "linux", "fake"]);
 
+function checkStates(s: unknown, path: string): void {
+  if (!isObj(s)) fail(`${path}.states`, "expected an object");
+  for (const k in s) {
+    const v = s[k];
+    if (v === undefined) continue;
+    if (k === "checked") {
+      if (typeof v !== "boolean" && v !== "mixed")
+        fail(`${path}.states.checked`, 'expected a boolean or "mixed"');
+    } else if (STATE_KEYS.has(k) && typeof v !== "boolean") {
+      fail(`${path}.states.${k}`, "expected a boolean");
+    }
+  }
+}
+
+/**
+ * Checks one node's own fields. It walks the keys the node has rather than
+ * every key the model knows: most fields are absent on most nodes, and this
+ * runs on every node of every snapshot. Unknown keys are ignored, so a newer
+ * backend's extra fields do not break an older renderer.
+ */
 function checkNode(n: Obj, path: string): void {
   if (typeof n.role !== "string") fail(`${path}.role`, "expected a string");
-  for (const k of STRING_FIELDS) optString(n, k, path);
-  const v = n.value;
-  if (v !== undefined && typeof v !== "string" && typeof v !== "boolean" && !finite(v))
-    fail(`${path}.value`, "expected a string, a finite number or a boolean");
-  if (n.valueType !== undefined && !VALUE_TYPES.has(n.valueType as string))
-    fail(`${path}.valueType`, 'expected "string", "number" or "boolean"');
-  if (n.settable !== undefined && typeof n.settable !== "boolean")
-    fail(`${path}.settable`, "expected a boolean");
-  for (const k of ["charCount", "rowIndex", "rowCount", "handle"] as const) {
-    const x = n[k];
-    if (x !== undefined && (!finite(x) || !Number.isInteger(x) || x < 0))
-      fail(`${path}.${k}`, "expected an integer >= 0");
+  for (const k in n) {
+    const v = n[k];
+    if (v === undefined) continue;
+    switch (k) {
+      case "role":
+        break;
+      case "subrole":
+      case "roleDescription":
+      case "title":
+      case "description":
+      case "help":
+      case "identifier":
+      case "url":
+      case "placeholder":
+      case "selectedText":
+        if (typeof v !== "string") fail(`${path}.${k}`, `expected a string, got ${typeof v}`);
+        break;
+      case "value":
+        if (typeof v !== "string" && typeof v !== "boolean" && !finite(v))
+          fail(`${path}.value`, "expected a string, a finite number or a boolean");
+        break;
+      case "valueType":
+        if (!VALUE_TYPES.has(v as string))
+          fail(`${path}.valueType`, 'expected "string", "number" or "boolean"');
+        break;
+      case "settable":
+        if (typeof v !== "boolean") fail(`${path}.settable`, "expected a boolean");
+        break;
+      case "charCount":
+      case "rowIndex":
+      case "rowCount":
+      case "handle":
+        if (!finite(v) || !Number.isInteger(v) || v < 0) fail(`${path}.${k}`, "expected an integer >= 0");
+        break;
+      case "orientation":
+        if (v !== "horizontal" && v !== "vertical")
+          fail(`${path}.orientation`, 'expected "horizontal" or "vertical"');
+        break;
+      case "via":
+        if (!SOURCES.has(v as string)) fail(`${path}.via`, "expected a child source name");
+        break;
+      case "frame":
+        checkRect(v, `${path}.frame`);
+        break;
+      case "actions":
+        if (!Array.isArray(v)) fail(`${path}.actions`, "expected an array of strings");
+        for (let i = 0; i < v.length; i++)
+          if (typeof v[i] !== "string") fail(`${path}.actions[${i}]`, "expected a string");
+        break;
+      case "states":
+        checkStates(v, path);
+        break;
+      case "children":
+        if (!Array.isArray(v)) fail(`${path}.children`, "expected an array");
+        break;
+    }
   }
-  if (n.orientation !== undefined && n.orientation !== "horizontal" && n.orientation !== "vertical")
-    fail(`${path}.orientation`, 'expected "horizontal" or "vertical"');
-  if (n.via !== undefined && !SOURCES.has(n.via as string))
-    fail(`${path}.via`, "expected a child source name");
-  if (n.frame !== undefined) checkRect(n.frame, `${path}.frame`);
-  if (n.actions !== undefined) {
-    if (!Array.isArray(n.actions)) fail(`${path}.actions`, "expected an array of strings");
-    for (let i = 0; i < n.actions.length; i++)
-      if (typeof n.actions[i] !== "string") fail(`${path}.actions[${i}]`, "expected a string");
-  }
-  const s = n.states;
-  if (s !== undefined) {
-    if (!isObj(s)) fail(`${path}.states`, "expected an object");
-    for (const k of STATE_BOOLEANS)
-      if (s[k] !== undefined && typeof s[k] !== "boolean") fail(`${path}.states.${k}`, "expected a boolean");
-    if (s.checked !== undefined && typeof s.checked !== "boolean" && s.checked !== "mixed")
-      fail(`${path}.states.checked`, 'expected a boolean or "mixed"');
-  }
-  if (n.children !== undefined && !Array.isArray(n.children)) fail(`${path}.children`, "expected an array");
+}
+
+interface Frame {
+  node: unknown;
+  parent: Frame | undefined;
+  index: number;
+  depth: number;
+}
+
+/** The path of a frame, built only when it is needed for a message. */
+function pathOf(frame: Frame, rootPath: string): string {
+  const parts: string[] = [];
+  for (let f: Frame | undefined = frame; f?.parent !== undefined; f = f.parent)
+    parts.push(`.children[${f.index}]`);
+  return rootPath + parts.reverse().join("");
 }
 
 /** Validates a whole tree; a node reached twice is a cycle or a shared child. */
 function checkTree(root: unknown, rootPath: string, seen: Set<object>): void {
-  const stack: { node: unknown; path: string; depth: number }[] = [{ node: root, path: rootPath, depth: 0 }];
+  const stack: Frame[] = [{ node: root, parent: undefined, index: 0, depth: 0 }];
   while (stack.length > 0) {
-    const { node, path, depth } = stack.pop()!;
-    if (!isObj(node)) fail(path, "expected a node object");
-    if (seen.has(node)) fail(path, "this node object appears twice in the tree (a cycle or a shared child)");
+    const frame = stack.pop()!;
+    const node = frame.node;
+    if (!isObj(node)) fail(pathOf(frame, rootPath), "expected a node object");
+    if (seen.has(node))
+      fail(pathOf(frame, rootPath), "this node object appears twice in the tree (a cycle or a shared child)");
     seen.add(node);
-    if (depth > MAX_TREE_DEPTH) fail(path, `the tree is deeper than ${MAX_TREE_DEPTH} levels`);
-    checkNode(node, path);
+    if (frame.depth > MAX_TREE_DEPTH)
+      fail(pathOf(frame, rootPath), `the tree is deeper than ${MAX_TREE_DEPTH} levels`);
+    try {
+      checkNode(node, "");
+    } catch (e) {
+      // checkNode names the field; the path to the node is added here, only on failure.
+      if (e instanceof AxsnapError)
+        throw invalidArgument(e.message.replace(" at .", ` at ${pathOf(frame, rootPath)}.`), e.hint);
+      throw e;
+    }
     const children = node.children as unknown[] | undefined;
     if (children)
       for (let i = children.length - 1; i >= 0; i--)
-        stack.push({ node: children[i], path: `${path}.children[${i}]`, depth: depth + 1 });
+        stack.push({ node: children[i], parent: frame, index: i, depth: frame.depth + 1 });
   }
 }
 
@@ -129,7 +183,8 @@ export function validateRawSnapshot(input: unknown): RawSnapshot {
   const app = input.app;
   if (!isObj(app)) fail("$.app", "expected an object");
   if (typeof app.name !== "string") fail("$.app.name", "expected a string");
-  optString(app, "bundleId", "$.app");
+  if (app.bundleId !== undefined && typeof app.bundleId !== "string")
+    fail("$.app.bundleId", "expected a string");
   if (!finite(app.pid) || !Number.isInteger(app.pid)) fail("$.app.pid", "expected an integer");
   const win = input.window;
   if (!isObj(win)) fail("$.window", "expected an object");

@@ -45,6 +45,13 @@ export function prettyActionName(raw: string): string {
   return raw.trim();
 }
 
+/** Actions every element of some toolkits carries (Chromium puts them on every web node): they say nothing. */
+const INCIDENTAL = new Set(["AXShowMenu", "AXScrollToVisible", "AXShowDefaultUI", "AXShowAlternateUI"]);
+
+export function hasMeaningfulAction(node: RawNode): boolean {
+  return node.actions?.some((a) => !INCIDENTAL.has(a)) ?? false;
+}
+
 export function hasPressAction(node: RawNode): boolean {
   return node.actions?.some((a) => PRESS.has(a)) ?? false;
 }

@@ -4,10 +4,10 @@
  *   compact: `<2 spaces per depth><index>: <role> "<name>"[ value="<v>"][ <states>]`
  */
 import type { RawSnapshot } from "../model.js";
-import type { Line } from "./lines.js";
+import { compactStates, type Line } from "./lines.js";
 import type { Plan } from "./plan.js";
-import { isSecure } from "./roles.js";
-import { cut, sanitize, type TextLimit } from "./sanitize.js";
+import { compactRole, isSecure } from "./roles.js";
+import { cut, present, sanitize, type TextLimit } from "./sanitize.js";
 
 export type Style = "tree" | "compact";
 
@@ -32,20 +32,88 @@ export function treeLine(line: Line): string {
   return out;
 }
 
+/** Text is already sanitised (a newline reads `\n`); only the quote itself needs escaping. */
 function quote(text: string, limit: number): string {
-  return `"${cut(text, limit).replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
+  return `"${cut(text, limit).replace(/"/g, '\\"')}"`;
 }
 
-export function compactLine(line: Line): string | undefined {
-  // Unnumbered text lines belong to the tree style only; compact keeps one line per element.
-  if (line.index < 0) return undefined;
-  let out = `${"  ".repeat(line.depth)}${line.index}:`;
-  if (line.role.length > 0) out += ` ${line.role}`;
-  if (line.name !== undefined) out += ` ${quote(line.name, COMPACT_NAME_LIMIT)}`;
+interface CompactView {
+  line: Line;
+  role: string;
+  /** The line's name, else its description: the label a field or icon button is known by. */
+  name: string | undefined;
+  states: string[];
+}
+
+function compactView(line: Line, limit: TextLimit): CompactView {
+  const node = line.node!;
+  const description = line.name === undefined && present(node.description) ? sanitize(node.description, limit) : undefined;
+  return {
+    line,
+    role: line.compactRole ?? sanitize(compactRole(node), limit),
+    name: line.name ?? description,
+    states: compactStates(node, line.checked),
+  };
+}
+
+function compactLine({ line, role, states, name }: CompactView, depth: number): string {
+  let out = `${"  ".repeat(depth)}${line.index}:`;
+  if (role.length > 0) out += ` ${role}`;
+  if (name !== undefined) out += ` ${quote(name, COMPACT_NAME_LIMIT)}`;
   if (line.value !== undefined && line.value !== line.name)
     out += ` value=${quote(line.value, COMPACT_VALUE_LIMIT)}`;
-  if (line.states.length > 0) out += ` ${line.states.join(" ")}`;
+  if (states.length > 0) out += ` ${states.join(" ")}`;
   if (line.suffix !== undefined) out += ` ${line.suffix}`;
+  return out;
+}
+
+/** Static text that nothing acts on: the tree style is where text is read. */
+function isPlainText({ line, role, states }: CompactView): boolean {
+  return (
+    role === "text" &&
+    !line.synthetic &&
+    states.length === 0 &&
+    !line.segments.some((seg) => seg.startsWith("Secondary Actions:"))
+  );
+}
+
+/** A plain group that says nothing: no name, value, state, trait or segment. */
+function isSilentGroup({ line, role, states, name }: CompactView): boolean {
+  return (
+    role === "group" &&
+    name === undefined &&
+    line.value === undefined &&
+    states.length === 0 &&
+    line.traits.length === 0 &&
+    line.segments.length === 0
+  );
+}
+
+/**
+ * The compact style is the action view of the same observation: every element
+ * an agent can act on, every state and value, and the named structure
+ * (window, lists and rows, headings, merged text lines), under the same
+ * indices as the tree style. It leaves out plain static text, groups that say
+ * nothing (their children move up a level) and the unnumbered row texts, so
+ * its indices can skip numbers; an index means the same element in both
+ * styles. Text is read in the tree style.
+ */
+export function compactLines(lines: Line[], limit: TextLimit): string[] {
+  const out: string[] = [];
+  // Tree depths of the current line's ancestors, and whether compact printed each.
+  const stack: { depth: number; shown: boolean }[] = [];
+  let shownAncestors = 0;
+  for (const line of lines) {
+    if (line.index < 0) continue;
+    while (stack.length > 0 && stack[stack.length - 1]!.depth >= line.depth) {
+      if (stack.pop()!.shown) shownAncestors--;
+    }
+    const view = compactView(line, limit);
+    const shown = !isSilentGroup(view) && !isPlainText(view);
+    if (shown) out.push(compactLine(view, shownAncestors));
+    stack.push({ depth: line.depth, shown });
+    if (shown) shownAncestors++;
+  }
   return out;
 }
 

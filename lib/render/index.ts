@@ -8,7 +8,7 @@ import { invalidArgument } from "../errors.js";
 import type { RawSnapshot } from "../model.js";
 import type { ElementRecord } from "../records.js";
 import { validateRawSnapshot } from "../validate.js";
-import { closingLine, compactLine, footer, header, type Style, treeLine } from "./format.js";
+import { closingLine, compactLines, footer, header, type Style, treeLine } from "./format.js";
 import { plan, type RenderCut } from "./plan.js";
 import { isSecure } from "./roles.js";
 import { sanitize, type TextLimit } from "./sanitize.js";
@@ -81,10 +81,7 @@ export function renderValidated(snap: RawSnapshot, opts: Required<RenderOptions>
   if (opts.style === "tree") {
     for (const line of p.lines) out.push(treeLine(line));
   } else {
-    for (const line of p.lines) {
-      const text = compactLine(line);
-      if (text !== undefined) out.push(text);
-    }
+    out.push(...compactLines(p.lines, opts.textLimit));
   }
   if (opts.style === "tree") {
     const foot = footer(p, opts.textLimit);

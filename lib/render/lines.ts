@@ -5,7 +5,6 @@
  */
 import type { RawNode, Rect } from "../model.js";
 import type { NameSource } from "../records.js";
-import { secondaryActions } from "./actions.js";
 import {
   isCheckbox,
   isRadio,
@@ -14,6 +13,7 @@ import {
   isSecure,
   isStaticText,
   isTab,
+  isTextField,
   isWebArea,
   printsBareValue,
   usesDescriptionAsTitle,
@@ -26,6 +26,14 @@ export interface Line {
   /** -1 for an unnumbered text line. */
   index: number;
   role: string;
+  /** The element the line describes; absent on unnumbered lines. */
+  node?: RawNode;
+  /** The compact style's role where the renderer chose it (anonymous targets, summaries). */
+  compactRole?: string;
+  /** A checkbox, switch, radio or tab that is on: the compact style's `checked`. */
+  checked: boolean;
+  /** A line the renderer made up (a merged text summary). */
+  synthetic: boolean;
   traits: string[];
   /** The title segment as the tree style prints it (a link prints `[text](url)`). */
   title?: string;
@@ -35,8 +43,6 @@ export interface Line {
   segments: string[];
   /** Compact style's value. */
   value?: string;
-  /** Compact style's states. */
-  states: string[];
   /** `(showing A-B of M items)` on a cut list. */
   suffix?: string;
   /** An unnumbered line's text. */
@@ -57,12 +63,16 @@ export function rowFirstText(row: RawNode): string | undefined {
   return texts[0];
 }
 
-/** Every static text in a row, in reading order (bounded like the summary scan). */
+/**
+ * Every text a row shows, in reading order (bounded like the summary scan):
+ * static texts and the values of text fields, as Finder shows a file's name
+ * in an editable text field. Secure fields never contribute.
+ */
 export function rowTexts(node: RawNode, out: string[], limit: number, depth = 0): void {
   if (depth > 8 || !node.children) return;
   for (const child of node.children) {
     if (out.length >= limit) return;
-    if (isStaticText(child)) {
+    if (isStaticText(child) || (isTextField(child) && !isSecure(child))) {
       const t = nodeText(child);
       if (t !== undefined) out.push(t.trim());
     } else {
@@ -151,7 +161,7 @@ export function displayValue(node: RawNode, name: Name | undefined, limit: TextL
   }
   if (isRadio(node)) {
     if (node.value !== undefined) {
-      const v = String(node.value);
+      const v = sanitize(String(node.value), limit);
       return { segment: `Value: ${v}`, checked: v === "1" || v === "true" };
     }
     const v = onOff(node);
@@ -178,6 +188,8 @@ export interface LineInput {
   depth: number;
   index: number;
   role: string;
+  compactRole: string | undefined;
+  synthetic: boolean;
   name: Name | undefined;
   limit: TextLimit;
   window: Rect;
@@ -185,6 +197,8 @@ export interface LineInput {
   withFrame: boolean;
   /** A link's url: the title prints as `[text](url)`. */
   linkUrl?: string;
+  /** Pretty names of the secondary actions. */
+  secondary: string[];
 }
 
 export function buildLine(input: LineInput): Line {
@@ -208,7 +222,7 @@ export function buildLine(input: LineInput): Line {
   const id = visibleIdentifier(node);
   if (id !== undefined) segments.push(`ID: ${sanitize(id, limit)}`);
   if (input.withFrame && node.frame) segments.push(frameSegment(node.frame, input.window));
-  const secondary = secondaryActions(node).pretty;
+  const secondary = input.secondary;
   if (secondary.length > 0)
     segments.push(`Secondary Actions: ${secondary.map((a) => sanitize(a, limit)).join(", ")}`);
 
@@ -216,17 +230,25 @@ export function buildLine(input: LineInput): Line {
     depth: input.depth,
     index: input.index,
     role: input.role,
+    node,
+    checked: value.checked === true,
+    synthetic: input.synthetic,
     traits,
     segments,
-    states: compactStates(node, value.checked === true),
   };
+  if (input.compactRole !== undefined) line.compactRole = input.compactRole;
   if (title !== undefined) line.title = title;
   if (shownName !== undefined) line.name = shownName;
-  if (value.compact !== undefined) line.value = value.compact;
+  if (value.compact !== undefined) {
+    // Static text is named by what it says; compact prints that as its name, not as a value.
+    if (shownName === undefined && isStaticText(node)) line.name = value.compact;
+    else line.value = value.compact;
+  }
   return line;
 }
 
-function compactStates(node: RawNode, checked: boolean): string[] {
+/** The compact style's states, in the order the format lists them. */
+export function compactStates(node: RawNode, checked: boolean): string[] {
   const s = node.states;
   const out: string[] = [];
   if (s?.focused) out.push("focused");

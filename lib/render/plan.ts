@@ -8,11 +8,12 @@
 import type { RawNode, RawSnapshot, Rect } from "../model.js";
 import { HIDDEN_COORDINATE } from "../model.js";
 import type { CaptureProof, ElementRecord, IdentityPredicate, PathRoot, Synthetic } from "../records.js";
-import { hasPressAction, secondaryActions } from "./actions.js";
+import { hasMeaningfulAction, hasPressAction, secondaryActions } from "./actions.js";
 import {
   buildLine,
   chooseName,
   type Line,
+  type Name,
   relativeFrame,
   rowTexts,
   traitsOf,
@@ -21,6 +22,7 @@ import {
 import {
   isColumn,
   isGenericContainer,
+  isItemList,
   isLink,
   isList,
   isMenu,
@@ -66,28 +68,91 @@ interface Ctx {
   clip: Rect | undefined;
 }
 
-/** The identity predicate of a node; the same function keys the uniqueness count. */
-export function identityOf(node: RawNode): IdentityPredicate {
+interface Identity {
+  id: IdentityPredicate;
+  /** The name the line prints (a search field's value included), computed once. */
+  name: Name | undefined;
+}
+
+/** The name part of the identity predicate: the printed name, except a search field's value. */
+function identityName(node: RawNode): string | undefined {
+  const name = isLink(node) ? linkName(node) : chooseName(node);
+  return name !== undefined && name.from !== "value" ? name.text : undefined;
+}
+
+function identify(node: RawNode): Identity {
+  const name = isLink(node) ? linkName(node) : chooseName(node);
   const id: IdentityPredicate = { role: node.role };
   if (node.subrole !== undefined) id.subrole = node.subrole;
   if (present(node.identifier)) id.identifier = node.identifier;
-  const name = isLink(node) ? linkName(node) : chooseName(node);
   // A search field's value is its printed title but never part of its identity.
   if (name !== undefined && name.from !== "value") {
     id.name = name.text;
     id.nameFrom = name.from;
   }
-  return id;
+  return { id, name };
 }
 
-function linkName(node: RawNode): { text: string; from: "title" | "linkText" } | undefined {
+/** The identity predicate of a node; the same function keys the uniqueness count. */
+export function identityOf(node: RawNode): IdentityPredicate {
+  return identify(node).id;
+}
+
+function linkName(node: RawNode): Name | undefined {
   if (present(node.title)) return { text: node.title, from: "title" };
   const t = linkText(node);
   return t === undefined ? undefined : { text: t, from: "linkText" };
 }
 
-function identityKey(id: IdentityPredicate): string {
-  return `${id.role}\u0000${id.subrole ?? ""}\u0000${id.identifier ?? ""}\u0000${id.name ?? ""}`;
+/**
+ * Counts identity predicates. Nested maps keyed by the predicate's own
+ * strings, not one concatenated key: the strings come from the tree and keep
+ * their cached hashes, so counting a 1,200-node window allocates nothing per node.
+ */
+class IdentityCounter {
+  private readonly byRole = new Map<string, Map<string, Map<string, Map<string, number>>>>();
+
+  private slot(
+    role: string,
+    subrole: string | undefined,
+    identifier: string | undefined,
+    create: boolean,
+  ): Map<string, number> | undefined {
+    let bySub = this.byRole.get(role);
+    if (bySub === undefined) {
+      if (!create) return undefined;
+      bySub = new Map();
+      this.byRole.set(role, bySub);
+    }
+    let byId = bySub.get(subrole ?? "");
+    if (byId === undefined) {
+      if (!create) return undefined;
+      byId = new Map();
+      bySub.set(subrole ?? "", byId);
+    }
+    let byName = byId.get(identifier ?? "");
+    if (byName === undefined) {
+      if (!create) return undefined;
+      byName = new Map();
+      byId.set(identifier ?? "", byName);
+    }
+    return byName;
+  }
+
+  add(node: RawNode): void {
+    const byName = this.slot(
+      node.role,
+      node.subrole,
+      present(node.identifier) ? node.identifier : undefined,
+      true,
+    )!;
+    const name = identityName(node) ?? "";
+    byName.set(name, (byName.get(name) ?? 0) + 1);
+  }
+
+  count(id: IdentityPredicate): number {
+    return this.slot(id.role, id.subrole, id.identifier, false)?.get(id.name ?? "") ?? 0;
+  }
 }
 
 export function isHidden(node: RawNode): boolean {
@@ -118,6 +183,21 @@ function overlaps(frame: Rect, clip: Rect): boolean {
   );
 }
 
+/** A list's items: every child of an item list, the rows of a table or outline. */
+function isItemOf(list: RawNode, child: RawNode): boolean {
+  return isItemList(list) || isRow(child);
+}
+
+function listItems(list: RawNode): RawNode[] {
+  return (list.children ?? []).filter((c) => isItemOf(list, c) && !isHidden(c));
+}
+
+/** Platforms repeat action names (a slider's AXIncrement twice); a record lists each once. */
+function uniqueActions(actions: string[]): string[] {
+  for (let i = 1; i < actions.length; i++) if (actions.indexOf(actions[i]!) < i) return [...new Set(actions)];
+  return actions.slice();
+}
+
 function subtreeSize(node: RawNode): number {
   let n = 0;
   const stack: RawNode[] = [node];
@@ -134,7 +214,10 @@ class Planner {
   readonly records: ElementRecord[] = [];
   readonly cut: RenderCut = { nodeLimit: false, depthLimit: false, notShown: 0 };
   focusedIndex: number | undefined;
-  private readonly counts = new Map<string, number>();
+  private readonly counts = new IdentityCounter();
+  /** Child positions from the path root to the node being visited; records copy it. */
+  private readonly path: number[] = [];
+  private readonly shownRows = new Map<RawNode, Set<RawNode>>();
   private readonly complete: boolean;
 
   constructor(
@@ -150,14 +233,13 @@ class Planner {
     const stack: RawNode[] = [root];
     while (stack.length > 0) {
       const node = stack.pop()!;
-      const key = identityKey(identityOf(node));
-      this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+      this.counts.add(node);
       if (node.children) for (const c of node.children) stack.push(c);
     }
   }
 
   private proof(id: IdentityPredicate): CaptureProof {
-    const matches = this.counts.get(identityKey(id)) ?? 0;
+    const matches = this.counts.count(id);
     if (!this.complete) return { unique: false, reason: "incomplete", matches };
     return matches === 1 ? { unique: true } : { unique: false, reason: "duplicates", matches };
   }
@@ -166,9 +248,27 @@ class Planner {
   finishProofs(): void {
     if (!this.cut.nodeLimit && !this.cut.depthLimit) return;
     for (const rec of this.records) {
-      const matches = this.counts.get(identityKey(rec.identity)) ?? 0;
+      const proof = rec.proof;
+      const matches = proof.unique === true ? 1 : proof.matches;
       rec.proof = { unique: false, reason: "incomplete", matches };
     }
+  }
+
+  private readonly roleTexts = new Map<string, Map<string | undefined, string>>();
+
+  /** Role text by role and role description; few distinct pairs per window, so it is cached. */
+  private roleOf(node: RawNode): string {
+    let byDescription = this.roleTexts.get(node.role);
+    if (byDescription === undefined) {
+      byDescription = new Map();
+      this.roleTexts.set(node.role, byDescription);
+    }
+    let text = byDescription.get(node.roleDescription);
+    if (text === undefined) {
+      text = sanitize(roleText(node), this.opts.textLimit);
+      byDescription.set(node.roleDescription, text);
+    }
+    return text;
   }
 
   private get nextIndex(): number {
@@ -193,25 +293,26 @@ class Planner {
   private addRecord(
     node: RawNode,
     role: string,
-    path: number[],
     ctx: Ctx,
     synthetic: Synthetic,
     name: string | undefined,
+    ident: Identity,
+    secondary: { raw: string[]; pretty: string[] },
   ): ElementRecord {
     const window = this.snap.window.frame;
-    const identity = identityOf(node);
+    const identity = ident.id;
     const secure = isSecure(node);
     const rec: ElementRecord = {
       index: this.nextIndex,
       role: node.role,
       roleText: role,
-      actions: node.actions ? [...new Set(node.actions)] : [],
-      secondaryActions: secondaryActions(node),
+      actions: node.actions ? uniqueActions(node.actions) : [],
+      secondaryActions: secondary,
       settable: node.settable === true,
       synthetic,
       secure,
       pathRoot: ctx.root,
-      path,
+      path: this.path.slice(),
       identity,
       proof: this.proof(identity),
     };
@@ -236,30 +337,35 @@ class Planner {
 
   private emit(
     node: RawNode,
-    path: number[],
     depth: number,
     ctx: Ctx,
     opts: {
       role?: string;
+      compactRole?: string;
       withFrame?: boolean;
       linkUrl?: string;
       synthetic?: Synthetic;
       nameText?: string;
     } = {},
   ): Line {
-    const role = opts.role ?? roleText(node);
-    let name = isLink(node) && opts.linkUrl !== undefined ? linkName(node) : chooseName(node);
-    if (opts.nameText !== undefined) name = { text: opts.nameText, from: "title" };
-    const rec = this.addRecord(node, role, path, ctx, opts.synthetic ?? false, name?.text);
+    const role = opts.role ?? this.roleOf(node);
+    const ident = identify(node);
+    const name: Name | undefined =
+      opts.nameText !== undefined ? { text: opts.nameText, from: "title" } : ident.name;
+    const secondary = secondaryActions(node);
+    const rec = this.addRecord(node, role, ctx, opts.synthetic ?? false, name?.text, ident, secondary);
     const input = {
       node,
       depth,
       index: rec.index,
       role,
+      compactRole: opts.compactRole,
+      synthetic: (opts.synthetic ?? false) !== false,
       name,
       limit: this.opts.textLimit,
       window: this.snap.window.frame,
       withFrame: opts.withFrame === true,
+      secondary: secondary.pretty,
     };
     const line = buildLine(opts.linkUrl === undefined ? input : { ...input, linkUrl: opts.linkUrl });
     this.lines.push(line);
@@ -272,7 +378,16 @@ class Planner {
    */
   private rowTextLine(texts: string[], depth: number): void {
     const t = texts.map((x) => sanitize(x, this.opts.textLimit)).join(" | ");
-    this.lines.push({ depth, index: -1, role: "", traits: [], segments: [], states: [], text: `| ${t}` });
+    this.lines.push({
+      depth,
+      index: -1,
+      role: "",
+      checked: false,
+      synthetic: false,
+      traits: [],
+      segments: [],
+      text: `| ${t}`,
+    });
   }
 
   visitRoot(node: RawNode, root: PathRoot): void {
@@ -282,37 +397,43 @@ class Planner {
       clip: root === "window" ? this.snap.window.frame : undefined,
     };
     if (!this.admit(node, 0)) return;
-    this.emit(node, [], 0, ctx);
-    this.visitChildren(node, [], 1, ctx, root === "menuBar");
+    this.path.length = 0;
+    this.emit(node, 0, ctx);
+    this.visitChildren(node, 1, ctx, root === "menuBar");
   }
 
-  private visitChildren(node: RawNode, path: number[], depth: number, ctx: Ctx, skipApple = false): void {
+  private visitChildren(node: RawNode, depth: number, ctx: Ctx, skipApple = false): void {
     const children = node.children;
     if (!children) return;
     // In a list only the visible rows print; its other children (headers, columns) print as usual.
-    const shown = isList(node) ? this.visibleRows(children, ctx.clip) : undefined;
+    const shown = isList(node) ? this.visibleRows(node, ctx.clip) : undefined;
     for (let i = 0; i < children.length; i++) {
       const child = children[i]!;
       if (skipApple && child.title === "Apple") continue;
-      if (shown !== undefined && isRow(child) && !shown.has(child)) continue;
-      this.visit(child, [...path, i], depth, ctx);
+      if (shown !== undefined && isItemOf(node, child) && !shown.has(child)) continue;
+      this.path.push(i);
+      this.visit(child, depth, ctx);
+      this.path.pop();
     }
   }
 
   /** Rows that intersect the visible part of their list, at most 20; the first 20 when none has a frame. */
-  private visibleRows(children: RawNode[], clip: Rect | undefined): Set<RawNode> {
-    const rows = children.filter((c) => isRow(c) && !isHidden(c));
+  private visibleRows(list: RawNode, clip: Rect | undefined): Set<RawNode> {
+    const cached = this.shownRows.get(list);
+    if (cached !== undefined) return cached;
+    const rows = listItems(list);
     const measurable = clip !== undefined && rows.some((r) => r.frame !== undefined);
     const visible = measurable ? rows.filter((r) => r.frame !== undefined && overlaps(r.frame, clip!)) : rows;
-    return new Set(visible.slice(0, MAX_ROWS));
+    const shown = new Set(visible.slice(0, MAX_ROWS));
+    this.shownRows.set(list, shown);
+    return shown;
   }
 
   private listSuffix(list: RawNode, clip: Rect | undefined): string | undefined {
-    const children = list.children ?? [];
-    const rows = children.filter((c) => isRow(c) && !isHidden(c));
+    const rows = listItems(list);
     const total = list.rowCount ?? rows.length;
     if (total === 0) return undefined;
-    const shown = this.visibleRows(children, clip);
+    const shown = this.visibleRows(list, clip);
     if (shown.size >= total) return undefined;
     if (shown.size === 0) return `(showing none of ${total} items)`;
     // Positions are 0-based, as in the recorded official output "(showing 0-19 of 161 items)".
@@ -320,18 +441,23 @@ class Planner {
     return `(showing ${Math.min(...positions)}-${Math.max(...positions)} of ${total} items)`;
   }
 
-  private visit(node: RawNode, path: number[], depth: number, parentCtx: Ctx): void {
+  private visit(node: RawNode, depth: number, parentCtx: Ctx): void {
     if (isHidden(node) || isColumn(node)) return;
-    const ctx: Ctx = {
-      root: parentCtx.root,
-      inWeb: parentCtx.inWeb || isWebArea(node),
-      clip: isScrollArea(node) || isList(node) ? intersect(parentCtx.clip, node.frame) : parentCtx.clip,
-    };
+    const entersWeb = !parentCtx.inWeb && isWebArea(node);
+    const clips = isScrollArea(node) || isList(node);
+    const ctx: Ctx =
+      entersWeb || clips
+        ? {
+            root: parentCtx.root,
+            inWeb: parentCtx.inWeb || entersWeb,
+            clip: clips ? intersect(parentCtx.clip, node.frame) : parentCtx.clip,
+          }
+        : parentCtx;
 
     if (isLink(node) && present(node.url)) {
       if (!this.admit(node, depth)) return;
       // A link prints as [text](url) and stands for its children.
-      this.emit(node, path, depth, ctx, { linkUrl: node.url });
+      this.emit(node, depth, ctx, { linkUrl: node.url });
       return;
     }
 
@@ -340,37 +466,43 @@ class Planner {
       if (summary !== undefined) {
         if (!this.admit(node, depth)) return;
         if (summary.images.length === 0) {
-          this.emit(node, path, depth, ctx, {
+          this.emit(node, depth, ctx, {
             role: "container",
             nameText: summary.text,
             synthetic: "text-summary",
           });
         } else {
-          this.emit(node, path, depth, ctx, { role: "container" });
+          this.emit(node, depth, ctx, { role: "container", compactRole: "group" });
           if (!this.admit(node, depth + 1)) return;
-          this.emit(node, path, depth + 1, ctx, {
+          this.emit(node, depth + 1, ctx, {
             role: "text",
+            compactRole: "text",
             nameText: summary.text,
             synthetic: "summary-text",
           });
-          for (const img of summary.images) this.visit(img.node, [...path, ...img.path], depth + 1, ctx);
+          for (const img of summary.images) {
+            const base = this.path.length;
+            this.path.push(...img.path);
+            this.visit(img.node, depth + 1, ctx);
+            this.path.length = base;
+          }
         }
         return;
       }
       if (this.isAnonymousTarget(node)) {
         if (!this.admit(node, depth)) return;
-        this.emit(node, path, depth, ctx, { role: "button", withFrame: true });
-        this.visitChildren(node, path, depth + 1, ctx);
+        this.emit(node, depth, ctx, { role: "button", compactRole: "button", withFrame: true });
+        this.visitChildren(node, depth + 1, ctx);
         return;
       }
       if (this.isElidable(node, ctx)) {
-        this.visitChildren(node, path, depth, ctx);
+        this.visitChildren(node, depth, ctx);
         return;
       }
     }
 
     if (!this.admit(node, depth)) return;
-    const line = this.emit(node, path, depth, ctx);
+    const line = this.emit(node, depth, ctx);
     if (isList(node)) {
       const suffix = this.listSuffix(node, ctx.clip);
       if (suffix !== undefined) line.suffix = suffix;
@@ -383,7 +515,7 @@ class Planner {
       if (extra.length > 0) this.rowTextLine(extra, depth + 1);
       return;
     }
-    this.visitChildren(node, path, depth + 1, ctx);
+    this.visitChildren(node, depth + 1, ctx);
   }
 
   private isAnonymousTarget(node: RawNode): boolean {
@@ -409,7 +541,7 @@ class Planner {
       (node.value !== undefined && String(node.value).length > 0);
     if (hasText || visibleIdentifier(node) !== undefined) return false;
     const traits = traitsOf(node);
-    if (traits.length === 0 && (node.actions?.length ?? 0) === 0) return true;
+    if (traits.length === 0 && !hasMeaningfulAction(node)) return true;
     return (
       childCount === 1 &&
       (traits.length === 0 || (traits.length === 2 && traits[0] === "settable" && traits[1] === "string"))

@@ -6,8 +6,19 @@
  */
 import type { RawNode } from "../model.js";
 
+const dashed = new Map<string, string>();
+
+/** The role with AT-SPI's dashed spelling normalised to spaces; AX roles pass straight through. */
 function roleKey(node: RawNode): string {
-  return node.role.includes("-") ? node.role.replace(/-/g, " ") : node.role;
+  const role = node.role;
+  if (role.charCodeAt(0) === 65 /* A */ && role.charCodeAt(1) === 88 /* X */) return role;
+  if (role.indexOf("-") < 0) return role;
+  let key = dashed.get(role);
+  if (key === undefined) {
+    key = role.replace(/-/g, " ");
+    if (dashed.size < 1024) dashed.set(role, key);
+  }
+  return key;
 }
 
 function isAx(node: RawNode): boolean {
@@ -49,6 +60,17 @@ export function isList(node: RawNode): boolean {
     role === "list" ||
     role === "list box"
   );
+}
+
+/** Lists whose every child is an item (AXList, AT-SPI list/list box), as opposed to tables of rows. */
+export function isItemList(node: RawNode): boolean {
+  const role = roleKey(node);
+  return role === "AXList" || role === "list" || role === "list box";
+}
+
+export function isTextField(node: RawNode): boolean {
+  const role = roleKey(node);
+  return role === "AXTextField" || role === "entry" || role === "text";
 }
 
 /** AX tables list their cells again under AXColumn; printing both would double every cell. */
@@ -204,4 +226,89 @@ export function roleText(node: RawNode): string {
   if (node.roleDescription !== undefined) return node.roleDescription.toLowerCase();
   if (isAx(node)) return node.role.slice(2).replace(SPLIT_CAMEL, "$1 $2").toLowerCase();
   return roleKey(node).toLowerCase();
+}
+
+const COMPACT_AX: Record<string, string> = {
+  AXWindow: "window",
+  AXStaticText: "text",
+  AXTextField: "textbox",
+  AXTextArea: "textarea",
+  AXGroup: "group",
+  AXUnknown: "group",
+  AXCheckBox: "checkbox",
+  AXRadioButton: "radio",
+  AXPopUpButton: "popup",
+  AXMenuButton: "menubutton",
+  AXScrollArea: "scroll",
+  AXScrollBar: "scrollbar",
+  AXWebArea: "web",
+  AXTabGroup: "tabs",
+  AXSplitGroup: "split",
+  AXMenuBar: "menubar",
+  AXMenuBarItem: "menu",
+  AXMenuItem: "menuitem",
+  AXDisclosureTriangle: "disclosure",
+  AXValueIndicator: "indicator",
+  AXIncrementor: "stepper",
+  AXComboBox: "combobox",
+  AXRadioGroup: "radiogroup",
+  AXProgressIndicator: "progress",
+};
+const COMPACT_SUBROLE: Record<string, string> = {
+  AXCloseButton: "close",
+  AXMinimizeButton: "minimize",
+  AXZoomButton: "zoom",
+  AXFullScreenButton: "fullscreen",
+  AXSecureTextField: "password",
+  AXSearchField: "searchbox",
+  AXSwitch: "switch",
+  AXTabButton: "tab",
+};
+const COMPACT_ATSPI: Record<string, string> = {
+  frame: "window",
+  "push button": "button",
+  "toggle button": "toggle",
+  "check box": "checkbox",
+  "radio button": "radio",
+  text: "textbox",
+  entry: "textbox",
+  "password text": "password",
+  label: "text",
+  static: "text",
+  filler: "group",
+  panel: "group",
+  section: "group",
+  "combo box": "combobox",
+  "page tab": "tab",
+  "page tab list": "tabs",
+  "menu item": "menuitem",
+  "check menu item": "menuitem",
+  "radio menu item": "menuitem",
+  "menu bar": "menubar",
+  "scroll pane": "scroll",
+  "scroll bar": "scrollbar",
+  "table cell": "cell",
+  "table row": "row",
+  "list item": "item",
+  "tree item": "item",
+  "tree table": "treetable",
+  "document web": "web",
+  "document frame": "web",
+  "spin button": "spin",
+  "progress bar": "progress",
+  "table column header": "columnheader",
+  "column header": "columnheader",
+};
+
+/**
+ * The compact style's role: one short word from the platform role, where the
+ * tree style prints the localised role description ("search text field" →
+ * "searchbox"). The record keeps the tree style's role text either way.
+ */
+export function compactRole(node: RawNode): string {
+  const sub = node.subrole === undefined ? undefined : COMPACT_SUBROLE[node.subrole];
+  if (sub !== undefined) return sub;
+  if (isAx(node)) return COMPACT_AX[node.role] ?? node.role.slice(2).toLowerCase();
+  const role = roleKey(node);
+  return COMPACT_ATSPI[role] ?? role.replace(/ /g, "");
 }

@@ -16,7 +16,8 @@ const TAB = /\t/g;
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
 
 export function sanitize(text: string, limit: TextLimit): string {
-  let out = text;
+  // Leading and trailing blanks carry nothing on a line and hide as trailing whitespace.
+  let out = text.trim();
   if (NEEDS_WORK.test(out)) {
     // A tab would read as one more level of depth, so it becomes a space.
     out = out.replace(LINE_BREAK, "\\n").replace(TAB, " ").replace(CONTROL, "");

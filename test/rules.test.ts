@@ -1,0 +1,613 @@
+import { describe, expect, it } from "vitest";
+import { AxsnapError, render } from "../lib/index.js";
+import type { RawNode } from "../lib/model.js";
+import { prettyActionName } from "../lib/render/actions.js";
+import { sanitize } from "../lib/render/sanitize.js";
+import { body, button, group, text, win } from "./support/build.js";
+
+describe("whole text", () => {
+  it("prints header, tree, and the focused footer by index and role", () => {
+    const r = render(
+      win([
+        {
+          role: "AXTextArea",
+          roleDescription: "text entry area",
+          value: "Hi",
+          settable: true,
+          valueType: "string",
+          states: { focused: true },
+        },
+      ]),
+    );
+    expect(r.text).toBe(
+      [
+        "App=com.example.test (pid 42)",
+        'Window: "Main", App: TestApp.',
+        "0 standard window Main",
+        "\t1 text entry area (settable, string) Hi",
+        "",
+        "The focused UI element is 1 text entry area.",
+      ].join("\n"),
+    );
+    expect(r.focusedIndex).toBe(1);
+  });
+
+  it("uses the app name when there is no bundle id or window title", () => {
+    const s = win([]);
+    s.app = { name: "Calc", pid: 7 };
+    s.window.title = "";
+    const lines = render(s).text.split("\n");
+    expect(lines[0]).toBe("App=Calc (pid 7)");
+    expect(lines[1]).toBe('Window: "Calc", App: Calc.');
+  });
+
+  it("prints selected text of the focused element instead of the focus line", () => {
+    const r = render(
+      win([
+        {
+          role: "AXTextField",
+          title: "Name",
+          value: "codex",
+          selectedText: "codex",
+          states: { focused: true },
+        },
+      ]),
+    );
+    expect(r.text.endsWith("\n\nSelected text: [codex]")).toBe(true);
+    expect(r.selectedText).toBe("codex");
+  });
+
+  it("prints the menu bar after the window at depth 0 without the Apple item", () => {
+    const s = win([button("OK")]);
+    s.menuBar = {
+      role: "AXMenuBar",
+      roleDescription: "menu bar",
+      children: [
+        { role: "AXMenuBarItem", title: "Apple" },
+        {
+          role: "AXMenuBarItem",
+          title: "TestApp",
+          children: [
+            {
+              role: "AXMenu",
+              frame: { x: 0, y: 1243, w: 0, h: 0 },
+              children: [{ role: "AXMenuItem", title: "Quit" }],
+            },
+          ],
+        },
+        { role: "AXMenuBarItem", title: "File" },
+      ],
+    };
+    expect(body(render(s).text)).toEqual([
+      "0 standard window Main",
+      "\t1 button OK",
+      "2 menu bar",
+      "\t3 TestApp",
+      "\t4 File",
+    ]);
+    expect(render(s).records[3]!.pathRoot).toBe("menuBar");
+    expect(render(s).records[3]!.path).toEqual([1]);
+  });
+});
+
+describe("one line", () => {
+  it("orders traits as selected/selectable, expanded/collapsed, disabled, settable, type", () => {
+    const r = render(
+      win([
+        {
+          role: "AXTextField",
+          roleDescription: "text field",
+          value: "docs",
+          settable: true,
+          states: { selected: true, enabled: false },
+        },
+        { role: "AXRow", roleDescription: "row", states: { selectable: true, expanded: false } },
+        {
+          role: "AXSplitter",
+          roleDescription: "splitter",
+          value: 185,
+          settable: true,
+          states: { enabled: false },
+        },
+      ]),
+    );
+    expect(body(r.text).slice(1)).toEqual([
+      "\t1 text field (selected, disabled, settable, string) Value: docs",
+      "\t2 row (selectable, collapsed)",
+      "\t3 splitter (disabled, settable, float) 185",
+    ]);
+  });
+
+  it("prints the recorded value conventions: switch on/off, radio 0/1, bare scroll bar value", () => {
+    const r = render(
+      win([
+        {
+          role: "AXCheckBox",
+          subrole: "AXSwitch",
+          roleDescription: "switch",
+          value: 1,
+          identifier: "X_Toggle",
+        },
+        { role: "AXRadioButton", roleDescription: "radio button", description: "CPU", value: 0 },
+        {
+          role: "AXScrollBar",
+          roleDescription: "scroll bar",
+          value: 0.1371493880660984,
+          settable: true,
+          valueType: "number",
+        },
+        { role: "AXRadioGroup", roleDescription: "", description: "Categories", help: "Display processes" },
+      ]),
+    );
+    expect(body(r.text).slice(1)).toEqual([
+      "\t1 switch Value: on, ID: X_Toggle",
+      "\t2 radio button Description: CPU, Value: 0",
+      "\t3 scroll bar (settable, float) 0.1371493880660984",
+      "\t4 Description: Categories, Help: Display processes",
+    ]);
+  });
+
+  it("prints AT-SPI checked states as on/off and derives role text from the role name", () => {
+    const s = win([
+      { role: "check box", title: "Bold", states: { checked: true } },
+      { role: "radio-button", title: "Page 2", states: { checked: false } },
+      { role: "push button", title: "Close", actions: ["click"] },
+    ]);
+    s.platform = "linux";
+    expect(body(render(s).text).slice(1)).toEqual([
+      "\t1 check box Bold, Value: on",
+      "\t2 radio button Page 2, Value: off",
+      "\t3 push button Close",
+    ]);
+  });
+
+  it("uses the description as title for buttons, the value for search fields, the first text for rows", () => {
+    const r = render(
+      win([
+        { role: "AXButton", roleDescription: "button", description: "back", actions: ["AXPress"] },
+        {
+          role: "AXTextField",
+          subrole: "AXSearchField",
+          roleDescription: "search text field",
+          value: "codex",
+          settable: true,
+        },
+        {
+          role: "AXRow",
+          roleDescription: "row",
+          states: { selected: true },
+          children: [{ role: "AXCell", children: [text("Mail")] }],
+        },
+      ]),
+    );
+    expect(body(r.text)).toContain("\t1 button back");
+    expect(body(r.text)).toContain("\t2 search text field (settable, string) codex");
+    expect(body(r.text)).toContain("\t3 row (selected) Mail");
+    expect(r.records[2]!.identity.name).toBeUndefined();
+    expect(r.records[3]!.identity).toMatchObject({ name: "Mail", nameFrom: "rowText" });
+  });
+
+  it("prints links as [text](url) and hides their children", () => {
+    const r = render(win([{ role: "AXLink", url: "https://a.test/x", children: [text("Docs")] }]));
+    expect(body(r.text)).toEqual(["0 standard window Main", "\t1 link [Docs](https://a.test/x)"]);
+  });
+
+  it("hides secure values: bullets when non-empty, nothing read into the record", () => {
+    const r = render(
+      win([
+        {
+          role: "AXTextField",
+          subrole: "AXSecureTextField",
+          roleDescription: "secure text field",
+          charCount: 9,
+          settable: true,
+        },
+        {
+          role: "AXTextField",
+          subrole: "AXSecureTextField",
+          roleDescription: "secure text field",
+          charCount: 0,
+        },
+        { role: "password text", value: "hunter2", states: { secure: true } },
+      ]),
+    );
+    expect(body(r.text).slice(1)).toEqual([
+      "\t1 secure text field (settable, string) Value: •••",
+      "\t2 secure text field",
+      "\t3 password text Value: •••",
+    ]);
+    expect(JSON.stringify(r)).not.toContain("hunter2");
+    expect(r.records[3]!.secure).toBe(true);
+  });
+
+  it("filters primary actions and pretty-prints the rest", () => {
+    const r = render(
+      win([
+        {
+          role: "AXCheckBox",
+          description: "Wi-Fi",
+          value: 1,
+          actions: [
+            "AXShowMenu",
+            "AXPress",
+            "Name:show details\nTarget:0x0\nSelector:(null)",
+            "AXIncrement",
+            "AXIncrement",
+          ],
+        },
+        {
+          role: "AXScrollArea",
+          roleDescription: "scroll area",
+          actions: ["AXScrollLeftByPage", "AXScrollRightByPage", "AXScrollUpByPage", "AXScrollDownByPage"],
+        },
+        { role: "AXMenuItem", title: "Copy", actions: ["AXPress", "AXCancel", "AXPick"] },
+      ]),
+    );
+    expect(body(r.text).slice(1)).toEqual([
+      "\t1 check box Description: Wi-Fi, Value: on, Secondary Actions: show details, Increment",
+      "\t2 scroll area Secondary Actions: Scroll Up, Scroll Down",
+      "\t3 menu item Copy",
+    ]);
+    expect(prettyActionName("AXScrollDownByPage")).toBe("Scroll Down");
+    expect(prettyActionName("AXZoomWindow")).toBe("zoom the window");
+    expect(prettyActionName("AXRaise")).toBe("Raise");
+  });
+
+  it("keeps scrolling sideways where the scroll area has a horizontal scroll bar", () => {
+    const r = render(
+      win([
+        {
+          role: "AXScrollArea",
+          roleDescription: "scroll area",
+          actions: ["AXScrollLeftByPage", "AXScrollRightByPage", "AXScrollUpByPage", "AXScrollDownByPage"],
+          children: [{ role: "AXScrollBar", orientation: "horizontal", value: 0 }],
+        },
+      ]),
+    );
+    expect(body(r.text)[1]).toBe(
+      "\t1 scroll area Secondary Actions: Scroll Left, Scroll Right, Scroll Up, Scroll Down",
+    );
+  });
+
+  it("hides machine identifiers and prints others after the value", () => {
+    const r = render(
+      win([button("Save", { identifier: "_NS:63" }), button("Go", { identifier: "go-button" })]),
+    );
+    expect(body(r.text).slice(1)).toEqual(["\t1 button Save", "\t2 button Go, ID: go-button"]);
+    expect(r.records[1]!.identity.identifier).toBe("_NS:63");
+  });
+});
+
+describe("sanitising", () => {
+  it("turns newlines into \\n, drops control characters, cuts at the limit", () => {
+    expect(sanitize("a\nb\r\nc\u0007d\te", 500)).toBe("a\\nb\\ncd e");
+    expect(sanitize("x".repeat(600), 500)).toBe(`${"x".repeat(500)}...`);
+    expect(sanitize("x".repeat(600), "max")).toBe("x".repeat(600));
+    expect(sanitize(`${"x".repeat(9)}😀z`, 10)).toBe(`${"x".repeat(9)}...`);
+  });
+
+  it("applies textLimit to every printed field", () => {
+    const r = render(win([button("y".repeat(40))]), { textLimit: 10 });
+    expect(body(r.text)[1]).toBe(`\t1 button ${"y".repeat(10)}...`);
+  });
+});
+
+describe("elision and anonymous targets", () => {
+  it("elides empty wrappers and single-child wrappers without adding depth", () => {
+    const r = render(
+      win([
+        group([group([button("Deep")])]),
+        group([text("a"), button("b")], { states: { enabled: false } }),
+      ]),
+    );
+    expect(body(r.text)).toEqual([
+      "0 standard window Main",
+      "\t1 button Deep",
+      "\t2 container (disabled)",
+      "\t\t3 text a",
+      "\t\t4 button b",
+    ]);
+  });
+
+  it("keeps multi-child containers inside web areas", () => {
+    const r = render(
+      win([
+        {
+          role: "AXWebArea",
+          description: "Page",
+          url: "https://a.test/",
+          children: [group([button("x"), button("y")])],
+        },
+      ]),
+    );
+    expect(body(r.text)).toEqual([
+      "0 standard window Main",
+      "\t1 HTML content Page, URL: https://a.test/",
+      "\t\t2 container",
+      "\t\t\t3 button x",
+      "\t\t\t4 button y",
+    ]);
+  });
+
+  it("prints a small pressable anonymous container as a button with its frame", () => {
+    const r = render(
+      win([
+        group([{ role: "AXImage" }], { actions: ["AXPress"], frame: { x: 110, y: 60, w: 24, h: 24 } }),
+        group([{ role: "AXImage" }, button("inner")], {
+          actions: ["AXPress"],
+          frame: { x: 110, y: 60, w: 400, h: 300 },
+        }),
+      ]),
+    );
+    expect(body(r.text).slice(0, 3)).toEqual([
+      "0 standard window Main",
+      "\t1 button Frame: x=10, y=10, w=24, h=24",
+      "\t\t2 image",
+    ]);
+    expect(r.records[1]!.roleText).toBe("button");
+  });
+});
+
+describe("text summaries", () => {
+  const bubble = (...texts: string[]) =>
+    group(
+      texts.map((t) => text(t)),
+      { frame: { x: 120, y: 100, w: 300, h: 40 } },
+    );
+
+  it("merges 2–8 short texts into one synthetic container line", () => {
+    const r = render(win([bubble("Alice", "Lunch at noon?")]));
+    expect(body(r.text)[1]).toBe("\t1 container Alice Lunch at noon?");
+    const rec = r.records[1]!;
+    expect(rec.synthetic).toBe("text-summary");
+    expect(rec.path).toEqual([0]);
+    expect(rec.clickPoint).toEqual({ x: 120 + 90, y: 120 });
+  });
+
+  it.each([
+    ["date and time", ["Bob", "Yesterday at 10:42 AM"]],
+    ["date and time (CJK)", ["小明", "2026年11月28日 下午3:05"]],
+    ["counter", ["Unread", "3/5"]],
+    ["time range", ["Standup", "09:00-10:00"]],
+    ["too long", ["a", "b".repeat(230)]],
+    ["one text", ["only"]],
+  ])("does not merge on %s", (_what, texts) => {
+    const r = render(win([bubble(...texts)]));
+    expect(r.records.some((x) => x.synthetic !== false)).toBe(false);
+  });
+
+  it("merges a time alone, and nine texts are too many", () => {
+    expect(render(win([bubble("Carol", "10:42 AM", "ok")])).records[1]!.synthetic).toBe("text-summary");
+    expect(render(win([bubble(..."abcdefghi".split(""))])).records.some((x) => x.synthetic)).toBe(false);
+  });
+
+  it("prints the text as a child line and images as children when there are images", () => {
+    const r = render(win([group([{ role: "AXImage", description: "avatar" }, text("Dana"), text("hello")])]));
+    expect(body(r.text)).toEqual([
+      "0 standard window Main",
+      "\t1 container",
+      "\t\t2 text Dana hello",
+      "\t\t3 image avatar",
+    ]);
+    expect(r.records[2]!.synthetic).toBe("summary-text");
+    expect(r.records[3]!.path).toEqual([0, 0]);
+  });
+});
+
+describe("rows", () => {
+  const rows = (n: number, y0: number) =>
+    Array.from(
+      { length: n },
+      (_, i): RawNode => ({
+        role: "AXRow",
+        roleDescription: "row",
+        rowIndex: i,
+        via: "rows",
+        frame: { x: 100, y: y0 + i * 20, w: 800, h: 20 },
+        states: { selectable: true },
+        children: [{ role: "AXCell", children: [text(`item ${i}`), text(`${i} KB`)] }],
+      }),
+    );
+
+  it("prints only rows inside the list's visible frame, at most 20, with showing A-B of M", () => {
+    const list: RawNode = {
+      role: "AXOutline",
+      roleDescription: "outline",
+      title: "Files",
+      frame: { x: 100, y: 50, w: 800, h: 300 },
+      rowCount: 500,
+      children: rows(100, 50 - 20 * 10),
+    };
+    const r = render(
+      win([
+        {
+          role: "AXScrollArea",
+          roleDescription: "scroll area",
+          frame: { x: 100, y: 50, w: 800, h: 300 },
+          children: [list],
+        },
+      ]),
+    );
+    const lines = body(r.text);
+    expect(lines[2]).toBe("\t\t2 outline Files (showing 10-24 of 500 items)");
+    expect(lines[3]).toBe("\t\t\t3 row (selectable) item 10");
+    expect(lines[4]).toBe("\t\t\t\t| 10 KB");
+  });
+
+  it("takes the first 20 rows when none can be measured", () => {
+    const unmeasured = rows(30, 0).map(({ frame: _f, ...row }) => row);
+    const r = render(win([{ role: "AXTable", roleDescription: "table", children: unmeasured }]));
+    expect(body(r.text)[1]).toBe("\t1 table (showing 0-19 of 30 items)");
+    expect(r.records.filter((x) => x.role === "AXRow")).toHaveLength(20);
+  });
+
+  it("prints a selected row's children instead of its texts", () => {
+    const list = rows(2, 60);
+    list[1]!.states = { selected: true };
+    const r = render(
+      win([
+        {
+          role: "AXTable",
+          roleDescription: "table",
+          frame: { x: 100, y: 50, w: 800, h: 300 },
+          children: list,
+        },
+      ]),
+    );
+    expect(body(r.text).slice(2)).toEqual([
+      "\t\t2 row (selectable) item 0",
+      "\t\t\t| 0 KB",
+      "\t\t3 row (selected) item 1",
+      "\t\t\t4 cell",
+      "\t\t\t\t5 text item 1",
+      "\t\t\t\t6 text 1 KB",
+    ]);
+  });
+});
+
+describe("hidden elements", () => {
+  it("skips AT-SPI widgets at the hidden coordinate and closed menus", () => {
+    const s = win([
+      {
+        role: "combo box",
+        title: "Fruit",
+        children: [
+          {
+            role: "menu",
+            frame: { x: -2147483648, y: -2147483648, w: 1, h: 1 },
+            children: [{ role: "menu item", title: "Apple" }],
+          },
+        ],
+      },
+      { role: "push button", title: "Gone", states: { visible: false } },
+    ]);
+    s.platform = "linux";
+    expect(body(render(s).text)).toEqual(["0 standard window Main", "\t1 combo box Fruit"]);
+  });
+});
+
+describe("limits", () => {
+  const many = (n: number) => Array.from({ length: n }, (_, i) => button(`b${i}`));
+
+  it("stops at maxNodes and says what was cut", () => {
+    const r = render(win(many(50)), { maxNodes: 10 });
+    expect(r.records).toHaveLength(10);
+    expect(r.complete).toBe(false);
+    expect(r.text.split("\n").at(-1)).toBe(
+      "(Snapshot incomplete: the node limit of 10 was reached and 41 more elements were not printed. Raise maxNodes or maxDepth, or act on what is shown.)",
+    );
+    expect(r.records.every((x) => x.proof.unique === false)).toBe(true);
+  });
+
+  it("stops at maxDepth", () => {
+    let deep: RawNode = button("leaf");
+    for (let i = 0; i < 10; i++)
+      deep = { role: "AXSplitGroup", roleDescription: "split group", children: [deep] };
+    const r = render(win([deep]), { maxDepth: 3 });
+    expect(Math.max(...body(r.text).map((l) => /^\t*/.exec(l)![0].length))).toBe(3);
+    expect(r.cut.depthLimit).toBe(true);
+    expect(r.text).toContain("elements deeper than 3 levels were not printed");
+  });
+
+  it("reports a walk cut by its deadline", () => {
+    const r = render(win([button("a")], { walk: { ended: "deadline", nodesObserved: 812 } }));
+    expect(r.complete).toBe(false);
+    expect(r.text).toContain("the walk stopped at its deadline after reading 812 elements");
+    expect(r.records[1]!.proof).toEqual({ unique: false, reason: "incomplete", matches: 1 });
+  });
+
+  it("proves unique records on complete snapshots and counts duplicates", () => {
+    const r = render(win([button("OK"), button("Cancel"), button("Cancel")]));
+    expect(r.records[1]!.proof).toEqual({ unique: true });
+    expect(r.records[2]!.proof).toEqual({ unique: false, reason: "duplicates", matches: 2 });
+  });
+
+  it("rejects bad options with INVALID_ARGUMENT", () => {
+    for (const bad of [
+      { maxNodes: 0 },
+      { maxNodes: 1.5 },
+      { maxDepth: Number.NaN },
+      { textLimit: -1 },
+      { style: "xml" },
+    ]) {
+      expect(() => render(win([]), bad as never)).toThrow(AxsnapError);
+    }
+  });
+});
+
+describe("compact style", () => {
+  it("prints the same indices and records in a denser form", () => {
+    const s = win([
+      {
+        role: "AXTextField",
+        roleDescription: "text field",
+        title: "Name",
+        value: "Ada",
+        settable: true,
+        states: { focused: true },
+      },
+      { role: "AXCheckBox", roleDescription: "check box", title: 'Say "hi"', value: 1 },
+      group([group([button("x".repeat(100))])]),
+      {
+        role: "AXTextField",
+        subrole: "AXSearchField",
+        roleDescription: "search text field",
+        value: "q",
+        settable: true,
+      },
+    ]);
+    const tree = render(s);
+    const compact = render(s, { style: "compact" });
+    expect(compact.text.split("\n")).toEqual([
+      'App: "TestApp" Window: "Main"',
+      "",
+      '0: window "Main"',
+      '  1: textbox "Name" value="Ada" focused',
+      '  2: checkbox "Say \\"hi\\"" checked',
+      `  3: button "${"x".repeat(80)}..."`,
+      '  4: searchbox "q"',
+    ]);
+    expect(compact.records).toEqual(tree.records);
+  });
+
+  it("leaves out plain text and silent groups, moving their children up, and keeps the indices", () => {
+    // Inside a web area, multi-child containers print in the tree style (they are not elided).
+    const s = win([
+      {
+        role: "AXWebArea",
+        description: "Page",
+        children: [
+          group([
+            text("Label"),
+            group([button("Go"), button("Stop")], { description: "Controls" }),
+            group([button("a"), button("b")]),
+          ]),
+        ],
+      },
+      { role: "AXGroup", children: [text("Ada"), text("Hello")] },
+    ]);
+    expect(body(render(s).text)).toEqual([
+      "0 standard window Main",
+      "\t1 HTML content Page",
+      "\t\t2 container",
+      "\t\t\t3 text Label",
+      "\t\t\t4 container Controls",
+      "\t\t\t\t5 button Go",
+      "\t\t\t\t6 button Stop",
+      "\t\t\t7 container",
+      "\t\t\t\t8 button a",
+      "\t\t\t\t9 button b",
+      "\t10 container Ada Hello",
+    ]);
+    expect(render(s, { style: "compact" }).text.split("\n").slice(2)).toEqual([
+      '0: window "Main"',
+      '  1: web "Page"',
+      '    4: group "Controls"',
+      '      5: button "Go"',
+      '      6: button "Stop"',
+      '    8: button "a"',
+      '    9: button "b"',
+      '  10: group "Ada Hello"',
+    ]);
+  });
+});
