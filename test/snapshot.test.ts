@@ -29,7 +29,10 @@ describe("Snapshot object", () => {
 
   it("says what cut an incomplete observation", () => {
     const many = Array.from({ length: 30 }, (_, i) => button(`b${i}`));
-    const snap = createSnapshot({ raw: win(many, { walk: { ended: "deadline", nodesObserved: 31 } }), options: { maxNodes: 5 } });
+    const snap = createSnapshot({
+      raw: win(many, { walk: { ended: "deadline", nodesObserved: 31 } }),
+      options: { maxNodes: 5 },
+    });
     expect(snap.complete).toBe(false);
     expect(snap.cutBy).toEqual(["deadline", "render_node_limit"]);
   });

@@ -47,7 +47,8 @@ interface CompactView {
 
 function compactView(line: Line, limit: TextLimit): CompactView {
   const node = line.node!;
-  const description = line.name === undefined && present(node.description) ? sanitize(node.description, limit) : undefined;
+  const description =
+    line.name === undefined && present(node.description) ? sanitize(node.description, limit) : undefined;
   return {
     line,
     role: line.compactRole ?? sanitize(compactRole(node), limit),
