@@ -23,6 +23,7 @@ export const ERROR_CODES = [
   "POLICY_DENIED",
   "INVALID_ARGUMENT",
   "PLATFORM_NOT_SUPPORTED",
+  "ACCESSIBILITY_UNAVAILABLE",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -56,6 +57,8 @@ const DEFAULT_HINTS: Record<ErrorCode, string> = {
   POLICY_DENIED: "this action is not allowed by the safety rules; ask the user to do it",
   INVALID_ARGUMENT: "fix the argument as the message says and call again",
   PLATFORM_NOT_SUPPORTED: "this platform has no backend; use macOS or Linux",
+  ACCESSIBILITY_UNAVAILABLE:
+    "the accessibility service is not running or not reachable; start it and try again",
 };
 
 export class AxsnapError extends Error {

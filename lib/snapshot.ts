@@ -48,6 +48,9 @@ export interface Snapshot {
   readonly screenshot?: Screenshot;
   readonly timings: { walkMs?: number; renderMs: number; totalMs: number };
   readonly takenAt: number;
+  /** Frees the live element handles behind the records. Idempotent; also happens when the snapshot is collected. */
+  release(): Promise<void>;
+  readonly released: boolean;
 }
 
 const ID_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789";
@@ -66,7 +69,14 @@ export interface SnapshotInput {
   screenshot?: Screenshot;
   /** Time the observation started (ms, performance.now()); defaults to the render start. */
   startedAt?: number;
+  /** Frees the handles of a live observation; called once, by release() or after collection. */
+  releaseHandles?: () => Promise<void>;
 }
+
+// Handles of collected snapshots are freed too: an agent loop that never calls release() must not leak.
+const collector = new FinalizationRegistry<() => Promise<void>>((free) => {
+  free().catch(() => undefined);
+});
 
 export function createSnapshot(input: SnapshotInput): Snapshot {
   const t0 = performance.now();
@@ -80,7 +90,9 @@ export function createSnapshot(input: SnapshotInput): Snapshot {
   if (result.cut.depthLimit) cutBy.push("render_depth_limit");
   const timings: Snapshot["timings"] = { renderMs: t1 - t0, totalMs: t1 - (input.startedAt ?? t0) };
   if (raw.walk.elapsedMs !== undefined) timings.walkMs = raw.walk.elapsedMs;
-  return {
+  const free = input.releaseHandles;
+  let released = free === undefined;
+  const snapshot: Snapshot = {
     id: newSnapshotId(),
     app: raw.app,
     window: raw.window,
@@ -95,7 +107,18 @@ export function createSnapshot(input: SnapshotInput): Snapshot {
     ...(input.screenshot !== undefined ? { screenshot: input.screenshot } : {}),
     timings,
     takenAt: Date.now(),
+    get released() {
+      return released;
+    },
+    async release() {
+      if (released || free === undefined) return;
+      released = true;
+      collector.unregister(snapshot);
+      await free();
+    },
   };
+  if (free !== undefined) collector.register(snapshot, free, snapshot);
+  return snapshot;
 }
 
 export type { Rect };

@@ -611,3 +611,92 @@ describe("compact style", () => {
     ]);
   });
 });
+
+describe("hostile names and edge cases", () => {
+  it("treats role, subrole and action names that match Object.prototype as plain strings", () => {
+    const s = win([
+      {
+        role: "AXButton",
+        title: "b",
+        subrole: "constructor",
+        actions: ["AXPress", "hasOwnProperty", "toString"],
+      },
+      { role: "valueOf", title: "v" },
+    ]);
+    expect(body(render(s).text)[1]).toBe("\t1 button b, Secondary Actions: hasOwnProperty, toString");
+    expect(render(s, { style: "compact" }).text).toContain("2: valueOf");
+  });
+
+  it("never prints a secure search field's value as its title", () => {
+    const r = render(
+      win([
+        {
+          role: "AXTextField",
+          subrole: "AXSearchField",
+          value: "hunter2",
+          states: { secure: true },
+          settable: true,
+        },
+      ]),
+    );
+    expect(r.text).not.toContain("hunter2");
+    expect(JSON.stringify(r.records)).not.toContain("hunter2");
+  });
+
+  it("prints a link without text by its image's description, and a bare URL otherwise", () => {
+    const r = render(
+      win([
+        { role: "AXLink", url: "https://a.test/", children: [{ role: "AXImage", description: "Home logo" }] },
+        { role: "AXLink", url: "https://b.test/" },
+      ]),
+    );
+    expect(body(r.text).slice(1)).toEqual([
+      "\t1 link [Home logo](https://a.test/)",
+      "\t2 link [](https://b.test/)",
+    ]);
+  });
+
+  it("numbers the controls of an unselected row, as the recorded output does", () => {
+    const row: RawNode = {
+      role: "AXRow",
+      states: { selectable: true },
+      children: [
+        {
+          role: "AXCell",
+          children: [
+            text("Codex Computer Use"),
+            {
+              role: "AXCheckBox",
+              subrole: "AXSwitch",
+              roleDescription: "switch",
+              value: 1,
+              actions: ["AXPress"],
+            },
+          ],
+        },
+      ],
+    };
+    const r = render(win([{ role: "AXTable", children: [row] }]));
+    expect(body(r.text).slice(2)).toEqual([
+      "\t\t2 row (selectable) Codex Computer Use",
+      "\t\t\t3 switch Value: on",
+    ]);
+    expect(r.records[3]!.path).toEqual([0, 0, 0, 1]);
+  });
+
+  it("prefers a focused field over the focused window that holds it", () => {
+    const s = win([{ role: "AXTextField", title: "Name", states: { focused: true } }]);
+    s.root.states = { focused: true };
+    expect(render(s).focusedIndex).toBe(1);
+  });
+
+  it("reports both limits when both cut", () => {
+    let deep: RawNode = button("leaf");
+    for (let i = 0; i < 5; i++) deep = { role: "AXSplitGroup", children: [deep] };
+    const r = render(win([deep, ...Array.from({ length: 20 }, (_, i) => button(`b${i}`))]), {
+      maxNodes: 8,
+      maxDepth: 3,
+    });
+    expect(r.text).toMatch(/node limit of 8 was reached; elements deeper than 3 levels were not printed/);
+  });
+});

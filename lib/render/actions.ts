@@ -37,8 +37,7 @@ const SPLIT_CAMEL = /([a-z])([A-Z])/g;
 
 /** `AXScrollDownByPage` → `Scroll Down`; custom `Name:show details\n...` → `show details`. */
 export function prettyActionName(raw: string): string {
-  const special = SPECIAL_PRETTY[raw];
-  if (special !== undefined) return special;
+  if (Object.hasOwn(SPECIAL_PRETTY, raw)) return SPECIAL_PRETTY[raw]!;
   const custom = CUSTOM_NAME.exec(raw);
   if (custom) return (custom[1] ?? "").trim();
   if (raw.startsWith("AX")) return raw.slice(2).replace("ByPage", "").replace(SPLIT_CAMEL, "$1 $2").trim();
@@ -67,6 +66,7 @@ export function hasPressAction(node: RawNode): boolean {
 export function secondaryActions(node: RawNode): { raw: string[]; pretty: string[] } {
   const raw: string[] = [];
   const pretty: string[] = [];
+  const seen = new Set<string>();
   const actions = node.actions;
   if (!actions || actions.length === 0) return { raw, pretty };
   const menu = isMenuish(node);
@@ -76,7 +76,8 @@ export function secondaryActions(node: RawNode): { raw: string[]; pretty: string
     if (PRIMARY.has(name) || (menu && PRIMARY_ON_MENUS.has(name))) continue;
     if (dropSideways && (name === "AXScrollLeftByPage" || name === "AXScrollRightByPage")) continue;
     const p = prettyActionName(name);
-    if (p.length === 0 || pretty.includes(p)) continue;
+    if (p.length === 0 || seen.has(p)) continue;
+    seen.add(p);
     raw.push(name);
     pretty.push(p);
   }

@@ -137,7 +137,7 @@ export function header(snap: RawSnapshot, style: Style, limit: TextLimit): strin
 export function footer(plan: Plan, limit: TextLimit): string | undefined {
   const focused = plan.focusedNode;
   const selected = focused?.selectedText;
-  if (focused !== undefined && selected !== undefined && selected.length > 0 && !isSecure(focused))
+  if (focused !== undefined && present(selected) && !isSecure(focused))
     return `Selected text: [${sanitize(selected, limit)}]`;
   if (plan.focusedIndex === undefined) return undefined;
   const rec = plan.records[plan.focusedIndex];
@@ -162,11 +162,14 @@ export function closingLine(
     reasons.push("the walk stopped at its depth limit; deeper elements were not read");
   else if (walk.ended === "deadline")
     reasons.push(`the walk stopped at its deadline after reading ${walk.nodesObserved} elements`);
-  const notShown = plan.cut.notShown;
-  if (plan.cut.nodeLimit)
-    reasons.push(`the node limit of ${maxNodes} was reached and ${notShown} more elements were not printed`);
-  else if (plan.cut.depthLimit)
-    reasons.push(`elements deeper than ${maxDepth} levels were not printed (${notShown} elements)`);
+  const cut = plan.cut;
+  if (cut.nodeLimit) reasons.push(`the node limit of ${maxNodes} was reached`);
+  if (cut.depthLimit) reasons.push(`elements deeper than ${maxDepth} levels were not printed`);
+  if (cut.nodeLimit || cut.depthLimit) reasons.push(`${cut.notShown} elements were not printed`);
   if (reasons.length === 0) return undefined;
-  return `(Snapshot incomplete: ${reasons.join("; ")}. Raise maxNodes or maxDepth, or act on what is shown.)`;
+  const advice =
+    walk.ended === "deadline" && !cut.nodeLimit && !cut.depthLimit
+      ? "Take a new snapshot (with a longer deadlineMs if the app is slow), or act on what is shown."
+      : "Raise maxNodes or maxDepth, or act on what is shown.";
+  return `(Snapshot incomplete: ${reasons.join("; ")}. ${advice})`;
 }

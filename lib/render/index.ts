@@ -11,7 +11,7 @@ import { validateRawSnapshot } from "../validate.js";
 import { closingLine, compactLines, footer, header, type Style, treeLine } from "./format.js";
 import { plan, type RenderCut } from "./plan.js";
 import { isSecure } from "./roles.js";
-import { sanitize, type TextLimit } from "./sanitize.js";
+import { present, sanitize, type TextLimit } from "./sanitize.js";
 
 export type { Style } from "./format.js";
 export type { TextLimit } from "./sanitize.js";
@@ -100,6 +100,7 @@ export function renderValidated(snap: RawSnapshot, opts: Required<RenderOptions>
   };
   if (p.focusedIndex !== undefined) result.focusedIndex = p.focusedIndex;
   const focused = p.focusedNode;
-  if (focused?.selectedText && !isSecure(focused)) result.selectedText = focused.selectedText;
+  if (focused !== undefined && present(focused.selectedText) && !isSecure(focused))
+    result.selectedText = focused.selectedText;
   return result;
 }

@@ -6,6 +6,7 @@
 import type { RawNode, Rect } from "../model.js";
 import type { NameSource } from "../records.js";
 import {
+  isCell,
   isCheckbox,
   isRadio,
   isRow,
@@ -90,7 +91,7 @@ export function chooseName(node: RawNode): Name | undefined {
   }
   if (usesDescriptionAsTitle(node) && present(node.description))
     return { text: node.description, from: "description" };
-  if (isSearchField(node) && typeof node.value === "string" && present(node.value))
+  if (isSearchField(node) && !isSecure(node) && typeof node.value === "string" && present(node.value))
     return { text: node.value, from: "value" };
   return undefined;
 }
@@ -159,6 +160,11 @@ export function displayValue(node: RawNode, name: Name | undefined, limit: TextL
     const v = onOff(node);
     return v === undefined ? {} : { segment: `Value: ${v}`, checked: v === "on" };
   }
+  if (isCell(node) && node.states?.checked !== undefined) {
+    // A GTK check-box column: the cell carries the checked state itself.
+    const v = onOff(node);
+    return v === undefined ? {} : { segment: `Value: ${v}`, checked: v === "on" };
+  }
   if (isRadio(node)) {
     if (node.value !== undefined) {
       const v = sanitize(String(node.value), limit);
@@ -207,9 +213,9 @@ export function buildLine(input: LineInput): Line {
   const segments: string[] = [];
   const shownName = name === undefined ? undefined : sanitize(name.text, limit);
   let title = shownName;
-  if (input.linkUrl !== undefined && shownName !== undefined)
-    title = `[${shownName}](${sanitize(input.linkUrl, limit)})`;
-  if (present(node.description) && name?.from !== "description" && node.description !== node.title)
+  // A link with no text still prints its URL: `[](url)` is the only way an agent learns where it goes.
+  if (input.linkUrl !== undefined) title = `[${shownName ?? ""}](${sanitize(input.linkUrl, limit)})`;
+  if (present(node.description) && name?.from !== "description" && node.description !== name?.text)
     segments.push(`Description: ${sanitize(node.description, limit)}`);
   if (present(node.help) && node.help !== node.title && node.help !== node.description)
     segments.push(`Help: ${sanitize(node.help, limit)}`);

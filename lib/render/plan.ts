@@ -20,8 +20,10 @@ import {
   visibleIdentifier,
 } from "./lines.js";
 import {
+  isCell,
   isColumn,
   isGenericContainer,
+  isInteractive,
   isItemList,
   isLink,
   isList,
@@ -58,6 +60,7 @@ export interface Plan {
 }
 
 const MAX_ROWS = 20;
+const MAX_CELLS = 100;
 const ANON_MAX_W = 240;
 const ANON_MAX_H = 120;
 
@@ -183,9 +186,9 @@ function overlaps(frame: Rect, clip: Rect): boolean {
   );
 }
 
-/** A list's items: every child of an item list, the rows of a table or outline. */
+/** A list's items: every child of an item list, the rows of a table or outline, a row-less table's cells. */
 function isItemOf(list: RawNode, child: RawNode): boolean {
-  return isItemList(list) || isRow(child);
+  return isItemList(list) || isRow(child) || isCell(child);
 }
 
 function listItems(list: RawNode): RawNode[] {
@@ -194,8 +197,8 @@ function listItems(list: RawNode): RawNode[] {
 
 /** Platforms repeat action names (a slider's AXIncrement twice); a record lists each once. */
 function uniqueActions(actions: string[]): string[] {
-  for (let i = 1; i < actions.length; i++) if (actions.indexOf(actions[i]!) < i) return [...new Set(actions)];
-  return actions.slice();
+  const unique = new Set(actions);
+  return unique.size === actions.length ? actions.slice() : [...unique];
 }
 
 function subtreeSize(node: RawNode): number {
@@ -424,7 +427,9 @@ class Planner {
     const rows = listItems(list);
     const measurable = clip !== undefined && rows.some((r) => r.frame !== undefined);
     const visible = measurable ? rows.filter((r) => r.frame !== undefined && overlaps(r.frame, clip!)) : rows;
-    const shown = new Set(visible.slice(0, MAX_ROWS));
+    // A table without rows (GTK) lists cells: the cap then counts cells, a few per row.
+    const cap = rows.length > 0 && rows.every((r) => isCell(r)) ? MAX_CELLS : MAX_ROWS;
+    const shown = new Set(visible.slice(0, cap));
     this.shownRows.set(list, shown);
     return shown;
   }
@@ -513,9 +518,28 @@ class Planner {
       rowTexts(node, texts, 64);
       const extra = texts.slice(1).filter(present);
       if (extra.length > 0) this.rowTextLine(extra, depth + 1);
+      this.visitInteractive(node, depth + 1, ctx, 0);
       return;
     }
     this.visitChildren(node, depth + 1, ctx);
+  }
+
+  /**
+   * An unselected row's controls: texts fold into the row line, but a switch,
+   * field or disclosure triangle keeps its number, as the recorded official
+   * output shows ("63 row (selectable) ..." then "64 switch Value: on").
+   */
+  private visitInteractive(node: RawNode, depth: number, ctx: Ctx, level: number): void {
+    const children = node.children;
+    if (!children || level > 8) return;
+    for (let i = 0; i < children.length; i++) {
+      const child = children[i]!;
+      if (isHidden(child)) continue;
+      this.path.push(i);
+      if (isInteractive(child)) this.visit(child, depth, ctx);
+      else this.visitInteractive(child, depth, ctx, level + 1);
+      this.path.pop();
+    }
   }
 
   private isAnonymousTarget(node: RawNode): boolean {
@@ -549,18 +573,22 @@ class Planner {
   }
 }
 
-/** Finds the focused element: the first node in reading order that says it has focus. */
+/**
+ * Finds the focused element: the last node in reading order that says it has
+ * focus, so a focused field wins over the focused window that holds it.
+ */
 function findFocused(roots: RawNode[]): RawNode | undefined {
+  let found: RawNode | undefined;
   for (const root of roots) {
     const stack: RawNode[] = [root];
     while (stack.length > 0) {
       const node = stack.pop()!;
-      if (node.states?.focused === true) return node;
+      if (node.states?.focused === true) found = node;
       const ch = node.children;
       if (ch) for (let i = ch.length - 1; i >= 0; i--) stack.push(ch[i]!);
     }
   }
-  return undefined;
+  return found;
 }
 
 export function plan(snap: RawSnapshot, opts: PlanOptions): Plan {

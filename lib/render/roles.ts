@@ -47,6 +47,27 @@ export function isRow(node: RawNode): boolean {
   return role === "AXRow" || role === "table row" || role === "list item" || role === "tree item";
 }
 
+/** GTK tree views expose their cells directly under the table, without rows. */
+export function isCell(node: RawNode): boolean {
+  const role = roleKey(node);
+  return role === "AXCell" || role === "table cell";
+}
+
+/**
+ * Elements an agent acts on: what an unselected row still numbers under it
+ * (the recorded official output keeps a row's switch or disclosure triangle).
+ */
+export function isInteractive(node: RawNode): boolean {
+  if (isStaticText(node) || isImage(node) || isGenericContainer(node) || isCell(node)) return false;
+  return (
+    (node.actions?.length ?? 0) > 0 ||
+    node.settable === true ||
+    isCheckbox(node) ||
+    isRadio(node) ||
+    isLink(node)
+  );
+}
+
 export function isList(node: RawNode): boolean {
   const role = roleKey(node);
   return (
@@ -306,9 +327,11 @@ const COMPACT_ATSPI: Record<string, string> = {
  * "searchbox"). The record keeps the tree style's role text either way.
  */
 export function compactRole(node: RawNode): string {
-  const sub = node.subrole === undefined ? undefined : COMPACT_SUBROLE[node.subrole];
-  if (sub !== undefined) return sub;
-  if (isAx(node)) return COMPACT_AX[node.role] ?? node.role.slice(2).toLowerCase();
+  // Object.hasOwn: a role named "constructor" must not find Object.prototype's.
+  const sub = node.subrole;
+  if (sub !== undefined && Object.hasOwn(COMPACT_SUBROLE, sub)) return COMPACT_SUBROLE[sub]!;
+  if (isAx(node))
+    return Object.hasOwn(COMPACT_AX, node.role) ? COMPACT_AX[node.role]! : node.role.slice(2).toLowerCase();
   const role = roleKey(node);
-  return COMPACT_ATSPI[role] ?? role.replace(/ /g, "");
+  return Object.hasOwn(COMPACT_ATSPI, role) ? COMPACT_ATSPI[role]! : role.replace(/ /g, "");
 }

@@ -30,13 +30,24 @@ export function nodeText(node: RawNode): string | undefined {
   return undefined;
 }
 
-/** A link's visible text: its own, else the texts of its descendants. */
+/** A link's visible text: its own, else the texts of its descendants, else its image's description. */
 export function linkText(node: RawNode): string | undefined {
   const own = nodeText(node);
   if (own !== undefined) return own;
   const parts: string[] = [];
   collectTexts(node, parts, 0);
-  return parts.length > 0 ? parts.join(" ") : undefined;
+  if (parts.length > 0) return parts.join(" ");
+  return imageDescription(node, 0);
+}
+
+function imageDescription(node: RawNode, depth: number): string | undefined {
+  if (depth > 4 || !node.children) return undefined;
+  for (const child of node.children) {
+    if (isImage(child) && present(child.description)) return child.description;
+    const inner = imageDescription(child, depth + 1);
+    if (inner !== undefined) return inner;
+  }
+  return undefined;
 }
 
 function collectTexts(node: RawNode, out: string[], depth: number): void {
@@ -56,7 +67,9 @@ interface Scan {
 
 /** Returns the summary of `node`, or undefined when it must print as a tree. */
 export function textSummary(node: RawNode): Summary | undefined {
-  if (!isGenericContainer(node) || !node.children || node.children.length === 0) return undefined;
+  // A container with a name of its own prints as itself: merging would drop the name.
+  if (!isGenericContainer(node) || present(node.title) || !node.children || node.children.length === 0)
+    return undefined;
   const scan: Scan = { texts: [], chars: 0, images: [] };
   if (!scanChildren(node, scan, 1, 0, [])) return undefined;
   if (scan.texts.length < MIN_TEXTS) return undefined;
@@ -98,7 +111,11 @@ const DATE =
 const TIME =
   /\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]\.?m\.?)?\b|\b\d{1,2}\s?[ap]\.?m\.?(?![a-z])|(?:上午|下午|晚上)\s*\d{1,2}[:点]/i;
 const COUNTER = /(?<![\d/.:-])\d{1,5}\s?\/\s?\d{1,5}(?![\d/.:-])/;
-const TIME_RANGE = /\b\d{1,2}:\d{2}\s*(?:-|–|—|~|to)\s*\d{1,2}:\d{2}\b/i;
+const CLOCK = "\\d{1,2}(?::\\d{2})?\\s?(?:[ap]\\.?m\\.?)?";
+const TIME_RANGE = new RegExp(
+  `\\b\\d{1,2}:\\d{2}\\s*(?:-|–|—|~|to)\\s*\\d{1,2}:\\d{2}\\b|\\b${CLOCK}\\s*(?:-|–|—|~|to)\\s*${CLOCK}(?<=[apm.])`,
+  "i",
+);
 
 export function hasDateAndTime(text: string): boolean {
   return DATE.test(text) && TIME.test(text);

@@ -1,0 +1,43 @@
+{
+  "targets": [
+    {
+      "target_name": "axsnap",
+      "sources": [
+        "src-native/napi/addon.cc",
+        "src-native/napi/convert.cc",
+        "src-native/core/names.cc",
+        "src-native/core/png_budget.cc",
+        "src-native/core/snapshot.cc",
+        "src-native/core/walk.cc",
+        "src-native/core/window_choice.cc",
+        "src-native/core/worker.cc",
+        "src-native/fake/fake_backend.cc"
+      ],
+      "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
+      "defines": ["NAPI_VERSION=8", "NODE_ADDON_API_CPP_EXCEPTIONS", "NODE_ADDON_API_DISABLE_DEPRECATED"],
+      "cflags!": ["-fno-exceptions"],
+      "cflags_cc!": ["-fno-exceptions"],
+      "cflags_cc": ["-std=c++17", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+      "conditions": [
+        ["OS=='linux'", {
+          "sources": [
+            "src-native/linux/atspi_backend.cc",
+            "src-native/linux/x11_display.cc",
+            "src-native/linux/linux_backend.cc"
+          ],
+          "defines": ["AXSNAP_LINUX"],
+          "cflags_cc": ["<!@(pkg-config --cflags gio-2.0 x11 xtst xext libpng)"],
+          "libraries": ["<!@(pkg-config --libs gio-2.0 x11 xtst xext libpng)"]
+        }],
+        ["OS=='mac'", {
+          "xcode_settings": {
+            "GCC_ENABLE_CPP_EXCEPTIONS": "YES",
+            "CLANG_CXX_LANGUAGE_STANDARD": "c++17",
+            "MACOSX_DEPLOYMENT_TARGET": "12.3"
+          },
+          "libraries": ["-lpng"]
+        }]
+      ]
+    }
+  ]
+}

@@ -1,0 +1,142 @@
+/**
+ * The live desktop: snapshot() and listApps() over the platform's native
+ * backend. Arguments are validated here, before anything native runs; native
+ * failures become AxsnapError with an agent-facing hint.
+ *
+ * One backend per process, created on first use (connecting is explicit and
+ * never a side effect of importing axsnap).
+ */
+import { AxsnapError, invalidArgument } from "./errors.js";
+import type { RawApp } from "./model.js";
+import { callNative, loadNative, type NativeBackend, type NativeWindow } from "./native.js";
+import {
+  DEFAULT_MAX_DEPTH,
+  DEFAULT_MAX_NODES,
+  normaliseRenderOptions,
+  type RenderOptions,
+} from "./render/index.js";
+import { createSnapshot, type Snapshot } from "./snapshot.js";
+
+export interface SnapshotOptions extends RenderOptions {
+  /** The app: its name (case-insensitive; a unique prefix works) or its pid. */
+  app: string | number;
+  /** Capture the window's pixels (PNG, longest side ≤ 1280 px, ≤ 900 KB). Default true. */
+  screenshot?: boolean;
+  /** Overall deadline for the whole observation. Default 5000 ms. */
+  deadlineMs?: number;
+}
+
+/** What the action layer needs of a live snapshot beyond its public fields. */
+export interface LiveObservation {
+  backend: NativeBackend;
+  window: NativeWindow;
+  windowStep: string;
+}
+
+const live = new WeakMap<Snapshot, LiveObservation>();
+
+export function liveObservation(snapshot: Snapshot): LiveObservation | undefined {
+  return live.get(snapshot);
+}
+
+let shared: { backend: NativeBackend; ready: Promise<void> } | undefined;
+
+/** The process's backend for the real desktop, connected once. */
+export async function desktopBackend(): Promise<NativeBackend> {
+  if (!shared) {
+    const native = loadNative();
+    if (native.platformBackend === null)
+      throw new AxsnapError(
+        "PLATFORM_NOT_SUPPORTED",
+        `axsnap has no desktop backend for ${process.platform} in this build`,
+      );
+    const backend = new native.NativeBackend(native.platformBackend);
+    shared = { backend, ready: callNative(() => backend.connect()) };
+    // A failed connection is not cached: the next call tries again (the bus may have started since).
+    shared.ready.catch(() => {
+      shared = undefined;
+    });
+  }
+  const { backend, ready } = shared;
+  await ready;
+  return backend;
+}
+
+function deadlineOf(value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0 || value > 600_000)
+    throw invalidArgument(
+      `deadlineMs must be a number of milliseconds between 1 and 600000, got ${String(value)}`,
+    );
+  return value;
+}
+
+function appOf(value: unknown): string | number {
+  if (typeof value === "string" && value.trim().length > 0) return value.trim();
+  if (typeof value === "number" && Number.isInteger(value) && value > 0) return value;
+  throw invalidArgument(
+    `app must be an app name or a pid, got ${value === undefined ? "nothing" : JSON.stringify(value)}`,
+    'pass { app: "gtk3-widget-factory" } or { app: 1234 }; listApps() shows what is running',
+  );
+}
+
+/** Observes one window of one app on the live desktop. */
+export async function snapshot(options: SnapshotOptions, backend?: NativeBackend): Promise<Snapshot> {
+  if (options === null || typeof options !== "object")
+    throw invalidArgument("snapshot options must be an object");
+  const app = appOf(options.app);
+  const render = normaliseRenderOptions(options);
+  const deadlineMs = deadlineOf(options.deadlineMs, 5000);
+  if (options.screenshot !== undefined && typeof options.screenshot !== "boolean")
+    throw invalidArgument("screenshot must be true or false");
+  if (render.maxDepth > 512) throw invalidArgument("maxDepth must be at most 512");
+  const startedAt = performance.now();
+  const b = backend ?? (await desktopBackend());
+  const result = await callNative(() =>
+    b.snapshot({
+      app,
+      // The walk reads up to twice the printed limit: about half of a window's elements are elided wrappers.
+      maxNodes: Math.max(render.maxNodes * 2, render.maxNodes + 100),
+      maxDepth: render.maxDepth,
+      deadlineMs,
+      screenshot: options.screenshot ?? true,
+    }),
+  );
+  const handles = result.handles;
+  const releaseHandles = () => b.release(handles);
+  let snap: Snapshot;
+  try {
+    snap = createSnapshot({
+      raw: result.raw,
+      options: render,
+      startedAt,
+      releaseHandles,
+      ...(result.screenshot
+        ? {
+            screenshot: {
+              format: "png" as const,
+              data: result.screenshot.png,
+              pixelWidth: result.screenshot.pixelWidth,
+              pixelHeight: result.screenshot.pixelHeight,
+              scale: result.screenshot.scale,
+              windowOrigin: result.screenshot.windowOrigin,
+            },
+          }
+        : {}),
+    });
+  } catch (e) {
+    await releaseHandles();
+    throw e;
+  }
+  live.set(snap, { backend: b, window: result.window, windowStep: result.windowStep });
+  return snap;
+}
+
+/** The apps the accessibility service knows, with their pids. */
+export async function listApps(options: { deadlineMs?: number } = {}): Promise<RawApp[]> {
+  const deadlineMs = deadlineOf(options?.deadlineMs, 3000);
+  const b = await desktopBackend();
+  return callNative(() => b.listApps(deadlineMs));
+}
+
+export { DEFAULT_MAX_DEPTH, DEFAULT_MAX_NODES };

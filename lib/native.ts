@@ -1,0 +1,177 @@
+/**
+ * The whole native surface, typed in one place (src-native/napi/addon.cc is
+ * its other half). Internal: the public API wraps it, validates every
+ * argument before a call reaches it, and maps its errors into AxsnapError.
+ *
+ * Loading follows node-gyp-build: `prebuilds/<platform>-<arch>/` first, then
+ * the local `build/Release`. AXSNAP_NATIVE_PATH overrides both with the path
+ * of a `.node` file. A failure says what was tried and how to fix it.
+ */
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { AxsnapError, type ErrorCode } from "./errors.js";
+import type { RawApp, RawSnapshot, Rect } from "./model.js";
+
+export interface NativeWindow {
+  element: number;
+  pid: number;
+  title: string;
+  frame: Rect;
+  role: string;
+}
+
+export interface NativeScreenshot {
+  png: Buffer;
+  pixelWidth: number;
+  pixelHeight: number;
+  scale: number;
+  windowOrigin: { x: number; y: number };
+  encodes: number;
+  captureMs: number;
+  encodeMs: number;
+}
+
+export interface NativeSnapshot {
+  raw: RawSnapshot;
+  window: NativeWindow;
+  windowStep: string;
+  handles: number[];
+  screenshot?: NativeScreenshot;
+}
+
+export interface NativeSnapshotRequest {
+  app: string | number;
+  maxNodes: number;
+  maxDepth: number;
+  deadlineMs: number;
+  screenshot: boolean;
+}
+
+export interface NativePointerEvent {
+  kind: "click" | "wheel" | "drag" | "move";
+  x: number;
+  y: number;
+  toX?: number;
+  toY?: number;
+  button?: 1 | 2 | 3;
+  count?: number;
+  dx?: number;
+  dy?: number;
+}
+
+/** One backend instance: its own worker thread, its own handle table. */
+export interface NativeBackend {
+  connect(): Promise<void>;
+  listApps(deadlineMs: number): Promise<RawApp[]>;
+  snapshot(request: NativeSnapshotRequest): Promise<NativeSnapshot>;
+  doAction(handle: number, name: string, deadlineMs: number): Promise<void>;
+  setText(handle: number, text: string, deadlineMs: number): Promise<void>;
+  setNumber(handle: number, value: number, deadlineMs: number): Promise<void>;
+  focus(handle: number, deadlineMs: number): Promise<void>;
+  pointer(window: NativeWindow, event: NativePointerEvent): Promise<void>;
+  keys(window: NativeWindow, combo: string): Promise<void>;
+  typeText(window: NativeWindow, text: string): Promise<void>;
+  release(handles: number[]): Promise<void>;
+  close(): Promise<void>;
+  /** Fake backend only: the actions and input it received. */
+  fakeLog(): string[];
+  /** Fake backend only: how many handles were released. */
+  fakeReleased(): number;
+}
+
+export interface NativeAddon {
+  NativeBackend: new (kind: "linux" | "fake", script?: object) => NativeBackend;
+  /** The backend this build provides for the real desktop, or null. */
+  platformBackend: "linux" | null;
+}
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+let loaded: NativeAddon | undefined;
+
+export function loadNative(): NativeAddon {
+  if (loaded) return loaded;
+  const require = createRequire(import.meta.url);
+  const override = process.env.AXSNAP_NATIVE_PATH;
+  const tried: string[] = [];
+  try {
+    if (override) {
+      tried.push(override);
+      loaded = require(override) as NativeAddon;
+    } else {
+      tried.push(
+        join(root, "prebuilds", `${process.platform}-${process.arch}`),
+        join(root, "build", "Release"),
+      );
+      const load = require("node-gyp-build") as (dir: string) => NativeAddon;
+      loaded = load(root);
+    }
+  } catch (e) {
+    throw new AxsnapError(
+      "PLATFORM_NOT_SUPPORTED",
+      `the axsnap native addon could not be loaded: ${String(e)}`,
+      {
+        hint: `tried ${tried.join(", ")}; build it with "npm run build:native" (needs the packages in scripts/install-deps.sh) or set AXSNAP_NATIVE_PATH to a .node file`,
+        cause: e,
+      },
+    );
+  }
+  return loaded;
+}
+
+const NATIVE_CODES: Record<string, { code: ErrorCode; hint?: string }> = {
+  NO_ACCESSIBILITY_BUS: {
+    code: "ACCESSIBILITY_UNAVAILABLE",
+    hint: "start a D-Bus session bus and the AT-SPI registry (node scripts/desktop.mjs run -- <command> does both), then try again",
+  },
+  APP_NOT_FOUND: { code: "APP_NOT_FOUND" },
+  WINDOW_NOT_FOUND: { code: "WINDOW_NOT_FOUND" },
+  APP_UNRESPONSIVE: { code: "APP_UNRESPONSIVE" },
+  TIMEOUT: { code: "TIMEOUT" },
+  ELEMENT_GONE: {
+    code: "STALE_REF",
+    hint: "the element is gone; take a new snapshot and pick the element again",
+  },
+  ACTION_NOT_SUPPORTED: { code: "ACTION_NOT_SUPPORTED" },
+  ACTION_FAILED: { code: "ACTION_FAILED" },
+  NOT_SETTABLE: { code: "NOT_SETTABLE" },
+  INVALID_ARGUMENT: { code: "INVALID_ARGUMENT" },
+  CAPTURE_FAILED: {
+    code: "ACTION_FAILED",
+    hint: "the window could not be captured; take a snapshot without a screenshot",
+  },
+  INPUT_FAILED: {
+    code: "ACTION_FAILED",
+    hint: "synthetic input could not be delivered to the window; bring it to the front and try again",
+  },
+  INTERNAL: { code: "ACTION_FAILED" },
+};
+
+/**
+ * Turns a native rejection into an AxsnapError. `stack` is captured before
+ * the native call, so the error points at the caller's code, not at the
+ * promise machinery.
+ */
+export function mapNativeError(e: unknown, stack: string | undefined): AxsnapError {
+  if (e instanceof AxsnapError) return e;
+  const nativeCode = (e as { nativeCode?: string } | null)?.nativeCode;
+  const message = e instanceof Error ? e.message : String(e);
+  const mapped = (nativeCode && NATIVE_CODES[nativeCode]) || { code: "ACTION_FAILED" as ErrorCode };
+  const err = new AxsnapError(
+    mapped.code,
+    message,
+    mapped.hint === undefined ? { cause: e } : { hint: mapped.hint, cause: e },
+  );
+  if (stack) err.stack = `${err.name}: ${message}\n${stack.split("\n").slice(1).join("\n")}`;
+  return err;
+}
+
+/** Runs a native call, mapping its failure; the stack is taken here, before the call. */
+export async function callNative<T>(fn: () => Promise<T>): Promise<T> {
+  const stack = new Error().stack;
+  try {
+    return await fn();
+  } catch (e) {
+    throw mapNativeError(e, stack);
+  }
+}

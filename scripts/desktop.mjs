@@ -1,0 +1,789 @@
+#!/usr/bin/env node
+// A headless Linux desktop for axsnap's tests, benchmark and demo: Xvfb, a
+// private session D-Bus (which activates the AT-SPI bus and registry on
+// demand) and a temporary HOME, plus helpers that start apps on it and wait
+// until they are in the accessibility registry. Node standard library only.
+//
+// Library:
+//   import { startDesktop, gtkWidgetFactory, chromium, startApp } from "../scripts/desktop.mjs";
+//   const desktop = await startDesktop();               // { display, env, busAddress, home, stop() }
+//   const app = await gtkWidgetFactory(desktop);        // { pid, busName, readyMs, stop() }
+//   ... run axsnap with desktop.env (or copy it into process.env) ...
+//   await desktop.stop();                               // also stops its apps
+//
+// CLI:
+//   node scripts/desktop.mjs run [--size WxH] [--gtk-widget-factory] [--chromium URL] -- <command...>
+//   node scripts/desktop.mjs demo-app
+//
+// Ownership: every process started here (and everything they start) carries
+// AXSNAP_DESKTOP=<its temp dir> in its environment. stop() kills those and
+// only those, then removes the temp dir. A watchdog does the same if this
+// process dies without running stop() (even on SIGKILL).
+
+import { execFile, spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const MARKER = "AXSNAP_DESKTOP";
+const A11Y_DEST = "org.a11y.atspi.Registry";
+const ROOT_PATH = "/org/a11y/atspi/accessible/root";
+const OUTPUT_TAIL_BYTES = 16 * 1024;
+
+/** Desktops of this process that are not stopped yet (for the exit handler). */
+const live = new Set();
+
+// ---------------------------------------------------------------------------
+// small utilities
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function findExecutable(name) {
+  if (name.includes("/")) return isExecutable(name) ? name : null;
+  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
+    if (!dir) continue;
+    const candidate = path.join(dir, name);
+    if (isExecutable(candidate)) return candidate;
+  }
+  return null;
+}
+
+function isExecutable(file) {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function requireExecutables(names) {
+  const missing = names.filter((n) => !findExecutable(n));
+  if (missing.length > 0) {
+    throw new Error(
+      `desktop: missing ${missing.join(", ")} on PATH; install the test dependencies with scripts/install-deps.sh`,
+    );
+  }
+}
+
+/** Keeps the last `limit` bytes written to a stream, without holding the event loop. */
+function tail(stream, limit = OUTPUT_TAIL_BYTES) {
+  let text = "";
+  if (!stream) return () => text;
+  stream.setEncoding("utf8");
+  stream.on("data", (chunk) => {
+    text += chunk;
+    if (text.length > limit) text = text.slice(text.length - limit);
+  });
+  stream.on("error", () => {});
+  stream.unref?.();
+  return () => text;
+}
+
+/** Runs a command; resolves { code, stdout, stderr } and never rejects. */
+function run(command, args, { env, timeoutMs = 5000 } = {}) {
+  return new Promise((resolve) => {
+    execFile(
+      command,
+      args,
+      { env, timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
+        resolve({ code, stdout: String(stdout), stderr: String(stderr || error?.message || "") });
+      },
+    );
+  });
+}
+
+/** Fields of /proc/<pid>/stat after the command name, or null if the process is gone. */
+function procStat(pid) {
+  let text;
+  try {
+    text = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return null;
+  }
+  const close = text.lastIndexOf(")");
+  const rest = text.slice(close + 2).split(" ");
+  // rest[0] = state (field 3), rest[1] = ppid, rest[2] = pgrp, rest[19] = starttime (field 22)
+  return { state: rest[0], ppid: Number(rest[1]), pgid: Number(rest[2]), start: rest[19] };
+}
+
+/** True while the process exists and is not a zombie. */
+function alive(pid, start) {
+  const st = procStat(pid);
+  if (!st || st.state === "Z" || st.state === "X") return false;
+  return start === undefined || st.start === start;
+}
+
+/** Processes whose environment carries this desktop's marker: [{ pid, start, pgid }]. */
+function markedProcesses(base) {
+  const needle = `\0${MARKER}=${base}\0`;
+  const found = [];
+  let entries;
+  try {
+    entries = fs.readdirSync("/proc");
+  } catch {
+    return found;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    if (pid === process.pid) continue;
+    let environ;
+    try {
+      environ = fs.readFileSync(`/proc/${entry}/environ`, "latin1");
+    } catch {
+      continue;
+    }
+    if (!`\0${environ}`.includes(needle)) continue;
+    const st = procStat(pid);
+    if (st && st.state !== "Z" && st.state !== "X") found.push({ pid, start: st.start, pgid: st.pgid });
+  }
+  return found;
+}
+
+function signal(pid, sig) {
+  try {
+    process.kill(pid, sig);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Signals a process group; the leader's pid names the group. */
+function signalGroup(pgid, sig) {
+  return pgid > 1 ? signal(-pgid, sig) : false;
+}
+
+async function waitUntil(predicate, timeoutMs, intervalMs = 25) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await predicate()) return true;
+    if (Date.now() >= deadline) return false;
+    await sleep(intervalMs);
+  }
+}
+
+/** SIGTERM, wait, SIGKILL what is left; processes: [{ pid, start }]. */
+async function terminate(processes, graceMs = 2000) {
+  const pending = () => processes.filter((p) => alive(p.pid, p.start));
+  for (const p of pending()) signal(p.pid, "SIGTERM");
+  if (await waitUntil(() => pending().length === 0, graceMs)) return;
+  for (const p of pending()) signal(p.pid, "SIGKILL");
+  await waitUntil(() => pending().length === 0, 1000);
+}
+
+// ---------------------------------------------------------------------------
+// dbus-send output parsing
+
+/** The first `string "..."` value of a reply (a variant string included). */
+export function parseString(output) {
+  const m = /^\s*(?:variant\s+)?string "([\s\S]*)"\s*$/m.exec(output);
+  if (m) return m[1];
+  // Values with embedded newlines: from the first `string "` to the last quote.
+  const start = output.indexOf('string "');
+  const end = output.lastIndexOf('"');
+  return start >= 0 && end > start + 7 ? output.slice(start + 8, end) : null;
+}
+
+/** The first integer of a reply (int32, uint32, ...). */
+export function parseInteger(output) {
+  const m = /\b(?:u?int(?:16|32|64)|byte)\s+(-?\d+)/.exec(output);
+  return m ? Number(m[1]) : null;
+}
+
+/** Object references (so) of a reply, in order: [{ bus, path }]. */
+export function parseReferences(output) {
+  const refs = [];
+  const re = /string "([^"\n]*)"\s*\n\s*object path "([^"\n]*)"/g;
+  for (let m = re.exec(output); m; m = re.exec(output)) refs.push({ bus: m[1], path: m[2] });
+  return refs;
+}
+
+function sessionSend(env, args, timeoutMs = 2000) {
+  return run("dbus-send", ["--session", "--print-reply", `--reply-timeout=${timeoutMs}`, ...args], {
+    env,
+    timeoutMs: timeoutMs + 1000,
+  });
+}
+
+function a11ySend(desktop, args, timeoutMs = 1000) {
+  return run(
+    "dbus-send",
+    [`--bus=${desktop.a11yBusAddress}`, "--print-reply", `--reply-timeout=${timeoutMs}`, ...args],
+    { env: desktop.env, timeoutMs: timeoutMs + 1000 },
+  );
+}
+
+async function getA11yProperty(desktop, bus, objectPath, property) {
+  const r = await a11ySend(desktop, [
+    `--dest=${bus}`,
+    objectPath,
+    "org.freedesktop.DBus.Properties.Get",
+    "string:org.a11y.atspi.Accessible",
+    `string:${property}`,
+  ]);
+  return r.code === 0 ? r.stdout : null;
+}
+
+/** The apps registered on the desktop's accessibility bus: [{ bus, path }]. */
+export async function registryChildren(desktop) {
+  const r = await a11ySend(desktop, [
+    `--dest=${A11Y_DEST}`,
+    ROOT_PATH,
+    "org.a11y.atspi.Accessible.GetChildren",
+  ]);
+  if (r.code !== 0) throw new Error(`desktop: GetChildren on the registry failed: ${r.stderr.trim()}`);
+  return parseReferences(r.stdout);
+}
+
+/** { name, childCount, pid } of one registered app (fields null when unreadable). */
+export async function describeApp(desktop, ref) {
+  const [name, count, pid] = await Promise.all([
+    getA11yProperty(desktop, ref.bus, ref.path, "Name"),
+    getA11yProperty(desktop, ref.bus, ref.path, "ChildCount"),
+    a11ySend(desktop, [
+      "--dest=org.freedesktop.DBus",
+      "/org/freedesktop/DBus",
+      "org.freedesktop.DBus.GetConnectionUnixProcessID",
+      `string:${ref.bus}`,
+    ]),
+  ]);
+  return {
+    name: name === null ? null : parseString(name),
+    childCount: count === null ? null : parseInteger(count),
+    pid: pid.code === 0 ? parseInteger(pid.stdout) : null,
+  };
+}
+
+// ---------------------------------------------------------------------------
+// process-wide cleanup
+
+let handlersInstalled = false;
+/** The CLI handles signals itself, gracefully. */
+let signalCleanup = true;
+
+function cleanupAllSync() {
+  for (const desktop of [...live]) desktop._stopSync();
+}
+
+function installHandlers() {
+  if (handlersInstalled) return;
+  handlersInstalled = true;
+  process.on("exit", cleanupAllSync);
+  if (!signalCleanup) return;
+  // Clean up on the usual termination signals, then let them take their
+  // normal course: re-raise unless someone else also handles the signal.
+  for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"]) {
+    const handler = () => {
+      cleanupAllSync();
+      if (process.listenerCount(sig) > 1) return;
+      process.removeListener(sig, handler);
+      process.kill(process.pid, sig);
+    };
+    process.on(sig, handler);
+  }
+}
+
+/**
+ * A detached shell that waits for EOF on a pipe from this process (which
+ * happens however this process ends) and then kills every process carrying
+ * the marker and removes the temp dir. stop() kills it first.
+ */
+function startWatchdog(base) {
+  const script = `
+    read -r _ || true
+    [ -d "$1" ] || exit 0
+    for e in /proc/[0-9]*/environ; do
+      p=\${e#/proc/}; p=\${p%/environ}
+      [ "$p" = "$$" ] && continue
+      if tr '\\0' '\\n' < "$e" 2>/dev/null | grep -qxF "${MARKER}=$1"; then kill -KILL "$p" 2>/dev/null; fi
+    done
+    rm -rf -- "$1"
+  `;
+  const child = spawn("/bin/sh", ["-c", script, "axsnap-desktop-watchdog", base], {
+    stdio: ["pipe", "ignore", "ignore"],
+    detached: true,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+  });
+  child.on("error", () => {});
+  child.stdin.on("error", () => {});
+  child.unref();
+  child.stdin.unref?.();
+  return child;
+}
+
+// ---------------------------------------------------------------------------
+// the desktop
+
+/**
+ * Starts Xvfb, a session bus and the accessibility bus in a fresh temporary
+ * HOME and XDG_RUNTIME_DIR.
+ *
+ * @param {{ width?: number, height?: number }} [options]
+ * @returns {Promise<{
+ *   display: string, env: Record<string,string>, busAddress: string,
+ *   a11yBusAddress: string, home: string, runtimeDir: string, tmpDir: string,
+ *   width: number, height: number, stop: () => Promise<void> }>}
+ */
+export async function startDesktop({ width = 1920, height = 1080 } = {}) {
+  if (process.platform !== "linux") throw new Error("desktop: Linux only");
+  requireExecutables(["Xvfb", "dbus-daemon", "dbus-send"]);
+  installHandlers();
+
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), "axsnap-desktop-"));
+  const home = path.join(base, "home");
+  const runtimeDir = path.join(base, "runtime");
+  for (const dir of [base, home, runtimeDir]) {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    fs.chmodSync(dir, 0o700);
+  }
+
+  const env = { ...process.env };
+  for (const name of [
+    "NO_AT_BRIDGE",
+    "WAYLAND_DISPLAY",
+    "DBUS_SESSION_BUS_ADDRESS",
+    "DBUS_STARTER_ADDRESS",
+    "DBUS_STARTER_BUS_TYPE",
+    "AT_SPI_BUS",
+    "DISPLAY",
+    "XAUTHORITY",
+  ]) {
+    delete env[name];
+  }
+  Object.assign(env, {
+    HOME: home,
+    XDG_RUNTIME_DIR: runtimeDir,
+    GDK_BACKEND: "x11",
+    ACCESSIBILITY_ENABLED: "1",
+    [MARKER]: base,
+  });
+
+  const desktop = {
+    display: "",
+    env,
+    busAddress: "",
+    a11yBusAddress: "",
+    home,
+    runtimeDir,
+    tmpDir: base,
+    width,
+    height,
+    /** @type {Set<{ stop(): Promise<void>, _killSync(): void }>} */
+    apps: new Set(),
+    _xvfb: null,
+    _dbusPid: 0,
+    _watchdog: null,
+    _stopping: null,
+    stop: () => stopDesktop(desktop),
+    _stopSync: () => stopDesktopSync(desktop),
+  };
+  live.add(desktop);
+  desktop._watchdog = startWatchdog(base);
+
+  try {
+    // 1. X server: -displayfd writes the display number once it accepts clients.
+    const xvfb = spawn(
+      "Xvfb",
+      ["-displayfd", "3", "-screen", "0", `${width}x${height}x24`, "-nolisten", "tcp", "-noreset"],
+      { env, detached: true, stdio: ["ignore", "ignore", "pipe", "pipe"] },
+    );
+    desktop._xvfb = xvfb;
+    xvfb.on("error", () => {});
+    const xvfbOutput = tail(xvfb.stderr);
+    xvfb.unref();
+    const displayNumber = await new Promise((resolve, reject) => {
+      let text = "";
+      const fd = xvfb.stdio[3];
+      const done = (error, value) => {
+        clearTimeout(timer);
+        fd.removeAllListeners("data");
+        xvfb.removeListener("exit", onExit);
+        fd.destroy();
+        error ? reject(error) : resolve(value);
+      };
+      const onExit = (code, sig) =>
+        done(new Error(`desktop: Xvfb exited (${sig ?? code}) before it was ready:\n${xvfbOutput()}`));
+      const timer = setTimeout(
+        () => done(new Error(`desktop: Xvfb not ready after 10 s:\n${xvfbOutput()}`)),
+        10_000,
+      );
+      fd.setEncoding("utf8");
+      fd.on("data", (chunk) => {
+        text += chunk;
+        const m = /^(\d+)\n/.exec(text);
+        if (m) done(null, Number(m[1]));
+      });
+      fd.on("error", () => {});
+      xvfb.once("exit", onExit);
+    });
+    desktop.display = `:${displayNumber}`;
+    env.DISPLAY = desktop.display;
+
+    // 2. Session bus. It forks into its own session (so its process group is
+    //    its pid) and activates the accessibility bus launcher on demand; the
+    //    launcher, the accessibility bus and the registry stay in that group.
+    //    The socket lives in XDG_RUNTIME_DIR/bus, where GIO also looks for it.
+    const busSocket = path.join(runtimeDir, "bus");
+    const daemon = await run(
+      "dbus-daemon",
+      ["--session", "--fork", "--print-address=1", "--print-pid=1", `--address=unix:path=${busSocket}`],
+      { env, timeoutMs: 10_000 },
+    );
+    const lines = daemon.stdout.split("\n").filter(Boolean);
+    if (daemon.code !== 0 || lines.length < 2 || !/^\d+$/.test(lines[1])) {
+      throw new Error(
+        `desktop: dbus-daemon failed (${daemon.code}): ${daemon.stderr.trim()}${daemon.stdout}`,
+      );
+    }
+    desktop.busAddress = lines[0];
+    desktop._dbusPid = Number(lines[1]);
+    env.DBUS_SESSION_BUS_ADDRESS = desktop.busAddress;
+
+    // 3. Accessibility bus: activated by the first GetAddress; then enable it
+    //    for toolkits that wait for IsEnabled (Chromium, Qt).
+    let address = null;
+    let lastError = "";
+    const ok = await waitUntil(
+      async () => {
+        const r = await sessionSend(env, ["--dest=org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus.GetAddress"]);
+        if (r.code === 0) address = parseString(r.stdout);
+        else lastError = r.stderr.trim();
+        return Boolean(address);
+      },
+      5000,
+      50,
+    );
+    if (!ok) throw new Error(`desktop: org.a11y.Bus.GetAddress did not answer within 5 s: ${lastError}`);
+    desktop.a11yBusAddress = address;
+    const set = await sessionSend(env, [
+      "--dest=org.a11y.Bus",
+      "/org/a11y/bus",
+      "org.freedesktop.DBus.Properties.Set",
+      "string:org.a11y.Status",
+      "string:IsEnabled",
+      "variant:boolean:true",
+    ]);
+    if (set.code !== 0)
+      throw new Error(`desktop: setting org.a11y.Status.IsEnabled failed: ${set.stderr.trim()}`);
+    return desktop;
+  } catch (error) {
+    await desktop.stop();
+    throw error;
+  }
+}
+
+function stopDesktop(desktop) {
+  desktop._stopping ??= (async () => {
+    await Promise.all([...desktop.apps].map((app) => app.stop()));
+    // The session bus's group holds the accessibility bus launcher, the
+    // accessibility bus and the registry.
+    if (desktop._dbusPid) {
+      const group = markedProcesses(desktop.tmpDir).filter((p) => p.pgid === desktop._dbusPid);
+      signalGroup(desktop._dbusPid, "SIGTERM");
+      await terminate(group);
+    }
+    // Anything else carrying our marker, except the X server (last).
+    const xvfbPid = desktop._xvfb?.pid;
+    await terminate(markedProcesses(desktop.tmpDir).filter((p) => p.pid !== xvfbPid));
+    await terminate(markedProcesses(desktop.tmpDir));
+    const left = markedProcesses(desktop.tmpDir);
+    desktop._watchdog?.kill("SIGKILL");
+    fs.rmSync(desktop.tmpDir, { recursive: true, force: true });
+    live.delete(desktop);
+    if (left.length > 0) {
+      throw new Error(`desktop: processes survived SIGKILL: ${left.map((p) => p.pid).join(", ")}`);
+    }
+  })();
+  return desktop._stopping;
+}
+
+/** Synchronous last resort for process exit: SIGKILL everything we own. */
+function stopDesktopSync(desktop) {
+  for (const app of desktop.apps) app._killSync();
+  if (desktop._dbusPid) signalGroup(desktop._dbusPid, "SIGKILL");
+  if (desktop._xvfb?.pid) signal(desktop._xvfb.pid, "SIGKILL");
+  for (const p of markedProcesses(desktop.tmpDir)) signal(p.pid, "SIGKILL");
+  desktop._watchdog?.kill("SIGKILL");
+  try {
+    fs.rmSync(desktop.tmpDir, { recursive: true, force: true });
+  } catch {}
+  live.delete(desktop);
+}
+
+// ---------------------------------------------------------------------------
+// apps
+
+/**
+ * Starts an app on the desktop and waits until it is in the AT-SPI registry
+ * with at least one child (a window). The registered app must belong to the
+ * spawned process's process group, and, when `name` is given, carry that
+ * accessible name.
+ *
+ * @param {Awaited<ReturnType<typeof startDesktop>>} desktop
+ * @param {string} command
+ * @param {string[]} [args]
+ * @param {{ name?: string, timeoutMs?: number }} [options]
+ * @returns {Promise<{ pid: number, name: string, busName: string, readyMs: number,
+ *   output: () => string, exited: () => boolean, stop: () => Promise<void> }>}
+ */
+export async function startApp(desktop, command, args = [], { name, timeoutMs = 20_000 } = {}) {
+  if (desktop._stopping) throw new Error("desktop: already stopped");
+  requireExecutables([command]);
+  const started = Date.now();
+  const child = spawn(command, args, {
+    env: desktop.env,
+    detached: true, // its own process group, so stop() reaches its helpers too
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const out = tail(child.stdout);
+  const err = tail(child.stderr);
+  const output = () => `${out()}${err()}`;
+  let exit = null;
+  child.on("exit", (code, sig) => {
+    exit = { code, signal: sig };
+  });
+  const spawnError = new Promise((resolve) => child.once("error", resolve));
+  child.unref();
+  if (!child.pid) {
+    throw new Error(`desktop: could not start ${command}: ${(await spawnError)?.message ?? "unknown error"}`);
+  }
+  const pid = child.pid;
+
+  let stopping = null;
+  const app = {
+    pid,
+    name: name ?? "",
+    busName: "",
+    readyMs: 0,
+    output,
+    exited: () => exit !== null,
+    stop: () => {
+      stopping ??= (async () => {
+        const group = markedProcesses(desktop.tmpDir).filter((p) => p.pgid === pid || p.pid === pid);
+        signalGroup(pid, "SIGTERM");
+        await terminate(group, 3000);
+        signalGroup(pid, "SIGKILL");
+        desktop.apps.delete(app);
+      })();
+      return stopping;
+    },
+    _killSync: () => signalGroup(pid, "SIGKILL"),
+  };
+  desktop.apps.add(app);
+
+  const rejected = new Set(); // bus names that are not ours
+  const deadline = started + timeoutMs;
+  let seen = [];
+  try {
+    for (;;) {
+      if (exit) {
+        throw new Error(
+          `desktop: ${command} exited (${exit.signal ?? exit.code}) before it appeared in the accessibility registry:\n${output()}`,
+        );
+      }
+      const refs = (await registryChildren(desktop)).filter((r) => !rejected.has(r.bus));
+      const infos = await Promise.all(
+        refs.map(async (ref) => ({ ref, ...(await describeApp(desktop, ref)) })),
+      );
+      seen = infos.map((i) => `${i.name ?? "?"} (pid ${i.pid ?? "?"}, ${i.childCount ?? "?"} children)`);
+      for (const info of infos) {
+        if (info.pid === null) continue;
+        const st = procStat(info.pid);
+        const ours = info.pid === pid || st?.pgid === pid;
+        if (!ours) {
+          rejected.add(info.ref.bus);
+          continue;
+        }
+        if (name !== undefined && info.name !== name) continue;
+        if ((info.childCount ?? 0) > 0) {
+          app.name = info.name ?? "";
+          app.busName = info.ref.bus;
+          app.readyMs = Date.now() - started;
+          return app;
+        }
+      }
+      if (Date.now() >= deadline) {
+        throw new Error(
+          `desktop: ${command} (pid ${pid}) did not appear in the accessibility registry${
+            name ? ` as "${name}"` : ""
+          } with a window within ${timeoutMs} ms; registered: ${seen.join("; ") || "none"}\n${output()}`,
+        );
+      }
+      await sleep(100);
+    }
+  } catch (error) {
+    await app.stop();
+    throw error;
+  }
+}
+
+/** gtk3-widget-factory (Debian's gtk-3-examples), ready in the registry. */
+export function gtkWidgetFactory(desktop, { timeoutMs } = {}) {
+  return startApp(desktop, "gtk3-widget-factory", [], { name: "gtk3-widget-factory", timeoutMs });
+}
+
+/** Chromium's command-line flags for a headless, accessible, quiet browser. */
+export function chromiumArgs(url, userDataDir) {
+  return [
+    "--no-sandbox",
+    "--test-type",
+    "--disable-gpu",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--password-store=basic",
+    `--user-data-dir=${userDataDir}`,
+    "--ozone-platform=x11",
+    "--force-renderer-accessibility",
+    "--window-size=1280,900",
+    "--window-position=0,0",
+    url,
+  ];
+}
+
+let chromiumCount = 0;
+
+/**
+ * Chromium on `url`, ready in the registry as "Chromium" with its window.
+ * Web content (the document) appears about 1.7–2.8 s after start, possibly
+ * later than the window: wait for it in the test. The profile lives in the
+ * desktop's temp dir unless `userDataDir` is given.
+ */
+export function chromium(desktop, url, { userDataDir, timeoutMs = 30_000 } = {}) {
+  const dir = userDataDir ?? path.join(desktop.tmpDir, `chromium-profile-${++chromiumCount}`);
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return startApp(desktop, "chromium", chromiumArgs(url, dir), { name: "Chromium", timeoutMs });
+}
+
+/** A file:// URL for a path (relative paths resolve against the cwd). */
+export function fileUrl(file) {
+  return new URL(`file://${path.resolve(file)}`).href;
+}
+
+// ---------------------------------------------------------------------------
+// CLI
+
+function shellQuote(value) {
+  return /^[A-Za-z0-9_./:,=@+-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+const USAGE = `usage:
+  node scripts/desktop.mjs run [--size WxH] [--gtk-widget-factory] [--chromium URL] -- <command...>
+      start the headless desktop (and the apps asked for), run the command with
+      its environment, tear everything down, exit with the command's status
+  node scripts/desktop.mjs demo-app [--size WxH]
+      start the desktop with gtk3-widget-factory, print the environment to
+      reach it, stay up until Ctrl-C or SIGTERM`;
+
+function parseOptions(argv) {
+  const options = { width: 1920, height: 1080, gtk: false, chromium: [] };
+  const rest = [...argv];
+  while (rest.length > 0 && rest[0] !== "--") {
+    const arg = rest.shift();
+    if (arg === "--size") {
+      const m = /^(\d+)x(\d+)$/.exec(rest.shift() ?? "");
+      if (!m) throw new Error("--size needs WIDTHxHEIGHT");
+      options.width = Number(m[1]);
+      options.height = Number(m[2]);
+    } else if (arg === "--gtk-widget-factory") {
+      options.gtk = true;
+    } else if (arg === "--chromium") {
+      const url = rest.shift();
+      if (!url) throw new Error("--chromium needs a URL or file");
+      options.chromium.push(/^[a-z]+:/.test(url) ? url : fileUrl(url));
+    } else {
+      throw new Error(`unknown option ${arg}`);
+    }
+  }
+  if (rest[0] === "--") rest.shift();
+  return { options, command: rest };
+}
+
+async function startWithApps(options) {
+  const desktop = await startDesktop({ width: options.width, height: options.height });
+  try {
+    if (options.gtk) {
+      const app = await gtkWidgetFactory(desktop);
+      process.stderr.write(`desktop: gtk3-widget-factory pid ${app.pid} ready in ${app.readyMs} ms\n`);
+    }
+    for (const url of options.chromium) {
+      const app = await chromium(desktop, url);
+      process.stderr.write(`desktop: Chromium pid ${app.pid} ready in ${app.readyMs} ms\n`);
+    }
+  } catch (error) {
+    await desktop.stop();
+    throw error;
+  }
+  return desktop;
+}
+
+function exportLines(desktop) {
+  const names = ["DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "GDK_BACKEND", "ACCESSIBILITY_ENABLED"];
+  return [
+    ...names.map((n) => `export ${n}=${shellQuote(desktop.env[n])}`),
+    "unset NO_AT_BRIDGE WAYLAND_DISPLAY AT_SPI_BUS",
+    `# desktop HOME=${shellQuote(desktop.home)} XDG_RUNTIME_DIR=${shellQuote(desktop.runtimeDir)}`,
+    `# accessibility bus: ${desktop.a11yBusAddress}`,
+  ].join("\n");
+}
+
+async function cli(argv) {
+  signalCleanup = false;
+  const [mode, ...rest] = argv;
+  if (mode === "run") {
+    const { options, command } = parseOptions(rest);
+    if (command.length === 0) throw new Error(`run needs a command after --\n${USAGE}`);
+    const desktop = await startWithApps(options);
+    const child = spawn(command[0], command.slice(1), { env: desktop.env, stdio: "inherit" });
+    let stopping = false;
+    const forward = (sig) => {
+      if (!stopping) child.kill(sig);
+    };
+    for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(sig, () => forward(sig));
+    const status = await new Promise((resolve) => {
+      child.on("error", (error) => {
+        process.stderr.write(`desktop: cannot run ${command[0]}: ${error.message}\n`);
+        resolve(127);
+      });
+      child.on("exit", (code, sig) => resolve(sig ? 128 + (os.constants.signals[sig] ?? 0) : (code ?? 1)));
+    });
+    stopping = true;
+    await desktop.stop();
+    return status;
+  }
+  if (mode === "demo-app") {
+    const { options } = parseOptions(rest);
+    options.gtk = true;
+    const desktop = await startWithApps(options);
+    process.stdout.write(`${exportLines(desktop)}\n`);
+    process.stderr.write("desktop: up; Ctrl-C or SIGTERM tears it down\n");
+    const keepAlive = setInterval(() => {}, 1 << 30);
+    const sig = await new Promise((resolve) => {
+      for (const s of ["SIGINT", "SIGTERM", "SIGHUP"]) process.once(s, () => resolve(s));
+    });
+    clearInterval(keepAlive);
+    await desktop.stop();
+    process.stderr.write(`desktop: stopped (${sig})\n`);
+    return 0;
+  }
+  process.stderr.write(`${USAGE}\n`);
+  return mode === "--help" || mode === "-h" ? 0 : 2;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  cli(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (error) => {
+      process.stderr.write(`${error?.message ?? error}\n`);
+      process.exit(1);
+    },
+  );
+}

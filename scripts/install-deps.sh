@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages axsnap's Linux tests, benchmark and demo need.
+#
+# Idempotent: when every package is already installed it returns at once
+# without touching apt. Runs as root without sudo; uses sudo only when not
+# root and sudo exists. Fails loudly on any error.
+#
+#   scripts/install-deps.sh           install what is missing
+#   scripts/install-deps.sh --check   exit 1 (and list them) if any are missing
+set -euo pipefail
+
+PACKAGES=(
+  # headless desktop: X server, session bus, accessibility bus + registry
+  xvfb
+  dbus
+  at-spi2-core
+  # apps driven by the tests
+  gtk-3-examples
+  chromium
+  fonts-dejavu-core
+  # building the native addon (node-gyp)
+  g++
+  make
+  python3
+  pkg-config
+  libatspi2.0-dev
+  libglib2.0-dev
+  libx11-dev
+  libxtst-dev
+  libxext-dev
+  libpng-dev
+  # benchmark baseline and leak check
+  python3-pyatspi
+  valgrind
+)
+
+die() {
+  echo "install-deps: $*" >&2
+  exit 1
+}
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
+  if [ "$status" != "installed" ]; then
+    missing+=("$pkg")
+  fi
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+  echo "install-deps: all ${#PACKAGES[@]} packages already installed"
+  exit 0
+fi
+
+if [ "${1:-}" = "--check" ]; then
+  echo "install-deps: missing: ${missing[*]}" >&2
+  exit 1
+fi
+
+command -v apt-get >/dev/null 2>&1 || die "apt-get not found; this script supports Debian/Ubuntu only (missing: ${missing[*]})"
+
+SUDO=()
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null 2>&1 || die "not root and no sudo; run as root (missing: ${missing[*]})"
+  SUDO=(sudo)
+fi
+
+echo "install-deps: installing: ${missing[*]}"
+start=$(date +%s)
+
+# Refresh package lists only when they are missing or older than a day.
+lists=/var/lib/apt/lists
+if [ -z "$(find "$lists" -maxdepth 1 -name '*_Packages*' -mtime -1 -print -quit 2>/dev/null)" ]; then
+  echo "install-deps: apt-get update (package lists missing or older than a day)"
+  "${SUDO[@]}" apt-get update || die "apt-get update failed"
+fi
+
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive \
+  apt-get install -y --no-install-recommends "${missing[@]}" ||
+  die "apt-get install failed for: ${missing[*]}"
+
+# Verify: apt can exit 0 and still leave a package unconfigured.
+for pkg in "${missing[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
+  [ "$status" = "installed" ] || die "$pkg is not installed after apt-get install (status: ${status:-none})"
+done
+
+echo "install-deps: done in $(($(date +%s) - start)) s"

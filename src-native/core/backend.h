@@ -1,0 +1,86 @@
+// The backend interface: the primitive operations every platform provides.
+// The core (walk.h, window_choice.h) owns the policies built on top of them.
+//
+// Threading: a backend is used from exactly one native thread (the worker in
+// worker.h), never the JavaScript thread. AT-SPI over D-Bus, Xlib and the AX
+// API are all confined to that thread.
+//
+// Platform differences:
+// - Linux (linux/atspi_backend): elements are AT-SPI objects (bus name +
+//   path) reached over the accessibility bus with GDBus; reads are pipelined,
+//   so ReadNodes/ReadChildren on many elements cost about one round trip.
+// - macOS (mac/, later): one AXUIElementCopyMultipleAttributeValues per
+//   element; the batch is a loop.
+// - fake (fake/): a scripted tree with injected faults, for tests of the core.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "types.h"
+
+namespace axsnap {
+
+using Clock = std::chrono::steady_clock;
+
+// Children of one element, and where they came from.
+struct ChildList {
+  std::vector<ElementId> ids;
+  std::vector<std::string> via;  // parallel to ids; empty string = "children"
+  std::optional<int64_t> total;  // when only some rows were read
+};
+
+struct PointerEvent {
+  enum class Kind { kClick, kWheel, kDrag, kMove } kind = Kind::kClick;
+  double x = 0, y = 0;        // screen points
+  double toX = 0, toY = 0;    // drag end
+  int button = 1;             // 1 left, 2 middle, 3 right
+  int count = 1;              // clicks
+  double dx = 0, dy = 0;      // wheel steps
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual const char* Platform() const = 0;
+
+  // Connect to the platform's accessibility service. Fails with
+  // kNoAccessibilityBus (Linux) or a permission error, never aborts.
+  virtual Error Connect() = 0;
+
+  virtual Error ListApps(std::vector<AppInfo>& out, Clock::time_point deadline) = 0;
+  // The app that has keyboard focus, if the platform can tell.
+  virtual Error FocusedApp(AppInfo& out, bool& found, Clock::time_point deadline) = 0;
+  virtual Error Windows(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point deadline) = 0;
+
+  // Batched reads. out[i] belongs to ids[i]; errs[i] is set for an element
+  // that failed (gone, unresponsive) without failing the batch. The whole
+  // call returns an error only when nothing could be read (bus gone, deadline).
+  virtual Error ReadNodes(const std::vector<ElementId>& ids, std::vector<NodeAttributes>& out,
+                          std::vector<Error>& errs, Clock::time_point deadline) = 0;
+  virtual Error ReadChildren(const std::vector<ElementId>& ids, std::vector<ChildList>& out,
+                             std::vector<Error>& errs, Clock::time_point deadline) = 0;
+
+  // Screen scale (pixels per point) for a window.
+  virtual double Scale(const WindowInfo& window) = 0;
+
+  // Capture the window's pixels as RGBA rows (stride = width*4), clipped to the screen.
+  virtual Error Capture(const WindowInfo& window, std::vector<uint8_t>& rgba, int& width, int& height,
+                        Rect& captured) = 0;
+
+  // Actions.
+  virtual Error DoAction(ElementId id, const std::string& name, Clock::time_point deadline) = 0;
+  virtual Error SetText(ElementId id, const std::string& text, Clock::time_point deadline) = 0;
+  virtual Error SetNumber(ElementId id, double value, Clock::time_point deadline) = 0;
+  virtual Error Focus(ElementId id, Clock::time_point deadline) = 0;
+  // Synthetic input at screen points. `window` is raised and verified on top first.
+  virtual Error Pointer(const WindowInfo& window, const PointerEvent& ev) = 0;
+  virtual Error Keys(const WindowInfo& window, const std::string& combo) = 0;  // "ctrl+shift+t"
+  virtual Error TypeText(const WindowInfo& window, const std::string& text) = 0;
+
+  // Forget handles (a snapshot was released).
+  virtual void Release(const std::vector<ElementId>& ids) = 0;
+};
+
+}  // namespace axsnap

@@ -1,0 +1,35 @@
+#include "types.h"
+
+namespace axsnap {
+
+const char* ErrorCodeName(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kNone: return "NONE";
+    case ErrorCode::kNoAccessibilityBus: return "NO_ACCESSIBILITY_BUS";
+    case ErrorCode::kAppNotFound: return "APP_NOT_FOUND";
+    case ErrorCode::kWindowNotFound: return "WINDOW_NOT_FOUND";
+    case ErrorCode::kAppUnresponsive: return "APP_UNRESPONSIVE";
+    case ErrorCode::kTimeout: return "TIMEOUT";
+    case ErrorCode::kElementGone: return "ELEMENT_GONE";
+    case ErrorCode::kActionNotSupported: return "ACTION_NOT_SUPPORTED";
+    case ErrorCode::kActionFailed: return "ACTION_FAILED";
+    case ErrorCode::kNotSettable: return "NOT_SETTABLE";
+    case ErrorCode::kInvalidArgument: return "INVALID_ARGUMENT";
+    case ErrorCode::kCaptureFailed: return "CAPTURE_FAILED";
+    case ErrorCode::kInputFailed: return "INPUT_FAILED";
+    case ErrorCode::kInternal: return "INTERNAL";
+  }
+  return "INTERNAL";
+}
+
+const char* WalkEndName(WalkEnd end) {
+  switch (end) {
+    case WalkEnd::kComplete: return "complete";
+    case WalkEnd::kNodeLimit: return "node_limit";
+    case WalkEnd::kDepthLimit: return "depth_limit";
+    case WalkEnd::kDeadline: return "deadline";
+  }
+  return "complete";
+}
+
+}  // namespace axsnap

@@ -1,0 +1,266 @@
+// PNG encoding within the screenshot size budget (see png_budget.h).
+//
+// libpng reports errors by longjmp to the setjmp in EncodePng. Nothing with a
+// destructor lives in the frames that a longjmp skips: the write callback
+// catches allocation failures itself and only then calls png_error, and
+// EncodePng creates no C++ objects between its setjmp and the end of the
+// encode.
+#include "png_budget.h"
+
+#include <png.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <csetjmp>
+#include <cstdio>
+#include <cstring>
+
+namespace axsnap {
+namespace {
+
+struct PngSink {
+  std::vector<uint8_t>* out = nullptr;
+  char message[200] = {0};
+};
+
+void OnPngError(png_structp png, png_const_charp msg) {
+  auto* sink = static_cast<PngSink*>(png_get_error_ptr(png));
+  if (sink != nullptr) std::snprintf(sink->message, sizeof sink->message, "%s", msg != nullptr ? msg : "unknown");
+  png_longjmp(png, 1);
+}
+
+void OnPngWarning(png_structp, png_const_charp) {}
+
+void OnPngWrite(png_structp png, png_bytep data, size_t length) {
+  auto* sink = static_cast<PngSink*>(png_get_io_ptr(png));
+  bool failed = false;
+  try {
+    sink->out->insert(sink->out->end(), data, data + length);
+  } catch (...) {
+    failed = true;
+  }
+  // Outside the catch block: png_error longjmps and must not skip a live exception.
+  if (failed) png_error(png, "out of memory while writing PNG");
+}
+
+void OnPngFlush(png_structp) {}
+
+double MsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// For each output index along one axis: the source indices it covers and
+// their coverage weights (normalized to sum to 1). Works for any ratio,
+// including non-integer ones, where edge pixels count partially.
+struct Taps {
+  std::vector<int> first;    // first source index per output index
+  std::vector<int> count;    // number of source indices
+  std::vector<int> offset;   // into weights
+  std::vector<float> weights;
+};
+
+void BuildTaps(int in, int out, Taps& taps) {
+  taps.first.assign(out, 0);
+  taps.count.assign(out, 0);
+  taps.offset.assign(out, 0);
+  taps.weights.clear();
+  const double ratio = static_cast<double>(in) / out;
+  for (int o = 0; o < out; ++o) {
+    const double start = o * ratio;
+    const double end = std::min(static_cast<double>(in), (o + 1) * ratio);
+    int i0 = static_cast<int>(std::floor(start));
+    int i1 = static_cast<int>(std::ceil(end));
+    i0 = std::clamp(i0, 0, in - 1);
+    i1 = std::clamp(i1, i0 + 1, in);
+    taps.first[o] = i0;
+    taps.offset[o] = static_cast<int>(taps.weights.size());
+    double sum = 0;
+    for (int i = i0; i < i1; ++i) {
+      double w = std::min(end, i + 1.0) - std::max(start, static_cast<double>(i));
+      if (w < 0) w = 0;
+      taps.weights.push_back(static_cast<float>(w));
+      sum += w;
+    }
+    const int n = i1 - i0;
+    if (sum <= 0) {  // degenerate: take the nearest pixel
+      for (int k = 0; k < n; ++k) taps.weights[taps.offset[o] + k] = k == 0 ? 1.f : 0.f;
+    } else {
+      for (int k = 0; k < n; ++k) taps.weights[taps.offset[o] + k] = static_cast<float>(taps.weights[taps.offset[o] + k] / sum);
+    }
+    taps.count[o] = n;
+  }
+}
+
+inline uint8_t ToByte(float v) {
+  if (!(v > 0.f)) return 0;
+  if (v >= 255.f) return 255;
+  return static_cast<uint8_t>(v + 0.5f);
+}
+
+void Dims(int width, int height, double scale, int minW, int minH, int& w, int& h) {
+  w = std::max(minW, static_cast<int>(std::lround(width * scale)));
+  h = std::max(minH, static_cast<int>(std::lround(height * scale)));
+  w = std::clamp(w, 1, width);
+  h = std::clamp(h, 1, height);
+}
+
+}  // namespace
+
+Error EncodePng(const uint8_t* rgba, int width, int height, int zlibLevel, std::vector<uint8_t>& png) {
+  png.clear();
+  if (rgba == nullptr || width <= 0 || height <= 0) {
+    return Error{ErrorCode::kInvalidArgument, "EncodePng: empty image"};
+  }
+  const int level = std::clamp(zlibLevel, 0, 9);
+  const size_t stride = static_cast<size_t>(width) * 4;
+
+  PngSink sink;
+  sink.out = &png;
+  png_structp writer = png_create_write_struct(PNG_LIBPNG_VER_STRING, &sink, OnPngError, OnPngWarning);
+  if (writer == nullptr) return Error{ErrorCode::kCaptureFailed, "PNG encode failed: png_create_write_struct"};
+  png_infop info = png_create_info_struct(writer);
+  if (info == nullptr) {
+    png_destroy_write_struct(&writer, nullptr);
+    return Error{ErrorCode::kCaptureFailed, "PNG encode failed: png_create_info_struct"};
+  }
+  // `writer` and `info` are not modified between setjmp and a longjmp, so they
+  // keep their values in the error branch.
+  if (setjmp(png_jmpbuf(writer))) {
+    png_destroy_write_struct(&writer, &info);
+    png.clear();
+    png.shrink_to_fit();
+    return Error{ErrorCode::kCaptureFailed, std::string("PNG encode failed: ") + sink.message};
+  }
+  png_set_write_fn(writer, &sink, OnPngWrite, OnPngFlush);
+  png_set_IHDR(writer, info, static_cast<png_uint_32>(width), static_cast<png_uint_32>(height), 8,
+               PNG_COLOR_TYPE_RGB_ALPHA, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  png_set_compression_level(writer, level);
+  png_write_info(writer, info);
+  for (int y = 0; y < height; ++y) png_write_row(writer, rgba + stride * static_cast<size_t>(y));
+  png_write_end(writer, nullptr);
+  png_destroy_write_struct(&writer, &info);
+  return {};
+}
+
+void Downscale(const uint8_t* rgba, int width, int height, int outW, int outH, std::vector<uint8_t>& out) {
+  out.clear();
+  if (rgba == nullptr || width <= 0 || height <= 0 || outW <= 0 || outH <= 0) return;
+  out.resize(static_cast<size_t>(outW) * outH * 4);
+  if (outW == width && outH == height) {
+    std::memcpy(out.data(), rgba, out.size());
+    return;
+  }
+  Taps cols, rows;
+  BuildTaps(width, outW, cols);
+  BuildTaps(height, outH, rows);
+  const size_t stride = static_cast<size_t>(width) * 4;
+  // Per output row: premultiplied colour sums and alpha sums.
+  std::vector<float> acc(static_cast<size_t>(outW) * 4);
+  for (int oy = 0; oy < outH; ++oy) {
+    std::fill(acc.begin(), acc.end(), 0.f);
+    for (int ky = 0; ky < rows.count[oy]; ++ky) {
+      const float wy = rows.weights[rows.offset[oy] + ky];
+      if (wy <= 0.f) continue;
+      const uint8_t* src = rgba + stride * static_cast<size_t>(rows.first[oy] + ky);
+      float* a = acc.data();
+      for (int ox = 0; ox < outW; ++ox, a += 4) {
+        const uint8_t* p = src + static_cast<size_t>(cols.first[ox]) * 4;
+        const float* wx = &cols.weights[cols.offset[ox]];
+        float r = 0, g = 0, b = 0, al = 0;
+        for (int kx = 0; kx < cols.count[ox]; ++kx, p += 4) {
+          const float wa = wx[kx] * p[3];
+          r += p[0] * wa;
+          g += p[1] * wa;
+          b += p[2] * wa;
+          al += wa;
+        }
+        a[0] += r * wy;
+        a[1] += g * wy;
+        a[2] += b * wy;
+        a[3] += al * wy;
+      }
+    }
+    uint8_t* dst = out.data() + static_cast<size_t>(oy) * outW * 4;
+    const float* a = acc.data();
+    for (int ox = 0; ox < outW; ++ox, a += 4, dst += 4) {
+      if (a[3] > 0.f) {
+        const float inv = 1.f / a[3];
+        dst[0] = ToByte(a[0] * inv);
+        dst[1] = ToByte(a[1] * inv);
+        dst[2] = ToByte(a[2] * inv);
+        dst[3] = ToByte(a[3]);
+      } else {
+        dst[0] = dst[1] = dst[2] = dst[3] = 0;
+      }
+    }
+  }
+}
+
+Error EncodeWithinBudget(const uint8_t* rgba, int width, int height, double pixelsPerPoint,
+                         const BudgetOptions& options, Screenshot& out) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (rgba == nullptr || width <= 0 || height <= 0) {
+    return Error{ErrorCode::kInvalidArgument, "EncodeWithinBudget: empty image"};
+  }
+  if (!(pixelsPerPoint > 0) || !std::isfinite(pixelsPerPoint)) pixelsPerPoint = 1;
+  double minScale = options.minScale;
+  if (!(minScale > 0) || !std::isfinite(minScale)) minScale = 0;
+  minScale = std::min(minScale, 1.0);
+  // Smallest allowed size: never below minScale of the captured pixels.
+  const int minW = std::max(1, static_cast<int>(std::ceil(width * minScale - 1e-6)));
+  const int minH = std::max(1, static_cast<int>(std::ceil(height * minScale - 1e-6)));
+
+  // Step 1: longest side within maxSide (but never below minScale).
+  double scale = 1;
+  const int longest = std::max(width, height);
+  if (options.maxSide > 0 && longest > options.maxSide) scale = static_cast<double>(options.maxSide) / longest;
+  scale = std::max(scale, minScale);
+  int curW = 0, curH = 0;
+  Dims(width, height, scale, minW, minH, curW, curH);
+  if (options.maxSide > 0 && scale > minScale) {  // rounding must not push the longest side over
+    if (curW >= curH && curW > options.maxSide) curW = std::max(minW, options.maxSide);
+    if (curH > curW && curH > options.maxSide) curH = std::max(minH, options.maxSide);
+  }
+
+  constexpr int kMaxEncodes = 4;
+  std::vector<uint8_t> scaled, png;
+  int encodes = 0;
+  for (;;) {
+    const uint8_t* src = rgba;
+    if (curW != width || curH != height) {
+      Downscale(rgba, width, height, curW, curH, scaled);  // always from the original pixels
+      src = scaled.data();
+    }
+    Error err = EncodePng(src, curW, curH, options.zlibLevel, png);
+    if (err) return err;
+    ++encodes;
+    if (options.maxBytes == 0 || png.size() <= options.maxBytes || encodes >= kMaxEncodes) break;
+    // PNG size grows roughly with pixel area: predict the factor that lands
+    // at 90% of the budget, applied to the current size.
+    const double f = std::sqrt(static_cast<double>(options.maxBytes) * 0.9 / static_cast<double>(png.size()));
+    scale = std::max(minScale, scale * f);
+    int nextW = 0, nextH = 0;
+    Dims(width, height, scale, minW, minH, nextW, nextH);
+    if (nextW >= curW && nextH >= curH) {
+      // Rounding kept the size; shrink by a pixel if the floor allows.
+      if (curW > minW) nextW = curW - 1;
+      if (curH > minH) nextH = curH - 1;
+      if (nextW >= curW && nextH >= curH) break;  // at the floor: best effort, over budget
+    }
+    curW = std::min(nextW, curW);
+    curH = std::min(nextH, curH);
+  }
+
+  // Over budget is only possible at the minScale floor or after kMaxEncodes:
+  // the image is returned anyway (callers can compare png.size() to maxBytes).
+  out.png = std::move(png);
+  out.pixelWidth = curW;
+  out.pixelHeight = curH;
+  out.scale = pixelsPerPoint * (static_cast<double>(curW) / width);
+  out.encodes = encodes;
+  out.encodeMs = MsSince(t0);
+  return {};
+}
+
+}  // namespace axsnap

@@ -1,0 +1,42 @@
+// One snapshot, end to end on the worker thread: find the app, choose the
+// window, walk it within the deadline, capture and encode its pixels within
+// the size budget. Platform-neutral: everything goes through Backend.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backend.h"
+#include "png_budget.h"
+#include "types.h"
+
+namespace axsnap {
+
+struct AppQuery {
+  std::string name;  // matched case-insensitively against name and bundle id
+  int64_t pid = 0;   // used when > 0
+};
+
+struct SnapshotRequest {
+  AppQuery app;
+  int64_t maxNodes = 2400;
+  int maxDepth = 64;
+  Clock::time_point deadline;
+  bool screenshot = true;
+  BudgetOptions budget;
+};
+
+struct SnapshotResult {
+  RawSnapshot raw;
+  std::optional<Screenshot> screenshot;
+  std::vector<ElementId> ids;  // every handle the result holds
+  std::string windowStep;      // which step of the window-choice chain chose the window
+};
+
+Error FindApp(Backend& backend, const AppQuery& query, Clock::time_point deadline, AppInfo& out);
+Error ChooseAppWindow(Backend& backend, const AppInfo& app, Clock::time_point deadline, WindowInfo& out,
+                      std::string& step);
+Error TakeSnapshot(Backend& backend, const SnapshotRequest& request, SnapshotResult& out);
+
+}  // namespace axsnap

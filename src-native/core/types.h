@@ -1,0 +1,133 @@
+// Plain C++ mirror of the raw tree model (lib/model.ts) and the error codes the
+// TypeScript layer maps into AxsnapError. No platform headers here: the core,
+// every backend and the N-API layer share these types.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace axsnap {
+
+// The AT-SPI coordinate of a widget that is not on screen.
+constexpr double kHiddenCoordinate = -2147483648.0;
+
+struct Rect {
+  double x = 0, y = 0, w = 0, h = 0;
+};
+
+inline bool Intersects(const Rect& a, const Rect& b) {
+  return a.x < b.x + b.w && a.x + a.w > b.x && a.y < b.y + b.h && a.y + a.h > b.y;
+}
+
+// Stable codes; lib/native.ts maps each to an AxsnapError code.
+enum class ErrorCode {
+  kNone = 0,
+  kNoAccessibilityBus,  // no session bus / a11y bus: PERMISSION_DENIED-like, with a hint
+  kAppNotFound,
+  kWindowNotFound,
+  kAppUnresponsive,     // a call timed out: the app did not answer
+  kTimeout,             // the overall deadline passed
+  kElementGone,         // the element no longer exists
+  kActionNotSupported,
+  kActionFailed,
+  kNotSettable,
+  kInvalidArgument,
+  kCaptureFailed,
+  kInputFailed,
+  kInternal,
+};
+
+const char* ErrorCodeName(ErrorCode code);
+
+struct Error {
+  ErrorCode code = ErrorCode::kNone;
+  std::string message;
+  explicit operator bool() const { return code != ErrorCode::kNone; }
+};
+
+// An element in a backend's handle table. 0 is never a valid id. The same
+// native element always maps to the same id within one backend, which is what
+// the walk's cycle guard compares.
+using ElementId = uint64_t;
+
+using Value = std::variant<std::monostate, std::string, double, bool>;
+
+struct States {
+  std::optional<bool> enabled, focused, focusable, selected, selectable, expanded, minimized, secure, required,
+      readonly, multiline, editable, modal, visible;
+  // true / false / "mixed" (2)
+  std::optional<int> checked;
+};
+
+// What one read of an element returns: every field of RawNode but children.
+struct NodeAttributes {
+  std::string role;
+  std::optional<std::string> subrole, roleDescription, title, description, help, identifier, url, placeholder,
+      selectedText;
+  Value value;
+  std::optional<std::string> valueType;  // "string" | "number" | "boolean"
+  bool settable = false;
+  std::optional<int64_t> charCount;
+  std::optional<std::string> orientation;
+  States states;
+  std::vector<std::string> actions;
+  std::optional<Rect> frame;
+  std::optional<int64_t> rowIndex, rowCount;
+};
+
+struct RawNode {
+  ElementId id = 0;
+  NodeAttributes attrs;
+  std::optional<std::string> via;
+  std::vector<RawNode> children;
+};
+
+struct AppInfo {
+  std::string name;
+  std::string bundleId;  // Linux: the AT-SPI application name
+  int64_t pid = 0;
+  ElementId element = 0;
+};
+
+struct WindowInfo {
+  ElementId element = 0;
+  int64_t pid = 0;  // the owning app's pid: the X11 layer finds the window by it
+  std::string title;
+  Rect frame;
+  bool hasFrame = false;
+  bool active = false;     // has focus / is the active window
+  bool minimized = false;
+  bool visible = true;     // showing on screen
+  std::string role;        // "frame", "dialog", "AXWindow"...
+};
+
+enum class WalkEnd { kComplete, kNodeLimit, kDepthLimit, kDeadline };
+const char* WalkEndName(WalkEnd end);
+
+struct RawSnapshot {
+  std::string platform;  // "linux" | "macos" | "fake"
+  AppInfo app;
+  WindowInfo window;
+  double scale = 1;
+  RawNode root;
+  std::optional<RawNode> menuBar;
+  WalkEnd ended = WalkEnd::kComplete;
+  int64_t nodesObserved = 0;
+  double elapsedMs = 0;
+  std::vector<std::string> notes;
+};
+
+// An encoded screenshot with its coordinate contract.
+struct Screenshot {
+  std::vector<uint8_t> png;
+  int pixelWidth = 0, pixelHeight = 0;
+  double scale = 1;            // pixels per window point after the size budget
+  double originX = 0, originY = 0;  // window origin on screen, points
+  int encodes = 0;             // PNG encodes used to meet the budget
+  double captureMs = 0, encodeMs = 0;
+};
+
+}  // namespace axsnap

@@ -1,0 +1,213 @@
+#include "walk.h"
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace axsnap {
+
+bool IsListRole(const std::string& r) {
+  return r == "AXTable" || r == "AXOutline" || r == "AXList" || r == "AXBrowser" || r == "table" ||
+         r == "tree table" || r == "tree" || r == "list" || r == "list box";
+}
+
+bool IsRowRole(const std::string& r) {
+  return r == "AXRow" || r == "table row" || r == "list item" || r == "tree item";
+}
+
+bool IsClippingRole(const std::string& r) {
+  return r == "AXScrollArea" || r == "scroll pane" || r == "viewport" || IsListRole(r);
+}
+
+bool IsHidden(const NodeAttributes& a) {
+  if (a.states.visible.has_value() && !*a.states.visible) return true;
+  if (a.frame && (a.frame->x == kHiddenCoordinate || a.frame->y == kHiddenCoordinate)) return true;
+  return false;
+}
+
+namespace {
+
+struct Slot {
+  ElementId id = 0;
+  NodeAttributes attrs;
+  std::string via;
+  size_t parent = SIZE_MAX;
+  int depth = 0;
+  std::optional<Rect> clip;  // visible area at this node
+  std::vector<size_t> children;
+  bool dead = false;
+};
+
+std::optional<Rect> IntersectOpt(const std::optional<Rect>& a, const std::optional<Rect>& b) {
+  if (!a) return b;
+  if (!b) return a;
+  Rect r;
+  r.x = std::max(a->x, b->x);
+  r.y = std::max(a->y, b->y);
+  double right = std::min(a->x + a->w, b->x + b->w);
+  double bottom = std::min(a->y + a->h, b->y + b->h);
+  r.w = std::max(0.0, right - r.x);
+  r.h = std::max(0.0, bottom - r.y);
+  return r;
+}
+
+RawNode Build(std::vector<Slot>& slots, size_t i, std::vector<ElementId>& ids) {
+  // Iterative would be safer for depth, but depth is bounded by maxDepth (<= 2048 by validation of options).
+  RawNode node;
+  node.id = slots[i].id;
+  node.attrs = std::move(slots[i].attrs);
+  if (!slots[i].via.empty()) node.via = slots[i].via;
+  ids.push_back(node.id);
+  for (size_t c : slots[i].children) {
+    if (slots[c].dead) continue;
+    node.children.push_back(Build(slots, c, ids));
+  }
+  return node;
+}
+
+}  // namespace
+
+Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const WalkOptions& options, WalkResult& out) {
+  std::vector<Slot> slots;
+  slots.reserve(256);
+  std::unordered_set<ElementId> seen;
+
+  {
+    std::vector<NodeAttributes> attrs;
+    std::vector<Error> errs;
+    Error err = backend.ReadNodes({root}, attrs, errs, options.deadline);
+    if (err) return err;
+    if (errs.size() == 1 && errs[0]) return errs[0];
+    Slot s;
+    s.id = root;
+    s.attrs = std::move(attrs[0]);
+    s.clip = windowFrame ? std::optional<Rect>(*windowFrame) : s.attrs.frame;
+    slots.push_back(std::move(s));
+    seen.insert(root);
+  }
+  out.ended = WalkEnd::kComplete;
+  std::vector<size_t> frontier{0};
+  bool appUnresponsive = false;
+
+  while (!frontier.empty()) {
+    if (Clock::now() >= options.deadline) {
+      out.ended = WalkEnd::kDeadline;
+      break;
+    }
+    std::vector<ElementId> parentIds;
+    parentIds.reserve(frontier.size());
+    for (size_t i : frontier) parentIds.push_back(slots[i].id);
+    std::vector<ChildList> lists;
+    std::vector<Error> errs;
+    Error err = backend.ReadChildren(parentIds, lists, errs, options.deadline);
+    if (err) {
+      if (err.code == ErrorCode::kTimeout || Clock::now() >= options.deadline) out.ended = WalkEnd::kDeadline;
+      else out.notes.push_back(std::string("reading children failed: ") + err.message);
+      if (out.ended == WalkEnd::kComplete) out.ended = WalkEnd::kDeadline;
+      break;
+    }
+
+    // Children beyond the depth limit are not read: their existence cuts the walk.
+    std::vector<size_t> added;
+    bool nodeLimit = false;
+    for (size_t f = 0; f < frontier.size(); f++) {
+      size_t parent = frontier[f];
+      if (f < errs.size() && errs[f]) {
+        if (errs[f].code == ErrorCode::kAppUnresponsive) appUnresponsive = true;
+        continue;
+      }
+      const ChildList& list = lists[f];
+      if (slots[parent].depth + 1 > options.maxDepth) {
+        if (!list.ids.empty()) out.ended = WalkEnd::kDepthLimit;
+        continue;
+      }
+      if (list.total) slots[parent].attrs.rowCount = list.total;
+      for (size_t k = 0; k < list.ids.size(); k++) {
+        ElementId child = list.ids[k];
+        // Cycle guard and de-duplication: an element already in the tree is not added again.
+        if (child == 0 || !seen.insert(child).second) continue;
+        if (static_cast<int64_t>(slots.size()) >= options.maxNodes) {
+          nodeLimit = true;
+          break;
+        }
+        Slot s;
+        s.id = child;
+        s.via = k < list.via.size() ? list.via[k] : std::string();
+        s.parent = parent;
+        s.depth = slots[parent].depth + 1;
+        slots[parent].children.push_back(slots.size());
+        added.push_back(slots.size());
+        slots.push_back(std::move(s));
+      }
+      if (nodeLimit) break;
+    }
+    if (nodeLimit) out.ended = WalkEnd::kNodeLimit;
+    if (added.empty()) break;
+
+    std::vector<ElementId> ids;
+    ids.reserve(added.size());
+    for (size_t i : added) ids.push_back(slots[i].id);
+    std::vector<NodeAttributes> attrs;
+    errs.clear();
+    err = backend.ReadNodes(ids, attrs, errs, options.deadline);
+    if (err) {
+      for (size_t i : added) slots[i].dead = true;
+      out.ended = WalkEnd::kDeadline;
+      break;
+    }
+    for (size_t k = 0; k < added.size(); k++) {
+      Slot& s = slots[added[k]];
+      if (k < errs.size() && errs[k]) {
+        // An element that died or did not answer is dropped, not guessed at.
+        s.dead = true;
+        if (errs[k].code == ErrorCode::kAppUnresponsive) appUnresponsive = true;
+        continue;
+      }
+      s.attrs = std::move(attrs[k]);
+      const Slot& p = slots[s.parent];
+      s.clip = IsClippingRole(p.attrs.role) ? IntersectOpt(p.clip, p.attrs.frame) : p.clip;
+    }
+
+    // The visible-row cut: a list keeps the rows that intersect its visible area, at most maxRows.
+    std::unordered_set<size_t> cutParents;
+    for (size_t i : added) {
+      const Slot& s = slots[i];
+      if (!s.dead && IsRowRole(s.attrs.role) && IsListRole(slots[s.parent].attrs.role)) cutParents.insert(s.parent);
+    }
+    for (size_t parent : cutParents) {
+      Slot& p = slots[parent];
+      std::optional<Rect> clip = IntersectOpt(p.clip, p.attrs.frame);
+      int64_t rows = 0, kept = 0;
+      bool measurable = false;
+      for (size_t c : p.children)
+        if (!slots[c].dead && IsRowRole(slots[c].attrs.role) && slots[c].attrs.frame) measurable = true;
+      for (size_t c : p.children) {
+        Slot& row = slots[c];
+        if (row.dead || !IsRowRole(row.attrs.role)) continue;
+        rows++;
+        bool visible = !measurable || (clip && row.attrs.frame && Intersects(*row.attrs.frame, *clip));
+        if (!visible || kept >= options.maxRows) row.dead = true;
+        else kept++;
+      }
+      if (kept < rows && !p.attrs.rowCount) p.attrs.rowCount = rows;
+    }
+
+    std::vector<size_t> next;
+    for (size_t i : added) {
+      const Slot& s = slots[i];
+      // Hidden elements are kept (the renderer leaves them out) but not descended into.
+      if (!s.dead && !IsHidden(s.attrs)) next.push_back(i);
+    }
+    frontier.swap(next);
+    if (out.ended == WalkEnd::kNodeLimit) break;
+  }
+
+  if (appUnresponsive) out.notes.push_back("some elements did not answer in time and were left out");
+  out.nodesObserved = 0;
+  for (const Slot& s : slots)
+    if (!s.dead) out.nodesObserved++;
+  out.root = Build(slots, 0, out.ids);
+  return {};
+}
+
+}  // namespace axsnap

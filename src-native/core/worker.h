@@ -1,0 +1,34 @@
+// One native thread per backend: every accessibility, X11 and capture call of
+// that backend runs here, in order, never on the JavaScript thread. AT-SPI
+// over GDBus, Xlib and the AX API all want a single owning thread.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+namespace axsnap {
+
+class Worker {
+ public:
+  Worker();
+  ~Worker();  // runs the jobs already posted, then joins
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  void Post(std::function<void()> job);
+  // Stops accepting jobs, finishes those queued, joins. Idempotent.
+  void Stop();
+
+ private:
+  void Run();
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> jobs_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace axsnap

@@ -1,0 +1,223 @@
+#include "fake_backend.h"
+
+#include <algorithm>
+#include <cmath>
+#include <thread>
+
+namespace axsnap {
+
+Error FakeBackend::Connect() {
+  if (script_.noBus) return {ErrorCode::kNoAccessibilityBus, "fake: no accessibility bus"};
+  return {};
+}
+
+void FakeBackend::Record(std::string entry) {
+  std::lock_guard<std::mutex> lock(logMutex_);
+  log_.push_back(std::move(entry));
+}
+
+std::vector<std::string> FakeBackend::Log() {
+  std::lock_guard<std::mutex> lock(logMutex_);
+  return log_;
+}
+
+size_t FakeBackend::ReleasedCount() {
+  std::lock_guard<std::mutex> lock(logMutex_);
+  return released_.size();
+}
+
+FakeElement* FakeBackend::Find(ElementId id) {
+  if (id == 0 || id > script_.elements.size()) return nullptr;
+  return &script_.elements[id - 1];
+}
+
+Error FakeBackend::Touch(FakeElement& e, Clock::time_point deadline) {
+  e.reads++;
+  if (e.fault.dieAfterReads >= 0 && e.reads > e.fault.dieAfterReads)
+    return {ErrorCode::kElementGone, "fake: the element is gone"};
+  if (e.fault.hangMs > 0) {
+    // A hung app: block until it answers or the caller's deadline passes, whichever is first.
+    const Clock::time_point until = Clock::now() + std::chrono::milliseconds(e.fault.hangMs);
+    std::this_thread::sleep_until(std::min(until, deadline));
+    if (Clock::now() >= deadline) return {ErrorCode::kAppUnresponsive, "fake: the app did not answer"};
+  }
+  return {};
+}
+
+Error FakeBackend::ListApps(std::vector<AppInfo>& out, Clock::time_point) {
+  out.clear();
+  for (size_t i = 0; i < script_.apps.size(); i++) {
+    AppInfo info = script_.apps[i].info;
+    info.element = script_.elements.size() + i + 1;
+    out.push_back(info);
+  }
+  return {};
+}
+
+Error FakeBackend::FocusedApp(AppInfo& out, bool& found, Clock::time_point) {
+  found = false;
+  for (size_t i = 0; i < script_.apps.size(); i++) {
+    if (!script_.apps[i].focused) continue;
+    out = script_.apps[i].info;
+    out.element = script_.elements.size() + i + 1;
+    found = true;
+  }
+  return {};
+}
+
+Error FakeBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point) {
+  out.clear();
+  const size_t index = app.element - script_.elements.size() - 1;
+  if (index >= script_.apps.size()) return {ErrorCode::kAppNotFound, "fake: no such app"};
+  for (const FakeWindow& w : script_.apps[index].windows) {
+    WindowInfo info = w.info;
+    info.element = w.root + 1;
+    info.pid = app.pid;
+    out.push_back(info);
+  }
+  return {};
+}
+
+Error FakeBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<NodeAttributes>& out,
+                             std::vector<Error>& errs, Clock::time_point deadline) {
+  out.assign(ids.size(), NodeAttributes{});
+  errs.assign(ids.size(), Error{});
+  for (size_t i = 0; i < ids.size(); i++) {
+    if (Clock::now() >= deadline) {
+      errs[i] = {ErrorCode::kTimeout, "fake: deadline"};
+      continue;
+    }
+    FakeElement* e = Find(ids[i]);
+    if (!e) {
+      errs[i] = {ErrorCode::kElementGone, "fake: unknown element"};
+      continue;
+    }
+    if (Error err = Touch(*e, deadline)) {
+      errs[i] = err;
+      continue;
+    }
+    out[i] = e->attrs;
+    // A failed attribute is absent from the read, the way AXSwift's policy treats a failed slot.
+    const std::string& bad = e->fault.failAttribute;
+    if (bad == "title") out[i].title.reset();
+    else if (bad == "description") out[i].description.reset();
+    else if (bad == "value") out[i].value = std::monostate{};
+    else if (bad == "frame") out[i].frame.reset();
+    else if (bad == "actions") out[i].actions.clear();
+    else if (bad == "role") out[i].role = "unknown";
+  }
+  return {};
+}
+
+Error FakeBackend::ReadChildren(const std::vector<ElementId>& ids, std::vector<ChildList>& out,
+                                std::vector<Error>& errs, Clock::time_point deadline) {
+  out.assign(ids.size(), ChildList{});
+  errs.assign(ids.size(), Error{});
+  for (size_t i = 0; i < ids.size(); i++) {
+    if (Clock::now() >= deadline) {
+      errs[i] = {ErrorCode::kTimeout, "fake: deadline"};
+      continue;
+    }
+    FakeElement* e = Find(ids[i]);
+    if (!e) {
+      errs[i] = {ErrorCode::kElementGone, "fake: unknown element"};
+      continue;
+    }
+    if (Error err = Touch(*e, deadline)) {
+      errs[i] = err;
+      continue;
+    }
+    if (e->fault.childrenError) {
+      errs[i] = {ErrorCode::kActionFailed, "fake: reading children failed"};
+      continue;
+    }
+    for (size_t k = 0; k < e->children.size(); k++) {
+      out[i].ids.push_back(e->children[k] + 1);
+      out[i].via.push_back(k < e->via.size() ? e->via[k] : std::string());
+    }
+  }
+  return {};
+}
+
+Error FakeBackend::Capture(const WindowInfo& window, std::vector<uint8_t>& rgba, int& width, int& height,
+                           Rect& captured) {
+  if (!window.hasFrame || window.frame.w <= 0 || window.frame.h <= 0)
+    return {ErrorCode::kCaptureFailed, "fake: the window has no frame"};
+  width = static_cast<int>(std::lround(window.frame.w * script_.scale));
+  height = static_cast<int>(std::lround(window.frame.h * script_.scale));
+  rgba.resize(static_cast<size_t>(width) * height * 4);
+  // A deterministic pattern with edges, so PNG sizes behave like a real UI.
+  for (int y = 0; y < height; y++)
+    for (int x = 0; x < width; x++) {
+      uint8_t* p = &rgba[(static_cast<size_t>(y) * width + x) * 4];
+      p[0] = static_cast<uint8_t>((x / 16) * 37);
+      p[1] = static_cast<uint8_t>((y / 16) * 53);
+      p[2] = static_cast<uint8_t>(((x ^ y) & 0x20) ? 200 : 40);
+      p[3] = 255;
+    }
+  captured = window.frame;
+  return {};
+}
+
+Error FakeBackend::DoAction(ElementId id, const std::string& name, Clock::time_point deadline) {
+  FakeElement* e = Find(id);
+  if (!e) return {ErrorCode::kElementGone, "fake: unknown element"};
+  if (Error err = Touch(*e, deadline)) return err;
+  if (std::find(e->attrs.actions.begin(), e->attrs.actions.end(), name) == e->attrs.actions.end())
+    return {ErrorCode::kActionNotSupported, "fake: the element has no action " + name};
+  Record("action " + std::to_string(id) + " " + name);
+  return {};
+}
+
+Error FakeBackend::SetText(ElementId id, const std::string& text, Clock::time_point deadline) {
+  FakeElement* e = Find(id);
+  if (!e) return {ErrorCode::kElementGone, "fake: unknown element"};
+  if (Error err = Touch(*e, deadline)) return err;
+  if (!e->attrs.settable) return {ErrorCode::kNotSettable, "fake: not settable"};
+  e->attrs.value = text;
+  Record("setText " + std::to_string(id) + " " + text);
+  return {};
+}
+
+Error FakeBackend::SetNumber(ElementId id, double value, Clock::time_point deadline) {
+  FakeElement* e = Find(id);
+  if (!e) return {ErrorCode::kElementGone, "fake: unknown element"};
+  if (Error err = Touch(*e, deadline)) return err;
+  if (!e->attrs.settable) return {ErrorCode::kNotSettable, "fake: not settable"};
+  e->attrs.value = value;
+  Record("setNumber " + std::to_string(id) + " " + std::to_string(value));
+  return {};
+}
+
+Error FakeBackend::Focus(ElementId id, Clock::time_point deadline) {
+  FakeElement* e = Find(id);
+  if (!e) return {ErrorCode::kElementGone, "fake: unknown element"};
+  if (Error err = Touch(*e, deadline)) return err;
+  Record("focus " + std::to_string(id));
+  return {};
+}
+
+Error FakeBackend::Pointer(const WindowInfo&, const PointerEvent& ev) {
+  static const char* kinds[] = {"click", "wheel", "drag", "move"};
+  Record(std::string("pointer ") + kinds[static_cast<int>(ev.kind)] + " " + std::to_string(std::lround(ev.x)) + "," +
+         std::to_string(std::lround(ev.y)) + " button=" + std::to_string(ev.button) +
+         " count=" + std::to_string(ev.count));
+  return {};
+}
+
+Error FakeBackend::Keys(const WindowInfo&, const std::string& combo) {
+  Record("keys " + combo);
+  return {};
+}
+
+Error FakeBackend::TypeText(const WindowInfo&, const std::string& text) {
+  Record("type " + text);
+  return {};
+}
+
+void FakeBackend::Release(const std::vector<ElementId>& ids) {
+  std::lock_guard<std::mutex> lock(logMutex_);
+  released_.insert(released_.end(), ids.begin(), ids.end());
+}
+
+}  // namespace axsnap

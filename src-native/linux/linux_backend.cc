@@ -1,0 +1,50 @@
+#include "linux_backend.h"
+
+namespace axsnap {
+
+Error LinuxBackend::Display() {
+  if (x11_.IsOpen()) return {};
+  return x11_.Open();
+}
+
+Error LinuxBackend::Front(const WindowInfo& window) {
+  if (Error err = Display()) return err;
+  unsigned long xid = 0;
+  if (Error err = x11_.FindWindow(window.pid, window.frame, xid)) return err;
+  if (xid == 0) return {ErrorCode::kInputFailed, "no X window found for the app's window"};
+  return x11_.RaiseAndVerify(xid, window.frame);
+}
+
+Error LinuxBackend::Capture(const WindowInfo& window, std::vector<uint8_t>& rgba, int& width, int& height,
+                            Rect& captured) {
+  if (!window.hasFrame || window.frame.w <= 0 || window.frame.h <= 0)
+    return {ErrorCode::kCaptureFailed, "the window has no on-screen frame"};
+  // The screen area is read after raising the window, so what is captured is the window itself.
+  if (Error err = Front(window)) {
+    if (err.code != ErrorCode::kInputFailed) return err;
+  }
+  return x11_.CaptureRect(window.frame, rgba, width, height, captured);
+}
+
+Error LinuxBackend::Pointer(const WindowInfo& window, const PointerEvent& ev) {
+  if (Error err = Front(window)) return err;
+  switch (ev.kind) {
+    case PointerEvent::Kind::kClick: return x11_.Click(ev.x, ev.y, ev.button, ev.count);
+    case PointerEvent::Kind::kWheel: return x11_.Wheel(ev.x, ev.y, ev.dx, ev.dy);
+    case PointerEvent::Kind::kDrag: return x11_.Drag(ev.x, ev.y, ev.toX, ev.toY, ev.button);
+    case PointerEvent::Kind::kMove: return x11_.Move(ev.x, ev.y);
+  }
+  return {ErrorCode::kInvalidArgument, "unknown pointer event"};
+}
+
+Error LinuxBackend::Keys(const WindowInfo& window, const std::string& combo) {
+  if (Error err = Front(window)) return err;
+  return x11_.Keys(combo);
+}
+
+Error LinuxBackend::TypeText(const WindowInfo& window, const std::string& text) {
+  if (Error err = Front(window)) return err;
+  return x11_.Type(text);
+}
+
+}  // namespace axsnap

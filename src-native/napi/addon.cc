@@ -1,0 +1,310 @@
+// The N-API surface of axsnap: one class, NativeBackend, whose methods return
+// promises. Each method copies its arguments into plain C++ values on the
+// JavaScript thread (the baton), runs on the backend's worker thread without
+// touching Napi::, and settles its promise back on the JavaScript thread
+// through a thread-safe function. Typed in lib/native.ts; never exported as
+// the public API.
+#include <napi.h>
+
+#include <atomic>
+#include <memory>
+
+#include "../core/snapshot.h"
+#include "../core/worker.h"
+#include "../fake/fake_backend.h"
+#include "convert.h"
+#if defined(AXSNAP_LINUX)
+#include "../linux/linux_backend.h"
+#endif
+
+namespace axsnap {
+namespace {
+
+using Settle = std::function<void(Napi::Env, Napi::Promise::Deferred&)>;
+
+struct Call {
+  Napi::Promise::Deferred deferred;
+  Settle settle;
+};
+
+Napi::Error ToJsError(Napi::Env env, const Error& err) {
+  Napi::Error e = Napi::Error::New(env, err.message);
+  e.Set("nativeCode", ErrorCodeName(err.code));
+  return e;
+}
+
+Clock::time_point DeadlineFrom(const Napi::Value& v) {
+  double ms = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : 5000;
+  return Clock::now() + std::chrono::microseconds(static_cast<int64_t>(ms * 1000));
+}
+
+class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
+ public:
+  static Napi::Function Init(Napi::Env env) {
+    return DefineClass(env, "NativeBackend",
+                       {
+                           InstanceMethod<&NativeBackend::Connect>("connect"),
+                           InstanceMethod<&NativeBackend::ListApps>("listApps"),
+                           InstanceMethod<&NativeBackend::Snapshot>("snapshot"),
+                           InstanceMethod<&NativeBackend::DoAction>("doAction"),
+                           InstanceMethod<&NativeBackend::SetText>("setText"),
+                           InstanceMethod<&NativeBackend::SetNumber>("setNumber"),
+                           InstanceMethod<&NativeBackend::Focus>("focus"),
+                           InstanceMethod<&NativeBackend::Pointer>("pointer"),
+                           InstanceMethod<&NativeBackend::Keys>("keys"),
+                           InstanceMethod<&NativeBackend::TypeText>("typeText"),
+                           InstanceMethod<&NativeBackend::Release>("release"),
+                           InstanceMethod<&NativeBackend::Close>("close"),
+                           InstanceMethod<&NativeBackend::FakeLog>("fakeLog"),
+                           InstanceMethod<&NativeBackend::FakeReleased>("fakeReleased"),
+                       });
+  }
+
+  NativeBackend(const Napi::CallbackInfo& info) : Napi::ObjectWrap<NativeBackend>(info) {
+    Napi::Env env = info.Env();
+    const std::string kind = info[0].IsString() ? info[0].As<Napi::String>().Utf8Value() : "";
+    if (kind == "fake") {
+      if (!info[1].IsObject()) throw Napi::TypeError::New(env, "a fake backend needs a script object");
+      auto fake = std::make_unique<FakeBackend>(FakeScriptFromJs(info[1].As<Napi::Object>()));
+      fake_ = fake.get();
+      backend_ = std::move(fake);
+#if defined(AXSNAP_LINUX)
+    } else if (kind == "linux") {
+      backend_ = std::make_unique<LinuxBackend>();
+#endif
+    } else {
+      throw Napi::Error::New(env, "no backend \"" + kind + "\" on this platform");
+    }
+    tsfn_ = Napi::ThreadSafeFunction::New(env, Napi::Function(), "axsnap", 0, 1);
+    // Idle backends must not keep the process alive; pending calls Ref it.
+    tsfn_.Unref(env);
+    worker_ = std::make_unique<Worker>();
+  }
+
+  ~NativeBackend() override { Shutdown(); }
+
+ private:
+  void Shutdown() {
+    if (closed_) return;
+    closed_ = true;
+    // Jobs already queued still run and settle (the tsfn outlives them), then the thread joins.
+    worker_->Stop();
+    // Destroy the backend on this thread only after the worker has stopped using it.
+    backend_.reset();
+    tsfn_.Release();
+  }
+
+  // Posts `work` to the worker; `work` returns the settle step run on the JS thread.
+  Napi::Value Run(Napi::Env env, std::function<Settle(Backend&)> work) {
+    auto deferred = Napi::Promise::Deferred::New(env);
+    if (closed_) {
+      deferred.Reject(Napi::Error::New(env, "the backend is closed").Value());
+      return deferred.Promise();
+    }
+    auto* call = new Call{deferred, nullptr};
+    if (pending_++ == 0) tsfn_.Ref(env);
+    // The wrapper must outlive its pending calls: their completions run on it.
+    Ref();
+    Backend* backend = backend_.get();
+    Napi::ThreadSafeFunction tsfn = tsfn_;
+    worker_->Post([this, call, backend, work = std::move(work), tsfn]() mutable {
+      call->settle = work(*backend);
+      tsfn.BlockingCall(call, [this](Napi::Env env, Napi::Function, Call* c) {
+        Napi::HandleScope scope(env);
+        try {
+          c->settle(env, c->deferred);
+        } catch (const Napi::Error& e) {
+          c->deferred.Reject(e.Value());
+        }
+        delete c;
+        if (--pending_ == 0 && !closed_) tsfn_.Unref(env);
+        Unref();
+      });
+    });
+    return deferred.Promise();
+  }
+
+  static Settle Fail(const Error& err) {
+    return [err](Napi::Env env, Napi::Promise::Deferred& d) { d.Reject(ToJsError(env, err).Value()); };
+  }
+
+  static Settle Done() {
+    return [](Napi::Env env, Napi::Promise::Deferred& d) { d.Resolve(env.Undefined()); };
+  }
+
+  Napi::Value Connect(const Napi::CallbackInfo& info) {
+    return Run(info.Env(), [](Backend& b) -> Settle {
+      if (Error err = b.Connect()) return Fail(err);
+      return Done();
+    });
+  }
+
+  Napi::Value ListApps(const Napi::CallbackInfo& info) {
+    Clock::time_point deadline = DeadlineFrom(info[0]);
+    return Run(info.Env(), [deadline](Backend& b) -> Settle {
+      auto apps = std::make_shared<std::vector<AppInfo>>();
+      if (Error err = b.ListApps(*apps, deadline)) return Fail(err);
+      return [apps](Napi::Env env, Napi::Promise::Deferred& d) {
+        Napi::Array arr = Napi::Array::New(env, apps->size());
+        for (size_t i = 0; i < apps->size(); i++) arr.Set(i, AppToJs(env, (*apps)[i]));
+        d.Resolve(arr);
+      };
+    });
+  }
+
+  Napi::Value Snapshot(const Napi::CallbackInfo& info) {
+    Napi::Object o = info[0].As<Napi::Object>();
+    SnapshotRequest req;
+    Napi::Value app = o.Get("app");
+    if (app.IsNumber()) req.app.pid = static_cast<int64_t>(app.As<Napi::Number>().DoubleValue());
+    else req.app.name = app.ToString().Utf8Value();
+    req.maxNodes = static_cast<int64_t>(o.Get("maxNodes").As<Napi::Number>().DoubleValue());
+    req.maxDepth = o.Get("maxDepth").As<Napi::Number>().Int32Value();
+    req.deadline = DeadlineFrom(o.Get("deadlineMs"));
+    req.screenshot = o.Get("screenshot").ToBoolean().Value();
+    return Run(info.Env(), [req](Backend& b) -> Settle {
+      auto result = std::make_shared<SnapshotResult>();
+      if (Error err = TakeSnapshot(b, req, *result)) return Fail(err);
+      return [result](Napi::Env env, Napi::Promise::Deferred& d) { d.Resolve(SnapshotToJs(env, *result)); };
+    });
+  }
+
+  Napi::Value DoAction(const Napi::CallbackInfo& info) {
+    ElementId id = static_cast<ElementId>(info[0].As<Napi::Number>().DoubleValue());
+    std::string name = info[1].As<Napi::String>().Utf8Value();
+    Clock::time_point deadline = DeadlineFrom(info[2]);
+    return Run(info.Env(), [=](Backend& b) -> Settle {
+      if (Error err = b.DoAction(id, name, deadline)) return Fail(err);
+      return Done();
+    });
+  }
+
+  Napi::Value SetText(const Napi::CallbackInfo& info) {
+    ElementId id = static_cast<ElementId>(info[0].As<Napi::Number>().DoubleValue());
+    std::string text = info[1].As<Napi::String>().Utf8Value();
+    Clock::time_point deadline = DeadlineFrom(info[2]);
+    return Run(info.Env(), [=](Backend& b) -> Settle {
+      if (Error err = b.SetText(id, text, deadline)) return Fail(err);
+      return Done();
+    });
+  }
+
+  Napi::Value SetNumber(const Napi::CallbackInfo& info) {
+    ElementId id = static_cast<ElementId>(info[0].As<Napi::Number>().DoubleValue());
+    double value = info[1].As<Napi::Number>().DoubleValue();
+    Clock::time_point deadline = DeadlineFrom(info[2]);
+    return Run(info.Env(), [=](Backend& b) -> Settle {
+      if (Error err = b.SetNumber(id, value, deadline)) return Fail(err);
+      return Done();
+    });
+  }
+
+  Napi::Value Focus(const Napi::CallbackInfo& info) {
+    ElementId id = static_cast<ElementId>(info[0].As<Napi::Number>().DoubleValue());
+    Clock::time_point deadline = DeadlineFrom(info[1]);
+    return Run(info.Env(), [=](Backend& b) -> Settle {
+      if (Error err = b.Focus(id, deadline)) return Fail(err);
+      return Done();
+    });
+  }
+
+  Napi::Value Pointer(const Napi::CallbackInfo& info) {
+    WindowInfo window = WindowFromJs(info[0].As<Napi::Object>());
+    Napi::Object e = info[1].As<Napi::Object>();
+    PointerEvent ev;
+    const std::string kind = e.Get("kind").ToString().Utf8Value();
+    ev.kind = kind == "wheel"  ? PointerEvent::Kind::kWheel
+              : kind == "drag" ? PointerEvent::Kind::kDrag
+              : kind == "move" ? PointerEvent::Kind::kMove
+                               : PointerEvent::Kind::kClick;
+    auto num = [&e](const char* k, double dflt) {
+      Napi::Value v = e.Get(k);
+      return v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : dflt;
+    };
+    ev.x = num("x", 0);
+    ev.y = num("y", 0);
+    ev.toX = num("toX", 0);
+    ev.toY = num("toY", 0);
+    ev.button = static_cast<int>(num("button", 1));
+    ev.count = static_cast<int>(num("count", 1));
+    ev.dx = num("dx", 0);
+    ev.dy = num("dy", 0);
+    return Run(info.Env(), [=](Backend& b) -> Settle {
+      if (Error err = b.Pointer(window, ev)) return Fail(err);
+      return Done();
+    });
+  }
+
+  Napi::Value Keys(const Napi::CallbackInfo& info) {
+    WindowInfo window = WindowFromJs(info[0].As<Napi::Object>());
+    std::string combo = info[1].As<Napi::String>().Utf8Value();
+    return Run(info.Env(), [=](Backend& b) -> Settle {
+      if (Error err = b.Keys(window, combo)) return Fail(err);
+      return Done();
+    });
+  }
+
+  Napi::Value TypeText(const Napi::CallbackInfo& info) {
+    WindowInfo window = WindowFromJs(info[0].As<Napi::Object>());
+    std::string text = info[1].As<Napi::String>().Utf8Value();
+    return Run(info.Env(), [=](Backend& b) -> Settle {
+      if (Error err = b.TypeText(window, text)) return Fail(err);
+      return Done();
+    });
+  }
+
+  Napi::Value Release(const Napi::CallbackInfo& info) {
+    std::vector<ElementId> ids;
+    Napi::Array arr = info[0].As<Napi::Array>();
+    for (uint32_t i = 0; i < arr.Length(); i++) ids.push_back(static_cast<ElementId>(arr.Get(i).As<Napi::Number>().DoubleValue()));
+    return Run(info.Env(), [ids](Backend& b) -> Settle {
+      b.Release(ids);
+      return Done();
+    });
+  }
+
+  Napi::Value Close(const Napi::CallbackInfo& info) {
+    Shutdown();
+    auto d = Napi::Promise::Deferred::New(info.Env());
+    d.Resolve(info.Env().Undefined());
+    return d.Promise();
+  }
+
+  Napi::Value FakeLog(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!fake_ || closed_) return Napi::Array::New(env);
+    std::vector<std::string> log = fake_->Log();
+    Napi::Array arr = Napi::Array::New(env, log.size());
+    for (size_t i = 0; i < log.size(); i++) arr.Set(i, log[i]);
+    return arr;
+  }
+
+  Napi::Value FakeReleased(const Napi::CallbackInfo& info) {
+    if (!fake_ || closed_) return Napi::Number::New(info.Env(), 0);
+    return Napi::Number::New(info.Env(), static_cast<double>(fake_->ReleasedCount()));
+  }
+
+  std::unique_ptr<Backend> backend_;
+  FakeBackend* fake_ = nullptr;
+  std::unique_ptr<Worker> worker_;
+  Napi::ThreadSafeFunction tsfn_;
+  std::atomic<int> pending_{0};
+  bool closed_ = false;
+};
+
+class Addon : public Napi::Addon<Addon> {
+ public:
+  Addon(Napi::Env env, Napi::Object exports) {
+    DefineAddon(exports, {InstanceValue("NativeBackend", NativeBackend::Init(env), napi_enumerable)});
+#if defined(AXSNAP_LINUX)
+    exports.Set("platformBackend", "linux");
+#else
+    exports.Set("platformBackend", env.Null());
+#endif
+  }
+};
+
+}  // namespace
+}  // namespace axsnap
+
+NODE_API_ADDON(axsnap::Addon)

@@ -1,0 +1,24 @@
+// Conversions between the core's C++ types and JavaScript values. Runs on the
+// JavaScript thread only. The JavaScript shapes are those of lib/model.ts and
+// lib/native.ts; TypeScript validated every argument before it got here.
+#pragma once
+
+#include <napi.h>
+
+#include "../core/snapshot.h"
+#include "../fake/fake_backend.h"
+
+namespace axsnap {
+
+Napi::Object NodeToJs(Napi::Env env, const RawNode& node);
+Napi::Object SnapshotToJs(Napi::Env env, const SnapshotResult& result);
+Napi::Object AppToJs(Napi::Env env, const AppInfo& app);
+Napi::Object WindowToJs(Napi::Env env, const WindowInfo& window);
+Napi::Object RectToJs(Napi::Env env, const Rect& r);
+
+WindowInfo WindowFromJs(const Napi::Object& o);
+NodeAttributes AttributesFromJs(const Napi::Object& o);
+// Throws a JavaScript TypeError (via Napi::Error) on a malformed script.
+FakeScript FakeScriptFromJs(const Napi::Object& script);
+
+}  // namespace axsnap
