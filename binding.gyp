@@ -1,4 +1,5 @@
 {
+  "variables": { "axsnap_desktop%": "true" },
   "targets": [
     {
       "target_name": "axsnap",
@@ -20,14 +21,18 @@
       "cflags_cc": ["-std=c++17", "-Wall", "-Wextra", "-Wno-unused-parameter"],
       "conditions": [
         ["OS=='linux'", {
+          "cflags_cc": ["<!@(pkg-config --cflags libpng)"],
+          "libraries": ["<!@(pkg-config --libs libpng)"]
+        }],
+        ["OS=='linux' and axsnap_desktop=='true'", {
           "sources": [
             "src-native/linux/atspi_backend.cc",
             "src-native/linux/x11_display.cc",
             "src-native/linux/linux_backend.cc"
           ],
           "defines": ["AXSNAP_LINUX"],
-          "cflags_cc": ["<!@(pkg-config --cflags gio-2.0 x11 xtst xext libpng)"],
-          "libraries": ["<!@(pkg-config --libs gio-2.0 x11 xtst xext libpng)"]
+          "cflags_cc": ["<!@(pkg-config --cflags gio-2.0 x11 xtst xext)"],
+          "libraries": ["<!@(pkg-config --libs gio-2.0 x11 xtst xext)"]
         }],
         ["OS=='mac'", {
           "xcode_settings": {

@@ -494,7 +494,7 @@ describe("limits", () => {
     expect(r.records).toHaveLength(10);
     expect(r.complete).toBe(false);
     expect(r.text.split("\n").at(-1)).toBe(
-      "(Snapshot incomplete: the node limit of 10 was reached and 41 more elements were not printed. Raise maxNodes or maxDepth, or act on what is shown.)",
+      "(Snapshot incomplete: the node limit of 10 was reached; 41 elements were not printed. Raise maxNodes or maxDepth, or act on what is shown.)",
     );
     expect(r.records.every((x) => x.proof.unique === false)).toBe(true);
   });

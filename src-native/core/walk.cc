@@ -142,6 +142,10 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
       if (nodeLimit) break;
     }
     if (nodeLimit) out.ended = WalkEnd::kNodeLimit;
+    if (Clock::now() >= options.deadline) {
+      out.ended = WalkEnd::kDeadline;
+      break;
+    }
     if (added.empty()) break;
 
     std::vector<ElementId> ids;
@@ -192,6 +196,11 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
       if (kept < rows && !p.attrs.rowCount) p.attrs.rowCount = rows;
     }
 
+    // A batch that ran into the deadline left elements unread: the walk is not complete.
+    if (Clock::now() >= options.deadline) {
+      out.ended = WalkEnd::kDeadline;
+      break;
+    }
     std::vector<size_t> next;
     for (size_t i : added) {
       const Slot& s = slots[i];

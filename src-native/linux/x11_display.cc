@@ -370,6 +370,12 @@ struct X11Display::Impl {
 
   void ReleaseShm() {
     DestroyShmImage();
+    ReleaseSegment();
+  }
+
+  // Detaches the segment (the image header, if any, keeps its size but no data).
+  void ReleaseSegment() {
+    if (shmImage != nullptr) shmImage->data = nullptr;
     if (shmAttached) {
       if (Alive()) {
         XShmDetach(dpy, &shm);
@@ -387,7 +393,7 @@ struct X11Display::Impl {
   // processes detach or die.
   bool EnsureShmSegment(size_t bytes, std::string& why) {
     if (shmAttached && shmCapacity >= bytes) return true;
-    ReleaseShm();
+    ReleaseSegment();
     const int id = shmget(IPC_PRIVATE, bytes, IPC_CREAT | 0600);
     if (id < 0) {
       why = std::string("shmget: ") + std::strerror(errno);

@@ -307,4 +307,5 @@ class Addon : public Napi::Addon<Addon> {
 }  // namespace
 }  // namespace axsnap
 
-NODE_API_ADDON(axsnap::Addon)
+using AxsnapAddon = axsnap::Addon;
+NODE_API_ADDON(AxsnapAddon)

@@ -1,5 +1,7 @@
 #include "convert.h"
 
+#include <map>
+
 namespace axsnap {
 
 namespace {
@@ -253,7 +255,10 @@ NodeAttributes AttributesFromJs(const Napi::Object& o) {
 namespace {
 
 // Depth-first, with an explicit stack: a script can be as deep as a test wants.
-size_t AddTree(FakeScript& script, const Napi::Object& rootNode) {
+// A node `{ "ref": "k" }` stands for the element declared with `"key": "k"`
+// elsewhere in the script: that is how a script builds a cycle.
+size_t AddTree(FakeScript& script, const Napi::Object& rootNode, std::map<std::string, size_t>& keys,
+               std::vector<std::pair<size_t, std::string>>& refs) {
   struct Item {
     Napi::Object node;
     size_t parent;
@@ -264,7 +269,12 @@ size_t AddTree(FakeScript& script, const Napi::Object& rootNode) {
   while (!stack.empty()) {
     Item item = stack.back();
     stack.pop_back();
+    if (auto ref = OptString(item.node, "ref")) {
+      if (item.parent != SIZE_MAX) refs.push_back({item.parent, *ref});
+      continue;
+    }
     const size_t index = script.elements.size();
+    if (auto key = OptString(item.node, "key")) keys[*key] = index;
     FakeElement e;
     e.attrs = AttributesFromJs(item.node);
     Napi::Value fault = item.node.Get("fault");
@@ -298,6 +308,8 @@ size_t AddTree(FakeScript& script, const Napi::Object& rootNode) {
 
 FakeScript FakeScriptFromJs(const Napi::Object& o) {
   FakeScript script;
+  std::map<std::string, size_t> keys;
+  std::vector<std::pair<size_t, std::string>> refs;
   script.scale = OptNumber(o, "scale").value_or(1);
   script.noBus = OptBool(o, "noBus").value_or(false);
   Napi::Value apps = o.Get("apps");
@@ -328,11 +340,17 @@ FakeScript FakeScriptFromJs(const Napi::Object& o) {
         Napi::Value root = w.Get("root");
         Napi::Object rootObj = root.IsObject() ? root.As<Napi::Object>() : Napi::Object::New(o.Env());
         if (!root.IsObject()) rootObj.Set("role", fw.info.role);
-        fw.root = AddTree(script, rootObj);
+        fw.root = AddTree(script, rootObj, keys, refs);
         app.windows.push_back(fw);
       }
     }
     script.apps.push_back(std::move(app));
+  }
+  for (const auto& [parent, key] : refs) {
+    auto it = keys.find(key);
+    if (it == keys.end()) throw Napi::TypeError::New(o.Env(), "fake script: unknown ref \"" + key + "\"");
+    script.elements[parent].children.push_back(it->second);
+    script.elements[parent].via.push_back("");
   }
   return script;
 }

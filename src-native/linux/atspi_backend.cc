@@ -1,0 +1,1858 @@
+// AT-SPI over GDBus. See atspi_backend.h for the contract.
+//
+// How a batch works: every D-Bus call of an operation is issued at once with
+// g_dbus_connection_call() (replies may arrive in any order); a call's reply
+// handler may issue follow-up calls (for example the extents of a node once
+// its interfaces are known). The operation then iterates the backend's
+// private GMainContext until no call is outstanding. Each call's timeout is
+// min(per-call timeout, time left to the deadline). The first call to an app
+// that gets no reply marks that app unresponsive for the rest of the batch:
+// its outstanding calls are cancelled and later calls to it are not sent, so
+// a stopped app costs one timeout, not one per call.
+//
+// Reply handlers hold a shared reference to the batch state. If a batch ends
+// with calls still outstanding (only when GDBus fails to report a
+// cancellation in time), their late replies find the state closed and are
+// dropped, so no handler ever touches a finished operation.
+//
+// Bulk cache (org.a11y.atspi.Cache.GetItems): atk-bridge exposes it only
+// after some client has registered an event listener with the registry, and
+// its child lists disagree with GetChildren in places. When enabled, it is
+// used for role/name/description/states/interfaces only; children are always
+// read live. Off by default; see SetUseBulkCache.
+
+#include "atspi_backend.h"
+
+#include <gio/gio.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <functional>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+namespace axsnap {
+namespace {
+
+// ---------------------------------------------------------------------------
+// RAII for GLib objects. "Adopt" takes over a reference the caller owns
+// (a return value marked "transfer full"); "Ref" adds a reference of its own.
+
+struct GObjectUnref {
+  void operator()(gpointer p) const {
+    if (p) g_object_unref(p);
+  }
+};
+template <typename T>
+using GObj = std::unique_ptr<T, GObjectUnref>;
+template <typename T>
+GObj<T> AdoptObject(T* p) {
+  return GObj<T>(p);
+}
+
+struct VariantUnref {
+  void operator()(GVariant* v) const {
+    if (v) g_variant_unref(v);
+  }
+};
+using VariantPtr = std::unique_ptr<GVariant, VariantUnref>;
+VariantPtr AdoptVariant(GVariant* v) { return VariantPtr(v); }
+// For floating variants (g_variant_new): take ownership of the floating ref.
+VariantPtr SinkVariant(GVariant* v) { return VariantPtr(v ? g_variant_ref_sink(v) : nullptr); }
+
+struct GErrorFree {
+  void operator()(GError* e) const {
+    if (e) g_error_free(e);
+  }
+};
+using ErrorPtr = std::unique_ptr<GError, GErrorFree>;
+
+struct GFree {
+  void operator()(gpointer p) const { g_free(p); }
+};
+using CharPtr = std::unique_ptr<gchar, GFree>;
+
+struct ContextUnref {
+  void operator()(GMainContext* c) const {
+    if (c) g_main_context_unref(c);
+  }
+};
+using ContextPtr = std::unique_ptr<GMainContext, ContextUnref>;
+
+struct SourceDestroy {
+  void operator()(GSource* s) const {
+    if (s) {
+      g_source_destroy(s);
+      g_source_unref(s);
+    }
+  }
+};
+using SourcePtr = std::unique_ptr<GSource, SourceDestroy>;
+
+// Makes `ctx` the thread-default context for the scope, so that GDBus
+// dispatches async replies there.
+class ContextScope {
+ public:
+  explicit ContextScope(GMainContext* ctx) : ctx_(ctx) { g_main_context_push_thread_default(ctx_); }
+  ~ContextScope() { g_main_context_pop_thread_default(ctx_); }
+  ContextScope(const ContextScope&) = delete;
+  ContextScope& operator=(const ContextScope&) = delete;
+
+ private:
+  GMainContext* ctx_;
+};
+
+// ---------------------------------------------------------------------------
+// AT-SPI constants (at-spi2-core xml/ and atspi-constants.h).
+
+constexpr char kRegistryBus[] = "org.a11y.atspi.Registry";
+constexpr char kRootPath[] = "/org/a11y/atspi/accessible/root";
+constexpr char kNullPath[] = "/org/a11y/atspi/null";
+constexpr char kCachePath[] = "/org/a11y/atspi/cache";
+constexpr char kRegistryPath[] = "/org/a11y/atspi/registry";
+
+constexpr char kIfAccessible[] = "org.a11y.atspi.Accessible";
+constexpr char kIfAction[] = "org.a11y.atspi.Action";
+constexpr char kIfComponent[] = "org.a11y.atspi.Component";
+constexpr char kIfDocument[] = "org.a11y.atspi.Document";
+constexpr char kIfEditableText[] = "org.a11y.atspi.EditableText";
+constexpr char kIfHyperlink[] = "org.a11y.atspi.Hyperlink";
+constexpr char kIfText[] = "org.a11y.atspi.Text";
+constexpr char kIfValue[] = "org.a11y.atspi.Value";
+constexpr char kIfCache[] = "org.a11y.atspi.Cache";
+constexpr char kIfProperties[] = "org.freedesktop.DBus.Properties";
+
+// Bits for the interfaces an object reports (GetInterfaces).
+enum IfaceBit : uint32_t {
+  kHasAction = 1u << 0,
+  kHasComponent = 1u << 1,
+  kHasDocument = 1u << 2,
+  kHasEditableText = 1u << 3,
+  kHasHyperlink = 1u << 4,
+  kHasText = 1u << 5,
+  kHasValue = 1u << 6,
+};
+
+uint32_t IfaceBitOf(const char* name) {
+  static const std::pair<const char*, uint32_t> kMap[] = {
+      {kIfAction, kHasAction},       {kIfComponent, kHasComponent}, {kIfDocument, kHasDocument},
+      {kIfEditableText, kHasEditableText}, {kIfHyperlink, kHasHyperlink}, {kIfText, kHasText},
+      {kIfValue, kHasValue},
+  };
+  for (const auto& e : kMap)
+    if (std::strcmp(e.first, name) == 0) return e.second;
+  return 0;
+}
+
+uint32_t IfaceBits(GVariant* as) {  // "as"
+  uint32_t bits = 0;
+  GVariantIter it;
+  g_variant_iter_init(&it, as);
+  const gchar* name = nullptr;
+  while (g_variant_iter_next(&it, "&s", &name)) bits |= IfaceBitOf(name);
+  return bits;
+}
+
+// AtspiStateType values.
+enum State : int {
+  kStateActive = 1,
+  kStateChecked = 4,
+  kStateEditable = 7,
+  kStateEnabled = 8,
+  kStateExpandable = 9,
+  kStateExpanded = 10,
+  kStateFocusable = 11,
+  kStateFocused = 12,
+  kStateHorizontal = 14,
+  kStateIconified = 15,
+  kStateModal = 16,
+  kStateMultiLine = 17,
+  kStateSelectable = 22,
+  kStateSelected = 23,
+  kStateShowing = 25,
+  kStateVertical = 29,
+  kStateVisible = 30,
+  kStateIndeterminate = 32,
+  kStateRequired = 33,
+  kStateCheckable = 41,
+  kStateReadOnly = 43,
+};
+
+struct StateSet {
+  uint32_t words[2] = {0, 0};
+  bool Has(int s) const { return s >= 0 && s < 64 && (words[s / 32] & (1u << (s % 32))) != 0; }
+};
+
+StateSet StatesFrom(GVariant* au) {  // "au"
+  StateSet set;
+  gsize n = g_variant_n_children(au);
+  for (gsize i = 0; i < n && i < 2; ++i) {
+    VariantPtr w = AdoptVariant(g_variant_get_child_value(au, i));
+    set.words[i] = g_variant_get_uint32(w.get());
+  }
+  return set;
+}
+
+// AtspiRole values, named as atspi_role_get_name() names them.
+constexpr const char* kRoleNames[] = {
+    "invalid",                // 0
+    "accelerator label",      // 1
+    "alert",                  // 2
+    "animation",              // 3
+    "arrow",                  // 4
+    "calendar",               // 5
+    "canvas",                 // 6
+    "check box",              // 7
+    "check menu item",        // 8
+    "color chooser",          // 9
+    "column header",          // 10
+    "combo box",              // 11
+    "date editor",            // 12
+    "desktop icon",           // 13
+    "desktop frame",          // 14
+    "dial",                   // 15
+    "dialog",                 // 16
+    "directory pane",         // 17
+    "drawing area",           // 18
+    "file chooser",           // 19
+    "filler",                 // 20
+    "focus traversable",      // 21
+    "font chooser",           // 22
+    "frame",                  // 23
+    "glass pane",             // 24
+    "html container",         // 25
+    "icon",                   // 26
+    "image",                  // 27
+    "internal frame",         // 28
+    "label",                  // 29
+    "layered pane",           // 30
+    "list",                   // 31
+    "list item",              // 32
+    "menu",                   // 33
+    "menu bar",               // 34
+    "menu item",              // 35
+    "option pane",            // 36
+    "page tab",               // 37
+    "page tab list",          // 38
+    "panel",                  // 39
+    "password text",          // 40
+    "popup menu",             // 41
+    "progress bar",           // 42
+    "push button",            // 43
+    "radio button",           // 44
+    "radio menu item",        // 45
+    "root pane",              // 46
+    "row header",             // 47
+    "scroll bar",             // 48
+    "scroll pane",            // 49
+    "separator",              // 50
+    "slider",                 // 51
+    "spin button",            // 52
+    "split pane",             // 53
+    "status bar",             // 54
+    "table",                  // 55
+    "table cell",             // 56
+    "table column header",    // 57
+    "table row header",       // 58
+    "tearoff menu item",      // 59
+    "terminal",               // 60
+    "text",                   // 61
+    "toggle button",          // 62
+    "tool bar",               // 63
+    "tool tip",               // 64
+    "tree",                   // 65
+    "tree table",             // 66
+    "unknown",                // 67
+    "viewport",               // 68
+    "window",                 // 69
+    "extended",               // 70
+    "header",                 // 71
+    "footer",                 // 72
+    "paragraph",              // 73
+    "ruler",                  // 74
+    "application",            // 75
+    "autocomplete",           // 76
+    "editbar",                // 77
+    "embedded",               // 78
+    "entry",                  // 79
+    "chart",                  // 80
+    "caption",                // 81
+    "document frame",         // 82
+    "heading",                // 83
+    "page",                   // 84
+    "section",                // 85
+    "redundant object",       // 86
+    "form",                   // 87
+    "link",                   // 88
+    "input method window",    // 89
+    "table row",              // 90
+    "tree item",              // 91
+    "document spreadsheet",   // 92
+    "document presentation",  // 93
+    "document text",          // 94
+    "document web",           // 95
+    "document email",         // 96
+    "comment",                // 97
+    "list box",               // 98
+    "grouping",               // 99
+    "image map",              // 100
+    "notification",           // 101
+    "info bar",               // 102
+    "level bar",              // 103
+    "title bar",              // 104
+    "block quote",            // 105
+    "audio",                  // 106
+    "video",                  // 107
+    "definition",             // 108
+    "article",                // 109
+    "landmark",               // 110
+    "log",                    // 111
+    "marquee",                // 112
+    "math",                   // 113
+    "rating",                 // 114
+    "timer",                  // 115
+    "static",                 // 116
+    "math fraction",          // 117
+    "math root",              // 118
+    "subscript",              // 119
+    "superscript",            // 120
+    "description list",       // 121
+    "description term",       // 122
+    "description value",      // 123
+    "footnote",               // 124
+    "content deletion",       // 125
+    "content insertion",      // 126
+    "mark",                   // 127
+    "suggestion",             // 128
+    "push button menu",       // 129
+};
+constexpr uint32_t kRoleCount = sizeof(kRoleNames) / sizeof(kRoleNames[0]);
+static_assert(kRoleCount == 130, "AtspiRole table out of step with atspi-constants.h (ATSPI_ROLE_COUNT)");
+
+enum Role : uint32_t {
+  kRoleAlert = 2,
+  kRoleCheckBox = 7,
+  kRoleCheckMenuItem = 8,
+  kRoleColorChooser = 9,
+  kRoleDialog = 16,
+  kRoleFileChooser = 19,
+  kRoleFontChooser = 22,
+  kRoleFrame = 23,
+  kRolePasswordText = 40,
+  kRoleRadioButton = 44,
+  kRoleRadioMenuItem = 45,
+  kRoleToggleButton = 62,
+  kRoleWindow = 69,
+  kRoleLink = 88,
+};
+
+std::string RoleName(uint32_t role) {
+  if (role < kRoleCount) return kRoleNames[role];
+  return "unknown";
+}
+
+bool IsWindowRole(uint32_t role) {
+  switch (role) {
+    case kRoleFrame:
+    case kRoleWindow:
+    case kRoleDialog:
+    case kRoleAlert:
+    case kRoleFileChooser:
+    case kRoleColorChooser:
+    case kRoleFontChooser:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsCheckableRole(uint32_t role) {
+  return role == kRoleCheckBox || role == kRoleCheckMenuItem || role == kRoleRadioButton ||
+         role == kRoleRadioMenuItem || role == kRoleToggleButton;
+}
+
+constexpr int64_t kMaxTextChars = 10000;
+constexpr size_t kMaxInFlight = 4096;  // outstanding calls per batch; the rest queue
+
+constexpr char kNoSessionBus[] =
+    "no D-Bus session bus: start one (dbus-daemon --session) and export DBUS_SESSION_BUS_ADDRESS";
+
+Error MakeError(ErrorCode code, std::string message) { return Error{code, std::move(message)}; }
+
+std::string Lower(const std::string& s) {
+  CharPtr folded(g_utf8_casefold(s.c_str(), static_cast<gssize>(s.size())));
+  return folded ? std::string(folded.get()) : s;
+}
+
+// ---------------------------------------------------------------------------
+// Outcome of one call.
+
+enum class Outcome {
+  kOk,
+  kNoReply,    // the app did not answer in time (or an earlier call to it did not)
+  kGone,       // object or app no longer exists
+  kFailed,     // the call was answered with an error (unknown method/property, bad args)
+  kDeadline,   // the operation's deadline passed first
+  kBusClosed,  // the accessibility bus connection is gone
+};
+
+struct Reply {
+  Outcome outcome = Outcome::kOk;
+  GVariant* value = nullptr;  // borrowed; valid during the handler
+  std::string message;        // for errors
+};
+
+using ReplyFn = std::function<void(const Reply&)>;
+
+Outcome ClassifyError(const GError* e) {
+  if (!e) return Outcome::kFailed;
+  if (g_error_matches(e, G_IO_ERROR, G_IO_ERROR_TIMED_OUT) ||
+      g_error_matches(e, G_DBUS_ERROR, G_DBUS_ERROR_NO_REPLY) ||
+      g_error_matches(e, G_DBUS_ERROR, G_DBUS_ERROR_TIMEOUT) ||
+      g_error_matches(e, G_DBUS_ERROR, G_DBUS_ERROR_TIMED_OUT))
+    return Outcome::kNoReply;
+  if (g_error_matches(e, G_IO_ERROR, G_IO_ERROR_CLOSED) ||
+      g_error_matches(e, G_DBUS_ERROR, G_DBUS_ERROR_DISCONNECTED))
+    return Outcome::kBusClosed;
+  if (g_error_matches(e, G_DBUS_ERROR, G_DBUS_ERROR_SERVICE_UNKNOWN) ||
+      g_error_matches(e, G_DBUS_ERROR, G_DBUS_ERROR_NAME_HAS_NO_OWNER) ||
+      g_error_matches(e, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_OBJECT))
+    return Outcome::kGone;
+  if (g_dbus_error_is_remote_error(e)) {
+    CharPtr remote(g_dbus_error_get_remote_error(e));
+    if (remote && (std::strcmp(remote.get(), "org.freedesktop.DBus.Error.UnknownObject") == 0 ||
+                   std::strcmp(remote.get(), "org.freedesktop.DBus.Error.ServiceUnknown") == 0 ||
+                   std::strcmp(remote.get(), "org.freedesktop.DBus.Error.NameHasNoOwner") == 0))
+      return Outcome::kGone;
+  }
+  return Outcome::kFailed;
+}
+
+int TimeoutMs(Clock::time_point deadline, std::chrono::milliseconds perCall) {
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+  if (left <= 0) return 0;
+  return static_cast<int>(std::min<int64_t>(left, perCall.count()));
+}
+
+// Unwraps "(v)" -> the inner value (a new reference), or null.
+VariantPtr UnwrapV(GVariant* reply) {
+  if (!reply || !g_variant_is_of_type(reply, G_VARIANT_TYPE("(v)"))) return nullptr;
+  VariantPtr boxed = AdoptVariant(g_variant_get_child_value(reply, 0));
+  return AdoptVariant(g_variant_get_variant(boxed.get()));
+}
+
+bool VariantToDouble(GVariant* v, double& out) {
+  if (!v) return false;
+  if (g_variant_is_of_type(v, G_VARIANT_TYPE_DOUBLE)) out = g_variant_get_double(v);
+  else if (g_variant_is_of_type(v, G_VARIANT_TYPE_INT32)) out = g_variant_get_int32(v);
+  else if (g_variant_is_of_type(v, G_VARIANT_TYPE_UINT32)) out = g_variant_get_uint32(v);
+  else if (g_variant_is_of_type(v, G_VARIANT_TYPE_INT64)) out = static_cast<double>(g_variant_get_int64(v));
+  else return false;
+  return true;
+}
+
+bool VariantToInt(GVariant* v, int64_t& out) {
+  if (!v) return false;
+  if (g_variant_is_of_type(v, G_VARIANT_TYPE_INT32)) out = g_variant_get_int32(v);
+  else if (g_variant_is_of_type(v, G_VARIANT_TYPE_UINT32)) out = g_variant_get_uint32(v);
+  else if (g_variant_is_of_type(v, G_VARIANT_TYPE_INT64)) out = g_variant_get_int64(v);
+  else return false;
+  return true;
+}
+
+// Looks a string up in an a{sv}; false when absent or not a string.
+bool DictString(GVariant* dict, const char* key, std::string& out) {
+  VariantPtr v = AdoptVariant(g_variant_lookup_value(dict, key, G_VARIANT_TYPE_STRING));
+  if (!v) return false;
+  out = g_variant_get_string(v.get(), nullptr);
+  return true;
+}
+
+// Looks a string up in an a{ss}.
+bool AttrString(GVariant* attrs, const char* key, std::string& out) {
+  if (!attrs || !g_variant_is_of_type(attrs, G_VARIANT_TYPE("a{ss}"))) return false;
+  const gchar* s = nullptr;
+  if (!g_variant_lookup(attrs, key, "&s", &s)) return false;
+  out = s;
+  return true;
+}
+
+Error OutcomeError(Outcome o, const std::string& busName, const std::string& message, int timeoutMs) {
+  switch (o) {
+    case Outcome::kOk:
+      return {};
+    case Outcome::kNoReply:
+      return MakeError(ErrorCode::kAppUnresponsive, "application " + busName + " did not answer within " +
+                                                        std::to_string(timeoutMs) + " ms");
+    case Outcome::kGone:
+      return MakeError(ErrorCode::kElementGone, "the element no longer exists (" + message + ")");
+    case Outcome::kDeadline:
+      return MakeError(ErrorCode::kTimeout, "the deadline passed before " + busName + " answered");
+    case Outcome::kBusClosed:
+      return MakeError(ErrorCode::kNoAccessibilityBus, "the accessibility bus connection was closed: " + message);
+    case Outcome::kFailed:
+      break;
+  }
+  return MakeError(ErrorCode::kInternal, message);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+
+struct ObjRef {
+  std::string bus, path;
+};
+
+struct CacheItem {
+  uint32_t role = 0;
+  std::string name, description;
+  StateSet states;
+  uint32_t ifaces = 0;
+};
+
+struct AtspiBackend::Impl {
+  ContextPtr ctx{g_main_context_new()};
+  GObj<GDBusConnection> bus;
+  std::chrono::milliseconds callTimeout{800};
+
+  // Handle table.
+  std::unordered_map<std::string, ElementId> idByKey;  // bus + '\n' + path
+  std::unordered_map<ElementId, ObjRef> refById;
+  ElementId nextId = 1;
+
+  // Bulk cache.
+  bool useBulk = false;
+  bool registeredForCache = false;
+  std::unordered_set<std::string> bulkUnsupported;  // apps without GetItems
+  struct BulkSnapshot {
+    Clock::time_point taken;
+    std::unordered_map<std::string, CacheItem> items;  // by path
+  };
+  std::unordered_map<std::string, BulkSnapshot> bulk;  // by app bus name
+  std::chrono::milliseconds bulkMaxAge{300};
+
+  ~Impl() { Disconnect(); }
+
+  void Disconnect() {
+    if (bus) {
+      g_dbus_connection_close_sync(bus.get(), nullptr, nullptr);
+      bus.reset();
+    }
+    Drain();
+  }
+
+  // Runs whatever is already queued on the private context (late replies of
+  // abandoned calls) so their resources are released.
+  void Drain() {
+    if (!ctx) return;
+    for (int i = 0; i < 1000 && g_main_context_iteration(ctx.get(), FALSE); ++i) {
+    }
+  }
+
+  ElementId Intern(const std::string& busName, const std::string& path) {
+    std::string key = busName;
+    key.push_back('\n');
+    key += path;
+    auto it = idByKey.find(key);
+    if (it != idByKey.end()) return it->second;
+    ElementId id = nextId++;
+    idByKey.emplace(std::move(key), id);
+    refById.emplace(id, ObjRef{busName, path});
+    return id;
+  }
+
+  const ObjRef* Lookup(ElementId id) const {
+    auto it = refById.find(id);
+    return it == refById.end() ? nullptr : &it->second;
+  }
+
+  Error CheckConnected() const {
+    if (!bus) return MakeError(ErrorCode::kNoAccessibilityBus, "not connected to the accessibility bus: call Connect()");
+    if (g_dbus_connection_is_closed(bus.get()))
+      return MakeError(ErrorCode::kNoAccessibilityBus, "the accessibility bus connection was closed; reconnect");
+    return {};
+  }
+
+  // Blocking call for single operations (actions, setup). Does not use the
+  // private context.
+  VariantPtr CallSync(const std::string& busName, const std::string& path, const char* iface, const char* method,
+                      GVariant* params, const char* replyType, Clock::time_point deadline, Outcome& outcome,
+                      std::string& message) {
+    VariantPtr owned = SinkVariant(params);
+    int timeout = TimeoutMs(deadline, callTimeout);
+    if (timeout <= 0) {
+      outcome = Outcome::kDeadline;
+      message = "the deadline passed";
+      return nullptr;
+    }
+    GError* raw = nullptr;
+    GVariant* r = g_dbus_connection_call_sync(bus.get(), busName.c_str(), path.c_str(), iface, method, owned.get(),
+                                              replyType ? G_VARIANT_TYPE(replyType) : nullptr,
+                                              G_DBUS_CALL_FLAGS_NO_AUTO_START, timeout, nullptr, &raw);
+    ErrorPtr err(raw);
+    if (r) {
+      outcome = Outcome::kOk;
+      return AdoptVariant(r);
+    }
+    outcome = ClassifyError(err.get());
+    if (outcome == Outcome::kNoReply && Clock::now() >= deadline) outcome = Outcome::kDeadline;
+    message = err ? err->message : "unknown error";
+    return nullptr;
+  }
+
+  // The interface bits of one element (blocking).
+  bool InterfacesOf(const ObjRef& ref, Clock::time_point deadline, uint32_t& bits, Error& err) {
+    Outcome o;
+    std::string msg;
+    VariantPtr r = CallSync(ref.bus, ref.path, kIfAccessible, "GetInterfaces", nullptr, "(as)", deadline, o, msg);
+    if (o != Outcome::kOk) {
+      err = o == Outcome::kFailed ? MakeError(ErrorCode::kElementGone, "not an accessible object: " + msg)
+                                  : OutcomeError(o, ref.bus, msg, static_cast<int>(callTimeout.count()));
+      return false;
+    }
+    VariantPtr as = AdoptVariant(g_variant_get_child_value(r.get(), 0));
+    bits = IfaceBits(as.get());
+    return true;
+  }
+};
+
+namespace {
+
+// ---------------------------------------------------------------------------
+// A batch of pipelined calls.
+
+struct BatchState;
+
+struct CallCtx {
+  std::shared_ptr<BatchState> state;
+  std::string bus;
+  ReplyFn fn;
+};
+
+struct Queued {
+  std::string bus, path;
+  const char* iface;
+  const char* method;
+  VariantPtr params;
+  const char* replyType;
+  ReplyFn fn;
+};
+
+struct BatchState {
+  GDBusConnection* conn = nullptr;  // borrowed from Impl for the batch's life
+  Clock::time_point deadline;
+  std::chrono::milliseconds perCall{800};
+  bool closed = false;
+  bool deadlinePassed = false;
+  bool abandon = false;
+  size_t inflight = 0;
+  std::unordered_map<std::string, GObj<GCancellable>> cancellables;  // per app bus name
+  std::unordered_set<std::string> dead;                               // apps that did not answer
+  std::deque<Queued> queue;                                           // over kMaxInFlight
+  std::deque<std::pair<ReplyFn, Reply>> deferred;                     // failures decided locally
+  bool busClosed = false;
+  int64_t callsIssued = 0;
+
+  GCancellable* CancellableFor(const std::string& busName) {
+    auto& c = cancellables[busName];
+    if (!c) c = AdoptObject(g_cancellable_new());
+    return c.get();
+  }
+
+  void MarkDead(const std::string& busName) {
+    if (!dead.insert(busName).second) return;
+    auto it = cancellables.find(busName);
+    if (it != cancellables.end()) g_cancellable_cancel(it->second.get());
+  }
+
+  void CancelAll() {
+    for (auto& e : cancellables) g_cancellable_cancel(e.second.get());
+  }
+};
+
+void OnCallDone(GObject* source, GAsyncResult* res, gpointer data);
+
+void Issue(const std::shared_ptr<BatchState>& st, Queued q) {
+  Reply fail;
+  if (st->busClosed) {
+    fail.outcome = Outcome::kBusClosed;
+    fail.message = "the accessibility bus connection was closed";
+  } else if (st->dead.count(q.bus)) {
+    fail.outcome = Outcome::kNoReply;
+    fail.message = "an earlier call to " + q.bus + " got no reply";
+  } else if (st->deadlinePassed) {
+    fail.outcome = Outcome::kDeadline;
+    fail.message = "the deadline passed";
+  }
+  int timeout = 0;
+  if (fail.outcome == Outcome::kOk) {
+    timeout = TimeoutMs(st->deadline, st->perCall);
+    if (timeout <= 0) {
+      fail.outcome = Outcome::kDeadline;
+      fail.message = "the deadline passed";
+    }
+  }
+  if (fail.outcome != Outcome::kOk) {
+    st->deferred.emplace_back(std::move(q.fn), std::move(fail));
+    return;
+  }
+  if (st->inflight >= kMaxInFlight) {
+    st->queue.push_back(std::move(q));
+    return;
+  }
+  auto* ctx = new CallCtx{st, q.bus, std::move(q.fn)};
+  ++st->inflight;
+  ++st->callsIssued;
+  g_dbus_connection_call(st->conn, q.bus.c_str(), q.path.c_str(), q.iface, q.method, q.params.get(),
+                         q.replyType ? G_VARIANT_TYPE(q.replyType) : nullptr, G_DBUS_CALL_FLAGS_NO_AUTO_START,
+                         timeout, st->CancellableFor(q.bus), OnCallDone, ctx);
+}
+
+void PumpQueue(const std::shared_ptr<BatchState>& st) {
+  while (!st->queue.empty() && st->inflight < kMaxInFlight) {
+    Queued q = std::move(st->queue.front());
+    st->queue.pop_front();
+    Issue(st, std::move(q));
+  }
+}
+
+void OnCallDone(GObject* source, GAsyncResult* res, gpointer data) {
+  std::unique_ptr<CallCtx> ctx(static_cast<CallCtx*>(data));
+  GError* raw = nullptr;
+  VariantPtr value = AdoptVariant(g_dbus_connection_call_finish(G_DBUS_CONNECTION(source), res, &raw));
+  ErrorPtr err(raw);
+  BatchState& st = *ctx->state;
+  --st.inflight;
+  if (st.closed) return;
+  Reply r;
+  if (value) {
+    r.outcome = Outcome::kOk;
+    r.value = value.get();
+  } else if (g_error_matches(err.get(), G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
+    if (st.dead.count(ctx->bus)) {
+      r.outcome = Outcome::kNoReply;
+      r.message = "an earlier call to " + ctx->bus + " got no reply";
+    } else {
+      r.outcome = Outcome::kDeadline;
+      r.message = "the deadline passed";
+    }
+  } else {
+    r.outcome = ClassifyError(err.get());
+    r.message = err ? err->message : "unknown error";
+    if (r.outcome == Outcome::kNoReply) {
+      // A timeout cut short by the deadline is the deadline's doing.
+      if (st.deadlinePassed || Clock::now() + std::chrono::milliseconds(2) >= st.deadline) {
+        r.outcome = Outcome::kDeadline;
+      } else {
+        st.MarkDead(ctx->bus);
+      }
+    } else if (r.outcome == Outcome::kBusClosed) {
+      st.busClosed = true;
+      st.CancelAll();
+    }
+  }
+  ctx->fn(r);
+  PumpQueue(ctx->state);
+}
+
+class Batch {
+ public:
+  Batch(GMainContext* ctx, GDBusConnection* conn, std::chrono::milliseconds perCall, Clock::time_point deadline)
+      : ctx_(ctx), st_(std::make_shared<BatchState>()) {
+    st_->conn = conn;
+    st_->deadline = deadline;
+    st_->perCall = perCall;
+  }
+  ~Batch() { st_->closed = true; }
+  Batch(const Batch&) = delete;
+  Batch& operator=(const Batch&) = delete;
+
+  // Queues a call. `params` may be floating (g_variant_new) or null. `fn`
+  // runs from Run(), never from inside Call().
+  void Call(const std::string& busName, const std::string& path, const char* iface, const char* method,
+            GVariant* params, const char* replyType, ReplyFn fn) {
+    Issue(st_, Queued{busName, path, iface, method, SinkVariant(params), replyType, std::move(fn)});
+  }
+
+  // org.freedesktop.DBus.Properties.Get; the handler gets the unwrapped value
+  // in a new Reply whose value is the property (or an error outcome).
+  void GetProperty(const std::string& busName, const std::string& path, const char* iface, const char* prop,
+                   ReplyFn fn) {
+    Call(busName, path, kIfProperties, "Get", g_variant_new("(ss)", iface, prop), "(v)",
+         [fn = std::move(fn)](const Reply& r) {
+           if (r.outcome != Outcome::kOk) return fn(r);
+           VariantPtr inner = UnwrapV(r.value);
+           Reply unwrapped;
+           unwrapped.value = inner.get();
+           if (!inner) {
+             unwrapped.outcome = Outcome::kFailed;
+             unwrapped.message = "malformed property reply";
+           }
+           fn(unwrapped);
+         });
+  }
+
+  // Iterates the private context until every call (and follow-up) is done,
+  // or the deadline passes (outstanding calls are then cancelled).
+  void Run() {
+    GMainContext* ctx = ctx_;
+    SourcePtr deadlineSource, abandonSource;
+    auto armDeadline = [&]() {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(st_->deadline - Clock::now()).count();
+      deadlineSource.reset(g_timeout_source_new(static_cast<guint>(std::max<int64_t>(left, 0))));
+      g_source_set_callback(
+          deadlineSource.get(),
+          [](gpointer p) -> gboolean {
+            auto* st = static_cast<BatchState*>(p);
+            st->deadlinePassed = true;
+            st->CancelAll();
+            return G_SOURCE_REMOVE;
+          },
+          st_.get(), nullptr);
+      g_source_attach(deadlineSource.get(), ctx);
+      // Cancellations are reported within milliseconds; this is the backstop.
+      abandonSource.reset(g_timeout_source_new(static_cast<guint>(std::max<int64_t>(left, 0) + 500)));
+      g_source_set_callback(
+          abandonSource.get(),
+          [](gpointer p) -> gboolean {
+            static_cast<BatchState*>(p)->abandon = true;
+            return G_SOURCE_REMOVE;
+          },
+          st_.get(), nullptr);
+      g_source_attach(abandonSource.get(), ctx);
+    };
+    bool armed = false;
+    for (;;) {
+      while (!st_->deferred.empty()) {
+        auto item = std::move(st_->deferred.front());
+        st_->deferred.pop_front();
+        item.first(item.second);
+        PumpQueue(st_);
+      }
+      if (st_->inflight == 0 && st_->queue.empty() && st_->deferred.empty()) break;
+      if (st_->abandon) break;
+      if (!armed) {
+        armDeadline();
+        armed = true;
+      }
+      g_main_context_iteration(ctx, TRUE);
+    }
+    // Anything still queued was never sent: report it.
+    while (!st_->queue.empty()) {
+      Queued q = std::move(st_->queue.front());
+      st_->queue.pop_front();
+      Reply r;
+      r.outcome = Outcome::kDeadline;
+      r.message = "the deadline passed";
+      q.fn(r);
+    }
+  }
+
+  bool BusClosed() const { return st_->busClosed; }
+  bool DeadlinePassed() const { return st_->deadlinePassed || Clock::now() >= st_->deadline; }
+  int64_t CallsIssued() const { return st_->callsIssued; }
+  int PerCallMs() const { return static_cast<int>(st_->perCall.count()); }
+
+ private:
+  GMainContext* ctx_;
+  std::shared_ptr<BatchState> st_;
+};
+
+// Connects to `address` with the given flags, bounded by `timeout`.
+GObj<GDBusConnection> ConnectAddress(GMainContext* ctx, const char* address, GDBusConnectionFlags flags,
+                                     std::chrono::milliseconds timeout, std::string& message) {
+  struct Wait {
+    bool done = false;
+    GObj<GDBusConnection> conn;
+    std::string message;
+  };
+  auto wait = std::make_shared<Wait>();
+  auto* holder = new std::shared_ptr<Wait>(wait);
+  GObj<GCancellable> cancel = AdoptObject(g_cancellable_new());
+  g_dbus_connection_new_for_address(
+      address, flags, nullptr, cancel.get(),
+      [](GObject*, GAsyncResult* res, gpointer data) {
+        std::unique_ptr<std::shared_ptr<Wait>> h(static_cast<std::shared_ptr<Wait>*>(data));
+        GError* raw = nullptr;
+        GDBusConnection* c = g_dbus_connection_new_for_address_finish(res, &raw);
+        ErrorPtr err(raw);
+        (*h)->done = true;
+        (*h)->conn = AdoptObject(c);
+        if (err) (*h)->message = err->message;
+      },
+      holder);
+  bool timedOut = false;
+  SourcePtr timer(g_timeout_source_new(static_cast<guint>(timeout.count())));
+  g_source_set_callback(
+      timer.get(),
+      [](gpointer p) -> gboolean {
+        *static_cast<bool*>(p) = true;
+        return G_SOURCE_REMOVE;
+      },
+      &timedOut, nullptr);
+  g_source_attach(timer.get(), ctx);
+  while (!wait->done && !timedOut) g_main_context_iteration(ctx, TRUE);
+  if (!wait->done) {
+    g_cancellable_cancel(cancel.get());
+    message = "timed out connecting to " + std::string(address);
+    return nullptr;
+  }
+  if (!wait->conn) {
+    message = wait->message;
+    return nullptr;
+  }
+  g_dbus_connection_set_exit_on_close(wait->conn.get(), FALSE);
+  return std::move(wait->conn);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+
+AtspiBackend::AtspiBackend() : impl_(new Impl) {}
+AtspiBackend::~AtspiBackend() {
+  ContextScope scope(impl_->ctx.get());
+  impl_->Disconnect();
+}
+
+bool AtspiBackend::Connected() const { return impl_->bus && !g_dbus_connection_is_closed(impl_->bus.get()); }
+void AtspiBackend::SetCallTimeout(std::chrono::milliseconds timeout) {
+  impl_->callTimeout = std::max(timeout, std::chrono::milliseconds(1));
+}
+void AtspiBackend::SetUseBulkCache(bool on) { impl_->useBulk = on; }
+void AtspiBackend::InvalidateBulkCache() { impl_->bulk.clear(); }
+size_t AtspiBackend::HandleCount() const { return impl_->refById.size(); }
+
+bool AtspiBackend::Describe(ElementId id, std::string& busName, std::string& objectPath) const {
+  const ObjRef* ref = impl_->Lookup(id);
+  if (!ref) return false;
+  busName = ref->bus;
+  objectPath = ref->path;
+  return true;
+}
+
+Error AtspiBackend::Connect() {
+  Impl& im = *impl_;
+  ContextScope scope(im.ctx.get());
+  im.Disconnect();
+  im.bulk.clear();
+  im.bulkUnsupported.clear();
+  im.registeredForCache = false;
+
+  const auto flags = static_cast<GDBusConnectionFlags>(G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
+                                                       G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION);
+  std::string message;
+
+  // The session bus: GetAddress of the accessibility bus, and IsEnabled.
+  GObj<GDBusConnection> session;
+  const char* sessionAddr = std::getenv("DBUS_SESSION_BUS_ADDRESS");
+  if (sessionAddr && *sessionAddr)
+    session = ConnectAddress(im.ctx.get(), sessionAddr, flags, std::chrono::milliseconds(2000), message);
+
+  std::string a11yAddr;
+  std::string overrideFailure;
+  const char* overrideAddr = std::getenv("AT_SPI_BUS_ADDRESS");
+  if (overrideAddr && *overrideAddr) {
+    im.bus = ConnectAddress(im.ctx.get(), overrideAddr, flags, std::chrono::milliseconds(2000), message);
+    if (!im.bus) overrideFailure = "AT_SPI_BUS_ADDRESS=" + std::string(overrideAddr) + ": " + message + "; ";
+  }
+
+  if (!im.bus) {
+    if (!session) return MakeError(ErrorCode::kNoAccessibilityBus, overrideFailure + kNoSessionBus);
+    GError* raw = nullptr;
+    GVariant* r = g_dbus_connection_call_sync(session.get(), "org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus",
+                                              "GetAddress", nullptr, G_VARIANT_TYPE("(s)"), G_DBUS_CALL_FLAGS_NONE,
+                                              1000, nullptr, &raw);
+    ErrorPtr err(raw);
+    VariantPtr reply = AdoptVariant(r);
+    if (!reply) {
+      g_dbus_connection_close_sync(session.get(), nullptr, nullptr);
+      return MakeError(ErrorCode::kNoAccessibilityBus,
+                       overrideFailure + "no accessibility bus: org.a11y.Bus.GetAddress failed (" +
+                           std::string(err ? err->message : "?") +
+                           "); is at-spi2-core installed and at-spi-bus-launcher running?");
+    }
+    const gchar* addr = nullptr;
+    g_variant_get(reply.get(), "(&s)", &addr);
+    a11yAddr = addr ? addr : "";
+    if (a11yAddr.empty()) {
+      g_dbus_connection_close_sync(session.get(), nullptr, nullptr);
+      return MakeError(ErrorCode::kNoAccessibilityBus, "no accessibility bus: org.a11y.Bus.GetAddress returned nothing");
+    }
+    im.bus = ConnectAddress(im.ctx.get(), a11yAddr.c_str(), flags, std::chrono::milliseconds(2000), message);
+    if (!im.bus) {
+      g_dbus_connection_close_sync(session.get(), nullptr, nullptr);
+      return MakeError(ErrorCode::kNoAccessibilityBus,
+                       "cannot connect to the accessibility bus at " + a11yAddr + ": " + message);
+    }
+  }
+
+  if (session) {
+    // Chromium and Qt expose their trees only when assistive technology is on.
+    GError* raw = nullptr;
+    GVariant* r = g_dbus_connection_call_sync(
+        session.get(), "org.a11y.Bus", "/org/a11y/bus", kIfProperties, "Set",
+        g_variant_new("(ssv)", "org.a11y.Status", "IsEnabled", g_variant_new_boolean(TRUE)), nullptr,
+        G_DBUS_CALL_FLAGS_NONE, 1000, nullptr, &raw);
+    ErrorPtr err(raw);  // best effort: GTK does not need it
+    VariantPtr reply = AdoptVariant(r);
+    g_dbus_connection_close_sync(session.get(), nullptr, nullptr);
+  }
+  return {};
+}
+
+// ---------------------------------------------------------------------------
+// Apps and windows.
+
+Error AtspiBackend::ListApps(std::vector<AppInfo>& out, Clock::time_point deadline) {
+  Impl& im = *impl_;
+  out.clear();
+  if (Error e = im.CheckConnected()) return e;
+  ContextScope scope(im.ctx.get());
+
+  struct AppWork {
+    std::string bus, path;
+    bool ok = false;
+    std::string name;
+    int64_t pid = 0;
+  };
+  std::vector<AppWork> apps;
+  Error rootError;
+  {
+    Batch b(im.ctx.get(), im.bus.get(), im.callTimeout, deadline);
+    b.Call(kRegistryBus, kRootPath, kIfAccessible, "GetChildren", nullptr, "(a(so))", [&](const Reply& r) {
+      if (r.outcome != Outcome::kOk) {
+        rootError = OutcomeError(r.outcome, kRegistryBus, r.message, b.PerCallMs());
+        if (r.outcome == Outcome::kGone || r.outcome == Outcome::kFailed)
+          rootError = MakeError(ErrorCode::kNoAccessibilityBus,
+                                "the AT-SPI registry (at-spi2-registryd) does not answer: " + r.message);
+        return;
+      }
+      VariantPtr arr = AdoptVariant(g_variant_get_child_value(r.value, 0));
+      GVariantIter it;
+      g_variant_iter_init(&it, arr.get());
+      const gchar* busName = nullptr;
+      const gchar* path = nullptr;
+      while (g_variant_iter_next(&it, "(&s&o)", &busName, &path)) {
+        if (!busName || !*busName || std::strcmp(path, kNullPath) == 0) continue;
+        apps.emplace_back();
+        apps.back().bus = busName;
+        apps.back().path = path;
+      }
+      for (size_t i = 0; i < apps.size(); ++i) {
+        b.GetProperty(apps[i].bus, apps[i].path, kIfAccessible, "Name", [&, i](const Reply& nr) {
+          if (nr.outcome != Outcome::kOk || !g_variant_is_of_type(nr.value, G_VARIANT_TYPE_STRING)) return;
+          apps[i].ok = true;
+          apps[i].name = g_variant_get_string(nr.value, nullptr);
+        });
+        b.Call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+               "GetConnectionUnixProcessID", g_variant_new("(s)", apps[i].bus.c_str()), "(u)",
+               [&, i](const Reply& pr) {
+                 if (pr.outcome != Outcome::kOk) return;
+                 guint32 pid = 0;
+                 g_variant_get(pr.value, "(u)", &pid);
+                 apps[i].pid = pid;
+               });
+      }
+    });
+    b.Run();
+    if (b.BusClosed()) return MakeError(ErrorCode::kNoAccessibilityBus, "the accessibility bus connection was closed");
+  }
+  if (rootError) return rootError;
+  for (const AppWork& a : apps) {
+    if (!a.ok) continue;  // did not answer: skipped, not fatal
+    AppInfo info;
+    info.name = a.name;
+    info.bundleId = a.name;
+    info.pid = a.pid;
+    info.element = im.Intern(a.bus, a.path);
+    out.push_back(std::move(info));
+  }
+  return {};
+}
+
+Error AtspiBackend::FocusedApp(AppInfo& out, bool& found, Clock::time_point deadline) {
+  Impl& im = *impl_;
+  found = false;
+  std::vector<AppInfo> apps;
+  if (Error e = ListApps(apps, deadline)) return e;
+  ContextScope scope(im.ctx.get());
+  std::vector<bool> active(apps.size(), false);
+  {
+    Batch b(im.ctx.get(), im.bus.get(), im.callTimeout, deadline);
+    for (size_t i = 0; i < apps.size(); ++i) {
+      const ObjRef* ref = im.Lookup(apps[i].element);
+      if (!ref) continue;
+      b.Call(ref->bus, ref->path, kIfAccessible, "GetChildren", nullptr, "(a(so))", [&, i](const Reply& r) {
+        if (r.outcome != Outcome::kOk) return;
+        VariantPtr arr = AdoptVariant(g_variant_get_child_value(r.value, 0));
+        GVariantIter it;
+        g_variant_iter_init(&it, arr.get());
+        const gchar* busName = nullptr;
+        const gchar* path = nullptr;
+        while (g_variant_iter_next(&it, "(&s&o)", &busName, &path)) {
+          if (std::strcmp(path, kNullPath) == 0) continue;
+          b.Call(busName, path, kIfAccessible, "GetState", nullptr, "(au)", [&, i](const Reply& sr) {
+            if (sr.outcome != Outcome::kOk) return;
+            VariantPtr au = AdoptVariant(g_variant_get_child_value(sr.value, 0));
+            if (StatesFrom(au.get()).Has(kStateActive)) active[i] = true;
+          });
+        }
+      });
+    }
+    b.Run();
+  }
+  for (size_t i = 0; i < apps.size(); ++i) {
+    if (active[i]) {
+      out = apps[i];
+      found = true;
+      break;
+    }
+  }
+  return {};
+}
+
+Error AtspiBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point deadline) {
+  Impl& im = *impl_;
+  out.clear();
+  if (Error e = im.CheckConnected()) return e;
+  const ObjRef* appRef = im.Lookup(app.element);
+  if (!appRef) return MakeError(ErrorCode::kAppNotFound, "unknown application handle");
+  const ObjRef appCopy = *appRef;
+  ContextScope scope(im.ctx.get());
+
+  struct WinWork {
+    std::string bus, path;
+    uint32_t role = 0;
+    bool haveRole = false;
+    StateSet states;
+    std::string title;
+    Rect frame;
+    bool hasFrame = false;
+  };
+  std::deque<WinWork> wins;  // stable addresses while handlers run
+  Error appError;
+  {
+    Batch b(im.ctx.get(), im.bus.get(), im.callTimeout, deadline);
+    b.Call(appCopy.bus, appCopy.path, kIfAccessible, "GetChildren", nullptr, "(a(so))", [&](const Reply& r) {
+      if (r.outcome != Outcome::kOk) {
+        appError = OutcomeError(r.outcome, appCopy.bus, r.message, b.PerCallMs());
+        if (r.outcome == Outcome::kGone) appError = MakeError(ErrorCode::kAppNotFound, "the application is gone");
+        return;
+      }
+      VariantPtr arr = AdoptVariant(g_variant_get_child_value(r.value, 0));
+      GVariantIter it;
+      g_variant_iter_init(&it, arr.get());
+      const gchar* busName = nullptr;
+      const gchar* path = nullptr;
+      while (g_variant_iter_next(&it, "(&s&o)", &busName, &path)) {
+        if (std::strcmp(path, kNullPath) == 0) continue;
+        wins.emplace_back();
+        WinWork* w = &wins.back();
+        w->bus = busName;
+        w->path = path;
+        b.Call(w->bus, w->path, kIfAccessible, "GetRole", nullptr, "(u)", [w](const Reply& rr) {
+          if (rr.outcome != Outcome::kOk) return;
+          g_variant_get(rr.value, "(u)", &w->role);
+          w->haveRole = true;
+        });
+        b.Call(w->bus, w->path, kIfAccessible, "GetState", nullptr, "(au)", [w](const Reply& sr) {
+          if (sr.outcome != Outcome::kOk) return;
+          VariantPtr au = AdoptVariant(g_variant_get_child_value(sr.value, 0));
+          w->states = StatesFrom(au.get());
+        });
+        b.GetProperty(w->bus, w->path, kIfAccessible, "Name", [w](const Reply& nr) {
+          if (nr.outcome == Outcome::kOk && g_variant_is_of_type(nr.value, G_VARIANT_TYPE_STRING))
+            w->title = g_variant_get_string(nr.value, nullptr);
+        });
+        b.Call(w->bus, w->path, kIfComponent, "GetExtents", g_variant_new("(u)", 0u), "((iiii))",
+               [w](const Reply& er) {
+                 if (er.outcome != Outcome::kOk) return;
+                 gint32 x = 0, y = 0, wd = 0, ht = 0;
+                 g_variant_get(er.value, "((iiii))", &x, &y, &wd, &ht);
+                 w->frame = Rect{double(x), double(y), double(wd), double(ht)};
+                 w->hasFrame = true;
+               });
+      }
+    });
+    b.Run();
+    if (b.BusClosed()) return MakeError(ErrorCode::kNoAccessibilityBus, "the accessibility bus connection was closed");
+  }
+  if (appError) return appError;
+  for (const WinWork& w : wins) {
+    if (!w.haveRole || !IsWindowRole(w.role)) continue;
+    WindowInfo info;
+    info.element = im.Intern(w.bus, w.path);
+    info.title = w.title;
+    info.frame = w.frame;
+    info.hasFrame = w.hasFrame;
+    info.active = w.states.Has(kStateActive);
+    info.minimized = w.states.Has(kStateIconified);
+    info.visible = w.states.Has(kStateShowing) && w.states.Has(kStateVisible);
+    info.role = RoleName(w.role);
+    out.push_back(std::move(info));
+  }
+  return {};
+}
+
+// ---------------------------------------------------------------------------
+// Node reads.
+
+namespace {
+
+struct NodeJob {
+  const ObjRef* ref = nullptr;
+  NodeAttributes* out = nullptr;
+  Error* err = nullptr;
+  bool failed = false;
+
+  int phase1Pending = 0;
+  uint32_t role = 0;
+  StateSet states;
+  uint32_t ifaces = 0;
+  bool haveRole = false, haveStates = false, haveIfaces = false;
+  std::string name;
+  VariantPtr attributes;  // a{ss} from the Accessible properties, when given
+  bool attributesKnown = false;
+
+  // Value sources, resolved at the end.
+  std::optional<double> number;
+  std::optional<std::string> text;
+};
+
+bool Fail(NodeJob& job, const Reply& r, int perCallMs) {
+  if (r.outcome == Outcome::kOk || r.outcome == Outcome::kFailed) return false;
+  if (!job.failed) {
+    job.failed = true;
+    *job.err = OutcomeError(r.outcome, job.ref->bus, r.message, perCallMs);
+  }
+  return true;
+}
+
+void FinishNode(NodeJob& job) {
+  NodeAttributes& a = *job.out;
+  a.role = RoleName(job.role);
+  a.title = job.name;  // the accessible name, empty included (the renderer decides)
+  if (job.name.empty()) a.title.reset();
+  const StateSet& s = job.states;
+  States& st = a.states;
+  st.enabled = s.Has(kStateEnabled);
+  if (s.Has(kStateFocused)) st.focused = true;
+  if (s.Has(kStateFocusable)) st.focusable = true;
+  if (s.Has(kStateSelectable)) {
+    st.selectable = true;
+    st.selected = s.Has(kStateSelected);
+  } else if (s.Has(kStateSelected)) {
+    st.selected = true;
+  }
+  if (s.Has(kStateExpandable)) st.expanded = s.Has(kStateExpanded);
+  if (s.Has(kStateIndeterminate) && (s.Has(kStateCheckable) || IsCheckableRole(job.role))) st.checked = 2;
+  else if (s.Has(kStateCheckable) || s.Has(kStateChecked) || IsCheckableRole(job.role))
+    st.checked = s.Has(kStateChecked) ? 1 : 0;
+  if (s.Has(kStateIconified)) st.minimized = true;
+  if (job.role == kRolePasswordText) st.secure = true;
+  if (s.Has(kStateRequired)) st.required = true;
+  if (s.Has(kStateReadOnly)) st.readonly = true;
+  if (s.Has(kStateMultiLine)) st.multiline = true;
+  if (s.Has(kStateEditable)) st.editable = true;
+  if (s.Has(kStateModal)) st.modal = true;
+  st.visible = s.Has(kStateShowing) && s.Has(kStateVisible);
+  if (s.Has(kStateHorizontal)) a.orientation = "horizontal";
+  else if (s.Has(kStateVertical)) a.orientation = "vertical";
+
+  if (job.ifaces & kHasValue) {
+    a.settable = true;
+    a.valueType = "number";
+    if (job.number) a.value = *job.number;
+  } else if (job.ifaces & kHasEditableText) {
+    a.settable = true;
+    a.valueType = "string";
+    if (job.role != kRolePasswordText && job.text) a.value = *job.text;
+  } else if (job.text && job.role != kRolePasswordText) {
+    a.valueType = "string";
+    a.value = *job.text;
+  }
+
+  if (job.attributes) {
+    std::string placeholder;
+    if (AttrString(job.attributes.get(), "placeholder-text", placeholder) && !placeholder.empty())
+      a.placeholder = placeholder;
+  }
+}
+
+}  // namespace
+
+Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<NodeAttributes>& out,
+                              std::vector<Error>& errs, Clock::time_point deadline) {
+  Impl& im = *impl_;
+  out.assign(ids.size(), NodeAttributes{});
+  errs.assign(ids.size(), Error{});
+  if (Error e = im.CheckConnected()) return e;
+  ContextScope scope(im.ctx.get());
+
+  std::vector<NodeJob> jobs(ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    jobs[i].out = &out[i];
+    jobs[i].err = &errs[i];
+    jobs[i].ref = im.Lookup(ids[i]);
+    if (!jobs[i].ref) {
+      jobs[i].failed = true;
+      errs[i] = MakeError(ErrorCode::kInvalidArgument, "unknown element handle " + std::to_string(ids[i]));
+    }
+  }
+
+  Batch b(im.ctx.get(), im.bus.get(), im.callTimeout, deadline);
+  const int perCall = b.PerCallMs();
+
+  // Phase 2: what depends on role, states and interfaces.
+  auto phase2 = [&](NodeJob& job) {
+    if (job.failed) return;
+    const std::string& busName = job.ref->bus;
+    const std::string& path = job.ref->path;
+    NodeJob* j = &job;
+    if (job.ifaces & kHasComponent) {
+      b.Call(busName, path, kIfComponent, "GetExtents", g_variant_new("(u)", 0u), "((iiii))", [j, perCall](const Reply& r) {
+        if (Fail(*j, r, perCall) || r.outcome != Outcome::kOk) return;
+        gint32 x = 0, y = 0, w = 0, h = 0;
+        g_variant_get(r.value, "((iiii))", &x, &y, &w, &h);
+        j->out->frame = Rect{double(x), double(y), double(w), double(h)};
+      });
+    }
+    if (job.ifaces & kHasAction) {
+      b.Call(busName, path, kIfAction, "GetActions", nullptr, "(a(sss))", [j, perCall, &b](const Reply& r) {
+        if (Fail(*j, r, perCall)) return;
+        if (r.outcome == Outcome::kOk) {
+          VariantPtr arr = AdoptVariant(g_variant_get_child_value(r.value, 0));
+          GVariantIter it;
+          g_variant_iter_init(&it, arr.get());
+          const gchar *name = nullptr, *desc = nullptr, *keys = nullptr;
+          while (g_variant_iter_next(&it, "(&s&s&s)", &name, &desc, &keys)) j->out->actions.emplace_back(name);
+          return;
+        }
+        // No GetActions (older bridges): NActions, then GetName(i).
+        b.GetProperty(j->ref->bus, j->ref->path, kIfAction, "NActions", [j, perCall, &b](const Reply& nr) {
+          if (Fail(*j, nr, perCall)) return;
+          int64_t n = 0;
+          if (nr.outcome != Outcome::kOk || !VariantToInt(nr.value, n) || n <= 0) return;
+          n = std::min<int64_t>(n, 64);
+          auto names = std::make_shared<std::vector<std::string>>(static_cast<size_t>(n));
+          auto left = std::make_shared<int64_t>(n);
+          for (int64_t k = 0; k < n; ++k) {
+            b.Call(j->ref->bus, j->ref->path, kIfAction, "GetName", g_variant_new("(i)", gint32(k)), "(s)",
+                   [j, perCall, names, left, k](const Reply& gr) {
+                     if (!Fail(*j, gr, perCall) && gr.outcome == Outcome::kOk) {
+                       const gchar* s = nullptr;
+                       g_variant_get(gr.value, "(&s)", &s);
+                       (*names)[static_cast<size_t>(k)] = s ? s : "";
+                     }
+                     if (--*left == 0)
+                       for (auto& s : *names) j->out->actions.push_back(std::move(s));
+                   });
+          }
+        });
+      });
+    }
+    if (job.ifaces & kHasValue) {
+      b.GetProperty(busName, path, kIfValue, "CurrentValue", [j, perCall](const Reply& r) {
+        if (Fail(*j, r, perCall) || r.outcome != Outcome::kOk) return;
+        double d = 0;
+        if (VariantToDouble(r.value, d)) j->number = d;
+      });
+    }
+    if (job.ifaces & kHasText) {
+      const bool secure = job.role == kRolePasswordText;
+      const bool editable = (job.ifaces & kHasEditableText) || job.states.Has(kStateEditable);
+      // Keep the text where it adds to the name: editable text, or text without a name.
+      const bool wantText = !secure && !(job.ifaces & kHasValue) && (editable || job.name.empty());
+      const bool wantSelection = !secure && job.states.Has(kStateFocused);
+      b.GetProperty(busName, path, kIfText, "CharacterCount", [j, perCall, wantText, wantSelection, editable, &b](const Reply& r) {
+        if (Fail(*j, r, perCall) || r.outcome != Outcome::kOk) return;
+        int64_t count = 0;
+        if (!VariantToInt(r.value, count) || count < 0) return;
+        j->out->charCount = count;
+        if (wantText) {
+          if (count == 0) {
+            if (editable) j->text = std::string();
+          } else {
+            b.Call(j->ref->bus, j->ref->path, kIfText, "GetText",
+                   g_variant_new("(ii)", 0, gint32(std::min(count, kMaxTextChars))), "(s)", [j, perCall](const Reply& tr) {
+                     if (Fail(*j, tr, perCall) || tr.outcome != Outcome::kOk) return;
+                     const gchar* s = nullptr;
+                     g_variant_get(tr.value, "(&s)", &s);
+                     j->text = s ? s : "";
+                   });
+          }
+        }
+        if (wantSelection && count > 0) {
+          b.Call(j->ref->bus, j->ref->path, kIfText, "GetSelection", g_variant_new("(i)", 0), "(ii)",
+                 [j, perCall, &b](const Reply& sr) {
+                   if (Fail(*j, sr, perCall) || sr.outcome != Outcome::kOk) return;
+                   gint32 start = 0, end = 0;
+                   g_variant_get(sr.value, "(ii)", &start, &end);
+                   if (end <= start || start < 0) return;
+                   end = gint32(std::min<int64_t>(end, int64_t(start) + kMaxTextChars));
+                   b.Call(j->ref->bus, j->ref->path, kIfText, "GetText", g_variant_new("(ii)", start, end), "(s)",
+                          [j, perCall](const Reply& tr) {
+                            if (Fail(*j, tr, perCall) || tr.outcome != Outcome::kOk) return;
+                            const gchar* s = nullptr;
+                            g_variant_get(tr.value, "(&s)", &s);
+                            if (s && *s) j->out->selectedText = s;
+                          });
+                 });
+        }
+      });
+    }
+    if ((job.ifaces & kHasEditableText) && !job.attributesKnown) {
+      b.Call(busName, path, kIfAccessible, "GetAttributes", nullptr, "(a{ss})", [j, perCall](const Reply& r) {
+        if (Fail(*j, r, perCall) || r.outcome != Outcome::kOk) return;
+        j->attributes = AdoptVariant(g_variant_get_child_value(r.value, 0));
+      });
+    }
+    if (job.ifaces & kHasDocument) {
+      b.Call(busName, path, kIfDocument, "GetAttributes", nullptr, "(a{ss})", [j, perCall](const Reply& r) {
+        if (Fail(*j, r, perCall) || r.outcome != Outcome::kOk) return;
+        VariantPtr attrs = AdoptVariant(g_variant_get_child_value(r.value, 0));
+        std::string url;
+        if ((AttrString(attrs.get(), "DocURL", url) || AttrString(attrs.get(), "URI", url)) && !url.empty())
+          j->out->url = url;
+      });
+    }
+    if (job.role == kRoleLink && (job.ifaces & kHasHyperlink)) {
+      b.Call(busName, path, kIfHyperlink, "GetURI", g_variant_new("(i)", 0), "(s)", [j, perCall](const Reply& r) {
+        if (Fail(*j, r, perCall) || r.outcome != Outcome::kOk) return;
+        const gchar* s = nullptr;
+        g_variant_get(r.value, "(&s)", &s);
+        if (s && *s) j->out->url = s;
+      });
+    }
+  };
+
+  auto phase1Done = [&](NodeJob& job) {
+    if (--job.phase1Pending == 0 && !job.failed) phase2(job);
+  };
+
+  auto issuePhase1 = [&](NodeJob& job, bool needBasics) {
+    NodeJob* j = &job;
+    const std::string& busName = job.ref->bus;
+    const std::string& path = job.ref->path;
+    job.phase1Pending = needBasics ? 4 : 1;
+    if (needBasics) {
+      b.Call(busName, path, kIfAccessible, "GetRole", nullptr, "(u)", [j, perCall, &phase1Done](const Reply& r) {
+        if (!Fail(*j, r, perCall)) {
+          if (r.outcome == Outcome::kOk) {
+            g_variant_get(r.value, "(u)", &j->role);
+            j->haveRole = true;
+          } else if (!j->failed) {
+            j->failed = true;
+            *j->err = MakeError(ErrorCode::kElementGone, "not an accessible object: " + r.message);
+          }
+        }
+        phase1Done(*j);
+      });
+      b.Call(busName, path, kIfAccessible, "GetState", nullptr, "(au)", [j, perCall, &phase1Done](const Reply& r) {
+        if (!Fail(*j, r, perCall) && r.outcome == Outcome::kOk) {
+          VariantPtr au = AdoptVariant(g_variant_get_child_value(r.value, 0));
+          j->states = StatesFrom(au.get());
+          j->haveStates = true;
+        }
+        phase1Done(*j);
+      });
+      b.Call(busName, path, kIfAccessible, "GetInterfaces", nullptr, "(as)", [j, perCall, &phase1Done](const Reply& r) {
+        if (!Fail(*j, r, perCall) && r.outcome == Outcome::kOk) {
+          VariantPtr as = AdoptVariant(g_variant_get_child_value(r.value, 0));
+          j->ifaces = IfaceBits(as.get());
+          j->haveIfaces = true;
+        }
+        phase1Done(*j);
+      });
+    }
+    // Name, Description, AccessibleId, HelpText (newer bridges), Attributes
+    // (atk-bridge) in one call.
+    b.Call(busName, path, kIfProperties, "GetAll", g_variant_new("(s)", kIfAccessible), "(a{sv})",
+           [j, perCall, needBasics, &b, &phase1Done](const Reply& r) {
+             if (Fail(*j, r, perCall)) return phase1Done(*j);
+             if (r.outcome == Outcome::kOk) {
+               VariantPtr dict = AdoptVariant(g_variant_get_child_value(r.value, 0));
+               std::string s;
+               if (needBasics && DictString(dict.get(), "Name", s)) j->name = s;
+               if (needBasics && DictString(dict.get(), "Description", s) && !s.empty()) j->out->description = s;
+               if (DictString(dict.get(), "HelpText", s) && !s.empty()) j->out->help = s;
+               if (DictString(dict.get(), "AccessibleId", s) && !s.empty()) j->out->identifier = s;
+               VariantPtr attrs = AdoptVariant(g_variant_lookup_value(dict.get(), "Attributes", G_VARIANT_TYPE("a{ss}")));
+               if (attrs) {
+                 j->attributes = std::move(attrs);
+                 j->attributesKnown = true;
+               }
+               return phase1Done(*j);
+             }
+             // No GetAll: the two properties that matter, one by one.
+             if (!needBasics) return phase1Done(*j);
+             j->phase1Pending += 2;
+             b.GetProperty(j->ref->bus, j->ref->path, kIfAccessible, "Name", [j, perCall, &phase1Done](const Reply& nr) {
+               if (!Fail(*j, nr, perCall) && nr.outcome == Outcome::kOk &&
+                   g_variant_is_of_type(nr.value, G_VARIANT_TYPE_STRING))
+                 j->name = g_variant_get_string(nr.value, nullptr);
+               phase1Done(*j);
+             });
+             b.GetProperty(j->ref->bus, j->ref->path, kIfAccessible, "Description",
+                           [j, perCall, &phase1Done](const Reply& dr) {
+                             if (!Fail(*j, dr, perCall) && dr.outcome == Outcome::kOk &&
+                                 g_variant_is_of_type(dr.value, G_VARIANT_TYPE_STRING)) {
+                               std::string s = g_variant_get_string(dr.value, nullptr);
+                               if (!s.empty()) j->out->description = s;
+                             }
+                             phase1Done(*j);
+                           });
+             phase1Done(*j);
+           });
+  };
+
+  // Bulk: one GetItems per app for role/name/description/states/interfaces.
+  std::unordered_map<std::string, std::vector<NodeJob*>> byApp;
+  for (NodeJob& job : jobs)
+    if (!job.failed) byApp[job.ref->bus].push_back(&job);
+
+  if (im.useBulk) {
+    // The bridge only serves GetItems once someone listens for events.
+    if (!im.registeredForCache) {
+      im.registeredForCache = true;
+      Outcome o;
+      std::string msg;
+      im.CallSync(kRegistryBus, kRegistryPath, "org.a11y.atspi.Registry", "RegisterEvent",
+                  g_variant_new("(s@ass)", "object:children-changed", g_variant_new_strv(nullptr, 0), ""), nullptr,
+                  deadline, o, msg);
+    }
+    auto now = Clock::now();
+    for (auto& entry : byApp) {
+      const std::string& busName = entry.first;
+      std::vector<NodeJob*>* group = &entry.second;
+      auto fromSnapshot = [group, &issuePhase1](const Impl::BulkSnapshot& snap) {
+        for (NodeJob* j : *group) {
+          auto it = snap.items.find(j->ref->path);
+          if (it == snap.items.end()) {
+            issuePhase1(*j, true);
+            continue;
+          }
+          const CacheItem& c = it->second;
+          j->role = c.role;
+          j->name = c.name;
+          if (!c.description.empty()) j->out->description = c.description;
+          j->states = c.states;
+          j->ifaces = c.ifaces;
+          j->haveRole = j->haveStates = j->haveIfaces = true;
+          issuePhase1(*j, false);  // identifier, help, attributes; then phase 2
+        }
+      };
+      auto snap = im.bulk.find(busName);
+      if (snap != im.bulk.end() && now - snap->second.taken < im.bulkMaxAge) {
+        fromSnapshot(snap->second);
+        continue;
+      }
+      if (im.bulkUnsupported.count(busName) || group->size() < 4) {
+        for (NodeJob* j : *group) issuePhase1(*j, true);
+        continue;
+      }
+      b.Call(busName, kCachePath, kIfCache, "GetItems", nullptr, nullptr,
+             [&im, busName, group, perCall, &issuePhase1, fromSnapshot](const Reply& r) {
+               if (r.outcome == Outcome::kFailed) im.bulkUnsupported.insert(busName);
+               const bool ok = r.outcome == Outcome::kOk &&
+                               g_variant_is_of_type(r.value, G_VARIANT_TYPE("(a((so)(so)(so)iiassusau))"));
+               if (!ok) {
+                 if (r.outcome == Outcome::kOk) im.bulkUnsupported.insert(busName);  // other layout
+                 if (r.outcome == Outcome::kOk || r.outcome == Outcome::kFailed) {
+                   for (NodeJob* j : *group) issuePhase1(*j, true);
+                 } else {
+                   for (NodeJob* j : *group) Fail(*j, r, perCall);
+                 }
+                 return;
+               }
+               Impl::BulkSnapshot snapshot;
+               snapshot.taken = Clock::now();
+               VariantPtr arr = AdoptVariant(g_variant_get_child_value(r.value, 0));
+               GVariantIter it;
+               g_variant_iter_init(&it, arr.get());
+               GVariant* item = nullptr;
+               while ((item = g_variant_iter_next_value(&it)) != nullptr) {
+                 VariantPtr owned = AdoptVariant(item);
+                 const gchar *objBus = nullptr, *objPath = nullptr, *name = nullptr, *desc = nullptr;
+                 GVariantIter* ifIter = nullptr;
+                 GVariantIter* stIter = nullptr;
+                 guint32 role = 0;
+                 gint32 index = 0, count = 0;
+                 // path, app, parent, index in parent, child count, interfaces, name, role, description, states
+                 g_variant_get(item, "((&s&o)(so)(so)iias&su&sau)", &objBus, &objPath, nullptr, nullptr, nullptr,
+                               nullptr, &index, &count, &ifIter, &name, &role, &desc, &stIter);
+                 CacheItem c;
+                 c.role = role;
+                 c.name = name ? name : "";
+                 c.description = desc ? desc : "";
+                 const gchar* ifName = nullptr;
+                 while (g_variant_iter_next(ifIter, "&s", &ifName)) c.ifaces |= IfaceBitOf(ifName);
+                 guint32 word = 0;
+                 for (int w = 0; w < 2 && g_variant_iter_next(stIter, "u", &word); ++w) c.states.words[w] = word;
+                 g_variant_iter_free(ifIter);
+                 g_variant_iter_free(stIter);
+                 snapshot.items.emplace(objPath, std::move(c));
+               }
+               auto& slot = im.bulk[busName];
+               slot = std::move(snapshot);
+               fromSnapshot(slot);
+             });
+    }
+  } else {
+    for (auto& entry : byApp)
+      for (NodeJob* j : entry.second) issuePhase1(*j, true);
+  }
+
+  b.Run();
+
+  size_t okCount = 0;
+  Error firstError;
+  for (NodeJob& job : jobs) {
+    if (job.failed) {
+      if (!firstError) firstError = *job.err;
+      continue;
+    }
+    if (!job.haveRole) {
+      job.failed = true;
+      *job.err = MakeError(ErrorCode::kInternal, "the role could not be read");
+      continue;
+    }
+    FinishNode(job);
+    ++okCount;
+  }
+  if (b.BusClosed()) return MakeError(ErrorCode::kNoAccessibilityBus, "the accessibility bus connection was closed");
+  if (okCount == 0 && !ids.empty() &&
+      (firstError.code == ErrorCode::kTimeout || firstError.code == ErrorCode::kAppUnresponsive))
+    return firstError;
+  return {};
+}
+
+Error AtspiBackend::ReadChildren(const std::vector<ElementId>& ids, std::vector<ChildList>& out,
+                                 std::vector<Error>& errs, Clock::time_point deadline) {
+  Impl& im = *impl_;
+  out.assign(ids.size(), ChildList{});
+  errs.assign(ids.size(), Error{});
+  if (Error e = im.CheckConnected()) return e;
+  ContextScope scope(im.ctx.get());
+
+  // Child references are collected first and interned after the batch, so
+  // the handle table does not change while handlers hold ObjRef pointers.
+  std::vector<std::vector<std::pair<std::string, std::string>>> found(ids.size());
+  std::vector<bool> ok(ids.size(), false);
+  {
+    Batch b(im.ctx.get(), im.bus.get(), im.callTimeout, deadline);
+    const int perCall = b.PerCallMs();
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const ObjRef* ref = im.Lookup(ids[i]);
+      if (!ref) {
+        errs[i] = MakeError(ErrorCode::kInvalidArgument, "unknown element handle " + std::to_string(ids[i]));
+        continue;
+      }
+      b.Call(ref->bus, ref->path, kIfAccessible, "GetChildren", nullptr, "(a(so))",
+             [&, i, perCall, busName = ref->bus](const Reply& r) {
+               if (r.outcome != Outcome::kOk) {
+                 errs[i] = OutcomeError(r.outcome, busName, r.message, perCall);
+                 return;
+               }
+               ok[i] = true;
+               VariantPtr arr = AdoptVariant(g_variant_get_child_value(r.value, 0));
+               GVariantIter it;
+               g_variant_iter_init(&it, arr.get());
+               const gchar* childBus = nullptr;
+               const gchar* childPath = nullptr;
+               while (g_variant_iter_next(&it, "(&s&o)", &childBus, &childPath)) {
+                 if (!childBus || !*childBus || std::strcmp(childPath, kNullPath) == 0) continue;
+                 found[i].emplace_back(childBus, childPath);
+               }
+             });
+    }
+    b.Run();
+    if (b.BusClosed()) return MakeError(ErrorCode::kNoAccessibilityBus, "the accessibility bus connection was closed");
+  }
+  size_t okCount = 0;
+  Error firstError;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (!ok[i]) {
+      if (!firstError) firstError = errs[i];
+      continue;
+    }
+    ++okCount;
+    out[i].ids.reserve(found[i].size());
+    for (auto& c : found[i]) {
+      out[i].ids.push_back(im.Intern(c.first, c.second));
+      out[i].via.emplace_back();
+    }
+  }
+  if (okCount == 0 && !ids.empty() &&
+      (firstError.code == ErrorCode::kTimeout || firstError.code == ErrorCode::kAppUnresponsive))
+    return firstError;
+  return {};
+}
+
+double AtspiBackend::Scale(const WindowInfo&) { return 1.0; }
+
+namespace {
+Error NotHere() {
+  return MakeError(ErrorCode::kInternal, "not implemented in AtspiBackend; the X11 layer provides it");
+}
+}  // namespace
+
+Error AtspiBackend::Capture(const WindowInfo&, std::vector<uint8_t>&, int&, int&, Rect&) { return NotHere(); }
+Error AtspiBackend::Pointer(const WindowInfo&, const PointerEvent&) { return NotHere(); }
+Error AtspiBackend::Keys(const WindowInfo&, const std::string&) { return NotHere(); }
+Error AtspiBackend::TypeText(const WindowInfo&, const std::string&) { return NotHere(); }
+
+// ---------------------------------------------------------------------------
+// Actions.
+
+Error AtspiBackend::DoAction(ElementId id, const std::string& name, Clock::time_point deadline) {
+  Impl& im = *impl_;
+  if (Error e = im.CheckConnected()) return e;
+  const ObjRef* ref = im.Lookup(id);
+  if (!ref) return MakeError(ErrorCode::kInvalidArgument, "unknown element handle " + std::to_string(id));
+  const ObjRef target = *ref;
+  im.bulk.clear();
+  const int perCall = static_cast<int>(im.callTimeout.count());
+  Outcome o;
+  std::string msg;
+  std::vector<std::string> names;
+  VariantPtr r = im.CallSync(target.bus, target.path, kIfAction, "GetActions", nullptr, "(a(sss))", deadline, o, msg);
+  if (o == Outcome::kOk) {
+    VariantPtr arr = AdoptVariant(g_variant_get_child_value(r.get(), 0));
+    GVariantIter it;
+    g_variant_iter_init(&it, arr.get());
+    const gchar *n = nullptr, *d = nullptr, *k = nullptr;
+    while (g_variant_iter_next(&it, "(&s&s&s)", &n, &d, &k)) names.emplace_back(n);
+  } else if (o == Outcome::kFailed) {
+    VariantPtr nv =
+        im.CallSync(target.bus, target.path, kIfProperties, "Get", g_variant_new("(ss)", kIfAction, "NActions"), "(v)",
+                    deadline, o, msg);
+    if (o != Outcome::kOk)
+      return o == Outcome::kFailed ? MakeError(ErrorCode::kActionNotSupported, "the element has no actions")
+                                   : OutcomeError(o, target.bus, msg, perCall);
+    VariantPtr inner = UnwrapV(nv.get());
+    int64_t count = 0;
+    VariantToInt(inner.get(), count);
+    for (int64_t i = 0; i < std::min<int64_t>(count, 64); ++i) {
+      VariantPtr gn = im.CallSync(target.bus, target.path, kIfAction, "GetName", g_variant_new("(i)", gint32(i)), "(s)",
+                                  deadline, o, msg);
+      if (o != Outcome::kOk) return OutcomeError(o, target.bus, msg, perCall);
+      const gchar* s = nullptr;
+      g_variant_get(gn.get(), "(&s)", &s);
+      names.emplace_back(s ? s : "");
+    }
+  } else {
+    return OutcomeError(o, target.bus, msg, perCall);
+  }
+  const std::string wanted = Lower(name);
+  int index = -1;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (Lower(names[i]) == wanted) {
+      index = static_cast<int>(i);
+      break;
+    }
+  }
+  if (index < 0) {
+    std::string have;
+    for (const auto& n : names) have += (have.empty() ? "" : ", ") + n;
+    return MakeError(ErrorCode::kActionNotSupported,
+                     "no action \"" + name + "\" on this element" + (have.empty() ? "" : " (has: " + have + ")"));
+  }
+  VariantPtr done =
+      im.CallSync(target.bus, target.path, kIfAction, "DoAction", g_variant_new("(i)", index), "(b)", deadline, o, msg);
+  if (o != Outcome::kOk)
+    return o == Outcome::kFailed ? MakeError(ErrorCode::kActionFailed, "DoAction failed: " + msg)
+                                 : OutcomeError(o, target.bus, msg, perCall);
+  gboolean success = FALSE;
+  g_variant_get(done.get(), "(b)", &success);
+  if (!success) return MakeError(ErrorCode::kActionFailed, "the application refused action \"" + names[index] + "\"");
+  return {};
+}
+
+Error AtspiBackend::SetText(ElementId id, const std::string& text, Clock::time_point deadline) {
+  Impl& im = *impl_;
+  if (Error e = im.CheckConnected()) return e;
+  const ObjRef* ref = im.Lookup(id);
+  if (!ref) return MakeError(ErrorCode::kInvalidArgument, "unknown element handle " + std::to_string(id));
+  const ObjRef target = *ref;
+  im.bulk.clear();
+  if (!g_utf8_validate(text.c_str(), static_cast<gssize>(text.size()), nullptr))
+    return MakeError(ErrorCode::kInvalidArgument, "the text is not valid UTF-8");
+  uint32_t bits = 0;
+  Error err;
+  if (!im.InterfacesOf(target, deadline, bits, err)) return err;
+  if (!(bits & kHasEditableText))
+    return MakeError(ErrorCode::kNotSettable, "the element has no editable text (AT-SPI EditableText)");
+  Outcome o;
+  std::string msg;
+  VariantPtr r = im.CallSync(target.bus, target.path, kIfEditableText, "SetTextContents",
+                             g_variant_new("(s)", text.c_str()), "(b)", deadline, o, msg);
+  if (o != Outcome::kOk)
+    return o == Outcome::kFailed ? MakeError(ErrorCode::kNotSettable, "SetTextContents failed: " + msg)
+                                 : OutcomeError(o, target.bus, msg, static_cast<int>(im.callTimeout.count()));
+  gboolean success = FALSE;
+  g_variant_get(r.get(), "(b)", &success);
+  if (!success) return MakeError(ErrorCode::kNotSettable, "the application refused the text (read-only field?)");
+  return {};
+}
+
+Error AtspiBackend::SetNumber(ElementId id, double value, Clock::time_point deadline) {
+  Impl& im = *impl_;
+  if (Error e = im.CheckConnected()) return e;
+  const ObjRef* ref = im.Lookup(id);
+  if (!ref) return MakeError(ErrorCode::kInvalidArgument, "unknown element handle " + std::to_string(id));
+  const ObjRef target = *ref;
+  im.bulk.clear();
+  uint32_t bits = 0;
+  Error err;
+  if (!im.InterfacesOf(target, deadline, bits, err)) return err;
+  if (!(bits & kHasValue)) return MakeError(ErrorCode::kNotSettable, "the element has no value (AT-SPI Value)");
+  Outcome o;
+  std::string msg;
+  VariantPtr r = im.CallSync(target.bus, target.path, kIfProperties, "Set",
+                             g_variant_new("(ssv)", kIfValue, "CurrentValue", g_variant_new_double(value)), nullptr,
+                             deadline, o, msg);
+  if (o != Outcome::kOk)
+    return o == Outcome::kFailed ? MakeError(ErrorCode::kNotSettable, "setting CurrentValue failed: " + msg)
+                                 : OutcomeError(o, target.bus, msg, static_cast<int>(im.callTimeout.count()));
+  return {};
+}
+
+Error AtspiBackend::Focus(ElementId id, Clock::time_point deadline) {
+  Impl& im = *impl_;
+  if (Error e = im.CheckConnected()) return e;
+  const ObjRef* ref = im.Lookup(id);
+  if (!ref) return MakeError(ErrorCode::kInvalidArgument, "unknown element handle " + std::to_string(id));
+  const ObjRef target = *ref;
+  im.bulk.clear();
+  Outcome o;
+  std::string msg;
+  VariantPtr r = im.CallSync(target.bus, target.path, kIfComponent, "GrabFocus", nullptr, "(b)", deadline, o, msg);
+  if (o != Outcome::kOk)
+    return o == Outcome::kFailed ? MakeError(ErrorCode::kActionNotSupported, "the element cannot take focus: " + msg)
+                                 : OutcomeError(o, target.bus, msg, static_cast<int>(im.callTimeout.count()));
+  gboolean success = FALSE;
+  g_variant_get(r.get(), "(b)", &success);
+  if (!success) return MakeError(ErrorCode::kActionFailed, "the application refused to focus the element");
+  return {};
+}
+
+void AtspiBackend::Release(const std::vector<ElementId>& ids) {
+  Impl& im = *impl_;
+  for (ElementId id : ids) {
+    auto it = im.refById.find(id);
+    if (it == im.refById.end()) continue;
+    std::string key = it->second.bus;
+    key.push_back('\n');
+    key += it->second.path;
+    im.idByKey.erase(key);
+    im.refById.erase(it);
+  }
+}
+
+}  // namespace axsnap
