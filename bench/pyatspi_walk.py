@@ -198,7 +198,7 @@ def main():
     if dump:
         with open(dump, "w", encoding="utf-8") as f:
             json.dump(tree, f, indent=1, ensure_ascii=False)
-    print(json.dumps({"app": app_name, "nodes": nodes, "ms": times, "median": statistics.median(times)}))
+    print(json.dumps({"app": app_name, "nodes": nodes, "ms": times, "median": round(statistics.median(times), 2)}))
 
 
 if __name__ == "__main__":

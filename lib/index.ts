@@ -4,6 +4,8 @@
  * This entry point exports the platform-neutral layer: the raw tree model,
  * the renderer, the Snapshot object and the error class.
  */
+
+export { listApps, type SnapshotOptions, snapshot } from "./desktop.js";
 export { AxsnapError, type Delivery, ERROR_CODES, type ErrorCode, type Retry } from "./errors.js";
 export type {
   ChildSource,

@@ -579,7 +579,7 @@ export async function startApp(desktop, command, args = [], { name, windowName, 
   };
   desktop.apps.add(app);
 
-  const rejected = new Set(); // bus names that are not ours
+  const rejected = new Map(); // bus names of other processes' apps -> description
   const deadline = started + timeoutMs;
   let seen = [];
   try {
@@ -593,13 +593,14 @@ export async function startApp(desktop, command, args = [], { name, windowName, 
       const infos = await Promise.all(
         refs.map(async (ref) => ({ ref, ...(await describeApp(desktop, ref)) })),
       );
-      seen = infos.map((i) => `${i.name ?? "?"} (pid ${i.pid ?? "?"}, ${i.childCount ?? "?"} children)`);
+      const describe = (i) => `${i.name ?? "?"} (pid ${i.pid ?? "?"}, ${i.childCount ?? "?"} children)`;
+      seen = [...infos.map(describe), ...[...rejected.values()].map((d) => `${d}, not ours`)];
       for (const info of infos) {
         if (info.pid === null) continue;
         const st = procStat(info.pid);
         const ours = info.pid === pid || st?.pgid === pid;
         if (!ours) {
-          rejected.add(info.ref.bus);
+          rejected.set(info.ref.bus, describe(info));
           continue;
         }
         if (name !== undefined && info.name !== name) continue;

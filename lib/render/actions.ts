@@ -21,6 +21,9 @@ const PRIMARY = new Set([
   "activate",
   "toggle",
   "jump",
+  // Chromium on AT-SPI: its default action and its context menu, on every node.
+  "doDefault",
+  "showContextMenu",
 ]);
 const PRIMARY_ON_MENUS = new Set(["AXCancel", "AXPick"]);
 
@@ -45,7 +48,14 @@ export function prettyActionName(raw: string): string {
 }
 
 /** Actions every element of some toolkits carries (Chromium puts them on every web node): they say nothing. */
-const INCIDENTAL = new Set(["AXShowMenu", "AXScrollToVisible", "AXShowDefaultUI", "AXShowAlternateUI"]);
+const INCIDENTAL = new Set([
+  "AXShowMenu",
+  "AXScrollToVisible",
+  "AXShowDefaultUI",
+  "AXShowAlternateUI",
+  "doDefault",
+  "showContextMenu",
+]);
 
 export function hasMeaningfulAction(node: RawNode): boolean {
   return node.actions?.some((a) => !INCIDENTAL.has(a)) ?? false;

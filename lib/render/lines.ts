@@ -56,6 +56,7 @@ export interface Name {
 }
 
 const MACHINE_ID = /^_NS:/;
+const LIST_MARKER = /^\s*(?:[•◦▪▫‣⁃·*-]|\d{1,3}[.)]|[a-z][.)])\s*$/i;
 
 /** The first static text of a row: its printed title and its identity name. */
 export function rowFirstText(row: RawNode): string | undefined {
@@ -75,7 +76,8 @@ export function rowTexts(node: RawNode, out: string[], limit: number, depth = 0)
     if (out.length >= limit) return;
     if (isStaticText(child) || (isTextField(child) && !isSecure(child))) {
       const t = nodeText(child);
-      if (t !== undefined) out.push(t.trim());
+      // A list marker ("•", "1.") is not the row's text.
+      if (t !== undefined && !LIST_MARKER.test(t)) out.push(t.trim());
     } else {
       rowTexts(child, out, limit, depth + 1);
     }
@@ -175,7 +177,7 @@ export function displayValue(node: RawNode, name: Name | undefined, limit: TextL
   }
   if (node.value === undefined) return {};
   const raw = String(node.value);
-  if (raw.length === 0 || (name !== undefined && raw === name.text)) return {};
+  if (!present(raw) || (name !== undefined && raw === name.text)) return {};
   const v = sanitize(raw, limit);
   return printsBareValue(node) ? { segment: v, compact: v } : { segment: `Value: ${v}`, compact: v };
 }

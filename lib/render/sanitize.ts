@@ -12,12 +12,14 @@ const NEEDS_WORK = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: line breaks become a visible \n
 const LINE_BREAK = /\r\n|[\r\n\u2028\u2029\u000b\u000c\u0085]/g;
 const TAB = /\t/g;
+// U+FFFC stands in AT-SPI text for an embedded child object: it is not text.
+const OBJECT_REPLACEMENT = /\uFFFC/g;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters being dropped
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
 
 export function sanitize(text: string, limit: TextLimit): string {
   // Leading and trailing blanks carry nothing on a line and hide as trailing whitespace.
-  let out = text.trim();
+  let out = text.includes("\uFFFC") ? text.replace(OBJECT_REPLACEMENT, "").trim() : text.trim();
   if (NEEDS_WORK.test(out)) {
     // A tab would read as one more level of depth, so it becomes a space.
     out = out.replace(LINE_BREAK, "\\n").replace(TAB, " ").replace(CONTROL, "");
@@ -36,5 +38,5 @@ export function cut(text: string, limit: number): string {
 
 /** Text that holds something worth printing. */
 export function present(text: string | undefined): text is string {
-  return text !== undefined && text.trim().length > 0;
+  return text !== undefined && text.replace(OBJECT_REPLACEMENT, "").trim().length > 0;
 }

@@ -136,6 +136,9 @@ Error EncodePng(const uint8_t* rgba, int width, int height, int zlibLevel, std::
   png_set_IHDR(writer, info, static_cast<png_uint_32>(width), static_cast<png_uint_32>(height), 8,
                PNG_COLOR_TYPE_RGB_ALPHA, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
   png_set_compression_level(writer, level);
+  // One filter instead of libpng's per-row search of all five: measured on a
+  // 1280x800 capture at level 1, 11 ms and 128 KB against 28 ms and 126 KB.
+  png_set_filter(writer, PNG_FILTER_TYPE_BASE, PNG_FILTER_UP);
   png_write_info(writer, info);
   for (int y = 0; y < height; ++y) png_write_row(writer, rgba + stride * static_cast<size_t>(y));
   png_write_end(writer, nullptr);
@@ -155,31 +158,52 @@ void Downscale(const uint8_t* rgba, int width, int height, int outW, int outH, s
   BuildTaps(width, outW, cols);
   BuildTaps(height, outH, rows);
   const size_t stride = static_cast<size_t>(width) * 4;
-  // Per output row: premultiplied colour sums and alpha sums.
-  std::vector<float> acc(static_cast<size_t>(outW) * 4);
+  const size_t rowFloats = static_cast<size_t>(outW) * 4;
+  // Horizontal pass of one source row: premultiplied colour sums and alpha
+  // sums per output column. Consecutive output rows share their boundary
+  // source row, so the last one is kept.
+  std::vector<float> acc(rowFloats), cur(rowFloats), cached(rowFloats);
+  int cachedRow = -1;
+  auto horizontal = [&](int sy, float* h) {
+    const uint8_t* src = rgba + stride * static_cast<size_t>(sy);
+    for (int ox = 0; ox < outW; ++ox, h += 4) {
+      const uint8_t* p = src + static_cast<size_t>(cols.first[ox]) * 4;
+      const float* wx = &cols.weights[cols.offset[ox]];
+      float r = 0, g = 0, b = 0, al = 0;
+      for (int kx = 0; kx < cols.count[ox]; ++kx, p += 4) {
+        const float wa = wx[kx] * p[3];
+        r += p[0] * wa;
+        g += p[1] * wa;
+        b += p[2] * wa;
+        al += wa;
+      }
+      h[0] = r;
+      h[1] = g;
+      h[2] = b;
+      h[3] = al;
+    }
+  };
   for (int oy = 0; oy < outH; ++oy) {
     std::fill(acc.begin(), acc.end(), 0.f);
     for (int ky = 0; ky < rows.count[oy]; ++ky) {
       const float wy = rows.weights[rows.offset[oy] + ky];
-      if (wy <= 0.f) continue;
-      const uint8_t* src = rgba + stride * static_cast<size_t>(rows.first[oy] + ky);
-      float* a = acc.data();
-      for (int ox = 0; ox < outW; ++ox, a += 4) {
-        const uint8_t* p = src + static_cast<size_t>(cols.first[ox]) * 4;
-        const float* wx = &cols.weights[cols.offset[ox]];
-        float r = 0, g = 0, b = 0, al = 0;
-        for (int kx = 0; kx < cols.count[ox]; ++kx, p += 4) {
-          const float wa = wx[kx] * p[3];
-          r += p[0] * wa;
-          g += p[1] * wa;
-          b += p[2] * wa;
-          al += wa;
+      const int sy = rows.first[oy] + ky;
+      const bool last = ky == rows.count[oy] - 1;
+      if (wy <= 0.f && !last) continue;
+      const float* h = nullptr;
+      if (sy == cachedRow) {
+        h = cached.data();
+      } else {
+        horizontal(sy, cur.data());
+        if (last) {
+          cur.swap(cached);
+          cachedRow = sy;
+          h = cached.data();
+        } else {
+          h = cur.data();
         }
-        a[0] += r * wy;
-        a[1] += g * wy;
-        a[2] += b * wy;
-        a[3] += al * wy;
       }
+      for (size_t i = 0; i < rowFloats; ++i) acc[i] += h[i] * wy;
     }
     uint8_t* dst = out.data() + static_cast<size_t>(oy) * outW * 4;
     const float* a = acc.data();

@@ -15,6 +15,14 @@
 // cancellation in time), their late replies find the state closed and are
 // dropped, so no handler ever touches a finished operation.
 //
+// Calls per node (live): GetRole, GetState, GetInterfaces and
+// Properties.GetAll(Accessible) (name, description, accessible id, help
+// text, attributes, child count); then, by interface, Component.GetExtents,
+// Action NActions + GetName(i), Value.CurrentValue, Text.CharacterCount (+
+// GetText, + GetSelection on the focused element), Document.GetAttributes,
+// Hyperlink.GetURI. A node whose ChildCount was 0 in a read moments ago is
+// not asked for its children again.
+//
 // Bulk cache (org.a11y.atspi.Cache.GetItems): atk-bridge exposes it only
 // after some client has registered an event listener with the registry, and
 // its child lists disagree with GetChildren in places. When enabled, it is
@@ -342,11 +350,13 @@ enum Role : uint32_t {
   kRoleFontChooser = 22,
   kRoleFrame = 23,
   kRolePasswordText = 40,
+  kRoleProgressBar = 42,
   kRoleRadioButton = 44,
   kRoleRadioMenuItem = 45,
   kRoleToggleButton = 62,
   kRoleWindow = 69,
   kRoleLink = 88,
+  kRoleLevelBar = 103,
 };
 
 std::string RoleName(uint32_t role) {
@@ -375,7 +385,12 @@ bool IsCheckableRole(uint32_t role) {
 }
 
 constexpr int64_t kMaxTextChars = 10000;
-constexpr size_t kMaxInFlight = 4096;  // outstanding calls per batch; the rest queue
+// Outstanding calls per batch; the rest wait in a queue. A call's timeout
+// runs from when it is sent, so the window must stay small enough that the
+// app (which answers in order) gets through it well within one timeout even
+// for huge batches; 256 calls are a few milliseconds of app time and keep the
+// pipe full (a round trip is ~0.1 ms).
+constexpr size_t kMaxInFlight = 256;
 
 constexpr char kNoSessionBus[] =
     "no D-Bus session bus: start one (dbus-daemon --session) and export DBUS_SESSION_BUS_ADDRESS";
@@ -499,14 +514,12 @@ Error OutcomeError(Outcome o, const std::string& busName, const std::string& mes
   return MakeError(ErrorCode::kInternal, message);
 }
 
-}  // namespace
-
-// ---------------------------------------------------------------------------
-
+// An AT-SPI object: bus name and object path.
 struct ObjRef {
   std::string bus, path;
 };
 
+// What one org.a11y.atspi.Cache.GetItems entry tells about an object.
 struct CacheItem {
   uint32_t role = 0;
   std::string name, description;
@@ -514,15 +527,27 @@ struct CacheItem {
   uint32_t ifaces = 0;
 };
 
+}  // namespace
+
+// ---------------------------------------------------------------------------
+
 struct AtspiBackend::Impl {
   ContextPtr ctx{g_main_context_new()};
   GObj<GDBusConnection> bus;
   std::chrono::milliseconds callTimeout{800};
+  uint64_t calls = 0;  // D-Bus calls issued (diagnostics)
 
   // Handle table.
   std::unordered_map<std::string, ElementId> idByKey;  // bus + '\n' + path
   std::unordered_map<ElementId, ObjRef> refById;
   ElementId nextId = 1;
+
+  // Elements whose ChildCount was 0 when ReadNodes last read them (the
+  // Accessible properties come in one GetAll call that includes ChildCount).
+  // ReadChildren answers those from the hint, without a call, when the read
+  // is younger than leafHintMaxAge: a walk reads a level, then its children.
+  std::unordered_map<ElementId, Clock::time_point> leafSeen;
+  std::chrono::milliseconds leafHintMaxAge{500};
 
   // Bulk cache.
   bool useBulk = false;
@@ -589,6 +614,7 @@ struct AtspiBackend::Impl {
       message = "the deadline passed";
       return nullptr;
     }
+    ++calls;
     GError* raw = nullptr;
     GVariant* r = g_dbus_connection_call_sync(bus.get(), busName.c_str(), path.c_str(), iface, method, owned.get(),
                                               replyType ? G_VARIANT_TYPE(replyType) : nullptr,
@@ -602,6 +628,12 @@ struct AtspiBackend::Impl {
     if (outcome == Outcome::kNoReply && Clock::now() >= deadline) outcome = Outcome::kDeadline;
     message = err ? err->message : "unknown error";
     return nullptr;
+  }
+
+  // After acting: earlier reads may be out of date.
+  void ForgetReadState() {
+    bulk.clear();
+    leafSeen.clear();
   }
 
   // The interface bits of one element (blocking).
@@ -631,6 +663,7 @@ struct CallCtx {
   std::shared_ptr<BatchState> state;
   std::string bus;
   ReplyFn fn;
+  bool soft;  // a no-reply does not mark the app unresponsive
 };
 
 struct Queued {
@@ -640,6 +673,7 @@ struct Queued {
   VariantPtr params;
   const char* replyType;
   ReplyFn fn;
+  bool soft;
 };
 
 struct BatchState {
@@ -704,7 +738,7 @@ void Issue(const std::shared_ptr<BatchState>& st, Queued q) {
     st->queue.push_back(std::move(q));
     return;
   }
-  auto* ctx = new CallCtx{st, q.bus, std::move(q.fn)};
+  auto* ctx = new CallCtx{st, q.bus, std::move(q.fn), q.soft};
   ++st->inflight;
   ++st->callsIssued;
   g_dbus_connection_call(st->conn, q.bus.c_str(), q.path.c_str(), q.iface, q.method, q.params.get(),
@@ -747,7 +781,7 @@ void OnCallDone(GObject* source, GAsyncResult* res, gpointer data) {
       // A timeout cut short by the deadline is the deadline's doing.
       if (st.deadlinePassed || Clock::now() + std::chrono::milliseconds(2) >= st.deadline) {
         r.outcome = Outcome::kDeadline;
-      } else {
+      } else if (!ctx->soft) {
         st.MarkDead(ctx->bus);
       }
     } else if (r.outcome == Outcome::kBusClosed) {
@@ -761,21 +795,27 @@ void OnCallDone(GObject* source, GAsyncResult* res, gpointer data) {
 
 class Batch {
  public:
-  Batch(GMainContext* ctx, GDBusConnection* conn, std::chrono::milliseconds perCall, Clock::time_point deadline)
-      : ctx_(ctx), st_(std::make_shared<BatchState>()) {
+  Batch(GMainContext* ctx, GDBusConnection* conn, std::chrono::milliseconds perCall, Clock::time_point deadline,
+        uint64_t* callCounter)
+      : ctx_(ctx), st_(std::make_shared<BatchState>()), counter_(callCounter) {
     st_->conn = conn;
     st_->deadline = deadline;
     st_->perCall = perCall;
   }
-  ~Batch() { st_->closed = true; }
+  ~Batch() {
+    st_->closed = true;
+    if (counter_) *counter_ += static_cast<uint64_t>(st_->callsIssued);
+  }
   Batch(const Batch&) = delete;
   Batch& operator=(const Batch&) = delete;
 
   // Queues a call. `params` may be floating (g_variant_new) or null. `fn`
-  // runs from Run(), never from inside Call().
+  // runs from Run(), never from inside Call(). A `soft` call that gets no
+  // reply does not mark its app unresponsive (for calls that may be slow
+  // for reasons other than a stuck app, like a bulk read of a huge app).
   void Call(const std::string& busName, const std::string& path, const char* iface, const char* method,
-            GVariant* params, const char* replyType, ReplyFn fn) {
-    Issue(st_, Queued{busName, path, iface, method, SinkVariant(params), replyType, std::move(fn)});
+            GVariant* params, const char* replyType, ReplyFn fn, bool soft = false) {
+    Issue(st_, Queued{busName, path, iface, method, SinkVariant(params), replyType, std::move(fn), soft});
   }
 
   // org.freedesktop.DBus.Properties.Get; the handler gets the unwrapped value
@@ -841,25 +881,38 @@ class Batch {
       }
       g_main_context_iteration(ctx, TRUE);
     }
-    // Anything still queued was never sent: report it.
-    while (!st_->queue.empty()) {
-      Queued q = std::move(st_->queue.front());
-      st_->queue.pop_front();
-      Reply r;
-      r.outcome = Outcome::kDeadline;
-      r.message = "the deadline passed";
-      q.fn(r);
+    if (st_->abandon) {
+      // Only when GDBus did not report cancelled calls in time. Whatever is
+      // queued was never sent: report it (its handlers' follow-ups are
+      // refused the same way); replies still out are dropped on arrival.
+      abandoned_ = st_->inflight > 0;
+      st_->deadlinePassed = true;
+      while (!st_->queue.empty() || !st_->deferred.empty()) {
+        while (!st_->queue.empty()) {
+          Reply r;
+          r.outcome = Outcome::kDeadline;
+          r.message = "the deadline passed";
+          st_->deferred.emplace_back(std::move(st_->queue.front().fn), std::move(r));
+          st_->queue.pop_front();
+        }
+        auto item = std::move(st_->deferred.front());
+        st_->deferred.pop_front();
+        item.first(item.second);
+      }
     }
   }
 
+  // Some calls never reported back (see Run): their handlers did not run.
+  bool Abandoned() const { return abandoned_; }
+
   bool BusClosed() const { return st_->busClosed; }
-  bool DeadlinePassed() const { return st_->deadlinePassed || Clock::now() >= st_->deadline; }
-  int64_t CallsIssued() const { return st_->callsIssued; }
   int PerCallMs() const { return static_cast<int>(st_->perCall.count()); }
 
  private:
   GMainContext* ctx_;
   std::shared_ptr<BatchState> st_;
+  uint64_t* counter_;
+  bool abandoned_ = false;
 };
 
 // Connects to `address` with the given flags, bounded by `timeout`.
@@ -924,8 +977,9 @@ void AtspiBackend::SetCallTimeout(std::chrono::milliseconds timeout) {
   impl_->callTimeout = std::max(timeout, std::chrono::milliseconds(1));
 }
 void AtspiBackend::SetUseBulkCache(bool on) { impl_->useBulk = on; }
-void AtspiBackend::InvalidateBulkCache() { impl_->bulk.clear(); }
+void AtspiBackend::InvalidateBulkCache() { impl_->ForgetReadState(); }
 size_t AtspiBackend::HandleCount() const { return impl_->refById.size(); }
+uint64_t AtspiBackend::CallCount() const { return impl_->calls; }
 
 bool AtspiBackend::Describe(ElementId id, std::string& busName, std::string& objectPath) const {
   const ObjRef* ref = impl_->Lookup(id);
@@ -939,7 +993,7 @@ Error AtspiBackend::Connect() {
   Impl& im = *impl_;
   ContextScope scope(im.ctx.get());
   im.Disconnect();
-  im.bulk.clear();
+  im.ForgetReadState();
   im.bulkUnsupported.clear();
   im.registeredForCache = false;
 
@@ -1023,7 +1077,7 @@ Error AtspiBackend::ListApps(std::vector<AppInfo>& out, Clock::time_point deadli
   std::vector<AppWork> apps;
   Error rootError;
   {
-    Batch b(im.ctx.get(), im.bus.get(), im.callTimeout, deadline);
+    Batch b(im.ctx.get(), im.bus.get(), im.callTimeout, deadline, &im.calls);
     b.Call(kRegistryBus, kRootPath, kIfAccessible, "GetChildren", nullptr, "(a(so))", [&](const Reply& r) {
       if (r.outcome != Outcome::kOk) {
         rootError = OutcomeError(r.outcome, kRegistryBus, r.message, b.PerCallMs());
@@ -1083,7 +1137,7 @@ Error AtspiBackend::FocusedApp(AppInfo& out, bool& found, Clock::time_point dead
   ContextScope scope(im.ctx.get());
   std::vector<bool> active(apps.size(), false);
   {
-    Batch b(im.ctx.get(), im.bus.get(), im.callTimeout, deadline);
+    Batch b(im.ctx.get(), im.bus.get(), im.callTimeout, deadline, &im.calls);
     for (size_t i = 0; i < apps.size(); ++i) {
       const ObjRef* ref = im.Lookup(apps[i].element);
       if (!ref) continue;
@@ -1137,7 +1191,7 @@ Error AtspiBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Cl
   std::deque<WinWork> wins;  // stable addresses while handlers run
   Error appError;
   {
-    Batch b(im.ctx.get(), im.bus.get(), im.callTimeout, deadline);
+    Batch b(im.ctx.get(), im.bus.get(), im.callTimeout, deadline, &im.calls);
     b.Call(appCopy.bus, appCopy.path, kIfAccessible, "GetChildren", nullptr, "(a(so))", [&](const Reply& r) {
       if (r.outcome != Outcome::kOk) {
         appError = OutcomeError(r.outcome, appCopy.bus, r.message, b.PerCallMs());
@@ -1205,6 +1259,7 @@ Error AtspiBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Cl
 namespace {
 
 struct NodeJob {
+  ElementId id = 0;
   const ObjRef* ref = nullptr;
   NodeAttributes* out = nullptr;
   Error* err = nullptr;
@@ -1222,6 +1277,7 @@ struct NodeJob {
   // Value sources, resolved at the end.
   std::optional<double> number;
   std::optional<std::string> text;
+  int64_t childCount = -1;  // from the Accessible properties, when given
 };
 
 bool Fail(NodeJob& job, const Reply& r, int perCallMs) {
@@ -1265,11 +1321,12 @@ void FinishNode(NodeJob& job) {
   else if (s.Has(kStateVertical)) a.orientation = "vertical";
 
   if (job.ifaces & kHasValue) {
-    a.settable = true;
+    // GTK sets Value through AT-SPI; progress and level bars only display one.
+    a.settable = job.role != kRoleProgressBar && job.role != kRoleLevelBar && !s.Has(kStateReadOnly);
     a.valueType = "number";
     if (job.number) a.value = *job.number;
   } else if (job.ifaces & kHasEditableText) {
-    a.settable = true;
+    a.settable = !s.Has(kStateReadOnly);
     a.valueType = "string";
     if (job.role != kRolePasswordText && job.text) a.value = *job.text;
   } else if (job.text && job.role != kRolePasswordText) {
@@ -1296,6 +1353,7 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
 
   std::vector<NodeJob> jobs(ids.size());
   for (size_t i = 0; i < ids.size(); ++i) {
+    jobs[i].id = ids[i];
     jobs[i].out = &out[i];
     jobs[i].err = &errs[i];
     jobs[i].ref = im.Lookup(ids[i]);
@@ -1305,7 +1363,7 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
     }
   }
 
-  Batch b(im.ctx.get(), im.bus.get(), im.callTimeout, deadline);
+  Batch b(im.ctx.get(), im.bus.get(), im.callTimeout, deadline, &im.calls);
   const int perCall = b.PerCallMs();
 
   // Phase 2: what depends on role, states and interfaces.
@@ -1323,21 +1381,14 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
       });
     }
     if (job.ifaces & kHasAction) {
-      b.Call(busName, path, kIfAction, "GetActions", nullptr, "(a(sss))", [j, perCall, &b](const Reply& r) {
-        if (Fail(*j, r, perCall)) return;
-        if (r.outcome == Outcome::kOk) {
-          VariantPtr arr = AdoptVariant(g_variant_get_child_value(r.value, 0));
-          GVariantIter it;
-          g_variant_iter_init(&it, arr.get());
-          const gchar *name = nullptr, *desc = nullptr, *keys = nullptr;
-          while (g_variant_iter_next(&it, "(&s&s&s)", &name, &desc, &keys)) j->out->actions.emplace_back(name);
-          return;
-        }
-        // No GetActions (older bridges): NActions, then GetName(i).
-        b.GetProperty(j->ref->bus, j->ref->path, kIfAction, "NActions", [j, perCall, &b](const Reply& nr) {
-          if (Fail(*j, nr, perCall)) return;
-          int64_t n = 0;
-          if (nr.outcome != Outcome::kOk || !VariantToInt(nr.value, n) || n <= 0) return;
+      // Raw (unlocalized) names, as atspi_action_get_action_name gives them:
+      // NActions, then GetName(i). GetActions returns localized names
+      // ("Click" for "click"), so it is only the fallback.
+      b.GetProperty(busName, path, kIfAction, "NActions", [j, perCall, &b](const Reply& nr) {
+        if (Fail(*j, nr, perCall)) return;
+        int64_t n = 0;
+        if (nr.outcome == Outcome::kOk) {
+          if (!VariantToInt(nr.value, n) || n <= 0) return;
           n = std::min<int64_t>(n, 64);
           auto names = std::make_shared<std::vector<std::string>>(static_cast<size_t>(n));
           auto left = std::make_shared<int64_t>(n);
@@ -1350,9 +1401,20 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
                        (*names)[static_cast<size_t>(k)] = s ? s : "";
                      }
                      if (--*left == 0)
-                       for (auto& s : *names) j->out->actions.push_back(std::move(s));
+                       for (auto& s : *names)
+                         if (!s.empty()) j->out->actions.push_back(std::move(s));
                    });
           }
+          return;
+        }
+        b.Call(j->ref->bus, j->ref->path, kIfAction, "GetActions", nullptr, "(a(sss))", [j, perCall](const Reply& r) {
+          if (Fail(*j, r, perCall) || r.outcome != Outcome::kOk) return;
+          VariantPtr arr = AdoptVariant(g_variant_get_child_value(r.value, 0));
+          GVariantIter it;
+          g_variant_iter_init(&it, arr.get());
+          const gchar *name = nullptr, *desc = nullptr, *keys = nullptr;
+          while (g_variant_iter_next(&it, "(&s&s&s)", &name, &desc, &keys))
+            if (name && *name) j->out->actions.emplace_back(name);
         });
       });
     }
@@ -1482,6 +1544,9 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
                if (needBasics && DictString(dict.get(), "Description", s) && !s.empty()) j->out->description = s;
                if (DictString(dict.get(), "HelpText", s) && !s.empty()) j->out->help = s;
                if (DictString(dict.get(), "AccessibleId", s) && !s.empty()) j->out->identifier = s;
+               VariantPtr childCount = AdoptVariant(g_variant_lookup_value(dict.get(), "ChildCount", nullptr));
+               int64_t n = -1;
+               if (childCount && VariantToInt(childCount.get(), n)) j->childCount = n;
                VariantPtr attrs = AdoptVariant(g_variant_lookup_value(dict.get(), "Attributes", G_VARIANT_TYPE("a{ss}")));
                if (attrs) {
                  j->attributes = std::move(attrs);
@@ -1558,12 +1623,13 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
       }
       b.Call(busName, kCachePath, kIfCache, "GetItems", nullptr, nullptr,
              [&im, busName, group, perCall, &issuePhase1, fromSnapshot](const Reply& r) {
-               if (r.outcome == Outcome::kFailed) im.bulkUnsupported.insert(busName);
+               // Not served, or too slow to be worth it: live reads from now on.
+               if (r.outcome == Outcome::kFailed || r.outcome == Outcome::kNoReply) im.bulkUnsupported.insert(busName);
                const bool ok = r.outcome == Outcome::kOk &&
                                g_variant_is_of_type(r.value, G_VARIANT_TYPE("(a((so)(so)(so)iiassusau))"));
                if (!ok) {
                  if (r.outcome == Outcome::kOk) im.bulkUnsupported.insert(busName);  // other layout
-                 if (r.outcome == Outcome::kOk || r.outcome == Outcome::kFailed) {
+                 if (r.outcome == Outcome::kOk || r.outcome == Outcome::kFailed || r.outcome == Outcome::kNoReply) {
                    for (NodeJob* j : *group) issuePhase1(*j, true);
                  } else {
                    for (NodeJob* j : *group) Fail(*j, r, perCall);
@@ -1601,7 +1667,8 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
                auto& slot = im.bulk[busName];
                slot = std::move(snapshot);
                fromSnapshot(slot);
-             });
+             },
+             /*soft=*/true);
     }
   } else {
     for (auto& entry : byApp)
@@ -1609,14 +1676,25 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
   }
 
   b.Run();
+  if (b.Abandoned()) {
+    for (NodeJob& job : jobs) {
+      if (job.failed) continue;
+      job.failed = true;
+      *job.err = MakeError(ErrorCode::kTimeout, "the deadline passed before " + job.ref->bus + " answered");
+    }
+  }
 
   size_t okCount = 0;
   Error firstError;
+  const auto readAt = Clock::now();
   for (NodeJob& job : jobs) {
     if (job.failed) {
       if (!firstError) firstError = *job.err;
+      if (job.ref) im.leafSeen.erase(job.id);
       continue;
     }
+    if (job.childCount == 0) im.leafSeen[job.id] = readAt;
+    else im.leafSeen.erase(job.id);
     if (!job.haveRole) {
       job.failed = true;
       *job.err = MakeError(ErrorCode::kInternal, "the role could not be read");
@@ -1626,9 +1704,7 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
     ++okCount;
   }
   if (b.BusClosed()) return MakeError(ErrorCode::kNoAccessibilityBus, "the accessibility bus connection was closed");
-  if (okCount == 0 && !ids.empty() &&
-      (firstError.code == ErrorCode::kTimeout || firstError.code == ErrorCode::kAppUnresponsive))
-    return firstError;
+  if (okCount == 0 && !ids.empty() && firstError.code == ErrorCode::kTimeout) return firstError;
   return {};
 }
 
@@ -1645,13 +1721,22 @@ Error AtspiBackend::ReadChildren(const std::vector<ElementId>& ids, std::vector<
   std::vector<std::vector<std::pair<std::string, std::string>>> found(ids.size());
   std::vector<bool> ok(ids.size(), false);
   {
-    Batch b(im.ctx.get(), im.bus.get(), im.callTimeout, deadline);
+    Batch b(im.ctx.get(), im.bus.get(), im.callTimeout, deadline, &im.calls);
     const int perCall = b.PerCallMs();
     for (size_t i = 0; i < ids.size(); ++i) {
       const ObjRef* ref = im.Lookup(ids[i]);
       if (!ref) {
         errs[i] = MakeError(ErrorCode::kInvalidArgument, "unknown element handle " + std::to_string(ids[i]));
         continue;
+      }
+      auto leaf = im.leafSeen.find(ids[i]);
+      if (leaf != im.leafSeen.end()) {
+        const bool fresh = Clock::now() - leaf->second < im.leafHintMaxAge;
+        im.leafSeen.erase(leaf);  // one use: a later ReadChildren asks the app
+        if (fresh) {
+          ok[i] = true;  // no children, read moments ago
+          continue;
+        }
       }
       b.Call(ref->bus, ref->path, kIfAccessible, "GetChildren", nullptr, "(a(so))",
              [&, i, perCall, busName = ref->bus](const Reply& r) {
@@ -1678,6 +1763,7 @@ Error AtspiBackend::ReadChildren(const std::vector<ElementId>& ids, std::vector<
   Error firstError;
   for (size_t i = 0; i < ids.size(); ++i) {
     if (!ok[i]) {
+      if (!errs[i]) errs[i] = MakeError(ErrorCode::kTimeout, "the deadline passed before the children were read");
       if (!firstError) firstError = errs[i];
       continue;
     }
@@ -1688,9 +1774,7 @@ Error AtspiBackend::ReadChildren(const std::vector<ElementId>& ids, std::vector<
       out[i].via.emplace_back();
     }
   }
-  if (okCount == 0 && !ids.empty() &&
-      (firstError.code == ErrorCode::kTimeout || firstError.code == ErrorCode::kAppUnresponsive))
-    return firstError;
+  if (okCount == 0 && !ids.empty() && firstError.code == ErrorCode::kTimeout) return firstError;
   return {};
 }
 
@@ -1716,25 +1800,17 @@ Error AtspiBackend::DoAction(ElementId id, const std::string& name, Clock::time_
   const ObjRef* ref = im.Lookup(id);
   if (!ref) return MakeError(ErrorCode::kInvalidArgument, "unknown element handle " + std::to_string(id));
   const ObjRef target = *ref;
-  im.bulk.clear();
+  im.ForgetReadState();
   const int perCall = static_cast<int>(im.callTimeout.count());
   Outcome o;
   std::string msg;
+  // Raw names (NActions + GetName), then the localized ones (GetActions).
   std::vector<std::string> names;
-  VariantPtr r = im.CallSync(target.bus, target.path, kIfAction, "GetActions", nullptr, "(a(sss))", deadline, o, msg);
-  if (o == Outcome::kOk) {
-    VariantPtr arr = AdoptVariant(g_variant_get_child_value(r.get(), 0));
-    GVariantIter it;
-    g_variant_iter_init(&it, arr.get());
-    const gchar *n = nullptr, *d = nullptr, *k = nullptr;
-    while (g_variant_iter_next(&it, "(&s&s&s)", &n, &d, &k)) names.emplace_back(n);
-  } else if (o == Outcome::kFailed) {
-    VariantPtr nv =
-        im.CallSync(target.bus, target.path, kIfProperties, "Get", g_variant_new("(ss)", kIfAction, "NActions"), "(v)",
-                    deadline, o, msg);
-    if (o != Outcome::kOk)
-      return o == Outcome::kFailed ? MakeError(ErrorCode::kActionNotSupported, "the element has no actions")
-                                   : OutcomeError(o, target.bus, msg, perCall);
+  VariantPtr nv = im.CallSync(target.bus, target.path, kIfProperties, "Get", g_variant_new("(ss)", kIfAction, "NActions"),
+                              "(v)", deadline, o, msg);
+  if (o == Outcome::kFailed) return MakeError(ErrorCode::kActionNotSupported, "the element has no actions");
+  if (o != Outcome::kOk) return OutcomeError(o, target.bus, msg, perCall);
+  {
     VariantPtr inner = UnwrapV(nv.get());
     int64_t count = 0;
     VariantToInt(inner.get(), count);
@@ -1746,20 +1822,26 @@ Error AtspiBackend::DoAction(ElementId id, const std::string& name, Clock::time_
       g_variant_get(gn.get(), "(&s)", &s);
       names.emplace_back(s ? s : "");
     }
-  } else {
-    return OutcomeError(o, target.bus, msg, perCall);
   }
   const std::string wanted = Lower(name);
   int index = -1;
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (Lower(names[i]) == wanted) {
-      index = static_cast<int>(i);
-      break;
+  for (size_t i = 0; i < names.size() && index < 0; ++i)
+    if (!names[i].empty() && Lower(names[i]) == wanted) index = static_cast<int>(i);
+  if (index < 0 && !names.empty()) {
+    VariantPtr r = im.CallSync(target.bus, target.path, kIfAction, "GetActions", nullptr, "(a(sss))", deadline, o, msg);
+    if (o == Outcome::kOk) {
+      VariantPtr arr = AdoptVariant(g_variant_get_child_value(r.get(), 0));
+      GVariantIter it;
+      g_variant_iter_init(&it, arr.get());
+      const gchar *n = nullptr, *d = nullptr, *k = nullptr;
+      for (int i = 0; index < 0 && g_variant_iter_next(&it, "(&s&s&s)", &n, &d, &k); ++i)
+        if (n && *n && Lower(n) == wanted && static_cast<size_t>(i) < names.size()) index = i;
     }
   }
   if (index < 0) {
     std::string have;
-    for (const auto& n : names) have += (have.empty() ? "" : ", ") + n;
+    for (const auto& n : names)
+      if (!n.empty()) have += (have.empty() ? "" : ", ") + n;
     return MakeError(ErrorCode::kActionNotSupported,
                      "no action \"" + name + "\" on this element" + (have.empty() ? "" : " (has: " + have + ")"));
   }
@@ -1780,7 +1862,7 @@ Error AtspiBackend::SetText(ElementId id, const std::string& text, Clock::time_p
   const ObjRef* ref = im.Lookup(id);
   if (!ref) return MakeError(ErrorCode::kInvalidArgument, "unknown element handle " + std::to_string(id));
   const ObjRef target = *ref;
-  im.bulk.clear();
+  im.ForgetReadState();
   if (!g_utf8_validate(text.c_str(), static_cast<gssize>(text.size()), nullptr))
     return MakeError(ErrorCode::kInvalidArgument, "the text is not valid UTF-8");
   uint32_t bits = 0;
@@ -1807,7 +1889,7 @@ Error AtspiBackend::SetNumber(ElementId id, double value, Clock::time_point dead
   const ObjRef* ref = im.Lookup(id);
   if (!ref) return MakeError(ErrorCode::kInvalidArgument, "unknown element handle " + std::to_string(id));
   const ObjRef target = *ref;
-  im.bulk.clear();
+  im.ForgetReadState();
   uint32_t bits = 0;
   Error err;
   if (!im.InterfacesOf(target, deadline, bits, err)) return err;
@@ -1829,7 +1911,7 @@ Error AtspiBackend::Focus(ElementId id, Clock::time_point deadline) {
   const ObjRef* ref = im.Lookup(id);
   if (!ref) return MakeError(ErrorCode::kInvalidArgument, "unknown element handle " + std::to_string(id));
   const ObjRef target = *ref;
-  im.bulk.clear();
+  im.ForgetReadState();
   Outcome o;
   std::string msg;
   VariantPtr r = im.CallSync(target.bus, target.path, kIfComponent, "GrabFocus", nullptr, "(b)", deadline, o, msg);
@@ -1852,6 +1934,7 @@ void AtspiBackend::Release(const std::vector<ElementId>& ids) {
     key += it->second.path;
     im.idByKey.erase(key);
     im.refById.erase(it);
+    im.leafSeen.erase(id);
   }
 }
 

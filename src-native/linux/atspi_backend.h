@@ -42,8 +42,19 @@ class AtspiBackend : public Backend {
   Error FocusedApp(AppInfo& out, bool& found, Clock::time_point deadline) override;
   Error Windows(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point deadline) override;
 
+  // Pipelined: all calls of a batch are in flight together (at most 256 at
+  // a time), so a batch costs about one round trip per dependent step, not
+  // one per call. Per element: kElementGone (object or app gone),
+  // kAppUnresponsive (its app did not answer one call within the per-call
+  // timeout: the rest of the batch for that app fails at once), kTimeout
+  // (the deadline came first), kInvalidArgument (unknown id). The call
+  // itself fails only with kNoAccessibilityBus (bus gone), or kTimeout when
+  // the deadline left no element read.
   Error ReadNodes(const std::vector<ElementId>& ids, std::vector<NodeAttributes>& out, std::vector<Error>& errs,
                   Clock::time_point deadline) override;
+  // GetChildren, live (never the bulk cache's child lists); via = "". A node
+  // that ReadNodes saw with ChildCount 0 less than 500 ms earlier is answered
+  // "no children" without a call (a walk reads a level, then its children).
   Error ReadChildren(const std::vector<ElementId>& ids, std::vector<ChildList>& out, std::vector<Error>& errs,
                      Clock::time_point deadline) override;
 
@@ -70,15 +81,24 @@ class AtspiBackend : public Backend {
   // the operation's deadline.
   void SetCallTimeout(std::chrono::milliseconds timeout);
   // Bulk reads: one org.a11y.atspi.Cache.GetItems call per app supplies
-  // role, name, description, states and interfaces for the nodes it lists;
-  // the rest is read live. Off by default (see the .cc for why).
+  // role, name, description, states and interfaces for the nodes it lists
+  // (reused for 300 ms, so one call usually serves a walk); the rest is read
+  // live. About 40% fewer calls and 20-30% faster walks on
+  // gtk3-widget-factory, same results. Off by default: atk-bridge serves
+  // GetItems only once a client has registered an event listener, so this
+  // registers one (every app then emits children-changed events), and the
+  // reply holds every object of the app, not just the window walked.
   void SetUseBulkCache(bool on);
-  // Forget bulk data read earlier (after synthetic input, for instance).
+  // Forget what earlier reads may let later ones skip: the bulk snapshot and
+  // the "had no children" hints. Call after synthetic input (the AT-SPI
+  // actions here do it themselves).
   void InvalidateBulkCache();
   // The D-Bus address of an element (for diagnostics); false for unknown ids.
   bool Describe(ElementId id, std::string& busName, std::string& objectPath) const;
   // Number of live handles.
   size_t HandleCount() const;
+  // D-Bus calls issued so far (diagnostics).
+  uint64_t CallCount() const;
 
  private:
   struct Impl;

@@ -56,7 +56,6 @@ struct XErrorRecord {
 // The display is used from one thread; the handler runs on the thread that
 // made the failing call, so a thread_local is exact.
 thread_local XErrorRecord t_xerror;
-thread_local bool t_ioerror = false;
 
 int OnXError(Display*, XErrorEvent* e) {
   t_xerror.code = e->error_code;
@@ -68,9 +67,9 @@ int OnXError(Display*, XErrorEvent* e) {
 }
 
 int OnXIOError(Display*) {
-  // Called when the connection is lost. Returning lets Xlib call the exit
-  // handler (below) on libX11 >= 1.7; older versions exit() here regardless.
-  t_ioerror = true;
+  // Called when the connection is lost. Returning lets Xlib call the
+  // per-display exit handler (Impl::OnIOExit) on libX11 >= 1.7, which marks
+  // the display dead; older versions exit() after this regardless.
   return 0;
 }
 
@@ -199,12 +198,6 @@ class KeyMap {
       if (empty && k > 8) out.push_back(static_cast<KeyCode>(k));
     }
     return out;
-  }
-
-  // Records a temporary remap so later Find() calls see it.
-  void Set(int kc, KeySym ks) {
-    if (!ok() || kc < min_ || kc > max_) return;
-    for (int c = 0; c < per_; ++c) syms_[(kc - min_) * per_ + c] = c < 2 ? ks : NoSymbol;
   }
 
  private:
@@ -336,6 +329,7 @@ struct X11Display::Impl {
   // for the last requested size.
   XShmSegmentInfo shm{};
   bool shmAttached = false;
+  bool shmBroken = false;  // the segment could not be set up: MIT-SHM unusable here
   size_t shmCapacity = 0;
   XImage* shmImage = nullptr;
 
@@ -344,7 +338,7 @@ struct X11Display::Impl {
     static_cast<Impl*>(data)->dead = true;
   }
 
-  bool Alive() const { return dpy != nullptr && !dead && !t_ioerror; }
+  bool Alive() const { return dpy != nullptr && !dead; }
 
   void BeginTrap() {
     XSync(dpy, False);
@@ -431,12 +425,14 @@ struct X11Display::Impl {
                                  static_cast<unsigned>(w), static_cast<unsigned>(h));
       if (shmImage == nullptr) {
         why = "XShmCreateImage failed";
+        shmBroken = true;
         return nullptr;
       }
     }
     const size_t bytes = static_cast<size_t>(shmImage->bytes_per_line) * static_cast<size_t>(h);
     if (!EnsureShmSegment(bytes, why)) {
       DestroyShmImage();
+      shmBroken = true;
       return nullptr;
     }
     shmImage->data = shm.shmaddr;
@@ -448,6 +444,21 @@ struct X11Display::Impl {
       return nullptr;
     }
     return shmImage;
+  }
+
+  // The root's current size (follows RandR changes, which the cached
+  // DisplayWidth/Height do not while this client processes no events).
+  void RootSize(int& w, int& h) {
+    w = DisplayWidth(dpy, screen);
+    h = DisplayHeight(dpy, screen);
+    Window r = 0;
+    int x = 0, y = 0;
+    unsigned int gw = 0, gh = 0, border = 0, depthRet = 0;
+    // A round trip; the root always exists, so no error trap is needed.
+    if (XGetGeometry(dpy, root, &r, &x, &y, &gw, &gh, &border, &depthRet) && gw > 0 && gh > 0) {
+      w = static_cast<int>(gw);
+      h = static_cast<int>(gh);
+    }
   }
 
   bool Attributes(Window w, XWindowAttributes& attrs) {
@@ -659,7 +670,7 @@ Error X11Display::Open() {
   if (impl_ == nullptr) impl_ = new Impl;
   Impl& d = *impl_;
   d.dpy = dpy;
-  t_ioerror = false;
+  d.dead = false;
   // libX11 >= 1.7 only; looked up at run time.
   if (auto setExit = reinterpret_cast<SetIOExitHandlerFn>(dlsym(RTLD_DEFAULT, "XSetIOErrorExitHandler"))) {
     setExit(dpy, &Impl::OnIOExit, impl_);
@@ -831,7 +842,8 @@ Error X11Display::CaptureRect(const Rect& r, std::vector<uint8_t>& rgba, int& wi
   if (!std::isfinite(r.x) || !std::isfinite(r.y) || !std::isfinite(r.w) || !std::isfinite(r.h)) {
     return Error{ErrorCode::kInvalidArgument, "capture rectangle is not finite"};
   }
-  const int sw = ScreenWidth(), sh = ScreenHeight();
+  int sw = 0, sh = 0;
+  d.RootSize(sw, sh);
   // Clip to the screen: XGetImage outside the root raises BadMatch.
   const double x0 = std::max(0.0, std::floor(r.x)), y0 = std::max(0.0, std::floor(r.y));
   const double x1 = std::min<double>(sw, std::ceil(r.x + r.w)), y1 = std::min<double>(sh, std::ceil(r.y + r.h));
@@ -850,10 +862,12 @@ Error X11Display::CaptureRect(const Rect& r, std::vector<uint8_t>& rgba, int& wi
       captured = Rect{x0, y0, x1 - x0, y1 - y0};
       return {};
     }
-    // Remote display, separate IPC namespace...: fall back for good.
     if (!d.Alive()) return Error{ErrorCode::kCaptureFailed, "the X display connection was lost"};
-    d.ReleaseShm();
-    d.hasShm = false;
+    if (d.shmBroken) {
+      // Remote display, separate IPC namespace, no shm permission: XGetImage from now on.
+      d.ReleaseShm();
+      d.hasShm = false;
+    }
   }
   d.BeginTrap();
   XImage* img = XGetImage(d.dpy, d.root, x, y, static_cast<unsigned>(w), static_cast<unsigned>(h), AllPlanes, ZPixmap);
@@ -979,58 +993,63 @@ Error X11Display::Move(double x, double y) {
 namespace {
 
 // Keysyms that have no keycode borrow spare keycodes for the duration of one
-// Keys/Type call. Restoring waits a little first: toolkits translate a key
-// event with the mapping they fetch when they process it, so restoring too
-// early could turn the character into nothing.
+// Keys/Type call. A batch is mapped before any of its keys is sent, then the
+// clients get a moment to take in the new mapping (a mapping change made
+// between two key events was sometimes missed by a client's Xlib/XKB
+// refresh). Restoring waits too: toolkits translate a key event with the
+// mapping they fetch when they process it, so restoring too early could turn
+// the character into nothing.
+constexpr int kMapSettleMs = 30;
+constexpr int kRestoreDelayMs = 100;
+
 class TempKeys {
  public:
-  TempKeys(Display* dpy, KeyMap& map) : dpy_(dpy), map_(map), spare_(map.Spare()) {}
+  TempKeys(Display* dpy, const KeyMap& map) : dpy_(dpy), per_(map.per()), spare_(map.Spare()) {}
   ~TempKeys() { Restore(); }
   TempKeys(const TempKeys&) = delete;
   TempKeys& operator=(const TempKeys&) = delete;
 
-  // A keycode for `ks` at level 0, or false when no spare keycode exists.
-  bool Map(KeySym ks, KeyCode& kc) {
+  size_t Capacity() const { return spare_.size(); }
+
+  // Maps `batch` (at most Capacity() keysyms) onto spare keycodes, after
+  // restoring the previous batch.
+  void Borrow(const std::vector<KeySym>& batch) {
+    Restore();
+    std::vector<KeySym> syms(static_cast<size_t>(per_), NoSymbol);
+    for (size_t i = 0; i < batch.size() && i < spare_.size(); ++i) {
+      syms[0] = batch[i];
+      if (syms.size() > 1) syms[1] = batch[i];  // same symbol with or without shift
+      XChangeKeyboardMapping(dpy_, spare_[i], per_, syms.data(), 1);
+      used_.emplace_back(spare_[i], batch[i]);
+    }
+    XSync(dpy_, False);
+    SleepMs(kMapSettleMs);
+  }
+
+  bool Lookup(KeySym ks, KeyCode& kc) const {
     for (const auto& m : used_) {
       if (m.second == ks) {
         kc = m.first;
         return true;
       }
     }
-    if (next_ >= spare_.size()) {
-      if (spare_.empty()) return false;
-      Restore();  // every spare is in use: recycle them
-    }
-    kc = spare_[next_++];
-    std::vector<KeySym> syms(static_cast<size_t>(map_.per()), NoSymbol);
-    syms[0] = ks;
-    if (syms.size() > 1) syms[1] = ks;
-    XChangeKeyboardMapping(dpy_, kc, map_.per(), syms.data(), 1);
-    XSync(dpy_, False);
-    map_.Set(kc, ks);
-    used_.emplace_back(kc, ks);
-    return true;
+    return false;
   }
 
   void Restore() {
     if (used_.empty()) return;
     XSync(dpy_, False);
-    SleepMs(100);
-    std::vector<KeySym> none(static_cast<size_t>(map_.per()), NoSymbol);
-    for (const auto& m : used_) {
-      XChangeKeyboardMapping(dpy_, m.first, map_.per(), none.data(), 1);
-      map_.Set(m.first, NoSymbol);
-    }
+    SleepMs(kRestoreDelayMs);
+    std::vector<KeySym> none(static_cast<size_t>(per_), NoSymbol);
+    for (const auto& m : used_) XChangeKeyboardMapping(dpy_, m.first, per_, none.data(), 1);
     XSync(dpy_, False);
     used_.clear();
-    next_ = 0;
   }
 
  private:
   Display* dpy_;
-  KeyMap& map_;
+  int per_;
   std::vector<KeyCode> spare_;
-  size_t next_ = 0;
   std::vector<std::pair<KeyCode, KeySym>> used_;
 };
 
@@ -1039,15 +1058,16 @@ struct Stroke {
   bool shift = false;
 };
 
-// Resolves a keysym to a keycode (+ shift when it sits at level 1), borrowing a spare keycode if needed.
-bool Resolve(KeyMap& map, TempKeys& temp, KeySym ks, Stroke& out) {
+// A keycode for `ks` (+ shift when it sits at level 1): from the keyboard
+// mapping, else from the borrowed batch.
+bool Resolve(const KeyMap& map, const TempKeys& temp, KeySym ks, Stroke& out) {
   int level = 0;
   if (map.Find(ks, out.kc, level)) {
     out.shift = level == 1;
     return true;
   }
   out.shift = false;
-  return temp.Map(ks, out.kc);
+  return temp.Lookup(ks, out.kc);
 }
 
 }  // namespace
@@ -1136,6 +1156,11 @@ Error X11Display::Keys(const std::string& combo) {
   {
     TempKeys temp(d.dpy, map);
     Stroke stroke;
+    {
+      KeyCode kc = 0;
+      int level = 0;
+      if (!map.Find(key, kc, level) && temp.Capacity() > 0) temp.Borrow({key});
+    }
     if (!Resolve(map, temp, key, stroke)) {
       result = Error{ErrorCode::kInputFailed, "no keycode for key \"" + keyName + "\" and no spare keycode to map it"};
     } else {
@@ -1187,18 +1212,37 @@ Error X11Display::Type(const std::string& utf8) {
   Error result;
   {
     TempKeys temp(d.dpy, map);
-    for (KeySym ks : syms) {
-      Stroke s;
-      if (!Resolve(map, temp, ks, s)) {
-        result = Error{ErrorCode::kInputFailed, std::string("no keycode for ") + Hex(ks) + " and no spare keycode"};
+    size_t i = 0;
+    while (i < syms.size() && !result) {
+      // The next run of text whose unmapped keysyms fit in the spare keycodes.
+      std::vector<KeySym> batch;
+      size_t j = i;
+      for (; j < syms.size(); ++j) {
+        KeyCode kc = 0;
+        int level = 0;
+        if (map.Find(syms[j], kc, level) || std::find(batch.begin(), batch.end(), syms[j]) != batch.end()) continue;
+        if (batch.size() == temp.Capacity()) break;
+        batch.push_back(syms[j]);
+      }
+      if (j == i) {
+        result = Error{ErrorCode::kInputFailed,
+                       std::string("no keycode for ") + Hex(syms[i]) + " and no spare keycode to map it"};
         break;
       }
-      const bool shift = s.shift && shiftKc != 0;
-      if (shift) d.Key(shiftKc, true);
-      d.Key(s.kc, true);
-      d.Key(s.kc, false);
-      if (shift) d.Key(shiftKc, false);
-      XFlush(d.dpy);
+      if (!batch.empty()) temp.Borrow(batch);
+      for (; i < j; ++i) {
+        Stroke s;
+        if (!Resolve(map, temp, syms[i], s)) {
+          result = Error{ErrorCode::kInputFailed, std::string("no keycode for ") + Hex(syms[i])};
+          break;
+        }
+        const bool shift = s.shift && shiftKc != 0;
+        if (shift) d.Key(shiftKc, true);
+        d.Key(s.kc, true);
+        d.Key(s.kc, false);
+        if (shift) d.Key(shiftKc, false);
+        XFlush(d.dpy);
+      }
     }
     XSync(d.dpy, False);
   }  // restores borrowed keycodes
@@ -1208,11 +1252,17 @@ Error X11Display::Type(const std::string& utf8) {
 }
 
 int X11Display::ScreenWidth() const {
-  return IsOpen() ? DisplayWidth(impl_->dpy, impl_->screen) : 0;
+  if (!IsOpen()) return 0;
+  int w = 0, h = 0;
+  impl_->RootSize(w, h);
+  return w;
 }
 
 int X11Display::ScreenHeight() const {
-  return IsOpen() ? DisplayHeight(impl_->dpy, impl_->screen) : 0;
+  if (!IsOpen()) return 0;
+  int w = 0, h = 0;
+  impl_->RootSize(w, h);
+  return h;
 }
 
 }  // namespace axsnap

@@ -4,7 +4,7 @@
 //   g++ -std=c++17 -O2 -Wall -Wextra -Werror x11_selftest.cc x11_display.cc ../core/png_budget.cc
 //       $(pkg-config --cflags --libs x11 xtst xext libpng) -o x11_selftest
 // Run (the wrapper starts the app; the test starts nothing itself but a probe client):
-//   xvfb-run -a -s "-screen 0 1920x1080x24" sh -c 'NO_AT_BRIDGE=1 GDK_BACKEND=x11 gtk3-widget-factory &
+//   xvfb-run -a -s "-screen 0 1920x1080x24" sh -c 'NO_AT_BRIDGE=1 GDK_BACKEND=x11 gtk3-widget-factory >/dev/null 2>&1 &
 //     sleep 3; pid=$(pgrep -n gtk3-widget); wid=$(xdotool search --onlyvisible --pid $pid | head -1);
 //     eval $(xdotool getwindowgeometry --shell $wid); ./x11_selftest $pid $X $Y $WIDTH $HEIGHT $wid; kill $pid'
 // I/O-error mode (an X server this test may kill):
@@ -232,6 +232,19 @@ int main(int argc, char** argv) {
               decoded && dw == shot.pixelWidth && dh == shot.pixelHeight,
           "noise meets the budget in <= 3 encodes, never below 0.25", Describe(e));
     Check(std::abs(shot.scale - 2.0 * shot.pixelWidth / W) < 1e-9, "scale = pixelsPerPoint * outW/width");
+
+    // Lower-entropy noise (6 bits a channel): the predicted scale lands above the floor.
+    std::vector<uint8_t> soft(noise);
+    for (size_t i = 0; i < soft.size(); i += 4) {
+      soft[i] &= 0x3f;
+      soft[i + 1] &= 0x3f;
+      soft[i + 2] &= 0x3f;
+    }
+    e = EncodeWithinBudget(soft.data(), W, H, 1.0, opts, shot);
+    std::printf("6-bit noise 2560x1600: %dx%d scale %.3f, %d encodes, %zu bytes, %.1f ms\n", shot.pixelWidth,
+                shot.pixelHeight, shot.scale, shot.encodes, shot.png.size(), shot.encodeMs);
+    Check(!e && shot.png.size() <= opts.maxBytes && shot.encodes <= 3 && shot.scale > 0.25,
+          "6-bit noise meets the budget in <= 3 encodes above the floor", Describe(e));
 
     // A huge noisy image where the floor wins: best effort, never below minScale.
     BudgetOptions tight;

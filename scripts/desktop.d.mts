@@ -1,0 +1,85 @@
+// Types for scripts/desktop.mjs (the headless desktop for tests and the demo).
+
+export interface Desktop {
+  /** X display, e.g. ":0". */
+  display: string;
+  /** Environment for processes on this desktop: DISPLAY, DBUS_SESSION_BUS_ADDRESS, HOME, XDG_RUNTIME_DIR, ... */
+  env: Record<string, string>;
+  /** Session bus address. */
+  busAddress: string;
+  /** Accessibility bus address (org.a11y.Bus.GetAddress). */
+  a11yBusAddress: string;
+  /** Temporary HOME (mode 0700), removed by stop(). */
+  home: string;
+  /** Temporary XDG_RUNTIME_DIR (mode 0700), removed by stop(). */
+  runtimeDir: string;
+  /** Parent of home and runtimeDir; scratch space removed by stop(). */
+  tmpDir: string;
+  width: number;
+  height: number;
+  /** Stops its apps, the buses, the accessibility services and Xvfb; removes the temp dirs. Idempotent. */
+  stop(): Promise<void>;
+}
+
+export interface App {
+  pid: number;
+  /** Accessible name of the app in the registry. */
+  name: string;
+  /** Unique name of the app's connection on the accessibility bus. */
+  busName: string;
+  /** Milliseconds from spawn to being in the registry with a window. */
+  readyMs: number;
+  /** The last 16 KB of the app's stdout, then of its stderr. */
+  output(): string;
+  exited(): boolean;
+  /** SIGTERM to the app's process group, SIGKILL after 3 s. Idempotent. */
+  stop(): Promise<void>;
+}
+
+export interface StartAppOptions {
+  /** Accessible name the app must have in the registry. */
+  name?: string;
+  /** Text that must be part of one of the app's window names. */
+  windowName?: string;
+  /** Default 20000 (Chromium: 30000). */
+  timeoutMs?: number;
+}
+
+export function startDesktop(options?: { width?: number; height?: number }): Promise<Desktop>;
+
+export function startApp(
+  desktop: Desktop,
+  command: string,
+  args?: string[],
+  options?: StartAppOptions,
+): Promise<App>;
+
+export function gtkWidgetFactory(desktop: Desktop, options?: { timeoutMs?: number }): Promise<App>;
+
+export function chromium(
+  desktop: Desktop,
+  url: string,
+  options?: { userDataDir?: string; windowName?: string; timeoutMs?: number },
+): Promise<App>;
+
+export function chromiumArgs(url: string, userDataDir: string): string[];
+
+/** file:// URL for a path (relative paths resolve against the cwd). */
+export function fileUrl(file: string): string;
+
+export interface AppRef {
+  bus: string;
+  path: string;
+}
+
+/** The apps registered on the desktop's accessibility bus. */
+export function registryChildren(desktop: Desktop): Promise<AppRef[]>;
+
+export function describeApp(
+  desktop: Desktop,
+  ref: AppRef,
+): Promise<{ name: string | null; childCount: number | null; pid: number | null }>;
+
+export function parseString(output: string): string | null;
+export function parseInteger(output: string): number | null;
+export function parseReferences(output: string): AppRef[];

@@ -1,0 +1,23 @@
+/**
+ * Real-desktop test support: one headless desktop per test file (vitest's
+ * forks pool gives each file its own process), its environment exported into
+ * this process before the addon's first D-Bus call. Missing packages fail
+ * loudly; these tests never skip.
+ */
+import { execFileSync } from "node:child_process";
+import { type Desktop, startDesktop } from "../../scripts/desktop.mjs";
+
+export async function useDesktop(): Promise<Desktop> {
+  if (process.platform !== "linux")
+    throw new Error("the real-desktop tests need Linux (Xvfb, D-Bus, AT-SPI)");
+  try {
+    execFileSync("bash", ["scripts/install-deps.sh", "--check"], { stdio: "pipe" });
+  } catch (e) {
+    throw new Error(
+      `packages for the real-desktop tests are missing; run scripts/install-deps.sh\n${String((e as { stdout?: Buffer }).stdout ?? e)}`,
+    );
+  }
+  const desktop = await startDesktop();
+  Object.assign(process.env, desktop.env);
+  return desktop;
+}
