@@ -54,7 +54,10 @@ describe("faults on a real desktop", () => {
   }, 60_000);
 
   it("fails with ACCESSIBILITY_UNAVAILABLE, not an abort, when there is no D-Bus", () => {
-    const env = { ...process.env, DBUS_SESSION_BUS_ADDRESS: "unix:path=/nonexistent/axsnap-bus" };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      DBUS_SESSION_BUS_ADDRESS: "unix:path=/nonexistent/axsnap-bus",
+    };
     delete env.AT_SPI_BUS_ADDRESS;
     const script = `
       import { snapshot } from "./lib/desktop.ts";

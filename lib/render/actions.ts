@@ -26,9 +26,16 @@ const PRIMARY = new Set([
   "showContextMenu",
 ]);
 const PRIMARY_ON_MENUS = new Set(["AXCancel", "AXPick"]);
+// AT-SPI names arrive raw ("click") or localized ("Click"): compared without case.
+const PRIMARY_LOWER = new Set([...PRIMARY].filter((a) => !a.startsWith("AX")).map((a) => a.toLowerCase()));
+
+function isPrimary(name: string): boolean {
+  return PRIMARY.has(name) || (!name.startsWith("AX") && PRIMARY_LOWER.has(name.toLowerCase()));
+}
 
 /** Actions that press an element: what makes an anonymous container a button. */
 const PRESS = new Set(["AXPress", "AXConfirm", "AXOpen", "click", "press", "activate"]);
+const PRESS_LOWER = new Set(["click", "press", "activate"]);
 
 const SPECIAL_PRETTY: Record<string, string> = {
   AXZoomWindow: "zoom the window",
@@ -56,13 +63,17 @@ const INCIDENTAL = new Set([
   "doDefault",
   "showContextMenu",
 ]);
+const INCIDENTAL_LOWER = new Set(["dodefault", "showcontextmenu"]);
 
 export function hasMeaningfulAction(node: RawNode): boolean {
-  return node.actions?.some((a) => !INCIDENTAL.has(a)) ?? false;
+  return node.actions?.some((a) => !INCIDENTAL.has(a) && !INCIDENTAL_LOWER.has(a.toLowerCase())) ?? false;
 }
 
 export function hasPressAction(node: RawNode): boolean {
-  return node.actions?.some((a) => PRESS.has(a)) ?? false;
+  return (
+    node.actions?.some((a) => PRESS.has(a) || (!a.startsWith("AX") && PRESS_LOWER.has(a.toLowerCase()))) ??
+    false
+  );
 }
 
 /**
@@ -83,7 +94,7 @@ export function secondaryActions(node: RawNode): { raw: string[]; pretty: string
   const dropSideways =
     isScrollArea(node) && actions.includes("AXScrollUpByPage") && !hasHorizontalScrollBar(node);
   for (const name of actions) {
-    if (PRIMARY.has(name) || (menu && PRIMARY_ON_MENUS.has(name))) continue;
+    if (isPrimary(name) || (menu && PRIMARY_ON_MENUS.has(name))) continue;
     if (dropSideways && (name === "AXScrollLeftByPage" || name === "AXScrollRightByPage")) continue;
     const p = prettyActionName(name);
     if (p.length === 0 || seen.has(p)) continue;

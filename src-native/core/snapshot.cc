@@ -108,6 +108,7 @@ Error TakeSnapshot(Backend& backend, const SnapshotRequest& request, SnapshotRes
   raw.notes = std::move(result.notes);
   raw.elapsedMs = MsSince(t0);
   out.ids = std::move(result.ids);
+  out.dropped = std::move(result.dropped);
   // The window element is the root; its frame may be fresher than the window list's.
   if (raw.root.attrs.frame && !window.hasFrame) {
     raw.window.frame = *raw.root.attrs.frame;

@@ -30,7 +30,8 @@ struct SnapshotRequest {
 struct SnapshotResult {
   RawSnapshot raw;
   std::optional<Screenshot> screenshot;
-  std::vector<ElementId> ids;  // every handle the result holds
+  std::vector<ElementId> ids;      // every handle the result holds
+  std::vector<ElementId> dropped;  // handles the walk saw and did not keep
   std::string windowStep;      // which step of the window-choice chain chose the window
 };
 

@@ -127,6 +127,7 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
         // Cycle guard and de-duplication: an element already in the tree is not added again.
         if (child == 0 || !seen.insert(child).second) continue;
         if (static_cast<int64_t>(slots.size()) >= options.maxNodes) {
+          out.dropped.push_back(child);
           nodeLimit = true;
           break;
         }
@@ -216,6 +217,8 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
   for (const Slot& s : slots)
     if (!s.dead) out.nodesObserved++;
   out.root = Build(slots, 0, out.ids);
+  for (const Slot& s : slots)
+    if (s.dead) out.dropped.push_back(s.id);
   return {};
 }
 

@@ -24,6 +24,8 @@ struct WalkResult {
   std::vector<std::string> notes;
   // Every element id the result holds, for release.
   std::vector<ElementId> ids;
+  // Ids the walk was given but did not keep (cut rows, dead or duplicate elements).
+  std::vector<ElementId> dropped;
 };
 
 // Walks the subtree of `root` (already identified by the caller). Errors only

@@ -18,7 +18,7 @@
 // Calls per node (live): GetRole, GetState, GetInterfaces and
 // Properties.GetAll(Accessible) (name, description, accessible id, help
 // text, attributes, child count); then, by interface, Component.GetExtents,
-// Action NActions + GetName(i), Value.CurrentValue, Text.CharacterCount (+
+// Action.GetActions (one call, all names), Value.CurrentValue, Text.CharacterCount (+
 // GetText, + GetSelection on the focused element), Document.GetAttributes,
 // Hyperlink.GetURI. A node whose ChildCount was 0 in a read moments ago is
 // not asked for its children again.
@@ -27,7 +27,9 @@
 // after some client has registered an event listener with the registry, and
 // its child lists disagree with GetChildren in places. When enabled, it is
 // used for role/name/description/states/interfaces only; children are always
-// read live. Off by default; see SetUseBulkCache.
+// read live. On by default (measured: 165 ms → 75 ms per gtk3-widget-factory
+// snapshot together with one-call action names); see SetUseBulkCache. The
+// price: registering the listener makes apps emit events for the bus.
 
 #include "atspi_backend.h"
 
@@ -550,7 +552,9 @@ struct AtspiBackend::Impl {
   std::chrono::milliseconds leafHintMaxAge{500};
 
   // Bulk cache.
-  bool useBulk = false;
+  // On by default: one GetItems call replaces per-node role, name, description,
+  // state and interface reads (bench: about a third less time per snapshot).
+  bool useBulk = true;
   bool registeredForCache = false;
   std::unordered_set<std::string> bulkUnsupported;  // apps without GetItems
   struct BulkSnapshot {
@@ -1381,41 +1385,17 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
       });
     }
     if (job.ifaces & kHasAction) {
-      // Raw (unlocalized) names, as atspi_action_get_action_name gives them:
-      // NActions, then GetName(i). GetActions returns localized names
-      // ("Click" for "click"), so it is only the fallback.
-      b.GetProperty(busName, path, kIfAction, "NActions", [j, perCall, &b](const Reply& nr) {
-        if (Fail(*j, nr, perCall)) return;
-        int64_t n = 0;
-        if (nr.outcome == Outcome::kOk) {
-          if (!VariantToInt(nr.value, n) || n <= 0) return;
-          n = std::min<int64_t>(n, 64);
-          auto names = std::make_shared<std::vector<std::string>>(static_cast<size_t>(n));
-          auto left = std::make_shared<int64_t>(n);
-          for (int64_t k = 0; k < n; ++k) {
-            b.Call(j->ref->bus, j->ref->path, kIfAction, "GetName", g_variant_new("(i)", gint32(k)), "(s)",
-                   [j, perCall, names, left, k](const Reply& gr) {
-                     if (!Fail(*j, gr, perCall) && gr.outcome == Outcome::kOk) {
-                       const gchar* s = nullptr;
-                       g_variant_get(gr.value, "(&s)", &s);
-                       (*names)[static_cast<size_t>(k)] = s ? s : "";
-                     }
-                     if (--*left == 0)
-                       for (auto& s : *names)
-                         if (!s.empty()) j->out->actions.push_back(std::move(s));
-                   });
-          }
-          return;
-        }
-        b.Call(j->ref->bus, j->ref->path, kIfAction, "GetActions", nullptr, "(a(sss))", [j, perCall](const Reply& r) {
-          if (Fail(*j, r, perCall) || r.outcome != Outcome::kOk) return;
-          VariantPtr arr = AdoptVariant(g_variant_get_child_value(r.value, 0));
-          GVariantIter it;
-          g_variant_iter_init(&it, arr.get());
-          const gchar *name = nullptr, *desc = nullptr, *keys = nullptr;
-          while (g_variant_iter_next(&it, "(&s&s&s)", &name, &desc, &keys))
-            if (name && *name) j->out->actions.emplace_back(name);
-        });
+      // One GetActions call for all names (localized, e.g. "Click"; matching is
+      // case-insensitive everywhere). NActions + GetName(i) would cost one call
+      // per action, the largest share of a walk's calls.
+      b.Call(busName, path, kIfAction, "GetActions", nullptr, "(a(sss))", [j, perCall](const Reply& r) {
+        if (Fail(*j, r, perCall) || r.outcome != Outcome::kOk) return;
+        VariantPtr arr = AdoptVariant(g_variant_get_child_value(r.value, 0));
+        GVariantIter it;
+        g_variant_iter_init(&it, arr.get());
+        const gchar *name = nullptr, *desc = nullptr, *keys = nullptr;
+        while (g_variant_iter_next(&it, "(&s&s&s)", &name, &desc, &keys))
+          if (name && *name) j->out->actions.emplace_back(name);
       });
     }
     if (job.ifaces & kHasValue) {
@@ -1429,7 +1409,13 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
       const bool secure = job.role == kRolePasswordText;
       const bool editable = (job.ifaces & kHasEditableText) || job.states.Has(kStateEditable);
       // Keep the text where it adds to the name: editable text, or text without a name.
-      const bool wantText = !secure && !(job.ifaces & kHasValue) && (editable || job.name.empty());
+      // Containers (Chromium's panels, sections, lists) also implement Text, as
+      // U+FFFC placeholders for their children: only text-bearing roles qualify.
+      const std::string roleName = RoleName(job.role);
+      const bool textRole = roleName == "static" || roleName == "label" || roleName == "paragraph" ||
+                            roleName == "text" || roleName == "heading" || roleName == "caption" ||
+                            roleName == "terminal" || roleName == "entry";
+      const bool wantText = !secure && !(job.ifaces & kHasValue) && (editable || (job.name.empty() && textRole));
       const bool wantSelection = !secure && job.states.Has(kStateFocused);
       b.GetProperty(busName, path, kIfText, "CharacterCount", [j, perCall, wantText, wantSelection, editable, &b](const Reply& r) {
         if (Fail(*j, r, perCall) || r.outcome != Outcome::kOk) return;

@@ -26,25 +26,32 @@ Error LinuxBackend::Capture(const WindowInfo& window, std::vector<uint8_t>& rgba
   return x11_.CaptureRect(window.frame, rgba, width, height, captured);
 }
 
+// Synthetic input changes the UI behind the bulk cache's back: drop it after sending.
 Error LinuxBackend::Pointer(const WindowInfo& window, const PointerEvent& ev) {
   if (Error err = Front(window)) return err;
+  Error err;
   switch (ev.kind) {
-    case PointerEvent::Kind::kClick: return x11_.Click(ev.x, ev.y, ev.button, ev.count);
-    case PointerEvent::Kind::kWheel: return x11_.Wheel(ev.x, ev.y, ev.dx, ev.dy);
-    case PointerEvent::Kind::kDrag: return x11_.Drag(ev.x, ev.y, ev.toX, ev.toY, ev.button);
-    case PointerEvent::Kind::kMove: return x11_.Move(ev.x, ev.y);
+    case PointerEvent::Kind::kClick: err = x11_.Click(ev.x, ev.y, ev.button, ev.count); break;
+    case PointerEvent::Kind::kWheel: err = x11_.Wheel(ev.x, ev.y, ev.dx, ev.dy); break;
+    case PointerEvent::Kind::kDrag: err = x11_.Drag(ev.x, ev.y, ev.toX, ev.toY, ev.button); break;
+    case PointerEvent::Kind::kMove: err = x11_.Move(ev.x, ev.y); break;
   }
-  return {ErrorCode::kInvalidArgument, "unknown pointer event"};
+  InvalidateBulkCache();
+  return err;
 }
 
 Error LinuxBackend::Keys(const WindowInfo& window, const std::string& combo) {
   if (Error err = Front(window)) return err;
-  return x11_.Keys(combo);
+  Error err = x11_.Keys(combo);
+  InvalidateBulkCache();
+  return err;
 }
 
 Error LinuxBackend::TypeText(const WindowInfo& window, const std::string& text) {
   if (Error err = Front(window)) return err;
-  return x11_.Type(text);
+  Error err = x11_.Type(text);
+  InvalidateBulkCache();
+  return err;
 }
 
 }  // namespace axsnap

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <memory>
 
+#include "../core/handles.h"
 #include "../core/snapshot.h"
 #include "../core/worker.h"
 #include "../fake/fake_backend.h"
@@ -162,9 +163,11 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
     req.maxDepth = o.Get("maxDepth").As<Napi::Number>().Int32Value();
     req.deadline = DeadlineFrom(o.Get("deadlineMs"));
     req.screenshot = o.Get("screenshot").ToBoolean().Value();
-    return Run(info.Env(), [req](Backend& b) -> Settle {
+    return Run(info.Env(), [this, req](Backend& b) -> Settle {
       auto result = std::make_shared<SnapshotResult>();
       if (Error err = TakeSnapshot(b, req, *result)) return Fail(err);
+      ledger_.Acquire(result->ids);
+      ledger_.ReleaseUnheld(b, result->dropped);
       return [result](Napi::Env env, Napi::Promise::Deferred& d) { d.Resolve(SnapshotToJs(env, *result)); };
     });
   }
@@ -257,8 +260,8 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
     std::vector<ElementId> ids;
     Napi::Array arr = info[0].As<Napi::Array>();
     for (uint32_t i = 0; i < arr.Length(); i++) ids.push_back(static_cast<ElementId>(arr.Get(i).As<Napi::Number>().DoubleValue()));
-    return Run(info.Env(), [ids](Backend& b) -> Settle {
-      b.Release(ids);
+    return Run(info.Env(), [this, ids](Backend& b) -> Settle {
+      ledger_.Release(b, ids);
       return Done();
     });
   }
@@ -285,6 +288,8 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
   }
 
   std::unique_ptr<Backend> backend_;
+  // Touched only by jobs on the worker thread.
+  HandleLedger ledger_;
   FakeBackend* fake_ = nullptr;
   std::unique_ptr<Worker> worker_;
   Napi::ThreadSafeFunction tsfn_;
