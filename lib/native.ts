@@ -3,8 +3,8 @@
  * its other half). Internal: the public API wraps it, validates every
  * argument before a call reaches it, and maps its errors into AxsnapError.
  *
- * Loading follows node-gyp-build: `prebuilds/<platform>-<arch>/` first, then
- * the local `build/Release`. AXSNAP_NATIVE_PATH overrides both with the path
+ * Loading follows node-gyp-build: the local `build/Release` first (a
+ * developer's own build), then `prebuilds/<platform>-<arch>/`. AXSNAP_NATIVE_PATH overrides both with the path
  * of a `.node` file. A failure says what was tried and how to fix it.
  */
 import { createRequire } from "node:module";
@@ -100,8 +100,8 @@ export function loadNative(): NativeAddon {
       loaded = require(override) as NativeAddon;
     } else {
       tried.push(
-        join(root, "prebuilds", `${process.platform}-${process.arch}`),
         join(root, "build", "Release"),
+        join(root, "prebuilds", `${process.platform}-${process.arch}`),
       );
       const load = require("node-gyp-build") as (dir: string) => NativeAddon;
       loaded = load(root);
