@@ -25,6 +25,7 @@ afterAll(async () => {
 });
 
 const lines = () => snap.text.split("\n");
+const lineOf = (s: Snapshot, index: number) => s.text.split("\n").find((l) => new RegExp(`^\\t*${index} `).test(l)) ?? "";
 
 describe("gtk3-widget-factory", () => {
   it("lists the app with its pid", async () => {
@@ -108,6 +109,31 @@ describe("gtk3-widget-factory", () => {
     const after = await snapshot({ app: "gtk3-widget-factory", screenshot: false });
     expect(after.text).toMatch(/\d+ radio button Page 2, Value: on/);
     expect(after.text).toMatch(/\d+ radio button Page 1, Value: off/);
+    await after.release();
+  });
+
+  it("clicks with XTest at a record's click point and types into a focused entry", async () => {
+    const { liveObservation } = await import("../lib/desktop.js");
+    // Back to Page 1, where the check boxes and entries are.
+    const current = await snapshot({ app: "gtk3-widget-factory", screenshot: false });
+    const page1 = current.records.find((r) => r.role === "radio button" && r.title === "Page 1")!;
+    await liveObservation(current)!.backend.doAction(page1.handle!, "click", 2000);
+    await current.release();
+    const before = await snapshot({ app: "gtk3-widget-factory", screenshot: false });
+    const live = liveObservation(before)!;
+    const box = before.records.find((r) => r.role === "check box" && /Value: off/.test(lineOf(before, r.index)) && !/disabled/.test(lineOf(before, r.index)));
+    expect(box, "an enabled, unchecked check box").toBeDefined();
+    await live.backend.pointer(live.window, { kind: "click", x: box!.clickPoint!.x, y: box!.clickPoint!.y, button: 1, count: 1 });
+    const entry = before.records.find((r) => r.role === "text" && r.settable && !/disabled/.test(lineOf(before, r.index)))!;
+    await live.backend.setText(entry.handle!, "", 2000);
+    await live.backend.focus(entry.handle!, 2000);
+    await live.backend.typeText(live.window, "xtest ok");
+    await new Promise((r) => setTimeout(r, 200));
+    const after = await snapshot({ app: "gtk3-widget-factory", screenshot: false });
+    const boxAfter = after.records.find((r) => r.handle === box!.handle)!;
+    expect(lineOf(after, boxAfter.index)).toMatch(/Value: on/);
+    expect(after.text).toContain("xtest ok");
+    await before.release();
     await after.release();
   });
 
