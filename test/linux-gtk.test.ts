@@ -25,7 +25,8 @@ afterAll(async () => {
 });
 
 const lines = () => snap.text.split("\n");
-const lineOf = (s: Snapshot, index: number) => s.text.split("\n").find((l) => new RegExp(`^\\t*${index} `).test(l)) ?? "";
+const lineOf = (s: Snapshot, index: number) =>
+  s.text.split("\n").find((l) => new RegExp(`^\\t*${index} `).test(l)) ?? "";
 
 describe("gtk3-widget-factory", () => {
   it("lists the app with its pid", async () => {
@@ -121,10 +122,23 @@ describe("gtk3-widget-factory", () => {
     await current.release();
     const before = await snapshot({ app: "gtk3-widget-factory", screenshot: false });
     const live = liveObservation(before)!;
-    const box = before.records.find((r) => r.role === "check box" && /Value: off/.test(lineOf(before, r.index)) && !/disabled/.test(lineOf(before, r.index)));
+    const box = before.records.find(
+      (r) =>
+        r.role === "check box" &&
+        /Value: off/.test(lineOf(before, r.index)) &&
+        !/disabled/.test(lineOf(before, r.index)),
+    );
     expect(box, "an enabled, unchecked check box").toBeDefined();
-    await live.backend.pointer(live.window, { kind: "click", x: box!.clickPoint!.x, y: box!.clickPoint!.y, button: 1, count: 1 });
-    const entry = before.records.find((r) => r.role === "text" && r.settable && !/disabled/.test(lineOf(before, r.index)))!;
+    await live.backend.pointer(live.window, {
+      kind: "click",
+      x: box!.clickPoint!.x,
+      y: box!.clickPoint!.y,
+      button: 1,
+      count: 1,
+    });
+    const entry = before.records.find(
+      (r) => r.role === "text" && r.settable && !/disabled/.test(lineOf(before, r.index)),
+    )!;
     await live.backend.setText(entry.handle!, "", 2000);
     await live.backend.focus(entry.handle!, 2000);
     await live.backend.typeText(live.window, "xtest ok");

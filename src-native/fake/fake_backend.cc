@@ -78,24 +78,27 @@ Error FakeBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Clo
   return {};
 }
 
+FakeElement* FakeBackend::ReadOne(ElementId id, Clock::time_point deadline, Error& err) {
+  if (Clock::now() >= deadline) {
+    err = {ErrorCode::kTimeout, "fake: deadline"};
+    return nullptr;
+  }
+  FakeElement* e = Find(id);
+  if (!e) {
+    err = {ErrorCode::kElementGone, "fake: unknown element"};
+    return nullptr;
+  }
+  err = Touch(*e, deadline);
+  return err ? nullptr : e;
+}
+
 Error FakeBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<NodeAttributes>& out,
                              std::vector<Error>& errs, Clock::time_point deadline) {
   out.assign(ids.size(), NodeAttributes{});
   errs.assign(ids.size(), Error{});
   for (size_t i = 0; i < ids.size(); i++) {
-    if (Clock::now() >= deadline) {
-      errs[i] = {ErrorCode::kTimeout, "fake: deadline"};
-      continue;
-    }
-    FakeElement* e = Find(ids[i]);
-    if (!e) {
-      errs[i] = {ErrorCode::kElementGone, "fake: unknown element"};
-      continue;
-    }
-    if (Error err = Touch(*e, deadline)) {
-      errs[i] = err;
-      continue;
-    }
+    FakeElement* e = ReadOne(ids[i], deadline, errs[i]);
+    if (!e) continue;
     out[i] = e->attrs;
     // A failed attribute is absent from the read, the way AXSwift's policy treats a failed slot.
     const std::string& bad = e->fault.failAttribute;
@@ -114,19 +117,8 @@ Error FakeBackend::ReadChildren(const std::vector<ElementId>& ids, std::vector<C
   out.assign(ids.size(), ChildList{});
   errs.assign(ids.size(), Error{});
   for (size_t i = 0; i < ids.size(); i++) {
-    if (Clock::now() >= deadline) {
-      errs[i] = {ErrorCode::kTimeout, "fake: deadline"};
-      continue;
-    }
-    FakeElement* e = Find(ids[i]);
-    if (!e) {
-      errs[i] = {ErrorCode::kElementGone, "fake: unknown element"};
-      continue;
-    }
-    if (Error err = Touch(*e, deadline)) {
-      errs[i] = err;
-      continue;
-    }
+    FakeElement* e = ReadOne(ids[i], deadline, errs[i]);
+    if (!e) continue;
     if (e->fault.childrenError) {
       errs[i] = {ErrorCode::kActionFailed, "fake: reading children failed"};
       continue;

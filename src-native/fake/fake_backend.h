@@ -80,6 +80,8 @@ class FakeBackend : public Backend {
   // Element ids are index + 1; app ids come after them.
   FakeElement* Find(ElementId id);
   Error Touch(FakeElement& e, Clock::time_point deadline);
+  // One element of a batch read: found, within the deadline, and touched; else nullptr and `err`.
+  FakeElement* ReadOne(ElementId id, Clock::time_point deadline, Error& err);
   void Record(std::string entry);
 
   FakeScript script_;

@@ -1,7 +1,7 @@
 // Standalone check of AtspiBackend against a live gtk3-widget-factory.
 // Not part of the addon. Build and run (the headless desktop is below):
 //
-//   g++ -std=c++17 -O2 -Wall -Wextra -Werror atspi_selftest.cc atspi_backend.cc
+//   g++ -std=c++17 -O2 -Wall -Wextra -Werror atspi_selftest.cc atspi_backend.cc ../core/names.cc
 //       $(pkg-config --cflags --libs gio-2.0) -o atspi_selftest
 //   ./atspi_selftest [--dump] [--quick] [--no-bulk] [--keep-bus] [--call-timeout MS]
 //
@@ -40,39 +40,6 @@
 
 #include "atspi_backend.h"
 
-namespace axsnap {
-
-const char* ErrorCodeName(ErrorCode code) {
-  switch (code) {
-    case ErrorCode::kNone: return "NONE";
-    case ErrorCode::kNoAccessibilityBus: return "NO_ACCESSIBILITY_BUS";
-    case ErrorCode::kAppNotFound: return "APP_NOT_FOUND";
-    case ErrorCode::kWindowNotFound: return "WINDOW_NOT_FOUND";
-    case ErrorCode::kAppUnresponsive: return "APP_UNRESPONSIVE";
-    case ErrorCode::kTimeout: return "TIMEOUT";
-    case ErrorCode::kElementGone: return "ELEMENT_GONE";
-    case ErrorCode::kActionNotSupported: return "ACTION_NOT_SUPPORTED";
-    case ErrorCode::kActionFailed: return "ACTION_FAILED";
-    case ErrorCode::kNotSettable: return "NOT_SETTABLE";
-    case ErrorCode::kInvalidArgument: return "INVALID_ARGUMENT";
-    case ErrorCode::kCaptureFailed: return "CAPTURE_FAILED";
-    case ErrorCode::kInputFailed: return "INPUT_FAILED";
-    case ErrorCode::kInternal: return "INTERNAL";
-  }
-  return "?";
-}
-
-const char* WalkEndName(WalkEnd end) {
-  switch (end) {
-    case WalkEnd::kComplete: return "complete";
-    case WalkEnd::kNodeLimit: return "node_limit";
-    case WalkEnd::kDepthLimit: return "depth_limit";
-    case WalkEnd::kDeadline: return "deadline";
-  }
-  return "?";
-}
-
-}  // namespace axsnap
 
 using namespace axsnap;
 using Ms = std::chrono::milliseconds;

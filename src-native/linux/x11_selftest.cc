@@ -1,7 +1,7 @@
 // Hand-run self test of X11Display and the PNG budget (not part of the addon).
 //
 // Build (from src-native/linux):
-//   g++ -std=c++17 -O2 -Wall -Wextra -Werror x11_selftest.cc x11_display.cc ../core/png_budget.cc
+//   g++ -std=c++17 -O2 -Wall -Wextra -Werror x11_selftest.cc x11_display.cc ../core/png_budget.cc ../core/names.cc
 //       $(pkg-config --cflags --libs x11 xtst xext libpng) -o x11_selftest
 // Run (the wrapper starts the app; the test starts nothing itself but a probe client):
 //   xvfb-run -a -s "-screen 0 1920x1080x24" sh -c 'NO_AT_BRIDGE=1 GDK_BACKEND=x11 gtk3-widget-factory >/dev/null 2>&1 &
@@ -31,17 +31,6 @@
 #include "../core/png_budget.h"
 #include "x11_display.h"
 
-namespace axsnap {
-__attribute__((weak)) const char* ErrorCodeName(ErrorCode code) {
-  switch (code) {
-    case ErrorCode::kNone: return "NONE";
-    case ErrorCode::kCaptureFailed: return "CAPTURE_FAILED";
-    case ErrorCode::kInputFailed: return "INPUT_FAILED";
-    case ErrorCode::kInvalidArgument: return "INVALID_ARGUMENT";
-    default: return "OTHER";
-  }
-}
-}  // namespace axsnap
 
 using namespace axsnap;
 using Clock = std::chrono::steady_clock;
