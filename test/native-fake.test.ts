@@ -281,3 +281,79 @@ describe("screenshot and handles", () => {
     ]);
   });
 });
+
+describe("the host process survives", () => {
+  it("exits cleanly with backends still open, and when a worker_threads Worker is terminated mid-call", async () => {
+    const { spawnSync } = await import("node:child_process");
+    const script = `
+      const { Worker } = require("node:worker_threads");
+      const n = require(process.env.ADDON);
+      const frame = { x: 0, y: 0, w: 100, h: 100 };
+      const script = { apps: [{ name: "A", pid: 1, windows: [{ title: "W", frame, root: { role: "frame", frame, children: [{ role: "panel", fault: { hangMs: 300 } }] } }] }] };
+      const a = new n.NativeBackend("fake", script), b = new n.NativeBackend("fake", script);
+      a.snapshot({ app: "A", maxNodes: 10, maxDepth: 5, deadlineMs: 1000, screenshot: false });
+      const w = new Worker(\`
+        const n = require(process.env.ADDON);
+        const frame = { x: 0, y: 0, w: 100, h: 100 };
+        const s = { apps: [{ name: "A", pid: 1, windows: [{ title: "W", frame, root: { role: "frame", frame, children: [{ role: "panel", fault: { hangMs: 300 } }] } }] }] };
+        for (let i = 0; i < 2; i++) new n.NativeBackend("fake", s).snapshot({ app: "A", maxNodes: 10, maxDepth: 5, deadlineMs: 1000, screenshot: false });
+      \`, { eval: true });
+      setTimeout(() => w.terminate().then(() => console.log("done")), 50);`;
+    for (let i = 0; i < 5; i++) {
+      const run = spawnSync("node", ["-e", script], {
+        env: { ...process.env, ADDON: `${process.cwd()}/build/Release/axsnap.node` },
+        encoding: "utf8",
+        timeout: 20_000,
+      });
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stdout).toContain("done");
+    }
+  }, 60_000);
+
+  it("turns an exception on the worker thread into a rejection", async () => {
+    const huge = { x: 0, y: 0, w: 1e6, h: 1e6 };
+    const b = fake({
+      apps: [
+        {
+          name: "Editor",
+          pid: 1,
+          windows: [{ title: "W", frame: huge, root: { role: "frame", frame: huge } }],
+        },
+      ],
+    });
+    const err = await snapshot({ app: "Editor" }, b).catch((e) => e);
+    expect(err).toBeInstanceOf(AxsnapError);
+    expect(err.message).toMatch(/internal error/);
+    // The backend still works afterwards.
+    await expect(snapshot({ app: "Editor", screenshot: false }, b)).resolves.toBeDefined();
+  });
+
+  it("walks a very deep tree without overflowing the worker's stack", async () => {
+    let deep: Node = button("leaf");
+    for (let i = 0; i < 5000; i++) deep = { role: "split pane", title: `l${i}`, children: [deep] };
+    const b = fake({ apps: [app("Editor", [win("W", [deep])])] });
+    const s = await snap(b, { maxDepth: 512 });
+    expect(s.cutBy).toContain("depth_limit");
+  });
+
+  it("does not block the event loop while closing", async () => {
+    const b = new native.NativeBackend("fake", {
+      apps: [app("Editor", [win("W", [{ role: "panel", fault: { hangMs: 400 } }])])],
+    });
+    const pending = b.snapshot({
+      app: "Editor",
+      maxNodes: 10,
+      maxDepth: 5,
+      deadlineMs: 2000,
+      screenshot: false,
+    });
+    const t0 = performance.now();
+    const closing = b.close();
+    expect(performance.now() - t0).toBeLessThan(50);
+    await pending;
+    await closing;
+    await expect(
+      b.snapshot({ app: "Editor", maxNodes: 10, maxDepth: 5, deadlineMs: 100, screenshot: false }),
+    ).rejects.toThrow(/closed/);
+  });
+});

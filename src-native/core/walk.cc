@@ -51,18 +51,31 @@ std::optional<Rect> IntersectOpt(const std::optional<Rect>& a, const std::option
   return r;
 }
 
-RawNode Build(std::vector<Slot>& slots, size_t i, std::vector<ElementId>& ids) {
-  // Iterative would be safer for depth, but depth is bounded by maxDepth (<= 2048 by validation of options).
-  RawNode node;
-  node.id = slots[i].id;
-  node.attrs = std::move(slots[i].attrs);
-  if (!slots[i].via.empty()) node.via = slots[i].via;
-  ids.push_back(node.id);
-  for (size_t c : slots[i].children) {
-    if (slots[c].dead) continue;
-    node.children.push_back(Build(slots, c, ids));
+// Builds the tree from the flat slots without recursion, so a deep tree
+// cannot overflow the worker thread's stack. Children are appended in order;
+// a node's children vector is reserved first so pointers into it stay valid.
+RawNode Build(std::vector<Slot>& slots, std::vector<ElementId>& ids) {
+  RawNode root;
+  std::vector<std::pair<size_t, RawNode*>> stack{{0, &root}};
+  while (!stack.empty()) {
+    auto [i, node] = stack.back();
+    stack.pop_back();
+    Slot& s = slots[i];
+    node->id = s.id;
+    node->attrs = std::move(s.attrs);
+    if (!s.via.empty()) node->via = s.via;
+    ids.push_back(node->id);
+    size_t live = 0;
+    for (size_t c : s.children)
+      if (!slots[c].dead) live++;
+    node->children.resize(live);
+    size_t k = live;
+    for (size_t j = s.children.size(); j-- > 0;) {
+      const size_t c = s.children[j];
+      if (!slots[c].dead) stack.push_back({c, &node->children[--k]});
+    }
   }
-  return node;
+  return root;
 }
 
 }  // namespace
@@ -117,20 +130,27 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
         continue;
       }
       const ChildList& list = lists[f];
-      if (slots[parent].depth + 1 > options.maxDepth) {
-        if (!list.ids.empty()) out.ended = WalkEnd::kDepthLimit;
+      // Every id the backend handed out and the walk does not keep is reported, so its handle is freed.
+      auto dropRest = [&](size_t from) {
+        for (size_t k = from; k < list.ids.size(); k++)
+          if (list.ids[k] != 0 && seen.find(list.ids[k]) == seen.end()) out.dropped.push_back(list.ids[k]);
+      };
+      if (nodeLimit || slots[parent].depth + 1 > options.maxDepth) {
+        if (!nodeLimit && !list.ids.empty()) out.ended = WalkEnd::kDepthLimit;
+        dropRest(0);
         continue;
       }
       if (list.total) slots[parent].attrs.rowCount = list.total;
       for (size_t k = 0; k < list.ids.size(); k++) {
         ElementId child = list.ids[k];
         // Cycle guard and de-duplication: an element already in the tree is not added again.
-        if (child == 0 || !seen.insert(child).second) continue;
+        if (child == 0 || seen.find(child) != seen.end()) continue;
         if (static_cast<int64_t>(slots.size()) >= options.maxNodes) {
-          out.dropped.push_back(child);
           nodeLimit = true;
+          dropRest(k);
           break;
         }
+        seen.insert(child);
         Slot s;
         s.id = child;
         s.via = k < list.via.size() ? list.via[k] : std::string();
@@ -140,10 +160,11 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
         added.push_back(slots.size());
         slots.push_back(std::move(s));
       }
-      if (nodeLimit) break;
     }
     if (nodeLimit) out.ended = WalkEnd::kNodeLimit;
     if (Clock::now() >= options.deadline) {
+      // The children just added were never read: they are not part of the result.
+      for (size_t i : added) slots[i].dead = true;
       out.ended = WalkEnd::kDeadline;
       break;
     }
@@ -216,7 +237,7 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
   out.nodesObserved = 0;
   for (const Slot& s : slots)
     if (!s.dead) out.nodesObserved++;
-  out.root = Build(slots, 0, out.ids);
+  out.root = Build(slots, out.ids);
   for (const Slot& s : slots)
     if (s.dead) out.dropped.push_back(s.id);
   return {};

@@ -15,6 +15,11 @@ void Worker::Post(std::function<void()> job) {
   cv_.notify_one();
 }
 
+void Worker::Cancel() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  jobs_.clear();
+}
+
 void Worker::Stop() {
   {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -19,6 +19,8 @@ class Worker {
   Worker& operator=(const Worker&) = delete;
 
   void Post(std::function<void()> job);
+  // Drops the jobs not yet started (their callers are gone).
+  void Cancel();
   // Stops accepting jobs, finishes those queued, joins. Idempotent.
   void Stop();
 

@@ -6,7 +6,6 @@
 // the public API.
 #include <napi.h>
 
-#include <atomic>
 #include <memory>
 
 #include "../core/handles.h"
@@ -34,8 +33,14 @@ Napi::Error ToJsError(Napi::Env env, const Error& err) {
   return e;
 }
 
+double Clamp(const Napi::Value& v, double lo, double hi, double fallback) {
+  double x = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : fallback;
+  if (!(x == x)) x = fallback;  // NaN
+  return x < lo ? lo : x > hi ? hi : x;
+}
+
 Clock::time_point DeadlineFrom(const Napi::Value& v) {
-  double ms = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : 5000;
+  const double ms = Clamp(v, 0, 600000, 5000);
   return Clock::now() + std::chrono::microseconds(static_cast<int64_t>(ms * 1000));
 }
 
@@ -80,14 +85,31 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
     // Idle backends must not keep the process alive; pending calls Ref it.
     tsfn_.Unref(env);
     worker_ = std::make_unique<Worker>();
+    // Registered after the tsfn, so it runs before the tsfn's own teardown
+    // (hooks run in reverse order): at exit, or when a worker_threads Worker
+    // ends, the worker thread is stopped while the tsfn is still valid.
+    napi_add_env_cleanup_hook(env, &NativeBackend::OnEnvTeardown, this);
+    env_ = env;
   }
 
-  ~NativeBackend() override { Shutdown(); }
+  ~NativeBackend() override {
+    if (!tornDown_) napi_remove_env_cleanup_hook(env_, &NativeBackend::OnEnvTeardown, this);
+    Shutdown(/*dropQueued=*/false);
+  }
 
  private:
-  void Shutdown() {
-    if (closed_) return;
+  static void OnEnvTeardown(void* self) {
+    auto* backend = static_cast<NativeBackend*>(self);
+    backend->tornDown_ = true;
+    // Nobody will await the queued calls any more: drop them rather than run them.
+    backend->Shutdown(/*dropQueued=*/true);
+  }
+
+  void Shutdown(bool dropQueued) {
+    if (shutDown_) return;
+    shutDown_ = true;
     closed_ = true;
+    if (dropQueued) worker_->Cancel();
     // Jobs already queued still run and settle (the tsfn outlives them), then the thread joins.
     worker_->Stop();
     // Destroy the backend on this thread only after the worker has stopped using it.
@@ -109,18 +131,29 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
     Backend* backend = backend_.get();
     Napi::ThreadSafeFunction tsfn = tsfn_;
     worker_->Post([this, call, backend, work = std::move(work), tsfn]() mutable {
-      call->settle = work(*backend);
-      tsfn.BlockingCall(call, [this](Napi::Env env, Napi::Function, Call* c) {
+      // Nothing thrown on the worker may reach std::terminate: it becomes a rejection.
+      try {
+        call->settle = work(*backend);
+      } catch (const std::exception& e) {
+        call->settle = Fail({ErrorCode::kInternal, std::string("internal error: ") + e.what()});
+      } catch (...) {
+        call->settle = Fail({ErrorCode::kInternal, "internal error"});
+      }
+      napi_status status = tsfn.BlockingCall(call, [this](Napi::Env env, Napi::Function, Call* c) {
         Napi::HandleScope scope(env);
         try {
           c->settle(env, c->deferred);
         } catch (const Napi::Error& e) {
           c->deferred.Reject(e.Value());
+        } catch (...) {
+          c->deferred.Reject(Napi::Error::New(env, "internal error").Value());
         }
         delete c;
         if (--pending_ == 0 && !closed_) tsfn_.Unref(env);
         Unref();
       });
+      // The environment is going away: the completion will never run, so free it here.
+      if (status != napi_ok) delete call;
     });
     return deferred.Promise();
   }
@@ -159,8 +192,9 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
     Napi::Value app = o.Get("app");
     if (app.IsNumber()) req.app.pid = static_cast<int64_t>(app.As<Napi::Number>().DoubleValue());
     else req.app.name = app.ToString().Utf8Value();
-    req.maxNodes = static_cast<int64_t>(o.Get("maxNodes").As<Napi::Number>().DoubleValue());
-    req.maxDepth = o.Get("maxDepth").As<Napi::Number>().Int32Value();
+    // TypeScript validated these; the clamps keep a direct caller from undefined casts and deep recursion.
+    req.maxNodes = static_cast<int64_t>(Clamp(o.Get("maxNodes"), 1, 200000, 2400));
+    req.maxDepth = static_cast<int>(Clamp(o.Get("maxDepth"), 1, 512, 64));
     req.deadline = DeadlineFrom(o.Get("deadlineMs"));
     req.screenshot = o.Get("screenshot").ToBoolean().Value();
     return Run(info.Env(), [this, req](Backend& b) -> Settle {
@@ -266,11 +300,24 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
     });
   }
 
+  // Closing runs on the worker too: tearing down GDBus and X may block, and
+  // must not freeze the event loop. Calls made after close() reject.
   Napi::Value Close(const Napi::CallbackInfo& info) {
-    Shutdown();
-    auto d = Napi::Promise::Deferred::New(info.Env());
-    d.Resolve(info.Env().Undefined());
-    return d.Promise();
+    Napi::Env env = info.Env();
+    if (closed_) {
+      auto d = Napi::Promise::Deferred::New(env);
+      d.Resolve(env.Undefined());
+      return d.Promise();
+    }
+    Napi::Value promise = Run(env, [this](Backend&) -> Settle {
+      backend_.reset();
+      return [this](Napi::Env e, Napi::Promise::Deferred& d) {
+        Shutdown(/*dropQueued=*/false);
+        d.Resolve(e.Undefined());
+      };
+    });
+    closed_ = true;
+    return promise;
   }
 
   Napi::Value FakeLog(const Napi::CallbackInfo& info) {
@@ -293,8 +340,12 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
   FakeBackend* fake_ = nullptr;
   std::unique_ptr<Worker> worker_;
   Napi::ThreadSafeFunction tsfn_;
-  std::atomic<int> pending_{0};
+  napi_env env_ = nullptr;
+  // JS-thread state: pending calls, no new calls accepted, torn down.
+  int pending_ = 0;
   bool closed_ = false;
+  bool shutDown_ = false;
+  bool tornDown_ = false;
 };
 
 class Addon : public Napi::Addon<Addon> {
