@@ -13,7 +13,10 @@ import { snapshot } from "../lib/desktop.js";
 import { gtkWidgetFactory, startDesktop } from "./desktop.mjs";
 
 const { values } = parseArgs({
-  options: { style: { type: "string", default: "tree" }, out: { type: "string", default: "axsnap-demo.png" } },
+  options: {
+    style: { type: "string", default: "tree" },
+    out: { type: "string", default: "axsnap-demo.png" },
+  },
 });
 const style = values.style === "compact" ? "compact" : "tree";
 const out = resolve(values.out ?? "axsnap-demo.png");
@@ -22,7 +25,9 @@ const desktop = await startDesktop();
 Object.assign(process.env, desktop.env);
 try {
   const app = await gtkWidgetFactory(desktop);
-  console.error(`demo: headless desktop ${desktop.display}, gtk3-widget-factory pid ${app.pid} ready in ${app.readyMs} ms\n`);
+  console.error(
+    `demo: headless desktop ${desktop.display}, gtk3-widget-factory pid ${app.pid} ready in ${app.readyMs} ms\n`,
+  );
   const snap = await snapshot({ app: "gtk3-widget-factory", style });
   console.log(snap.text);
   if (snap.screenshot) {
