@@ -38,5 +38,27 @@ export function cut(text: string, limit: number): string {
 
 /** Text that holds something worth printing. */
 export function present(text: string | undefined): text is string {
-  return text !== undefined && text.replace(OBJECT_REPLACEMENT, "").trim().length > 0;
+  if (text === undefined) return false;
+  // A scan, not replace + trim: this runs several times per element, and almost
+  // always stops at the first character.
+  for (let i = 0; i < text.length; i++) if (!isBlank(text.charCodeAt(i))) return true;
+  return false;
+}
+
+/** Whitespace as String.prototype.trim sees it, and U+FFFC. */
+function isBlank(c: number): boolean {
+  if (c > 0x20 && c < 0x7f) return false;
+  return (
+    c <= 0x20 ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff ||
+    c === 0xfffc
+  );
 }
