@@ -7,7 +7,7 @@
  * never a side effect of importing axsnap).
  */
 import { AxsnapError, invalidArgument } from "./errors.js";
-import type { RawApp } from "./model.js";
+import type { RawApp, RawSnapshot } from "./model.js";
 import { callNative, loadNative, type NativeBackend, type NativeWindow } from "./native.js";
 import {
   DEFAULT_MAX_DEPTH,
@@ -31,6 +31,8 @@ export interface LiveObservation {
   backend: NativeBackend;
   window: NativeWindow;
   windowStep: string;
+  /** The observed tree, kept for identity counts when a ref is re-observed. */
+  raw: RawSnapshot;
 }
 
 const live = new WeakMap<Snapshot, LiveObservation>();
@@ -128,7 +130,7 @@ export async function snapshot(options: SnapshotOptions, backend?: NativeBackend
     await releaseHandles();
     throw e;
   }
-  live.set(snap, { backend: b, window: result.window, windowStep: result.windowStep });
+  live.set(snap, { backend: b, window: result.window, windowStep: result.windowStep, raw: result.raw });
   return snap;
 }
 

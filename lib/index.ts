@@ -5,7 +5,24 @@
  * the renderer, the Snapshot object and the error class.
  */
 
-export { listApps, type SnapshotOptions, snapshot } from "./desktop.js";
+export {
+  click,
+  clickAt,
+  doubleClickAt,
+  drag,
+  dragAt,
+  performAction,
+  pressKey,
+  resolve,
+  rightClickAt,
+  scroll,
+  scrollAt,
+  session,
+  setValue,
+  snapshot,
+  typeText,
+} from "./actions.js";
+export { listApps, type SnapshotOptions } from "./desktop.js";
 export { AxsnapError, type Delivery, ERROR_CODES, type ErrorCode, type Retry } from "./errors.js";
 export type {
   ChildSource,
@@ -39,6 +56,17 @@ export {
   type Style,
   type TextLimit,
 } from "./render/index.js";
+export {
+  type ActionResult,
+  type ActOptions,
+  type ConfirmRequest,
+  createSession,
+  DEFAULT_DESTRUCTIVE_WORDS,
+  type PixelOptions,
+  Session,
+  type SessionOptions,
+  type Target,
+} from "./session.js";
 export {
   type CoordinateContract,
   createSnapshot,

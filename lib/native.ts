@@ -11,7 +11,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { AxsnapError, type ErrorCode } from "./errors.js";
-import type { RawApp, RawSnapshot, Rect } from "./model.js";
+import type { RawApp, RawNode, RawSnapshot, Rect, WalkEnd } from "./model.js";
 
 export interface NativeWindow {
   element: number;
@@ -73,7 +73,15 @@ export interface NativeBackend {
   keys(window: NativeWindow, combo: string): Promise<void>;
   typeText(window: NativeWindow, text: string): Promise<void>;
   release(handles: number[]): Promise<void>;
+  /** The subtree of one live element (bounded), for identity checks; its handles must be released. */
+  readElement(
+    handle: number,
+    maxDepth: number,
+    deadlineMs: number,
+  ): Promise<{ node: RawNode; ended: WalkEnd; handles: number[] }>;
   close(): Promise<void>;
+  /** Fake backend only: the desktop changes to a new script. */
+  fakeReplace(script: object): Promise<void>;
   /** Fake backend only: the actions and input it received. */
   fakeLog(): string[];
   /** Fake backend only: how many handles were released. */

@@ -71,6 +71,11 @@ class FakeBackend : public Backend {
   Error TypeText(const WindowInfo& window, const std::string& text) override;
   void Release(const std::vector<ElementId>& ids) override;
 
+  // The desktop changes: a new script replaces the old one. Element ids are
+  // positions in the script, so a handle taken before may now name another
+  // element or none, as a real handle can after the UI changed.
+  void Replace(FakeScript script) { script_ = std::move(script); }
+
   // What actions and input the fake received, oldest first. Thread-safe.
   std::vector<std::string> Log();
   // How many handles were released so far (tests check snapshots release theirs).

@@ -10,6 +10,7 @@
 
 #include "../core/handles.h"
 #include "../core/snapshot.h"
+#include "../core/walk.h"
 #include "../core/worker.h"
 #include "../fake/fake_backend.h"
 #include "convert.h"
@@ -61,7 +62,9 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
                            InstanceMethod<&NativeBackend::TypeText>("typeText"),
                            InstanceMethod<&NativeBackend::Release>("release"),
                            InstanceMethod<&NativeBackend::Close>("close"),
+                           InstanceMethod<&NativeBackend::ReadElement>("readElement"),
                            InstanceMethod<&NativeBackend::FakeLog>("fakeLog"),
+                           InstanceMethod<&NativeBackend::FakeReplace>("fakeReplace"),
                            InstanceMethod<&NativeBackend::FakeReleased>("fakeReleased"),
                        });
   }
@@ -318,6 +321,40 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
     });
     closed_ = true;
     return promise;
+  }
+
+  // The subtree of one live element, bounded: what identity checks read again.
+  Napi::Value ReadElement(const Napi::CallbackInfo& info) {
+    ElementId id = static_cast<ElementId>(Clamp(info[0], 0, 9007199254740991.0, 0));
+    WalkOptions options;
+    options.maxDepth = static_cast<int>(Clamp(info[1], 0, 16, 4));
+    options.maxNodes = 400;
+    options.deadline = DeadlineFrom(info[2]);
+    return Run(info.Env(), [this, id, options](Backend& b) -> Settle {
+      auto result = std::make_shared<WalkResult>();
+      if (Error err = Walk(b, id, nullptr, options, *result)) return Fail(err);
+      ledger_.Acquire(result->ids);
+      ledger_.ReleaseUnheld(b, result->dropped);
+      return [result](Napi::Env env, Napi::Promise::Deferred& d) {
+        Napi::Object out = Napi::Object::New(env);
+        out.Set("node", NodeToJs(env, result->root));
+        out.Set("ended", WalkEndName(result->ended));
+        Napi::Array ids = Napi::Array::New(env, result->ids.size());
+        for (size_t i = 0; i < result->ids.size(); i++) ids.Set(i, static_cast<double>(result->ids[i]));
+        out.Set("handles", ids);
+        d.Resolve(out);
+      };
+    });
+  }
+
+  Napi::Value FakeReplace(const Napi::CallbackInfo& info) {
+    if (!fake_ || closed_) throw Napi::Error::New(info.Env(), "not a fake backend, or closed");
+    auto script = std::make_shared<FakeScript>(FakeScriptFromJs(info[0].As<Napi::Object>()));
+    FakeBackend* fake = fake_;
+    return Run(info.Env(), [fake, script](Backend&) -> Settle {
+      fake->Replace(std::move(*script));
+      return Done();
+    });
   }
 
   Napi::Value FakeLog(const Napi::CallbackInfo& info) {
