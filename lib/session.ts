@@ -260,15 +260,22 @@ export class Session {
     return { snapshot: snap, record };
   }
 
-  /** Reads the identity a handle shows now; undefined when the element is gone or unreadable. */
-  private async identityNow(live: LiveObservation, handle: number): Promise<IdentityPredicate | undefined> {
+  /**
+   * Reads the identity a handle shows now: the identity, "gone" when the
+   * element no longer exists, or "unknown" when it could not be read (the app
+   * did not answer). Unknown is never folded into gone or into a match.
+   */
+  private async identityNow(
+    live: LiveObservation,
+    handle: number,
+  ): Promise<IdentityPredicate | "gone" | "unknown"> {
     try {
-      const read = await live.backend.readElement(handle, 4, this.opts.deadlineMs);
+      const read = await callNative(() => live.backend.readElement(handle, 4, this.opts.deadlineMs));
       await live.backend.release(read.handles);
-      if (read.ended !== "complete" && read.node.role === "") return undefined;
       return identityOf(read.node);
-    } catch {
-      return undefined;
+    } catch (e) {
+      const code = e instanceof AxsnapError ? e.code : "";
+      return code === "APP_UNRESPONSIVE" || code === "TIMEOUT" ? "unknown" : "gone";
     }
   }
 
@@ -282,8 +289,16 @@ export class Session {
         "that snapshot has no live elements (it was rendered from a tree, not observed)",
       );
     const now = await this.identityNow(live, record.handle);
-    if (now && sameIdentity(now, record.identity))
+    if (typeof now === "object" && sameIdentity(now, record.identity))
       return { snapshot: snap, record, live, handle: record.handle, how: "live", notes: [] };
+    if (now === "unknown")
+      throw new AxsnapError(
+        "IDENTITY_UNPROVEN",
+        `element ${record.index} could not be read (the app did not answer)`,
+        {
+          hint: "wait a moment and take a new snapshot",
+        },
+      );
     if (!record.proof.unique)
       throw new AxsnapError(
         "STALE_REF",
@@ -326,7 +341,12 @@ export class Session {
 
   private async confirmLanded(r: Resolved): Promise<void> {
     const now = await this.identityNow(r.live, r.handle);
-    if (!now || !sameIdentity(now, r.record.identity))
+    if (now === "unknown")
+      throw new AxsnapError(
+        "IDENTITY_UNPROVEN",
+        `element ${r.record.index} could not be read just before acting; nothing was sent`,
+      );
+    if (now === "gone" || !sameIdentity(now, r.record.identity))
       throw new AxsnapError(
         "STALE_REF",
         `element ${r.record.index} changed just before acting; nothing was sent`,
@@ -394,7 +414,6 @@ export class Session {
         result.snapshot = await this.snapshot({ app: snap.app.pid, deadlineMs: this.opts.deadlineMs });
       } catch (e) {
         notes.push(`no fresh snapshot after the action: ${(e as Error).message}`);
-        if (result.delivery === "delivered_verified") result.delivery = "delivered_unverified";
       }
     }
     return result;

@@ -110,6 +110,16 @@ describe("identity", () => {
   });
 });
 
+describe("unknown is not a match", () => {
+  it("refuses with IDENTITY_UNPROVEN when the element cannot be read (the app does not answer)", async () => {
+    const { b, s } = setup([row("Alpha", 120)], { deadlineMs: 300 });
+    await s.snapshot({ app: "Editor", screenshot: false });
+    await b.fakeReplace(desktop([row("Alpha", 120, { fault: { hangMs: 5000 } })]));
+    await expect(s.click(1)).rejects.toMatchObject({ code: "IDENTITY_UNPROVEN", retry: "safe" });
+    expect(b.fakeLog()).toEqual([]);
+  });
+});
+
 describe("channels and results", () => {
   it("falls back to a synthetic click, with a note, when the element has no press action", async () => {
     const { b, s } = setup([{ role: "panel", title: "Canvas", frame: { x: 200, y: 200, w: 100, h: 50 } }]);
