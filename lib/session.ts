@@ -329,14 +329,16 @@ export class Session {
     const handle = matches[0]!.handle;
     if (handle === undefined)
       throw new AxsnapError("IDENTITY_UNPROVEN", "the matching element has no live handle");
-    return {
-      snapshot: fresh,
-      record,
-      live: freshLive,
-      handle,
-      how: "reobserved",
-      notes: [`element ${record.index} moved; found again by its identity in snapshot ${fresh.id}`],
-    };
+    // The result names the element as the new snapshot printed it, when it printed it.
+    const printed = fresh.records.find((r) => r.handle === handle);
+    const notes = [
+      printed
+        ? `element ${record.index} moved; found again as ${printed.index} in snapshot ${fresh.id}`
+        : `element ${record.index} moved; found again by its identity in snapshot ${fresh.id}`,
+    ];
+    return printed
+      ? { snapshot: fresh, record: printed, live: freshLive, handle, how: "reobserved", notes }
+      : { snapshot: snap, record, live: freshLive, handle, how: "reobserved", notes };
   }
 
   private async confirmLanded(r: Resolved): Promise<void> {
@@ -601,7 +603,7 @@ export class Session {
     await this.confirmLanded(r);
     const notes = [...r.notes];
     if (r.record.settable) {
-      const read = await r.live.backend.readElement(r.handle, 0, this.opts.deadlineMs);
+      const read = await callNative(() => r.live.backend.readElement(r.handle, 0, this.opts.deadlineMs));
       await r.live.backend.release(read.handles);
       if (typeof read.node.value === "string" || read.node.value === undefined) {
         const next = (read.node.value ?? "") + text;
@@ -626,6 +628,8 @@ export class Session {
     await callNative(() => r.live.backend.focus(r.handle, this.opts.deadlineMs)).catch(() => {
       notes.push("the element did not take focus; typed into whatever has it");
     });
+    // Typing continues the field's text, as the semantic path does: the cursor goes to the end first.
+    await callNative(() => r.live.backend.keys(r.live.window, "ctrl+End")).catch(() => undefined);
     await callNative(() => r.live.backend.typeText(r.live.window, text));
     return this.finish("typeText", r.snapshot, r.record, "synthetic", "delivered_unverified", notes, options);
   }
@@ -731,6 +735,14 @@ export class Session {
     const notes: string[] = [];
     const at = this.pixels(x, y, options, notes);
     const end = to ? this.pixels(to.x, to.y, options, notes) : undefined;
+    // Hit-test the point: the element under it gets the same safety rules as a click by index.
+    const hit = hitTest(at.snap, at.x, at.y);
+    if (hit) {
+      notes.push(`the point is on element ${hit.index} (${hit.roleText}${hit.title ? ` ${hit.title}` : ""})`);
+      if (hit.secure && event.kind === "click" && action !== "rightClickAt")
+        notes.push("it is a secure field: typing into it will be refused");
+      await this.guardDestructive(action, { snapshot: at.snap, record: hit });
+    }
     await callNative(() =>
       at.live.backend.pointer(at.live.window, {
         ...event,
@@ -797,6 +809,17 @@ export class Session {
     this.byId.clear();
     this.latest = undefined;
   }
+}
+
+/** The smallest printed element whose frame holds the screen point: the most specific one. */
+function hitTest(snap: Snapshot, x: number, y: number): ElementRecord | undefined {
+  let best: ElementRecord | undefined;
+  for (const rec of snap.records) {
+    const f = rec.screenFrame;
+    if (!f || f.w <= 0 || f.h <= 0 || x < f.x || y < f.y || x >= f.x + f.w || y >= f.y + f.h) continue;
+    if (!best || f.w * f.h <= best.screenFrame!.w * best.screenFrame!.h) best = rec;
+  }
+  return best;
 }
 
 function positive(name: string, value: number | undefined, fallback: number): number {

@@ -56,7 +56,7 @@ describe("identity", () => {
     await b.fakeReplace(desktop([row("Gamma", 120), row("Alpha", 140), row("Beta", 160)]));
     const result = await s.click(`@${snap.id}:e${beta}`);
     expect(result.channel).toBe("semantic");
-    expect(result.notes.join(" ")).toMatch(/found again by its identity/);
+    expect(result.notes.join(" ")).toMatch(/moved; found again as \d+ in snapshot/);
     const betaNow = result.snapshot!.records.find((r) => r.title === "Beta")!;
     expect(b.fakeLog()).toEqual([`action ${betaNow.handle} click`]);
   });
@@ -265,5 +265,26 @@ describe("bad input", () => {
     await expect(s.performAction(1, "")).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
     expect(() => createSession({ staleAfterMs: -1 })).toThrow(AxsnapError);
     expect(() => createSession({ destructiveWords: [""] })).toThrow(AxsnapError);
+  });
+});
+
+describe("coordinates", () => {
+  it("hit-tests a point: a destructive element under it needs confirm too", async () => {
+    const { b, s } = setup([row("Delete all", 120)]);
+    const snap = await s.snapshot({ app: "Editor" });
+    const px = (150 - snap.screenshot!.windowOrigin.x) * snap.screenshot!.scale;
+    const py = (130 - snap.screenshot!.windowOrigin.y) * snap.screenshot!.scale;
+    await expect(s.clickAt(px, py)).rejects.toMatchObject({ code: "POLICY_DENIED" });
+    expect(b.fakeLog()).toEqual([]);
+  });
+
+  it("names the element found again by its index in the new snapshot", async () => {
+    const { b, s } = setup([row("Alpha", 120), row("Beta", 140), row("Gamma", 160)]);
+    const snap = await s.snapshot({ app: "Editor", screenshot: false });
+    await b.fakeReplace(desktop([row("Gamma", 120), row("Beta", 140), row("Alpha", 160)]));
+    const result = await s.click(indexOf(snap.text, "Alpha"));
+    expect(result.target!.snapshotId).not.toBe(snap.id);
+    const held = s.address(`@${result.target!.snapshotId}:e${result.target!.index}`);
+    expect(held.record.title).toBe("Alpha");
   });
 });

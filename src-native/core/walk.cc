@@ -210,6 +210,8 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
       for (size_t c : p.children) {
         Slot& row = slots[c];
         if (row.dead || !IsRowRole(row.attrs.role)) continue;
+        // The row's place in the whole list, so "(showing A-B of M)" stays true after the cut.
+        if (!row.attrs.rowIndex) row.attrs.rowIndex = rows;
         rows++;
         bool visible = !measurable || (clip && row.attrs.frame && Intersects(*row.attrs.frame, *clip));
         if (!visible || kept >= options.maxRows) row.dead = true;

@@ -1388,14 +1388,38 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
       // One GetActions call for all names (localized, e.g. "Click"; matching is
       // case-insensitive everywhere). NActions + GetName(i) would cost one call
       // per action, the largest share of a walk's calls.
-      b.Call(busName, path, kIfAction, "GetActions", nullptr, "(a(sss))", [j, perCall](const Reply& r) {
+      // Chromium leaves the localized names empty: those few are asked for
+      // again by index (GetName gives the raw name, "press").
+      b.Call(busName, path, kIfAction, "GetActions", nullptr, "(a(sss))", [j, perCall, &b](const Reply& r) {
         if (Fail(*j, r, perCall) || r.outcome != Outcome::kOk) return;
         VariantPtr arr = AdoptVariant(g_variant_get_child_value(r.value, 0));
+        auto names = std::make_shared<std::vector<std::string>>();
+        std::vector<size_t> missing;
         GVariantIter it;
         g_variant_iter_init(&it, arr.get());
         const gchar *name = nullptr, *desc = nullptr, *keys = nullptr;
-        while (g_variant_iter_next(&it, "(&s&s&s)", &name, &desc, &keys))
-          if (name && *name) j->out->actions.emplace_back(name);
+        while (g_variant_iter_next(&it, "(&s&s&s)", &name, &desc, &keys)) {
+          if (!name || !*name) missing.push_back(names->size());
+          names->emplace_back(name ? name : "");
+          if (names->size() >= 64) break;
+        }
+        auto publish = [j, names]() {
+          for (auto& s : *names)
+            if (!s.empty()) j->out->actions.push_back(std::move(s));
+        };
+        if (missing.empty()) return publish();
+        auto left = std::make_shared<size_t>(missing.size());
+        for (size_t k : missing) {
+          b.Call(j->ref->bus, j->ref->path, kIfAction, "GetName", g_variant_new("(i)", gint32(k)), "(s)",
+                 [j, perCall, names, left, k, publish](const Reply& gr) {
+                   if (!Fail(*j, gr, perCall) && gr.outcome == Outcome::kOk) {
+                     const gchar* s = nullptr;
+                     g_variant_get(gr.value, "(&s)", &s);
+                     (*names)[k] = s ? s : "";
+                   }
+                   if (--*left == 0) publish();
+                 });
+        }
       });
     }
     if (job.ifaces & kHasValue) {
