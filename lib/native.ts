@@ -69,6 +69,8 @@ export interface NativeBackend {
   setText(handle: number, text: string, deadlineMs: number): Promise<void>;
   setNumber(handle: number, value: number, deadlineMs: number): Promise<void>;
   focus(handle: number, deadlineMs: number): Promise<void>;
+  /** Selects a row (or cell) in its list. */
+  select(handle: number, deadlineMs: number): Promise<void>;
   pointer(window: NativeWindow, event: NativePointerEvent): Promise<void>;
   keys(window: NativeWindow, combo: string): Promise<void>;
   typeText(window: NativeWindow, text: string): Promise<void>;

@@ -112,6 +112,7 @@ const PRESS_ACTIONS = [
   "doDefault",
 ];
 const MENU_ACTIONS = ["AXShowMenu", "showContextMenu", "show menu", "popup"];
+const ROW_ROLES = new Set(["AXRow", "table row", "list item", "tree item", "table cell"]);
 
 function sameIdentity(a: IdentityPredicate, b: IdentityPredicate): boolean {
   return a.role === b.role && a.subrole === b.subrole && a.identifier === b.identifier && a.name === b.name;
@@ -439,6 +440,17 @@ export class Session {
         ? findAction(r.record.actions, button === "left" ? PRESS_ACTIONS : MENU_ACTIONS)
         : undefined;
     await this.confirmLanded(r);
+    // A row is clicked by selecting it in its list; a row that cannot be selected falls through to press.
+    if (button === "left" && count === 1 && ROW_ROLES.has(r.record.role)) {
+      try {
+        await callNative(() => r.live.backend.select(r.handle, this.opts.deadlineMs));
+        return this.finish("click", r.snapshot, r.record, "semantic", "delivered_unverified", notes, options);
+      } catch (e) {
+        if (!(e instanceof AxsnapError) || !["ACTION_NOT_SUPPORTED", "ACTION_FAILED"].includes(e.code))
+          throw e;
+        notes.push(`the row could not be selected in its list (${e.message})`);
+      }
+    }
     if (semantic !== undefined) {
       try {
         await callNative(() => r.live.backend.doAction(r.handle, semantic, this.opts.deadlineMs));

@@ -126,6 +126,20 @@ describe("gtk3-widget-factory", () => {
   );
 
   it(
+    "tries to select a tree-view cell in its list first, and says so when the list refuses",
+    async () => {
+      // GTK 3's tree view answers Selection.SelectChild(cell index) with false, so the
+      // click falls through to the cell's own action, and the result says why.
+      const snap = await session.snapshot({ app: GTK, screenshot: false });
+      const andrea = indexOf(snap, /^\d+ table cell \(selectable\) Andrea\b/);
+      const result = await session.click(andrea);
+      expect(result.delivery).toBe("delivered_unverified");
+      expect(result.notes[0]).toMatch(/^the row could not be selected in its list/);
+    },
+    TIMEOUT,
+  );
+
+  it(
     "toggles an enabled check button and sees its value flip, twice",
     async () => {
       const snap = await session.snapshot({ app: GTK, screenshot: false });

@@ -288,3 +288,25 @@ describe("coordinates", () => {
     expect(held.record.title).toBe("Alpha");
   });
 });
+
+describe("rows", () => {
+  it("clicks a row by selecting it in its list, and presses what cannot be selected", async () => {
+    const r = (title: string, y: number, selectable: boolean): Node => ({
+      role: "table row",
+      title,
+      states: { selectable },
+      actions: ["click"],
+      frame: { x: 120, y, w: 600, h: 20 },
+    });
+    const { b, s } = setup([
+      { role: "table", title: "T", frame, children: [r("one", 120, true), r("two", 140, false)] },
+    ]);
+    const snap = await s.snapshot({ app: "Editor", screenshot: false });
+    const one = snap.records.find((x) => x.title === "one")!;
+    const two = snap.records.find((x) => x.title === "two")!;
+    await s.click(one.index, { snapshot: false });
+    const pressed = await s.click(two.index, { snapshot: false });
+    expect(pressed.notes.join(" ")).toMatch(/could not be selected/);
+    expect(b.fakeLog()).toEqual([`select ${one.handle}`, `action ${two.handle} click`]);
+  });
+});

@@ -74,6 +74,9 @@ class Backend {
   virtual Error SetText(ElementId id, const std::string& text, Clock::time_point deadline) = 0;
   virtual Error SetNumber(ElementId id, double value, Clock::time_point deadline) = 0;
   virtual Error Focus(ElementId id, Clock::time_point deadline) = 0;
+  // Selects a row (or a row-less table's cell) in its list: AT-SPI Selection,
+  // AXSelectedRows on macOS. kActionNotSupported where the list cannot.
+  virtual Error Select(ElementId id, Clock::time_point deadline) = 0;
   // Synthetic input at screen points. `window` is raised and verified on top first.
   virtual Error Pointer(const WindowInfo& window, const PointerEvent& ev) = 0;
   virtual Error Keys(const WindowInfo& window, const std::string& combo) = 0;  // "ctrl+shift+t"

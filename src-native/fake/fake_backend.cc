@@ -189,6 +189,15 @@ Error FakeBackend::Focus(ElementId id, Clock::time_point deadline) {
   return {};
 }
 
+Error FakeBackend::Select(ElementId id, Clock::time_point deadline) {
+  FakeElement* e = Find(id);
+  if (!e) return {ErrorCode::kElementGone, "fake: unknown element"};
+  if (Error err = Touch(*e, deadline)) return err;
+  if (!e->attrs.states.selectable.value_or(false)) return {ErrorCode::kActionNotSupported, "fake: not selectable"};
+  Record("select " + std::to_string(id));
+  return {};
+}
+
 Error FakeBackend::Pointer(const WindowInfo&, const PointerEvent& ev) {
   static const char* kinds[] = {"click", "wheel", "drag", "move"};
   Record(std::string("pointer ") + kinds[static_cast<int>(ev.kind)] + " " + std::to_string(std::lround(ev.x)) + "," +

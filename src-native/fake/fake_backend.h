@@ -66,6 +66,7 @@ class FakeBackend : public Backend {
   Error SetText(ElementId id, const std::string& text, Clock::time_point deadline) override;
   Error SetNumber(ElementId id, double value, Clock::time_point deadline) override;
   Error Focus(ElementId id, Clock::time_point deadline) override;
+  Error Select(ElementId id, Clock::time_point deadline) override;
   Error Pointer(const WindowInfo& window, const PointerEvent& ev) override;
   Error Keys(const WindowInfo& window, const std::string& combo) override;
   Error TypeText(const WindowInfo& window, const std::string& text) override;

@@ -1934,6 +1934,44 @@ Error AtspiBackend::Focus(ElementId id, Clock::time_point deadline) {
   return {};
 }
 
+// Selects a row or cell in its list: Selection.SelectChild on the parent, at
+// the element's index in it (the AT-SPI way to "click" a row without input).
+Error AtspiBackend::Select(ElementId id, Clock::time_point deadline) {
+  Impl& im = *impl_;
+  if (Error e = im.CheckConnected()) return e;
+  const ObjRef* ref = im.Lookup(id);
+  if (!ref) return MakeError(ErrorCode::kInvalidArgument, "unknown element handle " + std::to_string(id));
+  const ObjRef target = *ref;
+  im.ForgetReadState();
+  const int perCall = static_cast<int>(im.callTimeout.count());
+  Outcome o;
+  std::string msg;
+  VariantPtr pv = im.CallSync(target.bus, target.path, kIfProperties, "Get",
+                              g_variant_new("(ss)", kIfAccessible, "Parent"), "(v)", deadline, o, msg);
+  if (o != Outcome::kOk) return OutcomeError(o, target.bus, msg, perCall);
+  VariantPtr parent = UnwrapV(pv.get());
+  if (!parent || !g_variant_is_of_type(parent.get(), G_VARIANT_TYPE("(so)")))
+    return MakeError(ErrorCode::kActionNotSupported, "the element has no parent to select it in");
+  const gchar* parentBus = nullptr;
+  const gchar* parentPath = nullptr;
+  g_variant_get(parent.get(), "(&s&o)", &parentBus, &parentPath);
+  const std::string pBus = parentBus ? parentBus : "";
+  const std::string pPath = parentPath ? parentPath : "";
+  VariantPtr iv = im.CallSync(target.bus, target.path, kIfAccessible, "GetIndexInParent", nullptr, "(i)", deadline, o, msg);
+  if (o != Outcome::kOk) return OutcomeError(o, target.bus, msg, perCall);
+  gint32 index = -1;
+  g_variant_get(iv.get(), "(i)", &index);
+  if (index < 0) return MakeError(ErrorCode::kActionNotSupported, "the element is not a child of its parent");
+  VariantPtr sv = im.CallSync(pBus, pPath, "org.a11y.atspi.Selection", "SelectChild", g_variant_new("(i)", index), "(b)",
+                              deadline, o, msg);
+  if (o == Outcome::kFailed) return MakeError(ErrorCode::kActionNotSupported, "its list does not support selection: " + msg);
+  if (o != Outcome::kOk) return OutcomeError(o, pBus, msg, perCall);
+  gboolean ok = FALSE;
+  g_variant_get(sv.get(), "(b)", &ok);
+  if (!ok) return MakeError(ErrorCode::kActionFailed, "the list refused to select the element");
+  return {};
+}
+
 void AtspiBackend::Release(const std::vector<ElementId>& ids) {
   Impl& im = *impl_;
   for (ElementId id : ids) {

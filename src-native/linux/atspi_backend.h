@@ -71,6 +71,7 @@ class AtspiBackend : public Backend {
   Error SetText(ElementId id, const std::string& text, Clock::time_point deadline) override;
   Error SetNumber(ElementId id, double value, Clock::time_point deadline) override;
   Error Focus(ElementId id, Clock::time_point deadline) override;
+  Error Select(ElementId id, Clock::time_point deadline) override;
 
   void Release(const std::vector<ElementId>& ids) override;
 

@@ -57,6 +57,7 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
                            InstanceMethod<&NativeBackend::SetText>("setText"),
                            InstanceMethod<&NativeBackend::SetNumber>("setNumber"),
                            InstanceMethod<&NativeBackend::Focus>("focus"),
+                           InstanceMethod<&NativeBackend::Select>("select"),
                            InstanceMethod<&NativeBackend::Pointer>("pointer"),
                            InstanceMethod<&NativeBackend::Keys>("keys"),
                            InstanceMethod<&NativeBackend::TypeText>("typeText"),
@@ -244,6 +245,15 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
     Clock::time_point deadline = DeadlineFrom(info[1]);
     return Run(info.Env(), [=](Backend& b) -> Settle {
       if (Error err = b.Focus(id, deadline)) return Fail(err);
+      return Done();
+    });
+  }
+
+  Napi::Value Select(const Napi::CallbackInfo& info) {
+    ElementId id = static_cast<ElementId>(Clamp(info[0], 0, 9007199254740991.0, 0));
+    Clock::time_point deadline = DeadlineFrom(info[1]);
+    return Run(info.Env(), [=](Backend& b) -> Settle {
+      if (Error err = b.Select(id, deadline)) return Fail(err);
       return Done();
     });
   }
