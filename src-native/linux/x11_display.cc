@@ -808,15 +808,18 @@ Error X11Display::RaiseAndVerify(unsigned long xid, const Rect& frame) {
   };
 
   d.BeginTrap();
-  raise();
-  const auto t0 = Clock::now();
-  Window hit = 0;
-  for (int attempt = 0;; ++attempt) {
-    hit = d.TopmostAt(px, py);
-    if (hit == top) break;
-    if (MsSince(t0) > 200) break;
-    SleepMs(10);
-    if (attempt % 3 == 2) raise();
+  // Already on top (the common case between snapshots): no raise, no waiting.
+  Window hit = d.TopmostAt(px, py);
+  if (hit != top) {
+    raise();
+    const auto t0 = Clock::now();
+    for (int attempt = 0;; ++attempt) {
+      hit = d.TopmostAt(px, py);
+      if (hit == top) break;
+      if (MsSince(t0) > 200) break;
+      SleepMs(10);
+      if (attempt % 3 == 2) raise();
+    }
   }
   if (hit == top && !wm) {
     // Without a window manager nobody assigns keyboard focus: give it to the
