@@ -144,17 +144,30 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
         call->settle = Fail({ErrorCode::kInternal, "internal error"});
       }
       napi_status status = tsfn.BlockingCall(call, [this](Napi::Env env, Napi::Function, Call* c) {
-        Napi::HandleScope scope(env);
+        // A null env: the tsfn is being torn down with this call still queued; only free it.
+        if (static_cast<napi_env>(env) == nullptr) {
+          delete c;
+          return;
+        }
+        // While an environment terminates (a worker_threads Worker ending), every JS
+        // operation can throw, the rejection included: nothing may escape this callback.
         try {
-          c->settle(env, c->deferred);
-        } catch (const Napi::Error& e) {
-          c->deferred.Reject(e.Value());
+          Napi::HandleScope scope(env);
+          try {
+            c->settle(env, c->deferred);
+          } catch (const Napi::Error& e) {
+            c->deferred.Reject(e.Value());
+          } catch (...) {
+            c->deferred.Reject(Napi::Error::New(env, "internal error").Value());
+          }
         } catch (...) {
-          c->deferred.Reject(Napi::Error::New(env, "internal error").Value());
         }
         delete c;
-        if (--pending_ == 0 && !closed_) tsfn_.Unref(env);
-        Unref();
+        try {
+          if (--pending_ == 0 && !closed_) tsfn_.Unref(env);
+          Unref();
+        } catch (...) {
+        }
       });
       // The environment is going away: the completion will never run, so free it here.
       if (status != napi_ok) delete call;
