@@ -1,6 +1,7 @@
 #include "convert.h"
 
 #include <map>
+#include <utility>
 
 namespace axsnap {
 
@@ -40,22 +41,18 @@ std::optional<Rect> OptRect(const Napi::Object& o, const char* key) {
               OptNumber(r, "h").value_or(0)};
 }
 
+// The boolean states, by their name in lib/model.ts: one table for both directions.
+constexpr std::pair<const char*, std::optional<bool> States::*> kStateFields[] = {
+    {"enabled", &States::enabled},   {"focused", &States::focused},   {"focusable", &States::focusable},
+    {"selected", &States::selected}, {"selectable", &States::selectable}, {"expanded", &States::expanded},
+    {"minimized", &States::minimized}, {"secure", &States::secure},   {"required", &States::required},
+    {"readonly", &States::readonly}, {"multiline", &States::multiline}, {"editable", &States::editable},
+    {"modal", &States::modal},       {"visible", &States::visible},
+};
+
 Napi::Object StatesToJs(Napi::Env env, const States& s) {
   Napi::Object o = Napi::Object::New(env);
-  SetOptBool(o, "enabled", s.enabled);
-  SetOptBool(o, "focused", s.focused);
-  SetOptBool(o, "focusable", s.focusable);
-  SetOptBool(o, "selected", s.selected);
-  SetOptBool(o, "selectable", s.selectable);
-  SetOptBool(o, "expanded", s.expanded);
-  SetOptBool(o, "minimized", s.minimized);
-  SetOptBool(o, "secure", s.secure);
-  SetOptBool(o, "required", s.required);
-  SetOptBool(o, "readonly", s.readonly);
-  SetOptBool(o, "multiline", s.multiline);
-  SetOptBool(o, "editable", s.editable);
-  SetOptBool(o, "modal", s.modal);
-  SetOptBool(o, "visible", s.visible);
+  for (const auto& [name, field] : kStateFields) SetOptBool(o, name, s.*field);
   if (s.checked) {
     if (*s.checked == 2) o.Set("checked", "mixed");
     else o.Set("checked", *s.checked != 0);
@@ -65,20 +62,7 @@ Napi::Object StatesToJs(Napi::Env env, const States& s) {
 
 States StatesFromJs(const Napi::Object& o) {
   States s;
-  s.enabled = OptBool(o, "enabled");
-  s.focused = OptBool(o, "focused");
-  s.focusable = OptBool(o, "focusable");
-  s.selected = OptBool(o, "selected");
-  s.selectable = OptBool(o, "selectable");
-  s.expanded = OptBool(o, "expanded");
-  s.minimized = OptBool(o, "minimized");
-  s.secure = OptBool(o, "secure");
-  s.required = OptBool(o, "required");
-  s.readonly = OptBool(o, "readonly");
-  s.multiline = OptBool(o, "multiline");
-  s.editable = OptBool(o, "editable");
-  s.modal = OptBool(o, "modal");
-  s.visible = OptBool(o, "visible");
+  for (const auto& [name, field] : kStateFields) s.*field = OptBool(o, name);
   Napi::Value c = o.Get("checked");
   if (c.IsBoolean()) s.checked = c.As<Napi::Boolean>().Value() ? 1 : 0;
   else if (c.IsString() && c.As<Napi::String>().Utf8Value() == "mixed") s.checked = 2;
