@@ -6,6 +6,7 @@
       "sources": [
         "src-native/napi/addon.cc",
         "src-native/napi/convert.cc",
+        "src-native/core/capture_choice.cc",
         "src-native/core/names.cc",
         "src-native/core/png_budget.cc",
         "src-native/core/snapshot.cc",
@@ -35,12 +36,31 @@
           "libraries": ["<!@(pkg-config --libs gio-2.0 x11 xtst xext)"]
         }],
         ["OS=='mac'", {
+          "sources": [
+            "src-native/mac/cf_convert.cc",
+            "src-native/mac/cg_input.cc",
+            "src-native/mac/mac_backend.cc",
+            "src-native/mac/mac_system_appkit.mm"
+          ],
+          "defines": ["AXSNAP_MAC"],
           "xcode_settings": {
             "GCC_ENABLE_CPP_EXCEPTIONS": "YES",
             "CLANG_CXX_LANGUAGE_STANDARD": "c++17",
-            "MACOSX_DEPLOYMENT_TARGET": "12.3"
+            "CLANG_ENABLE_OBJC_ARC": "YES",
+            "MACOSX_DEPLOYMENT_TARGET": "12.3",
+            "OTHER_CPLUSPLUSFLAGS": ["-Wall", "-Wextra", "-Wno-unused-parameter"],
+            "OTHER_CFLAGS": ["<!@(pkg-config --cflags libpng)"]
           },
-          "libraries": ["-lpng"]
+          "link_settings": {
+            "libraries": [
+              "<!@(pkg-config --libs libpng)",
+              "$(SDKROOT)/System/Library/Frameworks/ApplicationServices.framework",
+              "$(SDKROOT)/System/Library/Frameworks/AppKit.framework",
+              "$(SDKROOT)/System/Library/Frameworks/CoreFoundation.framework",
+              "$(SDKROOT)/System/Library/Frameworks/CoreGraphics.framework",
+              "$(SDKROOT)/System/Library/Frameworks/ScreenCaptureKit.framework"
+            ]
+          }
         }]
       ]
     }

@@ -134,6 +134,50 @@ export async function snapshot(options: SnapshotOptions, backend?: NativeBackend
   return snap;
 }
 
+/** One permission's state. `not_required`: the platform has no such permission (Linux). */
+export type PermissionState = "granted" | "denied" | "unknown" | "not_required";
+
+export interface PermissionStatus {
+  platform: NodeJS.Platform;
+  /** macOS: Accessibility (AXIsProcessTrustedWithOptions). Needed for every snapshot and action. */
+  accessibility: PermissionState;
+  /** macOS: Screen Recording (preflight, confirmed by a ScreenCaptureKit probe). Needed for screenshots. */
+  screenRecording: PermissionState;
+  /** What to do when something is not granted; absent when all is well. */
+  hint?: string;
+}
+
+const PERMISSION_HINT =
+  "open System Settings > Privacy & Security, turn on the app that runs this process (the terminal or agent host) under Accessibility and Screen Recording, then restart that app; if it is already on and still denied, run `tccutil reset Accessibility <its bundle id>` and `tccutil reset ScreenCapture <its bundle id>`, then grant again";
+
+async function permissionStatus(prompt: boolean, backend?: NativeBackend): Promise<PermissionStatus> {
+  const b = backend ?? (await desktopBackend());
+  const s = (await callNative(() => b.permissions(prompt))) as {
+    accessibility: PermissionState;
+    screenRecording: PermissionState;
+  };
+  const denied = s.accessibility === "denied" || s.screenRecording === "denied";
+  return {
+    platform: process.platform,
+    accessibility: s.accessibility,
+    screenRecording: s.screenRecording,
+    ...(denied ? { hint: PERMISSION_HINT } : {}),
+  };
+}
+
+/**
+ * What this process is allowed to do, without asking for anything: an
+ * explicit call, never a side effect of importing axsnap.
+ */
+export function permissions(backend?: NativeBackend): Promise<PermissionStatus> {
+  return permissionStatus(false, backend);
+}
+
+/** Like permissions(), but asks the system to show its prompts for what is missing (macOS). */
+export function requestPermissions(backend?: NativeBackend): Promise<PermissionStatus> {
+  return permissionStatus(true, backend);
+}
+
 /** The apps the accessibility service knows, with their pids. */
 export async function listApps(options: { deadlineMs?: number } = {}): Promise<RawApp[]> {
   const deadlineMs = deadlineOf(options?.deadlineMs, 3000);

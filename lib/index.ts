@@ -22,7 +22,14 @@ export {
   snapshot,
   typeText,
 } from "./actions.js";
-export { listApps, type SnapshotOptions } from "./desktop.js";
+export {
+  listApps,
+  type PermissionState,
+  type PermissionStatus,
+  permissions,
+  requestPermissions,
+  type SnapshotOptions,
+} from "./desktop.js";
 export { AxsnapError, type Delivery, ERROR_CODES, type ErrorCode, type Retry } from "./errors.js";
 export type {
   ChildSource,

@@ -113,8 +113,11 @@ export interface RawNode {
   handle?: number;
 }
 
-/** Why a walk stopped. */
-export type WalkEnd = "complete" | "node_limit" | "depth_limit" | "deadline";
+/**
+ * Why a walk stopped. `content_pending`: the app was asked to build its tree
+ * (Chromium and Electron on macOS) and had not finished within the bound.
+ */
+export type WalkEnd = "complete" | "node_limit" | "depth_limit" | "deadline" | "content_pending";
 
 export interface RawWalk {
   ended: WalkEnd;

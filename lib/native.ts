@@ -82,6 +82,8 @@ export interface NativeBackend {
     deadlineMs: number,
   ): Promise<{ node: RawNode; ended: WalkEnd; handles: number[] }>;
   close(): Promise<void>;
+  /** Permission states; `prompt` asks the system to show its prompts (macOS). */
+  permissions(prompt: boolean): Promise<{ accessibility: string; screenRecording: string }>;
   /** Fake backend only: the desktop changes to a new script. */
   fakeReplace(script: object): Promise<void>;
   /** Fake backend only: the actions and input it received. */
@@ -91,9 +93,13 @@ export interface NativeBackend {
 }
 
 export interface NativeAddon {
-  NativeBackend: new (kind: "linux" | "fake", script?: object) => NativeBackend;
+  NativeBackend: new (kind: "linux" | "macos" | "fake" | "mac-fake", script?: object) => NativeBackend;
   /** The backend this build provides for the real desktop, or null. */
-  platformBackend: "linux" | null;
+  platformBackend: "linux" | "macos" | null;
+  /** Test build (test/native/macfake) only: fake CoreFoundation objects alive now. */
+  fakeCFLive?: () => number;
+  /** Test build only: forgets the fake AX world. */
+  fakeWorldClear?: () => void;
 }
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -133,6 +139,10 @@ const NATIVE_CODES: Record<string, { code: ErrorCode; hint?: string }> = {
   NO_ACCESSIBILITY_BUS: {
     code: "ACCESSIBILITY_UNAVAILABLE",
     hint: "start a D-Bus session bus and the AT-SPI registry (node scripts/desktop.mjs run -- <command> does both), then try again",
+  },
+  PERMISSION_DENIED: {
+    code: "PERMISSION_DENIED",
+    hint: "open System Settings > Privacy & Security > Accessibility (and Screen Recording for screenshots), turn on the app that runs this process (the terminal or agent host), then restart that app; if it is already on, run `tccutil reset Accessibility <its bundle id>` (or `tccutil reset ScreenCapture <bundle id>`) and grant it again",
   },
   APP_NOT_FOUND: { code: "APP_NOT_FOUND" },
   WINDOW_NOT_FOUND: { code: "WINDOW_NOT_FOUND" },

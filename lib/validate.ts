@@ -50,7 +50,7 @@ const STATE_KEYS = new Set([
 ]);
 const VALUE_TYPES = new Set(["string", "number", "boolean"]);
 const SOURCES = new Set(["children", "rows", "visibleRows", "contents", "visibleChildren"]);
-const WALK_ENDS = new Set(["complete", "node_limit", "depth_limit", "deadline"]);
+const WALK_ENDS = new Set(["complete", "node_limit", "depth_limit", "deadline", "content_pending"]);
 const PLATFORMS = new Set(["macos", "linux", "fake"]);
 
 function checkStates(s: unknown, path: string): void {

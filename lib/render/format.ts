@@ -162,13 +162,15 @@ export function closingLine(
     reasons.push("the walk stopped at its depth limit; deeper elements were not read");
   else if (walk.ended === "deadline")
     reasons.push(`the walk stopped at its deadline after reading ${walk.nodesObserved} elements`);
+  else if (walk.ended === "content_pending")
+    reasons.push("the app had not finished exposing its web content to accessibility");
   const cut = plan.cut;
   if (cut.nodeLimit) reasons.push(`the node limit of ${maxNodes} was reached`);
   if (cut.depthLimit) reasons.push(`elements deeper than ${maxDepth} levels were not printed`);
   if (cut.nodeLimit || cut.depthLimit) reasons.push(`${cut.notShown} elements were not printed`);
   if (reasons.length === 0) return undefined;
   const advice =
-    walk.ended === "deadline" && !cut.nodeLimit && !cut.depthLimit
+    (walk.ended === "deadline" || walk.ended === "content_pending") && !cut.nodeLimit && !cut.depthLimit
       ? "Take a new snapshot (with a longer deadlineMs if the app is slow), or act on what is shown."
       : "Raise maxNodes or maxDepth, or act on what is shown.";
   return `(Snapshot incomplete: ${reasons.join("; ")}. ${advice})`;

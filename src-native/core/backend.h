@@ -9,8 +9,10 @@
 // - Linux (linux/atspi_backend): elements are AT-SPI objects (bus name +
 //   path) reached over the accessibility bus with GDBus; reads are pipelined,
 //   so ReadNodes/ReadChildren on many elements cost about one round trip.
-// - macOS (mac/, later): one AXUIElementCopyMultipleAttributeValues per
-//   element; the batch is a loop.
+// - macOS (mac/mac_backend): one AXUIElementCopyMultipleAttributeValues per
+//   element; the batch is a loop. Window choice has real focus inputs,
+//   recovery steps exist, and the captured window is a CoreGraphics window
+//   chosen apart from the AX window (capture_choice.h).
 // - fake (fake/): a scripted tree with injected faults, for tests of the core.
 #pragma once
 
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "types.h"
+#include "window_choice.h"
 
 namespace axsnap {
 
@@ -38,6 +41,17 @@ struct PointerEvent {
   int button = 1;             // 1 left, 2 middle, 3 right
   int count = 1;              // clicks
   double dx = 0, dy = 0;      // wheel steps
+};
+
+// The steps that bring back a window an app hides, in the order the core
+// runs them (snapshot.cc). A backend performs the ones its platform has.
+enum class RecoveryStep { kUnhide, kActivate, kOpen, kUnminimize, kRaise, kMainAndFocused };
+const char* RecoveryStepName(RecoveryStep step);
+
+// "granted" | "denied" | "unknown" | "not_required" per permission.
+struct PermissionStatus {
+  std::string accessibility = "not_required";
+  std::string screenRecording = "not_required";
 };
 
 class Backend {
@@ -84,6 +98,37 @@ class Backend {
 
   // Forget handles (a snapshot was released).
   virtual void Release(const std::vector<ElementId>& ids) = 0;
+
+  // --- Hooks with defaults; macOS overrides them. ---
+
+  // The inputs of window choice. The default (Linux, fake) derives them from
+  // FocusedApp and Windows, the active window standing in for the focused one.
+  virtual Error GatherWindows(const AppInfo& app, WindowCandidates& out, Clock::time_point deadline);
+  // Whether the window has an on-screen counterpart the platform can capture.
+  // `why` says what is missing. Default: every window can be captured.
+  virtual Error CaptureTarget(const WindowInfo& window, bool& capturable, std::string& why) {
+    capturable = true;
+    return {};
+  }
+  // Recovery steps; kActionNotSupported for a step the platform lacks.
+  virtual bool Recovers() const { return false; }
+  virtual Error Recover(RecoveryStep step, const AppInfo& app, const std::optional<WindowInfo>& window,
+                        Clock::time_point deadline) {
+    return {ErrorCode::kActionNotSupported, "no recovery on this platform"};
+  }
+  // Waits for the app to settle after recovery (bounded by the caller).
+  virtual void Settle(std::chrono::milliseconds ms) {}
+  // Runs after window choice, before the walk: e.g. asks Chromium to build its
+  // tree. Sets `contentPending` (with a note) when the tree is known incomplete.
+  virtual void PrepareWalk(const AppInfo& app, const WindowInfo& window, Clock::time_point deadline,
+                           std::vector<std::string>& notes, bool& contentPending) {}
+  // Permission status; `prompt` asks the system to show its prompts.
+  virtual Error Permissions(PermissionStatus& out, bool prompt) { return {}; }
+  // The app's menu bar element (macOS), walked beside the window; 0 = none.
+  virtual Error MenuBar(const AppInfo& app, ElementId& out, Clock::time_point deadline) {
+    out = 0;
+    return {};
+  }
 };
 
 }  // namespace axsnap

@@ -1,3 +1,4 @@
+#include "backend.h"
 #include "types.h"
 
 namespace axsnap {
@@ -17,6 +18,7 @@ const char* ErrorCodeName(ErrorCode code) {
     case ErrorCode::kInvalidArgument: return "INVALID_ARGUMENT";
     case ErrorCode::kCaptureFailed: return "CAPTURE_FAILED";
     case ErrorCode::kInputFailed: return "INPUT_FAILED";
+    case ErrorCode::kPermissionDenied: return "PERMISSION_DENIED";
     case ErrorCode::kInternal: return "INTERNAL";
   }
   return "INTERNAL";
@@ -28,8 +30,21 @@ const char* WalkEndName(WalkEnd end) {
     case WalkEnd::kNodeLimit: return "node_limit";
     case WalkEnd::kDepthLimit: return "depth_limit";
     case WalkEnd::kDeadline: return "deadline";
+    case WalkEnd::kContentPending: return "content_pending";
   }
   return "complete";
+}
+
+const char* RecoveryStepName(RecoveryStep step) {
+  switch (step) {
+    case RecoveryStep::kUnhide: return "unhide";
+    case RecoveryStep::kActivate: return "activate";
+    case RecoveryStep::kOpen: return "open";
+    case RecoveryStep::kUnminimize: return "unminimize";
+    case RecoveryStep::kRaise: return "raise";
+    case RecoveryStep::kMainAndFocused: return "main-and-focused";
+  }
+  return "unknown";
 }
 
 }  // namespace axsnap

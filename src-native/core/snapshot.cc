@@ -57,13 +57,11 @@ Error FindApp(Backend& backend, const AppQuery& query, Clock::time_point deadlin
               "; running: " + (names.empty() ? "none" : names)};
 }
 
-Error ChooseAppWindow(Backend& backend, const AppInfo& app, Clock::time_point deadline, WindowInfo& out,
-                      std::string& step) {
-  WindowCandidates c;
+Error Backend::GatherWindows(const AppInfo& app, WindowCandidates& c, Clock::time_point deadline) {
   AppInfo focused;
   bool haveFocused = false;
-  if (Error err = backend.FocusedApp(focused, haveFocused, deadline)) return err;
-  if (Error err = backend.Windows(app, c.appWindows, deadline)) return err;
+  if (Error err = FocusedApp(focused, haveFocused, deadline)) return err;
+  if (Error err = Windows(app, c.appWindows, deadline)) return err;
   for (WindowInfo& w : c.appWindows) w.pid = app.pid;
   for (const WindowInfo& w : c.appWindows)
     if (w.active) c.appFocused = w;
@@ -73,22 +71,121 @@ Error ChooseAppWindow(Backend& backend, const AppInfo& app, Clock::time_point de
     c.focusedAppFocused = c.appFocused;
     c.focusedAppWindows = c.appWindows;
   }
-  WindowChoice choice;
+  return {};
+}
+
+namespace {
+
+// One pass of window choice. `problem` is empty when a usable (and, when
+// asked, capturable) window was chosen; `any` is a window recovery can work on.
+Error ChooseOnce(Backend& backend, const AppInfo& app, Clock::time_point deadline, bool needCapture,
+                 WindowChoice& choice, std::string& problem, std::optional<WindowInfo>& any) {
+  WindowCandidates c;
+  if (Error err = backend.GatherWindows(app, c, deadline)) return err;
+  problem.clear();
+  if (!c.appWindows.empty()) any = c.appWindows.front();
   if (!ChooseWindow(c, choice)) {
-    return {ErrorCode::kWindowNotFound, app.name + " has no usable window (" + std::to_string(c.appWindows.size()) +
-                                            " windows, none on screen and not minimized)"};
+    problem = std::to_string(c.appWindows.size()) + " windows, none usable (on screen and not minimized)";
+    return {};
   }
+  any = choice.window;
+  if (!needCapture) return {};
+  bool capturable = false;
+  std::string why;
+  if (Error err = backend.CaptureTarget(choice.window, capturable, why)) return err;
+  if (!capturable) problem = "the window \"" + choice.window.title + "\" cannot be captured: " + why;
+  return {};
+}
+
+constexpr RecoveryStep kRecoveryOrder[] = {RecoveryStep::kUnhide,     RecoveryStep::kActivate,
+                                           RecoveryStep::kOpen,       RecoveryStep::kUnminimize,
+                                           RecoveryStep::kRaise,      RecoveryStep::kMainAndFocused};
+constexpr std::chrono::milliseconds kSettle{700};
+
+}  // namespace
+
+Error ChooseAppWindow(Backend& backend, const AppInfo& app, Clock::time_point deadline, bool needCapture,
+                      WindowInfo& out, std::string& step, std::vector<std::string>& notes) {
+  WindowChoice choice;
+  std::string problem;
+  std::optional<WindowInfo> any;
+  if (Error err = ChooseOnce(backend, app, deadline, needCapture, choice, problem, any)) return err;
+  if (!problem.empty() && backend.Recovers()) {
+    // Recovery runs every step in order, settles once and chooses once more:
+    // apps differ in which step brings their window back.
+    std::string done;
+    for (RecoveryStep s : kRecoveryOrder) {
+      if (Clock::now() >= deadline) break;
+      Error err = backend.Recover(s, app, any, deadline);
+      if (err && err.code != ErrorCode::kActionNotSupported)
+        notes.push_back(std::string("recovery step ") + RecoveryStepName(s) + " failed: " + err.message);
+      else if (!err)
+        done += (done.empty() ? "" : ", ") + std::string(RecoveryStepName(s));
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    backend.Settle(std::max(std::chrono::milliseconds(0), std::min(kSettle, left / 2)));
+    const std::string before = problem;
+    if (Error err = ChooseOnce(backend, app, deadline, needCapture, choice, problem, any)) return err;
+    if (problem.empty()) notes.push_back("the window was recovered (" + done + ") after: " + before);
+    else problem += " (after recovery: " + (done.empty() ? std::string("no step applied") : done) + ")";
+  }
+  if (!problem.empty()) return {ErrorCode::kWindowNotFound, app.name + " has no usable window: " + problem};
   out = choice.window;
   step = choice.step;
   return {};
 }
+
+namespace {
+
+// The menu bar (macOS) beside the window: its items, and the whole of any
+// open menu (an item that is selected). Closed menus are not read: every
+// menu's items exist in the tree whether open or not, hundreds of them.
+void WalkMenuBar(Backend& backend, const AppInfo& app, Clock::time_point deadline, SnapshotResult& out) {
+  ElementId bar = 0;
+  if (Error err = backend.MenuBar(app, bar, deadline)) {
+    out.raw.notes.push_back("the menu bar could not be read: " + err.message);
+    return;
+  }
+  if (bar == 0) return;
+  WalkOptions top;
+  top.maxDepth = 1;
+  top.maxNodes = 200;
+  top.deadline = deadline;
+  WalkResult items;
+  if (Walk(backend, bar, nullptr, top, items)) {
+    out.dropped.push_back(bar);
+    return;
+  }
+  for (RawNode& item : items.root.children) {
+    if (!item.attrs.states.selected.value_or(false)) continue;
+    WalkOptions open;
+    open.maxDepth = 12;
+    open.maxNodes = 800;
+    open.deadline = deadline;
+    WalkResult menu;
+    if (Walk(backend, item.id, nullptr, open, menu)) continue;
+    item.children = std::move(menu.root.children);
+    // The item itself is already held (it is the first id of its own walk).
+    out.ids.insert(out.ids.end(), menu.ids.begin() + 1, menu.ids.end());
+    out.dropped.insert(out.dropped.end(), menu.dropped.begin(), menu.dropped.end());
+  }
+  out.raw.menuBar = std::move(items.root);
+  out.ids.insert(out.ids.end(), items.ids.begin(), items.ids.end());
+  out.dropped.insert(out.dropped.end(), items.dropped.begin(), items.dropped.end());
+}
+
+}  // namespace
 
 Error TakeSnapshot(Backend& backend, const SnapshotRequest& request, SnapshotResult& out) {
   const Clock::time_point t0 = Clock::now();
   AppInfo app;
   if (Error err = FindApp(backend, request.app, request.deadline, app)) return err;
   WindowInfo window;
-  if (Error err = ChooseAppWindow(backend, app, request.deadline, window, out.windowStep)) return err;
+  std::vector<std::string> notes;
+  if (Error err = ChooseAppWindow(backend, app, request.deadline, request.screenshot, window, out.windowStep, notes))
+    return err;
+  bool contentPending = false;
+  backend.PrepareWalk(app, window, request.deadline, notes, contentPending);
 
   WalkOptions walk;
   walk.maxNodes = request.maxNodes;
@@ -104,11 +201,16 @@ Error TakeSnapshot(Backend& backend, const SnapshotRequest& request, SnapshotRes
   raw.scale = backend.Scale(window);
   raw.root = std::move(result.root);
   raw.ended = result.ended;
+  // A cut the walk saw itself says more; otherwise the tree is known to be still arriving.
+  if (contentPending && raw.ended == WalkEnd::kComplete) raw.ended = WalkEnd::kContentPending;
   raw.nodesObserved = result.nodesObserved;
-  raw.notes = std::move(result.notes);
+  raw.notes = std::move(notes);
+  raw.notes.insert(raw.notes.end(), result.notes.begin(), result.notes.end());
   raw.elapsedMs = MsSince(t0);
   out.ids = std::move(result.ids);
   out.dropped = std::move(result.dropped);
+  WalkMenuBar(backend, app, request.deadline, out);
+
   // The window element is the root; its frame may be fresher than the window list's.
   if (raw.root.attrs.frame && !window.hasFrame) {
     raw.window.frame = *raw.root.attrs.frame;

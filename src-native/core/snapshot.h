@@ -36,8 +36,12 @@ struct SnapshotResult {
 };
 
 Error FindApp(Backend& backend, const AppQuery& query, Clock::time_point deadline, AppInfo& out);
-Error ChooseAppWindow(Backend& backend, const AppInfo& app, Clock::time_point deadline, WindowInfo& out,
-                      std::string& step);
+// Window choice with recovery: the chain of window_choice.h; when it finds no
+// usable window, or (with `needCapture`) the window has nothing on screen to
+// capture, a backend that recovers runs its steps in order, settles, and the
+// choice runs once more. Notes say what recovery did.
+Error ChooseAppWindow(Backend& backend, const AppInfo& app, Clock::time_point deadline, bool needCapture,
+                      WindowInfo& out, std::string& step, std::vector<std::string>& notes);
 Error TakeSnapshot(Backend& backend, const SnapshotRequest& request, SnapshotResult& out);
 
 }  // namespace axsnap

@@ -37,6 +37,7 @@ enum class ErrorCode {
   kInvalidArgument,
   kCaptureFailed,
   kInputFailed,
+  kPermissionDenied,    // macOS: Accessibility or Screen Recording not granted to this process
   kInternal,
 };
 
@@ -104,7 +105,9 @@ struct WindowInfo {
   std::string role;        // "frame", "dialog", "AXWindow"...
 };
 
-enum class WalkEnd { kComplete, kNodeLimit, kDepthLimit, kDeadline };
+// kContentPending: the app was asked to build its tree (Chromium on macOS)
+// and had not finished within the bound; the notes say so.
+enum class WalkEnd { kComplete, kNodeLimit, kDepthLimit, kDeadline, kContentPending };
 const char* WalkEndName(WalkEnd end);
 
 struct RawSnapshot {

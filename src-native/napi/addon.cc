@@ -17,6 +17,14 @@
 #if defined(AXSNAP_LINUX)
 #include "../linux/linux_backend.h"
 #endif
+#if defined(AXSNAP_MAC) || defined(AXSNAP_MAC_FAKE)
+#include "../mac/mac_backend.h"
+#endif
+#if defined(AXSNAP_MAC_FAKE)
+// The test-only build (test/native/macfake): the macOS backend over a fake
+// CoreFoundation/AX layer and a scripted MacSystem.
+#include "world_from_js.h"
+#endif
 
 namespace axsnap {
 namespace {
@@ -64,6 +72,7 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
                            InstanceMethod<&NativeBackend::Release>("release"),
                            InstanceMethod<&NativeBackend::Close>("close"),
                            InstanceMethod<&NativeBackend::ReadElement>("readElement"),
+                           InstanceMethod<&NativeBackend::Permissions>("permissions"),
                            InstanceMethod<&NativeBackend::FakeLog>("fakeLog"),
                            InstanceMethod<&NativeBackend::FakeReplace>("fakeReplace"),
                            InstanceMethod<&NativeBackend::FakeReleased>("fakeReleased"),
@@ -81,6 +90,17 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
 #if defined(AXSNAP_LINUX)
     } else if (kind == "linux") {
       backend_ = std::make_unique<LinuxBackend>();
+#endif
+#if defined(AXSNAP_MAC)
+    } else if (kind == "macos") {
+      backend_ = std::make_unique<MacBackend>(CreateAppKitSystem());
+#endif
+#if defined(AXSNAP_MAC_FAKE)
+    } else if (kind == "mac-fake") {
+      if (!info[1].IsObject()) throw Napi::TypeError::New(env, "a mac-fake backend needs a world object");
+      InstallFakeWorld(info[1].As<Napi::Object>());
+      backend_ = std::make_unique<MacBackend>(CreateFakeMacSystem());
+      macFake_ = true;
 #endif
     } else {
       throw Napi::Error::New(env, "no backend \"" + kind + "\" on this platform");
@@ -380,8 +400,30 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
     });
   }
 
+  Napi::Value Permissions(const Napi::CallbackInfo& info) {
+    const bool prompt = info[0].ToBoolean().Value();
+    return Run(info.Env(), [prompt](Backend& b) -> Settle {
+      auto status = std::make_shared<PermissionStatus>();
+      if (Error err = b.Permissions(*status, prompt)) return Fail(err);
+      return [status](Napi::Env env, Napi::Promise::Deferred& d) {
+        Napi::Object o = Napi::Object::New(env);
+        o.Set("accessibility", status->accessibility);
+        o.Set("screenRecording", status->screenRecording);
+        d.Resolve(o);
+      };
+    });
+  }
+
   Napi::Value FakeLog(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
+#if defined(AXSNAP_MAC_FAKE)
+    if (macFake_) {
+      std::vector<std::string> log = FakeWorldLog();
+      Napi::Array arr = Napi::Array::New(env, log.size());
+      for (size_t i = 0; i < log.size(); i++) arr.Set(i, log[i]);
+      return arr;
+    }
+#endif
     if (!fake_ || closed_) return Napi::Array::New(env);
     std::vector<std::string> log = fake_->Log();
     Napi::Array arr = Napi::Array::New(env, log.size());
@@ -398,6 +440,7 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
   // Touched only by jobs on the worker thread.
   HandleLedger ledger_;
   FakeBackend* fake_ = nullptr;
+  bool macFake_ = false;
   std::unique_ptr<Worker> worker_;
   Napi::ThreadSafeFunction tsfn_;
   napi_env env_ = nullptr;
@@ -412,8 +455,20 @@ class Addon : public Napi::Addon<Addon> {
  public:
   Addon(Napi::Env env, Napi::Object exports) {
     DefineAddon(exports, {InstanceValue("NativeBackend", NativeBackend::Init(env), napi_enumerable)});
+#if defined(AXSNAP_MAC_FAKE)
+    // Live fake CF objects: every test of the macOS backend ends at zero.
+    exports.Set("fakeCFLive", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
+                  return Napi::Number::New(info.Env(), static_cast<double>(FakeCFLiveObjects()));
+                }));
+    exports.Set("fakeWorldClear", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
+                  ClearFakeWorld();
+                  return info.Env().Undefined();
+                }));
+#endif
 #if defined(AXSNAP_LINUX)
     exports.Set("platformBackend", "linux");
+#elif defined(AXSNAP_MAC)
+    exports.Set("platformBackend", "macos");
 #else
     exports.Set("platformBackend", env.Null());
 #endif

@@ -1,0 +1,71 @@
+#include "capture_choice.h"
+
+#include <cmath>
+
+namespace axsnap {
+
+namespace {
+
+const char kEllipsis[] = "\xE2\x80\xA6";  // U+2026, as CoreGraphics cuts long titles
+
+double Area(const Rect& r) { return r.w * r.h; }
+
+bool SameFrame(const Rect& a, const Rect& b) {
+  // AX and CG round differently; a couple of points is the same window.
+  return std::fabs(a.x - b.x) <= 2 && std::fabs(a.y - b.y) <= 2 && std::fabs(a.w - b.w) <= 2 &&
+         std::fabs(a.h - b.h) <= 2;
+}
+
+}  // namespace
+
+bool TitleMatches(const std::string& cgTitle, const std::string& axTitle) {
+  if (cgTitle.empty() || axTitle.empty()) return false;
+  if (cgTitle == axTitle) return true;
+  const size_t n = sizeof(kEllipsis) - 1;
+  if (cgTitle.size() > n && cgTitle.compare(cgTitle.size() - n, n, kEllipsis) == 0) {
+    std::string prefix = cgTitle.substr(0, cgTitle.size() - n);
+    while (!prefix.empty() && prefix.back() == ' ') prefix.pop_back();
+    return !prefix.empty() && axTitle.compare(0, prefix.size(), prefix) == 0;
+  }
+  return false;
+}
+
+std::optional<size_t> ChooseCaptureWindow(const std::vector<ScreenWindow>& frontToBack, int64_t pid,
+                                          const std::string& title, const Rect* frame, std::string& why) {
+  std::vector<size_t> mine, candidates;
+  for (size_t i = 0; i < frontToBack.size(); i++) {
+    const ScreenWindow& w = frontToBack[i];
+    if (w.pid != pid || !w.onScreen || w.bounds.w <= 0 || w.bounds.h <= 0) continue;
+    mine.push_back(i);
+    if (w.layer == 0 && Area(w.bounds) >= kMinCaptureArea) candidates.push_back(i);
+  }
+  if (mine.empty()) {
+    why = "the app has no window on screen";
+    return std::nullopt;
+  }
+  if (candidates.empty()) {
+    size_t largest = mine.front();
+    for (size_t i : mine)
+      if (Area(frontToBack[i].bounds) > Area(frontToBack[largest].bounds)) largest = i;
+    return largest;
+  }
+
+  std::optional<size_t> titled;
+  for (size_t i : candidates) {
+    if (!TitleMatches(frontToBack[i].title, title)) continue;
+    // Two windows with one title: the frame decides, else the front one stays.
+    if (!titled || (frame && SameFrame(frontToBack[i].bounds, *frame) && !SameFrame(frontToBack[*titled].bounds, *frame)))
+      titled = i;
+  }
+  const size_t front = candidates.front();
+  if (titled) {
+    if (front != *titled && Intersects(frontToBack[front].bounds, frontToBack[*titled].bounds)) return front;
+    return titled;
+  }
+  if (frame)
+    for (size_t i : candidates)
+      if (SameFrame(frontToBack[i].bounds, *frame)) return i;
+  return front;
+}
+
+}  // namespace axsnap

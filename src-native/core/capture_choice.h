@@ -1,0 +1,42 @@
+// Capture-window choice: which on-screen window of the platform's window list
+// (macOS: CGWindowListCopyWindowInfo) holds the pixels of the accessibility
+// window a snapshot describes. AX and CoreGraphics know windows separately;
+// this matches them by owner, layer, size, title and frame.
+//
+// Rules (native-backends.md): windows of the app's pid, on screen, layer 0 and
+// at least 20,000 pt² (else the app's largest on-screen window); the window
+// whose title matches is preferred, unless a different window in front of it
+// overlaps it (a sheet or dialog the user sees first); a CoreGraphics title
+// cut with "…" matches as a prefix; an empty title matches nothing. Without a
+// title match, the window whose bounds match the AX frame, else the frontmost.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "types.h"
+
+namespace axsnap {
+
+struct ScreenWindow {
+  uint32_t number = 0;  // CGWindowID
+  int64_t pid = 0;
+  int layer = 0;
+  Rect bounds;          // global top-left points
+  std::string title;    // may be empty (no Screen Recording permission) or cut with "…"
+  bool onScreen = true;
+};
+
+constexpr double kMinCaptureArea = 20000;  // pt²: smaller layer-0 windows are palettes and popovers
+
+// True when a CoreGraphics title designates the AX title.
+bool TitleMatches(const std::string& cgTitle, const std::string& axTitle);
+
+// `frontToBack` as the platform lists it. Returns the index of the chosen
+// window, or nullopt with `why` saying what was missing.
+std::optional<size_t> ChooseCaptureWindow(const std::vector<ScreenWindow>& frontToBack, int64_t pid,
+                                          const std::string& title, const Rect* frame, std::string& why);
+
+}  // namespace axsnap

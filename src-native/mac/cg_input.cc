@@ -1,0 +1,252 @@
+#include "cg_input.h"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <thread>
+#include <vector>
+
+#include "apple.h"
+#include "cf_ref.h"
+
+namespace axsnap {
+
+namespace {
+
+using EventRef = CFRef<CGEventRef>;
+
+// Apps drop events that arrive faster than a person could make them
+// (a down and up in one tick can read as nothing); a few ms between is enough.
+void Pace() { std::this_thread::sleep_for(std::chrono::milliseconds(8)); }
+
+Error Post(const EventRef& event, const char* what) {
+  if (!event) return {ErrorCode::kInputFailed, std::string("could not create the ") + what + " event"};
+  CGEventPost(kCGHIDEventTap, event.get());
+  return {};
+}
+
+CFRef<CGEventSourceRef> Source() {
+  return CFRef<CGEventSourceRef>::Adopt(CGEventSourceCreate(kCGEventSourceStateHIDSystemState));
+}
+
+struct ButtonEvents {
+  CGEventType down, up, dragged;
+  CGMouseButton button;
+};
+
+ButtonEvents ForButton(int button) {
+  if (button == 3) return {kCGEventRightMouseDown, kCGEventRightMouseUp, kCGEventRightMouseDragged, kCGMouseButtonRight};
+  if (button == 2)
+    return {kCGEventOtherMouseDown, kCGEventOtherMouseUp, kCGEventOtherMouseDragged, kCGMouseButtonCenter};
+  return {kCGEventLeftMouseDown, kCGEventLeftMouseUp, kCGEventLeftMouseDragged, kCGMouseButtonLeft};
+}
+
+Error Mouse(CGEventSourceRef source, CGEventType type, CGPoint at, CGMouseButton button, int64_t clickState) {
+  EventRef e = EventRef::Adopt(CGEventCreateMouseEvent(source, type, at, button));
+  // The click state is what turns two clicks into a double click for AppKit.
+  if (e && clickState > 0) CGEventSetIntegerValueField(e.get(), kCGMouseEventClickState, clickState);
+  return Post(e, "mouse");
+}
+
+struct Named {
+  const char* name;
+  CGKeyCode code;
+};
+
+// Virtual key codes (Carbon's kVK_* values, which CGKeyCode shares).
+const Named kNamedKeys[] = {
+    {"enter", 36},     {"return", 36},     {"tab", 48},        {"space", 49},     {"backspace", 51},
+    {"escape", 53},    {"esc", 53},        {"delete", 117},    {"del", 117},      {"home", 115},
+    {"end", 119},      {"pageup", 116},    {"pgup", 116},      {"page_up", 116},  {"pagedown", 121},
+    {"pgdn", 121},     {"page_down", 121}, {"left", 123},      {"right", 124},    {"down", 125},
+    {"up", 126},       {"arrowleft", 123}, {"arrowright", 124}, {"arrowdown", 125}, {"arrowup", 126},
+    {"capslock", 57},  {"help", 114},      {"f1", 122},        {"f2", 120},       {"f3", 99},
+    {"f4", 118},       {"f5", 96},         {"f6", 97},         {"f7", 98},        {"f8", 100},
+    {"f9", 101},       {"f10", 109},       {"f11", 103},       {"f12", 111},      {"f13", 105},
+    {"f14", 107},      {"f15", 113},       {"f16", 106},       {"f17", 64},       {"f18", 79},
+    {"f19", 80},       {"f20", 90},        {"plus", 24},       {"minus", 27},
+};
+
+// ANSI layout: the key that types each character without modifiers.
+const char kAnsiChars[] = "asdfhgzxcv\0bqweryt123465=97-80]ou[ip\0lj'k;\\,/nm.\0\0`";
+
+bool KeyCodeForChar(char c, CGKeyCode& code) {
+  c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (size_t i = 0; i + 1 < sizeof(kAnsiChars); i++) {
+    if (kAnsiChars[i] != '\0' && kAnsiChars[i] == c) {
+      code = static_cast<CGKeyCode>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+bool Modifier(const std::string& lower, CGEventFlags& flag) {
+  if (lower == "cmd" || lower == "command" || lower == "super" || lower == "meta" || lower == "win")
+    flag = kCGEventFlagMaskCommand;
+  else if (lower == "ctrl" || lower == "control") flag = kCGEventFlagMaskControl;
+  else if (lower == "alt" || lower == "option" || lower == "opt") flag = kCGEventFlagMaskAlternate;
+  else if (lower == "shift") flag = kCGEventFlagMaskShift;
+  else if (lower == "fn") flag = kCGEventFlagMaskSecondaryFn;
+  else return false;
+  return true;
+}
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+// UTF-8 to UTF-16 code units; false on malformed input.
+bool Utf16(const std::string& s, std::vector<UniChar>& out) {
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    uint32_t cp = 0;
+    size_t n = 0;
+    if (c < 0x80) cp = c, n = 1;
+    else if ((c >> 5) == 6) cp = c & 0x1F, n = 2;
+    else if ((c >> 4) == 14) cp = c & 0x0F, n = 3;
+    else if ((c >> 3) == 30) cp = c & 0x07, n = 4;
+    else return false;
+    if (i + n > s.size()) return false;
+    for (size_t k = 1; k < n; k++) {
+      const unsigned char cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc >> 6) != 2) return false;
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    i += n;
+    if (cp >= 0x10000) {
+      cp -= 0x10000;
+      out.push_back(static_cast<UniChar>(0xD800 + (cp >> 10)));
+      out.push_back(static_cast<UniChar>(0xDC00 + (cp & 0x3FF)));
+    } else {
+      out.push_back(static_cast<UniChar>(cp));
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+Error PostPointer(const PointerEvent& ev) {
+  CFRef<CGEventSourceRef> source = Source();
+  const CGPoint at = CGPointMake(ev.x, ev.y);
+  const ButtonEvents b = ForButton(ev.button);
+  switch (ev.kind) {
+    case PointerEvent::Kind::kMove:
+      return Mouse(source.get(), kCGEventMouseMoved, at, kCGMouseButtonLeft, 0);
+    case PointerEvent::Kind::kClick: {
+      if (Error err = Mouse(source.get(), kCGEventMouseMoved, at, kCGMouseButtonLeft, 0)) return err;
+      const int count = std::max(1, std::min(ev.count, 3));
+      for (int i = 1; i <= count; i++) {
+        Pace();
+        if (Error err = Mouse(source.get(), b.down, at, b.button, i)) return err;
+        Pace();
+        if (Error err = Mouse(source.get(), b.up, at, b.button, i)) return err;
+      }
+      return {};
+    }
+    case PointerEvent::Kind::kWheel: {
+      if (Error err = Mouse(source.get(), kCGEventMouseMoved, at, kCGMouseButtonLeft, 0)) return err;
+      // Lines, as a notched wheel sends them; positive dy scrolls down in the
+      // model, negative wheel1 scrolls down in CoreGraphics.
+      const int32_t dy = static_cast<int32_t>(std::lround(-ev.dy));
+      const int32_t dx = static_cast<int32_t>(std::lround(-ev.dx));
+      EventRef e = EventRef::Adopt(CGEventCreateScrollWheelEvent2(source.get(), kCGScrollEventUnitLine, 2, dy, dx, 0));
+      Pace();
+      return Post(e, "scroll");
+    }
+    case PointerEvent::Kind::kDrag: {
+      const CGPoint to = CGPointMake(ev.toX, ev.toY);
+      if (Error err = Mouse(source.get(), kCGEventMouseMoved, at, kCGMouseButtonLeft, 0)) return err;
+      Pace();
+      if (Error err = Mouse(source.get(), b.down, at, b.button, 1)) return err;
+      // Intermediate points: drag targets track movement, not jumps.
+      const int steps = 10;
+      for (int i = 1; i <= steps; i++) {
+        Pace();
+        const CGPoint p = CGPointMake(ev.x + (ev.toX - ev.x) * i / steps, ev.y + (ev.toY - ev.y) * i / steps);
+        if (Error err = Mouse(source.get(), b.dragged, p, b.button, 1)) return err;
+      }
+      Pace();
+      return Mouse(source.get(), b.up, to, b.button, 1);
+    }
+  }
+  return {ErrorCode::kInvalidArgument, "unknown pointer event"};
+}
+
+Error PostKeys(const std::string& combo) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  // "cmd++" names the plus key: a '+' right after a separator is the key itself.
+  while (start <= combo.size()) {
+    size_t plus = combo.find('+', start == combo.size() ? start : start + 1);
+    if (plus == std::string::npos) plus = combo.size();
+    parts.push_back(combo.substr(start, plus - start));
+    start = plus + 1;
+    if (plus == combo.size()) break;
+  }
+  if (parts.empty() || parts.back().empty())
+    return {ErrorCode::kInvalidArgument, "malformed key combination \"" + combo + "\""};
+  const std::string key = parts.back();
+  parts.pop_back();
+  CGEventFlags flags = 0;
+  for (const std::string& p : parts) {
+    CGEventFlags f = 0;
+    if (p.empty() || !Modifier(Lower(p), f))
+      return {ErrorCode::kInvalidArgument, "unknown modifier \"" + p + "\" in \"" + combo + "\""};
+    flags |= f;
+  }
+  const std::string lower = Lower(key);
+  CGKeyCode code = 0;
+  bool found = false;
+  for (const Named& n : kNamedKeys)
+    if (lower == n.name) {
+      code = n.code;
+      found = true;
+    }
+  if (!found && key.size() == 1) {
+    found = KeyCodeForChar(key[0], code);
+    // An upper-case letter alone means shift + letter, as typed.
+    if (found && std::isupper(static_cast<unsigned char>(key[0])) && flags == 0) flags = kCGEventFlagMaskShift;
+  }
+  if (!found) return {ErrorCode::kInvalidArgument, "unknown key \"" + key + "\" (macOS: ANSI layout names)"};
+
+  CFRef<CGEventSourceRef> source = Source();
+  EventRef down = EventRef::Adopt(CGEventCreateKeyboardEvent(source.get(), code, true));
+  EventRef up = EventRef::Adopt(CGEventCreateKeyboardEvent(source.get(), code, false));
+  if (!down || !up) return {ErrorCode::kInputFailed, "could not create the key events"};
+  // Flags on the key events themselves: posting separate modifier key events
+  // races with the user's own keyboard state.
+  CGEventSetFlags(down.get(), flags);
+  CGEventSetFlags(up.get(), flags);
+  if (Error err = Post(down, "key")) return err;
+  Pace();
+  return Post(up, "key");
+}
+
+Error PostText(const std::string& utf8) {
+  std::vector<UniChar> units;
+  if (!Utf16(utf8, units)) return {ErrorCode::kInvalidArgument, "the text is not valid UTF-8"};
+  CFRef<CGEventSourceRef> source = Source();
+  // CGEventKeyboardSetUnicodeString carries at most 20 UTF-16 units per event;
+  // a chunk never splits a surrogate pair.
+  const size_t kChunk = 20;
+  for (size_t i = 0; i < units.size();) {
+    size_t n = std::min(kChunk, units.size() - i);
+    if (n < units.size() - i && units[i + n - 1] >= 0xD800 && units[i + n - 1] <= 0xDBFF) n--;
+    EventRef down = EventRef::Adopt(CGEventCreateKeyboardEvent(source.get(), 0, true));
+    EventRef up = EventRef::Adopt(CGEventCreateKeyboardEvent(source.get(), 0, false));
+    if (!down || !up) return {ErrorCode::kInputFailed, "could not create the key events"};
+    CGEventKeyboardSetUnicodeString(down.get(), static_cast<UniCharCount>(n), units.data() + i);
+    CGEventKeyboardSetUnicodeString(up.get(), static_cast<UniCharCount>(n), units.data() + i);
+    if (Error err = Post(down, "key")) return err;
+    if (Error err = Post(up, "key")) return err;
+    Pace();
+    i += n;
+  }
+  return {};
+}
+
+}  // namespace axsnap

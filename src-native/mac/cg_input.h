@@ -1,0 +1,20 @@
+// Synthetic input on macOS with CoreGraphics events (CGEvent.h), posted at the
+// HID event tap so they reach whichever app is under the point or has key
+// focus. Points are global top-left screen points, the same space AX frames
+// use. Key combinations name keys like the Linux backend ("cmd+shift+t",
+// "enter", "backspace", "delete" = forward delete, "f5"); letters and digits
+// map to virtual key codes of the ANSI (US) layout; text goes as Unicode
+// strings in chunks, so it does not depend on the layout at all.
+#pragma once
+
+#include <string>
+
+#include "../core/backend.h"
+
+namespace axsnap {
+
+Error PostPointer(const PointerEvent& ev);
+Error PostKeys(const std::string& combo);
+Error PostText(const std::string& utf8);
+
+}  // namespace axsnap

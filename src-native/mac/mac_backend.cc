@@ -1,0 +1,898 @@
+#include "mac_backend.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <thread>
+
+#include "cf_convert.h"
+#include "cg_input.h"
+
+namespace axsnap {
+
+namespace {
+
+constexpr double kMessagingTimeoutS = 2.0;
+constexpr size_t kMaxChildren = 10000;  // per attribute copy; the walk's node limit cuts long before
+constexpr auto kChromiumWait = std::chrono::milliseconds(3000);
+constexpr auto kChromiumPoll = std::chrono::milliseconds(100);
+
+// The attributes of one batched read, in slot order.
+enum Slot {
+  kRole,
+  kSubrole,
+  kRoleDescription,
+  kTitle,
+  kDescription,
+  kHelp,
+  kIdentifier,
+  kURL,
+  kPlaceholder,
+  kEnabled,
+  kFocused,
+  kSelected,
+  kExpanded,
+  kDisclosing,
+  kMinimized,
+  kModal,
+  kRequired,
+  kOrientation,
+  kPosition,
+  kSize,
+  kIndex,
+  kCharCount,
+  kSlotCount
+};
+
+CFRef<CFArrayRef> BatchAttributes() {
+  const void* names[kSlotCount] = {
+      CFSTR("AXRole"),        CFSTR("AXSubrole"),  CFSTR("AXRoleDescription"), CFSTR("AXTitle"),
+      CFSTR("AXDescription"), CFSTR("AXHelp"),     CFSTR("AXIdentifier"),      CFSTR("AXURL"),
+      CFSTR("AXPlaceholderValue"), CFSTR("AXEnabled"), CFSTR("AXFocused"),     CFSTR("AXSelected"),
+      CFSTR("AXExpanded"),    CFSTR("AXDisclosing"), CFSTR("AXMinimized"),     CFSTR("AXModal"),
+      CFSTR("AXRequired"),    CFSTR("AXOrientation"), CFSTR("AXPosition"),     CFSTR("AXSize"),
+      CFSTR("AXIndex"),       CFSTR("AXNumberOfCharacters"),
+  };
+  return CFRef<CFArrayRef>::Adopt(CFArrayCreate(kCFAllocatorDefault, names, kSlotCount, &kCFTypeArrayCallBacks));
+}
+
+bool In(const std::string& role, std::initializer_list<const char*> roles) {
+  for (const char* r : roles)
+    if (role == r) return true;
+  return false;
+}
+
+// Roles whose AXValue the model prints (a value read is one more IPC, so only these).
+bool HasValue(const std::string& role) {
+  return In(role, {"AXStaticText", "AXTextField", "AXTextArea", "AXComboBox", "AXCheckBox", "AXRadioButton",
+                   "AXPopUpButton", "AXMenuButton", "AXDisclosureTriangle", "AXScrollBar", "AXValueIndicator",
+                   "AXSplitter", "AXRulerMarker", "AXHeading", "AXSlider", "AXIncrementor", "AXLevelIndicator",
+                   "AXProgressIndicator", "AXRelevanceIndicator", "AXDateField", "AXTimeField", "AXColorWell",
+                   "AXToggle", "AXSwitch"});
+}
+
+// Roles whose AXValue may be settable (AXUIElementIsAttributeSettable is one more IPC).
+bool MaySetValue(const std::string& role) {
+  return In(role, {"AXTextField", "AXTextArea", "AXComboBox", "AXSlider", "AXScrollBar", "AXValueIndicator",
+                   "AXSplitter", "AXRulerMarker", "AXIncrementor", "AXDateField", "AXTimeField", "AXColorWell"});
+}
+
+bool IsTextRole(const std::string& role) { return In(role, {"AXTextField", "AXTextArea", "AXComboBox"}); }
+
+std::string Str(CFTypeRef v) { return CFToString(v).value_or(std::string()); }
+
+Clock::time_point Sooner(Clock::time_point a, Clock::time_point b) { return a < b ? a : b; }
+
+bool PathExists(const std::string& path) {
+  struct stat st {};
+  return !path.empty() && ::stat(path.c_str(), &st) == 0;
+}
+
+// Chromium and Electron apps carry their engine as a framework in the bundle.
+bool IsChromiumBundle(const std::string& bundlePath) {
+  static const char* kFrameworks[] = {"Electron Framework", "Chromium Framework", "Google Chrome Framework",
+                                      "Microsoft Edge Framework", "Brave Browser Framework", "Vivaldi Framework",
+                                      "Opera Framework", "Arc Framework"};
+  for (const char* f : kFrameworks)
+    if (PathExists(bundlePath + "/Contents/Frameworks/" + f + ".framework")) return true;
+  return false;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- ElementTable
+
+ElementId ElementTable::Intern(AXUIElementRef element) {
+  if (!element) return 0;
+  const CFHashCode hash = CFHash(element);
+  auto range = byHash_.equal_range(hash);
+  for (auto it = range.first; it != range.second; ++it) {
+    auto e = entries_.find(it->second);
+    if (e != entries_.end() && CFEqual(e->second.ref.get(), element)) return it->second;
+  }
+  const ElementId id = next_++;
+  Entry entry;
+  entry.ref = CFRef<AXUIElementRef>::Retain(element);
+  entry.hash = hash;
+  entries_.emplace(id, std::move(entry));
+  byHash_.emplace(hash, id);
+  return id;
+}
+
+AXUIElementRef ElementTable::Get(ElementId id) const {
+  auto it = entries_.find(id);
+  return it == entries_.end() ? nullptr : it->second.ref.get();
+}
+
+void ElementTable::Remember(ElementId id, const std::string& role, const std::string& subrole) {
+  auto it = entries_.find(id);
+  if (it == entries_.end()) return;
+  it->second.role = role;
+  it->second.subrole = subrole;
+}
+
+const std::string* ElementTable::Role(ElementId id) const {
+  auto it = entries_.find(id);
+  return it == entries_.end() || it->second.role.empty() ? nullptr : &it->second.role;
+}
+
+bool ElementTable::IsSecure(ElementId id) const {
+  auto it = entries_.find(id);
+  return it != entries_.end() && it->second.subrole == "AXSecureTextField";
+}
+
+void ElementTable::Release(ElementId id) {
+  auto it = entries_.find(id);
+  if (it == entries_.end()) return;
+  auto range = byHash_.equal_range(it->second.hash);
+  for (auto h = range.first; h != range.second; ++h)
+    if (h->second == id) {
+      byHash_.erase(h);
+      break;
+    }
+  entries_.erase(it);
+}
+
+// ---------------------------------------------------------------- MacBackend
+
+MacBackend::MacBackend(std::unique_ptr<MacSystem> system) : system_(std::move(system)) {}
+
+MacBackend::~MacBackend() = default;
+
+Error MacBackend::Trusted() const {
+  if (AXIsProcessTrusted()) return {};
+  return {ErrorCode::kPermissionDenied,
+          "this process is not trusted for Accessibility: turn on the app that runs it in System Settings > Privacy & "
+          "Security > Accessibility"};
+}
+
+// Trust is checked by every ListApps (so a grant made later takes effect), not
+// here: permissions() must work on a backend of a process that is not trusted.
+Error MacBackend::Connect() {
+  if (!systemWide_) systemWide_ = CFRef<AXUIElementRef>::Adopt(AXUIElementCreateSystemWide());
+  return {};
+}
+
+void MacBackend::SetTimeoutFor(AXUIElementRef element, Clock::time_point deadline) {
+  const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
+  // Never longer than the snapshot has left; never zero, which AX reads as "the default".
+  const float seconds = static_cast<float>(std::max(0.05, std::min(kMessagingTimeoutS, left)));
+  AXUIElementSetMessagingTimeout(element, seconds);
+}
+
+AXUIElementRef MacBackend::AppElement(int64_t pid) {
+  auto it = apps_.find(pid);
+  if (it != apps_.end()) return it->second.get();
+  CFRef<AXUIElementRef> app = CFRef<AXUIElementRef>::Adopt(AXUIElementCreateApplication(static_cast<pid_t>(pid)));
+  if (!app) return nullptr;
+  AXUIElementSetMessagingTimeout(app.get(), static_cast<float>(kMessagingTimeoutS));
+  AXUIElementRef raw = app.get();
+  apps_.emplace(pid, std::move(app));
+  return raw;
+}
+
+Error MacBackend::CopyAttribute(AXUIElementRef element, CFStringRef attribute, CFAny& out) {
+  const AXError e = AXUIElementCopyAttributeValue(element, attribute, out.OutParam());
+  if (e == kAXErrorSuccess) return {};
+  // Missing is not an error for a reader: the caller sees an empty value.
+  if (e == kAXErrorNoValue || e == kAXErrorAttributeUnsupported) {
+    out.reset();
+    return {};
+  }
+  return AXFailure(e, "reading " + Str(attribute));
+}
+
+Error MacBackend::ListApps(std::vector<AppInfo>& out, Clock::time_point deadline) {
+  if (Error err = Trusted()) return err;
+  std::vector<RunningApp> running;
+  if (Error err = system_->RunningApps(running)) return err;
+  running_.clear();
+  // Apps with a Dock icon first: a name shared with a helper process finds the app people mean.
+  std::stable_sort(running.begin(), running.end(),
+                   [](const RunningApp& a, const RunningApp& b) { return a.regular && !b.regular; });
+  for (const RunningApp& r : running) {
+    AppInfo info;
+    info.name = r.name;
+    info.bundleId = r.bundleId;
+    info.pid = r.pid;
+    info.element = elements_.Intern(AppElement(r.pid));
+    out.push_back(info);
+    running_[r.pid] = r;
+  }
+  return {};
+}
+
+Error MacBackend::FocusedApp(AppInfo& out, bool& found, Clock::time_point deadline) {
+  found = false;
+  if (!systemWide_) systemWide_ = CFRef<AXUIElementRef>::Adopt(AXUIElementCreateSystemWide());
+  SetTimeoutFor(systemWide_.get(), deadline);
+  CFAny app;
+  if (Error err = CopyAttribute(systemWide_.get(), CFSTR("AXFocusedApplication"), app)) return err;
+  if (!IsElement(app.get())) return {};
+  pid_t pid = 0;
+  if (AXUIElementGetPid(static_cast<AXUIElementRef>(app.get()), &pid) != kAXErrorSuccess) return {};
+  out.pid = pid;
+  out.element = elements_.Intern(AppElement(pid));
+  auto it = running_.find(pid);
+  if (it != running_.end()) {
+    out.name = it->second.name;
+    out.bundleId = it->second.bundleId;
+  }
+  found = true;
+  return {};
+}
+
+Error MacBackend::WindowInfoOf(AXUIElementRef window, int64_t pid, WindowInfo& out) {
+  static const int kN = 8;
+  const void* names[kN] = {CFSTR("AXRole"),      CFSTR("AXSubrole"),  CFSTR("AXTitle"), CFSTR("AXMinimized"),
+                           CFSTR("AXPosition"),  CFSTR("AXSize"),     CFSTR("AXMain"),  CFSTR("AXFocused")};
+  CFRef<CFArrayRef> attrs = CFRef<CFArrayRef>::Adopt(CFArrayCreate(kCFAllocatorDefault, names, kN, &kCFTypeArrayCallBacks));
+  CFRef<CFArrayRef> values;
+  const AXError e = AXUIElementCopyMultipleAttributeValues(window, attrs.get(), 0, values.OutParam());
+  if (e != kAXErrorSuccess) return AXFailure(e, "reading a window");
+  if (!values || CFArrayGetCount(values.get()) != kN) return {ErrorCode::kInternal, "a window read returned no values"};
+  auto slot = [&](int i) -> CFTypeRef {
+    CFTypeRef v = CFArrayGetValueAtIndex(values.get(), i);
+    return IsAXErrorValue(v, nullptr) ? nullptr : v;
+  };
+  AXError roleErr = kAXErrorSuccess;
+  if (IsAXErrorValue(CFArrayGetValueAtIndex(values.get(), 0), &roleErr) && roleErr == kAXErrorInvalidUIElement)
+    return {ErrorCode::kElementGone, "the window closed"};
+  out.element = elements_.Intern(window);
+  out.pid = pid;
+  out.role = Str(slot(0));
+  out.title = Str(slot(2));
+  out.minimized = CFToBool(slot(3)).value_or(false);
+  std::optional<CGPoint> pos = CFToPoint(slot(4));
+  std::optional<CGSize> size = CFToSize(slot(5));
+  if (pos && size) {
+    out.frame = {pos->x, pos->y, size->width, size->height};
+    out.hasFrame = true;
+  }
+  out.active = CFToBool(slot(6)).value_or(false) || CFToBool(slot(7)).value_or(false);
+  auto app = running_.find(pid);
+  // A hidden app's windows are in AXWindows but nowhere on screen.
+  out.visible = app == running_.end() || !app->second.hidden;
+  elements_.Remember(out.element, out.role, Str(slot(1)));
+  return {};
+}
+
+Error MacBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point deadline) {
+  AXUIElementRef appEl = AppElement(app.pid);
+  if (!appEl) return {ErrorCode::kAppNotFound, "cannot reach pid " + std::to_string(app.pid)};
+  SetTimeoutFor(appEl, deadline);
+  CFAny windows;
+  if (Error err = CopyAttribute(appEl, CFSTR("AXWindows"), windows)) return err;
+  if (!windows || CFGetTypeID(windows.get()) != CFArrayGetTypeID()) return {};
+  CFArrayRef list = static_cast<CFArrayRef>(windows.get());
+  for (CFIndex i = 0; i < CFArrayGetCount(list); i++) {
+    CFTypeRef w = CFArrayGetValueAtIndex(list, i);
+    if (!IsElement(w)) continue;
+    WindowInfo info;
+    Error err = WindowInfoOf(static_cast<AXUIElementRef>(w), app.pid, info);
+    if (err.code == ErrorCode::kElementGone) continue;  // closed between the list and the read
+    if (err) return err;
+    out.push_back(std::move(info));
+  }
+  return {};
+}
+
+Error MacBackend::GatherWindows(const AppInfo& app, WindowCandidates& c, Clock::time_point deadline) {
+  if (Error err = Windows(app, c.appWindows, deadline)) return err;
+  auto windowAttr = [&](AXUIElementRef el, CFStringRef attr, int64_t pid, std::optional<WindowInfo>& out) -> Error {
+    CFAny w;
+    if (Error err = CopyAttribute(el, attr, w)) return err;
+    if (!IsElement(w.get())) return {};
+    WindowInfo info;
+    Error err = WindowInfoOf(static_cast<AXUIElementRef>(w.get()), pid, info);
+    if (err.code == ErrorCode::kElementGone) return {};
+    if (err) return err;
+    out = info;
+    return {};
+  };
+  if (Error err = windowAttr(AppElement(app.pid), CFSTR("AXFocusedWindow"), app.pid, c.appFocused)) return err;
+
+  AppInfo focused;
+  bool haveFocused = false;
+  if (Error err = FocusedApp(focused, haveFocused, deadline)) return err;
+  c.targetIsFocusedApp = haveFocused && focused.pid == app.pid;
+  if (!c.targetIsFocusedApp) return {};
+  c.focusedAppFocused = c.appFocused;
+  c.focusedAppWindows = c.appWindows;
+  // The system-wide focused element's window: what has keyboard focus right now.
+  CFAny element;
+  if (Error err = CopyAttribute(systemWide_.get(), CFSTR("AXFocusedUIElement"), element)) return err;
+  if (IsElement(element.get())) {
+    AXUIElementRef el = static_cast<AXUIElementRef>(element.get());
+    pid_t pid = 0;
+    if (AXUIElementGetPid(el, &pid) == kAXErrorSuccess && pid == app.pid) {
+      CFAny role;
+      if (Error err = CopyAttribute(el, CFSTR("AXRole"), role)) return err;
+      if (Str(role.get()) == "AXWindow") {
+        WindowInfo info;
+        if (!WindowInfoOf(el, app.pid, info)) c.systemFocused = info;
+      } else if (Error err = windowAttr(el, CFSTR("AXWindow"), app.pid, c.systemFocused)) {
+        return err;
+      }
+    }
+  }
+  return {};
+}
+
+Error MacBackend::ReadOne(ElementId id, AXUIElementRef el, NodeAttributes& a, Clock::time_point deadline) {
+  CFRef<CFArrayRef> values;
+  const AXError e = AXUIElementCopyMultipleAttributeValues(el, batch_.get(), 0, values.OutParam());
+  if (e != kAXErrorSuccess) return AXFailure(e, "reading an element");
+  if (!values || CFArrayGetCount(values.get()) != kSlotCount)
+    return {ErrorCode::kInternal, "a batched read returned the wrong number of values"};
+  // A failed slot holds an AXValue wrapping an AXError, not the value.
+  auto slot = [&](int i) -> CFTypeRef {
+    CFTypeRef v = CFArrayGetValueAtIndex(values.get(), i);
+    return IsAXErrorValue(v, nullptr) ? nullptr : v;
+  };
+  AXError roleErr = kAXErrorSuccess;
+  if (IsAXErrorValue(CFArrayGetValueAtIndex(values.get(), kRole), &roleErr) &&
+      (roleErr == kAXErrorInvalidUIElement || roleErr == kAXErrorCannotComplete))
+    return AXFailure(roleErr, "reading an element");
+
+  a.role = Str(slot(kRole));
+  if (a.role.empty()) a.role = "AXUnknown";
+  auto opt = [&](int i) -> std::optional<std::string> {
+    std::optional<std::string> s = CFToString(slot(i));
+    if (s && s->empty()) return std::nullopt;
+    return s;
+  };
+  a.subrole = opt(kSubrole);
+  a.roleDescription = opt(kRoleDescription);
+  a.title = opt(kTitle);
+  a.description = opt(kDescription);
+  a.help = opt(kHelp);
+  a.identifier = opt(kIdentifier);
+  a.url = opt(kURL);
+  a.placeholder = opt(kPlaceholder);
+  a.orientation = opt(kOrientation);
+  if (a.orientation) {
+    // AXVerticalOrientation → vertical, as the model spells it.
+    if (*a.orientation == "AXVerticalOrientation") a.orientation = "vertical";
+    else if (*a.orientation == "AXHorizontalOrientation") a.orientation = "horizontal";
+    else a.orientation.reset();
+  }
+  if (std::optional<bool> b = CFToBool(slot(kEnabled)); b && !*b) a.states.enabled = false;
+  if (std::optional<bool> b = CFToBool(slot(kFocused)); b && *b) a.states.focused = true;
+  if (std::optional<bool> b = CFToBool(slot(kSelected)); b && *b) a.states.selected = true;
+  if (std::optional<bool> b = CFToBool(slot(kExpanded))) a.states.expanded = *b;
+  else if (std::optional<bool> d = CFToBool(slot(kDisclosing)); d && a.role == "AXRow") a.states.expanded = *d;
+  if (std::optional<bool> b = CFToBool(slot(kMinimized)); b && *b) a.states.minimized = true;
+  if (std::optional<bool> b = CFToBool(slot(kModal)); b && *b) a.states.modal = true;
+  if (std::optional<bool> b = CFToBool(slot(kRequired)); b && *b) a.states.required = true;
+  std::optional<CGPoint> pos = CFToPoint(slot(kPosition));
+  std::optional<CGSize> size = CFToSize(slot(kSize));
+  if (pos && size) a.frame = Rect{pos->x, pos->y, size->width, size->height};
+  if (std::optional<double> n = CFToNumber(slot(kIndex)); n && a.role == "AXRow")
+    a.rowIndex = static_cast<int64_t>(*n);
+  if (std::optional<double> n = CFToNumber(slot(kCharCount))) a.charCount = static_cast<int64_t>(*n);
+
+  const bool secure = a.subrole && *a.subrole == "AXSecureTextField";
+  if (secure) a.states.secure = true;
+  elements_.Remember(id, a.role, a.subrole.value_or(""));
+
+  // A secure field's value is never read: only its length (AXNumberOfCharacters above).
+  if (!secure && HasValue(a.role)) {
+    CFAny value;
+    if (Error err = CopyAttribute(el, CFSTR("AXValue"), value)) return err;
+    a.value = CFToValue(value.get(), a.valueType);
+    if (IsTextRole(a.role)) {
+      CFAny selected;
+      if (Error err = CopyAttribute(el, CFSTR("AXSelectedText"), selected)) return err;
+      if (std::optional<std::string> s = CFToString(selected.get()); s && !s->empty()) a.selectedText = s;
+    }
+  }
+  if (MaySetValue(a.role)) {
+    Boolean settable = false;
+    if (AXUIElementIsAttributeSettable(el, CFSTR("AXValue"), &settable) == kAXErrorSuccess) a.settable = settable;
+    // A settable text field with no value yet is still a string field.
+    if (a.settable && !a.valueType && (IsTextRole(a.role) || secure)) a.valueType = "string";
+  }
+  if (a.role == "AXRow") {
+    Boolean settable = false;
+    if (AXUIElementIsAttributeSettable(el, CFSTR("AXSelected"), &settable) == kAXErrorSuccess && settable)
+      a.states.selectable = true;
+  }
+  CFRef<CFArrayRef> actions;
+  const AXError ae = AXUIElementCopyActionNames(el, actions.OutParam());
+  if (ae == kAXErrorSuccess && actions) {
+    for (CFIndex i = 0; i < CFArrayGetCount(actions.get()); i++)
+      if (std::optional<std::string> s = CFToString(CFArrayGetValueAtIndex(actions.get(), i))) a.actions.push_back(*s);
+  } else if (ae == kAXErrorInvalidUIElement || ae == kAXErrorCannotComplete) {
+    return AXFailure(ae, "reading actions");
+  }
+  return {};
+}
+
+Error MacBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<NodeAttributes>& out,
+                            std::vector<Error>& errs, Clock::time_point deadline) {
+  if (!batch_) batch_ = BatchAttributes();
+  out.assign(ids.size(), NodeAttributes{});
+  errs.assign(ids.size(), Error{});
+  // One app that stops answering costs one timeout, not one per element.
+  std::set<int64_t> silent;
+  for (size_t i = 0; i < ids.size(); i++) {
+    AXUIElementRef el = elements_.Get(ids[i]);
+    if (!el) {
+      errs[i] = {ErrorCode::kElementGone, "unknown element"};
+      continue;
+    }
+    if (Clock::now() >= deadline) {
+      errs[i] = {ErrorCode::kTimeout, "the deadline passed"};
+      continue;
+    }
+    pid_t pid = 0;
+    AXUIElementGetPid(el, &pid);
+    if (silent.count(pid)) {
+      errs[i] = {ErrorCode::kAppUnresponsive, "the app stopped answering"};
+      continue;
+    }
+    if (AXUIElementRef app = AppElement(pid)) SetTimeoutFor(app, deadline);
+    SetTimeoutFor(el, deadline);
+    errs[i] = ReadOne(ids[i], el, out[i], deadline);
+    if (errs[i].code == ErrorCode::kAppUnresponsive) silent.insert(pid);
+    if (errs[i].code == ErrorCode::kPermissionDenied) return errs[i];
+  }
+  return {};
+}
+
+Error MacBackend::ChildrenOf(ElementId id, AXUIElementRef el, ChildList& out) {
+  const std::string* cached = elements_.Role(id);
+  const std::string role = cached ? *cached : std::string();
+
+  // Elements are interned only once the whole list was read, so a failure
+  // part way leaves the table as it was (other snapshots may hold those ids).
+  std::vector<CFRef<AXUIElementRef>> found;
+  std::vector<std::string> via;
+  auto intern = [&]() {
+    for (size_t i = 0; i < found.size(); i++) {
+      out.ids.push_back(elements_.Intern(found[i].get()));
+      out.via.push_back(via[i]);
+    }
+  };
+  // Copies up to kMaxChildren elements of an array attribute; false when unsupported.
+  auto copy = [&](CFStringRef attr, const char* source, bool& supported) -> Error {
+    supported = false;
+    CFIndex count = 0;
+    AXError e = AXUIElementGetAttributeValueCount(el, attr, &count);
+    if (e == kAXErrorAttributeUnsupported || e == kAXErrorNoValue) return {};
+    if (e != kAXErrorSuccess) return AXFailure(e, "counting " + Str(attr));
+    supported = true;
+    if (count <= 0) return {};
+    CFRef<CFArrayRef> items;
+    e = AXUIElementCopyAttributeValues(el, attr, 0, std::min<CFIndex>(count, kMaxChildren), items.OutParam());
+    if (e == kAXErrorNoValue) return {};
+    if (e != kAXErrorSuccess) return AXFailure(e, "reading " + Str(attr));
+    for (CFIndex i = 0; items && i < CFArrayGetCount(items.get()); i++) {
+      CFTypeRef item = CFArrayGetValueAtIndex(items.get(), i);
+      if (!IsElement(item)) continue;
+      found.push_back(CFRef<AXUIElementRef>::Retain(static_cast<AXUIElementRef>(item)));
+      via.push_back(source);
+    }
+    return {};
+  };
+  auto total = [&](CFStringRef attr) {
+    CFIndex count = 0;
+    if (AXUIElementGetAttributeValueCount(el, attr, &count) == kAXErrorSuccess) out.total = count;
+  };
+
+  bool supported = false;
+  if (role == "AXTable" || role == "AXOutline") {
+    // Only the rows on screen: a table's AXRows can hold 100,000 elements.
+    if (Error err = copy(CFSTR("AXVisibleRows"), "visibleRows", supported)) return err;
+    if (supported) {
+      total(CFSTR("AXRows"));
+      intern();
+      return {};
+    }
+    if (Error err = copy(CFSTR("AXRows"), "rows", supported)) return err;
+    if (supported) {
+      intern();
+      return {};
+    }
+  } else if (role == "AXList") {
+    if (Error err = copy(CFSTR("AXVisibleChildren"), "visibleChildren", supported)) return err;
+    if (supported) {
+      total(CFSTR("AXChildren"));
+      intern();
+      return {};
+    }
+  }
+  if (Error err = copy(CFSTR("AXChildren"), "", supported)) return err;
+  // Some scroll areas expose their document only as AXContents.
+  if (found.empty() && role == "AXScrollArea") {
+    if (Error err = copy(CFSTR("AXContents"), "contents", supported)) return err;
+  }
+  intern();
+  return {};
+}
+
+Error MacBackend::ReadChildren(const std::vector<ElementId>& ids, std::vector<ChildList>& out,
+                               std::vector<Error>& errs, Clock::time_point deadline) {
+  out.assign(ids.size(), ChildList{});
+  errs.assign(ids.size(), Error{});
+  std::set<int64_t> silent;
+  for (size_t i = 0; i < ids.size(); i++) {
+    AXUIElementRef el = elements_.Get(ids[i]);
+    if (!el) {
+      errs[i] = {ErrorCode::kElementGone, "unknown element"};
+      continue;
+    }
+    if (Clock::now() >= deadline) {
+      errs[i] = {ErrorCode::kTimeout, "the deadline passed"};
+      continue;
+    }
+    pid_t pid = 0;
+    AXUIElementGetPid(el, &pid);
+    if (silent.count(pid)) {
+      errs[i] = {ErrorCode::kAppUnresponsive, "the app stopped answering"};
+      continue;
+    }
+    SetTimeoutFor(el, deadline);
+    errs[i] = ChildrenOf(ids[i], el, out[i]);
+    if (errs[i].code == ErrorCode::kAppUnresponsive) silent.insert(pid);
+  }
+  return {};
+}
+
+Error MacBackend::ScreenWindows(std::vector<ScreenWindow>& out) {
+  CFRef<CFArrayRef> list = CFRef<CFArrayRef>::Adopt(
+      CGWindowListCopyWindowInfo(kCGWindowListOptionOnScreenOnly | kCGWindowListExcludeDesktopElements, kCGNullWindowID));
+  if (!list) return {ErrorCode::kCaptureFailed, "the window server gave no window list"};
+  for (CFIndex i = 0; i < CFArrayGetCount(list.get()); i++) {
+    CFTypeRef item = CFArrayGetValueAtIndex(list.get(), i);
+    if (!item || CFGetTypeID(item) != CFDictionaryGetTypeID()) continue;
+    CFDictionaryRef d = static_cast<CFDictionaryRef>(item);
+    ScreenWindow w;
+    w.number = static_cast<uint32_t>(CFToNumber(CFDictionaryGetValue(d, kCGWindowNumber)).value_or(0));
+    w.pid = static_cast<int64_t>(CFToNumber(CFDictionaryGetValue(d, kCGWindowOwnerPID)).value_or(0));
+    w.layer = static_cast<int>(CFToNumber(CFDictionaryGetValue(d, kCGWindowLayer)).value_or(0));
+    // Without Screen Recording permission the name is absent: it then matches nothing.
+    w.title = Str(CFDictionaryGetValue(d, kCGWindowName));
+    CFTypeRef bounds = CFDictionaryGetValue(d, kCGWindowBounds);
+    CGRect r{};
+    if (!bounds || CFGetTypeID(bounds) != CFDictionaryGetTypeID() ||
+        !CGRectMakeWithDictionaryRepresentation(static_cast<CFDictionaryRef>(bounds), &r))
+      continue;
+    w.bounds = {r.origin.x, r.origin.y, r.size.width, r.size.height};
+    out.push_back(std::move(w));
+  }
+  return {};
+}
+
+Error MacBackend::CaptureTarget(const WindowInfo& window, bool& capturable, std::string& why) {
+  std::vector<ScreenWindow> list;
+  if (Error err = ScreenWindows(list)) return err;
+  capturable = ChooseCaptureWindow(list, window.pid, window.title, window.hasFrame ? &window.frame : nullptr, why)
+                   .has_value();
+  return {};
+}
+
+double MacBackend::Scale(const WindowInfo& window) { return system_->BackingScale(window.frame); }
+
+Error MacBackend::Capture(const WindowInfo& window, std::vector<uint8_t>& rgba, int& width, int& height,
+                          Rect& captured) {
+  std::vector<ScreenWindow> list;
+  if (Error err = ScreenWindows(list)) return err;
+  std::string why;
+  std::optional<size_t> i =
+      ChooseCaptureWindow(list, window.pid, window.title, window.hasFrame ? &window.frame : nullptr, why);
+  if (!i) return {ErrorCode::kCaptureFailed, why};
+  const ScreenWindow& w = list[*i];
+  if (Error err = system_->CaptureWindow(w.number, w.bounds, system_->BackingScale(w.bounds), rgba, width, height))
+    return err;
+  captured = w.bounds;
+  return {};
+}
+
+Error MacBackend::Recover(RecoveryStep step, const AppInfo& app, const std::optional<WindowInfo>& window,
+                          Clock::time_point deadline) {
+  // The window to work on: the one chosen, else the app's first (re-read: `open` may have made one).
+  auto target = [&]() -> CFRef<AXUIElementRef> {
+    if (window)
+      if (AXUIElementRef el = elements_.Get(window->element)) return CFRef<AXUIElementRef>::Retain(el);
+    CFAny windows;
+    if (CopyAttribute(AppElement(app.pid), CFSTR("AXWindows"), windows) || !windows ||
+        CFGetTypeID(windows.get()) != CFArrayGetTypeID())
+      return {};
+    CFArrayRef list = static_cast<CFArrayRef>(windows.get());
+    CFRef<AXUIElementRef> first;
+    for (CFIndex i = 0; i < CFArrayGetCount(list); i++) {
+      CFTypeRef w = CFArrayGetValueAtIndex(list, i);
+      if (!IsElement(w)) continue;
+      AXUIElementRef el = static_cast<AXUIElementRef>(w);
+      if (!first) first = CFRef<AXUIElementRef>::Retain(el);
+      // Unminimize wants a minimized one; the others take the first.
+      if (step == RecoveryStep::kUnminimize) {
+        CFAny min;
+        if (!CopyAttribute(el, CFSTR("AXMinimized"), min) && CFToBool(min.get()).value_or(false))
+          return CFRef<AXUIElementRef>::Retain(el);
+      }
+    }
+    return first;
+  };
+  auto set = [&](AXUIElementRef el, CFStringRef attr, CFTypeRef value) -> Error {
+    const AXError e = AXUIElementSetAttributeValue(el, attr, value);
+    return e == kAXErrorSuccess ? Error{} : AXFailure(e, "setting " + Str(attr));
+  };
+  switch (step) {
+    case RecoveryStep::kUnhide:
+      return system_->Unhide(app.pid);
+    case RecoveryStep::kActivate:
+      return system_->ActivateAllWindows(app.pid);
+    case RecoveryStep::kOpen:
+      if (app.bundleId.empty()) return {ErrorCode::kActionNotSupported, "no bundle id"};
+      return system_->OpenBundle(app.bundleId, Sooner(deadline, Clock::now() + std::chrono::seconds(3)));
+    case RecoveryStep::kUnminimize: {
+      CFRef<AXUIElementRef> w = target();
+      if (!w) return {ErrorCode::kActionNotSupported, "no window"};
+      return set(w.get(), CFSTR("AXMinimized"), kCFBooleanFalse);
+    }
+    case RecoveryStep::kRaise: {
+      CFRef<AXUIElementRef> w = target();
+      if (!w) return {ErrorCode::kActionNotSupported, "no window"};
+      const AXError e = AXUIElementPerformAction(w.get(), CFSTR("AXRaise"));
+      return e == kAXErrorSuccess ? Error{} : AXFailure(e, "AXRaise");
+    }
+    case RecoveryStep::kMainAndFocused: {
+      CFRef<AXUIElementRef> w = target();
+      if (!w) return {ErrorCode::kActionNotSupported, "no window"};
+      if (Error err = set(w.get(), CFSTR("AXMain"), kCFBooleanTrue)) return err;
+      return set(w.get(), CFSTR("AXFocused"), kCFBooleanTrue);
+    }
+  }
+  return {ErrorCode::kActionNotSupported, "unknown step"};
+}
+
+void MacBackend::Settle(std::chrono::milliseconds ms) { system_->Sleep(ms); }
+
+namespace {
+
+// Bounded breadth-first search for an AXWebArea below `root`; `filled` tells
+// whether it has children yet.
+bool FindWebArea(AXUIElementRef root, bool& filled) {
+  filled = false;
+  std::deque<std::pair<CFRef<AXUIElementRef>, int>> queue;
+  queue.emplace_back(CFRef<AXUIElementRef>::Retain(root), 0);
+  bool found = false;
+  int visited = 0;
+  while (!queue.empty() && visited++ < 300) {
+    CFRef<AXUIElementRef> el = std::move(queue.front().first);
+    const int depth = queue.front().second;
+    queue.pop_front();
+    CFAny role, children;
+    if (AXUIElementCopyAttributeValue(el.get(), CFSTR("AXRole"), role.OutParam()) != kAXErrorSuccess) role.reset();
+    if (AXUIElementCopyAttributeValue(el.get(), CFSTR("AXChildren"), children.OutParam()) != kAXErrorSuccess)
+      children.reset();
+    const bool isArray = children && CFGetTypeID(children.get()) == CFArrayGetTypeID();
+    const CFIndex n = isArray ? CFArrayGetCount(static_cast<CFArrayRef>(children.get())) : 0;
+    if (Str(role.get()) == "AXWebArea") {
+      found = true;
+      if (n > 0) {
+        filled = true;
+        return true;
+      }
+      continue;
+    }
+    if (depth >= 12) continue;
+    for (CFIndex i = 0; i < n; i++) {
+      CFTypeRef c = CFArrayGetValueAtIndex(static_cast<CFArrayRef>(children.get()), i);
+      if (IsElement(c)) queue.emplace_back(CFRef<AXUIElementRef>::Retain(static_cast<AXUIElementRef>(c)), depth + 1);
+    }
+  }
+  return found;
+}
+
+}  // namespace
+
+void MacBackend::PrepareWalk(const AppInfo& app, const WindowInfo& window, Clock::time_point deadline,
+                             std::vector<std::string>& notes, bool& contentPending) {
+  if (chromiumReady_.count(app.pid)) return;
+  AXUIElementRef appEl = AppElement(app.pid);
+  AXUIElementRef windowEl = elements_.Get(window.element);
+  if (!appEl || !windowEl) return;
+  auto running = running_.find(app.pid);
+  const bool chromiumBundle = running != running_.end() && IsChromiumBundle(running->second.bundlePath);
+
+  if (!chromiumAsked_.count(app.pid)) {
+    // Chromium builds its accessibility tree only for a client that asks.
+    AXError e = AXUIElementSetAttributeValue(appEl, CFSTR("AXManualAccessibility"), kCFBooleanTrue);
+    if (e != kAXErrorSuccess && chromiumBundle) {
+      e = AXUIElementSetAttributeValue(appEl, CFSTR("AXEnhancedUserInterface"), kCFBooleanTrue);
+      if (e == kAXErrorSuccess)
+        notes.push_back(
+            "AXManualAccessibility was refused; AXEnhancedUserInterface was set instead (window managers may animate or "
+            "misplace this app's windows while it is on)");
+    }
+    if (e != kAXErrorSuccess) {
+      if (chromiumBundle) {
+        notes.push_back(std::string("the app did not accept a request to expose its web content (") + AXErrorName(e) +
+                        "); the tree may be incomplete");
+        contentPending = true;
+      }
+      return;
+    }
+    chromiumAsked_.insert(app.pid);
+  }
+
+  bool filled = false;
+  const bool webArea = FindWebArea(windowEl, filled);
+  if (filled) {
+    chromiumReady_.insert(app.pid);
+    return;
+  }
+  // An app that accepted the attribute but shows no web area is not a Chromium app.
+  if (!webArea && !chromiumBundle) return;
+  const Clock::time_point t0 = Clock::now();
+  const Clock::time_point until = Sooner(t0 + kChromiumWait, t0 + (deadline - t0) / 2);
+  while (Clock::now() < until) {
+    std::this_thread::sleep_for(kChromiumPoll);
+    if (FindWebArea(windowEl, filled) && filled) {
+      chromiumReady_.insert(app.pid);
+      return;
+    }
+  }
+  const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
+  notes.push_back("the app's web content had not appeared in the accessibility tree after " + std::to_string(waited) +
+                  " ms; the tree is incomplete");
+  contentPending = true;
+}
+
+Error MacBackend::Permissions(PermissionStatus& out, bool prompt) {
+  const void* keys[] = {kAXTrustedCheckOptionPrompt};
+  const void* values[] = {prompt ? kCFBooleanTrue : kCFBooleanFalse};
+  CFRef<CFDictionaryRef> options = CFRef<CFDictionaryRef>::Adopt(CFDictionaryCreate(
+      kCFAllocatorDefault, keys, values, 1, &kCFTypeDictionaryKeyCallBacks, &kCFTypeDictionaryValueCallBacks));
+  out.accessibility = AXIsProcessTrustedWithOptions(options.get()) ? "granted" : "denied";
+  Access screen = system_->ScreenRecordingAccess();
+  if (screen != Access::kGranted && prompt) {
+    system_->RequestScreenRecording();
+    screen = system_->ScreenRecordingAccess();
+  }
+  out.screenRecording = screen == Access::kGranted ? "granted" : screen == Access::kDenied ? "denied" : "unknown";
+  return {};
+}
+
+Error MacBackend::MenuBar(const AppInfo& app, ElementId& out, Clock::time_point deadline) {
+  out = 0;
+  AXUIElementRef appEl = AppElement(app.pid);
+  if (!appEl) return {};
+  SetTimeoutFor(appEl, deadline);
+  CFAny bar;
+  if (Error err = CopyAttribute(appEl, CFSTR("AXMenuBar"), bar)) return err;
+  if (IsElement(bar.get())) out = elements_.Intern(static_cast<AXUIElementRef>(bar.get()));
+  return {};
+}
+
+// ---------------------------------------------------------------- actions
+
+namespace {
+
+Error Checked(AXError e, const std::string& what) { return e == kAXErrorSuccess ? Error{} : AXFailure(e, what); }
+
+}  // namespace
+
+Error MacBackend::DoAction(ElementId id, const std::string& name, Clock::time_point deadline) {
+  AXUIElementRef el = elements_.Get(id);
+  if (!el) return {ErrorCode::kElementGone, "unknown element"};
+  SetTimeoutFor(el, deadline);
+  CFRef<CFStringRef> action = MakeCFString(name);
+  return Checked(AXUIElementPerformAction(el, action.get()), "action " + name);
+}
+
+Error MacBackend::SetText(ElementId id, const std::string& text, Clock::time_point deadline) {
+  AXUIElementRef el = elements_.Get(id);
+  if (!el) return {ErrorCode::kElementGone, "unknown element"};
+  SetTimeoutFor(el, deadline);
+  CFRef<CFStringRef> value = MakeCFString(text);
+  return Checked(AXUIElementSetAttributeValue(el, CFSTR("AXValue"), value.get()), "setting the value");
+}
+
+Error MacBackend::SetNumber(ElementId id, double number, Clock::time_point deadline) {
+  AXUIElementRef el = elements_.Get(id);
+  if (!el) return {ErrorCode::kElementGone, "unknown element"};
+  SetTimeoutFor(el, deadline);
+  CFRef<CFNumberRef> value = CFRef<CFNumberRef>::Adopt(CFNumberCreate(kCFAllocatorDefault, kCFNumberDoubleType, &number));
+  return Checked(AXUIElementSetAttributeValue(el, CFSTR("AXValue"), value.get()), "setting the value");
+}
+
+Error MacBackend::Focus(ElementId id, Clock::time_point deadline) {
+  AXUIElementRef el = elements_.Get(id);
+  if (!el) return {ErrorCode::kElementGone, "unknown element"};
+  SetTimeoutFor(el, deadline);
+  return Checked(AXUIElementSetAttributeValue(el, CFSTR("AXFocused"), kCFBooleanTrue), "focusing");
+}
+
+Error MacBackend::Select(ElementId id, Clock::time_point deadline) {
+  AXUIElementRef row = elements_.Get(id);
+  if (!row) return {ErrorCode::kElementGone, "unknown element"};
+  SetTimeoutFor(row, deadline);
+  // The containing list takes the selection: AXSelectedRows on tables and
+  // outlines, AXSelectedChildren on lists. A few levels up at most.
+  CFRef<AXUIElementRef> el = CFRef<AXUIElementRef>::Retain(row);
+  for (int up = 0; up < 4; up++) {
+    CFAny parent;
+    if (Error err = CopyAttribute(el.get(), CFSTR("AXParent"), parent)) return err;
+    if (!IsElement(parent.get())) break;
+    el = CFRef<AXUIElementRef>::Retain(static_cast<AXUIElementRef>(parent.get()));
+    CFAny role;
+    if (Error err = CopyAttribute(el.get(), CFSTR("AXRole"), role)) return err;
+    const std::string r = Str(role.get());
+    if (r != "AXTable" && r != "AXOutline" && r != "AXList") continue;
+    const void* items[] = {row};
+    CFRef<CFArrayRef> selection = CFRef<CFArrayRef>::Adopt(CFArrayCreate(kCFAllocatorDefault, items, 1, &kCFTypeArrayCallBacks));
+    CFStringRef attr = r == "AXList" ? CFSTR("AXSelectedChildren") : CFSTR("AXSelectedRows");
+    const AXError e = AXUIElementSetAttributeValue(el.get(), attr, selection.get());
+    if (e == kAXErrorSuccess) return {};
+    break;
+  }
+  // Lists that refuse a selection array often still take AXSelected on the row.
+  const AXError e = AXUIElementSetAttributeValue(row, CFSTR("AXSelected"), kCFBooleanTrue);
+  if (e == kAXErrorSuccess) return {};
+  return {ErrorCode::kActionNotSupported, std::string("the list refused the selection (") + AXErrorName(e) + ")"};
+}
+
+Error MacBackend::Front(const WindowInfo& window) {
+  // Key events go to the key window of the active app: activate only when
+  // another app is in front, then raise the window itself.
+  AppInfo focused;
+  bool found = false;
+  const Clock::time_point deadline = Clock::now() + std::chrono::seconds(2);
+  if (Error err = FocusedApp(focused, found, deadline)) return err;
+  if (!found || focused.pid != window.pid) {
+    if (Error err = system_->ActivateAllWindows(window.pid)) return {ErrorCode::kInputFailed, err.message};
+  }
+  if (AXUIElementRef w = elements_.Get(window.element)) {
+    SetTimeoutFor(w, deadline);
+    AXUIElementPerformAction(w, CFSTR("AXRaise"));
+  }
+  return {};
+}
+
+Error MacBackend::Pointer(const WindowInfo& window, const PointerEvent& ev) {
+  if (Error err = Front(window)) return err;
+  return PostPointer(ev);
+}
+
+Error MacBackend::Keys(const WindowInfo& window, const std::string& combo) {
+  if (Error err = Front(window)) return err;
+  return PostKeys(combo);
+}
+
+Error MacBackend::TypeText(const WindowInfo& window, const std::string& text) {
+  if (Error err = Front(window)) return err;
+  return PostText(text);
+}
+
+void MacBackend::Release(const std::vector<ElementId>& ids) {
+  for (ElementId id : ids) elements_.Release(id);
+}
+
+}  // namespace axsnap

@@ -1,0 +1,109 @@
+// The macOS backend: the accessibility tree through the AX C API
+// (HIServices/AXUIElement.h), windows on screen through CGWindowList, input
+// through CGEvent, and the Objective-C parts (AppKit, ScreenCaptureKit)
+// behind MacSystem. Plain C++ over C APIs, so the same source builds on Linux
+// against the fake CoreFoundation/AX layer in test/native/macfake.
+//
+// Every AX call is a synchronous IPC to the target app (1–5 ms, 6 s default
+// timeout). Each app element gets AXUIElementSetMessagingTimeout (2 s, less
+// when the deadline is nearer); attributes come in one
+// AXUIElementCopyMultipleAttributeValues per element; the first app that
+// times out in a batch fails the rest of that app's batch at once.
+#pragma once
+
+#include <memory>
+#include <set>
+#include <unordered_map>
+
+#include "../core/backend.h"
+#include "../core/capture_choice.h"
+#include "apple.h"
+#include "cf_ref.h"
+#include "mac_system.h"
+
+namespace axsnap {
+
+// Interned AX elements. AX hands out a new AXUIElementRef for every copy of
+// the same element, so identity is CFEqual, found through CFHash.
+class ElementTable {
+ public:
+  // Returns the id of `element`, adding it (retained) when new.
+  ElementId Intern(AXUIElementRef element);
+  AXUIElementRef Get(ElementId id) const;
+  void Remember(ElementId id, const std::string& role, const std::string& subrole);
+  const std::string* Role(ElementId id) const;
+  bool IsSecure(ElementId id) const;
+  void Release(ElementId id);
+  size_t size() const { return entries_.size(); }
+
+ private:
+  struct Entry {
+    CFRef<AXUIElementRef> ref;
+    CFHashCode hash = 0;
+    std::string role, subrole;
+  };
+  std::unordered_map<ElementId, Entry> entries_;
+  std::unordered_multimap<CFHashCode, ElementId> byHash_;
+  ElementId next_ = 1;
+};
+
+class MacBackend : public Backend {
+ public:
+  explicit MacBackend(std::unique_ptr<MacSystem> system);
+  ~MacBackend() override;
+
+  const char* Platform() const override { return "macos"; }
+  Error Connect() override;
+  Error ListApps(std::vector<AppInfo>& out, Clock::time_point deadline) override;
+  Error FocusedApp(AppInfo& out, bool& found, Clock::time_point deadline) override;
+  Error Windows(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point deadline) override;
+  Error ReadNodes(const std::vector<ElementId>& ids, std::vector<NodeAttributes>& out, std::vector<Error>& errs,
+                  Clock::time_point deadline) override;
+  Error ReadChildren(const std::vector<ElementId>& ids, std::vector<ChildList>& out, std::vector<Error>& errs,
+                     Clock::time_point deadline) override;
+  double Scale(const WindowInfo& window) override;
+  Error Capture(const WindowInfo& window, std::vector<uint8_t>& rgba, int& width, int& height, Rect& captured) override;
+  Error DoAction(ElementId id, const std::string& name, Clock::time_point deadline) override;
+  Error SetText(ElementId id, const std::string& text, Clock::time_point deadline) override;
+  Error SetNumber(ElementId id, double value, Clock::time_point deadline) override;
+  Error Focus(ElementId id, Clock::time_point deadline) override;
+  Error Select(ElementId id, Clock::time_point deadline) override;
+  Error Pointer(const WindowInfo& window, const PointerEvent& ev) override;
+  Error Keys(const WindowInfo& window, const std::string& combo) override;
+  Error TypeText(const WindowInfo& window, const std::string& text) override;
+  void Release(const std::vector<ElementId>& ids) override;
+
+  Error GatherWindows(const AppInfo& app, WindowCandidates& out, Clock::time_point deadline) override;
+  Error CaptureTarget(const WindowInfo& window, bool& capturable, std::string& why) override;
+  bool Recovers() const override { return true; }
+  Error Recover(RecoveryStep step, const AppInfo& app, const std::optional<WindowInfo>& window,
+                Clock::time_point deadline) override;
+  void Settle(std::chrono::milliseconds ms) override;
+  void PrepareWalk(const AppInfo& app, const WindowInfo& window, Clock::time_point deadline,
+                   std::vector<std::string>& notes, bool& contentPending) override;
+  Error Permissions(PermissionStatus& out, bool prompt) override;
+  Error MenuBar(const AppInfo& app, ElementId& out, Clock::time_point deadline) override;
+
+ private:
+  // The app element for `pid`, created once, with its messaging timeout set.
+  AXUIElementRef AppElement(int64_t pid);
+  void SetTimeoutFor(AXUIElementRef element, Clock::time_point deadline);
+  Error ReadOne(ElementId id, AXUIElementRef element, NodeAttributes& out, Clock::time_point deadline);
+  Error ChildrenOf(ElementId id, AXUIElementRef element, ChildList& out);
+  Error WindowInfoOf(AXUIElementRef window, int64_t pid, WindowInfo& out);
+  Error CopyAttribute(AXUIElementRef element, CFStringRef attribute, CFAny& out);
+  Error ScreenWindows(std::vector<ScreenWindow>& out);
+  Error Front(const WindowInfo& window);
+  Error Trusted() const;
+
+  std::unique_ptr<MacSystem> system_;
+  ElementTable elements_;
+  CFRef<CFArrayRef> batch_;  // the attribute names of one batched read
+  std::unordered_map<int64_t, RunningApp> running_;  // from the last ListApps
+  std::unordered_map<int64_t, CFRef<AXUIElementRef>> apps_;
+  CFRef<AXUIElementRef> systemWide_;
+  // Apps asked to expose a Chromium tree, and those that have shown one.
+  std::set<int64_t> chromiumAsked_, chromiumReady_;
+};
+
+}  // namespace axsnap

@@ -1,0 +1,70 @@
+// The Objective-C half of the macOS backend, behind a C++ interface: AppKit
+// (running apps, unhide, activate), `open -b`, NSScreen (backing scale),
+// ScreenCaptureKit / CoreGraphics capture and the Screen Recording probe.
+// Everything else on macOS (AX, CF, CGWindowList, CGEvent) is C and lives in
+// the C++ files beside this one, so the backend's logic builds on Linux
+// against a fake CoreFoundation/AX layer; only this interface is swapped.
+//
+// Real implementation: mac_system_appkit.mm. Test double:
+// test/native/macfake/fake_mac_system.{h,cc}.
+//
+// Apple references: NSRunningApplication, NSWorkspace.runningApplications,
+// NSScreen.backingScaleFactor, SCShareableContent, SCScreenshotManager (14.0),
+// CGWindowListCreateImage (before 14), CGPreflightScreenCaptureAccess.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../core/types.h"
+
+namespace axsnap {
+
+struct RunningApp {
+  int64_t pid = 0;
+  std::string name;        // localizedName
+  std::string bundleId;    // bundleIdentifier; empty for bare executables
+  std::string bundlePath;  // bundleURL.path; empty when unknown
+  bool regular = true;     // activationPolicy == NSApplicationActivationPolicyRegular
+  bool hidden = false;     // NSRunningApplication.hidden
+  bool active = false;     // NSRunningApplication.active (frontmost)
+};
+
+enum class Access { kGranted, kDenied, kUnknown };
+
+class MacSystem {
+ public:
+  virtual ~MacSystem() = default;
+
+  virtual Error RunningApps(std::vector<RunningApp>& out) = 0;
+  virtual Error Unhide(int64_t pid) = 0;
+  // activateWithOptions: NSApplicationActivateAllWindows.
+  virtual Error ActivateAllWindows(int64_t pid) = 0;
+  // `/usr/bin/open -b <bundleId>`, spawned without a shell, waited for until `deadline`.
+  virtual Error OpenBundle(const std::string& bundleId, std::chrono::steady_clock::time_point deadline) = 0;
+
+  // Pixels per point of the screen holding most of `frame` (global top-left points).
+  virtual double BackingScale(const Rect& frame) = 0;
+  // One window's pixels as RGBA rows (stride = width * 4) at `scale` pixels per
+  // point, without cursor or shadow: ScreenCaptureKit on macOS 14+, CoreGraphics
+  // before. Bounded by 5 s. kCaptureFailed with the reason otherwise.
+  virtual Error CaptureWindow(uint32_t windowNumber, const Rect& frame, double scale, std::vector<uint8_t>& rgba,
+                              int& width, int& height) = 0;
+
+  // Screen Recording: CGPreflightScreenCaptureAccess, confirmed by a
+  // ScreenCaptureKit probe (the preflight is unreliable in child processes).
+  virtual Access ScreenRecordingAccess() = 0;
+  // CGRequestScreenCaptureAccess: shows the system prompt once per process.
+  virtual void RequestScreenRecording() = 0;
+
+  // Lets the app settle after recovery steps. The test double records it instead.
+  virtual void Sleep(std::chrono::milliseconds ms) = 0;
+};
+
+// mac_system_appkit.mm. Only on macOS.
+std::unique_ptr<MacSystem> CreateAppKitSystem();
+
+}  // namespace axsnap
