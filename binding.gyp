@@ -22,8 +22,8 @@
       "cflags_cc": ["-std=c++17", "-Wall", "-Wextra", "-Wno-unused-parameter"],
       "conditions": [
         ["OS=='linux'", {
-          "cflags_cc": ["<!@(pkg-config --cflags libpng)"],
-          "libraries": ["<!@(pkg-config --libs libpng)"]
+          "cflags_cc": ["<!@(pkg-config --cflags zlib)"],
+          "libraries": ["<!@(pkg-config --libs zlib)"]
         }],
         ["OS=='linux' and axsnap_desktop=='true'", {
           "sources": [
@@ -48,12 +48,11 @@
             "CLANG_CXX_LANGUAGE_STANDARD": "c++17",
             "CLANG_ENABLE_OBJC_ARC": "YES",
             "MACOSX_DEPLOYMENT_TARGET": "12.3",
-            "OTHER_CPLUSPLUSFLAGS": ["-Wall", "-Wextra", "-Wno-unused-parameter"],
-            "OTHER_CFLAGS": ["<!@(pkg-config --cflags libpng)"]
+            "OTHER_CPLUSPLUSFLAGS": ["-Wall", "-Wextra", "-Wno-unused-parameter"]
           },
           "link_settings": {
             "libraries": [
-              "<!@(pkg-config --libs libpng)",
+              "-lz",
               "$(SDKROOT)/System/Library/Frameworks/ApplicationServices.framework",
               "$(SDKROOT)/System/Library/Frameworks/AppKit.framework",
               "$(SDKROOT)/System/Library/Frameworks/CoreFoundation.framework",

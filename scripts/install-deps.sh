@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages axsnap's Linux tests, benchmark and demo need.
+# Installs the Debian 12 packages axsnap's Linux tests, benchmark, demo and
+# macOS compile check need.
 #
 # Idempotent: when every package is already installed it returns at once
 # without touching apt. Runs as root without sudo; uses sudo only when not
@@ -28,7 +29,9 @@ PACKAGES=(
   libx11-dev
   libxtst-dev
   libxext-dev
-  libpng-dev
+  zlib1g-dev
+  # macOS compile check without a Mac (scripts/check-macos.mjs)
+  clang-16
   # benchmark baseline and leak check
   python3-pyatspi
   valgrind

@@ -27,7 +27,8 @@ class CFRef {
   }
   static CFRef Retain(T ref) {
     CFRef r;
-    if (ref) r.ref_ = static_cast<T>(CFRetain(ref));
+    // CFRetain returns const void*; CGEventRef and friends are non-const pointers.
+    if (ref) r.ref_ = static_cast<T>(const_cast<void*>(CFRetain(ref)));
     return r;
   }
 

@@ -299,7 +299,16 @@ Error MacBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Cloc
   return {};
 }
 
+void MacBackend::RefreshRunning(int64_t pid) {
+  // Hidden and active change under us (and by recovery): read them again.
+  std::vector<RunningApp> running;
+  if (system_->RunningApps(running)) return;
+  for (const RunningApp& r : running)
+    if (r.pid == pid) running_[pid] = r;
+}
+
 Error MacBackend::GatherWindows(const AppInfo& app, WindowCandidates& c, Clock::time_point deadline) {
+  RefreshRunning(app.pid);
   if (Error err = Windows(app, c.appWindows, deadline)) return err;
   auto windowAttr = [&](AXUIElementRef el, CFStringRef attr, int64_t pid, std::optional<WindowInfo>& out) -> Error {
     CFAny w;
@@ -721,7 +730,16 @@ void MacBackend::PrepareWalk(const AppInfo& app, const WindowInfo& window, Clock
   auto running = running_.find(app.pid);
   const bool chromiumBundle = running != running_.end() && IsChromiumBundle(running->second.bundlePath);
 
-  if (!chromiumAsked_.count(app.pid)) {
+  auto asked = manualAccessibility_.find(app.pid);
+  // An app that refused the request and carries no Chromium engine is a native app: nothing to wait for.
+  if (asked != manualAccessibility_.end() && !asked->second && !chromiumBundle) return;
+  const bool firstAsk = asked == manualAccessibility_.end();
+  if (!firstAsk && !asked->second) {
+    notes.push_back("the app refused the request to expose its web content; the tree may be incomplete");
+    contentPending = true;
+    return;
+  }
+  if (firstAsk) {
     // Chromium builds its accessibility tree only for a client that asks.
     AXError e = AXUIElementSetAttributeValue(appEl, CFSTR("AXManualAccessibility"), kCFBooleanTrue);
     if (e != kAXErrorSuccess && chromiumBundle) {
@@ -731,6 +749,7 @@ void MacBackend::PrepareWalk(const AppInfo& app, const WindowInfo& window, Clock
             "AXManualAccessibility was refused; AXEnhancedUserInterface was set instead (window managers may animate or "
             "misplace this app's windows while it is on)");
     }
+    manualAccessibility_[app.pid] = e == kAXErrorSuccess;
     if (e != kAXErrorSuccess) {
       if (chromiumBundle) {
         notes.push_back(std::string("the app did not accept a request to expose its web content (") + AXErrorName(e) +
@@ -739,7 +758,6 @@ void MacBackend::PrepareWalk(const AppInfo& app, const WindowInfo& window, Clock
       }
       return;
     }
-    chromiumAsked_.insert(app.pid);
   }
 
   bool filled = false;
@@ -748,8 +766,9 @@ void MacBackend::PrepareWalk(const AppInfo& app, const WindowInfo& window, Clock
     chromiumReady_.insert(app.pid);
     return;
   }
-  // An app that accepted the attribute but shows no web area is not a Chromium app.
-  if (!webArea && !chromiumBundle) return;
+  // Wait when a web area is there but empty, or right after asking (the tree
+  // is being built). A window without web content later costs nothing.
+  if (!webArea && !firstAsk) return;
   const Clock::time_point t0 = Clock::now();
   const Clock::time_point until = Sooner(t0 + kChromiumWait, t0 + (deadline - t0) / 2);
   while (Clock::now() < until) {

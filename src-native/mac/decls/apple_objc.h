@@ -1,0 +1,252 @@
+// Objective-C declarations of the Foundation, AppKit and ScreenCaptureKit API
+// that mac_system_appkit.mm uses, for compiling it without Apple's SDK (see
+// scripts/check-macos.mjs). On a Mac the SDK's frameworks are used instead.
+//
+// Written for this project; it is not a copy of Apple's headers and declares
+// only what the backend uses. Selectors, property types and availability
+// follow Apple's documentation pages for NSString, NSArray, NSURL, NSError,
+// NSRunningApplication, NSWorkspace, NSScreen, SCShareableContent, SCWindow,
+// SCContentFilter, SCStreamConfiguration and SCScreenshotManager, and for
+// libdispatch's dispatch_semaphore and dispatch_time.
+//
+// Where the root class and libdispatch come from:
+//   - darwin targets (-target <arch>-apple-macos12.3): the macOS libc headers
+//     of the compile check provide Apple's own <objc/NSObject.h> (objc4) and
+//     <dispatch/dispatch.h>, so ARC works against the real root class and
+//     dispatch objects are Objective-C objects exactly as on a Mac.
+//   - elsewhere (-fobjc-runtime=gnustep-2.0, syntax only): a minimal root
+//     NSObject and the dispatch subset are declared here, with dispatch
+//     objects as Objective-C objects as well (OS_OBJECT_USE_OBJC), so that ARC
+//     manages them in the same way and the source is the same on both.
+//
+// Availability uses the macros of apple_c.h: with a 12.3 deployment target an
+// unguarded use of a macOS 14 API (SCScreenshotManager, ignoreShadowsSingleWindow,
+// captureResolution) is a -Wunguarded-availability error.
+#ifndef AXSNAP_MAC_DECLS_APPLE_OBJC_H_
+#define AXSNAP_MAC_DECLS_APPLE_OBJC_H_
+
+#include "apple_c.h"
+
+#ifdef __OBJC__
+
+#if defined(__APPLE__)
+
+#include <dispatch/dispatch.h>
+#include <objc/NSObject.h>
+
+#else  // !__APPLE__: our own root class and libdispatch subset
+
+#include <stdint.h>
+
+typedef signed char BOOL;
+#define YES ((BOOL)1)
+#define NO ((BOOL)0)
+#if defined(__cplusplus)
+#define nil nullptr
+#else
+#define nil ((id)0)
+#endif
+typedef long NSInteger;
+typedef unsigned long NSUInteger;
+
+#pragma clang assume_nonnull begin
+
+__attribute__((objc_root_class))
+@interface NSObject {
+  Class isa;
+}
++ (instancetype)alloc;
++ (instancetype)new;
++ (Class)class;
+- (instancetype)init;
+- (Class)class;
+- (BOOL)isKindOfClass:(Class)aClass;
+- (BOOL)isEqual:(nullable id)object;
+- (NSUInteger)hash;
+@end
+
+// dispatch objects are Objective-C objects, retained and released by ARC.
+@protocol OS_dispatch_object
+@end
+@protocol OS_dispatch_semaphore <OS_dispatch_object>
+@end
+typedef NSObject<OS_dispatch_semaphore>* dispatch_semaphore_t;
+
+typedef uint64_t dispatch_time_t;
+#define DISPATCH_TIME_NOW (0ull)
+#define DISPATCH_TIME_FOREVER (~0ull)
+#define NSEC_PER_SEC 1000000000ull
+#define NSEC_PER_MSEC 1000000ull
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+// +1, managed by ARC.
+extern dispatch_semaphore_t dispatch_semaphore_create(intptr_t value) __attribute__((ns_returns_retained));
+// Non-zero when `timeout` passed first.
+extern intptr_t dispatch_semaphore_wait(dispatch_semaphore_t dsema, dispatch_time_t timeout);
+extern intptr_t dispatch_semaphore_signal(dispatch_semaphore_t dsema);
+extern dispatch_time_t dispatch_time(dispatch_time_t when, int64_t delta);
+#ifdef __cplusplus
+}  // extern "C"
+#endif
+
+#pragma clang assume_nonnull end
+
+#endif  // __APPLE__
+
+#define AXSNAP_RETURNS_INNER_POINTER __attribute__((objc_returns_inner_pointer))
+
+#pragma clang assume_nonnull begin
+
+// ---------------------------------------------------------------------------
+// Foundation
+
+typedef struct {
+  unsigned long state;
+  id __unsafe_unretained _Nullable* _Nullable itemsPtr;
+  unsigned long* _Nullable mutationsPtr;
+  unsigned long extra[5];
+} NSFastEnumerationState;
+
+@protocol NSFastEnumeration
+- (NSUInteger)countByEnumeratingWithState:(NSFastEnumerationState*)state
+                                  objects:(id __unsafe_unretained _Nullable[_Nonnull])buffer
+                                    count:(NSUInteger)len;
+@end
+
+@interface NSString : NSObject
+// Borrowed from the string: valid while the string lives.
+@property(nullable, readonly) const char* UTF8String AXSNAP_RETURNS_INNER_POINTER;
+// nil when the bytes are not UTF-8.
++ (nullable instancetype)stringWithUTF8String:(const char*)nullTerminatedCString;
+@end
+
+@interface NSArray<__covariant ObjectType> : NSObject <NSFastEnumeration>
+@property(readonly) NSUInteger count;
+- (ObjectType)objectAtIndex:(NSUInteger)index;
+- (ObjectType)objectAtIndexedSubscript:(NSUInteger)idx;
+@end
+
+@interface NSURL : NSObject
+@property(nullable, readonly, copy) NSString* path;
+@end
+
+@interface NSError : NSObject
+@property(readonly, copy) NSString* domain;
+@property(readonly) NSInteger code;
+@property(readonly, copy) NSString* localizedDescription;
+@end
+
+// ---------------------------------------------------------------------------
+// AppKit
+
+typedef CGRect NSRect;  // 64-bit
+
+typedef NSUInteger NSApplicationActivationOptions;
+enum : NSApplicationActivationOptions {
+  NSApplicationActivateAllWindows = 1 << 0,
+  NSApplicationActivateIgnoringOtherApps = 1 << 1,
+};
+
+typedef NSInteger NSApplicationActivationPolicy;
+enum : NSApplicationActivationPolicy {
+  NSApplicationActivationPolicyRegular = 0,
+  NSApplicationActivationPolicyAccessory = 1,
+  NSApplicationActivationPolicyProhibited = 2,
+};
+
+@interface NSRunningApplication : NSObject
+// nil when no such process is running (or it is not an application).
++ (nullable instancetype)runningApplicationWithProcessIdentifier:(pid_t)pid;
+@property(readonly) pid_t processIdentifier;
+@property(nullable, readonly, copy) NSString* localizedName;
+@property(nullable, readonly, copy) NSString* bundleIdentifier;
+@property(nullable, readonly, copy) NSURL* bundleURL;
+@property(readonly) NSApplicationActivationPolicy activationPolicy;
+@property(readonly, getter=isHidden) BOOL hidden;
+@property(readonly, getter=isActive) BOOL active;
+@property(readonly, getter=isTerminated) BOOL terminated;
+// NO when the request could not be sent; the change itself happens later.
+- (BOOL)unhide;
+- (BOOL)activateWithOptions:(NSApplicationActivationOptions)options;
+@end
+
+@interface NSWorkspace : NSObject
+@property(class, readonly, strong) NSWorkspace* sharedWorkspace;
+@property(readonly, copy) NSArray<NSRunningApplication*>* runningApplications;
+@end
+
+@interface NSScreen : NSObject
+// The first screen is the primary one (with the menu bar): the origin of the
+// global coordinate space. Empty when no display is attached.
+@property(class, readonly, copy) NSArray<NSScreen*>* screens;
+// Bottom-left origin, points.
+@property(readonly) NSRect frame;
+@property(readonly) CGFloat backingScaleFactor;
+@end
+
+// ---------------------------------------------------------------------------
+// ScreenCaptureKit (macOS 12.3)
+
+typedef UInt32 OSType;
+
+AXSNAP_API_AVAILABLE(macos(12.3))
+@interface SCWindow : NSObject
+@property(readonly) CGWindowID windowID;
+// Top-left origin, global points.
+@property(readonly) CGRect frame;
+@property(nullable, readonly) NSString* title;
+@property(readonly, getter=isOnScreen) BOOL onScreen;
+@end
+
+AXSNAP_API_AVAILABLE(macos(12.3))
+@interface SCShareableContent : NSObject
+// The handler runs on an arbitrary queue. Fails with an NSError when Screen
+// Recording is not granted.
++ (void)getShareableContentExcludingDesktopWindows:(BOOL)excludeDesktopWindows
+                               onScreenWindowsOnly:(BOOL)onScreenWindowsOnly
+                                 completionHandler:(void (^)(SCShareableContent* _Nullable shareableContent,
+                                                             NSError* _Nullable error))completionHandler;
+@property(readonly) NSArray<SCWindow*>* windows;
+@end
+
+AXSNAP_API_AVAILABLE(macos(12.3))
+@interface SCContentFilter : NSObject
+// Only this window, wherever it is, whatever covers it.
+- (instancetype)initWithDesktopIndependentWindow:(SCWindow*)window;
+@end
+
+typedef NSInteger SCCaptureResolutionType;
+enum : SCCaptureResolutionType {
+  SCCaptureResolutionAutomatic = 0,
+  SCCaptureResolutionBest = 1,
+  SCCaptureResolutionNominal = 2,
+};
+
+AXSNAP_API_AVAILABLE(macos(12.3))
+@interface SCStreamConfiguration : NSObject
+// Output size in pixels.
+@property(nonatomic, assign) size_t width;
+@property(nonatomic, assign) size_t height;
+@property(nonatomic, assign) BOOL showsCursor;
+// A CoreVideo pixel format ('BGRA' by default).
+@property(nonatomic, assign) OSType pixelFormat;
+@property(nonatomic, assign) BOOL ignoreShadowsSingleWindow AXSNAP_API_AVAILABLE(macos(14.0));
+@property(nonatomic, assign) SCCaptureResolutionType captureResolution AXSNAP_API_AVAILABLE(macos(14.0));
+@end
+
+AXSNAP_API_AVAILABLE(macos(14.0))
+@interface SCScreenshotManager : NSObject
+// The image is borrowed (+0) for the duration of the handler; retain it to keep it.
++ (void)captureImageWithFilter:(SCContentFilter*)contentFilter
+                 configuration:(SCStreamConfiguration*)config
+             completionHandler:(nullable void (^)(CGImageRef _Nullable sampleBuffer,
+                                                  NSError* _Nullable error))completionHandler;
+@end
+
+#pragma clang assume_nonnull end
+
+#endif  // __OBJC__
+
+#endif  // AXSNAP_MAC_DECLS_APPLE_OBJC_H_
