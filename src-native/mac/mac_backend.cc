@@ -368,11 +368,9 @@ Error MacBackend::ReadOne(ElementId id, AXUIElementRef el, NodeAttributes& a, Cl
 
   a.role = Str(slot(kRole));
   if (a.role.empty()) a.role = "AXUnknown";
-  auto opt = [&](int i) -> std::optional<std::string> {
-    std::optional<std::string> s = CFToString(slot(i));
-    if (s && s->empty()) return std::nullopt;
-    return s;
-  };
+  // Empty strings are kept as read: an empty AXRoleDescription is how an
+  // element asks not to be announced by role, and the renderer honours it.
+  auto opt = [&](int i) -> std::optional<std::string> { return CFToString(slot(i)); };
   a.subrole = opt(kSubrole);
   a.roleDescription = opt(kRoleDescription);
   a.title = opt(kTitle);

@@ -39,11 +39,17 @@
 // Macros of our own (Apple spells these CF_ENUM, API_AVAILABLE, ...).
 
 // AXSNAP_API_AVAILABLE(macos(10.15))
+// Availability is clang's; GCC (the fake-CF test build) compiles without it.
+#if defined(__clang__)
 #define AXSNAP_AVAILABILITY_macos(v) __attribute__((availability(macos, introduced = v)))
-#define AXSNAP_API_AVAILABLE(platform_version) AXSNAP_AVAILABILITY_##platform_version
 // AXSNAP_API_OBSOLETED("why", 10.5, 14.0, 15.0): introduced, deprecated, obsoleted.
 #define AXSNAP_API_OBSOLETED(msg, intro, depr, obs) \
   __attribute__((availability(macos, introduced = intro, deprecated = depr, obsoleted = obs, message = msg)))
+#else
+#define AXSNAP_AVAILABILITY_macos(v)
+#define AXSNAP_API_OBSOLETED(msg, intro, depr, obs)
+#endif
+#define AXSNAP_API_AVAILABLE(platform_version) AXSNAP_AVAILABILITY_##platform_version
 
 // Lets Objective-C ARC bridge these CF types to the toll-free Foundation class
 // (`(__bridge NSString*)cfString`). Ignored outside Objective-C.
@@ -65,7 +71,15 @@
 
 // An enum with a fixed underlying type, like CF_ENUM: `AXSNAP_CF_ENUM(int32_t, AXError) { ... };`
 // An option set, like CF_OPTIONS: the name is the integer type, the bits are constants of it.
-#if defined(__cplusplus) || (defined(__has_feature) && __has_feature(objc_fixed_enum))
+// (__has_feature nested, not in one #if with defined(): GCC 12 cannot parse it.)
+#if defined(__cplusplus)
+#define AXSNAP_FIXED_ENUM 1
+#elif defined(__has_feature)
+#if __has_feature(objc_fixed_enum)
+#define AXSNAP_FIXED_ENUM 1
+#endif
+#endif
+#if defined(AXSNAP_FIXED_ENUM)
 #define AXSNAP_CF_ENUM(type, name) \
   enum name : type;                \
   typedef enum name name;          \

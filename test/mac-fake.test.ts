@@ -1,0 +1,785 @@
+/**
+ * The macOS backend (src-native/mac/, real C++) compiled on Linux against the
+ * fake CoreFoundation/AX/CoreGraphics layer of test/native/macfake, driven
+ * through the same TypeScript layer as the other backends. Worlds come from
+ * recorded macOS trees (test/fixtures) or are built by hand with scripted
+ * faults. Every test ends with zero live CF objects.
+ *
+ * What this proves: the walker, window choice, recovery order, capture-window
+ * choice, input and permission logic do what the spec says against the AX
+ * contract as the fake models it (its divergences from Apple are listed in
+ * test/native/macfake/fake_cf.h). What it cannot prove: how real apps answer.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { liveObservation, permissions, requestPermissions, snapshot } from "../lib/desktop.js";
+import type { RawSnapshot } from "../lib/model.js";
+import type { NativeBackend } from "../lib/native.js";
+import { createSession } from "../lib/session.js";
+import { createSnapshot } from "../lib/snapshot.js";
+import {
+  type AXElement,
+  type CGWindow,
+  loadMacFake,
+  macBackend,
+  type World,
+  type WorldApp,
+  worldFromFixture,
+} from "./support/mac-world.js";
+
+const open: NativeBackend[] = [];
+const tempDirs: string[] = [];
+
+function backend(world: World): NativeBackend {
+  const b = macBackend(world);
+  open.push(b);
+  return b;
+}
+
+afterEach(async () => {
+  for (const b of open.splice(0)) await b.close();
+  for (const d of tempDirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  const addon = loadMacFake();
+  addon.fakeWorldClear();
+  // Every CF object the backend was handed or made is released by now.
+  expect(addon.fakeCFLive()).toBe(0);
+});
+
+// ---------------------------------------------------------------- hand-built worlds
+
+const PID = 500;
+const APP_ID = 1;
+const FRAME = { x: 100, y: 80, w: 800, h: 600 };
+
+const button = (id: number, title: string, extra: Partial<AXElement> = {}): AXElement => ({
+  id,
+  attrs: {
+    AXRole: "AXButton",
+    AXRoleDescription: "button",
+    AXTitle: title,
+    AXEnabled: true,
+    AXPosition: { x: 120 + (id % 10) * 60, y: 120 },
+    AXSize: { w: 50, h: 24 },
+    ...(extra.attrs ?? {}),
+  },
+  actions: ["AXPress"],
+  ...(extra.faults ? { faults: extra.faults } : {}),
+});
+
+const textField = (id: number, value: string, extra: Record<string, unknown> = {}): AXElement => ({
+  id,
+  attrs: {
+    AXRole: "AXTextField",
+    AXRoleDescription: "text field",
+    AXValue: value,
+    AXEnabled: true,
+    AXPosition: { x: 120, y: 200 },
+    AXSize: { w: 300, h: 24 },
+    ...extra,
+  },
+  settable: ["AXValue", "AXFocused"],
+  actions: ["AXConfirm"],
+});
+
+function windowEl(
+  id: number,
+  title: string,
+  children: AXElement[],
+  extra: Record<string, unknown> = {},
+): AXElement {
+  return {
+    id,
+    attrs: {
+      AXRole: "AXWindow",
+      AXSubrole: "AXStandardWindow",
+      AXRoleDescription: "standard window",
+      AXTitle: title,
+      AXMinimized: false,
+      AXMain: false,
+      AXFocused: false,
+      AXPosition: { x: FRAME.x, y: FRAME.y },
+      AXSize: { w: FRAME.w, h: FRAME.h },
+      AXParent: { ref: APP_ID },
+      AXChildren: children,
+      ...extra,
+    },
+    settable: ["AXMain", "AXFocused", "AXMinimized"],
+    actions: ["AXRaise"],
+  };
+}
+
+function appWith(windows: AXElement[], extra: Partial<WorldApp> = {}, focused?: number): WorldApp {
+  const attrs: Record<string, unknown> = {
+    AXRole: "AXApplication",
+    AXTitle: "Editor",
+    AXWindows: windows.map((w) => ({ ref: w.id })),
+    AXChildren: windows,
+  };
+  if (focused !== undefined) attrs.AXFocusedWindow = { ref: focused };
+  return { pid: PID, name: "Editor", bundleId: "com.example.editor", root: { id: APP_ID, attrs }, ...extra };
+}
+
+const cg = (number: number, title: string, extra: Partial<CGWindow> = {}): CGWindow => ({
+  number,
+  pid: PID,
+  bounds: FRAME,
+  name: title,
+  ...extra,
+});
+
+/** One app, one window with these children, focused, on screen. */
+function simpleWorld(children: AXElement[], extra: Partial<World> = {}): World {
+  const w = windowEl(10, "Doc", children, { AXMain: true });
+  return { focusedPid: PID, apps: [appWith([w], {}, 10)], windows: [cg(10, "Doc")], ...extra };
+}
+
+/** The log without messaging timeouts and the (refused) Chromium request every first snapshot makes. */
+const logOf = (b: NativeBackend) =>
+  b
+    .fakeLog()
+    .filter((l) => !l.startsWith("timeout ") && !l.startsWith("set 1 AXManualAccessibility true -> "));
+
+// ---------------------------------------------------------------- recorded trees
+
+const FIXTURES = [
+  "textedit",
+  "calculator",
+  "save-dialog",
+  "system-settings",
+  "chrome-form",
+  "slack",
+  "video-player",
+  "menubar-open",
+  "finder",
+  "activity-monitor",
+];
+
+describe("recorded macOS trees served through the fake AX layer", () => {
+  for (const name of FIXTURES) {
+    it(`${name}: the macOS walker reads back the recorded tree; the text is identical`, async () => {
+      const raw = JSON.parse(
+        readFileSync(join(import.meta.dirname, "fixtures", `${name}.json`), "utf8"),
+      ) as RawSnapshot;
+      const b = backend(worldFromFixture(raw, { secureValue: "hunter2-secret" }));
+      const s = await snapshot({ app: raw.app.name }, b);
+      expect(s.text).toBe(createSnapshot({ raw }).text);
+      expect(s.complete).toBe(true);
+      expect(s.text).not.toContain("hunter2");
+      expect(JSON.stringify(s.records)).not.toContain("hunter2");
+      // The screenshot is of the CG window matched to the AX window, within the size budget.
+      expect(s.screenshot).toBeDefined();
+      expect(s.screenshot!.windowOrigin).toEqual({ x: raw.window.frame.x, y: raw.window.frame.y });
+      expect(Math.max(s.screenshot!.pixelWidth, s.screenshot!.pixelHeight)).toBeLessThanOrEqual(1280);
+      expect(b.fakeLog()).toContain(`system capture 7 ${raw.window.frame.w * 2}x${raw.window.frame.h * 2}`);
+      await s.release();
+    });
+  }
+});
+
+// ---------------------------------------------------------------- reads and faults
+
+describe("reads", () => {
+  it("reads each attribute once per element, in one batched call", async () => {
+    const watched = button(21, "Save", { faults: { logReads: ["AXTitle", "AXRole", "AXPosition"] } });
+    const b = backend(simpleWorld([watched]));
+    const s = await snapshot({ app: "Editor", screenshot: false }, b);
+    expect(s.text).toMatch(/\d+ button Save/);
+    expect(b.fakeLog().filter((l) => l.startsWith("read 21 "))).toEqual([
+      "read 21 AXRole",
+      "read 21 AXTitle",
+      "read 21 AXPosition",
+    ]);
+  });
+
+  it("a failed batch slot (an AXValue wrapping an AXError) is absent, never a value", async () => {
+    const b = backend(
+      simpleWorld([
+        button(21, "Save", {
+          faults: { failBatchSlots: ["AXTitle"] },
+          attrs: { AXDescription: "save file" },
+        }),
+        button(22, "Open"),
+      ]),
+    );
+    const s = await snapshot({ app: "Editor", screenshot: false }, b);
+    expect(s.text).toMatch(/\d+ button save file/);
+    expect(s.text).not.toMatch(/Save/);
+    expect(s.text).toMatch(/\d+ button Open/);
+    expect(s.complete).toBe(true);
+  });
+
+  it("kAXErrorNoValue and kAXErrorAttributeUnsupported mean absent", async () => {
+    const b = backend(
+      simpleWorld([
+        textField(21, "x", { AXValue: { error: "kAXErrorNoValue" }, AXTitle: "Name" }),
+        button(22, "OK"),
+      ]),
+    );
+    const s = await snapshot({ app: "Editor", screenshot: false }, b);
+    expect(s.text).toMatch(/\d+ text field \(settable, string\) Name/);
+    expect(s.text).toMatch(/\d+ button OK/);
+  });
+
+  it("a secure text field's value is never read; only its length", async () => {
+    const secret: AXElement = {
+      id: 21,
+      attrs: {
+        AXRole: "AXTextField",
+        AXSubrole: "AXSecureTextField",
+        AXRoleDescription: "secure text field",
+        AXTitle: "Password",
+        AXValue: "hunter2-secret",
+        AXSelectedText: "hunter2",
+        AXNumberOfCharacters: 14,
+        AXPosition: { x: 120, y: 200 },
+        AXSize: { w: 200, h: 24 },
+      },
+      settable: ["AXValue"],
+      faults: { logReads: ["AXValue", "AXSelectedText"] },
+    };
+    const b = backend(simpleWorld([secret]));
+    const s = await snapshot({ app: "Editor", screenshot: false }, b);
+    expect(b.fakeLog().filter((l) => l.startsWith("read 21"))).toEqual([]);
+    expect(s.text).toContain("•••");
+    expect(s.text + JSON.stringify(s.records)).not.toContain("hunter2");
+  });
+
+  it("an element that dies mid-walk (kAXErrorInvalidUIElement) is left out; the rest is read", async () => {
+    const dying: AXElement = {
+      id: 30,
+      attrs: {
+        AXRole: "AXGroup",
+        AXPosition: { x: 110, y: 110 },
+        AXSize: { w: 400, h: 100 },
+        AXChildren: [button(31, "Inside")],
+      },
+      faults: { dieAfterReads: 1 },
+    };
+    const b = backend(simpleWorld([dying, button(22, "Outside")]));
+    const s = await snapshot({ app: "Editor", screenshot: false }, b);
+    expect(s.text).toMatch(/\d+ button Outside/);
+    expect(s.text).not.toMatch(/Inside/);
+  });
+
+  it("an element that cannot complete (kAXErrorCannotComplete) is left out with a note", async () => {
+    // Fine is read first: after one kAXErrorCannotComplete the rest of that app's batch is given up at once.
+    const b = backend(
+      simpleWorld([button(22, "Fine"), button(21, "Stuck", { faults: { cannotComplete: true } })]),
+    );
+    const s = await snapshot({ app: "Editor", screenshot: false }, b);
+    expect(s.text).toMatch(/\d+ button Fine/);
+    expect(s.text).not.toMatch(/Stuck/);
+    expect(liveObservation(s)!.raw.walk.notes).toContain(
+      "some elements did not answer in time and were left out",
+    );
+  });
+
+  it("a hung app cannot hold a snapshot past its deadline; the messaging timeout is at most 2 s", async () => {
+    const world = simpleWorld([button(21, "A"), button(22, "B")]);
+    world.apps[0]!.hungMs = 4000;
+    const b = backend(world);
+    const t0 = performance.now();
+    const outcome = await snapshot({ app: "Editor", deadlineMs: 1500, screenshot: false }, b).then(
+      (s) => ({ s }),
+      (e: { code: string }) => ({ e }),
+    );
+    const elapsed = performance.now() - t0;
+    expect(elapsed).toBeLessThan(1500 + 1200);
+    if ("e" in outcome) expect(["APP_UNRESPONSIVE", "TIMEOUT"]).toContain(outcome.e.code);
+    else expect(outcome.s.complete).toBe(false);
+    const timeouts = b
+      .fakeLog()
+      .filter((l) => l.startsWith("timeout "))
+      .map((l) => Number(l.split(" ").pop()));
+    expect(timeouts.length).toBeGreaterThan(0);
+    expect(Math.max(...timeouts)).toBeLessThanOrEqual(2);
+  });
+
+  it("a cycle through AXChildren is cut by CFEqual identity: each element appears once", async () => {
+    const loop: AXElement = {
+      id: 30,
+      attrs: {
+        AXRole: "AXGroup",
+        AXPosition: { x: 110, y: 110 },
+        AXSize: { w: 400, h: 100 },
+        AXChildren: [button(31, "Leaf"), { ref: 30 }, { ref: 10 }],
+      },
+    };
+    const b = backend(simpleWorld([loop]));
+    const s = await snapshot({ app: "Editor", screenshot: false }, b);
+    expect(s.text.match(/button Leaf/g)).toHaveLength(1);
+    expect(s.complete).toBe(true);
+  });
+
+  it("tables give their visible rows (AXVisibleRows) and their total (AXRows count)", async () => {
+    const rowAt = (i: number): AXElement => ({
+      id: 100 + i,
+      attrs: {
+        AXRole: "AXRow",
+        AXSubrole: "AXTableRow",
+        AXIndex: i,
+        AXPosition: { x: 110, y: 130 + (i - 40) * 20 },
+        AXSize: { w: 600, h: 20 },
+        AXChildren: [
+          {
+            attrs: {
+              AXRole: "AXCell",
+              AXChildren: [{ attrs: { AXRole: "AXStaticText", AXValue: `row ${i}` } }],
+            },
+          },
+        ],
+      },
+      settable: ["AXSelected"],
+    });
+    const visible = Array.from({ length: 10 }, (_, k) => rowAt(40 + k));
+    const table: AXElement = {
+      id: 50,
+      attrs: {
+        AXRole: "AXTable",
+        AXPosition: { x: 110, y: 130 },
+        AXSize: { w: 600, h: 200 },
+        AXVisibleRows: visible.map((r) => ({ ref: r.id })),
+        AXRows: [
+          ...Array.from({ length: 40 }, (_, i) => `filler ${i}`),
+          ...visible.map((r) => ({ ref: r.id })),
+        ],
+        AXChildren: visible,
+      },
+    };
+    const b = backend(simpleWorld([table]));
+    const s = await snapshot({ app: "Editor", screenshot: false }, b);
+    expect(s.text).toMatch(/showing 40-49 of 50/);
+    expect(s.text).toContain("row 45");
+  });
+});
+
+// ---------------------------------------------------------------- window choice and recovery
+
+describe("window choice", () => {
+  const two = (extraA: Record<string, unknown>, extraB: Record<string, unknown>) => [
+    windowEl(10, "First", [button(21, "In first")], extraA),
+    windowEl(11, "Second", [button(22, "In second")], extraB),
+  ];
+
+  it("the system-wide focused element's window wins when the app is focused", async () => {
+    // The app's AXFocusedWindow says First; keyboard focus is in a field of Second.
+    const focusedField = textField(22, "typing", { AXWindow: { ref: 11 }, AXFocused: true });
+    const second = { x: 950, y: 80, w: 500, h: 400 };
+    const windows = [
+      windowEl(10, "First", [button(21, "In first")], { AXMain: true }),
+      windowEl(11, "Second", [focusedField], {
+        AXPosition: { x: second.x, y: second.y },
+        AXSize: { w: second.w, h: second.h },
+      }),
+    ];
+    const world: World = {
+      focusedPid: PID,
+      apps: [appWith(windows, {}, 10)],
+      windows: [cg(10, "First"), cg(11, "Second", { bounds: second })],
+    };
+    world.apps[0]!.root.attrs.AXFocusedUIElement = { ref: 22 };
+    const b = backend(world);
+    const s = await snapshot({ app: "Editor", screenshot: false }, b);
+    expect(liveObservation(s)!.windowStep).toBe("system-focused");
+    expect(s.window.title).toBe("Second");
+  });
+
+  it("an app that is not focused: its own focused window", async () => {
+    const world: World = {
+      focusedPid: 0,
+      apps: [appWith(two({}, {}), {}, 11)],
+      windows: [cg(10, "First"), cg(11, "Second")],
+    };
+    const s = await snapshot({ app: "Editor", screenshot: false }, backend(world));
+    expect(liveObservation(s)!.windowStep).toBe("app-focused");
+    expect(s.window.title).toBe("Second");
+  });
+
+  it("a minimized focused window falls back to the first usable window", async () => {
+    const world: World = {
+      focusedPid: 0,
+      apps: [appWith(two({}, { AXMinimized: true }), {}, 11)],
+      windows: [cg(10, "First")],
+    };
+    const s = await snapshot({ app: "Editor", screenshot: false }, backend(world));
+    expect(liveObservation(s)!.windowStep).toBe("app-first-usable");
+    expect(s.window.title).toBe("First");
+  });
+});
+
+describe("recovery", () => {
+  const RECOVERY = [
+    "system unhide 500",
+    "system activate 500",
+    "system open -b com.example.editor",
+    "set 10 AXMinimized false",
+    "perform 10 AXRaise",
+    "set 10 AXMain true",
+    "set 10 AXFocused true",
+    "system sleep 700",
+  ];
+
+  it("a minimized-only app: every step in order, one settle, chosen again", async () => {
+    const w = windowEl(10, "Doc", [button(21, "OK")], { AXMinimized: true });
+    const world: World = {
+      focusedPid: PID,
+      apps: [appWith([w], { recoverOn: "unminimize" }, 10)],
+      windows: [cg(10, "Doc", { onScreen: false })],
+    };
+    const b = backend(world);
+    const s = await snapshot({ app: "Editor" }, b);
+    expect(logOf(b).filter((l) => !l.startsWith("system capture"))).toEqual(RECOVERY);
+    expect(s.text).toMatch(/\d+ button OK/);
+    expect(liveObservation(s)!.raw.walk.notes!.join(" ")).toMatch(
+      /the window was recovered \(unhide, activate, open/,
+    );
+    expect(s.screenshot).toBeDefined();
+  });
+
+  it("a hidden app is unhidden", async () => {
+    const w = windowEl(10, "Doc", [button(21, "OK")], { AXMain: true });
+    const world: World = {
+      focusedPid: 0,
+      apps: [appWith([w], { hidden: true, recoverOn: "unhide" }, 10)],
+      windows: [cg(10, "Doc", { onScreen: false })],
+    };
+    const b = backend(world);
+    const s = await snapshot({ app: "Editor" }, b);
+    expect(logOf(b)[0]).toBe("system unhide 500");
+    expect(s.text).toMatch(/\d+ button OK/);
+  });
+
+  it("recovery that brings nothing back: WINDOW_NOT_FOUND with a hint, steps run once", async () => {
+    const w = windowEl(10, "Doc", [button(21, "OK")], { AXMinimized: true });
+    const world: World = {
+      focusedPid: PID,
+      apps: [appWith([w], { recoverOn: "never" }, 10)],
+      windows: [],
+    };
+    const b = backend(world);
+    await expect(snapshot({ app: "Editor" }, b)).rejects.toMatchObject({
+      code: "WINDOW_NOT_FOUND",
+      message: expect.stringMatching(
+        /after recovery: unhide, activate, open, unminimize, raise, main-and-focused/,
+      ),
+      hint: expect.stringMatching(/open or unminimize/),
+    });
+    expect(logOf(b)).toEqual(RECOVERY);
+  });
+
+  it("a window with nothing on screen to capture triggers recovery only when a screenshot is wanted", async () => {
+    const w = windowEl(10, "Doc", [button(21, "OK")], { AXMain: true });
+    const world: World = {
+      focusedPid: PID,
+      apps: [appWith([w], { recoverOn: "never" }, 10)],
+      windows: [cg(10, "Doc", { onScreen: false })],
+    };
+    const b = backend(world);
+    const s = await snapshot({ app: "Editor", screenshot: false }, b);
+    expect(s.text).toMatch(/\d+ button OK/);
+    expect(logOf(b)).toEqual([]);
+    await expect(snapshot({ app: "Editor" }, b)).rejects.toMatchObject({
+      code: "WINDOW_NOT_FOUND",
+      message: expect.stringMatching(/cannot be captured: the app has no window on screen/),
+    });
+    await s.release();
+  });
+});
+
+describe("capture-window choice", () => {
+  const shot = async (world: World) => {
+    const b = backend(world);
+    const s = await snapshot({ app: "Editor" }, b);
+    const line = b.fakeLog().find((l) => l.startsWith("system capture"));
+    await s.release();
+    return line;
+  };
+  const win = (title: string) => windowEl(10, title, [button(21, "OK")], { AXMain: true });
+  const world = (title: string, windows: CGWindow[], extra: Partial<World> = {}): World => ({
+    focusedPid: PID,
+    apps: [appWith([win(title)], {}, 10)],
+    windows,
+    ...extra,
+  });
+  const big = { x: 100, y: 80, w: 800, h: 600 };
+
+  it("a title cut with … matches as a prefix", async () => {
+    const long = "Quarterly report for the board, final version (3)";
+    expect(
+      await shot(
+        world(long, [
+          cg(5, "Other", { bounds: { x: 1000, y: 0, w: 300, h: 300 } }),
+          cg(9, "Quarterly report for the…"),
+        ]),
+      ),
+    ).toBe("system capture 9 1600x1200");
+  });
+
+  it("an empty CoreGraphics title matches nothing; the frame decides", async () => {
+    const offset = { x: 1000, y: 80, w: 300, h: 300 };
+    expect(await shot(world("Doc", [cg(5, "", { bounds: offset }), cg(9, "", { bounds: big })]))).toBe(
+      "system capture 9 1600x1200",
+    );
+  });
+
+  it("a different window in front overlapping the title match is captured instead (a sheet)", async () => {
+    const sheet = { x: 250, y: 100, w: 500, h: 300 };
+    expect(await shot(world("Doc", [cg(6, "", { bounds: sheet }), cg(9, "Doc")]))).toBe(
+      "system capture 6 1000x600",
+    );
+  });
+
+  it("palettes under 20,000 pt² and other layers are passed over", async () => {
+    const palette = { x: 150, y: 100, w: 100, h: 150 };
+    expect(
+      await shot(world("Doc", [cg(3, "Doc", { bounds: palette }), cg(4, "Doc", { layer: 3 }), cg(9, "Doc")])),
+    ).toBe("system capture 9 1600x1200");
+  });
+
+  it("only small windows: the largest", async () => {
+    const a = { x: 100, y: 80, w: 100, h: 100 };
+    const c = { x: 300, y: 80, w: 120, h: 150 };
+    expect(await shot(world("Doc", [cg(3, "x", { bounds: a }), cg(4, "y", { bounds: c })]))).toBe(
+      "system capture 4 240x300",
+    );
+  });
+
+  it("a failed capture is a note, not a failed snapshot", async () => {
+    const b = backend(world("Doc", [cg(9, "Doc", { captureFails: true })]));
+    const s = await snapshot({ app: "Editor" }, b);
+    expect(s.screenshot).toBeUndefined();
+    expect(liveObservation(s)!.raw.walk.notes!.join(" ")).toMatch(/no screenshot/);
+  });
+});
+
+// ---------------------------------------------------------------- Chromium
+
+describe("Chromium and Electron", () => {
+  const webWorld = (revealAfterMs: number, extra: Partial<WorldApp> = {}): World => {
+    const webArea: AXElement = {
+      id: 40,
+      attrs: {
+        AXRole: "AXWebArea",
+        AXRoleDescription: "HTML content",
+        AXPosition: { x: 100, y: 120 },
+        AXSize: { w: 800, h: 500 },
+        AXChildren: [],
+      },
+      hiddenChildren: [button(41, "Sign in")],
+    };
+    const w = windowEl(10, "Page", [webArea], { AXMain: true });
+    return {
+      focusedPid: PID,
+      apps: [appWith([w], { chromium: { revealAfterMs }, ...extra }, 10)],
+      windows: [cg(10, "Page")],
+    };
+  };
+
+  it("asks for the tree once (AXManualAccessibility) and waits, bounded, for web content", async () => {
+    const b = backend(webWorld(250));
+    const s = await snapshot({ app: "Editor", screenshot: false }, b);
+    expect(s.text).toMatch(/\d+ button Sign in/);
+    expect(s.complete).toBe(true);
+    const again = await snapshot({ app: "Editor", screenshot: false }, b);
+    expect(b.fakeLog().filter((l) => l.includes("AXManualAccessibility"))).toEqual([
+      "set 1 AXManualAccessibility true",
+    ]);
+    await s.release();
+    await again.release();
+  });
+
+  it("web content that does not come in time: the snapshot says it is incomplete and why", async () => {
+    const b = backend(webWorld(60_000));
+    const t0 = performance.now();
+    const s = await snapshot({ app: "Editor", screenshot: false, deadlineMs: 4000 }, b);
+    expect(performance.now() - t0).toBeLessThan(3500);
+    expect(s.complete).toBe(false);
+    expect(s.cutBy).toContain("content_pending");
+    expect(s.text).toMatch(/had not finished exposing its web content/);
+    expect(liveObservation(s)!.raw.walk.notes!.join(" ")).toMatch(
+      /had not appeared in the accessibility tree/,
+    );
+  });
+
+  it("an Electron bundle that refuses AXManualAccessibility gets AXEnhancedUserInterface, with a note", async () => {
+    const bundle = mkdtempSync(join(tmpdir(), "axsnap-electron-"));
+    tempDirs.push(bundle);
+    mkdirSync(join(bundle, "Contents", "Frameworks", "Electron Framework.framework"), { recursive: true });
+    const world = webWorld(100, { bundlePath: bundle });
+    world.apps[0]!.chromium = { revealAfterMs: 100, attribute: "AXEnhancedUserInterface" };
+    const b = backend(world);
+    const s = await snapshot({ app: "Editor", screenshot: false }, b);
+    expect(s.text).toMatch(/\d+ button Sign in/);
+    expect(b.fakeLog().filter((l) => l.includes("Accessibility") || l.includes("EnhancedUser"))).toEqual([
+      "set 1 AXManualAccessibility true -> -25205",
+      "set 1 AXEnhancedUserInterface true",
+    ]);
+    expect(liveObservation(s)!.raw.walk.notes!.join(" ")).toMatch(/AXEnhancedUserInterface was set instead/);
+  });
+
+  it("a native app (the attribute refused, no Chromium engine) is not waited for", async () => {
+    const b = backend(simpleWorld([button(21, "OK")]));
+    const t0 = performance.now();
+    const s = await snapshot({ app: "Editor", screenshot: false }, b);
+    expect(performance.now() - t0).toBeLessThan(500);
+    expect(s.complete).toBe(true);
+    await snapshot({ app: "Editor", screenshot: false }, b);
+    expect(b.fakeLog().filter((l) => l.includes("AXManualAccessibility"))).toHaveLength(1);
+  });
+});
+
+// ---------------------------------------------------------------- acting
+
+describe("actions and input", () => {
+  it("click presses, setValue sets and reads back, a row is selected through its outline", async () => {
+    const row: AXElement = {
+      id: 60,
+      attrs: {
+        AXRole: "AXRow",
+        AXSubrole: "AXOutlineRow",
+        AXIndex: 0,
+        AXParent: { ref: 55 },
+        AXPosition: { x: 110, y: 300 },
+        AXSize: { w: 500, h: 20 },
+        AXChildren: [
+          {
+            attrs: {
+              AXRole: "AXStaticText",
+              AXValue: "Inbox",
+              AXPosition: { x: 112, y: 302 },
+              AXSize: { w: 60, h: 16 },
+            },
+          },
+        ],
+      },
+      settable: ["AXSelected"],
+    };
+    const outline: AXElement = {
+      id: 55,
+      attrs: {
+        AXRole: "AXOutline",
+        AXPosition: { x: 110, y: 300 },
+        AXSize: { w: 500, h: 100 },
+        AXRows: [{ ref: 60 }],
+        AXSelectedRows: [],
+        AXChildren: [row],
+      },
+      settable: ["AXSelectedRows"],
+    };
+    const b = backend(simpleWorld([button(21, "Apply"), textField(22, "old"), outline]));
+    const session = createSession({ backend: b });
+    const s = await session.snapshot({ app: "Editor", screenshot: false });
+    const index = (re: RegExp) => Number(re.exec(s.text)![1]);
+    const clicked = await session.click(index(/(\d+) button Apply/));
+    expect(clicked.channel).toBe("semantic");
+    const set = await session.setValue(index(/(\d+) text field/), "new text");
+    expect(set.delivery).toBe("delivered_verified");
+    await session.click(index(/(\d+) row/));
+    expect(logOf(b).filter((l) => l.startsWith("perform") || l.startsWith("set"))).toEqual([
+      "perform 21 AXPress",
+      'set 22 AXValue "new text"',
+      "set 55 AXSelectedRows [element(60)]",
+    ]);
+    await session.close();
+  });
+
+  it("pointer, keys and text become CGEvents at screen points", async () => {
+    const b = backend(simpleWorld([button(21, "OK")]));
+    const window = { element: 0, pid: PID, title: "Doc", frame: FRAME, role: "AXWindow" };
+    await b.pointer(window, { kind: "click", x: 150, y: 130, count: 2 });
+    await b.pointer(window, { kind: "click", x: 150, y: 130, button: 3 });
+    await b.pointer(window, { kind: "wheel", x: 150, y: 130, dx: 0, dy: 3 });
+    await b.keys(window, "cmd+shift+t");
+    await b.typeText(window, "héllo wörld, more than twenty units 😀!");
+    const events = logOf(b).filter((l) => l.startsWith("event"));
+    expect(events).toEqual([
+      "event mouseMoved 150,130 flags=0x0",
+      "event leftMouseDown 150,130 clicks=1 flags=0x0",
+      "event leftMouseUp 150,130 clicks=1 flags=0x0",
+      "event leftMouseDown 150,130 clicks=2 flags=0x0",
+      "event leftMouseUp 150,130 clicks=2 flags=0x0",
+      "event mouseMoved 150,130 flags=0x0",
+      "event rightMouseDown 150,130 clicks=1 flags=0x0",
+      "event rightMouseUp 150,130 clicks=1 flags=0x0",
+      "event mouseMoved 150,130 flags=0x0",
+      "event scroll 0 -3 line",
+      "event keyDown code=17 flags=0x120000",
+      "event keyUp code=17 flags=0x120000",
+      'event unicode "héllo wörld, more th"',
+      "event keyUp code=0 flags=0x0",
+      'event unicode "an twenty units 😀!"',
+      "event keyUp code=0 flags=0x0",
+    ]);
+  });
+
+  it("a drag moves in steps with the button down", async () => {
+    const b = backend(simpleWorld([button(21, "OK")]));
+    const window = { element: 0, pid: PID, title: "Doc", frame: FRAME, role: "AXWindow" };
+    await b.pointer(window, { kind: "drag", x: 100, y: 100, toX: 200, toY: 150 });
+    const events = logOf(b).filter((l) => l.startsWith("event"));
+    expect(events[1]).toBe("event leftMouseDown 100,100 clicks=1 flags=0x0");
+    expect(events.filter((e) => e.startsWith("event leftMouseDragged"))).toHaveLength(10);
+    expect(events.at(-1)).toBe("event leftMouseUp 200,150 clicks=1 flags=0x0");
+  });
+
+  it("bad key names are INVALID_ARGUMENT before anything is posted", async () => {
+    const b = backend(simpleWorld([button(21, "OK")]));
+    const window = { element: 0, pid: PID, title: "Doc", frame: FRAME, role: "AXWindow" };
+    await expect(b.keys(window, "hyper+q")).rejects.toMatchObject({ nativeCode: "INVALID_ARGUMENT" });
+    expect(logOf(b).filter((l) => l.startsWith("event"))).toEqual([]);
+  });
+});
+
+// ---------------------------------------------------------------- permissions
+
+describe("permissions", () => {
+  it("an untrusted process: snapshots fail with PERMISSION_DENIED and a hint naming the pane and tccutil", async () => {
+    const b = backend(simpleWorld([button(21, "OK")], { trusted: false }));
+    await expect(snapshot({ app: "Editor" }, b)).rejects.toMatchObject({
+      code: "PERMISSION_DENIED",
+      message: expect.stringMatching(/Accessibility/),
+      hint: expect.stringMatching(/Privacy & Security > Accessibility.*tccutil reset Accessibility/),
+    });
+  });
+
+  it("permissions() reports without prompting; requestPermissions() prompts for what is missing", async () => {
+    const b = backend(simpleWorld([button(21, "OK")], { trusted: false, screenRecording: "denied" }));
+    const status = await permissions(b);
+    expect(status).toMatchObject({ accessibility: "denied", screenRecording: "denied" });
+    expect(status.hint).toMatch(/tccutil reset/);
+    expect(logOf(b)).toEqual([]);
+    await requestPermissions(b);
+    expect(logOf(b)).toEqual(["prompt accessibility", "system request screen recording"]);
+  });
+
+  it("granted: no hint", async () => {
+    const status = await permissions(backend(simpleWorld([button(21, "OK")])));
+    expect(status).toEqual({
+      platform: process.platform,
+      accessibility: "granted",
+      screenRecording: "granted",
+    });
+  });
+});
+
+// ---------------------------------------------------------------- handles
+
+describe("handles", () => {
+  it("released snapshots give their CF references back while the backend lives", async () => {
+    const raw = JSON.parse(
+      readFileSync(join(import.meta.dirname, "fixtures", "textedit.json"), "utf8"),
+    ) as RawSnapshot;
+    const b = backend(worldFromFixture(raw));
+    const addon = loadMacFake();
+    const first = await snapshot({ app: "TextEdit", screenshot: false }, b);
+    await first.release();
+    const baseline = addon.fakeCFLive();
+    for (let i = 0; i < 20; i++) {
+      const s = await snapshot({ app: "TextEdit", screenshot: false }, b);
+      await s.release();
+    }
+    expect(addon.fakeCFLive()).toBe(baseline);
+  });
+});

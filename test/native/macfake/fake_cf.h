@@ -1,0 +1,239 @@
+// A test double of the Apple C APIs the macOS backend calls (CoreFoundation,
+// HIServices AX, CoreGraphics windows/events/permissions), for running the
+// backend's C++ on Linux. It implements, with C linkage, what
+// src-native/mac/decls/apple_c.h declares, over a scripted "world" (apps,
+// element trees, the CG window list, faults) that a test installs, and it
+// records what the backend did (actions, sets, events, prompts) in a log.
+//
+// Built with -DAXSNAP_APPLE_DECLS so apple.h takes the project's declaration
+// header even where an SDK might exist. Not implemented (used only by the
+// Objective-C capture fallback): CGWindowListCreateImage, CGImage*,
+// CGColorSpace*, CGBitmapContextCreate, CGContext*.
+//
+// Divergences from Apple
+// ----------------------
+// Stricter (a bug in the caller aborts here with a message on stderr, where
+// Apple would crash later, corrupt memory or silently misbehave):
+//  - Every CF entry point checks its CF arguments against a registry of live
+//    objects. NULL where Apple requires an object (CFRetain, CFRelease,
+//    CFGetTypeID, CFEqual, CFHash, the CFString/CFArray/... getters), a freed
+//    object, an over-release, or a pointer that was never a CF object aborts.
+//    Freed objects are kept in a quarantine (the last 65536) so their
+//    addresses are not reused at once and a use-after-free is named as such.
+//  - A CF object of the wrong type where a specific type is expected
+//    (CFStringGetLength on an array, AX calls on a non-AXUIElement) aborts.
+//  - Only kCFStringEncodingUTF8 is accepted (the only encoding apple_c.h
+//    declares); CFArrayCreate/CFDictionaryCreate accept only
+//    &kCFTypeArrayCallBacks / &kCFTypeDictionary{Key,Value}CallBacks;
+//    allocators must be kCFAllocatorDefault (NULL). Anything else aborts.
+//  - An index or range outside an array or string (CFArrayGetValueAtIndex,
+//    CFStringGetBytes, CFStringGetCharacters) aborts, where Apple raises.
+//  - CFStringGetCStringPtr always returns NULL, so the slow path
+//    (CFStringGetCString) is always exercised.
+//  - AXUIElementSetMessagingTimeout on an element applies to that reference
+//    only; references copied from it (children, windows) do not inherit it.
+//    Apple documents the timeout as per element and does not say whether
+//    copies inherit; set the global one on the system-wide element, or set it
+//    on each reference, to be right either way.
+//  - AXUIElementCopyAttributeValues: index > count is kAXErrorIllegalArgument
+//    (Apple documents "outside the array's range"); index == count gives an
+//    empty array.
+//  - CGEventKeyboardSetUnicodeString keeps only the first 20 UTF-16 units
+//    (what the receiving app uses); the log shows the truncated text.
+// Looser or simplified:
+//  - CFHash of arrays and dictionaries is their count; of events and event
+//    sources it is the address, and CFEqual of them is identity.
+//  - No CFNull, attributed strings, text markers or parameterized attributes.
+//  - isExternalRepresentation: CFStringCreateWithBytes skips a UTF-8 byte
+//    order mark; CFStringGetBytes never writes one.
+//  - AXUIElementCreateApplication for a pid with no app returns an element
+//    whose calls fail with kAXErrorCannotComplete (what Apple returns for a
+//    process that is not running).
+//  - A destroyed element (dieAfterReads) makes the whole
+//    AXUIElementCopyMultipleAttributeValues call fail with
+//    kAXErrorInvalidUIElement rather than filling every slot.
+//  - A missing (unsupported) attribute in a batch slot is an AXValue wrapping
+//    kAXErrorNoValue, as Apple does in practice (undocumented); read singly it
+//    is kAXErrorAttributeUnsupported. A present attribute with no value is
+//    kAXErrorNoValue both ways.
+//  - AXUIElementGetPid and AXUIElementSetMessagingTimeout are local (no IPC on
+//    Apple either): they ignore hangs, faults and the trusted flag.
+//    AXUIElementGetPid on the system-wide element is kAXErrorIllegalArgument.
+//  - When the world is untrusted every AX IPC returns kAXErrorAPIDisabled and
+//    CGEventPost drops the event (logged as "dropped event ...").
+//  - The prompt of AXIsProcessTrustedWithOptions is logged only when the
+//    world is untrusted (Apple shows it only then).
+//  - CGWindowListCopyWindowInfo: kCGWindowName is present only when Screen
+//    Recording is "granted" (as on macOS 10.15+); kCGWindowIsOnscreen only for
+//    on-screen windows; kCGWindowListExcludeDesktopElements drops layers < 0.
+//    Only the keys apple_c.h declares are filled.
+//  - CGEventCreateMouseEvent: the click state defaults to 1 for button
+//    down/up events, 0 otherwise (set kCGMouseEventClickState to change it).
+//  - CFURLCreateWithString rejects only empty strings and strings holding
+//    spaces, control characters or <>"{}|\^`; it does no RFC 3986 parsing.
+//    A base URL must be NULL.
+//  - Setting a value of another kind than the attribute holds (a string on a
+//    number) is kAXErrorIllegalArgument; Apple leaves that to each app.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "../../../src-native/mac/apple.h"
+
+namespace axsnap {
+namespace macfake {
+
+// A value an attribute holds in the world. Element references are by id.
+struct FakeValue {
+  enum class Kind {
+    kNoValue, kString, kInt, kDouble, kBool, kPoint, kSize, kRect, kRange, kUrl, kElement, kArray, kError
+  };
+  Kind kind = Kind::kNoValue;
+  std::string text;        // kString, kUrl
+  int64_t integer = 0;     // kInt, kElement (id), kError (AXError code)
+  double number = 0;       // kDouble
+  bool flag = false;       // kBool
+  double x = 0, y = 0, w = 0, h = 0;  // kPoint (x,y), kSize (w,h), kRect; kRange: x=location, w=length
+  std::vector<FakeValue> items;       // kArray
+
+  static FakeValue NoValue() { return {}; }
+  static FakeValue String(std::string s);
+  static FakeValue Int(int64_t i);
+  static FakeValue Double(double d);
+  static FakeValue Bool(bool b);
+  static FakeValue Point(double x, double y);
+  static FakeValue Size(double w, double h);
+  static FakeValue RectValue(double x, double y, double w, double h);
+  static FakeValue Range(int64_t location, int64_t length);
+  static FakeValue Url(std::string s);
+  static FakeValue Element(int64_t id);
+  static FakeValue Array(std::vector<FakeValue> items);
+  static FakeValue Error(int32_t code);
+};
+
+// Faults scripted on one element, or on an app (then they apply to every
+// element of the app, the app element included).
+struct FakeFaults {
+  // After this many reading calls (CopyAttributeValue(s), GetAttributeValueCount,
+  // a whole CopyMultipleAttributeValues batch: one each), every call on the
+  // element returns kAXErrorInvalidUIElement. -1: never.
+  int dieAfterReads = -1;
+  std::map<std::string, int32_t> failAttribute;  // name -> AXError, single and batched reads
+  bool cannotComplete = false;                // every call: kAXErrorCannotComplete
+  std::set<std::string> failBatchSlots;       // in a batch: AXError(kAXErrorCannotComplete) slot; singly fine
+  std::set<std::string> logReads;             // each read of these attributes logs "read <id> <name>"
+};
+
+struct FakeElement {
+  int64_t id = 0;
+  int64_t pid = 0;  // the owning app
+  std::map<std::string, FakeValue> attrs;
+  std::set<std::string> settable;
+  std::vector<std::string> actions;
+  FakeFaults faults;
+  // Children that appear in AXChildren (after the scripted ones) once a
+  // Chromium app has been asked for its tree and revealAfterMs has passed.
+  std::vector<FakeValue> hiddenChildren;
+  // The CG window this AX window is; when absent, the CG window of the same
+  // pid whose name equals AXTitle.
+  std::optional<uint32_t> cgWindow;
+  int reads = 0;  // state: attribute reads so far
+};
+
+struct FakeChromium {
+  int revealAfterMs = 0;
+  std::string attribute = "AXManualAccessibility";  // or "AXEnhancedUserInterface"
+};
+
+struct FakeApp {
+  int64_t pid = 0;
+  std::string name, bundleId, bundlePath;
+  bool hidden = false, active = false, regular = true;
+  int hungMs = 0;  // every AX call on the app blocks this long (bounded by the messaging timeout)
+  std::optional<FakeChromium> chromium;
+  // "" (steps have their natural effects), "unhide", "activate", "open",
+  // "unminimize", "raise", "main" (the one step that brings the windows back;
+  // the others change nothing) or "never".
+  std::string recoverOn;
+  FakeFaults faults;
+  int64_t rootId = 0;  // the app element
+  // State.
+  int reads = 0;
+  bool recovered = false;
+  std::optional<std::chrono::steady_clock::time_point> revealRequestedAt;
+};
+
+struct FakeCGWindow {
+  uint32_t number = 0;
+  int64_t pid = 0;
+  int layer = 0;
+  double x = 0, y = 0, w = 0, h = 0;  // global top-left points
+  std::string name, ownerName;
+  bool onScreen = true;
+  double alpha = 1;
+  bool captureFails = false;  // FakeMacSystem::CaptureWindow fails for it
+};
+
+struct FakeWorld {
+  bool trusted = true;
+  std::string screenRecording = "granted";  // "granted" | "denied" | "unknown"
+  double scale = 2;
+  int64_t focusedPid = 0;  // 0: no focused app
+  bool captureFails = false;
+  std::vector<FakeApp> apps;
+  std::map<int64_t, FakeElement> elements;
+  std::vector<FakeCGWindow> windows;  // front to back
+  // Extra attributes of the system-wide element. AXRole, AXFocusedApplication
+  // (the app of focusedPid) and AXFocusedUIElement (that app's) are derived
+  // unless given here.
+  std::map<std::string, FakeValue> systemWideAttrs;
+
+  FakeApp* App(int64_t pid);
+  FakeElement* Element(int64_t id);
+};
+
+// Replaces the world (checks references, fills the app elements' defaults:
+// AXRole AXApplication, AXTitle = name) and clears the log. Throws
+// std::invalid_argument on a dangling reference, a duplicate pid or an app
+// whose root is missing.
+void InstallWorld(FakeWorld world);
+void ClearWorld();
+// Runs `fn` with the world locked; `world` is null when none is installed.
+void WithWorld(const std::function<void(FakeWorld* world)>& fn);
+
+// Recovery steps shared by the AX side (unminimize, raise, main) and
+// FakeMacSystem (unhide, activate, open). Call with the world locked.
+// `windowId` is the AX window element for the window steps, 0 otherwise.
+// Returns false when the app ignored the step (recoverOn names another step).
+enum class Step { kUnhide, kActivate, kOpen, kUnminimize, kRaise, kMain };
+bool ApplyStep(FakeWorld& world, FakeApp& app, Step step, int64_t windowId);
+// The CG window an AX window element is (see FakeElement::cgWindow), or null.
+FakeCGWindow* CGWindowOf(FakeWorld& world, const FakeElement& window);
+
+void AppendLog(std::string line);
+std::vector<std::string> Log();
+void ClearLog();
+
+// Live CF objects, immortal ones (CFSTR strings, booleans, the kCGWindow*
+// and kAXTrustedCheckOptionPrompt keys) excluded.
+int64_t LiveObjects();
+// "3 live CF objects: CFString \"AXRole\", AXUIElement pid 100 id 3, ..." (the first 20).
+std::string LiveObjectsSummary();
+
+}  // namespace macfake
+
+// The names the test addon calls (see world_from_js.h for the rest).
+int64_t FakeCFLiveObjects();
+std::string FakeCFLiveObjectsSummary();
+std::vector<std::string> FakeWorldLog();
+void ClearFakeWorld();
+void ClearFakeWorldLog();
+
+}  // namespace axsnap

@@ -1,0 +1,185 @@
+/**
+ * Builds fake macOS worlds (test/native/macfake/world_from_js.h) for the
+ * macOS backend's tests: from a raw-model fixture recorded on a Mac (every
+ * model field becomes the AX attribute it was read from), or by hand.
+ * Loads the test-only addon axsnap_macfake: the real macOS backend's C++ over
+ * the fake CoreFoundation/AX layer.
+ */
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import type { RawNode, RawSnapshot } from "../../lib/model.js";
+import type { NativeAddon, NativeBackend } from "../../lib/native.js";
+
+export type AXElement = {
+  id?: number;
+  attrs: Record<string, unknown>;
+  settable?: string[];
+  actions?: string[];
+  faults?: Record<string, unknown>;
+  hiddenChildren?: AXElement[];
+  cgWindow?: number;
+};
+
+export interface WorldApp {
+  pid: number;
+  name: string;
+  bundleId?: string;
+  bundlePath?: string;
+  hidden?: boolean;
+  active?: boolean;
+  regular?: boolean;
+  hungMs?: number;
+  chromium?: { revealAfterMs: number; attribute?: string };
+  recoverOn?: string;
+  faults?: Record<string, unknown>;
+  root: AXElement;
+}
+
+export interface CGWindow {
+  number: number;
+  pid: number;
+  bounds: { x: number; y: number; w: number; h: number };
+  layer?: number;
+  name?: string;
+  onScreen?: boolean;
+  captureFails?: boolean;
+}
+
+export interface World {
+  trusted?: boolean;
+  screenRecording?: "granted" | "denied" | "unknown";
+  scale?: number;
+  focusedPid?: number;
+  captureFails?: boolean;
+  systemWide?: { attrs: Record<string, unknown> };
+  apps: WorldApp[];
+  windows: CGWindow[];
+}
+
+export type MacFakeAddon = NativeAddon & { fakeCFLive: () => number; fakeWorldClear: () => void };
+
+let addon: MacFakeAddon | undefined;
+
+export function loadMacFake(): MacFakeAddon {
+  if (!addon) {
+    const require = createRequire(import.meta.url);
+    addon = require(
+      join(import.meta.dirname, "..", "native", "macfake", "build", "Release", "axsnap_macfake.node"),
+    ) as MacFakeAddon;
+  }
+  return addon;
+}
+
+export function macBackend(world: World): NativeBackend {
+  return new (loadMacFake().NativeBackend)("mac-fake", world);
+}
+
+/** Ids for hand-built worlds: elements refer to each other by these. */
+export class Ids {
+  private next = 1000;
+  take(): number {
+    return this.next++;
+  }
+}
+
+const axOrientation: Record<string, string> = {
+  vertical: "AXVerticalOrientation",
+  horizontal: "AXHorizontalOrientation",
+};
+
+/**
+ * The AX element a recorded node was read from. Rows of tables and outlines
+ * are served as AXRows (what the backend reads for them); AXParent points up.
+ */
+function elementOf(node: RawNode, ids: Ids, parent: number | undefined, secureValue?: string): AXElement {
+  const id = ids.take();
+  const attrs: Record<string, unknown> = { AXRole: node.role };
+  const settable: string[] = [];
+  const put = (name: string, v: unknown) => {
+    if (v !== undefined) attrs[name] = v;
+  };
+  put("AXSubrole", node.subrole);
+  put("AXRoleDescription", node.roleDescription);
+  put("AXTitle", node.title);
+  put("AXDescription", node.description);
+  put("AXHelp", node.help);
+  put("AXIdentifier", node.identifier);
+  put("AXURL", node.url === undefined ? undefined : { url: node.url });
+  put("AXPlaceholderValue", node.placeholder);
+  put("AXSelectedText", node.selectedText);
+  put("AXNumberOfCharacters", node.charCount);
+  put("AXOrientation", node.orientation && axOrientation[node.orientation]);
+  if (node.subrole === "AXSecureTextField") {
+    // What the app holds; the backend must never read it.
+    if (secureValue !== undefined) put("AXValue", secureValue);
+  } else if (node.value !== undefined && node.value !== null) {
+    put(
+      "AXValue",
+      node.valueType === "number" && !Number.isInteger(node.value) ? { double: node.value } : node.value,
+    );
+  }
+  if (node.settable) settable.push("AXValue");
+  const s = node.states ?? {};
+  attrs.AXEnabled = s.enabled !== false;
+  if (s.focused) attrs.AXFocused = true;
+  if (s.selected) attrs.AXSelected = true;
+  if (s.expanded !== undefined) attrs[node.role === "AXRow" ? "AXDisclosing" : "AXExpanded"] = s.expanded;
+  if (s.minimized) attrs.AXMinimized = true;
+  if (s.modal) attrs.AXModal = true;
+  if (s.required) attrs.AXRequired = true;
+  if (s.selectable) settable.push("AXSelected");
+  if (node.frame) {
+    attrs.AXPosition = { x: node.frame.x, y: node.frame.y };
+    attrs.AXSize = { w: node.frame.w, h: node.frame.h };
+  }
+  if (node.rowIndex !== undefined) attrs.AXIndex = node.rowIndex;
+  if (parent !== undefined) attrs.AXParent = { ref: parent };
+  const children = (node.children ?? []).map((c) => elementOf(c, ids, id, secureValue));
+  if (node.role === "AXTable" || node.role === "AXOutline") {
+    attrs.AXRows = children.filter((c) => c.attrs.AXRole === "AXRow").map((c) => ({ ref: c.id }));
+  }
+  attrs.AXChildren = children;
+  return { id, attrs, settable, actions: node.actions ?? [] };
+}
+
+/**
+ * A world holding one app with the recorded window (and menu bar): focused,
+ * on screen, its CG window matching the AX frame and title.
+ */
+export function worldFromFixture(raw: RawSnapshot, options: { secureValue?: string } = {}): World {
+  const ids = new Ids();
+  const appId = ids.take();
+  const window = elementOf(raw.root, ids, appId, options.secureValue);
+  window.attrs.AXMain = true;
+  if (!window.attrs.AXTitle) window.attrs.AXTitle = raw.window.title;
+  if (!window.attrs.AXPosition) {
+    window.attrs.AXPosition = { x: raw.window.frame.x, y: raw.window.frame.y };
+    window.attrs.AXSize = { w: raw.window.frame.w, h: raw.window.frame.h };
+  }
+  window.settable = [...(window.settable ?? []), "AXMain", "AXFocused", "AXMinimized"];
+  window.actions = [...(window.actions ?? []), "AXRaise"];
+  window.cgWindow = 7;
+  const appAttrs: Record<string, unknown> = {
+    AXRole: "AXApplication",
+    AXTitle: raw.app.name,
+    AXWindows: [{ ref: window.id }],
+    AXFocusedWindow: { ref: window.id },
+    AXMainWindow: { ref: window.id },
+    AXChildren: [window],
+  };
+  if (raw.menuBar) appAttrs.AXMenuBar = elementOf(raw.menuBar, ids, appId);
+  return {
+    scale: raw.window.scale,
+    focusedPid: raw.app.pid,
+    apps: [
+      {
+        pid: raw.app.pid,
+        name: raw.app.name,
+        ...(raw.app.bundleId ? { bundleId: raw.app.bundleId } : {}),
+        active: true,
+        root: { id: appId, attrs: appAttrs },
+      },
+    ],
+    windows: [{ number: 7, pid: raw.app.pid, bounds: raw.window.frame, name: raw.window.title }],
+  };
+}
