@@ -10,9 +10,10 @@
  * contract as the fake models it (its divergences from Apple are listed in
  * test/native/macfake/fake_cf.h). What it cannot prove: how real apps answer.
  */
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { liveObservation, permissions, requestPermissions, snapshot } from "../lib/desktop.js";
 import type { RawSnapshot } from "../lib/model.js";
@@ -782,4 +783,37 @@ describe("handles", () => {
     }
     expect(addon.fakeCFLive()).toBe(baseline);
   });
+});
+
+// ---------------------------------------------------------------- the fake itself
+
+describe("the fake CF layer", () => {
+  it("is strict: its own self test passes, and misuse (over-release, use after free, NULL) aborts", () => {
+    const dir = join(import.meta.dirname, "native", "macfake");
+    const bin = join(mkdtempSync(join(tmpdir(), "axsnap-fakecf-")), "selftest");
+    tempDirs.push(dirname(bin));
+    const build = spawnSync(
+      "c++",
+      [
+        "-std=c++17",
+        "-Wall",
+        "-Wextra",
+        "-Wno-unused-parameter",
+        "-Werror",
+        "-DAXSNAP_APPLE_DECLS",
+        "fake_cf_selftest.cc",
+        "fake_cf.cc",
+        "fake_mac_system.cc",
+        "-lpthread",
+        "-o",
+        bin,
+      ],
+      { cwd: dir, encoding: "utf8" },
+    );
+    expect(build.stderr).toBe("");
+    expect(build.status).toBe(0);
+    const run = spawnSync(bin, { encoding: "utf8" });
+    expect(run.stdout).toContain("all checks passed");
+    expect(run.status).toBe(0);
+  }, 60_000);
 });
