@@ -10,7 +10,7 @@
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { AxsnapError, type ErrorCode } from "./errors.js";
+import { AxsnapError, type Delivery, type ErrorCode } from "./errors.js";
 import type { RawApp, RawNode, RawSnapshot, Rect, WalkEnd } from "./model.js";
 
 export interface NativeWindow {
@@ -135,7 +135,12 @@ export function loadNative(): NativeAddon {
   return loaded;
 }
 
-const NATIVE_CODES: Record<string, { code: ErrorCode; hint?: string }> = {
+const NATIVE_CODES: Record<string, { code: ErrorCode; hint?: string; delivery?: Delivery }> = {
+  DELIVERY_UNCERTAIN: {
+    code: "ACTION_FAILED",
+    delivery: "delivery_uncertain",
+    hint: "the action was sent and the app answered with an error; it may have happened: take a new snapshot to see before repeating it",
+  },
   NO_ACCESSIBILITY_BUS: {
     code: "ACCESSIBILITY_UNAVAILABLE",
     hint: "start a D-Bus session bus and the AT-SPI registry (node scripts/desktop.mjs run -- <command> does both), then try again",
@@ -176,12 +181,13 @@ export function mapNativeError(e: unknown, stack: string | undefined): AxsnapErr
   if (e instanceof AxsnapError) return e;
   const nativeCode = (e as { nativeCode?: string } | null)?.nativeCode;
   const message = e instanceof Error ? e.message : String(e);
-  const mapped = (nativeCode && NATIVE_CODES[nativeCode]) || { code: "ACTION_FAILED" as ErrorCode };
-  const err = new AxsnapError(
-    mapped.code,
-    message,
-    mapped.hint === undefined ? { cause: e } : { hint: mapped.hint, cause: e },
-  );
+  const mapped: { code: ErrorCode; hint?: string; delivery?: Delivery } = (nativeCode &&
+    NATIVE_CODES[nativeCode]) || { code: "ACTION_FAILED" };
+  const err = new AxsnapError(mapped.code, message, {
+    cause: e,
+    ...(mapped.hint === undefined ? {} : { hint: mapped.hint }),
+    ...(mapped.delivery === undefined ? {} : { delivery: mapped.delivery }),
+  });
   if (stack) err.stack = `${err.name}: ${message}\n${stack.split("\n").slice(1).join("\n")}`;
   return err;
 }

@@ -443,8 +443,10 @@ export class Session {
     // A row is clicked by selecting it in its list; a row that cannot be selected falls through to press.
     if (button === "left" && count === 1 && ROW_ROLES.has(r.record.role)) {
       try {
-        await callNative(() => r.live.backend.select(r.handle, this.opts.deadlineMs));
-        return this.finish("click", r.snapshot, r.record, "semantic", "delivered_unverified", notes, options);
+        const uncertain = await this.semanticCall(() =>
+          r.live.backend.select(r.handle, this.opts.deadlineMs),
+        );
+        return this.finishSemantic("click", r, notes, uncertain, options);
       } catch (e) {
         if (!(e instanceof AxsnapError) || !["ACTION_NOT_SUPPORTED", "ACTION_FAILED"].includes(e.code))
           throw e;
@@ -453,8 +455,10 @@ export class Session {
     }
     if (semantic !== undefined) {
       try {
-        await callNative(() => r.live.backend.doAction(r.handle, semantic, this.opts.deadlineMs));
-        return this.finish("click", r.snapshot, r.record, "semantic", "delivered_unverified", notes, options);
+        const uncertain = await this.semanticCall(() =>
+          r.live.backend.doAction(r.handle, semantic, this.opts.deadlineMs),
+        );
+        return this.finishSemantic("click", r, notes, uncertain, options);
       } catch (e) {
         if (!(e instanceof AxsnapError) || !["ACTION_NOT_SUPPORTED", "ACTION_FAILED"].includes(e.code))
           throw e;
@@ -470,6 +474,43 @@ export class Session {
       options,
       "click",
     );
+  }
+
+  /**
+   * Runs a semantic call. An app can answer with an error after it acted (an
+   * AXPress that opens a modal answers when the modal returns); the backend
+   * reports that as delivery "delivery_uncertain", and it must never lead to a
+   * second, synthetic attempt: the note it returns says what happened.
+   */
+  private async semanticCall(call: () => Promise<void>): Promise<string | undefined> {
+    try {
+      await callNative(call);
+      return undefined;
+    } catch (e) {
+      if (e instanceof AxsnapError && e.delivery === "delivery_uncertain")
+        return `${e.message}; it may have happened, so it was not tried again`;
+      throw e;
+    }
+  }
+
+  private finishSemantic(
+    action: string,
+    r: Resolved,
+    notes: string[],
+    uncertain: string | undefined,
+    options: ActOptions,
+  ): Promise<ActionResult> {
+    if (uncertain !== undefined)
+      return this.finish(
+        action,
+        r.snapshot,
+        r.record,
+        "semantic",
+        "delivery_uncertain",
+        [...notes, uncertain],
+        options,
+      );
+    return this.finish(action, r.snapshot, r.record, "semantic", "delivered_unverified", notes, options);
   }
 
   private async pointerAt(
@@ -514,13 +555,14 @@ export class Session {
       );
     const r = await this.resolve(target, options);
     await this.confirmLanded(r);
-    await callNative(() =>
+    const uncertain = await this.semanticCall(() =>
       typeof value === "number"
         ? r.live.backend.setNumber(r.handle, value, this.opts.deadlineMs)
         : r.live.backend.setText(r.handle, value, this.opts.deadlineMs),
     );
-    const notes = [...r.notes];
-    let delivery: Delivery = "delivered_unverified";
+    // An uncertain answer is settled by the read-back below, when it can be.
+    const notes = uncertain === undefined ? [...r.notes] : [...r.notes, uncertain];
+    let delivery: Delivery = uncertain === undefined ? "delivered_unverified" : "delivery_uncertain";
     try {
       const read = await r.live.backend.readElement(r.handle, 0, this.opts.deadlineMs);
       await r.live.backend.release(read.handles);
@@ -553,7 +595,11 @@ export class Session {
     await this.guardDestructive("performAction", addressed);
     const r = await this.resolve(target, options);
     await this.confirmLanded(r);
-    await callNative(() => r.live.backend.doAction(r.handle, raw, this.opts.deadlineMs));
+    const uncertain = await this.semanticCall(() =>
+      r.live.backend.doAction(r.handle, raw, this.opts.deadlineMs),
+    );
+    if (uncertain !== undefined)
+      return this.finishSemantic("performAction", r, [...r.notes], uncertain, options);
     return this.finish(
       "performAction",
       r.snapshot,
@@ -620,16 +666,10 @@ export class Session {
       if (typeof read.node.value === "string" || read.node.value === undefined) {
         const next = (read.node.value ?? "") + text;
         try {
-          await callNative(() => r.live.backend.setText(r.handle, next, this.opts.deadlineMs));
-          return this.finish(
-            "typeText",
-            r.snapshot,
-            r.record,
-            "semantic",
-            "delivered_unverified",
-            notes,
-            options,
+          const uncertain = await this.semanticCall(() =>
+            r.live.backend.setText(r.handle, next, this.opts.deadlineMs),
           );
+          return this.finishSemantic("typeText", r, notes, uncertain, options);
         } catch (e) {
           if (!(e instanceof AxsnapError) || e.code !== "NOT_SETTABLE") throw e;
           notes.push("the field refused its value; typed with key events instead");
@@ -640,8 +680,10 @@ export class Session {
     await callNative(() => r.live.backend.focus(r.handle, this.opts.deadlineMs)).catch(() => {
       notes.push("the element did not take focus; typed into whatever has it");
     });
-    // Typing continues the field's text, as the semantic path does: the cursor goes to the end first.
-    await callNative(() => r.live.backend.keys(r.live.window, "ctrl+End")).catch(() => undefined);
+    // Typing continues the field's text, as the semantic path does: the cursor goes to the end first
+    // (cmd+Down on macOS, where End only scrolls).
+    const toEnd = r.live.raw.platform === "macos" ? "cmd+down" : "ctrl+End";
+    await callNative(() => r.live.backend.keys(r.live.window, toEnd)).catch(() => undefined);
     await callNative(() => r.live.backend.typeText(r.live.window, text));
     return this.finish("typeText", r.snapshot, r.record, "synthetic", "delivered_unverified", notes, options);
   }
@@ -662,8 +704,14 @@ export class Session {
     const name = `AXScroll${direction[0]!.toUpperCase()}${direction.slice(1)}ByPage`;
     const semantic = findAction(r.record.actions, [name, `scroll ${direction}`]);
     if (semantic !== undefined) {
-      for (let i = 0; i < pages; i++)
-        await callNative(() => r.live.backend.doAction(r.handle, semantic, this.opts.deadlineMs));
+      for (let i = 0; i < pages; i++) {
+        const uncertain = await this.semanticCall(() =>
+          r.live.backend.doAction(r.handle, semantic, this.opts.deadlineMs),
+        );
+        // One page in doubt ends the scroll: repeating it could overshoot.
+        if (uncertain !== undefined)
+          return this.finishSemantic("scroll", r, [...r.notes], uncertain, options);
+      }
       return this.finish(
         "scroll",
         r.snapshot,

@@ -411,10 +411,11 @@ describe("window choice", () => {
 });
 
 describe("recovery", () => {
+  // `open -b` is skipped: the app has a window (a reopen event would make a new one).
   const RECOVERY = [
     "system unhide 500",
+    "set 1 AXFrontmost true",
     "system activate 500",
-    "system open -b com.example.editor",
     "set 10 AXMinimized false",
     "perform 10 AXRaise",
     "set 10 AXMain true",
@@ -434,7 +435,7 @@ describe("recovery", () => {
     expect(logOf(b).filter((l) => !l.startsWith("system capture"))).toEqual(RECOVERY);
     expect(s.text).toMatch(/\d+ button OK/);
     expect(liveObservation(s)!.raw.walk.notes!.join(" ")).toMatch(
-      /the window was recovered \(unhide, activate, open/,
+      /the window was recovered \(unhide, activate, unminimize, raise, main-and-focused\)/,
     );
     expect(s.screenshot).toBeDefined();
   });
@@ -448,7 +449,7 @@ describe("recovery", () => {
     };
     const b = backend(world);
     const s = await snapshot({ app: "Editor" }, b);
-    expect(logOf(b)[0]).toBe("system unhide 500");
+    expect(logOf(b).slice(0, 2)).toEqual(["set 1 AXHidden false", "system unhide 500"]);
     expect(s.text).toMatch(/\d+ button OK/);
   });
 
@@ -462,9 +463,7 @@ describe("recovery", () => {
     const b = backend(world);
     await expect(snapshot({ app: "Editor" }, b)).rejects.toMatchObject({
       code: "WINDOW_NOT_FOUND",
-      message: expect.stringMatching(
-        /after recovery: unhide, activate, open, unminimize, raise, main-and-focused/,
-      ),
+      message: expect.stringMatching(/after recovery: unhide, activate, unminimize, raise, main-and-focused/),
       hint: expect.stringMatching(/open or unminimize/),
     });
     expect(logOf(b)).toEqual(RECOVERY);
@@ -705,7 +704,7 @@ describe("actions and input", () => {
       "event rightMouseDown 150,130 clicks=1 flags=0x0",
       "event rightMouseUp 150,130 clicks=1 flags=0x0",
       "event mouseMoved 150,130 flags=0x0",
-      "event scroll 0 -3 line",
+      "event scroll 0 -3 line at 150,130",
       "event keyDown code=17 flags=0x120000",
       "event keyUp code=17 flags=0x120000",
       'event unicode "héllo wörld, more th"',
@@ -713,6 +712,116 @@ describe("actions and input", () => {
       'event unicode "an twenty units 😀!"',
       "event keyUp code=0 flags=0x0",
     ]);
+  });
+
+  it("a long scroll goes in steps of at most 10 lines, each at the point", async () => {
+    const b = backend(simpleWorld([button(21, "OK")]));
+    const window = { element: 0, pid: PID, title: "Doc", frame: FRAME, role: "AXWindow" };
+    await b.pointer(window, { kind: "wheel", x: 150, y: 130, dx: 0, dy: 25 });
+    expect(logOf(b).filter((l) => l.startsWith("event scroll"))).toEqual([
+      "event scroll 0 -10 line at 150,130",
+      "event scroll 0 -10 line at 150,130",
+      "event scroll 0 -5 line at 150,130",
+    ]);
+  });
+
+  it("input waits until the app is in front, and refuses (sending nothing) when it cannot get there", async () => {
+    const other: WorldApp = {
+      pid: 900,
+      name: "Terminal",
+      root: { id: 2, attrs: { AXRole: "AXApplication", AXTitle: "Terminal", AXWindows: [] } },
+    };
+    const window = { element: 0, pid: PID, title: "Doc", frame: FRAME, role: "AXWindow" };
+    // An app that comes forward when asked.
+    const world = simpleWorld([button(21, "OK")], { focusedPid: 900 });
+    world.apps.push(other);
+    const b = backend(world);
+    await b.keys(window, "enter");
+    const log = logOf(b);
+    expect(log.slice(0, 2)).toEqual(["set 1 AXFrontmost true", "system activate 500"]);
+    expect(log.filter((l) => l.startsWith("event"))).toEqual([
+      "event keyDown code=36 flags=0x0",
+      "event keyUp code=36 flags=0x0",
+    ]);
+    await b.close();
+    open.splice(open.indexOf(b), 1);
+    loadMacFake().fakeWorldClear();
+
+    // An app that ignores activation: nothing is typed into the terminal in front.
+    const stubborn = simpleWorld([button(21, "OK")], { focusedPid: 900 });
+    stubborn.apps[0]!.recoverOn = "never";
+    stubborn.apps.push(other);
+    const s = backend(stubborn);
+    await expect(s.typeText(window, "rm -rf")).rejects.toMatchObject({
+      nativeCode: "INPUT_FAILED",
+      message: expect.stringMatching(/Terminal \(pid 900\) is in front, so nothing was sent/),
+    });
+    expect(logOf(s).filter((l) => l.startsWith("event"))).toEqual([]);
+  });
+
+  it("a click on a point covered by another app's window is refused", async () => {
+    const popup: WorldApp = {
+      pid: 900,
+      name: "Notifier",
+      root: {
+        id: 2,
+        attrs: {
+          AXRole: "AXApplication",
+          AXWindows: [{ ref: 3 }],
+          AXChildren: [
+            {
+              id: 3,
+              attrs: {
+                AXRole: "AXWindow",
+                AXTitle: "Alert",
+                AXPosition: { x: 100, y: 80 },
+                AXSize: { w: 300, h: 200 },
+              },
+            },
+          ],
+        },
+      },
+    };
+    const world = simpleWorld([button(21, "OK")]);
+    world.apps.push(popup);
+    world.windows.unshift({ number: 3, pid: 900, bounds: { x: 100, y: 80, w: 300, h: 200 }, name: "Alert" });
+    const b = backend(world);
+    const window = { element: 0, pid: PID, title: "Doc", frame: FRAME, role: "AXWindow" };
+    await expect(b.pointer(window, { kind: "click", x: 150, y: 130 })).rejects.toMatchObject({
+      nativeCode: "INPUT_FAILED",
+      message: expect.stringMatching(/covered by Notifier \(pid 900\); nothing was sent/),
+    });
+    await b.pointer(window, { kind: "click", x: 700, y: 400 });
+    expect(logOf(b).filter((l) => l.startsWith("event leftMouseDown"))).toEqual([
+      "event leftMouseDown 700,400 clicks=1 flags=0x0",
+    ]);
+  });
+
+  it("an error after the action was sent is 'delivery uncertain', never a second (synthetic) try", async () => {
+    // The app performs the press, then answers kAXErrorCannotComplete, as AppKit does when the press opened a modal.
+    const modal = button(21, "Open settings", { faults: { performError: "kAXErrorCannotComplete" } });
+    const b = backend(simpleWorld([modal, button(22, "Other")]));
+    const session = createSession({ backend: b });
+    const s = await session.snapshot({ app: "Editor", screenshot: false });
+    const result = await session.click(Number(/(\d+) button Open settings/.exec(s.text)![1]), {
+      snapshot: false,
+    });
+    expect(result).toMatchObject({ channel: "semantic", delivery: "delivery_uncertain", retry: "unsafe" });
+    expect(result.notes.join(" ")).toMatch(
+      /answered kAXErrorCannotComplete; it may have happened, so it was not tried again/,
+    );
+    expect(logOf(b).filter((l) => l.startsWith("perform") || l.startsWith("event"))).toEqual([
+      "perform 21 AXPress -> -25204",
+    ]);
+    // An action the element does not list is refused before anything is sent.
+    await expect(
+      b.doAction(s.records.find((r) => r.title === "Other")!.handle!, "AXConfirm", 2000),
+    ).rejects.toMatchObject({
+      nativeCode: "ACTION_NOT_SUPPORTED",
+      message: expect.stringMatching(/has no action AXConfirm \(it has: AXPress\)/),
+    });
+    expect(logOf(b).filter((l) => l.includes("AXConfirm"))).toEqual([]);
+    await session.close();
   });
 
   it("a drag moves in steps with the button down", async () => {

@@ -1,5 +1,6 @@
 #include "capture_choice.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace axsnap {
@@ -35,7 +36,7 @@ std::optional<size_t> ChooseCaptureWindow(const std::vector<ScreenWindow>& front
   std::vector<size_t> mine, candidates;
   for (size_t i = 0; i < frontToBack.size(); i++) {
     const ScreenWindow& w = frontToBack[i];
-    if (w.pid != pid || !w.onScreen || w.bounds.w <= 0 || w.bounds.h <= 0) continue;
+    if (w.pid != pid || !w.onScreen || w.alpha <= 0 || w.bounds.w <= 0 || w.bounds.h <= 0) continue;
     mine.push_back(i);
     if (w.layer == 0 && Area(w.bounds) >= kMinCaptureArea) candidates.push_back(i);
   }
@@ -59,7 +60,17 @@ std::optional<size_t> ChooseCaptureWindow(const std::vector<ScreenWindow>& front
   }
   const size_t front = candidates.front();
   if (titled) {
-    if (front != *titled && Intersects(frontToBack[front].bounds, frontToBack[*titled].bounds)) return front;
+    // The frontmost candidate in front of it that lies mostly over it: a
+    // sheet or a dialog of this window. A document window beside it that
+    // merely touches it is another window, and the tree describes this one.
+    const Rect& t = frontToBack[*titled].bounds;
+    for (size_t i : candidates) {
+      if (i >= *titled) break;
+      const Rect& o = frontToBack[i].bounds;
+      const double w = std::min(o.x + o.w, t.x + t.w) - std::max(o.x, t.x);
+      const double h = std::min(o.y + o.h, t.y + t.h) - std::max(o.y, t.y);
+      if (w > 0 && h > 0 && w * h >= 0.5 * Area(o)) return i;
+    }
     return titled;
   }
   if (frame)

@@ -5,8 +5,8 @@
 //
 // Rules (native-backends.md): windows of the app's pid, on screen, layer 0 and
 // at least 20,000 pt² (else the app's largest on-screen window); the window
-// whose title matches is preferred, unless a different window in front of it
-// overlaps it (a sheet or dialog the user sees first); a CoreGraphics title
+// whose title matches is preferred, unless a window in front of it lies mostly
+// over it (a sheet or dialog the user sees first); a CoreGraphics title
 // cut with "…" matches as a prefix; an empty title matches nothing. Without a
 // title match, the window whose bounds match the AX frame, else the frontmost.
 #pragma once
@@ -27,6 +27,7 @@ struct ScreenWindow {
   Rect bounds;          // global top-left points
   std::string title;    // may be empty (no Screen Recording permission) or cut with "…"
   bool onScreen = true;
+  double alpha = 1;     // fully transparent windows (alpha 0) show nothing
 };
 
 constexpr double kMinCaptureArea = 20000;  // pt²: smaller layer-0 windows are palettes and popovers

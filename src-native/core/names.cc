@@ -19,6 +19,7 @@ const char* ErrorCodeName(ErrorCode code) {
     case ErrorCode::kCaptureFailed: return "CAPTURE_FAILED";
     case ErrorCode::kInputFailed: return "INPUT_FAILED";
     case ErrorCode::kPermissionDenied: return "PERMISSION_DENIED";
+    case ErrorCode::kDeliveryUncertain: return "DELIVERY_UNCERTAIN";
     case ErrorCode::kInternal: return "INTERNAL";
   }
   return "INTERNAL";

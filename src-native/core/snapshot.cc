@@ -79,9 +79,13 @@ namespace {
 // One pass of window choice. `problem` is empty when a usable (and, when
 // asked, capturable) window was chosen; `any` is a window recovery can work on.
 Error ChooseOnce(Backend& backend, const AppInfo& app, Clock::time_point deadline, bool needCapture,
-                 WindowChoice& choice, std::string& problem, std::optional<WindowInfo>& any) {
+                 WindowChoice& choice, std::string& problem, std::optional<WindowInfo>& any,
+                 std::vector<ElementId>& seen) {
   WindowCandidates c;
   if (Error err = backend.GatherWindows(app, c, deadline)) return err;
+  for (const WindowInfo& w : c.appWindows) seen.push_back(w.element);
+  for (const auto* w : {&c.systemFocused, &c.focusedAppFocused, &c.appFocused})
+    if (*w) seen.push_back((*w)->element);
   problem.clear();
   if (!c.appWindows.empty()) any = c.appWindows.front();
   if (!ChooseWindow(c, choice)) {
@@ -105,11 +109,12 @@ constexpr std::chrono::milliseconds kSettle{700};
 }  // namespace
 
 Error ChooseAppWindow(Backend& backend, const AppInfo& app, Clock::time_point deadline, bool needCapture,
-                      WindowInfo& out, std::string& step, std::vector<std::string>& notes) {
+                      WindowInfo& out, std::string& step, std::vector<std::string>& notes,
+                      std::vector<ElementId>& seen) {
   WindowChoice choice;
   std::string problem;
   std::optional<WindowInfo> any;
-  if (Error err = ChooseOnce(backend, app, deadline, needCapture, choice, problem, any)) return err;
+  if (Error err = ChooseOnce(backend, app, deadline, needCapture, choice, problem, any, seen)) return err;
   if (!problem.empty() && backend.Recovers()) {
     // Recovery runs every step in order, settles once and chooses once more:
     // apps differ in which step brings their window back.
@@ -125,7 +130,7 @@ Error ChooseAppWindow(Backend& backend, const AppInfo& app, Clock::time_point de
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     backend.Settle(std::max(std::chrono::milliseconds(0), std::min(kSettle, left / 2)));
     const std::string before = problem;
-    if (Error err = ChooseOnce(backend, app, deadline, needCapture, choice, problem, any)) return err;
+    if (Error err = ChooseOnce(backend, app, deadline, needCapture, choice, problem, any, seen)) return err;
     if (problem.empty()) notes.push_back("the window was recovered (" + done + ") after: " + before);
     else problem += " (after recovery: " + (done.empty() ? std::string("no step applied") : done) + ")";
   }
@@ -163,7 +168,12 @@ void WalkMenuBar(Backend& backend, const AppInfo& app, Clock::time_point deadlin
     open.maxNodes = 800;
     open.deadline = deadline;
     WalkResult menu;
-    if (Walk(backend, item.id, nullptr, open, menu)) continue;
+    if (Error err = Walk(backend, item.id, nullptr, open, menu)) {
+      out.raw.notes.push_back("an open menu could not be read: " + err.message);
+      continue;
+    }
+    if (menu.ended != WalkEnd::kComplete)
+      out.raw.notes.push_back(std::string("the open menu was cut (") + WalkEndName(menu.ended) + ")");
     item.children = std::move(menu.root.children);
     // The item itself is already held (it is the first id of its own walk).
     out.ids.insert(out.ids.end(), menu.ids.begin() + 1, menu.ids.end());
@@ -182,8 +192,14 @@ Error TakeSnapshot(Backend& backend, const SnapshotRequest& request, SnapshotRes
   if (Error err = FindApp(backend, request.app, request.deadline, app)) return err;
   WindowInfo window;
   std::vector<std::string> notes;
-  if (Error err = ChooseAppWindow(backend, app, request.deadline, request.screenshot, window, out.windowStep, notes))
-    return err;
+  std::vector<ElementId> seen;
+  Error chosen = ChooseAppWindow(backend, app, request.deadline, request.screenshot, window, out.windowStep, notes, seen);
+  // The windows looked at and not chosen hold handles nobody will release.
+  std::sort(seen.begin(), seen.end());
+  seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
+  for (ElementId id : seen)
+    if (id != 0 && (chosen || id != window.element)) out.dropped.push_back(id);
+  if (chosen) return chosen;
   bool contentPending = false;
   backend.PrepareWalk(app, window, request.deadline, notes, contentPending);
 

@@ -39,9 +39,11 @@ Error FindApp(Backend& backend, const AppQuery& query, Clock::time_point deadlin
 // Window choice with recovery: the chain of window_choice.h; when it finds no
 // usable window, or (with `needCapture`) the window has nothing on screen to
 // capture, a backend that recovers runs its steps in order, settles, and the
-// choice runs once more. Notes say what recovery did.
+// choice runs once more. Notes say what recovery did; `seen` gets every
+// window handle looked at (the caller releases the ones it does not keep).
 Error ChooseAppWindow(Backend& backend, const AppInfo& app, Clock::time_point deadline, bool needCapture,
-                      WindowInfo& out, std::string& step, std::vector<std::string>& notes);
+                      WindowInfo& out, std::string& step, std::vector<std::string>& notes,
+                      std::vector<ElementId>& seen);
 Error TakeSnapshot(Backend& backend, const SnapshotRequest& request, SnapshotResult& out);
 
 }  // namespace axsnap

@@ -38,6 +38,7 @@ enum class ErrorCode {
   kCaptureFailed,
   kInputFailed,
   kPermissionDenied,    // macOS: Accessibility or Screen Recording not granted to this process
+  kDeliveryUncertain,   // an action or set was sent and the app answered with an error: it may have happened
   kInternal,
 };
 

@@ -113,6 +113,10 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
     std::vector<ChildList> lists;
     std::vector<Error> errs;
     Error err = backend.ReadChildren(parentIds, lists, errs, options.deadline);
+    // Losing the permission mid-walk is not a cut: the caller must hear it.
+    if (err.code == ErrorCode::kPermissionDenied) return err;
+    for (const Error& e : errs)
+      if (e.code == ErrorCode::kPermissionDenied) return e;
     if (err) {
       if (err.code == ErrorCode::kTimeout || Clock::now() >= options.deadline) out.ended = WalkEnd::kDeadline;
       else out.notes.push_back(std::string("reading children failed: ") + err.message);
@@ -176,6 +180,9 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
     std::vector<NodeAttributes> attrs;
     errs.clear();
     err = backend.ReadNodes(ids, attrs, errs, options.deadline);
+    if (err.code == ErrorCode::kPermissionDenied) return err;
+    for (const Error& e : errs)
+      if (e.code == ErrorCode::kPermissionDenied) return e;
     if (err) {
       for (size_t i : added) slots[i].dead = true;
       out.ended = WalkEnd::kDeadline;

@@ -26,8 +26,10 @@ Error Post(const EventRef& event, const char* what) {
   return {};
 }
 
+// A private state: the user's physically held modifiers do not leak into
+// our clicks (a held cmd would make a click a cmd-click).
 CFRef<CGEventSourceRef> Source() {
-  return CFRef<CGEventSourceRef>::Adopt(CGEventSourceCreate(kCGEventSourceStateHIDSystemState));
+  return CFRef<CGEventSourceRef>::Adopt(CGEventSourceCreate(kCGEventSourceStatePrivate));
 }
 
 struct ButtonEvents {
@@ -150,12 +152,22 @@ Error PostPointer(const PointerEvent& ev) {
     case PointerEvent::Kind::kWheel: {
       if (Error err = Mouse(source.get(), kCGEventMouseMoved, at, kCGMouseButtonLeft, 0)) return err;
       // Lines, as a notched wheel sends them; positive dy scrolls down in the
-      // model, negative wheel1 scrolls down in CoreGraphics.
-      const int32_t dy = static_cast<int32_t>(std::lround(-ev.dy));
-      const int32_t dx = static_cast<int32_t>(std::lround(-ev.dx));
-      EventRef e = EventRef::Adopt(CGEventCreateScrollWheelEvent2(source.get(), kCGScrollEventUnitLine, 2, dy, dx, 0));
-      Pace();
-      return Post(e, "scroll");
+      // model, negative wheel1 scrolls down in CoreGraphics. Apple: values are
+      // "typically in a range from -10 to +10", so larger ones go in steps.
+      int32_t dy = static_cast<int32_t>(std::lround(-ev.dy));
+      int32_t dx = static_cast<int32_t>(std::lround(-ev.dx));
+      while (dy != 0 || dx != 0) {
+        const int32_t sy = std::max(-10, std::min(10, dy));
+        const int32_t sx = std::max(-10, std::min(10, dx));
+        EventRef e = EventRef::Adopt(CGEventCreateScrollWheelEvent2(source.get(), kCGScrollEventUnitLine, 2, sy, sx, 0));
+        // At the point itself: the move just posted may not be processed yet.
+        if (e) CGEventSetLocation(e.get(), at);
+        Pace();
+        if (Error err = Post(e, "scroll")) return err;
+        dy -= sy;
+        dx -= sx;
+      }
+      return {};
     }
     case PointerEvent::Kind::kDrag: {
       const CGPoint to = CGPointMake(ev.toX, ev.toY);
@@ -176,7 +188,9 @@ Error PostPointer(const PointerEvent& ev) {
   return {ErrorCode::kInvalidArgument, "unknown pointer event"};
 }
 
-Error PostKeys(const std::string& combo) {
+namespace {
+
+Error ParseKeys(const std::string& combo, CGKeyCode& code, CGEventFlags& flags) {
   std::vector<std::string> parts;
   size_t start = 0;
   // "cmd++" names the plus key: a '+' right after a separator is the key itself.
@@ -191,7 +205,7 @@ Error PostKeys(const std::string& combo) {
     return {ErrorCode::kInvalidArgument, "malformed key combination \"" + combo + "\""};
   const std::string key = parts.back();
   parts.pop_back();
-  CGEventFlags flags = 0;
+  flags = 0;
   for (const std::string& p : parts) {
     CGEventFlags f = 0;
     if (p.empty() || !Modifier(Lower(p), f))
@@ -199,20 +213,39 @@ Error PostKeys(const std::string& combo) {
     flags |= f;
   }
   const std::string lower = Lower(key);
-  CGKeyCode code = 0;
+  code = 0;
   bool found = false;
   for (const Named& n : kNamedKeys)
     if (lower == n.name) {
       code = n.code;
       found = true;
     }
+  if (!found && key == "+") {
+    code = 24;  // "+" is shift and the = key on the ANSI layout
+    flags |= kCGEventFlagMaskShift;
+    found = true;
+  }
   if (!found && key.size() == 1) {
     found = KeyCodeForChar(key[0], code);
     // An upper-case letter alone means shift + letter, as typed.
     if (found && std::isupper(static_cast<unsigned char>(key[0])) && flags == 0) flags = kCGEventFlagMaskShift;
   }
   if (!found) return {ErrorCode::kInvalidArgument, "unknown key \"" + key + "\" (macOS: ANSI layout names)"};
+  return {};
+}
 
+}  // namespace
+
+Error CheckKeys(const std::string& combo) {
+  CGKeyCode code = 0;
+  CGEventFlags flags = 0;
+  return ParseKeys(combo, code, flags);
+}
+
+Error PostKeys(const std::string& combo) {
+  CGKeyCode code = 0;
+  CGEventFlags flags = 0;
+  if (Error err = ParseKeys(combo, code, flags)) return err;
   CFRef<CGEventSourceRef> source = Source();
   EventRef down = EventRef::Adopt(CGEventCreateKeyboardEvent(source.get(), code, true));
   EventRef up = EventRef::Adopt(CGEventCreateKeyboardEvent(source.get(), code, false));
@@ -241,6 +274,10 @@ Error PostText(const std::string& utf8) {
     if (!down || !up) return {ErrorCode::kInputFailed, "could not create the key events"};
     CGEventKeyboardSetUnicodeString(down.get(), static_cast<UniCharCount>(n), units.data() + i);
     CGEventKeyboardSetUnicodeString(up.get(), static_cast<UniCharCount>(n), units.data() + i);
+    // Key code 0 is the A key: a modifier held at this moment would turn the
+    // text into cmd+A. The events carry no modifiers of their own.
+    CGEventSetFlags(down.get(), 0);
+    CGEventSetFlags(up.get(), 0);
     if (Error err = Post(down, "key")) return err;
     if (Error err = Post(up, "key")) return err;
     Pace();

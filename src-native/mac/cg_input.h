@@ -15,6 +15,8 @@ namespace axsnap {
 
 Error PostPointer(const PointerEvent& ev);
 Error PostKeys(const std::string& combo);
+// Parses a combination without posting: INVALID_ARGUMENT before anything is sent.
+Error CheckKeys(const std::string& combo);
 Error PostText(const std::string& utf8);
 
 }  // namespace axsnap

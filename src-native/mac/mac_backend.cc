@@ -18,6 +18,7 @@ constexpr double kMessagingTimeoutS = 2.0;
 constexpr size_t kMaxChildren = 10000;  // per attribute copy; the walk's node limit cuts long before
 constexpr auto kChromiumWait = std::chrono::milliseconds(3000);
 constexpr auto kChromiumPoll = std::chrono::milliseconds(100);
+constexpr auto kFrontWait = std::chrono::milliseconds(1000);  // activation is asynchronous
 
 // The attributes of one batched read, in slot order.
 enum Slot {
@@ -82,6 +83,26 @@ bool MaySetValue(const std::string& role) {
 bool IsTextRole(const std::string& role) { return In(role, {"AXTextField", "AXTextArea", "AXComboBox"}); }
 
 std::string Str(CFTypeRef v) { return CFToString(v).value_or(std::string()); }
+
+// Errors that say something about the element or the app, not the attribute:
+// the element is gone, the app did not answer, or we may not ask. Any other
+// error on an optional attribute means "absent": many apps answer an
+// attribute they do not implement with kAXErrorFailure or IllegalArgument.
+bool Fatal(AXError e) {
+  return e == kAXErrorInvalidUIElement || e == kAXErrorCannotComplete || e == kAXErrorAPIDisabled;
+}
+
+// After a perform or a set was sent: apps often answer with an error although
+// they acted (an AXPress that opens a modal answers kAXErrorCannotComplete
+// when the modal returns; AppKit controls answer kAXErrorFailure after
+// pressing). Only errors that prove nothing was done are failures; the rest
+// are "delivered, uncertain", which must never lead to a second attempt.
+Error AfterDelivery(AXError e, const std::string& what) {
+  if (e == kAXErrorSuccess) return {};
+  if (e == kAXErrorInvalidUIElement || e == kAXErrorIllegalArgument || e == kAXErrorAPIDisabled)
+    return AXFailure(e, what);
+  return {ErrorCode::kDeliveryUncertain, what + " was sent; the app answered " + AXErrorName(e)};
+}
 
 Clock::time_point Sooner(Clock::time_point a, Clock::time_point b) { return a < b ? a : b; }
 
@@ -171,8 +192,18 @@ Error MacBackend::Trusted() const {
 // Trust is checked by every ListApps (so a grant made later takes effect), not
 // here: permissions() must work on a backend of a process that is not trusted.
 Error MacBackend::Connect() {
-  if (!systemWide_) systemWide_ = CFRef<AXUIElementRef>::Adopt(AXUIElementCreateSystemWide());
+  SystemWide();
   return {};
+}
+
+AXUIElementRef MacBackend::SystemWide() {
+  if (!systemWide_) {
+    systemWide_ = CFRef<AXUIElementRef>::Adopt(AXUIElementCreateSystemWide());
+    // The system-wide element's timeout is the global one: every reference
+    // without its own uses it. Set once, never shortened by a deadline.
+    AXUIElementSetMessagingTimeout(systemWide_.get(), static_cast<float>(kMessagingTimeoutS));
+  }
+  return systemWide_.get();
 }
 
 void MacBackend::SetTimeoutFor(AXUIElementRef element, Clock::time_point deadline) {
@@ -196,11 +227,9 @@ AXUIElementRef MacBackend::AppElement(int64_t pid) {
 Error MacBackend::CopyAttribute(AXUIElementRef element, CFStringRef attribute, CFAny& out) {
   const AXError e = AXUIElementCopyAttributeValue(element, attribute, out.OutParam());
   if (e == kAXErrorSuccess) return {};
+  out.reset();
   // Missing is not an error for a reader: the caller sees an empty value.
-  if (e == kAXErrorNoValue || e == kAXErrorAttributeUnsupported) {
-    out.reset();
-    return {};
-  }
+  if (!Fatal(e)) return {};
   return AXFailure(e, "reading " + Str(attribute));
 }
 
@@ -209,6 +238,16 @@ Error MacBackend::ListApps(std::vector<AppInfo>& out, Clock::time_point deadline
   std::vector<RunningApp> running;
   if (Error err = system_->RunningApps(running)) return err;
   running_.clear();
+  // State of processes that are gone goes too: a pid can be reused by another app.
+  std::set<int64_t> alive;
+  for (const RunningApp& r : running) alive.insert(r.pid);
+  auto prune = [&](auto& map) {
+    for (auto it = map.begin(); it != map.end();) it = alive.count(it->first) ? std::next(it) : map.erase(it);
+  };
+  prune(apps_);
+  prune(manualAccessibility_);
+  for (auto it = chromiumReady_.begin(); it != chromiumReady_.end();)
+    it = alive.count(*it) ? std::next(it) : chromiumReady_.erase(it);
   // Apps with a Dock icon first: a name shared with a helper process finds the app people mean.
   std::stable_sort(running.begin(), running.end(),
                    [](const RunningApp& a, const RunningApp& b) { return a.regular && !b.regular; });
@@ -226,10 +265,8 @@ Error MacBackend::ListApps(std::vector<AppInfo>& out, Clock::time_point deadline
 
 Error MacBackend::FocusedApp(AppInfo& out, bool& found, Clock::time_point deadline) {
   found = false;
-  if (!systemWide_) systemWide_ = CFRef<AXUIElementRef>::Adopt(AXUIElementCreateSystemWide());
-  SetTimeoutFor(systemWide_.get(), deadline);
   CFAny app;
-  if (Error err = CopyAttribute(systemWide_.get(), CFSTR("AXFocusedApplication"), app)) return err;
+  if (Error err = CopyAttribute(SystemWide(), CFSTR("AXFocusedApplication"), app)) return err;
   if (!IsElement(app.get())) return {};
   pid_t pid = 0;
   if (AXUIElementGetPid(static_cast<AXUIElementRef>(app.get()), &pid) != kAXErrorSuccess) return {};
@@ -272,9 +309,8 @@ Error MacBackend::WindowInfoOf(AXUIElementRef window, int64_t pid, WindowInfo& o
     out.hasFrame = true;
   }
   out.active = CFToBool(slot(6)).value_or(false) || CFToBool(slot(7)).value_or(false);
-  auto app = running_.find(pid);
-  // A hidden app's windows are in AXWindows but nowhere on screen.
-  out.visible = app == running_.end() || !app->second.hidden;
+  // A window whose role could not be read is not taken for a window.
+  if (out.role.empty()) out.role = "AXUnknown";
   elements_.Remember(out.element, out.role, Str(slot(1)));
   return {};
 }
@@ -283,6 +319,11 @@ Error MacBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Cloc
   AXUIElementRef appEl = AppElement(app.pid);
   if (!appEl) return {ErrorCode::kAppNotFound, "cannot reach pid " + std::to_string(app.pid)};
   SetTimeoutFor(appEl, deadline);
+  // A hidden app's windows are in AXWindows but nowhere on screen. Asked of
+  // AX: NSRunningApplication.hidden is stale without a main run loop.
+  CFAny hidden;
+  if (Error err = CopyAttribute(appEl, CFSTR("AXHidden"), hidden)) return err;
+  const bool appHidden = CFToBool(hidden.get()).value_or(false);
   CFAny windows;
   if (Error err = CopyAttribute(appEl, CFSTR("AXWindows"), windows)) return err;
   if (!windows || CFGetTypeID(windows.get()) != CFArrayGetTypeID()) return {};
@@ -290,34 +331,31 @@ Error MacBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Cloc
   for (CFIndex i = 0; i < CFArrayGetCount(list); i++) {
     CFTypeRef w = CFArrayGetValueAtIndex(list, i);
     if (!IsElement(w)) continue;
+    SetTimeoutFor(static_cast<AXUIElementRef>(w), deadline);
     WindowInfo info;
     Error err = WindowInfoOf(static_cast<AXUIElementRef>(w), app.pid, info);
     if (err.code == ErrorCode::kElementGone) continue;  // closed between the list and the read
     if (err) return err;
+    info.visible = !appHidden;
     out.push_back(std::move(info));
   }
   return {};
 }
 
-void MacBackend::RefreshRunning(int64_t pid) {
-  // Hidden and active change under us (and by recovery): read them again.
-  std::vector<RunningApp> running;
-  if (system_->RunningApps(running)) return;
-  for (const RunningApp& r : running)
-    if (r.pid == pid) running_[pid] = r;
-}
-
 Error MacBackend::GatherWindows(const AppInfo& app, WindowCandidates& c, Clock::time_point deadline) {
-  RefreshRunning(app.pid);
   if (Error err = Windows(app, c.appWindows, deadline)) return err;
   auto windowAttr = [&](AXUIElementRef el, CFStringRef attr, int64_t pid, std::optional<WindowInfo>& out) -> Error {
     CFAny w;
     if (Error err = CopyAttribute(el, attr, w)) return err;
     if (!IsElement(w.get())) return {};
+    SetTimeoutFor(static_cast<AXUIElementRef>(w.get()), deadline);
     WindowInfo info;
     Error err = WindowInfoOf(static_cast<AXUIElementRef>(w.get()), pid, info);
     if (err.code == ErrorCode::kElementGone) return {};
     if (err) return err;
+    // Hidden or not is the app's, as the window list has it.
+    for (const WindowInfo& listed : c.appWindows)
+      if (listed.element == info.element) info.visible = listed.visible;
     out = info;
     return {};
   };
@@ -332,16 +370,21 @@ Error MacBackend::GatherWindows(const AppInfo& app, WindowCandidates& c, Clock::
   c.focusedAppWindows = c.appWindows;
   // The system-wide focused element's window: what has keyboard focus right now.
   CFAny element;
-  if (Error err = CopyAttribute(systemWide_.get(), CFSTR("AXFocusedUIElement"), element)) return err;
+  if (Error err = CopyAttribute(SystemWide(), CFSTR("AXFocusedUIElement"), element)) return err;
   if (IsElement(element.get())) {
     AXUIElementRef el = static_cast<AXUIElementRef>(element.get());
+    SetTimeoutFor(el, deadline);
     pid_t pid = 0;
     if (AXUIElementGetPid(el, &pid) == kAXErrorSuccess && pid == app.pid) {
       CFAny role;
       if (Error err = CopyAttribute(el, CFSTR("AXRole"), role)) return err;
       if (Str(role.get()) == "AXWindow") {
         WindowInfo info;
-        if (!WindowInfoOf(el, app.pid, info)) c.systemFocused = info;
+        if (!WindowInfoOf(el, app.pid, info)) {
+          for (const WindowInfo& listed : c.appWindows)
+            if (listed.element == info.element) info.visible = listed.visible;
+          c.systemFocused = info;
+        }
       } else if (Error err = windowAttr(el, CFSTR("AXWindow"), app.pid, c.systemFocused)) {
         return err;
       }
@@ -351,20 +394,33 @@ Error MacBackend::GatherWindows(const AppInfo& app, WindowCandidates& c, Clock::
 }
 
 Error MacBackend::ReadOne(ElementId id, AXUIElementRef el, NodeAttributes& a, Clock::time_point deadline) {
+  // One batched read; a failed slot holds an AXValue wrapping an AXError,
+  // not the value. A batch the app refuses as a whole (kAXErrorFailure and
+  // the like, from apps that do not implement it) is read one attribute at a
+  // time instead.
+  CFTypeRef slots[kSlotCount] = {};
+  AXError errors[kSlotCount] = {};
   CFRef<CFArrayRef> values;
+  std::vector<CFAny> singles;
   const AXError e = AXUIElementCopyMultipleAttributeValues(el, batch_.get(), 0, values.OutParam());
-  if (e != kAXErrorSuccess) return AXFailure(e, "reading an element");
-  if (!values || CFArrayGetCount(values.get()) != kSlotCount)
-    return {ErrorCode::kInternal, "a batched read returned the wrong number of values"};
-  // A failed slot holds an AXValue wrapping an AXError, not the value.
-  auto slot = [&](int i) -> CFTypeRef {
-    CFTypeRef v = CFArrayGetValueAtIndex(values.get(), i);
-    return IsAXErrorValue(v, nullptr) ? nullptr : v;
-  };
-  AXError roleErr = kAXErrorSuccess;
-  if (IsAXErrorValue(CFArrayGetValueAtIndex(values.get(), kRole), &roleErr) &&
-      (roleErr == kAXErrorInvalidUIElement || roleErr == kAXErrorCannotComplete))
-    return AXFailure(roleErr, "reading an element");
+  if (e == kAXErrorSuccess && values && CFArrayGetCount(values.get()) == kSlotCount) {
+    for (int i = 0; i < kSlotCount; i++) {
+      CFTypeRef v = CFArrayGetValueAtIndex(values.get(), i);
+      if (!IsAXErrorValue(v, &errors[i])) slots[i] = v;
+    }
+  } else if (e != kAXErrorSuccess && Fatal(e)) {
+    return AXFailure(e, "reading an element");
+  } else {
+    singles.resize(kSlotCount);
+    for (int i = 0; i < kSlotCount; i++) {
+      CFStringRef name = static_cast<CFStringRef>(CFArrayGetValueAtIndex(batch_.get(), i));
+      errors[i] = AXUIElementCopyAttributeValue(el, name, singles[i].OutParam());
+      if (errors[i] == kAXErrorSuccess) slots[i] = singles[i].get();
+      else if (Fatal(errors[i])) return AXFailure(errors[i], "reading an element");
+    }
+  }
+  if (Fatal(errors[kRole])) return AXFailure(errors[kRole], "reading an element");
+  auto slot = [&](int i) -> CFTypeRef { return slots[i]; };
 
   a.role = Str(slot(kRole));
   if (a.role.empty()) a.role = "AXUnknown";
@@ -401,8 +457,13 @@ Error MacBackend::ReadOne(ElementId id, AXUIElementRef el, NodeAttributes& a, Cl
     a.rowIndex = static_cast<int64_t>(*n);
   if (std::optional<double> n = CFToNumber(slot(kCharCount))) a.charCount = static_cast<int64_t>(*n);
 
-  const bool secure = a.subrole && *a.subrole == "AXSecureTextField";
-  if (secure) a.states.secure = true;
+  // A text field whose subrole could not be read might be a secure one: its
+  // value is not read either.
+  const bool subroleFailed =
+      !slot(kSubrole) && errors[kSubrole] != kAXErrorNoValue && errors[kSubrole] != kAXErrorAttributeUnsupported;
+  const bool secure = (a.subrole && *a.subrole == "AXSecureTextField") ||
+                      (subroleFailed && (a.role == "AXTextField" || a.role == "AXComboBox"));
+  if (a.subrole && *a.subrole == "AXSecureTextField") a.states.secure = true;
   elements_.Remember(id, a.role, a.subrole.value_or(""));
 
   // A secure field's value is never read: only its length (AXNumberOfCharacters above).
@@ -489,14 +550,16 @@ Error MacBackend::ChildrenOf(ElementId id, AXUIElementRef el, ChildList& out) {
     supported = false;
     CFIndex count = 0;
     AXError e = AXUIElementGetAttributeValueCount(el, attr, &count);
-    if (e == kAXErrorAttributeUnsupported || e == kAXErrorNoValue) return {};
-    if (e != kAXErrorSuccess) return AXFailure(e, "counting " + Str(attr));
-    supported = true;
-    if (count <= 0) return {};
+    // A source the element does not answer for is skipped: the next one is tried.
+    if (e != kAXErrorSuccess) return Fatal(e) ? AXFailure(e, "counting " + Str(attr)) : Error{};
+    if (count <= 0) {
+      supported = true;
+      return {};
+    }
     CFRef<CFArrayRef> items;
     e = AXUIElementCopyAttributeValues(el, attr, 0, std::min<CFIndex>(count, kMaxChildren), items.OutParam());
-    if (e == kAXErrorNoValue) return {};
-    if (e != kAXErrorSuccess) return AXFailure(e, "reading " + Str(attr));
+    if (e != kAXErrorSuccess) return Fatal(e) ? AXFailure(e, "reading " + Str(attr)) : Error{};
+    supported = true;
     for (CFIndex i = 0; items && i < CFArrayGetCount(items.get()); i++) {
       CFTypeRef item = CFArrayGetValueAtIndex(items.get(), i);
       if (!IsElement(item)) continue;
@@ -581,6 +644,7 @@ Error MacBackend::ScreenWindows(std::vector<ScreenWindow>& out) {
     w.number = static_cast<uint32_t>(CFToNumber(CFDictionaryGetValue(d, kCGWindowNumber)).value_or(0));
     w.pid = static_cast<int64_t>(CFToNumber(CFDictionaryGetValue(d, kCGWindowOwnerPID)).value_or(0));
     w.layer = static_cast<int>(CFToNumber(CFDictionaryGetValue(d, kCGWindowLayer)).value_or(0));
+    w.alpha = CFToNumber(CFDictionaryGetValue(d, kCGWindowAlpha)).value_or(1);
     // Without Screen Recording permission the name is absent: it then matches nothing.
     w.title = Str(CFDictionaryGetValue(d, kCGWindowName));
     CFTypeRef bounds = CFDictionaryGetValue(d, kCGWindowBounds);
@@ -621,45 +685,70 @@ Error MacBackend::Capture(const WindowInfo& window, std::vector<uint8_t>& rgba, 
 
 Error MacBackend::Recover(RecoveryStep step, const AppInfo& app, const std::optional<WindowInfo>& window,
                           Clock::time_point deadline) {
-  // The window to work on: the one chosen, else the app's first (re-read: `open` may have made one).
+  AXUIElementRef appEl = AppElement(app.pid);
+  if (!appEl) return {ErrorCode::kAppNotFound, "cannot reach pid " + std::to_string(app.pid)};
+  SetTimeoutFor(appEl, deadline);
+  // The app's windows, read again each step: `open` or an unhide may have changed them.
+  auto windows = [&]() {
+    std::vector<CFRef<AXUIElementRef>> out;
+    CFAny list;
+    if (CopyAttribute(appEl, CFSTR("AXWindows"), list) || !list || CFGetTypeID(list.get()) != CFArrayGetTypeID())
+      return out;
+    for (CFIndex i = 0; i < CFArrayGetCount(static_cast<CFArrayRef>(list.get())); i++) {
+      CFTypeRef w = CFArrayGetValueAtIndex(static_cast<CFArrayRef>(list.get()), i);
+      if (!IsElement(w)) continue;
+      out.push_back(CFRef<AXUIElementRef>::Retain(static_cast<AXUIElementRef>(w)));
+      SetTimeoutFor(out.back().get(), deadline);
+    }
+    return out;
+  };
+  auto minimized = [&](AXUIElementRef w) {
+    CFAny v;
+    return !CopyAttribute(w, CFSTR("AXMinimized"), v) && CFToBool(v.get()).value_or(false);
+  };
+  // The window to work on: the one chosen, else the app's first.
   auto target = [&]() -> CFRef<AXUIElementRef> {
     if (window)
-      if (AXUIElementRef el = elements_.Get(window->element)) return CFRef<AXUIElementRef>::Retain(el);
-    CFAny windows;
-    if (CopyAttribute(AppElement(app.pid), CFSTR("AXWindows"), windows) || !windows ||
-        CFGetTypeID(windows.get()) != CFArrayGetTypeID())
-      return {};
-    CFArrayRef list = static_cast<CFArrayRef>(windows.get());
-    CFRef<AXUIElementRef> first;
-    for (CFIndex i = 0; i < CFArrayGetCount(list); i++) {
-      CFTypeRef w = CFArrayGetValueAtIndex(list, i);
-      if (!IsElement(w)) continue;
-      AXUIElementRef el = static_cast<AXUIElementRef>(w);
-      if (!first) first = CFRef<AXUIElementRef>::Retain(el);
-      // Unminimize wants a minimized one; the others take the first.
-      if (step == RecoveryStep::kUnminimize) {
-        CFAny min;
-        if (!CopyAttribute(el, CFSTR("AXMinimized"), min) && CFToBool(min.get()).value_or(false))
-          return CFRef<AXUIElementRef>::Retain(el);
+      if (AXUIElementRef el = elements_.Get(window->element)) {
+        SetTimeoutFor(el, deadline);
+        return CFRef<AXUIElementRef>::Retain(el);
       }
-    }
-    return first;
+    std::vector<CFRef<AXUIElementRef>> all = windows();
+    return all.empty() ? CFRef<AXUIElementRef>() : all.front();
   };
   auto set = [&](AXUIElementRef el, CFStringRef attr, CFTypeRef value) -> Error {
     const AXError e = AXUIElementSetAttributeValue(el, attr, value);
     return e == kAXErrorSuccess ? Error{} : AXFailure(e, "setting " + Str(attr));
   };
   switch (step) {
-    case RecoveryStep::kUnhide:
+    case RecoveryStep::kUnhide: {
+      // AX first: NSRunningApplication's view of hidden is stale without a main run loop.
+      CFAny hidden;
+      if (!CopyAttribute(appEl, CFSTR("AXHidden"), hidden) && CFToBool(hidden.get()).value_or(false))
+        set(appEl, CFSTR("AXHidden"), kCFBooleanFalse);
       return system_->Unhide(app.pid);
+    }
     case RecoveryStep::kActivate:
+      set(appEl, CFSTR("AXFrontmost"), kCFBooleanTrue);
       return system_->ActivateAllWindows(app.pid);
     case RecoveryStep::kOpen:
+      // A reopen event makes many apps create a window or show an Open panel:
+      // only for an app that has no window at all.
       if (app.bundleId.empty()) return {ErrorCode::kActionNotSupported, "no bundle id"};
+      if (!windows().empty()) return {ErrorCode::kActionNotSupported, "the app has windows"};
       return system_->OpenBundle(app.bundleId, Sooner(deadline, Clock::now() + std::chrono::seconds(3)));
     case RecoveryStep::kUnminimize: {
-      CFRef<AXUIElementRef> w = target();
-      if (!w) return {ErrorCode::kActionNotSupported, "no window"};
+      CFRef<AXUIElementRef> w;
+      if (window)
+        if (AXUIElementRef el = elements_.Get(window->element); el && minimized(el))
+          w = CFRef<AXUIElementRef>::Retain(el);
+      if (!w)
+        for (CFRef<AXUIElementRef>& candidate : windows())
+          if (minimized(candidate.get())) {
+            w = candidate;
+            break;
+          }
+      if (!w) return {ErrorCode::kActionNotSupported, "no minimized window"};
       return set(w.get(), CFSTR("AXMinimized"), kCFBooleanFalse);
     }
     case RecoveryStep::kRaise: {
@@ -682,25 +771,34 @@ void MacBackend::Settle(std::chrono::milliseconds ms) { system_->Sleep(ms); }
 
 namespace {
 
-// Bounded breadth-first search for an AXWebArea below `root`; `filled` tells
-// whether it has children yet.
-bool FindWebArea(AXUIElementRef root, bool& filled) {
+constexpr int kWebAreaSearchNodes = 400;
+
+// Bounded breadth-first search for an AXWebArea below `root`, stopping at
+// `until`; `filled` tells whether it has children yet. Containers are searched
+// before leaves, so Chrome's toolbar buttons do not use up the budget.
+bool FindWebArea(AXUIElementRef root, Clock::time_point until, bool& filled) {
   filled = false;
   std::deque<std::pair<CFRef<AXUIElementRef>, int>> queue;
   queue.emplace_back(CFRef<AXUIElementRef>::Retain(root), 0);
   bool found = false;
   int visited = 0;
-  while (!queue.empty() && visited++ < 300) {
+  while (!queue.empty() && visited++ < kWebAreaSearchNodes && Clock::now() < until) {
     CFRef<AXUIElementRef> el = std::move(queue.front().first);
     const int depth = queue.front().second;
     queue.pop_front();
+    const double left = std::chrono::duration<double>(until - Clock::now()).count();
+    AXUIElementSetMessagingTimeout(el.get(), static_cast<float>(std::max(0.05, std::min(kMessagingTimeoutS, left))));
     CFAny role, children;
     if (AXUIElementCopyAttributeValue(el.get(), CFSTR("AXRole"), role.OutParam()) != kAXErrorSuccess) role.reset();
+    const std::string r = Str(role.get());
+    if (r == "AXButton" || r == "AXStaticText" || r == "AXImage" || r == "AXTextField" || r == "AXMenuButton" ||
+        r == "AXPopUpButton" || r == "AXRadioButton" || r == "AXCheckBox")
+      continue;  // leaves of the browser's own UI
     if (AXUIElementCopyAttributeValue(el.get(), CFSTR("AXChildren"), children.OutParam()) != kAXErrorSuccess)
       children.reset();
     const bool isArray = children && CFGetTypeID(children.get()) == CFArrayGetTypeID();
     const CFIndex n = isArray ? CFArrayGetCount(static_cast<CFArrayRef>(children.get())) : 0;
-    if (Str(role.get()) == "AXWebArea") {
+    if (r == "AXWebArea") {
       found = true;
       if (n > 0) {
         filled = true;
@@ -708,7 +806,7 @@ bool FindWebArea(AXUIElementRef root, bool& filled) {
       }
       continue;
     }
-    if (depth >= 12) continue;
+    if (depth >= 16) continue;
     for (CFIndex i = 0; i < n; i++) {
       CFTypeRef c = CFArrayGetValueAtIndex(static_cast<CFArrayRef>(children.get()), i);
       if (IsElement(c)) queue.emplace_back(CFRef<AXUIElementRef>::Retain(static_cast<AXUIElementRef>(c)), depth + 1);
@@ -725,22 +823,29 @@ void MacBackend::PrepareWalk(const AppInfo& app, const WindowInfo& window, Clock
   AXUIElementRef appEl = AppElement(app.pid);
   AXUIElementRef windowEl = elements_.Get(window.element);
   if (!appEl || !windowEl) return;
+  SetTimeoutFor(appEl, deadline);
   auto running = running_.find(app.pid);
   const bool chromiumBundle = running != running_.end() && IsChromiumBundle(running->second.bundlePath);
+  // Half of what is left at most: the walk itself needs the rest.
+  const Clock::time_point t0 = Clock::now();
+  const Clock::time_point until = Sooner(t0 + kChromiumWait, t0 + (deadline - t0) / 2);
 
   auto asked = manualAccessibility_.find(app.pid);
   // An app that refused the request and carries no Chromium engine is a native app: nothing to wait for.
   if (asked != manualAccessibility_.end() && !asked->second && !chromiumBundle) return;
   const bool firstAsk = asked == manualAccessibility_.end();
-  if (!firstAsk && !asked->second) {
-    notes.push_back("the app refused the request to expose its web content; the tree may be incomplete");
-    contentPending = true;
-    return;
-  }
+  bool filled = false;
   if (firstAsk) {
     // Chromium builds its accessibility tree only for a client that asks.
     AXError e = AXUIElementSetAttributeValue(appEl, CFSTR("AXManualAccessibility"), kCFBooleanTrue);
     if (e != kAXErrorSuccess && chromiumBundle) {
+      // Older Electron answers kAXErrorAttributeUnsupported yet applies it:
+      // look before escalating to the attribute with side effects.
+      if (FindWebArea(windowEl, until, filled) && filled) {
+        manualAccessibility_[app.pid] = true;
+        chromiumReady_.insert(app.pid);
+        return;
+      }
       e = AXUIElementSetAttributeValue(appEl, CFSTR("AXEnhancedUserInterface"), kCFBooleanTrue);
       if (e == kAXErrorSuccess)
         notes.push_back(
@@ -757,21 +862,25 @@ void MacBackend::PrepareWalk(const AppInfo& app, const WindowInfo& window, Clock
       return;
     }
   }
+  // A Chromium bundle that refused both: say so each time, after a look.
+  const bool refused = !manualAccessibility_[app.pid];
 
-  bool filled = false;
-  const bool webArea = FindWebArea(windowEl, filled);
+  const bool webArea = FindWebArea(windowEl, until, filled);
   if (filled) {
     chromiumReady_.insert(app.pid);
     return;
   }
-  // Wait when a web area is there but empty, or right after asking (the tree
-  // is being built). A window without web content later costs nothing.
-  if (!webArea && !firstAsk) return;
-  const Clock::time_point t0 = Clock::now();
-  const Clock::time_point until = Sooner(t0 + kChromiumWait, t0 + (deadline - t0) / 2);
+  if (refused) {
+    notes.push_back("the app refused the request to expose its web content; the tree may be incomplete");
+    contentPending = true;
+    return;
+  }
+  // Wait when a web area is there but empty, or right after asking a known
+  // Chromium bundle (its tree is being built). Anything else: nothing to wait for.
+  if (!webArea && !(firstAsk && chromiumBundle)) return;
   while (Clock::now() < until) {
     std::this_thread::sleep_for(kChromiumPoll);
-    if (FindWebArea(windowEl, filled) && filled) {
+    if (FindWebArea(windowEl, until, filled) && filled) {
       chromiumReady_.insert(app.pid);
       return;
     }
@@ -810,41 +919,58 @@ Error MacBackend::MenuBar(const AppInfo& app, ElementId& out, Clock::time_point 
 
 // ---------------------------------------------------------------- actions
 
-namespace {
-
-Error Checked(AXError e, const std::string& what) { return e == kAXErrorSuccess ? Error{} : AXFailure(e, what); }
-
-}  // namespace
-
 Error MacBackend::DoAction(ElementId id, const std::string& name, Clock::time_point deadline) {
   AXUIElementRef el = elements_.Get(id);
   if (!el) return {ErrorCode::kElementGone, "unknown element"};
   SetTimeoutFor(el, deadline);
+  // Only an action the element does not list is "not supported": an app may
+  // answer kAXErrorActionUnsupported after performing one it does list.
+  CFRef<CFArrayRef> names;
+  const AXError ne = AXUIElementCopyActionNames(el, names.OutParam());
+  if (ne != kAXErrorSuccess && Fatal(ne)) return AXFailure(ne, "reading actions");
+  if (ne == kAXErrorSuccess && names) {
+    bool listed = false;
+    std::string all;
+    for (CFIndex i = 0; i < CFArrayGetCount(names.get()); i++) {
+      const std::string n = Str(CFArrayGetValueAtIndex(names.get(), i));
+      listed = listed || n == name;
+      all += (all.empty() ? "" : ", ") + n;
+    }
+    if (!listed)
+      return {ErrorCode::kActionNotSupported,
+              "the element has no action " + name + " (it has: " + (all.empty() ? "none" : all) + ")"};
+  }
   CFRef<CFStringRef> action = MakeCFString(name);
-  return Checked(AXUIElementPerformAction(el, action.get()), "action " + name);
+  return AfterDelivery(AXUIElementPerformAction(el, action.get()), "action " + name);
+}
+
+Error MacBackend::SetValue(ElementId id, CFTypeRef value, Clock::time_point deadline) {
+  AXUIElementRef el = elements_.Get(id);
+  if (!el) return {ErrorCode::kElementGone, "unknown element"};
+  SetTimeoutFor(el, deadline);
+  Boolean settable = false;
+  const AXError se = AXUIElementIsAttributeSettable(el, CFSTR("AXValue"), &settable);
+  if (se != kAXErrorSuccess && Fatal(se)) return AXFailure(se, "checking the value");
+  if (se != kAXErrorSuccess || !settable) return {ErrorCode::kNotSettable, "the element's value cannot be set"};
+  return AfterDelivery(AXUIElementSetAttributeValue(el, CFSTR("AXValue"), value), "setting the value");
 }
 
 Error MacBackend::SetText(ElementId id, const std::string& text, Clock::time_point deadline) {
-  AXUIElementRef el = elements_.Get(id);
-  if (!el) return {ErrorCode::kElementGone, "unknown element"};
-  SetTimeoutFor(el, deadline);
   CFRef<CFStringRef> value = MakeCFString(text);
-  return Checked(AXUIElementSetAttributeValue(el, CFSTR("AXValue"), value.get()), "setting the value");
+  return SetValue(id, value.get(), deadline);
 }
 
 Error MacBackend::SetNumber(ElementId id, double number, Clock::time_point deadline) {
-  AXUIElementRef el = elements_.Get(id);
-  if (!el) return {ErrorCode::kElementGone, "unknown element"};
-  SetTimeoutFor(el, deadline);
-  CFRef<CFNumberRef> value = CFRef<CFNumberRef>::Adopt(CFNumberCreate(kCFAllocatorDefault, kCFNumberDoubleType, &number));
-  return Checked(AXUIElementSetAttributeValue(el, CFSTR("AXValue"), value.get()), "setting the value");
+  CFRef<CFNumberRef> value =
+      CFRef<CFNumberRef>::Adopt(CFNumberCreate(kCFAllocatorDefault, kCFNumberDoubleType, &number));
+  return SetValue(id, value.get(), deadline);
 }
 
 Error MacBackend::Focus(ElementId id, Clock::time_point deadline) {
   AXUIElementRef el = elements_.Get(id);
   if (!el) return {ErrorCode::kElementGone, "unknown element"};
   SetTimeoutFor(el, deadline);
-  return Checked(AXUIElementSetAttributeValue(el, CFSTR("AXFocused"), kCFBooleanTrue), "focusing");
+  return AfterDelivery(AXUIElementSetAttributeValue(el, CFSTR("AXFocused"), kCFBooleanTrue), "focusing");
 }
 
 Error MacBackend::Select(ElementId id, Clock::time_point deadline) {
@@ -859,46 +985,92 @@ Error MacBackend::Select(ElementId id, Clock::time_point deadline) {
     if (Error err = CopyAttribute(el.get(), CFSTR("AXParent"), parent)) return err;
     if (!IsElement(parent.get())) break;
     el = CFRef<AXUIElementRef>::Retain(static_cast<AXUIElementRef>(parent.get()));
+    SetTimeoutFor(el.get(), deadline);
     CFAny role;
     if (Error err = CopyAttribute(el.get(), CFSTR("AXRole"), role)) return err;
     const std::string r = Str(role.get());
     if (r != "AXTable" && r != "AXOutline" && r != "AXList") continue;
-    const void* items[] = {row};
-    CFRef<CFArrayRef> selection = CFRef<CFArrayRef>::Adopt(CFArrayCreate(kCFAllocatorDefault, items, 1, &kCFTypeArrayCallBacks));
     CFStringRef attr = r == "AXList" ? CFSTR("AXSelectedChildren") : CFSTR("AXSelectedRows");
-    const AXError e = AXUIElementSetAttributeValue(el.get(), attr, selection.get());
-    if (e == kAXErrorSuccess) return {};
-    break;
+    Boolean settable = false;
+    if (AXUIElementIsAttributeSettable(el.get(), attr, &settable) != kAXErrorSuccess || !settable) break;
+    const void* items[] = {row};
+    CFRef<CFArrayRef> selection =
+        CFRef<CFArrayRef>::Adopt(CFArrayCreate(kCFAllocatorDefault, items, 1, &kCFTypeArrayCallBacks));
+    return AfterDelivery(AXUIElementSetAttributeValue(el.get(), attr, selection.get()), "selecting the row");
   }
-  // Lists that refuse a selection array often still take AXSelected on the row.
-  const AXError e = AXUIElementSetAttributeValue(row, CFSTR("AXSelected"), kCFBooleanTrue);
-  if (e == kAXErrorSuccess) return {};
-  return {ErrorCode::kActionNotSupported, std::string("the list refused the selection (") + AXErrorName(e) + ")"};
+  // Lists that do not take a selection array often still take AXSelected on the row.
+  Boolean settable = false;
+  if (AXUIElementIsAttributeSettable(row, CFSTR("AXSelected"), &settable) != kAXErrorSuccess || !settable)
+    return {ErrorCode::kActionNotSupported, "neither the list nor the row takes a selection"};
+  return AfterDelivery(AXUIElementSetAttributeValue(row, CFSTR("AXSelected"), kCFBooleanTrue), "selecting the row");
+}
+
+std::string MacBackend::NameOf(int64_t pid) {
+  if (running_.find(pid) == running_.end()) {
+    std::vector<RunningApp> running;
+    if (!system_->RunningApps(running))
+      for (const RunningApp& r : running) running_[r.pid] = r;
+  }
+  auto it = running_.find(pid);
+  return (it != running_.end() && !it->second.name.empty() ? it->second.name : std::string("another app")) +
+         " (pid " + std::to_string(pid) + ")";
 }
 
 Error MacBackend::Front(const WindowInfo& window) {
-  // Key events go to the key window of the active app: activate only when
-  // another app is in front, then raise the window itself.
+  // Synthetic input goes to whatever is in front, which is often the agent's
+  // own terminal: bring the app forward, then verify before sending anything.
+  const Clock::time_point deadline = Clock::now() + kFrontWait;
   AppInfo focused;
   bool found = false;
-  const Clock::time_point deadline = Clock::now() + std::chrono::seconds(2);
   if (Error err = FocusedApp(focused, found, deadline)) return err;
+  std::string activation;
   if (!found || focused.pid != window.pid) {
-    if (Error err = system_->ActivateAllWindows(window.pid)) return {ErrorCode::kInputFailed, err.message};
+    if (AXUIElementRef appEl = AppElement(window.pid)) {
+      SetTimeoutFor(appEl, deadline);
+      // The app's own switch; AppKit activation is only a request on macOS 14+.
+      AXUIElementSetAttributeValue(appEl, CFSTR("AXFrontmost"), kCFBooleanTrue);
+    }
+    if (Error err = system_->ActivateAllWindows(window.pid)) activation = " (" + err.message + ")";
   }
   if (AXUIElementRef w = elements_.Get(window.element)) {
     SetTimeoutFor(w, deadline);
     AXUIElementPerformAction(w, CFSTR("AXRaise"));
+    AXUIElementSetAttributeValue(w, CFSTR("AXMain"), kCFBooleanTrue);
   }
-  return {};
+  // Activation lands asynchronously.
+  for (;;) {
+    if (Error err = FocusedApp(focused, found, deadline)) return err;
+    if (found && focused.pid == window.pid) return {};
+    if (Clock::now() >= deadline) break;
+    system_->Sleep(std::chrono::milliseconds(50));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return {ErrorCode::kInputFailed, "the app could not be brought to the front" + activation + "; " +
+                                       (found ? NameOf(focused.pid) : std::string("another app")) +
+                                       " is in front, so nothing was sent"};
+}
+
+Error MacBackend::Covered(const WindowInfo& window, double x, double y) {
+  // The element under the point must belong to the app, or the event lands elsewhere.
+  CFRef<AXUIElementRef> hit;
+  const AXError e =
+      AXUIElementCopyElementAtPosition(SystemWide(), static_cast<float>(x), static_cast<float>(y), hit.OutParam());
+  if (e != kAXErrorSuccess || !hit) return {};  // nothing to tell: the point is still the agent's choice
+  pid_t pid = 0;
+  if (AXUIElementGetPid(hit.get(), &pid) != kAXErrorSuccess || pid == window.pid) return {};
+  return {ErrorCode::kInputFailed, "the point (" + std::to_string(static_cast<int>(x)) + ", " +
+                                       std::to_string(static_cast<int>(y)) + ") is covered by " + NameOf(pid) +
+                                       "; nothing was sent"};
 }
 
 Error MacBackend::Pointer(const WindowInfo& window, const PointerEvent& ev) {
   if (Error err = Front(window)) return err;
+  if (Error err = Covered(window, ev.x, ev.y)) return err;
   return PostPointer(ev);
 }
 
 Error MacBackend::Keys(const WindowInfo& window, const std::string& combo) {
+  if (Error err = CheckKeys(combo)) return err;
   if (Error err = Front(window)) return err;
   return PostKeys(combo);
 }

@@ -87,15 +87,21 @@ class MacBackend : public Backend {
  private:
   // The app element for `pid`, created once, with its messaging timeout set.
   AXUIElementRef AppElement(int64_t pid);
+  // The system-wide element, made once with the global messaging timeout.
+  AXUIElementRef SystemWide();
   void SetTimeoutFor(AXUIElementRef element, Clock::time_point deadline);
   Error ReadOne(ElementId id, AXUIElementRef element, NodeAttributes& out, Clock::time_point deadline);
   Error ChildrenOf(ElementId id, AXUIElementRef element, ChildList& out);
   Error WindowInfoOf(AXUIElementRef window, int64_t pid, WindowInfo& out);
   Error CopyAttribute(AXUIElementRef element, CFStringRef attribute, CFAny& out);
+  Error SetValue(ElementId id, CFTypeRef value, Clock::time_point deadline);
+  // kInputFailed when another app's element is under the point.
+  Error Covered(const WindowInfo& window, double x, double y);
+  // "Name (pid N)" for messages.
+  std::string NameOf(int64_t pid);
   Error ScreenWindows(std::vector<ScreenWindow>& out);
   Error Front(const WindowInfo& window);
   Error Trusted() const;
-  void RefreshRunning(int64_t pid);
 
   std::unique_ptr<MacSystem> system_;
   ElementTable elements_;

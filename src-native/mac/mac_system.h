@@ -1,5 +1,5 @@
 // The Objective-C half of the macOS backend, behind a C++ interface: AppKit
-// (running apps, unhide, activate), `open -b`, NSScreen (backing scale),
+// (running apps, unhide, activate), `open -b`, CoreGraphics display modes (backing scale),
 // ScreenCaptureKit / CoreGraphics capture and the Screen Recording probe.
 // Everything else on macOS (AX, CF, CGWindowList, CGEvent) is C and lives in
 // the C++ files beside this one, so the backend's logic builds on Linux
@@ -9,7 +9,7 @@
 // test/native/macfake/fake_mac_system.{h,cc}.
 //
 // Apple references: NSRunningApplication, NSWorkspace.runningApplications,
-// NSScreen.backingScaleFactor, SCShareableContent, SCScreenshotManager (14.0),
+// CGDisplayCopyDisplayMode (pixel width / point width), SCShareableContent, SCScreenshotManager (14.0),
 // CGWindowListCreateImage (before 14), CGPreflightScreenCaptureAccess.
 #pragma once
 
@@ -39,6 +39,10 @@ class MacSystem {
  public:
   virtual ~MacSystem() = default;
 
+  // NSWorkspace's list merged with the owners of the window server's windows:
+  // NSWorkspace (and NSRunningApplication.hidden/active) only update when the
+  // main run loop runs, which it never does in Node. Decide hidden and
+  // frontmost with AX (AXHidden, AXFrontmost), not with these fields.
   virtual Error RunningApps(std::vector<RunningApp>& out) = 0;
   virtual Error Unhide(int64_t pid) = 0;
   // activateWithOptions: NSApplicationActivateAllWindows.

@@ -1,21 +1,31 @@
-// The real MacSystem (mac_system.h): AppKit for running applications,
-// unhiding and activation; `/usr/bin/open -b` for launching; NSScreen for the
-// backing scale; ScreenCaptureKit (macOS 14+) or CoreGraphics (12.3-13) for
-// one window's pixels; CoreGraphics and a ScreenCaptureKit probe for the
-// Screen Recording permission.
+// The real MacSystem (mac_system.h): AppKit and the window server's window
+// list for running applications, AppKit for unhiding and activation;
+// `/usr/bin/open -b` for launching; CoreGraphics display modes for the backing
+// scale; ScreenCaptureKit (macOS 14+) or CoreGraphics (12.3-13) for one
+// window's pixels; CoreGraphics, the window list and a ScreenCaptureKit probe
+// for the Screen Recording permission.
 //
-// Apple documentation: NSRunningApplication, NSWorkspace.runningApplications,
-// NSScreen (frame, backingScaleFactor; "Coordinate Systems" in the Cocoa
-// Drawing Guide), SCShareableContent, SCContentFilter, SCStreamConfiguration,
-// SCScreenshotManager, CGWindowListCreateImage, CGBitmapContextCreate
-// ("Supported Pixel Formats" in the Quartz 2D guide),
-// CGPreflightScreenCaptureAccess, open(1), posix_spawn(2), environ(7).
+// Apple documentation: NSRunningApplication (its overview on when properties
+// change), NSWorkspace.runningApplications, NSRunningApplication
+// activate(options:) / activate(from:options:) and "Passing control from one
+// app to another with cooperative activation" (macOS 14), CGWindowListCopyWindowInfo,
+// CGGetActiveDisplayList, CGDisplayBounds, CGDisplayCopyDisplayMode,
+// SCShareableContent, SCContentFilter, SCStreamConfiguration,
+// SCScreenshotManager, SCStreamError, CGWindowListCreateImage,
+// CGBitmapContextCreate ("Supported Pixel Formats" in the Quartz 2D guide),
+// CGColorSpaceCreateWithName, CGPreflightScreenCaptureAccess, open(1),
+// posix_spawn(2) and posix_spawnattr_setflags(3) (POSIX_SPAWN_CLOEXEC_DEFAULT),
+// environ(7).
 //
 // Threading: every method runs on the addon's worker thread, never the main
 // thread, and Node's main thread never runs an NSRunLoop. Hence an
 // @autoreleasepool per call (the worker thread lives for the whole process, so
 // its implicit pool would never drain), and completion handlers waited for
-// with a bound on a dispatch semaphore instead of a run loop.
+// with a bound on a dispatch semaphore instead of a run loop. It also means
+// that whatever AppKit refreshes from the main run loop is frozen here:
+// NSWorkspace.runningApplications, NSRunningApplication.hidden/active/terminated
+// and the NSScreen list. We read the window server (CoreGraphics) instead, and
+// resolve pids to fresh NSRunningApplication objects when we act on them.
 //
 // Compiled with ARC and blocks.
 
@@ -40,15 +50,21 @@
 extern char** environ;
 #endif
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <mutex>
+#include <set>
 #include <thread>
+#include <type_traits>
 #include <utility>
 
 #include "apple.h"
+#include "cf_convert.h"
 #include "cf_ref.h"
 
 #if !__has_feature(objc_arc)
@@ -105,8 +121,7 @@ class Completion {
     if (finished_) return;
     finished_ = true;
     value_ = std::move(value);
-    failed_ = error != nil;
-    if (error) error_ = Describe(error);
+    error_ = error;
     dispatch_semaphore_signal(semaphore_);
   }
 
@@ -124,42 +139,133 @@ class Completion {
 
   // Valid after Wait returned true.
   T& value() { return value_; }
-  bool failed() const { return failed_; }
-  const std::string& error() const { return error_; }
+  bool failed() const { return error_ != nil; }
+  // The handler's NSError (nil when it succeeded), for callers that tell its
+  // codes apart; error() is its text for messages.
+  NSError* nsError() const { return error_; }
+  std::string error() const { return Describe(error_); }
 
  private:
   std::mutex mu_;
   dispatch_semaphore_t semaphore_;
   bool finished_ = false;
-  bool failed_ = false;
   T value_{};
-  std::string error_;
+  NSError* error_ = nil;
 };
 
 using ContentResult = Completion<SCShareableContent*>;
 
+__attribute__((availability(macos, introduced = 12.3)))
 std::shared_ptr<ContentResult> RequestShareableContent() {
   auto result = std::make_shared<ContentResult>();
+  // On-screen windows only: that is what a capture can show (a minimized
+  // window or one on another Space has no current pixels), and the listing is
+  // cheaper.
   [SCShareableContent getShareableContentExcludingDesktopWindows:YES
-                                             onScreenWindowsOnly:NO
+                                             onScreenWindowsOnly:YES
                                                completionHandler:^(SCShareableContent* content, NSError* error) {
                                                  result->Finish(content, error);
                                                }];
   return result;
 }
 
-// Global top-left rectangle of a screen. NSScreen frames have their origin at
-// the bottom-left of the primary screen with y growing upwards; our Rects (and
-// AX, CGWindowList, ScreenCaptureKit) have it at the top-left, y downwards.
-Rect TopLeftFrame(NSRect frame, CGFloat primaryHeight) {
-  return Rect{frame.origin.x, primaryHeight - (frame.origin.y + frame.size.height), frame.size.width,
-              frame.size.height};
+// The one ScreenCaptureKit error that is about the permission: Screen
+// Recording is not granted to this process. Everything else (a broken
+// connection to the capture service, a timeout inside it, ...) says nothing
+// about the grant.
+__attribute__((availability(macos, introduced = 12.3)))
+bool IsUserDeclined(NSError* error) {
+  return error && [error.domain isEqualToString:SCStreamErrorDomain] && error.code == SCStreamErrorUserDeclined;
 }
 
 double OverlapArea(const Rect& a, const Rect& b) {
   double w = std::min(a.x + a.w, b.x + b.w) - std::max(a.x, b.x);
   double h = std::min(a.y + a.h, b.y + b.h) - std::max(a.y, b.y);
   return w > 0 && h > 0 ? w * h : 0;
+}
+
+// One entry of the window server's list (CGWindowListCopyWindowInfo). The
+// owner pid and the layer are there without any permission; the window's name
+// only with Screen Recording.
+struct ListedWindow {
+  pid_t pid = 0;
+  int layer = 0;
+  double alpha = 1;
+  bool named = false;  // a non-empty kCGWindowName
+};
+
+// Layer 0 (kCGNormalWindowLevel) holds applications' ordinary windows; the
+// menu bar, the Dock, the desktop and overlays live on other layers.
+constexpr int kNormalLayer = 0;
+
+// Front to back. Empty when there is no window server session to ask.
+std::vector<ListedWindow> ListWindows(CGWindowListOption option) {
+  std::vector<ListedWindow> out;
+  auto list = CFRef<CFArrayRef>::Adopt(CGWindowListCopyWindowInfo(option, kCGNullWindowID));
+  if (!list) return out;
+  CFIndex count = CFArrayGetCount(list.get());
+  out.reserve(static_cast<size_t>(std::max<CFIndex>(count, 0)));
+  for (CFIndex i = 0; i < count; ++i) {
+    CFTypeRef item = CFArrayGetValueAtIndex(list.get(), i);
+    if (!item || CFGetTypeID(item) != CFDictionaryGetTypeID()) continue;
+    auto dict = static_cast<CFDictionaryRef>(item);
+    ListedWindow w;
+    w.pid = static_cast<pid_t>(CFToNumber(CFDictionaryGetValue(dict, kCGWindowOwnerPID)).value_or(0));
+    w.layer = static_cast<int>(CFToNumber(CFDictionaryGetValue(dict, kCGWindowLayer)).value_or(0));
+    w.alpha = CFToNumber(CFDictionaryGetValue(dict, kCGWindowAlpha)).value_or(1);
+    auto name = CFToString(CFDictionaryGetValue(dict, kCGWindowName));
+    w.named = name && !name->empty();
+    if (w.pid > 0) out.push_back(w);
+  }
+  return out;
+}
+
+// True when this process can read the name of a window that another process
+// owns. The window server hands out those names only to a process that holds
+// the Screen Recording grant (its own or its responsible parent's), so this
+// answers without a prompt, and also for a child process for which
+// CGPreflightScreenCaptureAccess answers no. False proves nothing: no other
+// window may have a name right now.
+bool OtherWindowNamesVisible() {
+  const pid_t self = getpid();
+  for (const ListedWindow& w : ListWindows(kCGWindowListOptionOnScreenOnly | kCGWindowListExcludeDesktopElements)) {
+    if (w.pid != self && w.layer == kNormalLayer && w.named) return true;
+  }
+  return false;
+}
+
+// A guess at the active application: the owner of the frontmost visible
+// ordinary window. NSWorkspace.frontmostApplication would be the answer, but it
+// is refreshed from the main run loop like the rest of NSWorkspace. Wrong for
+// an active app without windows, which only costs the caller a fallback.
+NSRunningApplication* GuessActiveApplication() {
+  const pid_t self = getpid();
+  for (const ListedWindow& w : ListWindows(kCGWindowListOptionOnScreenOnly | kCGWindowListExcludeDesktopElements)) {
+    if (w.pid == self || w.layer != kNormalLayer || !(w.alpha > 0)) continue;
+    NSRunningApplication* app = [NSRunningApplication runningApplicationWithProcessIdentifier:w.pid];
+    return app && !app.terminated ? app : nil;
+  }
+  return nil;
+}
+
+// Whether `pid` names a live process (one we may not signal counts).
+bool ProcessExists(pid_t pid) { return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM); }
+
+// RAII for a display mode (Create rule: +1, released with CGDisplayModeRelease).
+struct DisplayModeRelease {
+  void operator()(CGDisplayModeRef mode) const { CGDisplayModeRelease(mode); }
+};
+using DisplayMode = std::unique_ptr<std::remove_pointer_t<CGDisplayModeRef>, DisplayModeRelease>;
+
+// Pixels per point of a display's current mode: 2 on a Retina mode (also a
+// scaled "looks like" one, whose backing store is twice its points), 1
+// otherwise. 0 when the display has no mode (it went away).
+double DisplayScale(CGDirectDisplayID display) {
+  DisplayMode mode(CGDisplayCopyDisplayMode(display));
+  if (!mode) return 0;
+  size_t points = CGDisplayModeGetWidth(mode.get());
+  size_t pixels = CGDisplayModeGetPixelWidth(mode.get());
+  return points > 0 && pixels > 0 ? static_cast<double>(pixels) / static_cast<double>(points) : 0;
 }
 
 // CGBitmapContext draws 8-bit RGBA only with premultiplied alpha; the PNG
@@ -181,8 +287,11 @@ Error ImageToRgba(CGImageRef image, size_t width, size_t height, std::vector<uin
                 "cannot capture a window of " + std::to_string(width) + "x" + std::to_string(height) + " pixels");
   }
   rgba.assign(width * height * 4, 0);
-  auto space = CFRef<CGColorSpaceRef>::Adopt(CGColorSpaceCreateDeviceRGB());
-  if (!space) return Fail(ErrorCode::kCaptureFailed, "CGColorSpaceCreateDeviceRGB failed");
+  // sRGB, the colour space a PNG without colour tags is read in. DeviceRGB
+  // would hand over the display's own values uncorrected: the same window
+  // would come out in different colours on different displays.
+  auto space = CFRef<CGColorSpaceRef>::Adopt(CGColorSpaceCreateWithName(kCGColorSpaceSRGB));
+  if (!space) return Fail(ErrorCode::kCaptureFailed, "CGColorSpaceCreateWithName(kCGColorSpaceSRGB) failed");
   auto context = CFRef<CGContextRef>::Adopt(CGBitmapContextCreate(
       rgba.data(), width, height, 8, width * 4, space.get(), kCGImageAlphaPremultipliedLast | kCGBitmapByteOrder32Big));
   if (!context) return Fail(ErrorCode::kCaptureFailed, "CGBitmapContextCreate failed");
@@ -201,6 +310,12 @@ Error CaptureWithScreenCaptureKit(uint32_t windowNumber, const Rect& frame, doub
   if (!content->Wait(deadline)) {
     return Fail(ErrorCode::kCaptureFailed, "ScreenCaptureKit did not list the windows within 5 s");
   }
+  if (IsUserDeclined(content->nsError())) {
+    return Fail(ErrorCode::kPermissionDenied,
+                "Screen Recording is not granted to this process (System Settings > Privacy & Security > "
+                "Screen Recording): " +
+                    content->error());
+  }
   if (content->failed() || !content->value()) {
     return Fail(ErrorCode::kCaptureFailed,
                 "ScreenCaptureKit could not list the windows (is Screen Recording granted?): " + content->error());
@@ -214,8 +329,8 @@ Error CaptureWithScreenCaptureKit(uint32_t windowNumber, const Rect& frame, doub
     }
   }
   if (!window) {
-    return Fail(ErrorCode::kWindowNotFound,
-                "ScreenCaptureKit does not list window " + std::to_string(windowNumber) + " (closed or minimized?)");
+    return Fail(ErrorCode::kWindowNotFound, "ScreenCaptureKit does not list window " + std::to_string(windowNumber) +
+                                                " on screen (closed, minimized, hidden or on another Space?)");
   }
 
   // The size ScreenCaptureKit knows for this window is the one it draws; the
@@ -243,6 +358,12 @@ Error CaptureWithScreenCaptureKit(uint32_t windowNumber, const Rect& frame, doub
     return Fail(ErrorCode::kCaptureFailed, "ScreenCaptureKit did not capture window " +
                                                std::to_string(windowNumber) + " within 5 s");
   }
+  if (IsUserDeclined(shot->nsError())) {
+    return Fail(ErrorCode::kPermissionDenied,
+                "Screen Recording is not granted to this process (System Settings > Privacy & Security > "
+                "Screen Recording): " +
+                    shot->error());
+  }
   if (shot->failed() || !shot->value()) {
     return Fail(ErrorCode::kCaptureFailed, "ScreenCaptureKit could not capture window " +
                                                std::to_string(windowNumber) + ": " + shot->error());
@@ -252,6 +373,16 @@ Error CaptureWithScreenCaptureKit(uint32_t windowNumber, const Rect& frame, doub
 }
 
 Error CaptureWithCoreGraphics(uint32_t windowNumber, CFRef<CGImageRef>& image) {
+  // Without the grant CGWindowListCreateImage does not fail: it returns the
+  // desktop picture or a redacted window, which would pass for a screenshot.
+  // The preflight alone would refuse a child of the process that holds the
+  // grant (a terminal), which captures fine; readable window names prove the
+  // grant for it.
+  if (!CGPreflightScreenCaptureAccess() && !OtherWindowNamesVisible()) {
+    return Fail(ErrorCode::kPermissionDenied,
+                "Screen Recording is not granted to this process (System Settings > Privacy & Security > "
+                "Screen Recording); without it macOS returns blank or redacted window images");
+  }
   image = CFRef<CGImageRef>::Adopt(CGWindowListCreateImage(
       CGRectNull, kCGWindowListOptionIncludingWindow, windowNumber,
       kCGWindowImageBoundsIgnoreFraming | kCGWindowImageBestResolution));
@@ -265,18 +396,18 @@ Error CaptureWithCoreGraphics(uint32_t windowNumber, CFRef<CGImageRef>& image) {
 
 class AppKitSystem final : public MacSystem {
  public:
+  // hidden and active are filled in as AppKit reports them, but they are
+  // frozen at the object's first read in this process (see the top of the
+  // file): callers read AXHidden / AXFrontmost for decisions.
   Error RunningApps(std::vector<RunningApp>& out) override {
     @autoreleasepool {
       out.clear();
-      // NSWorkspace refreshes this list from notifications on the main run
-      // loop; in a process whose main thread never runs one it can lag behind
-      // launches and quits, so callers confirm a pid before relying on it.
-      NSArray<NSRunningApplication*>* apps = NSWorkspace.sharedWorkspace.runningApplications;
-      out.reserve(apps.count);
-      for (NSRunningApplication* app in apps) {
-        if (app.terminated) continue;
+      std::set<pid_t> seen;
+      auto add = [&](NSRunningApplication* app) {
+        pid_t pid = app.processIdentifier;
+        if (pid <= 0 || app.terminated || !seen.insert(pid).second) return;
         RunningApp entry;
-        entry.pid = app.processIdentifier;
+        entry.pid = pid;
         entry.name = ToStd(app.localizedName);
         entry.bundleId = ToStd(app.bundleIdentifier);
         entry.bundlePath = ToStd(app.bundleURL.path);
@@ -284,6 +415,21 @@ class AppKitSystem final : public MacSystem {
         entry.hidden = app.hidden;
         entry.active = app.active;
         out.push_back(std::move(entry));
+      };
+
+      // NSWorkspace's list is refreshed from the main run loop, so here it is
+      // the list of the first call: it misses later launches and keeps apps
+      // that quit (with `terminated` still NO). The latter are dropped by pid.
+      for (NSRunningApplication* app in NSWorkspace.sharedWorkspace.runningApplications) {
+        if (ProcessExists(app.processIdentifier)) add(app);
+      }
+      // Later launches: every owner of an ordinary window, on screen or not
+      // (hidden and minimized windows count), asked about afresh, once per pid.
+      std::set<pid_t> asked;
+      for (const ListedWindow& w : ListWindows(kCGWindowListOptionAll)) {
+        if (w.layer != kNormalLayer || seen.count(w.pid) || !asked.insert(w.pid).second) continue;
+        NSRunningApplication* app = [NSRunningApplication runningApplicationWithProcessIdentifier:w.pid];
+        if (app) add(app);
       }
       return {};
     }
@@ -293,23 +439,50 @@ class AppKitSystem final : public MacSystem {
     @autoreleasepool {
       NSRunningApplication* app = nil;
       if (Error err = Find(pid, app)) return err;
-      // -unhide answers NO for an app that is not hidden; that is success here.
-      if (!app.hidden) return {};
-      if (![app unhide]) {
-        return Fail(ErrorCode::kActionFailed, "could not unhide the application with pid " + std::to_string(pid));
+      // Always asked: `hidden` may be stale, and unhiding a visible app is
+      // harmless. -unhide answering NO is not an error by itself, since it may
+      // answer NO for an app that is not hidden; the caller checks AXHidden.
+      // Only an app that quit meanwhile is reported.
+      if (![app unhide] && !ProcessExists(static_cast<pid_t>(pid))) {
+        return Fail(ErrorCode::kAppNotFound, "the application with pid " + std::to_string(pid) + " quit");
       }
       return {};
     }
   }
 
+  // Asks for activation; the caller checks that the app became frontmost.
   Error ActivateAllWindows(int64_t pid) override {
     @autoreleasepool {
       NSRunningApplication* app = nil;
       if (Error err = Find(pid, app)) return err;
-      if (![app activateWithOptions:NSApplicationActivateAllWindows]) {
-        return Fail(ErrorCode::kActionFailed, "could not activate the application with pid " + std::to_string(pid));
+      if (@available(macOS 14.0, *)) {
+        // Cooperative activation: activation is a request that the system
+        // grants when it comes from the active app (or one it yielded to).
+        // This process is never active, so activating from
+        // NSRunningApplication.currentApplication is refused by design, and
+        // the ignoring-other-apps option no longer has an effect. Asking in
+        // the context of the app that is active now hands activation over
+        // from it; the plain request stays as the fallback.
+        NSRunningApplication* active = GuessActiveApplication();
+        if (active && active.processIdentifier != app.processIdentifier &&
+            [app activateFromApplication:active options:NSApplicationActivateAllWindows]) {
+          return {};
+        }
+        if ([app activateWithOptions:NSApplicationActivateAllWindows]) return {};
+        return Fail(ErrorCode::kActionFailed,
+                    "macOS declined to activate the application with pid " + std::to_string(pid) +
+                        " (since macOS 14 activation is a request that the system may refuse)");
+      } else {
+        // Before 14 the default only activates when no app is active, which
+        // is never the case while the user works: ignoring other apps is what
+        // makes the request happen.
+        if ([app activateWithOptions:NSApplicationActivateAllWindows | NSApplicationActivateIgnoringOtherApps]) {
+          return {};
+        }
+        return Fail(ErrorCode::kActionFailed,
+                    "could not activate the application with pid " + std::to_string(pid) +
+                        " (it quit, or it is not an application that can be activated)");
       }
-      return {};
     }
   }
 
@@ -325,14 +498,26 @@ class AppKitSystem final : public MacSystem {
     if (int rc = posix_spawn_file_actions_init(&actions)) {
       return Fail(ErrorCode::kInternal, std::string("posix_spawn_file_actions_init: ") + std::strerror(rc));
     }
+    posix_spawnattr_t attr;
+    if (int rc = posix_spawnattr_init(&attr)) {
+      posix_spawn_file_actions_destroy(&actions);
+      return Fail(ErrorCode::kInternal, std::string("posix_spawnattr_init: ") + std::strerror(rc));
+    }
     // `open` must not write into our stdout: it may be an agent's protocol channel.
     int rc = posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
     if (rc == 0) rc = posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
     if (rc == 0) rc = posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+#if defined(__APPLE__)
+    // Nor inherit any other descriptor of the host (sockets, pipes, files
+    // opened without O_CLOEXEC): with this Apple extension only the three
+    // opened above reach the child.
+    if (rc == 0) rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_CLOEXEC_DEFAULT);
+#endif
     pid_t child = 0;
     if (rc == 0) {
-      rc = posix_spawn(&child, argv[0], &actions, nullptr, const_cast<char* const*>(argv), Environment());
+      rc = posix_spawn(&child, argv[0], &actions, &attr, const_cast<char* const*>(argv), Environment());
     }
+    posix_spawnattr_destroy(&attr);
     posix_spawn_file_actions_destroy(&actions);
     if (rc != 0) {
       return Fail(ErrorCode::kInternal, std::string("could not run /usr/bin/open: ") + std::strerror(rc));
@@ -362,26 +547,31 @@ class AppKitSystem final : public MacSystem {
     return Fail(ErrorCode::kInternal, "`open -b " + bundleId + "` was ended by a signal");
   }
 
-  // AppKit documents NSScreen for the main thread, but Node's main thread never
-  // services AppKit, so there is no main thread to hop to; reading the
-  // screen list and its properties from the worker is what remains.
+  // CoreGraphics rather than NSScreen: NSScreen is main-thread AppKit whose
+  // list is refreshed from the main run loop, so on this worker it would
+  // neither be safe nor notice displays attached later. CGDisplayBounds is in
+  // the same global top-left points as `frame`.
   double BackingScale(const Rect& frame) override {
-    @autoreleasepool {
-      NSArray<NSScreen*>* screens = NSScreen.screens;
-      if (screens.count == 0) return 1.0;
-      CGFloat primaryHeight = screens[0].frame.size.height;
-      NSScreen* best = screens[0];
+    CGDirectDisplayID best = CGMainDisplayID();
+    uint32_t count = 0;
+    if (CGGetActiveDisplayList(0, nullptr, &count) == kCGErrorSuccess && count > 0) {
+      std::vector<CGDirectDisplayID> displays(count);
+      if (CGGetActiveDisplayList(count, displays.data(), &count) != kCGErrorSuccess) count = 0;
       double bestArea = 0;
-      for (NSScreen* screen in screens) {
-        double area = OverlapArea(frame, TopLeftFrame(screen.frame, primaryHeight));
+      for (uint32_t i = 0; i < count && i < displays.size(); ++i) {
+        CGRect b = CGDisplayBounds(displays[i]);
+        double area = OverlapArea(frame, Rect{b.origin.x, b.origin.y, b.size.width, b.size.height});
         if (area > bestArea) {
           bestArea = area;
-          best = screen;
+          best = displays[i];
         }
       }
-      double scale = best.backingScaleFactor;
-      return scale > 0 ? scale : 1.0;
     }
+    // A frame on no display (off screen, or its display just went away) gets
+    // the main display's scale.
+    double scale = DisplayScale(best);
+    if (!(scale > 0)) scale = DisplayScale(CGMainDisplayID());
+    return scale > 0 && std::isfinite(scale) ? scale : 1.0;
   }
 
   Error CaptureWindow(uint32_t windowNumber, const Rect& frame, double scale, std::vector<uint8_t>& rgba, int& width,
@@ -415,17 +605,28 @@ class AppKitSystem final : public MacSystem {
     }
   }
 
+  // From the cheapest question that cannot show a prompt to the one that can.
   Access ScreenRecordingAccess() override {
     if (CGPreflightScreenCaptureAccess()) return Access::kGranted;
     // The preflight answers "no" for a child of the process that holds the
-    // grant (a terminal, an editor); ScreenCaptureKit asks the right question.
-    // When the user has never been asked, this listing itself makes macOS
-    // show the Screen Recording prompt.
+    // grant (a terminal, an editor). Readable names of other processes'
+    // windows prove the grant without a prompt.
+    if (OtherWindowNamesVisible()) return Access::kGranted;
+    // ScreenCaptureKit asks the right question, but when the user has never
+    // been asked, this listing itself makes macOS show the Screen Recording
+    // prompt.
     if (@available(macOS 12.3, *)) {
       @autoreleasepool {
         auto probe = RequestShareableContent();
         if (!probe->Wait(Clock::now() + kProbeBound)) return Access::kUnknown;
-        if (probe->failed()) return Access::kDenied;
+        if (probe->failed()) {
+          if (IsUserDeclined(probe->nsError())) return Access::kDenied;
+          // Any other failure says nothing about the grant: kUnknown. Access
+          // has no room for the NSError's text (probe->error()), so it goes no
+          // further than here; a capture that fails the same way reports it
+          // in its Error.
+          return Access::kUnknown;
+        }
         return probe->value() ? Access::kGranted : Access::kUnknown;
       }
     }
@@ -452,6 +653,13 @@ class AppKitSystem final : public MacSystem {
 
 }  // namespace
 
-std::unique_ptr<MacSystem> CreateAppKitSystem() { return std::make_unique<AppKitSystem>(); }
+std::unique_ptr<MacSystem> CreateAppKitSystem() {
+  // Connects this process to the window server before anything else needs it:
+  // SCContentFilter's initWithDesktopIndependentWindow: aborts the process
+  // (CGS_REQUIRE_INIT) in a process that never called a CoreGraphics display
+  // function, and a Node process may well not have.
+  (void)CGMainDisplayID();
+  return std::make_unique<AppKitSystem>();
+}
 
 }  // namespace axsnap

@@ -236,7 +236,10 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
     req.screenshot = o.Get("screenshot").ToBoolean().Value();
     return Run(info.Env(), [this, req](Backend& b) -> Settle {
       auto result = std::make_shared<SnapshotResult>();
-      if (Error err = TakeSnapshot(b, req, *result)) return Fail(err);
+      if (Error err = TakeSnapshot(b, req, *result)) {
+        ledger_.ReleaseUnheld(b, result->dropped);
+        return Fail(err);
+      }
       ledger_.Acquire(result->ids);
       ledger_.ReleaseUnheld(b, result->dropped);
       return [result](Napi::Env env, Napi::Promise::Deferred& d) { d.Resolve(SnapshotToJs(env, *result)); };

@@ -11,7 +11,8 @@
 //   HIServices      AXUIElement.h, AXValue.h, AXError.h, AXValueConstants
 //   CoreGraphics    CGGeometry.h, CGWindow.h, CGEvent.h, CGEventTypes.h,
 //                   CGEventSource.h, CGRemoteOperation.h, CGImage.h,
-//                   CGBitmapContext.h, CGColorSpace.h, CGContext.h
+//                   CGBitmapContext.h, CGColorSpace.h, CGContext.h,
+//                   CGError.h, CGDirectDisplay.h
 // The types match Apple's 64-bit ABI (LP64): CFIndex is long, Boolean is
 // unsigned char, CGFloat is double, enums have Apple's fixed underlying types.
 //
@@ -45,9 +46,14 @@
 // AXSNAP_API_OBSOLETED("why", 10.5, 14.0, 15.0): introduced, deprecated, obsoleted.
 #define AXSNAP_API_OBSOLETED(msg, intro, depr, obs) \
   __attribute__((availability(macos, introduced = intro, deprecated = depr, obsoleted = obs, message = msg)))
+// AXSNAP_API_DEPRECATED("why", 10.6, 14.0): introduced, deprecated. A use is
+// diagnosed only once the deployment target reaches the deprecating version.
+#define AXSNAP_API_DEPRECATED(msg, intro, depr) \
+  __attribute__((availability(macos, introduced = intro, deprecated = depr, message = msg)))
 #else
 #define AXSNAP_AVAILABILITY_macos(v)
 #define AXSNAP_API_OBSOLETED(msg, intro, depr, obs)
+#define AXSNAP_API_DEPRECATED(msg, intro, depr)
 #endif
 #define AXSNAP_API_AVAILABLE(platform_version) AXSNAP_AVAILABILITY_##platform_version
 
@@ -522,6 +528,11 @@ extern void CGImageRelease(CGImageRef image);
 
 // Create rule: +1.
 extern CGColorSpaceRef CGColorSpaceCreateDeviceRGB(void) AXSNAP_CF_RETURNS_RETAINED;
+// Create rule: +1. NULL when `name` is not a known colour space name.
+extern CGColorSpaceRef CGColorSpaceCreateWithName(CFStringRef name) AXSNAP_CF_RETURNS_RETAINED
+    AXSNAP_API_AVAILABLE(macos(10.2));
+// The IEC 61966-2-1 sRGB colour space, for CGColorSpaceCreateWithName.
+extern const CFStringRef kCGColorSpaceSRGB AXSNAP_API_AVAILABLE(macos(10.5));
 // NULL-safe.
 extern void CGColorSpaceRelease(CGColorSpaceRef space);
 
@@ -621,9 +632,47 @@ extern CGEventRef CGEventCreateScrollWheelEvent2(CGEventSourceRef source, CGScro
 extern void CGEventKeyboardSetUnicodeString(CGEventRef event, UniCharCount stringLength,
                                             const UniChar* unicodeString);
 extern void CGEventSetFlags(CGEventRef event, CGEventFlags flags);
+// Where the event happens, in global top-left points.
+extern void CGEventSetLocation(CGEventRef event, CGPoint location);
 extern void CGEventSetIntegerValueField(CGEventRef event, CGEventField field, int64_t value);
 // Needs the Accessibility permission; without it the event is dropped silently.
 extern void CGEventPost(CGEventTapLocation tap, CGEventRef event);
+
+// ---------------------------------------------------------------------------
+// CoreGraphics: CGError.h, CGDirectDisplay.h (displays and their modes)
+
+AXSNAP_CF_ENUM(int32_t, CGError){
+    kCGErrorSuccess = 0,
+    kCGErrorFailure = 1000,
+    kCGErrorIllegalArgument = 1001,
+    kCGErrorInvalidConnection = 1002,
+    kCGErrorRangeCheck = 1007,
+    kCGErrorNoneAvailable = 1011,
+};
+
+typedef uint32_t CGDirectDisplayID;
+// A CF type; CGDisplayModeRelease is CFRelease that also accepts NULL.
+typedef struct AXSNAP_CF_BRIDGED_TYPE(id) CGDisplayMode* CGDisplayModeRef;
+
+// The display with the menu bar: its top-left corner is the origin of the
+// global display space. Also connects the process to the window server, which
+// some CoreGraphics and ScreenCaptureKit calls expect to have happened.
+extern CGDirectDisplayID CGMainDisplayID(void);
+// Up to `maxDisplays` active displays into `activeDisplays`, their number into
+// `*displayCount`. With `activeDisplays` NULL only the number is returned.
+extern CGError CGGetActiveDisplayList(uint32_t maxDisplays, CGDirectDisplayID* activeDisplays,
+                                      uint32_t* displayCount);
+// Global display space: top-left origin, y downwards, points.
+extern CGRect CGDisplayBounds(CGDirectDisplayID display);
+// Create rule: +1 (CGDisplayModeRelease). NULL when the display is invalid.
+extern CGDisplayModeRef CGDisplayCopyDisplayMode(CGDirectDisplayID display) AXSNAP_CF_RETURNS_RETAINED
+    AXSNAP_API_AVAILABLE(macos(10.6));
+// Width in points.
+extern size_t CGDisplayModeGetWidth(CGDisplayModeRef mode) AXSNAP_API_AVAILABLE(macos(10.6));
+// Width in pixels of the backing store (twice the points on a Retina mode).
+extern size_t CGDisplayModeGetPixelWidth(CGDisplayModeRef mode) AXSNAP_API_AVAILABLE(macos(10.8));
+// NULL-safe.
+extern void CGDisplayModeRelease(CGDisplayModeRef mode) AXSNAP_API_AVAILABLE(macos(10.6));
 
 // ---------------------------------------------------------------------------
 // CoreGraphics: CGWindow.h / CGRemoteOperation.h, Screen Recording permission

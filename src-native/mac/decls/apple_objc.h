@@ -5,9 +5,10 @@
 // Written for this project; it is not a copy of Apple's headers and declares
 // only what the backend uses. Selectors, property types and availability
 // follow Apple's documentation pages for NSString, NSArray, NSURL, NSError,
-// NSRunningApplication, NSWorkspace, NSScreen, SCShareableContent, SCWindow,
-// SCContentFilter, SCStreamConfiguration and SCScreenshotManager, and for
-// libdispatch's dispatch_semaphore and dispatch_time.
+// NSRunningApplication, NSWorkspace, NSApplication.ActivationOptions,
+// SCShareableContent, SCWindow, SCContentFilter, SCStreamConfiguration,
+// SCScreenshotManager and SCStreamError (SCError.h), and for libdispatch's
+// dispatch_semaphore and dispatch_time.
 //
 // Where the root class and libdispatch come from:
 //   - darwin targets (-target <arch>-apple-macos12.3): the macOS libc headers
@@ -21,7 +22,9 @@
 //
 // Availability uses the macros of apple_c.h: with a 12.3 deployment target an
 // unguarded use of a macOS 14 API (SCScreenshotManager, ignoreShadowsSingleWindow,
-// captureResolution) is a -Wunguarded-availability error.
+// captureResolution, activateFromApplication:options:) is a
+// -Wunguarded-availability error. Deprecations are declared as in the SDK, so
+// that they are diagnosed once the deployment target reaches them.
 #ifndef AXSNAP_MAC_DECLS_APPLE_OBJC_H_
 #define AXSNAP_MAC_DECLS_APPLE_OBJC_H_
 
@@ -116,6 +119,7 @@ typedef struct {
 @end
 
 @interface NSString : NSObject
+- (BOOL)isEqualToString:(NSString*)aString;
 // Borrowed from the string: valid while the string lives.
 @property(nullable, readonly) const char* UTF8String AXSNAP_RETURNS_INNER_POINTER;
 // nil when the bytes are not UTF-8.
@@ -141,12 +145,13 @@ typedef struct {
 // ---------------------------------------------------------------------------
 // AppKit
 
-typedef CGRect NSRect;  // 64-bit
-
 typedef NSUInteger NSApplicationActivationOptions;
 enum : NSApplicationActivationOptions {
   NSApplicationActivateAllWindows = 1 << 0,
-  NSApplicationActivateIgnoringOtherApps = 1 << 1,
+  // Has no effect from macOS 14 on (cooperative activation); before 14 it is
+  // what lets activation happen while another app is active.
+  NSApplicationActivateIgnoringOtherApps AXSNAP_API_DEPRECATED(
+      "ignoringOtherApps is deprecated in macOS 14 and will have no effect.", 10.6, 14.0) = 1 << 1,
 };
 
 typedef NSInteger NSApplicationActivationPolicy;
@@ -164,32 +169,40 @@ enum : NSApplicationActivationPolicy {
 @property(nullable, readonly, copy) NSString* bundleIdentifier;
 @property(nullable, readonly, copy) NSURL* bundleURL;
 @property(readonly) NSApplicationActivationPolicy activationPolicy;
+// hidden, active and terminated change only when the main run loop turns in a
+// common mode; in a process that never runs it they keep their first value.
 @property(readonly, getter=isHidden) BOOL hidden;
 @property(readonly, getter=isActive) BOOL active;
 @property(readonly, getter=isTerminated) BOOL terminated;
 // NO when the request could not be sent; the change itself happens later.
 - (BOOL)unhide;
+// From macOS 14 on a request that the system may decline (cooperative activation).
 - (BOOL)activateWithOptions:(NSApplicationActivationOptions)options;
+// Activation requested in the activation context of `application`: YES when the
+// system allows it, which it does when `application` is the active app (or was
+// yielded to by it).
+- (BOOL)activateFromApplication:(NSRunningApplication*)application
+                        options:(NSApplicationActivationOptions)options AXSNAP_API_AVAILABLE(macos(14.0));
 @end
 
 @interface NSWorkspace : NSObject
 @property(class, readonly, strong) NSWorkspace* sharedWorkspace;
+// Refreshed only when the main run loop runs (see NSRunningApplication).
 @property(readonly, copy) NSArray<NSRunningApplication*>* runningApplications;
-@end
-
-@interface NSScreen : NSObject
-// The first screen is the primary one (with the menu bar): the origin of the
-// global coordinate space. Empty when no display is attached.
-@property(class, readonly, copy) NSArray<NSScreen*>* screens;
-// Bottom-left origin, points.
-@property(readonly) NSRect frame;
-@property(readonly) CGFloat backingScaleFactor;
 @end
 
 // ---------------------------------------------------------------------------
 // ScreenCaptureKit (macOS 12.3)
 
 typedef UInt32 OSType;
+
+// SCError.h: the domain of ScreenCaptureKit's NSErrors, and the codes we read.
+extern NSString* const SCStreamErrorDomain AXSNAP_API_AVAILABLE(macos(12.3));
+typedef NSInteger SCStreamErrorCode;
+enum : SCStreamErrorCode {
+  // Screen Recording is not granted to this process.
+  SCStreamErrorUserDeclined = -3801,
+};
 
 AXSNAP_API_AVAILABLE(macos(12.3))
 @interface SCWindow : NSObject

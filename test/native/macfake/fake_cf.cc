@@ -889,6 +889,11 @@ std::optional<FakeValue> Attr(FakeWorld& w, const Target& t, const std::string& 
     return std::nullopt;
   }
   auto it = t.el->attrs.find(name);
+  // The app element's own switches, derived from the world unless scripted.
+  if (t.el->id == t.app->rootId && it == t.el->attrs.end()) {
+    if (name == "AXHidden") return FakeValue::Bool(t.app->hidden);
+    if (name == "AXFrontmost") return FakeValue::Bool(w.focusedPid == t.app->pid);
+  }
   if (name == "AXChildren" && !t.el->hiddenChildren.empty() && Revealed(*t.app)) {
     FakeValue children = it != t.el->attrs.end() && it->second.kind == FakeValue::Kind::kArray
                              ? it->second
@@ -1820,6 +1825,14 @@ AXError AXUIElementSetAttributeValue(AXUIElementRef element, CFStringRef attribu
     return done(kAXErrorSuccess);
   }
 
+  // AXFrontmost and AXHidden on the app element: activation and unhiding by
+  // AX, as apps accept them (a scripted app may ignore them, see ApplyStep).
+  if (el.id == app.rootId && (name == "AXFrontmost" || name == "AXHidden") && !el.attrs.count(name)) {
+    if (!converted || next.kind != FakeValue::Kind::kBool) return done(kAXErrorIllegalArgument);
+    if (name == "AXFrontmost" && next.flag) ApplyStep(w, app, Step::kActivate, 0);
+    if (name == "AXHidden" && !next.flag) ApplyStep(w, app, Step::kUnhide, 0);
+    return done(kAXErrorSuccess);
+  }
   if (!el.settable.count(name))
     return done(el.attrs.count(name) ? kAXErrorIllegalArgument : kAXErrorAttributeUnsupported);
   if (!converted) return done(kAXErrorIllegalArgument);
@@ -1879,6 +1892,12 @@ AXError AXUIElementPerformAction(AXUIElementRef element, CFStringRef action) {
     return kAXErrorActionUnsupported;
   }
   if (name == "AXRaise" && IsWindow(*t.el)) ApplyStep(*State().world, *t.app, Step::kRaise, t.el->id);
+  // The action happened; the app still answers with an error (an AXPress that
+  // opened a modal answers kAXErrorCannotComplete when the modal returns).
+  if (t.el->faults.performError != 0) {
+    AppendLog(AXLine(head, static_cast<AXError>(t.el->faults.performError)));
+    return static_cast<AXError>(t.el->faults.performError);
+  }
   AppendLog(head);
   return kAXErrorSuccess;
 }
@@ -2104,7 +2123,8 @@ std::string EventLine(const EventObj& ev) {
       const int32_t dy = ev.wheelCount >= 1 ? ev.wheels[0] : 0;
       const int32_t dx = ev.wheelCount >= 2 ? ev.wheels[1] : 0;
       return "event scroll " + std::to_string(dx) + " " + std::to_string(dy) + " " +
-             (ev.units == kCGScrollEventUnitLine ? "line" : "pixel") + (ev.flags ? " " + flags : "");
+             (ev.units == kCGScrollEventUnitLine ? "line" : "pixel") + " at " + Num(ev.location.x) + "," +
+             Num(ev.location.y) + (ev.flags ? " " + flags : "");
     }
     default: return "event type=" + std::to_string(ev.type) + " " + flags;
   }
@@ -2150,6 +2170,10 @@ void CGEventKeyboardSetUnicodeString(CGEventRef event, UniCharCount stringLength
 
 void CGEventSetFlags(CGEventRef event, CGEventFlags flags) {
   Checked<EventObj>(event, "CGEventSetFlags")->flags = flags;
+}
+
+void CGEventSetLocation(CGEventRef event, CGPoint location) {
+  Checked<EventObj>(event, "CGEventSetLocation")->location = location;
 }
 
 void CGEventSetIntegerValueField(CGEventRef event, CGEventField field, int64_t value) {

@@ -129,6 +129,7 @@ struct FakeFaults {
   bool cannotComplete = false;                // every call: kAXErrorCannotComplete
   std::set<std::string> failBatchSlots;       // in a batch: AXError(kAXErrorCannotComplete) slot; singly fine
   std::set<std::string> logReads;             // each read of these attributes logs "read <id> <name>"
+  int32_t performError = 0;                   // actions are performed, then answered with this AXError
 };
 
 struct FakeElement {

@@ -467,7 +467,7 @@ void TestEvents() {
   CHECK(HasLine("event leftMouseDown 120,340 clicks=2 flags=0x100000"));
   CHECK(HasLine("event keyDown code=36 flags=0x0"));
   CHECK(HasLine("event unicode \"h\xC3\xA9llo\""));
-  CHECK(HasLine("event scroll 1 -3 line"));
+  CHECK(HasLine("event scroll 1 -3 line at 0,0"));
 }
 
 // Runs `fn` in a forked child and reports whether it aborted.

@@ -225,7 +225,7 @@ class Parser {
   }
 
   FakeFaults Faults(Napi::Object o, const std::string& path) {
-    Keys(o, path, {"dieAfterReads", "failAttribute", "cannotComplete", "failBatchSlots", "logReads"});
+    Keys(o, path, {"dieAfterReads", "failAttribute", "cannotComplete", "failBatchSlots", "logReads", "performError"});
     FakeFaults f;
     f.dieAfterReads = static_cast<int>(Int(o, "dieAfterReads", path, -1));
     f.cannotComplete = Bool(o, "cannotComplete", path, false);
@@ -236,6 +236,7 @@ class Parser {
     }
     for (const std::string& name : Strings(o, "failBatchSlots", path)) f.failBatchSlots.insert(name);
     for (const std::string& name : Strings(o, "logReads", path)) f.logReads.insert(name);
+    if (Has(o, "performError")) f.performError = AXErrorCode(o.Get("performError"), path + ".performError");
     return f;
   }
 
