@@ -4,7 +4,7 @@
  */
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listApps, snapshot } from "../lib/desktop.js";
+import { listApps, permissions, requestPermissions, snapshot } from "../lib/desktop.js";
 import type { Snapshot } from "../lib/index.js";
 import { type App, type Desktop, gtkWidgetFactory } from "../scripts/desktop.mjs";
 import { useDesktop } from "./support/linux.js";
@@ -32,6 +32,12 @@ describe("gtk3-widget-factory", () => {
   it("lists the app with its pid", async () => {
     const apps = await listApps();
     expect(apps).toContainEqual(expect.objectContaining({ name: "gtk3-widget-factory", pid: gtk.pid }));
+  });
+
+  it("reports that Linux needs no permission, and asking changes nothing", async () => {
+    const expected = { platform: "linux", accessibility: "not_required", screenRecording: "not_required" };
+    expect(await permissions()).toEqual(expected);
+    expect(await requestPermissions()).toEqual(expected);
   });
 
   it("prints the header and the window", () => {

@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { liveObservation, permissions, requestPermissions, snapshot } from "../lib/desktop.js";
-import type { RawSnapshot } from "../lib/model.js";
+import type { RawNode, RawSnapshot } from "../lib/model.js";
 import type { NativeBackend } from "../lib/native.js";
 import { createSession } from "../lib/session.js";
 import { createSnapshot } from "../lib/snapshot.js";
@@ -177,6 +177,31 @@ describe("recorded macOS trees served through the fake AX layer", () => {
       await s.release();
     });
   }
+});
+
+describe("cost", () => {
+  it("reads a recorded window in at most 5 AX calls (IPCs on macOS) per element, everything included", async () => {
+    const addon = loadMacFake();
+    const perNode: Record<string, number> = {};
+    for (const name of FIXTURES) {
+      const raw = JSON.parse(
+        readFileSync(join(import.meta.dirname, "fixtures", `${name}.json`), "utf8"),
+      ) as RawSnapshot;
+      const b = backend(worldFromFixture(raw));
+      await snapshot({ app: raw.app.name, screenshot: false }, b); // the first one also asks for a Chromium tree
+      const before = addon.fakeAXCalls();
+      const s = await snapshot({ app: raw.app.name, screenshot: false }, b);
+      const calls = addon.fakeAXCalls() - before;
+      // Window and menu bar elements; app lookup, window choice and capture choice are in the calls too.
+      const raw2 = liveObservation(s)!.raw;
+      const count = (n: RawNode | undefined): number =>
+        n ? 1 + (n.children ?? []).reduce((a, c) => a + count(c), 0) : 0;
+      perNode[name] = Math.round((calls / (count(raw2.root) + count(raw2.menuBar))) * 100) / 100;
+      await s.release();
+    }
+    console.log("AX calls per element read:", JSON.stringify(perNode));
+    for (const ratio of Object.values(perNode)) expect(ratio).toBeLessThanOrEqual(5);
+  });
 });
 
 // ---------------------------------------------------------------- reads and faults

@@ -595,7 +595,25 @@ Error MacBackend::ChildrenOf(ElementId id, AXUIElementRef el, ChildList& out) {
       return {};
     }
   }
-  if (Error err = copy(CFSTR("AXChildren"), "", supported)) return err;
+  if (role == "AXBrowser" || role == "AXList" || role.empty()) {
+    if (Error err = copy(CFSTR("AXChildren"), "", supported)) return err;
+  } else {
+    // Elements that are not lists: one call for the whole array, not a count
+    // and a ranged copy (the walk's node limit cuts a long one anyway).
+    CFAny items;
+    const AXError e = AXUIElementCopyAttributeValue(el, CFSTR("AXChildren"), items.OutParam());
+    if (e != kAXErrorSuccess && Fatal(e)) return AXFailure(e, "reading AXChildren");
+    if (e == kAXErrorSuccess && items && CFGetTypeID(items.get()) == CFArrayGetTypeID()) {
+      CFArrayRef list = static_cast<CFArrayRef>(items.get());
+      const CFIndex n = std::min<CFIndex>(CFArrayGetCount(list), kMaxChildren);
+      for (CFIndex i = 0; i < n; i++) {
+        CFTypeRef item = CFArrayGetValueAtIndex(list, i);
+        if (!IsElement(item)) continue;
+        found.push_back(CFRef<AXUIElementRef>::Retain(static_cast<AXUIElementRef>(item)));
+        via.push_back("");
+      }
+    }
+  }
   // Some scroll areas expose their document only as AXContents.
   if (found.empty() && role == "AXScrollArea") {
     if (Error err = copy(CFSTR("AXContents"), "contents", supported)) return err;

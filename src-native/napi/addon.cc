@@ -463,6 +463,9 @@ class Addon : public Napi::Addon<Addon> {
     exports.Set("fakeCFLive", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
                   return Napi::Number::New(info.Env(), static_cast<double>(FakeCFLiveObjects()));
                 }));
+    exports.Set("fakeAXCalls", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
+                  return Napi::Number::New(info.Env(), static_cast<double>(FakeAXCalls()));
+                }));
     exports.Set("fakeWorldClear", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
                   ClearFakeWorld();
                   return info.Env().Undefined();

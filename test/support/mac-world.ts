@@ -56,7 +56,12 @@ export interface World {
   windows: CGWindow[];
 }
 
-export type MacFakeAddon = NativeAddon & { fakeCFLive: () => number; fakeWorldClear: () => void };
+export type MacFakeAddon = NativeAddon & {
+  fakeCFLive: () => number;
+  fakeWorldClear: () => void;
+  /** AX calls that reach an app (each one an IPC on macOS) since the process started. */
+  fakeAXCalls: () => number;
+};
 
 let addon: MacFakeAddon | undefined;
 
@@ -91,7 +96,16 @@ const axOrientation: Record<string, string> = {
  * The AX element a recorded node was read from. Rows of tables and outlines
  * are served as AXRows (what the backend reads for them); AXParent points up.
  */
-function elementOf(node: RawNode, ids: Ids, parent: number | undefined, secureValue?: string): AXElement {
+const intersects = (a: RawNode["frame"], b: RawNode["frame"]) =>
+  !!a && !!b && a.x < b.x + b.w && a.x + a.w > b.x && a.y < b.y + b.h && a.y + a.h > b.y;
+
+function elementOf(
+  node: RawNode,
+  ids: Ids,
+  parent: number | undefined,
+  secureValue?: string,
+  clip?: RawNode["frame"],
+): AXElement {
   const id = ids.take();
   const attrs: Record<string, unknown> = { AXRole: node.role };
   const settable: string[] = [];
@@ -134,9 +148,17 @@ function elementOf(node: RawNode, ids: Ids, parent: number | undefined, secureVa
   }
   if (node.rowIndex !== undefined) attrs.AXIndex = node.rowIndex;
   if (parent !== undefined) attrs.AXParent = { ref: parent };
-  const children = (node.children ?? []).map((c) => elementOf(c, ids, id, secureValue));
+  // What a scroll area shows bounds what its tables call visible.
+  const inner = node.role === "AXScrollArea" ? node.frame : clip;
+  const kids = node.children ?? [];
+  const children = kids.map((c) => elementOf(c, ids, id, secureValue, inner));
   if (node.role === "AXTable" || node.role === "AXOutline") {
+    const view = inner ?? node.frame;
     attrs.AXRows = children.filter((c) => c.attrs.AXRole === "AXRow").map((c) => ({ ref: c.id }));
+    // As AppKit does: the rows on screen, which the backend reads instead of all of them.
+    attrs.AXVisibleRows = children
+      .filter((c, i) => c.attrs.AXRole === "AXRow" && intersects(kids[i]!.frame, view))
+      .map((c) => ({ ref: c.id }));
   }
   attrs.AXChildren = children;
   return { id, attrs, settable, actions: node.actions ?? [] };

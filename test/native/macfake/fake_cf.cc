@@ -818,9 +818,14 @@ struct Target {
 
 enum class Call { kRead, kOther };
 
+// Every call that would be an IPC to an app on macOS passes here: counted, so
+// tests can hold the backend to a number of calls per element.
+std::atomic<int64_t> gAXCalls{0};
+
 // Resolves `e`, applies the trust check, the app's hang and the scripted
 // faults. On success `t` is valid while `lock` stays held.
 AXError Enter(const ElemObj* e, Call call, Target& t, std::unique_lock<std::mutex>& lock) {
+  gAXCalls++;
   WorldState& st = State();
   FakeWorld* w = st.world.get();
   if (!w) return e->which == ElemKind::kSystem ? kAXErrorNoValue
@@ -1250,6 +1255,7 @@ std::string LiveObjectsSummary() { return Registry::Get().Summary(); }
 }  // namespace macfake
 
 int64_t FakeCFLiveObjects() { return macfake::LiveObjects(); }
+int64_t FakeAXCalls() { return macfake::gAXCalls.load(); }
 std::string FakeCFLiveObjectsSummary() { return macfake::LiveObjectsSummary(); }
 std::vector<std::string> FakeWorldLog() { return macfake::Log(); }
 void ClearFakeWorld() { macfake::ClearWorld(); }

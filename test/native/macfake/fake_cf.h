@@ -233,6 +233,8 @@ std::string LiveObjectsSummary();
 // The names the test addon calls (see world_from_js.h for the rest).
 int64_t FakeCFLiveObjects();
 std::string FakeCFLiveObjectsSummary();
+// AX calls that reach an app (each one an IPC on macOS), since the process started.
+int64_t FakeAXCalls();
 std::vector<std::string> FakeWorldLog();
 void ClearFakeWorld();
 void ClearFakeWorldLog();
