@@ -499,15 +499,18 @@ Error MacBackend::ReadOne(ElementId id, AXUIElementRef el, NodeAttributes& a, Cl
   return {};
 }
 
-Error MacBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<NodeAttributes>& out,
-                            std::vector<Error>& errs, Clock::time_point deadline) {
-  if (!batch_) batch_ = BatchAttributes();
-  out.assign(ids.size(), NodeAttributes{});
+namespace {
+
+// The loop both batched reads share: unknown ids, the deadline, and an app
+// that stopped answering, which costs one timeout per batch, not one per
+// element. `read(i, element)` does the reading.
+template <typename Read>
+Error EachElement(const ElementTable& table, const std::vector<ElementId>& ids, std::vector<Error>& errs,
+                  Clock::time_point deadline, Read read) {
   errs.assign(ids.size(), Error{});
-  // One app that stops answering costs one timeout, not one per element.
   std::set<int64_t> silent;
   for (size_t i = 0; i < ids.size(); i++) {
-    AXUIElementRef el = elements_.Get(ids[i]);
+    AXUIElementRef el = table.Get(ids[i]);
     if (!el) {
       errs[i] = {ErrorCode::kElementGone, "unknown element"};
       continue;
@@ -522,13 +525,25 @@ Error MacBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<NodeA
       errs[i] = {ErrorCode::kAppUnresponsive, "the app stopped answering"};
       continue;
     }
-    if (AXUIElementRef app = AppElement(pid)) SetTimeoutFor(app, deadline);
-    SetTimeoutFor(el, deadline);
-    errs[i] = ReadOne(ids[i], el, out[i], deadline);
+    errs[i] = read(i, el, pid);
     if (errs[i].code == ErrorCode::kAppUnresponsive) silent.insert(pid);
+    // No permission: nothing else will read either.
     if (errs[i].code == ErrorCode::kPermissionDenied) return errs[i];
   }
   return {};
+}
+
+}  // namespace
+
+Error MacBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<NodeAttributes>& out,
+                            std::vector<Error>& errs, Clock::time_point deadline) {
+  if (!batch_) batch_ = BatchAttributes();
+  out.assign(ids.size(), NodeAttributes{});
+  return EachElement(elements_, ids, errs, deadline, [&](size_t i, AXUIElementRef el, pid_t pid) {
+    if (AXUIElementRef app = AppElement(pid)) SetTimeoutFor(app, deadline);
+    SetTimeoutFor(el, deadline);
+    return ReadOne(ids[i], el, out[i], deadline);
+  });
 }
 
 Error MacBackend::ChildrenOf(ElementId id, AXUIElementRef el, ChildList& out) {
@@ -625,29 +640,10 @@ Error MacBackend::ChildrenOf(ElementId id, AXUIElementRef el, ChildList& out) {
 Error MacBackend::ReadChildren(const std::vector<ElementId>& ids, std::vector<ChildList>& out,
                                std::vector<Error>& errs, Clock::time_point deadline) {
   out.assign(ids.size(), ChildList{});
-  errs.assign(ids.size(), Error{});
-  std::set<int64_t> silent;
-  for (size_t i = 0; i < ids.size(); i++) {
-    AXUIElementRef el = elements_.Get(ids[i]);
-    if (!el) {
-      errs[i] = {ErrorCode::kElementGone, "unknown element"};
-      continue;
-    }
-    if (Clock::now() >= deadline) {
-      errs[i] = {ErrorCode::kTimeout, "the deadline passed"};
-      continue;
-    }
-    pid_t pid = 0;
-    AXUIElementGetPid(el, &pid);
-    if (silent.count(pid)) {
-      errs[i] = {ErrorCode::kAppUnresponsive, "the app stopped answering"};
-      continue;
-    }
+  return EachElement(elements_, ids, errs, deadline, [&](size_t i, AXUIElementRef el, pid_t) {
     SetTimeoutFor(el, deadline);
-    errs[i] = ChildrenOf(ids[i], el, out[i]);
-    if (errs[i].code == ErrorCode::kAppUnresponsive) silent.insert(pid);
-  }
-  return {};
+    return ChildrenOf(ids[i], el, out[i]);
+  });
 }
 
 Error MacBackend::ScreenWindows(std::vector<ScreenWindow>& out) {
