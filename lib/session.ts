@@ -113,6 +113,20 @@ const PRESS_ACTIONS = [
 ];
 const MENU_ACTIONS = ["AXShowMenu", "showContextMenu", "show menu", "popup"];
 const ROW_ROLES = new Set(["AXRow", "table row", "list item", "tree item", "table cell"]);
+/** Roles where "go to the end" keys move a caret rather than doing something else. */
+const TEXT_ROLES = new Set([
+  "AXTextField",
+  "AXTextArea",
+  "AXComboBox",
+  "text",
+  "entry",
+  "password text",
+  "terminal",
+  "paragraph",
+  "document text",
+  "combo box",
+  "spin button",
+]);
 
 function sameIdentity(a: IdentityPredicate, b: IdentityPredicate): boolean {
   return a.role === b.role && a.subrole === b.subrole && a.identifier === b.identifier && a.name === b.name;
@@ -448,7 +462,12 @@ export class Session {
         );
         return this.finishSemantic("click", r, notes, uncertain, options);
       } catch (e) {
-        if (!(e instanceof AxsnapError) || !["ACTION_NOT_SUPPORTED", "ACTION_FAILED"].includes(e.code))
+        // Only a refusal that delivered nothing may be followed by another way of doing it.
+        if (
+          !(e instanceof AxsnapError) ||
+          !["ACTION_NOT_SUPPORTED", "ACTION_FAILED"].includes(e.code) ||
+          e.delivery !== "not_delivered"
+        )
           throw e;
         notes.push(`the row could not be selected in its list (${e.message})`);
       }
@@ -460,7 +479,12 @@ export class Session {
         );
         return this.finishSemantic("click", r, notes, uncertain, options);
       } catch (e) {
-        if (!(e instanceof AxsnapError) || !["ACTION_NOT_SUPPORTED", "ACTION_FAILED"].includes(e.code))
+        // Only a refusal that delivered nothing may be followed by another way of doing it.
+        if (
+          !(e instanceof AxsnapError) ||
+          !["ACTION_NOT_SUPPORTED", "ACTION_FAILED"].includes(e.code) ||
+          e.delivery !== "not_delivered"
+        )
           throw e;
         notes.push(`the element refused ${semantic} (${e.message}); clicked by coordinates instead`);
       }
@@ -566,9 +590,11 @@ export class Session {
     try {
       const read = await r.live.backend.readElement(r.handle, 0, this.opts.deadlineMs);
       await r.live.backend.release(read.handles);
-      if (read.node.value === value || String(read.node.value) === String(value))
+      if (read.node.value === value || String(read.node.value) === String(value)) {
         delivery = "delivered_verified";
-      else notes.push(`the value read back is ${JSON.stringify(read.node.value ?? null)}`);
+        // The value is there: the app's error answer did not matter.
+        if (uncertain !== undefined) notes.splice(notes.indexOf(uncertain), 1);
+      } else notes.push(`the value read back is ${JSON.stringify(read.node.value ?? null)}`);
     } catch (e) {
       notes.push(`the value could not be read back: ${(e as Error).message}`);
     }
@@ -663,7 +689,8 @@ export class Session {
     if (r.record.settable) {
       const read = await callNative(() => r.live.backend.readElement(r.handle, 0, this.opts.deadlineMs));
       await r.live.backend.release(read.handles);
-      if (typeof read.node.value === "string" || read.node.value === undefined) {
+      // Only a value actually read can be continued; an unread one is not "".
+      if (typeof read.node.value === "string") {
         const next = (read.node.value ?? "") + text;
         try {
           const uncertain = await this.semanticCall(() =>
@@ -677,13 +704,20 @@ export class Session {
       }
     }
     this.guardFresh(r.snapshot);
-    await callNative(() => r.live.backend.focus(r.handle, this.opts.deadlineMs)).catch(() => {
-      notes.push("the element did not take focus; typed into whatever has it");
-    });
+    const focused = await callNative(() => r.live.backend.focus(r.handle, this.opts.deadlineMs)).then(
+      () => true,
+      () => {
+        notes.push("the element did not take focus; typed into whatever has it");
+        return false;
+      },
+    );
     // Typing continues the field's text, as the semantic path does: the cursor goes to the end first
-    // (cmd+Down on macOS, where End only scrolls).
-    const toEnd = r.live.raw.platform === "macos" ? "cmd+down" : "ctrl+End";
-    await callNative(() => r.live.backend.keys(r.live.window, toEnd)).catch(() => undefined);
+    // (cmd+Down on macOS, where End only scrolls). Only in a focused text element: elsewhere the
+    // same keys mean something else (cmd+Down opens the selection in Finder).
+    if (focused && TEXT_ROLES.has(r.record.role)) {
+      const toEnd = r.live.raw.platform === "macos" ? "cmd+down" : "ctrl+End";
+      await callNative(() => r.live.backend.keys(r.live.window, toEnd)).catch(() => undefined);
+    }
     await callNative(() => r.live.backend.typeText(r.live.window, text));
     return this.finish("typeText", r.snapshot, r.record, "synthetic", "delivered_unverified", notes, options);
   }
@@ -710,7 +744,13 @@ export class Session {
         );
         // One page in doubt ends the scroll: repeating it could overshoot.
         if (uncertain !== undefined)
-          return this.finishSemantic("scroll", r, [...r.notes], uncertain, options);
+          return this.finishSemantic(
+            "scroll",
+            r,
+            [...r.notes, `stopped at page ${i + 1} of ${pages}`],
+            uncertain,
+            options,
+          );
       }
       return this.finish(
         "scroll",

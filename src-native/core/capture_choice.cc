@@ -60,16 +60,17 @@ std::optional<size_t> ChooseCaptureWindow(const std::vector<ScreenWindow>& front
   }
   const size_t front = candidates.front();
   if (titled) {
-    // The frontmost candidate in front of it that lies mostly over it: a
-    // sheet or a dialog of this window. A document window beside it that
-    // merely touches it is another window, and the tree describes this one.
+    // The frontmost candidate in front of it that lies within it: a sheet or
+    // a dialog of this window, which the user sees first. A document window
+    // beside it, or cascaded over it, is another window: the tree describes
+    // this one.
     const Rect& t = frontToBack[*titled].bounds;
+    const double slack = 2;  // AX and CG round differently
     for (size_t i : candidates) {
       if (i >= *titled) break;
       const Rect& o = frontToBack[i].bounds;
-      const double w = std::min(o.x + o.w, t.x + t.w) - std::max(o.x, t.x);
-      const double h = std::min(o.y + o.h, t.y + t.h) - std::max(o.y, t.y);
-      if (w > 0 && h > 0 && w * h >= 0.5 * Area(o)) return i;
+      if (o.x >= t.x - slack && o.y >= t.y - slack && o.x + o.w <= t.x + t.w + slack && o.y + o.h <= t.y + t.h + slack)
+        return i;
     }
     return titled;
   }

@@ -5,8 +5,8 @@
 //
 // Rules (native-backends.md): windows of the app's pid, on screen, layer 0 and
 // at least 20,000 pt² (else the app's largest on-screen window); the window
-// whose title matches is preferred, unless a window in front of it lies mostly
-// over it (a sheet or dialog the user sees first); a CoreGraphics title
+// whose title matches is preferred, unless a window in front of it lies within
+// it (a sheet or dialog the user sees first); a CoreGraphics title
 // cut with "…" matches as a prefix; an empty title matches nothing. Without a
 // title match, the window whose bounds match the AX frame, else the frontmost.
 #pragma once

@@ -208,7 +208,12 @@ Error TakeSnapshot(Backend& backend, const SnapshotRequest& request, SnapshotRes
   walk.maxDepth = request.maxDepth;
   walk.deadline = request.deadline;
   WalkResult result;
-  if (Error err = Walk(backend, window.element, window.hasFrame ? &window.frame : nullptr, walk, result)) return err;
+  if (Error err = Walk(backend, window.element, window.hasFrame ? &window.frame : nullptr, walk, result)) {
+    // Nothing of this snapshot is kept: every handle it took goes back.
+    out.dropped.push_back(window.element);
+    out.dropped.insert(out.dropped.end(), result.dropped.begin(), result.dropped.end());
+    return err;
+  }
 
   RawSnapshot& raw = out.raw;
   raw.platform = backend.Platform();
@@ -224,7 +229,8 @@ Error TakeSnapshot(Backend& backend, const SnapshotRequest& request, SnapshotRes
   raw.notes.insert(raw.notes.end(), result.notes.begin(), result.notes.end());
   raw.elapsedMs = MsSince(t0);
   out.ids = std::move(result.ids);
-  out.dropped = std::move(result.dropped);
+  // Appended: the unchosen windows are in it already.
+  out.dropped.insert(out.dropped.end(), result.dropped.begin(), result.dropped.end());
   WalkMenuBar(backend, app, request.deadline, out);
 
   // The window element is the root; its frame may be fresher than the window list's.

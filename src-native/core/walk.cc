@@ -78,6 +78,28 @@ RawNode Build(std::vector<Slot>& slots, std::vector<ElementId>& ids) {
   return root;
 }
 
+// The permission error of a batch, if any element (or the call) had one.
+Error Denied(const Error& err, const std::vector<Error>& errs) {
+  if (err.code == ErrorCode::kPermissionDenied) return err;
+  for (const Error& e : errs)
+    if (e.code == ErrorCode::kPermissionDenied) return e;
+  return {};
+}
+
+// A walk given up: every handle below the root (and any children just
+// listed) goes back through `dropped`.
+Error Abandon(const std::vector<Slot>& slots, const std::vector<ChildList>* lists, WalkResult& out,
+              const Error& err) {
+  std::unordered_set<ElementId> held;
+  for (size_t i = 1; i < slots.size(); i++)
+    if (held.insert(slots[i].id).second) out.dropped.push_back(slots[i].id);
+  if (lists)
+    for (const ChildList& l : *lists)
+      for (ElementId id : l.ids)
+        if (id != 0 && id != slots[0].id && held.insert(id).second) out.dropped.push_back(id);
+  return err;
+}
+
 }  // namespace
 
 Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const WalkOptions& options, WalkResult& out) {
@@ -114,9 +136,7 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
     std::vector<Error> errs;
     Error err = backend.ReadChildren(parentIds, lists, errs, options.deadline);
     // Losing the permission mid-walk is not a cut: the caller must hear it.
-    if (err.code == ErrorCode::kPermissionDenied) return err;
-    for (const Error& e : errs)
-      if (e.code == ErrorCode::kPermissionDenied) return e;
+    if (Error denied = Denied(err, errs)) return Abandon(slots, &lists, out, denied);
     if (err) {
       if (err.code == ErrorCode::kTimeout || Clock::now() >= options.deadline) out.ended = WalkEnd::kDeadline;
       else out.notes.push_back(std::string("reading children failed: ") + err.message);
@@ -180,9 +200,7 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
     std::vector<NodeAttributes> attrs;
     errs.clear();
     err = backend.ReadNodes(ids, attrs, errs, options.deadline);
-    if (err.code == ErrorCode::kPermissionDenied) return err;
-    for (const Error& e : errs)
-      if (e.code == ErrorCode::kPermissionDenied) return e;
+    if (Error denied = Denied(err, errs)) return Abandon(slots, nullptr, out, denied);
     if (err) {
       for (size_t i : added) slots[i].dead = true;
       out.ended = WalkEnd::kDeadline;

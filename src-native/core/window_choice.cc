@@ -4,8 +4,6 @@ namespace axsnap {
 
 bool IsUsableWindow(const WindowInfo& w) {
   if (w.minimized || !w.visible) return false;
-  // A window of no size is a placeholder (some apps keep one), not a window to show.
-  if (w.hasFrame && (w.frame.w < 1 || w.frame.h < 1)) return false;
   if (w.role.empty()) return true;
   return w.role == "AXWindow" || w.role == "frame" || w.role == "window" || w.role == "dialog" || w.role == "alert" ||
          w.role == "file chooser";

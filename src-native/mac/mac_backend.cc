@@ -18,7 +18,8 @@ constexpr double kMessagingTimeoutS = 2.0;
 constexpr size_t kMaxChildren = 10000;  // per attribute copy; the walk's node limit cuts long before
 constexpr auto kChromiumWait = std::chrono::milliseconds(3000);
 constexpr auto kChromiumPoll = std::chrono::milliseconds(100);
-constexpr auto kFrontWait = std::chrono::milliseconds(1000);  // activation is asynchronous
+constexpr auto kFrontWait = std::chrono::milliseconds(2000);  // activation is asynchronous (and may switch Spaces)
+constexpr auto kFrontPoll = std::chrono::milliseconds(50);
 
 // The attributes of one batched read, in slot order.
 enum Slot {
@@ -102,6 +103,41 @@ Error AfterDelivery(AXError e, const std::string& what) {
   if (e == kAXErrorInvalidUIElement || e == kAXErrorIllegalArgument || e == kAXErrorAPIDisabled)
     return AXFailure(e, what);
   return {ErrorCode::kDeliveryUncertain, what + " was sent; the app answered " + AXErrorName(e)};
+}
+
+// The attributes `names` of one element: one batched call; a failed slot (an
+// AXValue wrapping an AXError) is left null with its error. A batch the app
+// refuses as a whole with a non-fatal error (apps that do not implement it)
+// is read one attribute at a time. `values` and `singles` own what `slots`
+// points to.
+struct Attributes {
+  std::vector<CFTypeRef> slots;
+  std::vector<AXError> errors;
+  CFRef<CFArrayRef> values;
+  std::vector<CFAny> singles;
+};
+
+Error ReadAttributes(AXUIElementRef el, CFArrayRef names, Attributes& a) {
+  const CFIndex n = CFArrayGetCount(names);
+  a.slots.assign(static_cast<size_t>(n), nullptr);
+  a.errors.assign(static_cast<size_t>(n), kAXErrorSuccess);
+  const AXError e = AXUIElementCopyMultipleAttributeValues(el, names, 0, a.values.OutParam());
+  if (e == kAXErrorSuccess && a.values && CFArrayGetCount(a.values.get()) == n) {
+    for (CFIndex i = 0; i < n; i++) {
+      CFTypeRef v = CFArrayGetValueAtIndex(a.values.get(), i);
+      if (!IsAXErrorValue(v, &a.errors[i])) a.slots[i] = v;
+    }
+    return {};
+  }
+  if (e != kAXErrorSuccess && Fatal(e)) return AXFailure(e, "reading an element");
+  a.singles.resize(static_cast<size_t>(n));
+  for (CFIndex i = 0; i < n; i++) {
+    CFStringRef name = static_cast<CFStringRef>(CFArrayGetValueAtIndex(names, i));
+    a.errors[i] = AXUIElementCopyAttributeValue(el, name, a.singles[i].OutParam());
+    if (a.errors[i] == kAXErrorSuccess) a.slots[i] = a.singles[i].get();
+    else if (Fatal(a.errors[i])) return AXFailure(a.errors[i], "reading an element");
+  }
+  return {};
 }
 
 Clock::time_point Sooner(Clock::time_point a, Clock::time_point b) { return a < b ? a : b; }
@@ -286,17 +322,13 @@ Error MacBackend::WindowInfoOf(AXUIElementRef window, int64_t pid, WindowInfo& o
   const void* names[kN] = {CFSTR("AXRole"),      CFSTR("AXSubrole"),  CFSTR("AXTitle"), CFSTR("AXMinimized"),
                            CFSTR("AXPosition"),  CFSTR("AXSize"),     CFSTR("AXMain"),  CFSTR("AXFocused")};
   CFRef<CFArrayRef> attrs = CFRef<CFArrayRef>::Adopt(CFArrayCreate(kCFAllocatorDefault, names, kN, &kCFTypeArrayCallBacks));
-  CFRef<CFArrayRef> values;
-  const AXError e = AXUIElementCopyMultipleAttributeValues(window, attrs.get(), 0, values.OutParam());
-  if (e != kAXErrorSuccess) return AXFailure(e, "reading a window");
-  if (!values || CFArrayGetCount(values.get()) != kN) return {ErrorCode::kInternal, "a window read returned no values"};
-  auto slot = [&](int i) -> CFTypeRef {
-    CFTypeRef v = CFArrayGetValueAtIndex(values.get(), i);
-    return IsAXErrorValue(v, nullptr) ? nullptr : v;
-  };
-  AXError roleErr = kAXErrorSuccess;
-  if (IsAXErrorValue(CFArrayGetValueAtIndex(values.get(), 0), &roleErr) && roleErr == kAXErrorInvalidUIElement)
-    return {ErrorCode::kElementGone, "the window closed"};
+  Attributes read;
+  if (Error err = ReadAttributes(window, attrs.get(), read)) {
+    if (err.code == ErrorCode::kElementGone) return {ErrorCode::kElementGone, "the window closed"};
+    return err;
+  }
+  if (Fatal(read.errors[0])) return AXFailure(read.errors[0], "reading a window");
+  auto slot = [&](int i) -> CFTypeRef { return read.slots[static_cast<size_t>(i)]; };
   out.element = elements_.Intern(window);
   out.pid = pid;
   out.role = Str(slot(0));
@@ -336,7 +368,8 @@ Error MacBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Cloc
     Error err = WindowInfoOf(static_cast<AXUIElementRef>(w), app.pid, info);
     if (err.code == ErrorCode::kElementGone) continue;  // closed between the list and the read
     if (err) return err;
-    info.visible = !appHidden;
+    // A window of no size is a placeholder some apps keep, not a window to show.
+    info.visible = !appHidden && !(info.hasFrame && (info.frame.w < 1 || info.frame.h < 1));
     out.push_back(std::move(info));
   }
   return {};
@@ -398,29 +431,11 @@ Error MacBackend::ReadOne(ElementId id, AXUIElementRef el, NodeAttributes& a, Cl
   // not the value. A batch the app refuses as a whole (kAXErrorFailure and
   // the like, from apps that do not implement it) is read one attribute at a
   // time instead.
-  CFTypeRef slots[kSlotCount] = {};
-  AXError errors[kSlotCount] = {};
-  CFRef<CFArrayRef> values;
-  std::vector<CFAny> singles;
-  const AXError e = AXUIElementCopyMultipleAttributeValues(el, batch_.get(), 0, values.OutParam());
-  if (e == kAXErrorSuccess && values && CFArrayGetCount(values.get()) == kSlotCount) {
-    for (int i = 0; i < kSlotCount; i++) {
-      CFTypeRef v = CFArrayGetValueAtIndex(values.get(), i);
-      if (!IsAXErrorValue(v, &errors[i])) slots[i] = v;
-    }
-  } else if (e != kAXErrorSuccess && Fatal(e)) {
-    return AXFailure(e, "reading an element");
-  } else {
-    singles.resize(kSlotCount);
-    for (int i = 0; i < kSlotCount; i++) {
-      CFStringRef name = static_cast<CFStringRef>(CFArrayGetValueAtIndex(batch_.get(), i));
-      errors[i] = AXUIElementCopyAttributeValue(el, name, singles[i].OutParam());
-      if (errors[i] == kAXErrorSuccess) slots[i] = singles[i].get();
-      else if (Fatal(errors[i])) return AXFailure(errors[i], "reading an element");
-    }
-  }
+  Attributes read;
+  if (Error err = ReadAttributes(el, batch_.get(), read)) return err;
+  const std::vector<AXError>& errors = read.errors;
   if (Fatal(errors[kRole])) return AXFailure(errors[kRole], "reading an element");
-  auto slot = [&](int i) -> CFTypeRef { return slots[i]; };
+  auto slot = [&](int i) -> CFTypeRef { return read.slots[static_cast<size_t>(i)]; };
 
   a.role = Str(slot(kRole));
   if (a.role.empty()) a.role = "AXUnknown";
@@ -463,7 +478,8 @@ Error MacBackend::ReadOne(ElementId id, AXUIElementRef el, NodeAttributes& a, Cl
       !slot(kSubrole) && errors[kSubrole] != kAXErrorNoValue && errors[kSubrole] != kAXErrorAttributeUnsupported;
   const bool secure = (a.subrole && *a.subrole == "AXSecureTextField") ||
                       (subroleFailed && (a.role == "AXTextField" || a.role == "AXComboBox"));
-  if (a.subrole && *a.subrole == "AXSecureTextField") a.states.secure = true;
+  // Marked secure either way: the safety rules then refuse to set or type into it.
+  if (secure) a.states.secure = true;
   elements_.Remember(id, a.role, a.subrole.value_or(""));
 
   // A secure field's value is never read: only its length (AXNumberOfCharacters above).
@@ -493,7 +509,7 @@ Error MacBackend::ReadOne(ElementId id, AXUIElementRef el, NodeAttributes& a, Cl
   if (ae == kAXErrorSuccess && actions) {
     for (CFIndex i = 0; i < CFArrayGetCount(actions.get()); i++)
       if (std::optional<std::string> s = CFToString(CFArrayGetValueAtIndex(actions.get(), i))) a.actions.push_back(*s);
-  } else if (ae == kAXErrorInvalidUIElement || ae == kAXErrorCannotComplete) {
+  } else if (Fatal(ae)) {
     return AXFailure(ae, "reading actions");
   }
   return {};
@@ -702,12 +718,15 @@ Error MacBackend::Recover(RecoveryStep step, const AppInfo& app, const std::opti
   AXUIElementRef appEl = AppElement(app.pid);
   if (!appEl) return {ErrorCode::kAppNotFound, "cannot reach pid " + std::to_string(app.pid)};
   SetTimeoutFor(appEl, deadline);
-  // The app's windows, read again each step: `open` or an unhide may have changed them.
-  auto windows = [&]() {
+  // The app's windows, read again each step: `open` or an unhide may have
+  // changed them. `known` says whether the list could be read at all.
+  auto windows = [&](bool* known = nullptr) {
     std::vector<CFRef<AXUIElementRef>> out;
     CFAny list;
-    if (CopyAttribute(appEl, CFSTR("AXWindows"), list) || !list || CFGetTypeID(list.get()) != CFArrayGetTypeID())
-      return out;
+    const bool read =
+        !CopyAttribute(appEl, CFSTR("AXWindows"), list) && list && CFGetTypeID(list.get()) == CFArrayGetTypeID();
+    if (known) *known = read;
+    if (!read) return out;
     for (CFIndex i = 0; i < CFArrayGetCount(static_cast<CFArrayRef>(list.get())); i++) {
       CFTypeRef w = CFArrayGetValueAtIndex(static_cast<CFArrayRef>(list.get()), i);
       if (!IsElement(w)) continue;
@@ -749,7 +768,12 @@ Error MacBackend::Recover(RecoveryStep step, const AppInfo& app, const std::opti
       // A reopen event makes many apps create a window or show an Open panel:
       // only for an app that has no window at all.
       if (app.bundleId.empty()) return {ErrorCode::kActionNotSupported, "no bundle id"};
-      if (!windows().empty()) return {ErrorCode::kActionNotSupported, "the app has windows"};
+      {
+        bool known = false;
+        // Only when the app is known to have no window: an unanswered list is not an empty one.
+        if (!windows(&known).empty() || !known)
+          return {ErrorCode::kActionNotSupported, "the app has windows, or did not say"};
+      }
       return system_->OpenBundle(app.bundleId, Sooner(deadline, Clock::now() + std::chrono::seconds(3)));
     case RecoveryStep::kUnminimize: {
       CFRef<AXUIElementRef> w;
@@ -1030,56 +1054,99 @@ std::string MacBackend::NameOf(int64_t pid) {
          " (pid " + std::to_string(pid) + ")";
 }
 
+// Whether `w` is the target window, or a sheet or dialog attached to it
+// (AppKit makes a sheet the key window; its AXParent is the window).
+bool MacBackend::IsWindowOrChild(AXUIElementRef w, ElementId target) {
+  AXUIElementRef t = elements_.Get(target);
+  if (!t || !w) return false;
+  if (CFEqual(w, t)) return true;
+  CFAny parent;
+  return !CopyAttribute(w, CFSTR("AXParent"), parent) && IsElement(parent.get()) && CFEqual(parent.get(), t);
+}
+
 Error MacBackend::Front(const WindowInfo& window) {
   // Synthetic input goes to whatever is in front, which is often the agent's
-  // own terminal: bring the app forward, then verify before sending anything.
+  // own terminal: bring the app and its window forward, then verify both
+  // before sending anything.
   const Clock::time_point deadline = Clock::now() + kFrontWait;
+  AXUIElementRef appEl = AppElement(window.pid);
+  if (!appEl) return {ErrorCode::kInputFailed, "cannot reach pid " + std::to_string(window.pid)};
+  SetTimeoutFor(appEl, deadline);
   AppInfo focused;
   bool found = false;
-  if (Error err = FocusedApp(focused, found, deadline)) return err;
+  FocusedApp(focused, found, deadline);
   std::string activation;
   if (!found || focused.pid != window.pid) {
-    if (AXUIElementRef appEl = AppElement(window.pid)) {
-      SetTimeoutFor(appEl, deadline);
-      // The app's own switch; AppKit activation is only a request on macOS 14+.
-      AXUIElementSetAttributeValue(appEl, CFSTR("AXFrontmost"), kCFBooleanTrue);
-    }
+    // The app's own switch; AppKit activation is only a request on macOS 14+.
+    AXUIElementSetAttributeValue(appEl, CFSTR("AXFrontmost"), kCFBooleanTrue);
     if (Error err = system_->ActivateAllWindows(window.pid)) activation = " (" + err.message + ")";
   }
-  if (AXUIElementRef w = elements_.Get(window.element)) {
-    SetTimeoutFor(w, deadline);
-    AXUIElementPerformAction(w, CFSTR("AXRaise"));
-    AXUIElementSetAttributeValue(w, CFSTR("AXMain"), kCFBooleanTrue);
+  AXUIElementRef target = elements_.Get(window.element);
+  if (target) {
+    SetTimeoutFor(target, deadline);
+    AXUIElementPerformAction(target, CFSTR("AXRaise"));
+    AXUIElementSetAttributeValue(target, CFSTR("AXMain"), kCFBooleanTrue);
   }
-  // Activation lands asynchronously.
+  // Activation lands asynchronously; a busy app may not answer every poll.
+  bool appInFront = false;
   for (;;) {
-    if (Error err = FocusedApp(focused, found, deadline)) return err;
-    if (found && focused.pid == window.pid) return {};
+    Error err = FocusedApp(focused, found, deadline);
+    if (err.code == ErrorCode::kPermissionDenied) return err;
+    appInFront = !err && found && focused.pid == window.pid;
+    if (appInFront) {
+      if (!target) return {};
+      // Keys go to the app's key window: it must be this one (or its sheet).
+      CFAny key;
+      if (!CopyAttribute(appEl, CFSTR("AXFocusedWindow"), key) && IsElement(key.get()) &&
+          IsWindowOrChild(static_cast<AXUIElementRef>(key.get()), window.element))
+        return {};
+    }
     if (Clock::now() >= deadline) break;
-    system_->Sleep(std::chrono::milliseconds(50));
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::this_thread::sleep_for(kFrontPoll);
   }
+  if (appInFront)
+    return {ErrorCode::kInputFailed,
+            "the window \"" + window.title + "\" did not become the app's key window; nothing was sent"};
   return {ErrorCode::kInputFailed, "the app could not be brought to the front" + activation + "; " +
                                        (found ? NameOf(focused.pid) : std::string("another app")) +
                                        " is in front, so nothing was sent"};
 }
 
 Error MacBackend::Covered(const WindowInfo& window, double x, double y) {
-  // The element under the point must belong to the app, or the event lands elsewhere.
+  const std::string where = "the point (" + std::to_string(static_cast<int>(x)) + ", " +
+                            std::to_string(static_cast<int>(y)) + ")";
   CFRef<AXUIElementRef> hit;
   const AXError e =
       AXUIElementCopyElementAtPosition(SystemWide(), static_cast<float>(x), static_cast<float>(y), hit.OutParam());
-  if (e != kAXErrorSuccess || !hit) return {};  // nothing to tell: the point is still the agent's choice
   pid_t pid = 0;
-  if (AXUIElementGetPid(hit.get(), &pid) != kAXErrorSuccess || pid == window.pid) return {};
-  return {ErrorCode::kInputFailed, "the point (" + std::to_string(static_cast<int>(x)) + ", " +
-                                       std::to_string(static_cast<int>(y)) + ") is covered by " + NameOf(pid) +
-                                       "; nothing was sent"};
+  if (e == kAXErrorSuccess && hit && AXUIElementGetPid(hit.get(), &pid) == kAXErrorSuccess) {
+    if (pid != window.pid) return {ErrorCode::kInputFailed, where + " is covered by " + NameOf(pid) + "; nothing was sent"};
+    // Another window of the same app on top gets the click just as well.
+    CFAny w;
+    if (window.element != 0 && !CopyAttribute(hit.get(), CFSTR("AXWindow"), w) && IsElement(w.get()) &&
+        !IsWindowOrChild(static_cast<AXUIElementRef>(w.get()), window.element))
+      return {ErrorCode::kInputFailed, where + " is covered by another window of the app; nothing was sent"};
+    return {};
+  }
+  // No answer from AX (a hung app on top answers nothing): the window server
+  // says whose window is frontmost there.
+  std::vector<ScreenWindow> list;
+  if (ScreenWindows(list).code == ErrorCode::kNone)
+    for (const ScreenWindow& s : list) {
+      if (s.layer < 0 || s.alpha <= 0) continue;
+      if (x < s.bounds.x || y < s.bounds.y || x >= s.bounds.x + s.bounds.w || y >= s.bounds.y + s.bounds.h) continue;
+      if (s.pid == window.pid) return {};
+      return {ErrorCode::kInputFailed, where + " is covered by " + NameOf(s.pid) + "; nothing was sent"};
+    }
+  return {ErrorCode::kInputFailed, where + " is not over the app's window; nothing was sent"};
 }
 
 Error MacBackend::Pointer(const WindowInfo& window, const PointerEvent& ev) {
   if (Error err = Front(window)) return err;
   if (Error err = Covered(window, ev.x, ev.y)) return err;
+  // A drag ends over the app too, or it drops into another one.
+  if (ev.kind == PointerEvent::Kind::kDrag)
+    if (Error err = Covered(window, ev.toX, ev.toY)) return err;
   return PostPointer(ev);
 }
 

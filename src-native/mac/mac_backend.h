@@ -99,6 +99,7 @@ class MacBackend : public Backend {
   Error Covered(const WindowInfo& window, double x, double y);
   // "Name (pid N)" for messages.
   std::string NameOf(int64_t pid);
+  bool IsWindowOrChild(AXUIElementRef w, ElementId target);
   Error ScreenWindows(std::vector<ScreenWindow>& out);
   Error Front(const WindowInfo& window);
   Error Trusted() const;

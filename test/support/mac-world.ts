@@ -29,6 +29,7 @@ export interface WorldApp {
   active?: boolean;
   regular?: boolean;
   hungMs?: number;
+  activationDelayMs?: number;
   chromium?: { revealAfterMs: number; attribute?: string };
   recoverOn?: string;
   faults?: Record<string, unknown>;
@@ -42,6 +43,7 @@ export interface CGWindow {
   layer?: number;
   name?: string;
   onScreen?: boolean;
+  alpha?: number;
   captureFails?: boolean;
 }
 

@@ -879,6 +879,11 @@ bool Revealed(const FakeApp& app) {
 
 // The value of `name`, or nullopt when the element does not support it.
 std::optional<FakeValue> Attr(FakeWorld& w, const Target& t, const std::string& name) {
+  // A delayed activation lands when its time has come.
+  if (w.pendingFocus && Clock::now() >= w.pendingFocus->second) {
+    w.focusedPid = w.pendingFocus->first;
+    w.pendingFocus.reset();
+  }
   if (t.system) {
     auto it = w.systemWideAttrs.find(name);
     if (it != w.systemWideAttrs.end()) return it->second;
@@ -1208,7 +1213,11 @@ bool ApplyStep(FakeWorld& w, FakeApp& app, Step step, int64_t windowId) {
     case Step::kOpen: {
       Unhide(w, app);
       for (FakeApp& other : w.apps) other.active = other.pid == app.pid;
-      w.focusedPid = app.pid;
+      if (app.activationDelayMs > 0 && w.focusedPid != app.pid) {
+        w.pendingFocus = {app.pid, Clock::now() + std::chrono::milliseconds(app.activationDelayMs)};
+      } else {
+        w.focusedPid = app.pid;
+      }
       // Activation brings the app's windows in front of the others, keeping their order.
       std::stable_partition(w.windows.begin(), w.windows.end(),
                             [&](const FakeCGWindow& cg) { return cg.pid == app.pid; });
@@ -1763,6 +1772,7 @@ AXError AXUIElementCopyMultipleAttributeValues(AXUIElementRef element, CFArrayRe
   Target t;
   if (AXError err = Enter(e, Call::kRead, t, lock)) return err;
   FakeWorld& w = *State().world;
+  if (!t.system && t.el->faults.batchError != 0) return static_cast<AXError>(t.el->faults.batchError);
   std::vector<const Obj*> slots;
   slots.reserve(list.size());
   for (const std::string& name : list) {
@@ -1812,7 +1822,10 @@ AXError AXUIElementSetAttributeValue(AXUIElementRef element, CFStringRef attribu
   FakeValue next;
   const bool converted = FromCF(v, w, next);
   const std::string head = "set " + t.Name() + " " + name + " " + (converted ? Repr(next) : v->Describe());
+  // A scripted setError: the set is applied, then answered with that error.
+  const AXError answer = t.system ? kAXErrorSuccess : static_cast<AXError>(t.el->faults.setError);
   auto done = [&](AXError err) {
+    if (err == kAXErrorSuccess && answer != kAXErrorSuccess) err = answer;
     AppendLog(AXLine(head, err));
     return err;
   };

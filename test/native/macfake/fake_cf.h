@@ -130,6 +130,8 @@ struct FakeFaults {
   std::set<std::string> failBatchSlots;       // in a batch: AXError(kAXErrorCannotComplete) slot; singly fine
   std::set<std::string> logReads;             // each read of these attributes logs "read <id> <name>"
   int32_t performError = 0;                   // actions are performed, then answered with this AXError
+  int32_t setError = 0;                       // sets are applied, then answered with this AXError
+  int32_t batchError = 0;                     // CopyMultipleAttributeValues refused as a whole with this AXError
 };
 
 struct FakeElement {
@@ -158,6 +160,7 @@ struct FakeApp {
   std::string name, bundleId, bundlePath;
   bool hidden = false, active = false, regular = true;
   int hungMs = 0;  // every AX call on the app blocks this long (bounded by the messaging timeout)
+  int activationDelayMs = 0;  // activation takes effect this long after it is asked for
   std::optional<FakeChromium> chromium;
   // "" (steps have their natural effects), "unhide", "activate", "open",
   // "unminimize", "raise", "main" (the one step that brings the windows back;
@@ -187,6 +190,8 @@ struct FakeWorld {
   std::string screenRecording = "granted";  // "granted" | "denied" | "unknown"
   double scale = 2;
   int64_t focusedPid = 0;  // 0: no focused app
+  // An activation asked for and not landed yet (activationDelayMs): pid, when.
+  std::optional<std::pair<int64_t, std::chrono::steady_clock::time_point>> pendingFocus;
   bool captureFails = false;
   std::vector<FakeApp> apps;
   std::map<int64_t, FakeElement> elements;

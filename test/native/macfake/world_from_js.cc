@@ -225,7 +225,8 @@ class Parser {
   }
 
   FakeFaults Faults(Napi::Object o, const std::string& path) {
-    Keys(o, path, {"dieAfterReads", "failAttribute", "cannotComplete", "failBatchSlots", "logReads", "performError"});
+    Keys(o, path, {"dieAfterReads", "failAttribute", "cannotComplete", "failBatchSlots", "logReads", "performError",
+                   "setError", "batchError"});
     FakeFaults f;
     f.dieAfterReads = static_cast<int>(Int(o, "dieAfterReads", path, -1));
     f.cannotComplete = Bool(o, "cannotComplete", path, false);
@@ -237,6 +238,8 @@ class Parser {
     for (const std::string& name : Strings(o, "failBatchSlots", path)) f.failBatchSlots.insert(name);
     for (const std::string& name : Strings(o, "logReads", path)) f.logReads.insert(name);
     if (Has(o, "performError")) f.performError = AXErrorCode(o.Get("performError"), path + ".performError");
+    if (Has(o, "setError")) f.setError = AXErrorCode(o.Get("setError"), path + ".setError");
+    if (Has(o, "batchError")) f.batchError = AXErrorCode(o.Get("batchError"), path + ".batchError");
     return f;
   }
 
@@ -327,7 +330,7 @@ class Parser {
 
   FakeApp ParseApp(Napi::Object o, const std::string& path, FakeWorld& w) {
     Keys(o, path, {"pid", "name", "bundleId", "bundlePath", "hidden", "active", "regular", "hungMs", "chromium",
-                   "recoverOn", "faults", "root"});
+                   "recoverOn", "faults", "root", "activationDelayMs"});
     if (!Has(o, "pid")) Fail(path + ".pid", "required");
     FakeApp app;
     app.pid = Int(o, "pid", path, 0);
@@ -341,6 +344,8 @@ class Parser {
     app.regular = Bool(o, "regular", path, true);
     app.hungMs = static_cast<int>(Int(o, "hungMs", path, 0));
     if (app.hungMs < 0) Fail(path + ".hungMs", "must not be negative");
+    app.activationDelayMs = static_cast<int>(Int(o, "activationDelayMs", path, 0));
+    if (app.activationDelayMs < 0) Fail(path + ".activationDelayMs", "must not be negative");
     if (Has(o, "chromium")) {
       const std::string p = path + ".chromium";
       Napi::Object c = ObjectField(o, "chromium", path);
