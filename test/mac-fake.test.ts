@@ -665,6 +665,15 @@ describe("Chromium and Electron", () => {
       "set 1 AXEnhancedUserInterface true",
     ]);
     expect(liveObservation(s)!.raw.walk.notes!.join(" ")).toMatch(/AXEnhancedUserInterface was set instead/);
+    // It changes how the app places its windows: off again when the backend closes.
+    await s.release();
+    await b.close();
+    expect(
+      b
+        .fakeLog()
+        .filter((l) => l.includes("EnhancedUser"))
+        .at(-1),
+    ).toBe("set 1 AXEnhancedUserInterface false");
   });
 
   it("a native app (the attribute refused, no Chromium engine) is not waited for", async () => {

@@ -79,9 +79,11 @@ class Backend {
   // Screen scale (pixels per point) for a window.
   virtual double Scale(const WindowInfo& window) = 0;
 
-  // Capture the window's pixels as RGBA rows (stride = width*4), clipped to the screen.
+  // Capture the window's pixels as RGBA rows (stride = width*4), clipped to the
+  // screen. Bounded by `deadline` where the platform can wait (macOS); X11's
+  // shared-memory copy is local and does not wait.
   virtual Error Capture(const WindowInfo& window, std::vector<uint8_t>& rgba, int& width, int& height,
-                        Rect& captured) = 0;
+                        Rect& captured, Clock::time_point deadline) = 0;
 
   // Actions.
   virtual Error DoAction(ElementId id, const std::string& name, Clock::time_point deadline) = 0;

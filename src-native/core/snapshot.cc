@@ -244,7 +244,7 @@ Error TakeSnapshot(Backend& backend, const SnapshotRequest& request, SnapshotRes
     std::vector<uint8_t> rgba;
     int width = 0, height = 0;
     Rect captured;
-    Error err = backend.Capture(raw.window, rgba, width, height, captured);
+    Error err = backend.Capture(raw.window, rgba, width, height, captured, request.deadline);
     if (err) {
       raw.notes.push_back("no screenshot: " + err.message);
     } else {

@@ -132,7 +132,7 @@ Error FakeBackend::ReadChildren(const std::vector<ElementId>& ids, std::vector<C
 }
 
 Error FakeBackend::Capture(const WindowInfo& window, std::vector<uint8_t>& rgba, int& width, int& height,
-                           Rect& captured) {
+                           Rect& captured, Clock::time_point) {
   if (!window.hasFrame || window.frame.w <= 0 || window.frame.h <= 0)
     return {ErrorCode::kCaptureFailed, "fake: the window has no frame"};
   width = static_cast<int>(std::lround(window.frame.w * script_.scale));

@@ -60,8 +60,8 @@ class FakeBackend : public Backend {
   Error ReadChildren(const std::vector<ElementId>& ids, std::vector<ChildList>& out, std::vector<Error>& errs,
                      Clock::time_point deadline) override;
   double Scale(const WindowInfo&) override { return script_.scale; }
-  Error Capture(const WindowInfo& window, std::vector<uint8_t>& rgba, int& width, int& height,
-                Rect& captured) override;
+  Error Capture(const WindowInfo& window, std::vector<uint8_t>& rgba, int& width, int& height, Rect& captured,
+                Clock::time_point deadline) override;
   Error DoAction(ElementId id, const std::string& name, Clock::time_point deadline) override;
   Error SetText(ElementId id, const std::string& text, Clock::time_point deadline) override;
   Error SetNumber(ElementId id, double value, Clock::time_point deadline) override;

@@ -1796,7 +1796,9 @@ Error NotHere() {
 }
 }  // namespace
 
-Error AtspiBackend::Capture(const WindowInfo&, std::vector<uint8_t>&, int&, int&, Rect&) { return NotHere(); }
+Error AtspiBackend::Capture(const WindowInfo&, std::vector<uint8_t>&, int&, int&, Rect&, Clock::time_point) {
+  return NotHere();
+}
 Error AtspiBackend::Pointer(const WindowInfo&, const PointerEvent&) { return NotHere(); }
 Error AtspiBackend::Keys(const WindowInfo&, const std::string&) { return NotHere(); }
 Error AtspiBackend::TypeText(const WindowInfo&, const std::string&) { return NotHere(); }

@@ -61,8 +61,8 @@ class AtspiBackend : public Backend {
   double Scale(const WindowInfo& window) override;
 
   // Not AT-SPI: kInternal. The X11 layer provides these in LinuxBackend.
-  Error Capture(const WindowInfo& window, std::vector<uint8_t>& rgba, int& width, int& height,
-                Rect& captured) override;
+  Error Capture(const WindowInfo& window, std::vector<uint8_t>& rgba, int& width, int& height, Rect& captured,
+                Clock::time_point deadline) override;
   Error Pointer(const WindowInfo& window, const PointerEvent& ev) override;
   Error Keys(const WindowInfo& window, const std::string& combo) override;
   Error TypeText(const WindowInfo& window, const std::string& text) override;

@@ -16,7 +16,7 @@ Error LinuxBackend::Front(const WindowInfo& window) {
 }
 
 Error LinuxBackend::Capture(const WindowInfo& window, std::vector<uint8_t>& rgba, int& width, int& height,
-                            Rect& captured) {
+                            Rect& captured, Clock::time_point) {
   if (!window.hasFrame || window.frame.w <= 0 || window.frame.h <= 0)
     return {ErrorCode::kCaptureFailed, "the window has no on-screen frame"};
   // The screen area is read after raising the window, so what is captured is the window itself.

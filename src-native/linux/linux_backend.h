@@ -12,8 +12,8 @@ class LinuxBackend : public AtspiBackend {
  public:
   const char* Platform() const override { return "linux"; }
   double Scale(const WindowInfo&) override { return 1.0; }
-  Error Capture(const WindowInfo& window, std::vector<uint8_t>& rgba, int& width, int& height,
-                Rect& captured) override;
+  Error Capture(const WindowInfo& window, std::vector<uint8_t>& rgba, int& width, int& height, Rect& captured,
+                Clock::time_point deadline) override;
   Error Pointer(const WindowInfo& window, const PointerEvent& ev) override;
   Error Keys(const WindowInfo& window, const std::string& combo) override;
   Error TypeText(const WindowInfo& window, const std::string& text) override;

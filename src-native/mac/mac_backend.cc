@@ -20,6 +20,7 @@ constexpr auto kChromiumWait = std::chrono::milliseconds(3000);
 constexpr auto kChromiumPoll = std::chrono::milliseconds(100);
 constexpr auto kFrontWait = std::chrono::milliseconds(2000);  // activation is asynchronous (and may switch Spaces)
 constexpr auto kFrontPoll = std::chrono::milliseconds(50);
+constexpr auto kCaptureFloor = std::chrono::milliseconds(1000);
 
 // The attributes of one batched read, in slot order.
 enum Slot {
@@ -216,7 +217,15 @@ void ElementTable::Release(ElementId id) {
 
 MacBackend::MacBackend(std::unique_ptr<MacSystem> system) : system_(std::move(system)) {}
 
-MacBackend::~MacBackend() = default;
+MacBackend::~MacBackend() {
+  // AXEnhancedUserInterface changes how the app animates and places its
+  // windows: it is turned off again when this backend goes away.
+  for (int64_t pid : enhanced_)
+    if (AXUIElementRef app = AppElement(pid)) {
+      AXUIElementSetMessagingTimeout(app, 0.5f);
+      AXUIElementSetAttributeValue(app, CFSTR("AXEnhancedUserInterface"), kCFBooleanFalse);
+    }
+}
 
 Error MacBackend::Trusted() const {
   if (AXIsProcessTrusted()) return {};
@@ -282,8 +291,8 @@ Error MacBackend::ListApps(std::vector<AppInfo>& out, Clock::time_point deadline
   };
   prune(apps_);
   prune(manualAccessibility_);
-  for (auto it = chromiumReady_.begin(); it != chromiumReady_.end();)
-    it = alive.count(*it) ? std::next(it) : chromiumReady_.erase(it);
+  for (std::set<int64_t>* set : {&chromiumReady_, &enhanced_})
+    for (auto it = set->begin(); it != set->end();) it = alive.count(*it) ? std::next(it) : set->erase(it);
   // Apps with a Dock icon first: a name shared with a helper process finds the app people mean.
   std::stable_sort(running.begin(), running.end(),
                    [](const RunningApp& a, const RunningApp& b) { return a.regular && !b.regular; });
@@ -699,7 +708,7 @@ Error MacBackend::CaptureTarget(const WindowInfo& window, bool& capturable, std:
 double MacBackend::Scale(const WindowInfo& window) { return system_->BackingScale(window.frame); }
 
 Error MacBackend::Capture(const WindowInfo& window, std::vector<uint8_t>& rgba, int& width, int& height,
-                          Rect& captured) {
+                          Rect& captured, Clock::time_point deadline) {
   std::vector<ScreenWindow> list;
   if (Error err = ScreenWindows(list)) return err;
   std::string why;
@@ -707,7 +716,11 @@ Error MacBackend::Capture(const WindowInfo& window, std::vector<uint8_t>& rgba, 
       ChooseCaptureWindow(list, window.pid, window.title, window.hasFrame ? &window.frame : nullptr, why);
   if (!i) return {ErrorCode::kCaptureFailed, why};
   const ScreenWindow& w = list[*i];
-  if (Error err = system_->CaptureWindow(w.number, w.bounds, system_->BackingScale(w.bounds), rgba, width, height))
+  // The snapshot's deadline, with a floor: a walk cut by its deadline still
+  // gets a screenshot when the window server answers quickly.
+  const Clock::time_point bound = std::max(deadline, Clock::now() + kCaptureFloor);
+  if (Error err =
+          system_->CaptureWindow(w.number, w.bounds, system_->BackingScale(w.bounds), rgba, width, height, bound))
     return err;
   captured = w.bounds;
   return {};
@@ -885,6 +898,7 @@ void MacBackend::PrepareWalk(const AppInfo& app, const WindowInfo& window, Clock
         return;
       }
       e = AXUIElementSetAttributeValue(appEl, CFSTR("AXEnhancedUserInterface"), kCFBooleanTrue);
+      if (e == kAXErrorSuccess) enhanced_.insert(app.pid);
       if (e == kAXErrorSuccess)
         notes.push_back(
             "AXManualAccessibility was refused; AXEnhancedUserInterface was set instead (window managers may animate or "
@@ -1120,11 +1134,15 @@ Error MacBackend::Covered(const WindowInfo& window, double x, double y) {
       AXUIElementCopyElementAtPosition(SystemWide(), static_cast<float>(x), static_cast<float>(y), hit.OutParam());
   pid_t pid = 0;
   if (e == kAXErrorSuccess && hit && AXUIElementGetPid(hit.get(), &pid) == kAXErrorSuccess) {
+    CFAny w;
+    const bool knowsWindow =
+        window.element != 0 && !CopyAttribute(hit.get(), CFSTR("AXWindow"), w) && IsElement(w.get());
+    // Part of the window or its sheet, even when a helper process draws it
+    // (sandboxed apps' open and save panels run in another process).
+    if (knowsWindow && IsWindowOrChild(static_cast<AXUIElementRef>(w.get()), window.element)) return {};
     if (pid != window.pid) return {ErrorCode::kInputFailed, where + " is covered by " + NameOf(pid) + "; nothing was sent"};
     // Another window of the same app on top gets the click just as well.
-    CFAny w;
-    if (window.element != 0 && !CopyAttribute(hit.get(), CFSTR("AXWindow"), w) && IsElement(w.get()) &&
-        !IsWindowOrChild(static_cast<AXUIElementRef>(w.get()), window.element))
+    if (knowsWindow)
       return {ErrorCode::kInputFailed, where + " is covered by another window of the app; nothing was sent"};
     return {};
   }

@@ -62,7 +62,8 @@ class MacBackend : public Backend {
   Error ReadChildren(const std::vector<ElementId>& ids, std::vector<ChildList>& out, std::vector<Error>& errs,
                      Clock::time_point deadline) override;
   double Scale(const WindowInfo& window) override;
-  Error Capture(const WindowInfo& window, std::vector<uint8_t>& rgba, int& width, int& height, Rect& captured) override;
+  Error Capture(const WindowInfo& window, std::vector<uint8_t>& rgba, int& width, int& height, Rect& captured,
+                Clock::time_point deadline) override;
   Error DoAction(ElementId id, const std::string& name, Clock::time_point deadline) override;
   Error SetText(ElementId id, const std::string& text, Clock::time_point deadline) override;
   Error SetNumber(ElementId id, double value, Clock::time_point deadline) override;
@@ -114,6 +115,8 @@ class MacBackend : public Backend {
   // those that have shown one.
   std::unordered_map<int64_t, bool> manualAccessibility_;
   std::set<int64_t> chromiumReady_;
+  // Apps we set AXEnhancedUserInterface on; it is reset when the backend closes.
+  std::set<int64_t> enhanced_;
 };
 
 }  // namespace axsnap

@@ -54,9 +54,9 @@ class MacSystem {
   virtual double BackingScale(const Rect& frame) = 0;
   // One window's pixels as RGBA rows (stride = width * 4) at `scale` pixels per
   // point, without cursor or shadow: ScreenCaptureKit on macOS 14+, CoreGraphics
-  // before. Bounded by 5 s. kCaptureFailed with the reason otherwise.
+  // before. Bounded by `deadline` and by 5 s. kCaptureFailed with the reason otherwise.
   virtual Error CaptureWindow(uint32_t windowNumber, const Rect& frame, double scale, std::vector<uint8_t>& rgba,
-                              int& width, int& height) = 0;
+                              int& width, int& height, std::chrono::steady_clock::time_point deadline) = 0;
 
   // Screen Recording: CGPreflightScreenCaptureAccess, confirmed by a
   // ScreenCaptureKit probe (the preflight is unreliable in child processes).

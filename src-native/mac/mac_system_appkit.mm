@@ -302,13 +302,14 @@ Error ImageToRgba(CGImageRef image, size_t width, size_t height, std::vector<uin
 }
 
 __attribute__((availability(macos, introduced = 14.0)))
-Error CaptureWithScreenCaptureKit(uint32_t windowNumber, const Rect& frame, double scale,
+Error CaptureWithScreenCaptureKit(uint32_t windowNumber, const Rect& frame, double scale, Clock::time_point until,
                                   CFRef<CGImageRef>& image) {
-  auto deadline = Clock::now() + kCaptureBound;
+  // The caller's deadline, and never more than 5 s.
+  const auto deadline = std::min(until, Clock::now() + kCaptureBound);
 
   auto content = RequestShareableContent();
   if (!content->Wait(deadline)) {
-    return Fail(ErrorCode::kCaptureFailed, "ScreenCaptureKit did not list the windows within 5 s");
+    return Fail(ErrorCode::kCaptureFailed, "ScreenCaptureKit did not list the windows in time");
   }
   if (IsUserDeclined(content->nsError())) {
     return Fail(ErrorCode::kPermissionDenied,
@@ -355,8 +356,8 @@ Error CaptureWithScreenCaptureKit(uint32_t windowNumber, const Rect& frame, doub
                               shot->Finish(CFRef<CGImageRef>::Adopt(CGImageRetain(captured)), error);
                             }];
   if (!shot->Wait(deadline)) {
-    return Fail(ErrorCode::kCaptureFailed, "ScreenCaptureKit did not capture window " +
-                                               std::to_string(windowNumber) + " within 5 s");
+    return Fail(ErrorCode::kCaptureFailed,
+                "ScreenCaptureKit did not capture window " + std::to_string(windowNumber) + " in time");
   }
   if (IsUserDeclined(shot->nsError())) {
     return Fail(ErrorCode::kPermissionDenied,
@@ -575,13 +576,13 @@ class AppKitSystem final : public MacSystem {
   }
 
   Error CaptureWindow(uint32_t windowNumber, const Rect& frame, double scale, std::vector<uint8_t>& rgba, int& width,
-                      int& height) override {
+                      int& height, Clock::time_point deadline) override {
     @autoreleasepool {
       if (!(scale > 0) || !std::isfinite(scale)) scale = 1.0;
       CFRef<CGImageRef> image;
       Error err;
       if (@available(macOS 14.0, *)) {
-        err = CaptureWithScreenCaptureKit(windowNumber, frame, scale, image);
+        err = CaptureWithScreenCaptureKit(windowNumber, frame, scale, deadline, image);
       } else {
         err = CaptureWithCoreGraphics(windowNumber, image);
       }

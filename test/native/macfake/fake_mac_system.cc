@@ -90,7 +90,7 @@ double FakeMacSystem::BackingScale(const Rect&) {
 }
 
 Error FakeMacSystem::CaptureWindow(uint32_t windowNumber, const Rect& frame, double scale, std::vector<uint8_t>& rgba,
-                                   int& width, int& height) {
+                                   int& width, int& height, std::chrono::steady_clock::time_point) {
   std::string why;
   macfake::WithWorld([&](FakeWorld* w) {
     const macfake::FakeCGWindow* cg = nullptr;

@@ -25,7 +25,7 @@ class FakeMacSystem : public MacSystem {
   Error OpenBundle(const std::string& bundleId, std::chrono::steady_clock::time_point deadline) override;
   double BackingScale(const Rect& frame) override;
   Error CaptureWindow(uint32_t windowNumber, const Rect& frame, double scale, std::vector<uint8_t>& rgba, int& width,
-                      int& height) override;
+                      int& height, std::chrono::steady_clock::time_point deadline) override;
   Access ScreenRecordingAccess() override;
   void RequestScreenRecording() override;
   void Sleep(std::chrono::milliseconds ms) override;
