@@ -32,6 +32,8 @@ PACKAGES=(
   zlib1g-dev
   # macOS compile check without a Mac (scripts/check-macos.mjs)
   clang-16
+  # C/C++/Objective-C++ formatting check (scripts/check-cc-format.mjs, in npm run lint)
+  clang-format-16
   # benchmark baseline and leak check
   python3-pyatspi
   valgrind

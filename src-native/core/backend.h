@@ -36,11 +36,11 @@ struct ChildList {
 
 struct PointerEvent {
   enum class Kind { kClick, kWheel, kDrag, kMove } kind = Kind::kClick;
-  double x = 0, y = 0;        // screen points
-  double toX = 0, toY = 0;    // drag end
-  int button = 1;             // 1 left, 2 middle, 3 right
-  int count = 1;              // clicks
-  double dx = 0, dy = 0;      // wheel steps
+  double x = 0, y = 0;      // screen points
+  double toX = 0, toY = 0;  // drag end
+  int button = 1;           // 1 left, 2 middle, 3 right
+  int count = 1;            // clicks
+  double dx = 0, dy = 0;    // wheel steps
 };
 
 // The steps that bring back a window an app hides, in the order the core
@@ -71,10 +71,10 @@ class Backend {
   // Batched reads. out[i] belongs to ids[i]; errs[i] is set for an element
   // that failed (gone, unresponsive) without failing the batch. The whole
   // call returns an error only when nothing could be read (bus gone, deadline).
-  virtual Error ReadNodes(const std::vector<ElementId>& ids, std::vector<NodeAttributes>& out,
-                          std::vector<Error>& errs, Clock::time_point deadline) = 0;
-  virtual Error ReadChildren(const std::vector<ElementId>& ids, std::vector<ChildList>& out,
-                             std::vector<Error>& errs, Clock::time_point deadline) = 0;
+  virtual Error ReadNodes(const std::vector<ElementId>& ids, std::vector<NodeAttributes>& out, std::vector<Error>& errs,
+                          Clock::time_point deadline) = 0;
+  virtual Error ReadChildren(const std::vector<ElementId>& ids, std::vector<ChildList>& out, std::vector<Error>& errs,
+                             Clock::time_point deadline) = 0;
 
   // Screen scale (pixels per point) for a window.
   virtual double Scale(const WindowInfo& window) = 0;
@@ -82,8 +82,8 @@ class Backend {
   // Capture the window's pixels as RGBA rows (stride = width*4), clipped to the
   // screen. Bounded by `deadline` where the platform can wait (macOS); X11's
   // shared-memory copy is local and does not wait.
-  virtual Error Capture(const WindowInfo& window, std::vector<uint8_t>& rgba, int& width, int& height,
-                        Rect& captured, Clock::time_point deadline) = 0;
+  virtual Error Capture(const WindowInfo& window, std::vector<uint8_t>& rgba, int& width, int& height, Rect& captured,
+                        Clock::time_point deadline) = 0;
 
   // Actions.
   virtual Error DoAction(ElementId id, const std::string& name, Clock::time_point deadline) = 0;

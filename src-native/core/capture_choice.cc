@@ -55,7 +55,8 @@ std::optional<size_t> ChooseCaptureWindow(const std::vector<ScreenWindow>& front
   for (size_t i : candidates) {
     if (!TitleMatches(frontToBack[i].title, title)) continue;
     // Two windows with one title: the frame decides, else the front one stays.
-    if (!titled || (frame && SameFrame(frontToBack[i].bounds, *frame) && !SameFrame(frontToBack[*titled].bounds, *frame)))
+    if (!titled ||
+        (frame && SameFrame(frontToBack[i].bounds, *frame) && !SameFrame(frontToBack[*titled].bounds, *frame)))
       titled = i;
   }
   const size_t front = candidates.front();

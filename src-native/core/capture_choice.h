@@ -24,10 +24,10 @@ struct ScreenWindow {
   uint32_t number = 0;  // CGWindowID
   int64_t pid = 0;
   int layer = 0;
-  Rect bounds;          // global top-left points
-  std::string title;    // may be empty (no Screen Recording permission) or cut with "…"
+  Rect bounds;        // global top-left points
+  std::string title;  // may be empty (no Screen Recording permission) or cut with "…"
   bool onScreen = true;
-  double alpha = 1;     // fully transparent windows (alpha 0) show nothing
+  double alpha = 1;  // fully transparent windows (alpha 0) show nothing
 };
 
 constexpr double kMinCaptureArea = 20000;  // pt²: smaller layer-0 windows are palettes and popovers

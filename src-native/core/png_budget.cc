@@ -59,9 +59,9 @@ double MsSince(std::chrono::steady_clock::time_point t0) {
 // their coverage weights (normalized to sum to 1). Works for any ratio,
 // including non-integer ones, where edge pixels count partially.
 struct Taps {
-  std::vector<int> first;    // first source index per output index
-  std::vector<int> count;    // number of source indices
-  std::vector<int> offset;   // into weights
+  std::vector<int> first;   // first source index per output index
+  std::vector<int> count;   // number of source indices
+  std::vector<int> offset;  // into weights
   std::vector<float> weights;
 };
 
@@ -91,7 +91,8 @@ void BuildTaps(int in, int out, Taps& taps) {
     if (sum <= 0) {  // degenerate: take the nearest pixel
       for (int k = 0; k < n; ++k) taps.weights[taps.offset[o] + k] = k == 0 ? 1.f : 0.f;
     } else {
-      for (int k = 0; k < n; ++k) taps.weights[taps.offset[o] + k] = static_cast<float>(taps.weights[taps.offset[o] + k] / sum);
+      for (int k = 0; k < n; ++k)
+        taps.weights[taps.offset[o] + k] = static_cast<float>(taps.weights[taps.offset[o] + k] / sum);
     }
     taps.count[o] = n;
   }

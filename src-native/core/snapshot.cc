@@ -15,9 +15,7 @@ std::string Lower(std::string s) {
   return s;
 }
 
-double MsSince(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
+double MsSince(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 }  // namespace
 
@@ -52,9 +50,9 @@ Error FindApp(Backend& backend, const AppQuery& query, Clock::time_point deadlin
   }
   std::string names;
   for (const AppInfo& a : apps) names += (names.empty() ? "" : ", ") + a.name;
-  return {ErrorCode::kAppNotFound,
-          "no accessible app named \"" + query.name + "\"" + (matches > 1 ? " (several start with it)" : "") +
-              "; running: " + (names.empty() ? "none" : names)};
+  return {ErrorCode::kAppNotFound, "no accessible app named \"" + query.name + "\"" +
+                                       (matches > 1 ? " (several start with it)" : "") +
+                                       "; running: " + (names.empty() ? "none" : names)};
 }
 
 Error Backend::GatherWindows(const AppInfo& app, WindowCandidates& c, Clock::time_point deadline) {
@@ -101,9 +99,9 @@ Error ChooseOnce(Backend& backend, const AppInfo& app, Clock::time_point deadlin
   return {};
 }
 
-constexpr RecoveryStep kRecoveryOrder[] = {RecoveryStep::kUnhide,     RecoveryStep::kActivate,
-                                           RecoveryStep::kOpen,       RecoveryStep::kUnminimize,
-                                           RecoveryStep::kRaise,      RecoveryStep::kMainAndFocused};
+constexpr RecoveryStep kRecoveryOrder[] = {RecoveryStep::kUnhide, RecoveryStep::kActivate,
+                                           RecoveryStep::kOpen,   RecoveryStep::kUnminimize,
+                                           RecoveryStep::kRaise,  RecoveryStep::kMainAndFocused};
 constexpr std::chrono::milliseconds kSettle{700};
 
 }  // namespace
@@ -131,8 +129,10 @@ Error ChooseAppWindow(Backend& backend, const AppInfo& app, Clock::time_point de
     backend.Settle(std::max(std::chrono::milliseconds(0), std::min(kSettle, left / 2)));
     const std::string before = problem;
     if (Error err = ChooseOnce(backend, app, deadline, needCapture, choice, problem, any, seen)) return err;
-    if (problem.empty()) notes.push_back("the window was recovered (" + done + ") after: " + before);
-    else problem += " (after recovery: " + (done.empty() ? std::string("no step applied") : done) + ")";
+    if (problem.empty())
+      notes.push_back("the window was recovered (" + done + ") after: " + before);
+    else
+      problem += " (after recovery: " + (done.empty() ? std::string("no step applied") : done) + ")";
   }
   if (!problem.empty()) return {ErrorCode::kWindowNotFound, app.name + " has no usable window: " + problem};
   out = choice.window;
@@ -193,7 +193,8 @@ Error TakeSnapshot(Backend& backend, const SnapshotRequest& request, SnapshotRes
   WindowInfo window;
   std::vector<std::string> notes;
   std::vector<ElementId> seen;
-  Error chosen = ChooseAppWindow(backend, app, request.deadline, request.screenshot, window, out.windowStep, notes, seen);
+  Error chosen =
+      ChooseAppWindow(backend, app, request.deadline, request.screenshot, window, out.windowStep, notes, seen);
   // The windows looked at and not chosen hold handles nobody will release.
   std::sort(seen.begin(), seen.end());
   seen.erase(std::unique(seen.begin(), seen.end()), seen.end());

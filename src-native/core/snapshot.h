@@ -32,7 +32,7 @@ struct SnapshotResult {
   std::optional<Screenshot> screenshot;
   std::vector<ElementId> ids;      // every handle the result holds
   std::vector<ElementId> dropped;  // handles the walk saw and did not keep
-  std::string windowStep;      // which step of the window-choice chain chose the window
+  std::string windowStep;          // which step of the window-choice chain chose the window
 };
 
 Error FindApp(Backend& backend, const AppQuery& query, Clock::time_point deadline, AppInfo& out);

@@ -28,17 +28,17 @@ enum class ErrorCode {
   kNoAccessibilityBus,  // no session bus / a11y bus: PERMISSION_DENIED-like, with a hint
   kAppNotFound,
   kWindowNotFound,
-  kAppUnresponsive,     // a call timed out: the app did not answer
-  kTimeout,             // the overall deadline passed
-  kElementGone,         // the element no longer exists
+  kAppUnresponsive,  // a call timed out: the app did not answer
+  kTimeout,          // the overall deadline passed
+  kElementGone,      // the element no longer exists
   kActionNotSupported,
   kActionFailed,
   kNotSettable,
   kInvalidArgument,
   kCaptureFailed,
   kInputFailed,
-  kPermissionDenied,    // macOS: Accessibility or Screen Recording not granted to this process
-  kDeliveryUncertain,   // an action or set was sent and the app answered with an error: it may have happened
+  kPermissionDenied,   // macOS: Accessibility or Screen Recording not granted to this process
+  kDeliveryUncertain,  // an action or set was sent and the app answered with an error: it may have happened
   kInternal,
 };
 
@@ -100,10 +100,10 @@ struct WindowInfo {
   std::string title;
   Rect frame;
   bool hasFrame = false;
-  bool active = false;     // has focus / is the active window
+  bool active = false;  // has focus / is the active window
   bool minimized = false;
-  bool visible = true;     // showing on screen
-  std::string role;        // "frame", "dialog", "AXWindow"...
+  bool visible = true;  // showing on screen
+  std::string role;     // "frame", "dialog", "AXWindow"...
 };
 
 // kContentPending: the app was asked to build its tree (Chromium on macOS)
@@ -128,9 +128,9 @@ struct RawSnapshot {
 struct Screenshot {
   std::vector<uint8_t> png;
   int pixelWidth = 0, pixelHeight = 0;
-  double scale = 1;            // pixels per window point after the size budget
+  double scale = 1;                 // pixels per window point after the size budget
   double originX = 0, originY = 0;  // window origin on screen, points
-  int encodes = 0;             // PNG encodes used to meet the budget
+  int encodes = 0;                  // PNG encodes used to meet the budget
   double captureMs = 0, encodeMs = 0;
 };
 

@@ -7,8 +7,8 @@
 namespace axsnap {
 
 bool IsListRole(const std::string& r) {
-  return r == "AXTable" || r == "AXOutline" || r == "AXList" || r == "AXBrowser" || r == "table" ||
-         r == "tree table" || r == "tree" || r == "list" || r == "list box";
+  return r == "AXTable" || r == "AXOutline" || r == "AXList" || r == "AXBrowser" || r == "table" || r == "tree table" ||
+         r == "tree" || r == "list" || r == "list box";
 }
 
 bool IsRowRole(const std::string& r) {
@@ -88,8 +88,7 @@ Error Denied(const Error& err, const std::vector<Error>& errs) {
 
 // A walk given up: every handle below the root (and any children just
 // listed) goes back through `dropped`.
-Error Abandon(const std::vector<Slot>& slots, const std::vector<ChildList>* lists, WalkResult& out,
-              const Error& err) {
+Error Abandon(const std::vector<Slot>& slots, const std::vector<ChildList>* lists, WalkResult& out, const Error& err) {
   std::unordered_set<ElementId> held;
   for (size_t i = 1; i < slots.size(); i++)
     if (held.insert(slots[i].id).second) out.dropped.push_back(slots[i].id);
@@ -138,8 +137,10 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
     // Losing the permission mid-walk is not a cut: the caller must hear it.
     if (Error denied = Denied(err, errs)) return Abandon(slots, &lists, out, denied);
     if (err) {
-      if (err.code == ErrorCode::kTimeout || Clock::now() >= options.deadline) out.ended = WalkEnd::kDeadline;
-      else out.notes.push_back(std::string("reading children failed: ") + err.message);
+      if (err.code == ErrorCode::kTimeout || Clock::now() >= options.deadline)
+        out.ended = WalkEnd::kDeadline;
+      else
+        out.notes.push_back(std::string("reading children failed: ") + err.message);
       if (out.ended == WalkEnd::kComplete) out.ended = WalkEnd::kDeadline;
       break;
     }
@@ -239,8 +240,10 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
         if (!row.attrs.rowIndex) row.attrs.rowIndex = rows;
         rows++;
         bool visible = !measurable || (clip && row.attrs.frame && Intersects(*row.attrs.frame, *clip));
-        if (!visible || kept >= options.maxRows) row.dead = true;
-        else kept++;
+        if (!visible || kept >= options.maxRows)
+          row.dead = true;
+        else
+          kept++;
       }
       if (kept < rows && !p.attrs.rowCount) p.attrs.rowCount = rows;
     }

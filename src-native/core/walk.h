@@ -31,8 +31,7 @@ struct WalkResult {
 // Walks the subtree of `root` (already identified by the caller). Errors only
 // when the root itself cannot be read; a failure below the root cuts that
 // branch and is reported in `notes`.
-Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const WalkOptions& options,
-           WalkResult& out);
+Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const WalkOptions& options, WalkResult& out);
 
 // Role predicates the walk needs (both platforms' vocabularies).
 bool IsListRole(const std::string& role);

@@ -102,12 +102,18 @@ Error FakeBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Node
     out[i] = e->attrs;
     // A failed attribute is absent from the read, the way AXSwift's policy treats a failed slot.
     const std::string& bad = e->fault.failAttribute;
-    if (bad == "title") out[i].title.reset();
-    else if (bad == "description") out[i].description.reset();
-    else if (bad == "value") out[i].value = std::monostate{};
-    else if (bad == "frame") out[i].frame.reset();
-    else if (bad == "actions") out[i].actions.clear();
-    else if (bad == "role") out[i].role = "unknown";
+    if (bad == "title")
+      out[i].title.reset();
+    else if (bad == "description")
+      out[i].description.reset();
+    else if (bad == "value")
+      out[i].value = std::monostate{};
+    else if (bad == "frame")
+      out[i].frame.reset();
+    else if (bad == "actions")
+      out[i].actions.clear();
+    else if (bad == "role")
+      out[i].role = "unknown";
   }
   return {};
 }

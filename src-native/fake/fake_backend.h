@@ -15,10 +15,10 @@
 namespace axsnap {
 
 struct FakeFault {
-  std::string failAttribute;  // this attribute's read fails; the element stays readable
-  int dieAfterReads = -1;     // the element is gone after this many reads of it
-  int hangMs = 0;             // each read of this element blocks this long (bounded by the deadline)
-  bool childrenError = false; // reading its children fails
+  std::string failAttribute;   // this attribute's read fails; the element stays readable
+  int dieAfterReads = -1;      // the element is gone after this many reads of it
+  int hangMs = 0;              // each read of this element blocks this long (bounded by the deadline)
+  bool childrenError = false;  // reading its children fails
 };
 
 struct FakeElement {

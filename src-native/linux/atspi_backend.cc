@@ -148,8 +148,9 @@ enum IfaceBit : uint32_t {
 
 uint32_t IfaceBitOf(const char* name) {
   static const std::pair<const char*, uint32_t> kMap[] = {
-      {kIfAction, kHasAction},       {kIfComponent, kHasComponent}, {kIfDocument, kHasDocument},
-      {kIfEditableText, kHasEditableText}, {kIfHyperlink, kHasHyperlink}, {kIfText, kHasText},
+      {kIfAction, kHasAction},       {kIfComponent, kHasComponent},
+      {kIfDocument, kHasDocument},   {kIfEditableText, kHasEditableText},
+      {kIfHyperlink, kHasHyperlink}, {kIfText, kHasText},
       {kIfValue, kHasValue},
   };
   for (const auto& e : kMap)
@@ -374,10 +375,8 @@ bool IsWindowRole(uint32_t role) {
     case kRoleAlert:
     case kRoleFileChooser:
     case kRoleColorChooser:
-    case kRoleFontChooser:
-      return true;
-    default:
-      return false;
+    case kRoleFontChooser: return true;
+    default: return false;
   }
 }
 
@@ -426,13 +425,11 @@ using ReplyFn = std::function<void(const Reply&)>;
 
 Outcome ClassifyError(const GError* e) {
   if (!e) return Outcome::kFailed;
-  if (g_error_matches(e, G_IO_ERROR, G_IO_ERROR_TIMED_OUT) ||
-      g_error_matches(e, G_DBUS_ERROR, G_DBUS_ERROR_NO_REPLY) ||
+  if (g_error_matches(e, G_IO_ERROR, G_IO_ERROR_TIMED_OUT) || g_error_matches(e, G_DBUS_ERROR, G_DBUS_ERROR_NO_REPLY) ||
       g_error_matches(e, G_DBUS_ERROR, G_DBUS_ERROR_TIMEOUT) ||
       g_error_matches(e, G_DBUS_ERROR, G_DBUS_ERROR_TIMED_OUT))
     return Outcome::kNoReply;
-  if (g_error_matches(e, G_IO_ERROR, G_IO_ERROR_CLOSED) ||
-      g_error_matches(e, G_DBUS_ERROR, G_DBUS_ERROR_DISCONNECTED))
+  if (g_error_matches(e, G_IO_ERROR, G_IO_ERROR_CLOSED) || g_error_matches(e, G_DBUS_ERROR, G_DBUS_ERROR_DISCONNECTED))
     return Outcome::kBusClosed;
   if (g_error_matches(e, G_DBUS_ERROR, G_DBUS_ERROR_SERVICE_UNKNOWN) ||
       g_error_matches(e, G_DBUS_ERROR, G_DBUS_ERROR_NAME_HAS_NO_OWNER) ||
@@ -463,20 +460,29 @@ VariantPtr UnwrapV(GVariant* reply) {
 
 bool VariantToDouble(GVariant* v, double& out) {
   if (!v) return false;
-  if (g_variant_is_of_type(v, G_VARIANT_TYPE_DOUBLE)) out = g_variant_get_double(v);
-  else if (g_variant_is_of_type(v, G_VARIANT_TYPE_INT32)) out = g_variant_get_int32(v);
-  else if (g_variant_is_of_type(v, G_VARIANT_TYPE_UINT32)) out = g_variant_get_uint32(v);
-  else if (g_variant_is_of_type(v, G_VARIANT_TYPE_INT64)) out = static_cast<double>(g_variant_get_int64(v));
-  else return false;
+  if (g_variant_is_of_type(v, G_VARIANT_TYPE_DOUBLE))
+    out = g_variant_get_double(v);
+  else if (g_variant_is_of_type(v, G_VARIANT_TYPE_INT32))
+    out = g_variant_get_int32(v);
+  else if (g_variant_is_of_type(v, G_VARIANT_TYPE_UINT32))
+    out = g_variant_get_uint32(v);
+  else if (g_variant_is_of_type(v, G_VARIANT_TYPE_INT64))
+    out = static_cast<double>(g_variant_get_int64(v));
+  else
+    return false;
   return true;
 }
 
 bool VariantToInt(GVariant* v, int64_t& out) {
   if (!v) return false;
-  if (g_variant_is_of_type(v, G_VARIANT_TYPE_INT32)) out = g_variant_get_int32(v);
-  else if (g_variant_is_of_type(v, G_VARIANT_TYPE_UINT32)) out = g_variant_get_uint32(v);
-  else if (g_variant_is_of_type(v, G_VARIANT_TYPE_INT64)) out = g_variant_get_int64(v);
-  else return false;
+  if (g_variant_is_of_type(v, G_VARIANT_TYPE_INT32))
+    out = g_variant_get_int32(v);
+  else if (g_variant_is_of_type(v, G_VARIANT_TYPE_UINT32))
+    out = g_variant_get_uint32(v);
+  else if (g_variant_is_of_type(v, G_VARIANT_TYPE_INT64))
+    out = g_variant_get_int64(v);
+  else
+    return false;
   return true;
 }
 
@@ -499,19 +505,16 @@ bool AttrString(GVariant* attrs, const char* key, std::string& out) {
 
 Error OutcomeError(Outcome o, const std::string& busName, const std::string& message, int timeoutMs) {
   switch (o) {
-    case Outcome::kOk:
-      return {};
+    case Outcome::kOk: return {};
     case Outcome::kNoReply:
-      return MakeError(ErrorCode::kAppUnresponsive, "application " + busName + " did not answer within " +
-                                                        std::to_string(timeoutMs) + " ms");
-    case Outcome::kGone:
-      return MakeError(ErrorCode::kElementGone, "the element no longer exists (" + message + ")");
+      return MakeError(ErrorCode::kAppUnresponsive,
+                       "application " + busName + " did not answer within " + std::to_string(timeoutMs) + " ms");
+    case Outcome::kGone: return MakeError(ErrorCode::kElementGone, "the element no longer exists (" + message + ")");
     case Outcome::kDeadline:
       return MakeError(ErrorCode::kTimeout, "the deadline passed before " + busName + " answered");
     case Outcome::kBusClosed:
       return MakeError(ErrorCode::kNoAccessibilityBus, "the accessibility bus connection was closed: " + message);
-    case Outcome::kFailed:
-      break;
+    case Outcome::kFailed: break;
   }
   return MakeError(ErrorCode::kInternal, message);
 }
@@ -600,7 +603,8 @@ struct AtspiBackend::Impl {
   }
 
   Error CheckConnected() const {
-    if (!bus) return MakeError(ErrorCode::kNoAccessibilityBus, "not connected to the accessibility bus: call Connect()");
+    if (!bus)
+      return MakeError(ErrorCode::kNoAccessibilityBus, "not connected to the accessibility bus: call Connect()");
     if (g_dbus_connection_is_closed(bus.get()))
       return MakeError(ErrorCode::kNoAccessibilityBus, "the accessibility bus connection was closed; reconnect");
     return {};
@@ -689,9 +693,9 @@ struct BatchState {
   bool abandon = false;
   size_t inflight = 0;
   std::unordered_map<std::string, GObj<GCancellable>> cancellables;  // per app bus name
-  std::unordered_set<std::string> dead;                               // apps that did not answer
-  std::deque<Queued> queue;                                           // over kMaxInFlight
-  std::deque<std::pair<ReplyFn, Reply>> deferred;                     // failures decided locally
+  std::unordered_set<std::string> dead;                              // apps that did not answer
+  std::deque<Queued> queue;                                          // over kMaxInFlight
+  std::deque<std::pair<ReplyFn, Reply>> deferred;                    // failures decided locally
   bool busClosed = false;
   int64_t callsIssued = 0;
 
@@ -746,8 +750,8 @@ void Issue(const std::shared_ptr<BatchState>& st, Queued q) {
   ++st->inflight;
   ++st->callsIssued;
   g_dbus_connection_call(st->conn, q.bus.c_str(), q.path.c_str(), q.iface, q.method, q.params.get(),
-                         q.replyType ? G_VARIANT_TYPE(q.replyType) : nullptr, G_DBUS_CALL_FLAGS_NO_AUTO_START,
-                         timeout, st->CancellableFor(q.bus), OnCallDone, ctx);
+                         q.replyType ? G_VARIANT_TYPE(q.replyType) : nullptr, G_DBUS_CALL_FLAGS_NO_AUTO_START, timeout,
+                         st->CancellableFor(q.bus), OnCallDone, ctx);
 }
 
 void PumpQueue(const std::shared_ptr<BatchState>& st) {
@@ -1022,9 +1026,9 @@ Error AtspiBackend::Connect() {
   if (!im.bus) {
     if (!session) return MakeError(ErrorCode::kNoAccessibilityBus, overrideFailure + kNoSessionBus);
     GError* raw = nullptr;
-    GVariant* r = g_dbus_connection_call_sync(session.get(), "org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus",
-                                              "GetAddress", nullptr, G_VARIANT_TYPE("(s)"), G_DBUS_CALL_FLAGS_NONE,
-                                              1000, nullptr, &raw);
+    GVariant* r =
+        g_dbus_connection_call_sync(session.get(), "org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus", "GetAddress",
+                                    nullptr, G_VARIANT_TYPE("(s)"), G_DBUS_CALL_FLAGS_NONE, 1000, nullptr, &raw);
     ErrorPtr err(raw);
     VariantPtr reply = AdoptVariant(r);
     if (!reply) {
@@ -1039,7 +1043,8 @@ Error AtspiBackend::Connect() {
     a11yAddr = addr ? addr : "";
     if (a11yAddr.empty()) {
       g_dbus_connection_close_sync(session.get(), nullptr, nullptr);
-      return MakeError(ErrorCode::kNoAccessibilityBus, "no accessibility bus: org.a11y.Bus.GetAddress returned nothing");
+      return MakeError(ErrorCode::kNoAccessibilityBus,
+                       "no accessibility bus: org.a11y.Bus.GetAddress returned nothing");
     }
     im.bus = ConnectAddress(im.ctx.get(), a11yAddr.c_str(), flags, std::chrono::milliseconds(2000), message);
     if (!im.bus) {
@@ -1052,10 +1057,10 @@ Error AtspiBackend::Connect() {
   if (session) {
     // Chromium and Qt expose their trees only when assistive technology is on.
     GError* raw = nullptr;
-    GVariant* r = g_dbus_connection_call_sync(
-        session.get(), "org.a11y.Bus", "/org/a11y/bus", kIfProperties, "Set",
-        g_variant_new("(ssv)", "org.a11y.Status", "IsEnabled", g_variant_new_boolean(TRUE)), nullptr,
-        G_DBUS_CALL_FLAGS_NONE, 1000, nullptr, &raw);
+    GVariant* r =
+        g_dbus_connection_call_sync(session.get(), "org.a11y.Bus", "/org/a11y/bus", kIfProperties, "Set",
+                                    g_variant_new("(ssv)", "org.a11y.Status", "IsEnabled", g_variant_new_boolean(TRUE)),
+                                    nullptr, G_DBUS_CALL_FLAGS_NONE, 1000, nullptr, &raw);
     ErrorPtr err(raw);  // best effort: GTK does not need it
     VariantPtr reply = AdoptVariant(r);
     g_dbus_connection_close_sync(session.get(), nullptr, nullptr);
@@ -1107,9 +1112,8 @@ Error AtspiBackend::ListApps(std::vector<AppInfo>& out, Clock::time_point deadli
           apps[i].ok = true;
           apps[i].name = g_variant_get_string(nr.value, nullptr);
         });
-        b.Call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-               "GetConnectionUnixProcessID", g_variant_new("(s)", apps[i].bus.c_str()), "(u)",
-               [&, i](const Reply& pr) {
+        b.Call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetConnectionUnixProcessID",
+               g_variant_new("(s)", apps[i].bus.c_str()), "(u)", [&, i](const Reply& pr) {
                  if (pr.outcome != Outcome::kOk) return;
                  guint32 pid = 0;
                  g_variant_get(pr.value, "(u)", &pid);
@@ -1227,14 +1231,13 @@ Error AtspiBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Cl
           if (nr.outcome == Outcome::kOk && g_variant_is_of_type(nr.value, G_VARIANT_TYPE_STRING))
             w->title = g_variant_get_string(nr.value, nullptr);
         });
-        b.Call(w->bus, w->path, kIfComponent, "GetExtents", g_variant_new("(u)", 0u), "((iiii))",
-               [w](const Reply& er) {
-                 if (er.outcome != Outcome::kOk) return;
-                 gint32 x = 0, y = 0, wd = 0, ht = 0;
-                 g_variant_get(er.value, "((iiii))", &x, &y, &wd, &ht);
-                 w->frame = Rect{double(x), double(y), double(wd), double(ht)};
-                 w->hasFrame = true;
-               });
+        b.Call(w->bus, w->path, kIfComponent, "GetExtents", g_variant_new("(u)", 0u), "((iiii))", [w](const Reply& er) {
+          if (er.outcome != Outcome::kOk) return;
+          gint32 x = 0, y = 0, wd = 0, ht = 0;
+          g_variant_get(er.value, "((iiii))", &x, &y, &wd, &ht);
+          w->frame = Rect{double(x), double(y), double(wd), double(ht)};
+          w->hasFrame = true;
+        });
       }
     });
     b.Run();
@@ -1310,7 +1313,8 @@ void FinishNode(NodeJob& job) {
     st.selected = true;
   }
   if (s.Has(kStateExpandable)) st.expanded = s.Has(kStateExpanded);
-  if (s.Has(kStateIndeterminate) && (s.Has(kStateCheckable) || IsCheckableRole(job.role))) st.checked = 2;
+  if (s.Has(kStateIndeterminate) && (s.Has(kStateCheckable) || IsCheckableRole(job.role)))
+    st.checked = 2;
   else if (s.Has(kStateCheckable) || s.Has(kStateChecked) || IsCheckableRole(job.role))
     st.checked = s.Has(kStateChecked) ? 1 : 0;
   if (s.Has(kStateIconified)) st.minimized = true;
@@ -1321,8 +1325,10 @@ void FinishNode(NodeJob& job) {
   if (s.Has(kStateEditable)) st.editable = true;
   if (s.Has(kStateModal)) st.modal = true;
   st.visible = s.Has(kStateShowing) && s.Has(kStateVisible);
-  if (s.Has(kStateHorizontal)) a.orientation = "horizontal";
-  else if (s.Has(kStateVertical)) a.orientation = "vertical";
+  if (s.Has(kStateHorizontal))
+    a.orientation = "horizontal";
+  else if (s.Has(kStateVertical))
+    a.orientation = "vertical";
 
   if (job.ifaces & kHasValue) {
     // GTK sets Value through AT-SPI; progress and level bars only display one.
@@ -1377,12 +1383,13 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
     const std::string& path = job.ref->path;
     NodeJob* j = &job;
     if (job.ifaces & kHasComponent) {
-      b.Call(busName, path, kIfComponent, "GetExtents", g_variant_new("(u)", 0u), "((iiii))", [j, perCall](const Reply& r) {
-        if (Fail(*j, r, perCall) || r.outcome != Outcome::kOk) return;
-        gint32 x = 0, y = 0, w = 0, h = 0;
-        g_variant_get(r.value, "((iiii))", &x, &y, &w, &h);
-        j->out->frame = Rect{double(x), double(y), double(w), double(h)};
-      });
+      b.Call(busName, path, kIfComponent, "GetExtents", g_variant_new("(u)", 0u), "((iiii))",
+             [j, perCall](const Reply& r) {
+               if (Fail(*j, r, perCall) || r.outcome != Outcome::kOk) return;
+               gint32 x = 0, y = 0, w = 0, h = 0;
+               g_variant_get(r.value, "((iiii))", &x, &y, &w, &h);
+               j->out->frame = Rect{double(x), double(y), double(w), double(h)};
+             });
     }
     if (job.ifaces & kHasAction) {
       // One GetActions call for all names (localized, e.g. "Click"; matching is
@@ -1441,42 +1448,44 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
                             roleName == "terminal" || roleName == "entry";
       const bool wantText = !secure && !(job.ifaces & kHasValue) && (editable || (job.name.empty() && textRole));
       const bool wantSelection = !secure && job.states.Has(kStateFocused);
-      b.GetProperty(busName, path, kIfText, "CharacterCount", [j, perCall, wantText, wantSelection, editable, &b](const Reply& r) {
-        if (Fail(*j, r, perCall) || r.outcome != Outcome::kOk) return;
-        int64_t count = 0;
-        if (!VariantToInt(r.value, count) || count < 0) return;
-        j->out->charCount = count;
-        if (wantText) {
-          if (count == 0) {
-            if (editable) j->text = std::string();
-          } else {
-            b.Call(j->ref->bus, j->ref->path, kIfText, "GetText",
-                   g_variant_new("(ii)", 0, gint32(std::min(count, kMaxTextChars))), "(s)", [j, perCall](const Reply& tr) {
-                     if (Fail(*j, tr, perCall) || tr.outcome != Outcome::kOk) return;
-                     const gchar* s = nullptr;
-                     g_variant_get(tr.value, "(&s)", &s);
-                     j->text = s ? s : "";
-                   });
-          }
-        }
-        if (wantSelection && count > 0) {
-          b.Call(j->ref->bus, j->ref->path, kIfText, "GetSelection", g_variant_new("(i)", 0), "(ii)",
-                 [j, perCall, &b](const Reply& sr) {
-                   if (Fail(*j, sr, perCall) || sr.outcome != Outcome::kOk) return;
-                   gint32 start = 0, end = 0;
-                   g_variant_get(sr.value, "(ii)", &start, &end);
-                   if (end <= start || start < 0) return;
-                   end = gint32(std::min<int64_t>(end, int64_t(start) + kMaxTextChars));
-                   b.Call(j->ref->bus, j->ref->path, kIfText, "GetText", g_variant_new("(ii)", start, end), "(s)",
-                          [j, perCall](const Reply& tr) {
-                            if (Fail(*j, tr, perCall) || tr.outcome != Outcome::kOk) return;
-                            const gchar* s = nullptr;
-                            g_variant_get(tr.value, "(&s)", &s);
-                            if (s && *s) j->out->selectedText = s;
-                          });
-                 });
-        }
-      });
+      b.GetProperty(busName, path, kIfText, "CharacterCount",
+                    [j, perCall, wantText, wantSelection, editable, &b](const Reply& r) {
+                      if (Fail(*j, r, perCall) || r.outcome != Outcome::kOk) return;
+                      int64_t count = 0;
+                      if (!VariantToInt(r.value, count) || count < 0) return;
+                      j->out->charCount = count;
+                      if (wantText) {
+                        if (count == 0) {
+                          if (editable) j->text = std::string();
+                        } else {
+                          b.Call(j->ref->bus, j->ref->path, kIfText, "GetText",
+                                 g_variant_new("(ii)", 0, gint32(std::min(count, kMaxTextChars))), "(s)",
+                                 [j, perCall](const Reply& tr) {
+                                   if (Fail(*j, tr, perCall) || tr.outcome != Outcome::kOk) return;
+                                   const gchar* s = nullptr;
+                                   g_variant_get(tr.value, "(&s)", &s);
+                                   j->text = s ? s : "";
+                                 });
+                        }
+                      }
+                      if (wantSelection && count > 0) {
+                        b.Call(j->ref->bus, j->ref->path, kIfText, "GetSelection", g_variant_new("(i)", 0), "(ii)",
+                               [j, perCall, &b](const Reply& sr) {
+                                 if (Fail(*j, sr, perCall) || sr.outcome != Outcome::kOk) return;
+                                 gint32 start = 0, end = 0;
+                                 g_variant_get(sr.value, "(ii)", &start, &end);
+                                 if (end <= start || start < 0) return;
+                                 end = gint32(std::min<int64_t>(end, int64_t(start) + kMaxTextChars));
+                                 b.Call(j->ref->bus, j->ref->path, kIfText, "GetText",
+                                        g_variant_new("(ii)", start, end), "(s)", [j, perCall](const Reply& tr) {
+                                          if (Fail(*j, tr, perCall) || tr.outcome != Outcome::kOk) return;
+                                          const gchar* s = nullptr;
+                                          g_variant_get(tr.value, "(&s)", &s);
+                                          if (s && *s) j->out->selectedText = s;
+                                        });
+                               });
+                      }
+                    });
     }
     if ((job.ifaces & kHasEditableText) && !job.attributesKnown) {
       b.Call(busName, path, kIfAccessible, "GetAttributes", nullptr, "(a{ss})", [j, perCall](const Reply& r) {
@@ -1544,46 +1553,47 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
     }
     // Name, Description, AccessibleId, HelpText (newer bridges), Attributes
     // (atk-bridge) in one call.
-    b.Call(busName, path, kIfProperties, "GetAll", g_variant_new("(s)", kIfAccessible), "(a{sv})",
-           [j, perCall, needBasics, &b, &phase1Done](const Reply& r) {
-             if (Fail(*j, r, perCall)) return phase1Done(*j);
-             if (r.outcome == Outcome::kOk) {
-               VariantPtr dict = AdoptVariant(g_variant_get_child_value(r.value, 0));
-               std::string s;
-               if (needBasics && DictString(dict.get(), "Name", s)) j->name = s;
-               if (needBasics && DictString(dict.get(), "Description", s) && !s.empty()) j->out->description = s;
-               if (DictString(dict.get(), "HelpText", s) && !s.empty()) j->out->help = s;
-               if (DictString(dict.get(), "AccessibleId", s) && !s.empty()) j->out->identifier = s;
-               VariantPtr childCount = AdoptVariant(g_variant_lookup_value(dict.get(), "ChildCount", nullptr));
-               int64_t n = -1;
-               if (childCount && VariantToInt(childCount.get(), n)) j->childCount = n;
-               VariantPtr attrs = AdoptVariant(g_variant_lookup_value(dict.get(), "Attributes", G_VARIANT_TYPE("a{ss}")));
-               if (attrs) {
-                 j->attributes = std::move(attrs);
-                 j->attributesKnown = true;
-               }
-               return phase1Done(*j);
-             }
-             // No GetAll: the two properties that matter, one by one.
-             if (!needBasics) return phase1Done(*j);
-             j->phase1Pending += 2;
-             b.GetProperty(j->ref->bus, j->ref->path, kIfAccessible, "Name", [j, perCall, &phase1Done](const Reply& nr) {
-               if (!Fail(*j, nr, perCall) && nr.outcome == Outcome::kOk &&
-                   g_variant_is_of_type(nr.value, G_VARIANT_TYPE_STRING))
-                 j->name = g_variant_get_string(nr.value, nullptr);
-               phase1Done(*j);
-             });
-             b.GetProperty(j->ref->bus, j->ref->path, kIfAccessible, "Description",
-                           [j, perCall, &phase1Done](const Reply& dr) {
-                             if (!Fail(*j, dr, perCall) && dr.outcome == Outcome::kOk &&
-                                 g_variant_is_of_type(dr.value, G_VARIANT_TYPE_STRING)) {
-                               std::string s = g_variant_get_string(dr.value, nullptr);
-                               if (!s.empty()) j->out->description = s;
-                             }
-                             phase1Done(*j);
-                           });
-             phase1Done(*j);
-           });
+    b.Call(
+        busName, path, kIfProperties, "GetAll", g_variant_new("(s)", kIfAccessible), "(a{sv})",
+        [j, perCall, needBasics, &b, &phase1Done](const Reply& r) {
+          if (Fail(*j, r, perCall)) return phase1Done(*j);
+          if (r.outcome == Outcome::kOk) {
+            VariantPtr dict = AdoptVariant(g_variant_get_child_value(r.value, 0));
+            std::string s;
+            if (needBasics && DictString(dict.get(), "Name", s)) j->name = s;
+            if (needBasics && DictString(dict.get(), "Description", s) && !s.empty()) j->out->description = s;
+            if (DictString(dict.get(), "HelpText", s) && !s.empty()) j->out->help = s;
+            if (DictString(dict.get(), "AccessibleId", s) && !s.empty()) j->out->identifier = s;
+            VariantPtr childCount = AdoptVariant(g_variant_lookup_value(dict.get(), "ChildCount", nullptr));
+            int64_t n = -1;
+            if (childCount && VariantToInt(childCount.get(), n)) j->childCount = n;
+            VariantPtr attrs = AdoptVariant(g_variant_lookup_value(dict.get(), "Attributes", G_VARIANT_TYPE("a{ss}")));
+            if (attrs) {
+              j->attributes = std::move(attrs);
+              j->attributesKnown = true;
+            }
+            return phase1Done(*j);
+          }
+          // No GetAll: the two properties that matter, one by one.
+          if (!needBasics) return phase1Done(*j);
+          j->phase1Pending += 2;
+          b.GetProperty(j->ref->bus, j->ref->path, kIfAccessible, "Name", [j, perCall, &phase1Done](const Reply& nr) {
+            if (!Fail(*j, nr, perCall) && nr.outcome == Outcome::kOk &&
+                g_variant_is_of_type(nr.value, G_VARIANT_TYPE_STRING))
+              j->name = g_variant_get_string(nr.value, nullptr);
+            phase1Done(*j);
+          });
+          b.GetProperty(j->ref->bus, j->ref->path, kIfAccessible, "Description",
+                        [j, perCall, &phase1Done](const Reply& dr) {
+                          if (!Fail(*j, dr, perCall) && dr.outcome == Outcome::kOk &&
+                              g_variant_is_of_type(dr.value, G_VARIANT_TYPE_STRING)) {
+                            std::string s = g_variant_get_string(dr.value, nullptr);
+                            if (!s.empty()) j->out->description = s;
+                          }
+                          phase1Done(*j);
+                        });
+          phase1Done(*j);
+        });
   };
 
   // Bulk: one GetItems per app for role/name/description/states/interfaces.
@@ -1631,54 +1641,55 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
         for (NodeJob* j : *group) issuePhase1(*j, true);
         continue;
       }
-      b.Call(busName, kCachePath, kIfCache, "GetItems", nullptr, nullptr,
-             [&im, busName, group, perCall, &issuePhase1, fromSnapshot](const Reply& r) {
-               // Not served, or too slow to be worth it: live reads from now on.
-               if (r.outcome == Outcome::kFailed || r.outcome == Outcome::kNoReply) im.bulkUnsupported.insert(busName);
-               const bool ok = r.outcome == Outcome::kOk &&
-                               g_variant_is_of_type(r.value, G_VARIANT_TYPE("(a((so)(so)(so)iiassusau))"));
-               if (!ok) {
-                 if (r.outcome == Outcome::kOk) im.bulkUnsupported.insert(busName);  // other layout
-                 if (r.outcome == Outcome::kOk || r.outcome == Outcome::kFailed || r.outcome == Outcome::kNoReply) {
-                   for (NodeJob* j : *group) issuePhase1(*j, true);
-                 } else {
-                   for (NodeJob* j : *group) Fail(*j, r, perCall);
-                 }
-                 return;
-               }
-               Impl::BulkSnapshot snapshot;
-               snapshot.taken = Clock::now();
-               VariantPtr arr = AdoptVariant(g_variant_get_child_value(r.value, 0));
-               GVariantIter it;
-               g_variant_iter_init(&it, arr.get());
-               GVariant* item = nullptr;
-               while ((item = g_variant_iter_next_value(&it)) != nullptr) {
-                 VariantPtr owned = AdoptVariant(item);
-                 const gchar *objBus = nullptr, *objPath = nullptr, *name = nullptr, *desc = nullptr;
-                 GVariantIter* ifIter = nullptr;
-                 GVariantIter* stIter = nullptr;
-                 guint32 role = 0;
-                 gint32 index = 0, count = 0;
-                 // path, app, parent, index in parent, child count, interfaces, name, role, description, states
-                 g_variant_get(item, "((&s&o)(so)(so)iias&su&sau)", &objBus, &objPath, nullptr, nullptr, nullptr,
-                               nullptr, &index, &count, &ifIter, &name, &role, &desc, &stIter);
-                 CacheItem c;
-                 c.role = role;
-                 c.name = name ? name : "";
-                 c.description = desc ? desc : "";
-                 const gchar* ifName = nullptr;
-                 while (g_variant_iter_next(ifIter, "&s", &ifName)) c.ifaces |= IfaceBitOf(ifName);
-                 guint32 word = 0;
-                 for (int w = 0; w < 2 && g_variant_iter_next(stIter, "u", &word); ++w) c.states.words[w] = word;
-                 g_variant_iter_free(ifIter);
-                 g_variant_iter_free(stIter);
-                 snapshot.items.emplace(objPath, std::move(c));
-               }
-               auto& slot = im.bulk[busName];
-               slot = std::move(snapshot);
-               fromSnapshot(slot);
-             },
-             /*soft=*/true);
+      b.Call(
+          busName, kCachePath, kIfCache, "GetItems", nullptr, nullptr,
+          [&im, busName, group, perCall, &issuePhase1, fromSnapshot](const Reply& r) {
+            // Not served, or too slow to be worth it: live reads from now on.
+            if (r.outcome == Outcome::kFailed || r.outcome == Outcome::kNoReply) im.bulkUnsupported.insert(busName);
+            const bool ok = r.outcome == Outcome::kOk &&
+                            g_variant_is_of_type(r.value, G_VARIANT_TYPE("(a((so)(so)(so)iiassusau))"));
+            if (!ok) {
+              if (r.outcome == Outcome::kOk) im.bulkUnsupported.insert(busName);  // other layout
+              if (r.outcome == Outcome::kOk || r.outcome == Outcome::kFailed || r.outcome == Outcome::kNoReply) {
+                for (NodeJob* j : *group) issuePhase1(*j, true);
+              } else {
+                for (NodeJob* j : *group) Fail(*j, r, perCall);
+              }
+              return;
+            }
+            Impl::BulkSnapshot snapshot;
+            snapshot.taken = Clock::now();
+            VariantPtr arr = AdoptVariant(g_variant_get_child_value(r.value, 0));
+            GVariantIter it;
+            g_variant_iter_init(&it, arr.get());
+            GVariant* item = nullptr;
+            while ((item = g_variant_iter_next_value(&it)) != nullptr) {
+              VariantPtr owned = AdoptVariant(item);
+              const gchar *objBus = nullptr, *objPath = nullptr, *name = nullptr, *desc = nullptr;
+              GVariantIter* ifIter = nullptr;
+              GVariantIter* stIter = nullptr;
+              guint32 role = 0;
+              gint32 index = 0, count = 0;
+              // path, app, parent, index in parent, child count, interfaces, name, role, description, states
+              g_variant_get(item, "((&s&o)(so)(so)iias&su&sau)", &objBus, &objPath, nullptr, nullptr, nullptr, nullptr,
+                            &index, &count, &ifIter, &name, &role, &desc, &stIter);
+              CacheItem c;
+              c.role = role;
+              c.name = name ? name : "";
+              c.description = desc ? desc : "";
+              const gchar* ifName = nullptr;
+              while (g_variant_iter_next(ifIter, "&s", &ifName)) c.ifaces |= IfaceBitOf(ifName);
+              guint32 word = 0;
+              for (int w = 0; w < 2 && g_variant_iter_next(stIter, "u", &word); ++w) c.states.words[w] = word;
+              g_variant_iter_free(ifIter);
+              g_variant_iter_free(stIter);
+              snapshot.items.emplace(objPath, std::move(c));
+            }
+            auto& slot = im.bulk[busName];
+            slot = std::move(snapshot);
+            fromSnapshot(slot);
+          },
+          /*soft=*/true);
     }
   } else {
     for (auto& entry : byApp)
@@ -1703,8 +1714,10 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
       if (job.ref) im.leafSeen.erase(job.id);
       continue;
     }
-    if (job.childCount == 0) im.leafSeen[job.id] = readAt;
-    else im.leafSeen.erase(job.id);
+    if (job.childCount == 0)
+      im.leafSeen[job.id] = readAt;
+    else
+      im.leafSeen.erase(job.id);
     if (!job.haveRole) {
       job.failed = true;
       *job.err = MakeError(ErrorCode::kInternal, "the role could not be read");
@@ -1818,8 +1831,8 @@ Error AtspiBackend::DoAction(ElementId id, const std::string& name, Clock::time_
   std::string msg;
   // Raw names (NActions + GetName), then the localized ones (GetActions).
   std::vector<std::string> names;
-  VariantPtr nv = im.CallSync(target.bus, target.path, kIfProperties, "Get", g_variant_new("(ss)", kIfAction, "NActions"),
-                              "(v)", deadline, o, msg);
+  VariantPtr nv = im.CallSync(target.bus, target.path, kIfProperties, "Get",
+                              g_variant_new("(ss)", kIfAction, "NActions"), "(v)", deadline, o, msg);
   if (o == Outcome::kFailed) return MakeError(ErrorCode::kActionNotSupported, "the element has no actions");
   if (o != Outcome::kOk) return OutcomeError(o, target.bus, msg, perCall);
   {
@@ -1959,14 +1972,16 @@ Error AtspiBackend::Select(ElementId id, Clock::time_point deadline) {
   g_variant_get(parent.get(), "(&s&o)", &parentBus, &parentPath);
   const std::string pBus = parentBus ? parentBus : "";
   const std::string pPath = parentPath ? parentPath : "";
-  VariantPtr iv = im.CallSync(target.bus, target.path, kIfAccessible, "GetIndexInParent", nullptr, "(i)", deadline, o, msg);
+  VariantPtr iv =
+      im.CallSync(target.bus, target.path, kIfAccessible, "GetIndexInParent", nullptr, "(i)", deadline, o, msg);
   if (o != Outcome::kOk) return OutcomeError(o, target.bus, msg, perCall);
   gint32 index = -1;
   g_variant_get(iv.get(), "(i)", &index);
   if (index < 0) return MakeError(ErrorCode::kActionNotSupported, "the element is not a child of its parent");
-  VariantPtr sv = im.CallSync(pBus, pPath, "org.a11y.atspi.Selection", "SelectChild", g_variant_new("(i)", index), "(b)",
-                              deadline, o, msg);
-  if (o == Outcome::kFailed) return MakeError(ErrorCode::kActionNotSupported, "its list does not support selection: " + msg);
+  VariantPtr sv = im.CallSync(pBus, pPath, "org.a11y.atspi.Selection", "SelectChild", g_variant_new("(i)", index),
+                              "(b)", deadline, o, msg);
+  if (o == Outcome::kFailed)
+    return MakeError(ErrorCode::kActionNotSupported, "its list does not support selection: " + msg);
   if (o != Outcome::kOk) return OutcomeError(o, pBus, msg, perCall);
   gboolean ok = FALSE;
   g_variant_get(sv.get(), "(b)", &ok);

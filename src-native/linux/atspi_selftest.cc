@@ -23,8 +23,8 @@
 
 #include <signal.h>
 #include <sys/resource.h>
-#include <unistd.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -39,7 +39,6 @@
 #include <vector>
 
 #include "atspi_backend.h"
-
 
 using namespace axsnap;
 using Ms = std::chrono::milliseconds;
@@ -96,9 +95,7 @@ int64_t A11yBusPid() {
   return 0;
 }
 
-double MsSince(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
+double MsSince(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 struct Walked {
   ElementId id = 0;
@@ -159,7 +156,8 @@ bool Walk(AtspiBackend& be, ElementId root, std::vector<Walked>& nodes, int& lev
         return false;
       }
       for (size_t k = 0; k < next.size(); ++k) {
-        if (rerrs[k]) std::printf("  walk: read %llu: %s\n", (unsigned long long)nextIds[k], Describe(rerrs[k]).c_str());
+        if (rerrs[k])
+          std::printf("  walk: read %llu: %s\n", (unsigned long long)nextIds[k], Describe(rerrs[k]).c_str());
         nodes[next[k]].attrs = std::move(attrs[k]);
       }
     }
@@ -243,21 +241,36 @@ double Median(std::vector<double> v) {
 }
 
 bool SameAttrs(const NodeAttributes& a, const NodeAttributes& b, std::string& why) {
-  if (a.role != b.role) why = "role " + a.role + " vs " + b.role;
-  else if (a.title != b.title) why = "title";
-  else if (a.description != b.description) why = "description";
-  else if (a.states.checked != b.states.checked) why = "checked";
-  else if (a.states.focused != b.states.focused) why = "focused";
-  else if (a.states.visible != b.states.visible) why = "visible";
-  else if (a.states.enabled != b.states.enabled) why = "enabled";
-  else if (a.actions != b.actions) why = "actions";
-  else if (a.value != b.value) why = "value";
-  else if (a.settable != b.settable) why = "settable";
-  else if (a.charCount != b.charCount) why = "charCount";
-  else if (a.identifier != b.identifier) why = "identifier";
-  else if (a.placeholder != b.placeholder) why = "placeholder";
-  else if (a.frame.has_value() != b.frame.has_value()) why = "frame presence";
-  else return true;
+  if (a.role != b.role)
+    why = "role " + a.role + " vs " + b.role;
+  else if (a.title != b.title)
+    why = "title";
+  else if (a.description != b.description)
+    why = "description";
+  else if (a.states.checked != b.states.checked)
+    why = "checked";
+  else if (a.states.focused != b.states.focused)
+    why = "focused";
+  else if (a.states.visible != b.states.visible)
+    why = "visible";
+  else if (a.states.enabled != b.states.enabled)
+    why = "enabled";
+  else if (a.actions != b.actions)
+    why = "actions";
+  else if (a.value != b.value)
+    why = "value";
+  else if (a.settable != b.settable)
+    why = "settable";
+  else if (a.charCount != b.charCount)
+    why = "charCount";
+  else if (a.identifier != b.identifier)
+    why = "identifier";
+  else if (a.placeholder != b.placeholder)
+    why = "placeholder";
+  else if (a.frame.has_value() != b.frame.has_value())
+    why = "frame presence";
+  else
+    return true;
   return false;
 }
 
@@ -350,7 +363,8 @@ int main(int argc, char** argv) {
   {
     auto t0 = Clock::now();
     Error e = be.Windows(factory, wins, Clock::now() + Ms(2000));
-    Check(!e && !wins.empty(), "Windows: " + std::to_string(wins.size()) + " in " + std::to_string(MsSince(t0)) + " ms");
+    Check(!e && !wins.empty(),
+          "Windows: " + std::to_string(wins.size()) + " in " + std::to_string(MsSince(t0)) + " ms");
     if (wins.empty()) return 1;
   }
   const WindowInfo& win = wins[0];
@@ -389,9 +403,10 @@ int main(int argc, char** argv) {
       double ms = MsSince(t0);
       if (!ok) Check(false, std::string(bulk ? "bulk" : "live") + " walk " + std::to_string(r));
       (bulk ? bulkTimes : liveTimes).push_back(ms);
-      std::printf("%s walk %d: %zu nodes, %d levels, %.1f ms, %llu calls, cpu: self %.0f ms, app %.0f ms, bus %.0f ms\n",
-                  bulk ? "bulk" : "live", r, into.size(), levels, ms, (unsigned long long)(be.CallCount() - calls0),
-                  SelfCpuMs() - cpu0, ProcCpuMs(factory.pid) - app0, ProcCpuMs(busPid) - bus0);
+      std::printf(
+          "%s walk %d: %zu nodes, %d levels, %.1f ms, %llu calls, cpu: self %.0f ms, app %.0f ms, bus %.0f ms\n",
+          bulk ? "bulk" : "live", r, into.size(), levels, ms, (unsigned long long)(be.CallCount() - calls0),
+          SelfCpuMs() - cpu0, ProcCpuMs(factory.pid) - app0, ProcCpuMs(busPid) - bus0);
     }
   }
   const size_t liveCount = nodes.size();
@@ -525,8 +540,9 @@ int main(int argc, char** argv) {
       std::vector<NodeAttributes> attrs;
       std::vector<Error> errs;
       be.ReadNodes({slider->id}, attrs, errs, Clock::now() + Ms(2000));
-      Check(!e && std::holds_alternative<double>(attrs[0].value),
-            "SetNumber on a " + slider->attrs.role + ": " + (e ? Describe(e) : "ok") + ", now " + ValueText(attrs[0].value));
+      Check(!e && std::holds_alternative<double>(attrs[0].value), "SetNumber on a " + slider->attrs.role + ": " +
+                                                                      (e ? Describe(e) : "ok") + ", now " +
+                                                                      ValueText(attrs[0].value));
     }
   }
   {
@@ -612,8 +628,8 @@ int main(int argc, char** argv) {
     ms = MsSince(t0);
     bool listed = false;
     for (const AppInfo& a : apps) listed |= a.pid == factory.pid;
-    Check(!le && !listed && ms < 1600,
-          "stopped app: ListApps skips it (" + std::to_string(int(ms)) + " ms, " + std::to_string(apps.size()) + " apps)");
+    Check(!le && !listed && ms < 1600, "stopped app: ListApps skips it (" + std::to_string(int(ms)) + " ms, " +
+                                           std::to_string(apps.size()) + " apps)");
 
     t0 = Clock::now();
     Error ae = be.DoAction(batch[0], "click", Clock::now() + Ms(1500));

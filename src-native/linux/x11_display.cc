@@ -46,8 +46,8 @@ using Clock = std::chrono::steady_clock;
 // ---- error handling --------------------------------------------------------
 
 struct XErrorRecord {
-  int code = 0;             // last error_code, 0 = none
-  int request = 0;          // its major request code
+  int code = 0;     // last error_code, 0 = none
+  int request = 0;  // its major request code
   int minor = 0;
   unsigned long resource = 0;
   int count = 0;
@@ -114,9 +114,7 @@ std::string Hex(unsigned long v) {
 
 void SleepMs(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
 
-double MsSince(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
+double MsSince(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 // ---- geometry ----------------------------------------------------------------
 
@@ -209,18 +207,12 @@ KeySym KeysymForCodePoint(uint32_t cp) {
   if ((cp >= 0x20 && cp <= 0x7e) || (cp >= 0xa0 && cp <= 0xff)) return cp;
   switch (cp) {
     case '\n':
-    case '\r':
-      return XK_Return;
-    case '\t':
-      return XK_Tab;
-    case '\b':
-      return XK_BackSpace;
-    case 0x1b:
-      return XK_Escape;
-    case 0x7f:
-      return XK_Delete;
-    default:
-      break;
+    case '\r': return XK_Return;
+    case '\t': return XK_Tab;
+    case '\b': return XK_BackSpace;
+    case 0x1b: return XK_Escape;
+    case 0x7f: return XK_Delete;
+    default: break;
   }
   if (cp < 0x20 || (cp >= 0x80 && cp < 0xa0) || cp > 0x10ffff) return NoSymbol;
   return 0x01000000UL | cp;
@@ -291,14 +283,17 @@ KeySym NamedKeysym(const std::string& lower) {
     KeySym sym;
   };
   static const Alias kAliases[] = {
-      {"enter", XK_Return},     {"return", XK_Return},    {"esc", XK_Escape},        {"escape", XK_Escape},
-      {"tab", XK_Tab},          {"space", XK_space},      {"backspace", XK_BackSpace}, {"delete", XK_Delete},
-      {"del", XK_Delete},       {"insert", XK_Insert},    {"ins", XK_Insert},        {"up", XK_Up},
-      {"down", XK_Down},        {"left", XK_Left},        {"right", XK_Right},       {"arrowup", XK_Up},
-      {"arrowdown", XK_Down},   {"arrowleft", XK_Left},   {"arrowright", XK_Right},  {"home", XK_Home},
-      {"end", XK_End},          {"pageup", XK_Page_Up},   {"pgup", XK_Page_Up},      {"page_up", XK_Page_Up},
-      {"pagedown", XK_Page_Down}, {"pgdn", XK_Page_Down}, {"page_down", XK_Page_Down}, {"menu", XK_Menu},
-      {"plus", XK_plus},        {"minus", XK_minus},      {"capslock", XK_Caps_Lock}, {"printscreen", XK_Print},
+      {"enter", XK_Return},        {"return", XK_Return},     {"esc", XK_Escape},
+      {"escape", XK_Escape},       {"tab", XK_Tab},           {"space", XK_space},
+      {"backspace", XK_BackSpace}, {"delete", XK_Delete},     {"del", XK_Delete},
+      {"insert", XK_Insert},       {"ins", XK_Insert},        {"up", XK_Up},
+      {"down", XK_Down},           {"left", XK_Left},         {"right", XK_Right},
+      {"arrowup", XK_Up},          {"arrowdown", XK_Down},    {"arrowleft", XK_Left},
+      {"arrowright", XK_Right},    {"home", XK_Home},         {"end", XK_End},
+      {"pageup", XK_Page_Up},      {"pgup", XK_Page_Up},      {"page_up", XK_Page_Up},
+      {"pagedown", XK_Page_Down},  {"pgdn", XK_Page_Down},    {"page_down", XK_Page_Down},
+      {"menu", XK_Menu},           {"plus", XK_plus},         {"minus", XK_minus},
+      {"capslock", XK_Caps_Lock},  {"printscreen", XK_Print},
   };
   for (const auto& a : kAliases) {
     if (lower == a.name) return a.sym;
@@ -508,10 +503,10 @@ struct X11Display::Impl {
     unsigned long n = 0, after = 0;
     unsigned char* data = nullptr;
     long pid = -1;
-    if (XGetWindowProperty(dpy, w, netWmPid, 0, 1, False, XA_CARDINAL, &type, &format, &n, &after, &data) ==
-            Success &&
+    if (XGetWindowProperty(dpy, w, netWmPid, 0, 1, False, XA_CARDINAL, &type, &format, &n, &after, &data) == Success &&
         data != nullptr) {
-      if (type == XA_CARDINAL && format == 32 && n >= 1) pid = static_cast<long>(reinterpret_cast<unsigned long*>(data)[0]);
+      if (type == XA_CARDINAL && format == 32 && n >= 1)
+        pid = static_cast<long>(reinterpret_cast<unsigned long*>(data)[0]);
     }
     if (data != nullptr) XFree(data);
     return pid;
@@ -524,9 +519,9 @@ struct X11Display::Impl {
     int format = 0;
     unsigned long n = 0, after = 0;
     unsigned char* data = nullptr;
-    bool found = XGetWindowProperty(dpy, root, check, 0, 1, False, XA_WINDOW, &type, &format, &n, &after, &data) ==
-                     Success &&
-                 data != nullptr && type == XA_WINDOW && n >= 1;
+    bool found =
+        XGetWindowProperty(dpy, root, check, 0, 1, False, XA_WINDOW, &type, &format, &n, &after, &data) == Success &&
+        data != nullptr && type == XA_WINDOW && n >= 1;
     if (data != nullptr) XFree(data);
     return found;
   }
@@ -545,7 +540,9 @@ struct X11Display::Impl {
   }
 
   void Motion(int x, int y) { XTestFakeMotionEvent(dpy, screen, x, y, CurrentTime); }
-  void Button(int b, bool down) { XTestFakeButtonEvent(dpy, static_cast<unsigned>(b), down ? True : False, CurrentTime); }
+  void Button(int b, bool down) {
+    XTestFakeButtonEvent(dpy, static_cast<unsigned>(b), down ? True : False, CurrentTime);
+  }
   void Key(KeyCode kc, bool down) { XTestFakeKeyEvent(dpy, kc, down ? True : False, CurrentTime); }
 };
 
@@ -553,8 +550,7 @@ namespace {
 
 // Converts a ZPixmap XImage to RGBA rows with alpha 255, using the channel
 // masks generically (any bit depth of 8/16/24/32 bits per pixel, either byte order).
-bool ConvertImage(const XImage* img, const Visual* visual, int w, int h, std::vector<uint8_t>& out,
-                  std::string& why) {
+bool ConvertImage(const XImage* img, const Visual* visual, int w, int h, std::vector<uint8_t>& out, std::string& why) {
   unsigned long masks[3] = {img->red_mask, img->green_mask, img->blue_mask};
   if ((masks[0] == 0 || masks[1] == 0 || masks[2] == 0) && visual != nullptr) {
     masks[0] = visual->red_mask;
@@ -664,8 +660,7 @@ Error X11Display::Open() {
   Display* dpy = XOpenDisplay(nullptr);
   if (dpy == nullptr) {
     UninstallHandlers();
-    return Error{ErrorCode::kCaptureFailed,
-                 std::string("no X display: set DISPLAY (cannot open \"") + name + "\")"};
+    return Error{ErrorCode::kCaptureFailed, std::string("no X display: set DISPLAY (cannot open \"") + name + "\")"};
   }
   if (impl_ == nullptr) impl_ = new Impl;
   Impl& d = *impl_;
@@ -900,7 +895,8 @@ namespace {
 
 Error InputReady(const X11Display& self, bool hasXTest) {
   if (!self.IsOpen()) return Error{ErrorCode::kInputFailed, "X display not open"};
-  if (!hasXTest) return Error{ErrorCode::kInputFailed, "the X server has no XTEST extension: synthetic input is unavailable"};
+  if (!hasXTest)
+    return Error{ErrorCode::kInputFailed, "the X server has no XTEST extension: synthetic input is unavailable"};
   return {};
 }
 
@@ -1114,7 +1110,8 @@ Error X11Display::Keys(const std::string& combo) {
   bool hasShift = false, hasOtherModifier = false;
   for (const auto& p : parts) {
     const KeySym ks = ModifierKeysym(Lower(p));
-    if (ks == NoSymbol) return Error{ErrorCode::kInvalidArgument, "unknown modifier \"" + p + "\" in \"" + combo + "\""};
+    if (ks == NoSymbol)
+      return Error{ErrorCode::kInvalidArgument, "unknown modifier \"" + p + "\" in \"" + combo + "\""};
     if (std::find(modSyms.begin(), modSyms.end(), ks) != modSyms.end()) continue;
     modSyms.push_back(ks);
     if (ks == XK_Shift_L) {

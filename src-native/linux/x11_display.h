@@ -44,7 +44,8 @@ class X11Display {
   Error Wheel(double x, double y, double dx, double dy);
   Error Drag(double x, double y, double toX, double toY, int button);
   Error Move(double x, double y);
-  // "ctrl+shift+t", "Return", "alt+F4": modifiers ctrl/shift/alt/super/meta, then one key name (X keysym names or a character).
+  // "ctrl+shift+t", "Return", "alt+F4": modifiers ctrl/shift/alt/super/meta, then one key name (X keysym names or a
+  // character).
   Error Keys(const std::string& combo);
   // Types UTF-8 text; characters without a keycode are mapped onto a spare keycode temporarily.
   Error Type(const std::string& utf8);

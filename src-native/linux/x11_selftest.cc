@@ -31,7 +31,6 @@
 #include "../core/png_budget.h"
 #include "x11_display.h"
 
-
 using namespace axsnap;
 using Clock = std::chrono::steady_clock;
 
@@ -42,13 +41,9 @@ static void Check(bool ok, const std::string& what, const std::string& detail = 
   if (!ok) ++g_failures;
 }
 
-static std::string Describe(const Error& e) {
-  return e ? std::string(ErrorCodeName(e.code)) + " " + e.message : "ok";
-}
+static std::string Describe(const Error& e) { return e ? std::string(ErrorCodeName(e.code)) + " " + e.message : "ok"; }
 
-static double Ms(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
+static double Ms(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 static size_t DistinctColours(const std::vector<uint8_t>& rgba) {
   std::set<uint32_t> seen;
@@ -189,13 +184,15 @@ int main(int argc, char** argv) {
     for (int i = 0; i < 15; ++i) meanIn += src[i * 4] / 15.0;
     for (int i = 0; i < 6; ++i) meanOut += out[i * 4] / 6.0;
     bool uniform = true;
-    for (int i = 0; i < 6; ++i) uniform = uniform && out[i * 4 + 1] == 100 && out[i * 4 + 2] == 200 && out[i * 4 + 3] == 255;
+    for (int i = 0; i < 6; ++i)
+      uniform = uniform && out[i * 4 + 1] == 100 && out[i * 4 + 2] == 200 && out[i * 4 + 3] == 255;
     Check(out.size() == 3 * 2 * 4 && uniform && std::abs(meanIn - meanOut) < 1.0, "Downscale 5x3 -> 3x2 (box filter)",
           "mean in " + std::to_string(meanIn) + " out " + std::to_string(meanOut));
     // 2:1 exact average.
     std::vector<uint8_t> two = {0, 0, 0, 255, 100, 50, 20, 255, 200, 100, 40, 255, 60, 30, 12, 255};
     Downscale(two.data(), 2, 2, 1, 1, out);
-    Check(out.size() == 4 && out[0] == 90 && out[1] == 45 && out[2] == 18 && out[3] == 255, "Downscale 2x2 -> 1x1 average",
+    Check(out.size() == 4 && out[0] == 90 && out[1] == 45 && out[2] == 18 && out[3] == 255,
+          "Downscale 2x2 -> 1x1 average",
           std::to_string(out[0]) + "," + std::to_string(out[1]) + "," + std::to_string(out[2]));
 
     // Worst case for PNG: 2560x1600 noise.
@@ -216,9 +213,9 @@ int main(int argc, char** argv) {
     const bool decoded = !e && DecodePng(shot.png, dw, dh);
     std::printf("noise 2560x1600: %dx%d scale %.3f, %d encodes, %zu bytes, %.1f ms\n", shot.pixelWidth,
                 shot.pixelHeight, shot.scale, shot.encodes, shot.png.size(), shot.encodeMs);
-    Check(!e && shot.png.size() <= opts.maxBytes && shot.encodes <= 3 &&
-              shot.pixelWidth >= W * opts.minScale && std::max(shot.pixelWidth, shot.pixelHeight) <= opts.maxSide &&
-              decoded && dw == shot.pixelWidth && dh == shot.pixelHeight,
+    Check(!e && shot.png.size() <= opts.maxBytes && shot.encodes <= 3 && shot.pixelWidth >= W * opts.minScale &&
+              std::max(shot.pixelWidth, shot.pixelHeight) <= opts.maxSide && decoded && dw == shot.pixelWidth &&
+              dh == shot.pixelHeight,
           "noise meets the budget in <= 3 encodes, never below 0.25", Describe(e));
     Check(std::abs(shot.scale - 2.0 * shot.pixelWidth / W) < 1e-9, "scale = pixelsPerPoint * outW/width");
 
@@ -320,9 +317,10 @@ int main(int argc, char** argv) {
     double med = 0, mn = 0, med2 = 0, mn2 = 0;
     Median(shmMs, med, mn);
     Median(plainMs, med2, mn2);
-    std::printf("capture 1280x800 (incl. RGBA conversion): XShmGetImage median %.2f ms (min %.2f, first %.2f), "
-                "XGetImage median %.2f ms (min %.2f)\n",
-                med, mn, shmMs[0], med2, mn2);
+    std::printf(
+        "capture 1280x800 (incl. RGBA conversion): XShmGetImage median %.2f ms (min %.2f, first %.2f), "
+        "XGetImage median %.2f ms (min %.2f)\n",
+        med, mn, shmMs[0], med2, mn2);
 
     std::vector<uint8_t> png;
     for (int level : {1, 6}) {
@@ -407,9 +405,9 @@ int main(int argc, char** argv) {
     std::string flat = got;
     std::replace(flat.begin(), flat.end(), '\n', ' ');
     std::printf("probe saw: %s\n", flat.c_str());
-    const char* expected[] = {"button 1", "key h", "key eacute", "key l", "key o", "key space", "key U2713",
-                              "key A",    "key exclam", "key Control_L", "key Shift_L", "key T", "key Alt_L",
-                              "key F4",   "key U20AC"};
+    const char* expected[] = {"button 1",    "key h",     "key eacute", "key l",      "key o",
+                              "key space",   "key U2713", "key A",      "key exclam", "key Control_L",
+                              "key Shift_L", "key T",     "key Alt_L",  "key F4",     "key U20AC"};
     size_t pos = 0;
     bool inOrder = true;
     std::string missing;

@@ -62,10 +62,9 @@ bool IsAXErrorValue(CFTypeRef v, AXError* err) {
 }
 
 CFRef<CFStringRef> MakeCFString(const std::string& utf8) {
-  return CFRef<CFStringRef>::Adopt(CFStringCreateWithBytes(kCFAllocatorDefault,
-                                                           reinterpret_cast<const UInt8*>(utf8.data()),
-                                                           static_cast<CFIndex>(utf8.size()), kCFStringEncodingUTF8,
-                                                           false));
+  return CFRef<CFStringRef>::Adopt(
+      CFStringCreateWithBytes(kCFAllocatorDefault, reinterpret_cast<const UInt8*>(utf8.data()),
+                              static_cast<CFIndex>(utf8.size()), kCFStringEncodingUTF8, false));
 }
 
 Value CFToValue(CFTypeRef v, std::optional<std::string>& type) {
@@ -130,8 +129,9 @@ const char* AXErrorName(AXError err) {
 Error AXFailure(AXError err, const std::string& what) {
   std::string message = what + " failed: " + AXErrorName(err);
   if (err == kAXErrorAPIDisabled)
-    message = what + ": this process is not trusted for Accessibility (System Settings > Privacy & Security > "
-                     "Accessibility)";
+    message = what +
+              ": this process is not trusted for Accessibility (System Settings > Privacy & Security > "
+              "Accessibility)";
   else if (err == kAXErrorCannotComplete)
     message = what + ": the app did not answer in time (" + AXErrorName(err) + ")";
   return {FromAXError(err), message};

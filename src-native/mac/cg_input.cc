@@ -38,7 +38,8 @@ struct ButtonEvents {
 };
 
 ButtonEvents ForButton(int button) {
-  if (button == 3) return {kCGEventRightMouseDown, kCGEventRightMouseUp, kCGEventRightMouseDragged, kCGMouseButtonRight};
+  if (button == 3)
+    return {kCGEventRightMouseDown, kCGEventRightMouseUp, kCGEventRightMouseDragged, kCGMouseButtonRight};
   if (button == 2)
     return {kCGEventOtherMouseDown, kCGEventOtherMouseUp, kCGEventOtherMouseDragged, kCGMouseButtonCenter};
   return {kCGEventLeftMouseDown, kCGEventLeftMouseUp, kCGEventLeftMouseDragged, kCGMouseButtonLeft};
@@ -58,16 +59,15 @@ struct Named {
 
 // Virtual key codes (Carbon's kVK_* values, which CGKeyCode shares).
 const Named kNamedKeys[] = {
-    {"enter", 36},     {"return", 36},     {"tab", 48},        {"space", 49},     {"backspace", 51},
-    {"escape", 53},    {"esc", 53},        {"delete", 117},    {"del", 117},      {"home", 115},
-    {"end", 119},      {"pageup", 116},    {"pgup", 116},      {"page_up", 116},  {"pagedown", 121},
-    {"pgdn", 121},     {"page_down", 121}, {"left", 123},      {"right", 124},    {"down", 125},
-    {"up", 126},       {"arrowleft", 123}, {"arrowright", 124}, {"arrowdown", 125}, {"arrowup", 126},
-    {"capslock", 57},  {"help", 114},      {"f1", 122},        {"f2", 120},       {"f3", 99},
-    {"f4", 118},       {"f5", 96},         {"f6", 97},         {"f7", 98},        {"f8", 100},
-    {"f9", 101},       {"f10", 109},       {"f11", 103},       {"f12", 111},      {"f13", 105},
-    {"f14", 107},      {"f15", 113},       {"f16", 106},       {"f17", 64},       {"f18", 79},
-    {"f19", 80},       {"f20", 90},        {"plus", 24},       {"minus", 27},
+    {"enter", 36},    {"return", 36},   {"tab", 48},       {"space", 49},      {"backspace", 51},   {"escape", 53},
+    {"esc", 53},      {"delete", 117},  {"del", 117},      {"home", 115},      {"end", 119},        {"pageup", 116},
+    {"pgup", 116},    {"page_up", 116}, {"pagedown", 121}, {"pgdn", 121},      {"page_down", 121},  {"left", 123},
+    {"right", 124},   {"down", 125},    {"up", 126},       {"arrowleft", 123}, {"arrowright", 124}, {"arrowdown", 125},
+    {"arrowup", 126}, {"capslock", 57}, {"help", 114},     {"f1", 122},        {"f2", 120},         {"f3", 99},
+    {"f4", 118},      {"f5", 96},       {"f6", 97},        {"f7", 98},         {"f8", 100},         {"f9", 101},
+    {"f10", 109},     {"f11", 103},     {"f12", 111},      {"f13", 105},       {"f14", 107},        {"f15", 113},
+    {"f16", 106},     {"f17", 64},      {"f18", 79},       {"f19", 80},        {"f20", 90},         {"plus", 24},
+    {"minus", 27},
 };
 
 // ANSI layout: the key that types each character without modifiers.
@@ -87,11 +87,16 @@ bool KeyCodeForChar(char c, CGKeyCode& code) {
 bool Modifier(const std::string& lower, CGEventFlags& flag) {
   if (lower == "cmd" || lower == "command" || lower == "super" || lower == "meta" || lower == "win")
     flag = kCGEventFlagMaskCommand;
-  else if (lower == "ctrl" || lower == "control") flag = kCGEventFlagMaskControl;
-  else if (lower == "alt" || lower == "option" || lower == "opt") flag = kCGEventFlagMaskAlternate;
-  else if (lower == "shift") flag = kCGEventFlagMaskShift;
-  else if (lower == "fn") flag = kCGEventFlagMaskSecondaryFn;
-  else return false;
+  else if (lower == "ctrl" || lower == "control")
+    flag = kCGEventFlagMaskControl;
+  else if (lower == "alt" || lower == "option" || lower == "opt")
+    flag = kCGEventFlagMaskAlternate;
+  else if (lower == "shift")
+    flag = kCGEventFlagMaskShift;
+  else if (lower == "fn")
+    flag = kCGEventFlagMaskSecondaryFn;
+  else
+    return false;
   return true;
 }
 
@@ -106,11 +111,16 @@ bool Utf16(const std::string& s, std::vector<UniChar>& out) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
     uint32_t cp = 0;
     size_t n = 0;
-    if (c < 0x80) cp = c, n = 1;
-    else if ((c >> 5) == 6) cp = c & 0x1F, n = 2;
-    else if ((c >> 4) == 14) cp = c & 0x0F, n = 3;
-    else if ((c >> 3) == 30) cp = c & 0x07, n = 4;
-    else return false;
+    if (c < 0x80)
+      cp = c, n = 1;
+    else if ((c >> 5) == 6)
+      cp = c & 0x1F, n = 2;
+    else if ((c >> 4) == 14)
+      cp = c & 0x0F, n = 3;
+    else if ((c >> 3) == 30)
+      cp = c & 0x07, n = 4;
+    else
+      return false;
     if (i + n > s.size()) return false;
     for (size_t k = 1; k < n; k++) {
       const unsigned char cc = static_cast<unsigned char>(s[i + k]);
@@ -136,8 +146,7 @@ Error PostPointer(const PointerEvent& ev) {
   const CGPoint at = CGPointMake(ev.x, ev.y);
   const ButtonEvents b = ForButton(ev.button);
   switch (ev.kind) {
-    case PointerEvent::Kind::kMove:
-      return Mouse(source.get(), kCGEventMouseMoved, at, kCGMouseButtonLeft, 0);
+    case PointerEvent::Kind::kMove: return Mouse(source.get(), kCGEventMouseMoved, at, kCGMouseButtonLeft, 0);
     case PointerEvent::Kind::kClick: {
       if (Error err = Mouse(source.get(), kCGEventMouseMoved, at, kCGMouseButtonLeft, 0)) return err;
       const int count = std::max(1, std::min(ev.count, 3));
@@ -159,7 +168,8 @@ Error PostPointer(const PointerEvent& ev) {
       while (dy != 0 || dx != 0) {
         const int32_t sy = std::max(-10, std::min(10, dy));
         const int32_t sx = std::max(-10, std::min(10, dx));
-        EventRef e = EventRef::Adopt(CGEventCreateScrollWheelEvent2(source.get(), kCGScrollEventUnitLine, 2, sy, sx, 0));
+        EventRef e =
+            EventRef::Adopt(CGEventCreateScrollWheelEvent2(source.get(), kCGScrollEventUnitLine, 2, sy, sx, 0));
         // At the point itself: the move just posted may not be processed yet.
         if (e) CGEventSetLocation(e.get(), at);
         Pace();

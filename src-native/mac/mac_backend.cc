@@ -51,12 +51,28 @@ enum Slot {
 
 CFRef<CFArrayRef> BatchAttributes() {
   const void* names[kSlotCount] = {
-      CFSTR("AXRole"),        CFSTR("AXSubrole"),  CFSTR("AXRoleDescription"), CFSTR("AXTitle"),
-      CFSTR("AXDescription"), CFSTR("AXHelp"),     CFSTR("AXIdentifier"),      CFSTR("AXURL"),
-      CFSTR("AXPlaceholderValue"), CFSTR("AXEnabled"), CFSTR("AXFocused"),     CFSTR("AXSelected"),
-      CFSTR("AXExpanded"),    CFSTR("AXDisclosing"), CFSTR("AXMinimized"),     CFSTR("AXModal"),
-      CFSTR("AXRequired"),    CFSTR("AXOrientation"), CFSTR("AXPosition"),     CFSTR("AXSize"),
-      CFSTR("AXIndex"),       CFSTR("AXNumberOfCharacters"),
+      CFSTR("AXRole"),
+      CFSTR("AXSubrole"),
+      CFSTR("AXRoleDescription"),
+      CFSTR("AXTitle"),
+      CFSTR("AXDescription"),
+      CFSTR("AXHelp"),
+      CFSTR("AXIdentifier"),
+      CFSTR("AXURL"),
+      CFSTR("AXPlaceholderValue"),
+      CFSTR("AXEnabled"),
+      CFSTR("AXFocused"),
+      CFSTR("AXSelected"),
+      CFSTR("AXExpanded"),
+      CFSTR("AXDisclosing"),
+      CFSTR("AXMinimized"),
+      CFSTR("AXModal"),
+      CFSTR("AXRequired"),
+      CFSTR("AXOrientation"),
+      CFSTR("AXPosition"),
+      CFSTR("AXSize"),
+      CFSTR("AXIndex"),
+      CFSTR("AXNumberOfCharacters"),
   };
   return CFRef<CFArrayRef>::Adopt(CFArrayCreate(kCFAllocatorDefault, names, kSlotCount, &kCFTypeArrayCallBacks));
 }
@@ -69,11 +85,14 @@ bool In(const std::string& role, std::initializer_list<const char*> roles) {
 
 // Roles whose AXValue the model prints (a value read is one more IPC, so only these).
 bool HasValue(const std::string& role) {
-  return In(role, {"AXStaticText", "AXTextField", "AXTextArea", "AXComboBox", "AXCheckBox", "AXRadioButton",
-                   "AXPopUpButton", "AXMenuButton", "AXDisclosureTriangle", "AXScrollBar", "AXValueIndicator",
-                   "AXSplitter", "AXRulerMarker", "AXHeading", "AXSlider", "AXIncrementor", "AXLevelIndicator",
-                   "AXProgressIndicator", "AXRelevanceIndicator", "AXDateField", "AXTimeField", "AXColorWell",
-                   "AXToggle", "AXSwitch"});
+  return In(role, {"AXStaticText",         "AXTextField",      "AXTextArea",
+                   "AXComboBox",           "AXCheckBox",       "AXRadioButton",
+                   "AXPopUpButton",        "AXMenuButton",     "AXDisclosureTriangle",
+                   "AXScrollBar",          "AXValueIndicator", "AXSplitter",
+                   "AXRulerMarker",        "AXHeading",        "AXSlider",
+                   "AXIncrementor",        "AXLevelIndicator", "AXProgressIndicator",
+                   "AXRelevanceIndicator", "AXDateField",      "AXTimeField",
+                   "AXColorWell",          "AXToggle",         "AXSwitch"});
 }
 
 // Roles whose AXValue may be settable (AXUIElementIsAttributeSettable is one more IPC).
@@ -135,8 +154,10 @@ Error ReadAttributes(AXUIElementRef el, CFArrayRef names, Attributes& a) {
   for (CFIndex i = 0; i < n; i++) {
     CFStringRef name = static_cast<CFStringRef>(CFArrayGetValueAtIndex(names, i));
     a.errors[i] = AXUIElementCopyAttributeValue(el, name, a.singles[i].OutParam());
-    if (a.errors[i] == kAXErrorSuccess) a.slots[i] = a.singles[i].get();
-    else if (Fatal(a.errors[i])) return AXFailure(a.errors[i], "reading an element");
+    if (a.errors[i] == kAXErrorSuccess)
+      a.slots[i] = a.singles[i].get();
+    else if (Fatal(a.errors[i]))
+      return AXFailure(a.errors[i], "reading an element");
   }
   return {};
 }
@@ -150,9 +171,9 @@ bool PathExists(const std::string& path) {
 
 // Chromium and Electron apps carry their engine as a framework in the bundle.
 bool IsChromiumBundle(const std::string& bundlePath) {
-  static const char* kFrameworks[] = {"Electron Framework", "Chromium Framework", "Google Chrome Framework",
-                                      "Microsoft Edge Framework", "Brave Browser Framework", "Vivaldi Framework",
-                                      "Opera Framework", "Arc Framework"};
+  static const char* kFrameworks[] = {
+      "Electron Framework",      "Chromium Framework", "Google Chrome Framework", "Microsoft Edge Framework",
+      "Brave Browser Framework", "Vivaldi Framework",  "Opera Framework",         "Arc Framework"};
   for (const char* f : kFrameworks)
     if (PathExists(bundlePath + "/Contents/Frameworks/" + f + ".framework")) return true;
   return false;
@@ -328,9 +349,10 @@ Error MacBackend::FocusedApp(AppInfo& out, bool& found, Clock::time_point deadli
 
 Error MacBackend::WindowInfoOf(AXUIElementRef window, int64_t pid, WindowInfo& out) {
   static const int kN = 8;
-  const void* names[kN] = {CFSTR("AXRole"),      CFSTR("AXSubrole"),  CFSTR("AXTitle"), CFSTR("AXMinimized"),
-                           CFSTR("AXPosition"),  CFSTR("AXSize"),     CFSTR("AXMain"),  CFSTR("AXFocused")};
-  CFRef<CFArrayRef> attrs = CFRef<CFArrayRef>::Adopt(CFArrayCreate(kCFAllocatorDefault, names, kN, &kCFTypeArrayCallBacks));
+  const void* names[kN] = {CFSTR("AXRole"),     CFSTR("AXSubrole"), CFSTR("AXTitle"), CFSTR("AXMinimized"),
+                           CFSTR("AXPosition"), CFSTR("AXSize"),    CFSTR("AXMain"),  CFSTR("AXFocused")};
+  CFRef<CFArrayRef> attrs =
+      CFRef<CFArrayRef>::Adopt(CFArrayCreate(kCFAllocatorDefault, names, kN, &kCFTypeArrayCallBacks));
   Attributes read;
   if (Error err = ReadAttributes(window, attrs.get(), read)) {
     if (err.code == ErrorCode::kElementGone) return {ErrorCode::kElementGone, "the window closed"};
@@ -462,23 +484,27 @@ Error MacBackend::ReadOne(ElementId id, AXUIElementRef el, NodeAttributes& a, Cl
   a.orientation = opt(kOrientation);
   if (a.orientation) {
     // AXVerticalOrientation → vertical, as the model spells it.
-    if (*a.orientation == "AXVerticalOrientation") a.orientation = "vertical";
-    else if (*a.orientation == "AXHorizontalOrientation") a.orientation = "horizontal";
-    else a.orientation.reset();
+    if (*a.orientation == "AXVerticalOrientation")
+      a.orientation = "vertical";
+    else if (*a.orientation == "AXHorizontalOrientation")
+      a.orientation = "horizontal";
+    else
+      a.orientation.reset();
   }
   if (std::optional<bool> b = CFToBool(slot(kEnabled)); b && !*b) a.states.enabled = false;
   if (std::optional<bool> b = CFToBool(slot(kFocused)); b && *b) a.states.focused = true;
   if (std::optional<bool> b = CFToBool(slot(kSelected)); b && *b) a.states.selected = true;
-  if (std::optional<bool> b = CFToBool(slot(kExpanded))) a.states.expanded = *b;
-  else if (std::optional<bool> d = CFToBool(slot(kDisclosing)); d && a.role == "AXRow") a.states.expanded = *d;
+  if (std::optional<bool> b = CFToBool(slot(kExpanded)))
+    a.states.expanded = *b;
+  else if (std::optional<bool> d = CFToBool(slot(kDisclosing)); d && a.role == "AXRow")
+    a.states.expanded = *d;
   if (std::optional<bool> b = CFToBool(slot(kMinimized)); b && *b) a.states.minimized = true;
   if (std::optional<bool> b = CFToBool(slot(kModal)); b && *b) a.states.modal = true;
   if (std::optional<bool> b = CFToBool(slot(kRequired)); b && *b) a.states.required = true;
   std::optional<CGPoint> pos = CFToPoint(slot(kPosition));
   std::optional<CGSize> size = CFToSize(slot(kSize));
   if (pos && size) a.frame = Rect{pos->x, pos->y, size->width, size->height};
-  if (std::optional<double> n = CFToNumber(slot(kIndex)); n && a.role == "AXRow")
-    a.rowIndex = static_cast<int64_t>(*n);
+  if (std::optional<double> n = CFToNumber(slot(kIndex)); n && a.role == "AXRow") a.rowIndex = static_cast<int64_t>(*n);
   if (std::optional<double> n = CFToNumber(slot(kCharCount))) a.charCount = static_cast<int64_t>(*n);
 
   // A text field whose subrole could not be read might be a secure one: its
@@ -662,8 +688,8 @@ Error MacBackend::ChildrenOf(ElementId id, AXUIElementRef el, ChildList& out) {
   return {};
 }
 
-Error MacBackend::ReadChildren(const std::vector<ElementId>& ids, std::vector<ChildList>& out,
-                               std::vector<Error>& errs, Clock::time_point deadline) {
+Error MacBackend::ReadChildren(const std::vector<ElementId>& ids, std::vector<ChildList>& out, std::vector<Error>& errs,
+                               Clock::time_point deadline) {
   out.assign(ids.size(), ChildList{});
   return EachElement(elements_, ids, errs, deadline, [&](size_t i, AXUIElementRef el, pid_t) {
     SetTimeoutFor(el, deadline);
@@ -672,8 +698,8 @@ Error MacBackend::ReadChildren(const std::vector<ElementId>& ids, std::vector<Ch
 }
 
 Error MacBackend::ScreenWindows(std::vector<ScreenWindow>& out) {
-  CFRef<CFArrayRef> list = CFRef<CFArrayRef>::Adopt(
-      CGWindowListCopyWindowInfo(kCGWindowListOptionOnScreenOnly | kCGWindowListExcludeDesktopElements, kCGNullWindowID));
+  CFRef<CFArrayRef> list = CFRef<CFArrayRef>::Adopt(CGWindowListCopyWindowInfo(
+      kCGWindowListOptionOnScreenOnly | kCGWindowListExcludeDesktopElements, kCGNullWindowID));
   if (!list) return {ErrorCode::kCaptureFailed, "the window server gave no window list"};
   for (CFIndex i = 0; i < CFArrayGetCount(list.get()); i++) {
     CFTypeRef item = CFArrayGetValueAtIndex(list.get(), i);
@@ -700,15 +726,15 @@ Error MacBackend::ScreenWindows(std::vector<ScreenWindow>& out) {
 Error MacBackend::CaptureTarget(const WindowInfo& window, bool& capturable, std::string& why) {
   std::vector<ScreenWindow> list;
   if (Error err = ScreenWindows(list)) return err;
-  capturable = ChooseCaptureWindow(list, window.pid, window.title, window.hasFrame ? &window.frame : nullptr, why)
-                   .has_value();
+  capturable =
+      ChooseCaptureWindow(list, window.pid, window.title, window.hasFrame ? &window.frame : nullptr, why).has_value();
   return {};
 }
 
 double MacBackend::Scale(const WindowInfo& window) { return system_->BackingScale(window.frame); }
 
-Error MacBackend::Capture(const WindowInfo& window, std::vector<uint8_t>& rgba, int& width, int& height,
-                          Rect& captured, Clock::time_point deadline) {
+Error MacBackend::Capture(const WindowInfo& window, std::vector<uint8_t>& rgba, int& width, int& height, Rect& captured,
+                          Clock::time_point deadline) {
   std::vector<ScreenWindow> list;
   if (Error err = ScreenWindows(list)) return err;
   std::string why;
@@ -901,7 +927,8 @@ void MacBackend::PrepareWalk(const AppInfo& app, const WindowInfo& window, Clock
       if (e == kAXErrorSuccess) enhanced_.insert(app.pid);
       if (e == kAXErrorSuccess)
         notes.push_back(
-            "AXManualAccessibility was refused; AXEnhancedUserInterface was set instead (window managers may animate or "
+            "AXManualAccessibility was refused; AXEnhancedUserInterface was set instead (window managers may animate "
+            "or "
             "misplace this app's windows while it is on)");
     }
     manualAccessibility_[app.pid] = e == kAXErrorSuccess;
@@ -1064,8 +1091,8 @@ std::string MacBackend::NameOf(int64_t pid) {
       for (const RunningApp& r : running) running_[r.pid] = r;
   }
   auto it = running_.find(pid);
-  return (it != running_.end() && !it->second.name.empty() ? it->second.name : std::string("another app")) +
-         " (pid " + std::to_string(pid) + ")";
+  return (it != running_.end() && !it->second.name.empty() ? it->second.name : std::string("another app")) + " (pid " +
+         std::to_string(pid) + ")";
 }
 
 // Whether `w` is the target window, or a sheet or dialog attached to it
@@ -1127,8 +1154,8 @@ Error MacBackend::Front(const WindowInfo& window) {
 }
 
 Error MacBackend::Covered(const WindowInfo& window, double x, double y) {
-  const std::string where = "the point (" + std::to_string(static_cast<int>(x)) + ", " +
-                            std::to_string(static_cast<int>(y)) + ")";
+  const std::string where =
+      "the point (" + std::to_string(static_cast<int>(x)) + ", " + std::to_string(static_cast<int>(y)) + ")";
   CFRef<AXUIElementRef> hit;
   const AXError e =
       AXUIElementCopyElementAtPosition(SystemWide(), static_cast<float>(x), static_cast<float>(y), hit.OutParam());
@@ -1140,7 +1167,8 @@ Error MacBackend::Covered(const WindowInfo& window, double x, double y) {
     // Part of the window or its sheet, even when a helper process draws it
     // (sandboxed apps' open and save panels run in another process).
     if (knowsWindow && IsWindowOrChild(static_cast<AXUIElementRef>(w.get()), window.element)) return {};
-    if (pid != window.pid) return {ErrorCode::kInputFailed, where + " is covered by " + NameOf(pid) + "; nothing was sent"};
+    if (pid != window.pid)
+      return {ErrorCode::kInputFailed, where + " is covered by " + NameOf(pid) + "; nothing was sent"};
     // Another window of the same app on top gets the click just as well.
     if (knowsWindow)
       return {ErrorCode::kInputFailed, where + " is covered by another window of the app; nothing was sent"};

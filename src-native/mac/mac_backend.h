@@ -107,7 +107,7 @@ class MacBackend : public Backend {
 
   std::unique_ptr<MacSystem> system_;
   ElementTable elements_;
-  CFRef<CFArrayRef> batch_;  // the attribute names of one batched read
+  CFRef<CFArrayRef> batch_;                          // the attribute names of one batched read
   std::unordered_map<int64_t, RunningApp> running_;  // from the last ListApps
   std::unordered_map<int64_t, CFRef<AXUIElementRef>> apps_;
   CFRef<AXUIElementRef> systemWide_;

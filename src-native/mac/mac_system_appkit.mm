@@ -155,8 +155,7 @@ class Completion {
 
 using ContentResult = Completion<SCShareableContent*>;
 
-__attribute__((availability(macos, introduced = 12.3)))
-std::shared_ptr<ContentResult> RequestShareableContent() {
+__attribute__((availability(macos, introduced = 12.3))) std::shared_ptr<ContentResult> RequestShareableContent() {
   auto result = std::make_shared<ContentResult>();
   // On-screen windows only: that is what a capture can show (a minimized
   // window or one on another Space has no current pixels), and the listing is
@@ -173,8 +172,7 @@ std::shared_ptr<ContentResult> RequestShareableContent() {
 // Recording is not granted to this process. Everything else (a broken
 // connection to the capture service, a timeout inside it, ...) says nothing
 // about the grant.
-__attribute__((availability(macos, introduced = 12.3)))
-bool IsUserDeclined(NSError* error) {
+__attribute__((availability(macos, introduced = 12.3))) bool IsUserDeclined(NSError* error) {
   return error && [error.domain isEqualToString:SCStreamErrorDomain] && error.code == SCStreamErrorUserDeclined;
 }
 
@@ -295,15 +293,13 @@ Error ImageToRgba(CGImageRef image, size_t width, size_t height, std::vector<uin
   auto context = CFRef<CGContextRef>::Adopt(CGBitmapContextCreate(
       rgba.data(), width, height, 8, width * 4, space.get(), kCGImageAlphaPremultipliedLast | kCGBitmapByteOrder32Big));
   if (!context) return Fail(ErrorCode::kCaptureFailed, "CGBitmapContextCreate failed");
-  CGContextDrawImage(context.get(), CGRectMake(0, 0, static_cast<CGFloat>(width), static_cast<CGFloat>(height)),
-                     image);
+  CGContextDrawImage(context.get(), CGRectMake(0, 0, static_cast<CGFloat>(width), static_cast<CGFloat>(height)), image);
   Unpremultiply(rgba);
   return {};
 }
 
-__attribute__((availability(macos, introduced = 14.0)))
-Error CaptureWithScreenCaptureKit(uint32_t windowNumber, const Rect& frame, double scale, Clock::time_point until,
-                                  CFRef<CGImageRef>& image) {
+__attribute__((availability(macos, introduced = 14.0))) Error CaptureWithScreenCaptureKit(
+    uint32_t windowNumber, const Rect& frame, double scale, Clock::time_point until, CFRef<CGImageRef>& image) {
   // The caller's deadline, and never more than 5 s.
   const auto deadline = std::min(until, Clock::now() + kCaptureBound);
 
@@ -366,8 +362,8 @@ Error CaptureWithScreenCaptureKit(uint32_t windowNumber, const Rect& frame, doub
                     shot->error());
   }
   if (shot->failed() || !shot->value()) {
-    return Fail(ErrorCode::kCaptureFailed, "ScreenCaptureKit could not capture window " +
-                                               std::to_string(windowNumber) + ": " + shot->error());
+    return Fail(ErrorCode::kCaptureFailed,
+                "ScreenCaptureKit could not capture window " + std::to_string(windowNumber) + ": " + shot->error());
   }
   image = std::move(shot->value());
   return {};
@@ -384,9 +380,9 @@ Error CaptureWithCoreGraphics(uint32_t windowNumber, CFRef<CGImageRef>& image) {
                 "Screen Recording is not granted to this process (System Settings > Privacy & Security > "
                 "Screen Recording); without it macOS returns blank or redacted window images");
   }
-  image = CFRef<CGImageRef>::Adopt(CGWindowListCreateImage(
-      CGRectNull, kCGWindowListOptionIncludingWindow, windowNumber,
-      kCGWindowImageBoundsIgnoreFraming | kCGWindowImageBestResolution));
+  image = CFRef<CGImageRef>::Adopt(
+      CGWindowListCreateImage(CGRectNull, kCGWindowListOptionIncludingWindow, windowNumber,
+                              kCGWindowImageBoundsIgnoreFraming | kCGWindowImageBestResolution));
   if (!image || CGImageGetWidth(image.get()) == 0 || CGImageGetHeight(image.get()) == 0) {
     return Fail(ErrorCode::kCaptureFailed, "CGWindowListCreateImage returned no image for window " +
                                                std::to_string(windowNumber) +
@@ -480,9 +476,8 @@ class AppKitSystem final : public MacSystem {
         if ([app activateWithOptions:NSApplicationActivateAllWindows | NSApplicationActivateIgnoringOtherApps]) {
           return {};
         }
-        return Fail(ErrorCode::kActionFailed,
-                    "could not activate the application with pid " + std::to_string(pid) +
-                        " (it quit, or it is not an application that can be activated)");
+        return Fail(ErrorCode::kActionFailed, "could not activate the application with pid " + std::to_string(pid) +
+                                                  " (it quit, or it is not an application that can be activated)");
       }
     }
   }

@@ -227,8 +227,10 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
     Napi::Object o = info[0].As<Napi::Object>();
     SnapshotRequest req;
     Napi::Value app = o.Get("app");
-    if (app.IsNumber()) req.app.pid = static_cast<int64_t>(app.As<Napi::Number>().DoubleValue());
-    else req.app.name = app.ToString().Utf8Value();
+    if (app.IsNumber())
+      req.app.pid = static_cast<int64_t>(app.As<Napi::Number>().DoubleValue());
+    else
+      req.app.name = app.ToString().Utf8Value();
     // TypeScript validated these; the clamps keep a direct caller from undefined casts and deep recursion.
     req.maxNodes = static_cast<int64_t>(Clamp(o.Get("maxNodes"), 1, 200000, 2400));
     req.maxDepth = static_cast<int>(Clamp(o.Get("maxDepth"), 1, 512, 64));
@@ -342,7 +344,8 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
   Napi::Value Release(const Napi::CallbackInfo& info) {
     std::vector<ElementId> ids;
     Napi::Array arr = info[0].As<Napi::Array>();
-    for (uint32_t i = 0; i < arr.Length(); i++) ids.push_back(static_cast<ElementId>(arr.Get(i).As<Napi::Number>().DoubleValue()));
+    for (uint32_t i = 0; i < arr.Length(); i++)
+      ids.push_back(static_cast<ElementId>(arr.Get(i).As<Napi::Number>().DoubleValue()));
     return Run(info.Env(), [this, ids](Backend& b) -> Settle {
       ledger_.Release(b, ids);
       return Done();

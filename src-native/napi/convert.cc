@@ -43,19 +43,21 @@ std::optional<Rect> OptRect(const Napi::Object& o, const char* key) {
 
 // The boolean states, by their name in lib/model.ts: one table for both directions.
 constexpr std::pair<const char*, std::optional<bool> States::*> kStateFields[] = {
-    {"enabled", &States::enabled},   {"focused", &States::focused},   {"focusable", &States::focusable},
-    {"selected", &States::selected}, {"selectable", &States::selectable}, {"expanded", &States::expanded},
-    {"minimized", &States::minimized}, {"secure", &States::secure},   {"required", &States::required},
-    {"readonly", &States::readonly}, {"multiline", &States::multiline}, {"editable", &States::editable},
-    {"modal", &States::modal},       {"visible", &States::visible},
+    {"enabled", &States::enabled},     {"focused", &States::focused},       {"focusable", &States::focusable},
+    {"selected", &States::selected},   {"selectable", &States::selectable}, {"expanded", &States::expanded},
+    {"minimized", &States::minimized}, {"secure", &States::secure},         {"required", &States::required},
+    {"readonly", &States::readonly},   {"multiline", &States::multiline},   {"editable", &States::editable},
+    {"modal", &States::modal},         {"visible", &States::visible},
 };
 
 Napi::Object StatesToJs(Napi::Env env, const States& s) {
   Napi::Object o = Napi::Object::New(env);
   for (const auto& [name, field] : kStateFields) SetOptBool(o, name, s.*field);
   if (s.checked) {
-    if (*s.checked == 2) o.Set("checked", "mixed");
-    else o.Set("checked", *s.checked != 0);
+    if (*s.checked == 2)
+      o.Set("checked", "mixed");
+    else
+      o.Set("checked", *s.checked != 0);
   }
   return o;
 }
@@ -64,8 +66,10 @@ States StatesFromJs(const Napi::Object& o) {
   States s;
   for (const auto& [name, field] : kStateFields) s.*field = OptBool(o, name);
   Napi::Value c = o.Get("checked");
-  if (c.IsBoolean()) s.checked = c.As<Napi::Boolean>().Value() ? 1 : 0;
-  else if (c.IsString() && c.As<Napi::String>().Utf8Value() == "mixed") s.checked = 2;
+  if (c.IsBoolean())
+    s.checked = c.As<Napi::Boolean>().Value() ? 1 : 0;
+  else if (c.IsString() && c.As<Napi::String>().Utf8Value() == "mixed")
+    s.checked = 2;
   return s;
 }
 
@@ -89,9 +93,12 @@ Napi::Object NodeToJs(Napi::Env env, const RawNode& node) {
   SetOpt(o, "title", a.title);
   SetOpt(o, "description", a.description);
   SetOpt(o, "help", a.help);
-  if (const auto* s = std::get_if<std::string>(&a.value)) o.Set("value", *s);
-  else if (const auto* d = std::get_if<double>(&a.value)) o.Set("value", *d);
-  else if (const auto* b = std::get_if<bool>(&a.value)) o.Set("value", *b);
+  if (const auto* s = std::get_if<std::string>(&a.value))
+    o.Set("value", *s);
+  else if (const auto* d = std::get_if<double>(&a.value))
+    o.Set("value", *d);
+  else if (const auto* b = std::get_if<bool>(&a.value))
+    o.Set("value", *b);
   SetOpt(o, "valueType", a.valueType);
   if (a.settable) o.Set("settable", true);
   SetOpt(o, "identifier", a.identifier);
@@ -209,9 +216,12 @@ NodeAttributes AttributesFromJs(const Napi::Object& o) {
   a.description = OptString(o, "description");
   a.help = OptString(o, "help");
   Napi::Value v = o.Get("value");
-  if (v.IsString()) a.value = v.As<Napi::String>().Utf8Value();
-  else if (v.IsNumber()) a.value = v.As<Napi::Number>().DoubleValue();
-  else if (v.IsBoolean()) a.value = v.As<Napi::Boolean>().Value();
+  if (v.IsString())
+    a.value = v.As<Napi::String>().Utf8Value();
+  else if (v.IsNumber())
+    a.value = v.As<Napi::Number>().DoubleValue();
+  else if (v.IsBoolean())
+    a.value = v.As<Napi::Boolean>().Value();
   a.valueType = OptString(o, "valueType");
   a.settable = OptBool(o, "settable").value_or(false);
   a.identifier = OptString(o, "identifier");

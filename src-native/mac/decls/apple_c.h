@@ -187,8 +187,7 @@ extern CFStringRef CFStringCreateWithCharacters(CFAllocatorRef alloc, const UniC
 extern CFIndex CFStringGetLength(CFStringRef theString);
 extern CFIndex CFStringGetMaximumSizeForEncoding(CFIndex length, CFStringEncoding encoding);
 // Copies into `buffer` with a terminating NUL; false when it does not fit.
-extern Boolean CFStringGetCString(CFStringRef theString, char* buffer, CFIndex bufferSize,
-                                  CFStringEncoding encoding);
+extern Boolean CFStringGetCString(CFStringRef theString, char* buffer, CFIndex bufferSize, CFStringEncoding encoding);
 // Get rule: +0, an interior pointer that may be NULL (then use CFStringGetCString).
 extern const char* CFStringGetCStringPtr(CFStringRef theString, CFStringEncoding encoding);
 // Returns the number of characters converted; `usedBufLen` receives the bytes written.
@@ -259,8 +258,7 @@ extern CFTypeID CFDictionaryGetTypeID(void);
 // Create rule: +1.
 extern CFDictionaryRef CFDictionaryCreate(CFAllocatorRef allocator, const void** keys, const void** values,
                                           CFIndex numValues, const CFDictionaryKeyCallBacks* keyCallBacks,
-                                          const CFDictionaryValueCallBacks* valueCallBacks)
-    AXSNAP_CF_RETURNS_RETAINED;
+                                          const CFDictionaryValueCallBacks* valueCallBacks) AXSNAP_CF_RETURNS_RETAINED;
 // Get rule: +0. NULL when absent.
 extern const void* CFDictionaryGetValue(CFDictionaryRef theDict, const void* key);
 // Get rule: +0 in `*value`.
@@ -270,11 +268,11 @@ extern Boolean CFDictionaryGetValueIfPresent(CFDictionaryRef theDict, const void
 // CoreFoundation: CFNumber, CFBoolean
 
 AXSNAP_CF_ENUM(CFIndex, CFNumberType){
-    kCFNumberSInt8Type = 1,   kCFNumberSInt16Type = 2,  kCFNumberSInt32Type = 3,    kCFNumberSInt64Type = 4,
-    kCFNumberFloat32Type = 5, kCFNumberFloat64Type = 6, kCFNumberCharType = 7,      kCFNumberShortType = 8,
-    kCFNumberIntType = 9,     kCFNumberLongType = 10,   kCFNumberLongLongType = 11, kCFNumberFloatType = 12,
-    kCFNumberDoubleType = 13, kCFNumberCFIndexType = 14, kCFNumberNSIntegerType = 15,
-    kCFNumberCGFloatType = 16, kCFNumberMaxType = 16,
+    kCFNumberSInt8Type = 1,   kCFNumberSInt16Type = 2,   kCFNumberSInt32Type = 3,     kCFNumberSInt64Type = 4,
+    kCFNumberFloat32Type = 5, kCFNumberFloat64Type = 6,  kCFNumberCharType = 7,       kCFNumberShortType = 8,
+    kCFNumberIntType = 9,     kCFNumberLongType = 10,    kCFNumberLongLongType = 11,  kCFNumberFloatType = 12,
+    kCFNumberDoubleType = 13, kCFNumberCFIndexType = 14, kCFNumberNSIntegerType = 15, kCFNumberCGFloatType = 16,
+    kCFNumberMaxType = 16,
 };
 
 extern CFTypeID CFNumberGetTypeID(void);
@@ -503,20 +501,16 @@ AXSNAP_CF_ENUM(uint32_t, CGImageAlphaInfo){
 };
 
 AXSNAP_CF_OPTIONS(uint32_t, CGBitmapInfo){
-    kCGBitmapAlphaInfoMask = 0x1F,
-    kCGBitmapByteOrderMask = 0x7000,
-    kCGBitmapByteOrderDefault = (0 << 12),
-    kCGBitmapByteOrder16Little = (1 << 12),
-    kCGBitmapByteOrder32Little = (2 << 12),
-    kCGBitmapByteOrder16Big = (3 << 12),
+    kCGBitmapAlphaInfoMask = 0x1F,          kCGBitmapByteOrderMask = 0x7000,
+    kCGBitmapByteOrderDefault = (0 << 12),  kCGBitmapByteOrder16Little = (1 << 12),
+    kCGBitmapByteOrder32Little = (2 << 12), kCGBitmapByteOrder16Big = (3 << 12),
     kCGBitmapByteOrder32Big = (4 << 12),
 };
 
 // Create rule: +1. NULL when the window is gone or Screen Recording is not
 // granted (then it may also return an image of the desktop only).
-extern CGImageRef CGWindowListCreateImage(CGRect screenBounds, CGWindowListOption listOption,
-                                          CGWindowID windowID, CGWindowImageOption imageOption)
-    AXSNAP_CF_RETURNS_RETAINED
+extern CGImageRef CGWindowListCreateImage(CGRect screenBounds, CGWindowListOption listOption, CGWindowID windowID,
+                                          CGWindowImageOption imageOption) AXSNAP_CF_RETURNS_RETAINED
     AXSNAP_API_OBSOLETED("Use ScreenCaptureKit instead.", 10.5, 14.0, 15.0);
 
 // Returns `image` with one more reference (+1). NULL-safe.
@@ -587,14 +581,10 @@ AXSNAP_CF_ENUM(uint32_t, CGMouseButton){
 
 // The NX_*MASK device-independent modifier bits.
 AXSNAP_CF_OPTIONS(uint64_t, CGEventFlags){
-    kCGEventFlagMaskAlphaShift = 0x00010000,
-    kCGEventFlagMaskShift = 0x00020000,
-    kCGEventFlagMaskControl = 0x00040000,
-    kCGEventFlagMaskAlternate = 0x00080000,
-    kCGEventFlagMaskCommand = 0x00100000,
-    kCGEventFlagMaskNumericPad = 0x00200000,
-    kCGEventFlagMaskHelp = 0x00400000,
-    kCGEventFlagMaskSecondaryFn = 0x00800000,
+    kCGEventFlagMaskAlphaShift = 0x00010000,   kCGEventFlagMaskShift = 0x00020000,
+    kCGEventFlagMaskControl = 0x00040000,      kCGEventFlagMaskAlternate = 0x00080000,
+    kCGEventFlagMaskCommand = 0x00100000,      kCGEventFlagMaskNumericPad = 0x00200000,
+    kCGEventFlagMaskHelp = 0x00400000,         kCGEventFlagMaskSecondaryFn = 0x00800000,
     kCGEventFlagMaskNonCoalesced = 0x00000100,
 };
 
@@ -617,20 +607,18 @@ AXSNAP_CF_ENUM(uint32_t, CGEventTapLocation){
 // Create rule: +1 (CFRelease).
 extern CGEventSourceRef CGEventSourceCreate(CGEventSourceStateID stateID) AXSNAP_CF_RETURNS_RETAINED;
 // Create rule: +1 (CFRelease). `mouseCursorPosition` in global top-left points.
-extern CGEventRef CGEventCreateMouseEvent(CGEventSourceRef source, CGEventType mouseType,
-                                          CGPoint mouseCursorPosition,
+extern CGEventRef CGEventCreateMouseEvent(CGEventSourceRef source, CGEventType mouseType, CGPoint mouseCursorPosition,
                                           CGMouseButton mouseButton) AXSNAP_CF_RETURNS_RETAINED;
 // Create rule: +1 (CFRelease).
 extern CGEventRef CGEventCreateKeyboardEvent(CGEventSourceRef source, CGKeyCode virtualKey,
                                              bool keyDown) AXSNAP_CF_RETURNS_RETAINED;
 // Create rule: +1 (CFRelease). The non-variadic form of CGEventCreateScrollWheelEvent.
-extern CGEventRef CGEventCreateScrollWheelEvent2(CGEventSourceRef source, CGScrollEventUnit units,
-                                                 uint32_t wheelCount, int32_t wheel1, int32_t wheel2,
+extern CGEventRef CGEventCreateScrollWheelEvent2(CGEventSourceRef source, CGScrollEventUnit units, uint32_t wheelCount,
+                                                 int32_t wheel1, int32_t wheel2,
                                                  int32_t wheel3) AXSNAP_CF_RETURNS_RETAINED
     AXSNAP_API_AVAILABLE(macos(10.13));
 // Only the first 20 UTF-16 code units are used by the receiving app.
-extern void CGEventKeyboardSetUnicodeString(CGEventRef event, UniCharCount stringLength,
-                                            const UniChar* unicodeString);
+extern void CGEventKeyboardSetUnicodeString(CGEventRef event, UniCharCount stringLength, const UniChar* unicodeString);
 extern void CGEventSetFlags(CGEventRef event, CGEventFlags flags);
 // Where the event happens, in global top-left points.
 extern void CGEventSetLocation(CGEventRef event, CGPoint location);
@@ -660,8 +648,7 @@ typedef struct AXSNAP_CF_BRIDGED_TYPE(id) CGDisplayMode* CGDisplayModeRef;
 extern CGDirectDisplayID CGMainDisplayID(void);
 // Up to `maxDisplays` active displays into `activeDisplays`, their number into
 // `*displayCount`. With `activeDisplays` NULL only the number is returned.
-extern CGError CGGetActiveDisplayList(uint32_t maxDisplays, CGDirectDisplayID* activeDisplays,
-                                      uint32_t* displayCount);
+extern CGError CGGetActiveDisplayList(uint32_t maxDisplays, CGDirectDisplayID* activeDisplays, uint32_t* displayCount);
 // Global display space: top-left origin, y downwards, points.
 extern CGRect CGDisplayBounds(CGDirectDisplayID display);
 // Create rule: +1 (CGDisplayModeRelease). NULL when the display is invalid.

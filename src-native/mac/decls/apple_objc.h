@@ -254,8 +254,8 @@ AXSNAP_API_AVAILABLE(macos(14.0))
 // The image is borrowed (+0) for the duration of the handler; retain it to keep it.
 + (void)captureImageWithFilter:(SCContentFilter*)contentFilter
                  configuration:(SCStreamConfiguration*)config
-             completionHandler:(nullable void (^)(CGImageRef _Nullable sampleBuffer,
-                                                  NSError* _Nullable error))completionHandler;
+             completionHandler:
+                 (nullable void (^)(CGImageRef _Nullable sampleBuffer, NSError* _Nullable error))completionHandler;
 @end
 
 #pragma clang assume_nonnull end

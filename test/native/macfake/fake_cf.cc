@@ -315,8 +315,8 @@ class Registry {
         out += ", ...";
         break;
       }
-      out += (shown == 0 ? ": " : ", ") + entry.second->Describe() + " (refs " +
-             std::to_string(entry.second->refs) + ")";
+      out +=
+          (shown == 0 ? ": " : ", ") + entry.second->Describe() + " (refs " + std::to_string(entry.second->refs) + ")";
       ++shown;
     }
     return out;
@@ -582,9 +582,7 @@ struct ElemObj : Obj {
     }
     return {static_cast<int>(which), pid, id};
   }
-  bool Equals(const Obj& other) const override {
-    return Canonical() == static_cast<const ElemObj&>(other).Canonical();
-  }
+  bool Equals(const Obj& other) const override { return Canonical() == static_cast<const ElemObj&>(other).Canonical(); }
   CFHashCode Hash() const override {
     const auto key = Canonical();
     return std::hash<int64_t>()(std::get<1>(key)) * 31 + std::hash<int64_t>()(std::get<2>(key)) * 7 +
@@ -828,9 +826,10 @@ AXError Enter(const ElemObj* e, Call call, Target& t, std::unique_lock<std::mute
   gAXCalls++;
   WorldState& st = State();
   FakeWorld* w = st.world.get();
-  if (!w) return e->which == ElemKind::kSystem ? kAXErrorNoValue
-                : e->which == ElemKind::kApp    ? kAXErrorCannotComplete
-                                                : kAXErrorInvalidUIElement;
+  if (!w)
+    return e->which == ElemKind::kSystem ? kAXErrorNoValue
+           : e->which == ElemKind::kApp  ? kAXErrorCannotComplete
+                                         : kAXErrorInvalidUIElement;
   if (!w->trusted) return kAXErrorAPIDisabled;
   if (e->which == ElemKind::kSystem) {
     t.system = true;
@@ -905,9 +904,8 @@ std::optional<FakeValue> Attr(FakeWorld& w, const Target& t, const std::string& 
     if (name == "AXFrontmost") return FakeValue::Bool(w.focusedPid == t.app->pid);
   }
   if (name == "AXChildren" && !t.el->hiddenChildren.empty() && Revealed(*t.app)) {
-    FakeValue children = it != t.el->attrs.end() && it->second.kind == FakeValue::Kind::kArray
-                             ? it->second
-                             : FakeValue::Array({});
+    FakeValue children =
+        it != t.el->attrs.end() && it->second.kind == FakeValue::Kind::kArray ? it->second : FakeValue::Array({});
     for (const FakeValue& c : t.el->hiddenChildren) children.items.push_back(c);
     return children;
   }
@@ -1124,7 +1122,8 @@ void InstallWorld(FakeWorld world) {
       if (cg.pid == app.pid && cg.ownerName.empty()) cg.ownerName = app.name;
     if (app.chromium && app.chromium->attribute != "AXManualAccessibility" &&
         app.chromium->attribute != "AXEnhancedUserInterface")
-      throw std::invalid_argument("app " + std::to_string(app.pid) + ": chromium.attribute must be "
+      throw std::invalid_argument("app " + std::to_string(app.pid) +
+                                  ": chromium.attribute must be "
                                   "AXManualAccessibility or AXEnhancedUserInterface");
   }
   if (world.focusedPid && !world.App(world.focusedPid))
@@ -1371,8 +1370,7 @@ namespace {
 void CheckRange(const StrObj* s, CFRange range, const char* fn) {
   const auto size = static_cast<CFIndex>(s->utf16.size());
   if (range.location < 0 || range.length < 0 || range.location > size || range.length > size - range.location)
-    Fatal("%s: range {%ld, %ld} outside a string of length %ld (Apple raises)", fn, range.location, range.length,
-          size);
+    Fatal("%s: range {%ld, %ld} outside a string of length %ld (Apple raises)", fn, range.location, range.length, size);
 }
 }  // namespace
 
@@ -1465,8 +1463,8 @@ const void* CFArrayGetValueAtIndex(CFArrayRef theArray, CFIndex idx) {
 
 CFTypeID CFDictionaryGetTypeID(void) { return static_cast<CFTypeID>(DictObj::kKind); }
 
-CFDictionaryRef CFDictionaryCreate(CFAllocatorRef allocator, const void** keys, const void** values,
-                                   CFIndex numValues, const CFDictionaryKeyCallBacks* keyCallBacks,
+CFDictionaryRef CFDictionaryCreate(CFAllocatorRef allocator, const void** keys, const void** values, CFIndex numValues,
+                                   const CFDictionaryKeyCallBacks* keyCallBacks,
                                    const CFDictionaryValueCallBacks* valueCallBacks) {
   CheckAllocator(allocator, "CFDictionaryCreate");
   if (keyCallBacks != &kCFTypeDictionaryKeyCallBacks || valueCallBacks != &kCFTypeDictionaryValueCallBacks)
@@ -1549,8 +1547,18 @@ CFNumberRef CFNumberCreate(CFAllocatorRef allocator, CFNumberType theType, const
   int64_t v = 0;
   switch (IntWidth(theType)) {
     case 1: v = *static_cast<const int8_t*>(valuePtr); break;
-    case 2: { int16_t x; std::memcpy(&x, valuePtr, sizeof x); v = x; break; }
-    case 4: { int32_t x; std::memcpy(&x, valuePtr, sizeof x); v = x; break; }
+    case 2: {
+      int16_t x;
+      std::memcpy(&x, valuePtr, sizeof x);
+      v = x;
+      break;
+    }
+    case 4: {
+      int32_t x;
+      std::memcpy(&x, valuePtr, sizeof x);
+      v = x;
+      break;
+    }
     case 8: std::memcpy(&v, valuePtr, sizeof v); break;
     default: Fatal("CFNumberCreate: unknown CFNumberType %ld", static_cast<long>(theType));
   }
@@ -1729,8 +1737,8 @@ AXError AXUIElementGetAttributeValueCount(AXUIElementRef element, CFStringRef at
   return kAXErrorSuccess;
 }
 
-AXError AXUIElementCopyAttributeValues(AXUIElementRef element, CFStringRef attribute, CFIndex index,
-                                       CFIndex maxValues, CFArrayRef* values) {
+AXError AXUIElementCopyAttributeValues(AXUIElementRef element, CFStringRef attribute, CFIndex index, CFIndex maxValues,
+                                       CFArrayRef* values) {
   const ElemObj* e = ElementArg(element, "AXUIElementCopyAttributeValues");
   if (!e || !attribute || !values || index < 0 || maxValues < 0) return kAXErrorIllegalArgument;
   const std::string name = StringArg(attribute, "AXUIElementCopyAttributeValues");

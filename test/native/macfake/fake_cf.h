@@ -93,13 +93,25 @@ namespace macfake {
 // A value an attribute holds in the world. Element references are by id.
 struct FakeValue {
   enum class Kind {
-    kNoValue, kString, kInt, kDouble, kBool, kPoint, kSize, kRect, kRange, kUrl, kElement, kArray, kError
+    kNoValue,
+    kString,
+    kInt,
+    kDouble,
+    kBool,
+    kPoint,
+    kSize,
+    kRect,
+    kRange,
+    kUrl,
+    kElement,
+    kArray,
+    kError
   };
   Kind kind = Kind::kNoValue;
-  std::string text;        // kString, kUrl
-  int64_t integer = 0;     // kInt, kElement (id), kError (AXError code)
-  double number = 0;       // kDouble
-  bool flag = false;       // kBool
+  std::string text;                   // kString, kUrl
+  int64_t integer = 0;                // kInt, kElement (id), kError (AXError code)
+  double number = 0;                  // kDouble
+  bool flag = false;                  // kBool
   double x = 0, y = 0, w = 0, h = 0;  // kPoint (x,y), kSize (w,h), kRect; kRange: x=location, w=length
   std::vector<FakeValue> items;       // kArray
 
@@ -126,12 +138,12 @@ struct FakeFaults {
   // element returns kAXErrorInvalidUIElement. -1: never.
   int dieAfterReads = -1;
   std::map<std::string, int32_t> failAttribute;  // name -> AXError, single and batched reads
-  bool cannotComplete = false;                // every call: kAXErrorCannotComplete
-  std::set<std::string> failBatchSlots;       // in a batch: AXError(kAXErrorCannotComplete) slot; singly fine
-  std::set<std::string> logReads;             // each read of these attributes logs "read <id> <name>"
-  int32_t performError = 0;                   // actions are performed, then answered with this AXError
-  int32_t setError = 0;                       // sets are applied, then answered with this AXError
-  int32_t batchError = 0;                     // CopyMultipleAttributeValues refused as a whole with this AXError
+  bool cannotComplete = false;                   // every call: kAXErrorCannotComplete
+  std::set<std::string> failBatchSlots;          // in a batch: AXError(kAXErrorCannotComplete) slot; singly fine
+  std::set<std::string> logReads;                // each read of these attributes logs "read <id> <name>"
+  int32_t performError = 0;                      // actions are performed, then answered with this AXError
+  int32_t setError = 0;                          // sets are applied, then answered with this AXError
+  int32_t batchError = 0;                        // CopyMultipleAttributeValues refused as a whole with this AXError
 };
 
 struct FakeElement {
@@ -159,7 +171,7 @@ struct FakeApp {
   int64_t pid = 0;
   std::string name, bundleId, bundlePath;
   bool hidden = false, active = false, regular = true;
-  int hungMs = 0;  // every AX call on the app blocks this long (bounded by the messaging timeout)
+  int hungMs = 0;             // every AX call on the app blocks this long (bounded by the messaging timeout)
   int activationDelayMs = 0;  // activation takes effect this long after it is asked for
   std::optional<FakeChromium> chromium;
   // "" (steps have their natural effects), "unhide", "activate", "open",

@@ -32,12 +32,12 @@ namespace {
 
 int failures = 0;
 
-#define CHECK(cond)                                                         \
-  do {                                                                      \
-    if (!(cond)) {                                                          \
+#define CHECK(cond)                                                                 \
+  do {                                                                              \
+    if (!(cond)) {                                                                  \
       std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                           \
-    }                                                                       \
+      ++failures;                                                                   \
+    }                                                                               \
   } while (0)
 
 std::string Str(CFTypeRef v) {
@@ -50,10 +50,9 @@ std::string Str(CFTypeRef v) {
 }
 
 CFRef<CFStringRef> Make(const std::string& s) {
-  return CFRef<CFStringRef>::Adopt(CFStringCreateWithBytes(kCFAllocatorDefault,
-                                                           reinterpret_cast<const UInt8*>(s.data()),
-                                                           static_cast<CFIndex>(s.size()), kCFStringEncodingUTF8,
-                                                           false));
+  return CFRef<CFStringRef>::Adopt(
+      CFStringCreateWithBytes(kCFAllocatorDefault, reinterpret_cast<const UInt8*>(s.data()),
+                              static_cast<CFIndex>(s.size()), kCFStringEncodingUTF8, false));
 }
 
 bool IsAXError(CFTypeRef v, AXError want) {
@@ -96,33 +95,37 @@ FakeWorld MakeWorld() {
   chrome.hidden = true;
   w.apps = {notes, chrome};
 
-  w.elements[1] = El(1, 100, {{"AXWindows", FakeValue::Array({FakeValue::Element(2)})},
-                              {"AXFocusedWindow", FakeValue::Element(2)},
-                              {"AXChildren", FakeValue::Array({FakeValue::Element(2)})}});
-  FakeElement win = El(2, 100, {{"AXRole", FakeValue::String("AXWindow")},
-                                {"AXTitle", FakeValue::String("Notes — “draft”")},
-                                {"AXParent", FakeValue::Element(1)},
-                                {"AXMinimized", FakeValue::Bool(false)},
-                                {"AXPosition", FakeValue::Point(0, 25)},
-                                {"AXSize", FakeValue::Size(800, 600)},
-                                {"AXChildren", FakeValue::Array({FakeValue::Element(3), FakeValue::Element(4),
-                                                                 FakeValue::Element(5)})}});
+  w.elements[1] = El(1, 100,
+                     {{"AXWindows", FakeValue::Array({FakeValue::Element(2)})},
+                      {"AXFocusedWindow", FakeValue::Element(2)},
+                      {"AXChildren", FakeValue::Array({FakeValue::Element(2)})}});
+  FakeElement win =
+      El(2, 100,
+         {{"AXRole", FakeValue::String("AXWindow")},
+          {"AXTitle", FakeValue::String("Notes — “draft”")},
+          {"AXParent", FakeValue::Element(1)},
+          {"AXMinimized", FakeValue::Bool(false)},
+          {"AXPosition", FakeValue::Point(0, 25)},
+          {"AXSize", FakeValue::Size(800, 600)},
+          {"AXChildren", FakeValue::Array({FakeValue::Element(3), FakeValue::Element(4), FakeValue::Element(5)})}});
   win.actions = {"AXRaise"};
   win.settable = {"AXMinimized", "AXMain"};
   win.cgWindow = 41;
   w.elements[2] = win;
-  FakeElement button = El(3, 100, {{"AXRole", FakeValue::String("AXButton")},
-                                   {"AXTitle", FakeValue::String("New")},
-                                   {"AXPosition", FakeValue::Point(10, 40)},
-                                   {"AXSize", FakeValue::Size(80, 24)},
-                                   {"AXHelp", FakeValue::NoValue()},
-                                   {"AXValue", FakeValue::Error(kAXErrorCannotComplete)}});
+  FakeElement button = El(3, 100,
+                          {{"AXRole", FakeValue::String("AXButton")},
+                           {"AXTitle", FakeValue::String("New")},
+                           {"AXPosition", FakeValue::Point(10, 40)},
+                           {"AXSize", FakeValue::Size(80, 24)},
+                           {"AXHelp", FakeValue::NoValue()},
+                           {"AXValue", FakeValue::Error(kAXErrorCannotComplete)}});
   button.actions = {"AXPress"};
   button.faults.failBatchSlots = {"AXTitle"};
   w.elements[3] = button;
-  FakeElement field = El(4, 100, {{"AXRole", FakeValue::String("AXTextField")},
-                                  {"AXValue", FakeValue::String("hello")},
-                                  {"AXNumberOfCharacters", FakeValue::Int(5)}});
+  FakeElement field = El(4, 100,
+                         {{"AXRole", FakeValue::String("AXTextField")},
+                          {"AXValue", FakeValue::String("hello")},
+                          {"AXNumberOfCharacters", FakeValue::Int(5)}});
   field.settable = {"AXValue", "AXFocused"};
   w.elements[4] = field;
   FakeElement dying = El(5, 100, {{"AXRole", FakeValue::String("AXGroup")}});
@@ -130,10 +133,11 @@ FakeWorld MakeWorld() {
   w.elements[5] = dying;
 
   w.elements[10] = El(10, 200, {{"AXWindows", FakeValue::Array({FakeValue::Element(11)})}});
-  w.elements[11] = El(11, 200, {{"AXRole", FakeValue::String("AXWindow")},
-                                {"AXTitle", FakeValue::String("Docs")},
-                                {"AXMinimized", FakeValue::Bool(true)},
-                                {"AXChildren", FakeValue::Array({FakeValue::Element(12)})}});
+  w.elements[11] = El(11, 200,
+                      {{"AXRole", FakeValue::String("AXWindow")},
+                       {"AXTitle", FakeValue::String("Docs")},
+                       {"AXMinimized", FakeValue::Bool(true)},
+                       {"AXChildren", FakeValue::Array({FakeValue::Element(12)})}});
   FakeElement web = El(12, 200, {{"AXRole", FakeValue::String("AXWebArea")}});
   web.hiddenChildren = {FakeValue::Element(13)};
   w.elements[12] = web;
@@ -149,7 +153,7 @@ FakeWorld MakeWorld() {
 
 void TestStrings() {
   CFRef<CFStringRef> s = Make("h\xC3\xA9llo \xF0\x9F\x98\x80");  // "héllo 😀"
-  CHECK(CFStringGetLength(s.get()) == 8);                     // the emoji is two UTF-16 units
+  CHECK(CFStringGetLength(s.get()) == 8);                        // the emoji is two UTF-16 units
   CHECK(Str(s.get()) == "h\xC3\xA9llo \xF0\x9F\x98\x80");
   CHECK(CFStringGetCStringPtr(s.get(), kCFStringEncodingUTF8) == nullptr);
   char small[4];
@@ -247,8 +251,8 @@ void TestReads() {
   CHECK(AXUIElementCopyAttributeValue(button, CFSTR("AXTitle"), v.OutParam()) == kAXErrorSuccess);  // batch-only fault
 
   // A batch: failed slots hold AXValues wrapping the AXError, the call succeeds.
-  const void* names[] = {CFSTR("AXRole"), CFSTR("AXTitle"), CFSTR("AXNope"), CFSTR("AXHelp"), CFSTR("AXValue"),
-                         CFSTR("AXPosition")};
+  const void* names[] = {CFSTR("AXRole"), CFSTR("AXTitle"), CFSTR("AXNope"),
+                         CFSTR("AXHelp"), CFSTR("AXValue"), CFSTR("AXPosition")};
   CFRef<CFArrayRef> attrs =
       CFRef<CFArrayRef>::Adopt(CFArrayCreate(kCFAllocatorDefault, names, 6, &kCFTypeArrayCallBacks));
   CFRef<CFArrayRef> slots;

@@ -97,10 +97,14 @@ Error FakeMacSystem::CaptureWindow(uint32_t windowNumber, const Rect& frame, dou
     if (w)
       for (const auto& c : w->windows)
         if (c.number == windowNumber) cg = &c;
-    if (!w || !cg) why = "no window numbered " + std::to_string(windowNumber);
-    else if (w->screenRecording != "granted") why = "Screen Recording is not granted";
-    else if (w->captureFails || cg->captureFails) why = "scripted capture failure";
-    else if (!cg->onScreen) why = "the window is not on screen";
+    if (!w || !cg)
+      why = "no window numbered " + std::to_string(windowNumber);
+    else if (w->screenRecording != "granted")
+      why = "Screen Recording is not granted";
+    else if (w->captureFails || cg->captureFails)
+      why = "scripted capture failure";
+    else if (!cg->onScreen)
+      why = "the window is not on screen";
   });
   const double pw = std::round(frame.w * scale), ph = std::round(frame.h * scale);
   if (why.empty() && (!(pw >= 1 && ph >= 1) || pw > kMaxSide || ph > kMaxSide))
@@ -132,8 +136,10 @@ Access FakeMacSystem::ScreenRecordingAccess() {
   Access access = Access::kGranted;
   macfake::WithWorld([&](FakeWorld* w) {
     if (!w) return;
-    if (w->screenRecording == "denied") access = Access::kDenied;
-    else if (w->screenRecording == "unknown") access = Access::kUnknown;
+    if (w->screenRecording == "denied")
+      access = Access::kDenied;
+    else if (w->screenRecording == "unknown")
+      access = Access::kUnknown;
   });
   return access;
 }

@@ -53,8 +53,8 @@ class Parser {
   explicit Parser(Napi::Env env) : env_(env) {}
 
   FakeWorld Parse(Napi::Object js) {
-    Keys(js, "world", {"trusted", "screenRecording", "scale", "focusedPid", "captureFails", "systemWide", "apps",
-                       "windows"});
+    Keys(js, "world",
+         {"trusted", "screenRecording", "scale", "focusedPid", "captureFails", "systemWide", "apps", "windows"});
     CollectIds(js, "world", 0);
 
     FakeWorld w;
@@ -225,8 +225,9 @@ class Parser {
   }
 
   FakeFaults Faults(Napi::Object o, const std::string& path) {
-    Keys(o, path, {"dieAfterReads", "failAttribute", "cannotComplete", "failBatchSlots", "logReads", "performError",
-                   "setError", "batchError"});
+    Keys(o, path,
+         {"dieAfterReads", "failAttribute", "cannotComplete", "failBatchSlots", "logReads", "performError", "setError",
+          "batchError"});
     FakeFaults f;
     f.dieAfterReads = static_cast<int>(Int(o, "dieAfterReads", path, -1));
     f.cannotComplete = Bool(o, "cannotComplete", path, false);
@@ -322,15 +323,16 @@ class Parser {
     if (is({"x", "y", "w", "h"})) return FakeValue::RectValue(num("x"), num("y"), num("w"), num("h"));
     if (is({"x", "y"})) return FakeValue::Point(num("x"), num("y"));
     if (is({"w", "h"})) return FakeValue::Size(num("w"), num("h"));
-    if (is({"location", "length"}))
-      return FakeValue::Range(Int(o, "location", path, 0), Int(o, "length", path, 0));
-    Fail(path, "an object value must be an element (with attrs) or one of {ref}, {error}, {url}, {double}, "
-               "{x,y}, {w,h}, {x,y,w,h}, {location,length}");
+    if (is({"location", "length"})) return FakeValue::Range(Int(o, "location", path, 0), Int(o, "length", path, 0));
+    Fail(path,
+         "an object value must be an element (with attrs) or one of {ref}, {error}, {url}, {double}, "
+         "{x,y}, {w,h}, {x,y,w,h}, {location,length}");
   }
 
   FakeApp ParseApp(Napi::Object o, const std::string& path, FakeWorld& w) {
-    Keys(o, path, {"pid", "name", "bundleId", "bundlePath", "hidden", "active", "regular", "hungMs", "chromium",
-                   "recoverOn", "faults", "root", "activationDelayMs"});
+    Keys(o, path,
+         {"pid", "name", "bundleId", "bundlePath", "hidden", "active", "regular", "hungMs", "chromium", "recoverOn",
+          "faults", "root", "activationDelayMs"});
     if (!Has(o, "pid")) Fail(path + ".pid", "required");
     FakeApp app;
     app.pid = Int(o, "pid", path, 0);
