@@ -135,13 +135,15 @@ struct Attributes {
   std::vector<AXError> errors;
   CFRef<CFArrayRef> values;
   std::vector<CFAny> singles;
+  bool batchRefused = false;  // the app refused the batched call: skip it next time
 };
 
-Error ReadAttributes(AXUIElementRef el, CFArrayRef names, Attributes& a) {
+Error ReadAttributes(AXUIElementRef el, CFArrayRef names, bool tryBatch, Attributes& a) {
   const CFIndex n = CFArrayGetCount(names);
   a.slots.assign(static_cast<size_t>(n), nullptr);
   a.errors.assign(static_cast<size_t>(n), kAXErrorSuccess);
-  const AXError e = AXUIElementCopyMultipleAttributeValues(el, names, 0, a.values.OutParam());
+  const AXError e =
+      tryBatch ? AXUIElementCopyMultipleAttributeValues(el, names, 0, a.values.OutParam()) : kAXErrorNotImplemented;
   if (e == kAXErrorSuccess && a.values && CFArrayGetCount(a.values.get()) == n) {
     for (CFIndex i = 0; i < n; i++) {
       CFTypeRef v = CFArrayGetValueAtIndex(a.values.get(), i);
@@ -150,6 +152,7 @@ Error ReadAttributes(AXUIElementRef el, CFArrayRef names, Attributes& a) {
     return {};
   }
   if (e != kAXErrorSuccess && Fatal(e)) return AXFailure(e, "reading an element");
+  a.batchRefused = tryBatch;
   a.singles.resize(static_cast<size_t>(n));
   for (CFIndex i = 0; i < n; i++) {
     CFStringRef name = static_cast<CFStringRef>(CFArrayGetValueAtIndex(names, i));
@@ -312,7 +315,7 @@ Error MacBackend::ListApps(std::vector<AppInfo>& out, Clock::time_point deadline
   };
   prune(apps_);
   prune(manualAccessibility_);
-  for (std::set<int64_t>* set : {&chromiumReady_, &enhanced_})
+  for (std::set<int64_t>* set : {&chromiumReady_, &enhanced_, &noBatch_})
     for (auto it = set->begin(); it != set->end();) it = alive.count(*it) ? std::next(it) : set->erase(it);
   // Apps with a Dock icon first: a name shared with a helper process finds the app people mean.
   std::stable_sort(running.begin(), running.end(),
@@ -354,7 +357,7 @@ Error MacBackend::WindowInfoOf(AXUIElementRef window, int64_t pid, WindowInfo& o
   CFRef<CFArrayRef> attrs =
       CFRef<CFArrayRef>::Adopt(CFArrayCreate(kCFAllocatorDefault, names, kN, &kCFTypeArrayCallBacks));
   Attributes read;
-  if (Error err = ReadAttributes(window, attrs.get(), read)) {
+  if (Error err = ReadAttributes(window, attrs.get(), /*tryBatch=*/true, read)) {
     if (err.code == ErrorCode::kElementGone) return {ErrorCode::kElementGone, "the window closed"};
     return err;
   }
@@ -457,13 +460,16 @@ Error MacBackend::GatherWindows(const AppInfo& app, WindowCandidates& c, Clock::
   return {};
 }
 
-Error MacBackend::ReadOne(ElementId id, AXUIElementRef el, NodeAttributes& a, Clock::time_point deadline) {
+Error MacBackend::ReadOne(ElementId id, AXUIElementRef el, int64_t pid, NodeAttributes& a, Clock::time_point deadline) {
   // One batched read; a failed slot holds an AXValue wrapping an AXError,
   // not the value. A batch the app refuses as a whole (kAXErrorFailure and
   // the like, from apps that do not implement it) is read one attribute at a
   // time instead.
   Attributes read;
-  if (Error err = ReadAttributes(el, batch_.get(), read)) return err;
+  // An app that refused one batched read refuses them all: ~22 calls per
+  // element from then on, instead of a wasted batch call before them.
+  if (Error err = ReadAttributes(el, batch_.get(), !noBatch_.count(pid), read)) return err;
+  if (read.batchRefused) noBatch_.insert(pid);
   const std::vector<AXError>& errors = read.errors;
   if (Fatal(errors[kRole])) return AXFailure(errors[kRole], "reading an element");
   auto slot = [&](int i) -> CFTypeRef { return read.slots[static_cast<size_t>(i)]; };
@@ -593,7 +599,7 @@ Error MacBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<NodeA
   return EachElement(elements_, ids, errs, deadline, [&](size_t i, AXUIElementRef el, pid_t pid) {
     if (AXUIElementRef app = AppElement(pid)) SetTimeoutFor(app, deadline);
     SetTimeoutFor(el, deadline);
-    return ReadOne(ids[i], el, out[i], deadline);
+    return ReadOne(ids[i], el, pid, out[i], deadline);
   });
 }
 

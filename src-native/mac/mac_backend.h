@@ -91,7 +91,7 @@ class MacBackend : public Backend {
   // The system-wide element, made once with the global messaging timeout.
   AXUIElementRef SystemWide();
   void SetTimeoutFor(AXUIElementRef element, Clock::time_point deadline);
-  Error ReadOne(ElementId id, AXUIElementRef element, NodeAttributes& out, Clock::time_point deadline);
+  Error ReadOne(ElementId id, AXUIElementRef element, int64_t pid, NodeAttributes& out, Clock::time_point deadline);
   Error ChildrenOf(ElementId id, AXUIElementRef element, ChildList& out);
   Error WindowInfoOf(AXUIElementRef window, int64_t pid, WindowInfo& out);
   Error CopyAttribute(AXUIElementRef element, CFStringRef attribute, CFAny& out);
@@ -117,6 +117,8 @@ class MacBackend : public Backend {
   std::set<int64_t> chromiumReady_;
   // Apps we set AXEnhancedUserInterface on; it is reset when the backend closes.
   std::set<int64_t> enhanced_;
+  // Apps that refuse batched reads.
+  std::set<int64_t> noBatch_;
 };
 
 }  // namespace axsnap
