@@ -74,6 +74,19 @@
 //    A base URL must be NULL.
 //  - Setting a value of another kind than the attribute holds (a string on a
 //    number) is kAXErrorIllegalArgument; Apple leaves that to each app.
+//  - The app element's AXHidden and AXFrontmost are derived from the world
+//    unless scripted, and setting them unhides / activates the app (an app
+//    scripted with recoverOn ignores them until its step); activation lands at
+//    once unless the app has activationDelayMs.
+//  - AXUIElementCopyElementAtPosition on the system-wide element finds the app
+//    through the CG window list (frontmost on-screen window under the point),
+//    then its deepest element by AXPosition/AXSize; Apple asks the window
+//    server and the app.
+// Scripted faults beyond Apple's own behaviour, for tests: performError and
+// setError (the action or set happens, then the call answers an error, as
+// AppKit does after a press that opened a modal), batchError (the batched
+// read refused as a whole), logReads (reads of chosen attributes are logged),
+// and FakeAXCalls() counts every call that would be an IPC on macOS.
 #pragma once
 
 #include <chrono>
