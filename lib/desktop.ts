@@ -6,7 +6,7 @@
  * One backend per process, created on first use (connecting is explicit and
  * never a side effect of importing axsnap).
  */
-import { AxsnapError, invalidArgument } from "./errors.js";
+import { AxsnapError, invalidArgument, MACOS_PERMISSION_HINT } from "./errors.js";
 import type { RawApp, RawSnapshot } from "./model.js";
 import { callNative, loadNative, type NativeBackend, type NativeWindow } from "./native.js";
 import {
@@ -147,9 +147,6 @@ export interface PermissionStatus {
   hint?: string;
 }
 
-const PERMISSION_HINT =
-  "open System Settings > Privacy & Security, turn on the app that runs this process (the terminal or agent host) under Accessibility and Screen Recording, then restart that app; if it is already on and still denied, run `tccutil reset Accessibility <its bundle id>` and `tccutil reset ScreenCapture <its bundle id>`, then grant again";
-
 async function permissionStatus(prompt: boolean, backend?: NativeBackend): Promise<PermissionStatus> {
   const b = backend ?? (await desktopBackend());
   const s = (await callNative(() => b.permissions(prompt))) as {
@@ -161,7 +158,7 @@ async function permissionStatus(prompt: boolean, backend?: NativeBackend): Promi
     platform: process.platform,
     accessibility: s.accessibility,
     screenRecording: s.screenRecording,
-    ...(denied ? { hint: PERMISSION_HINT } : {}),
+    ...(denied ? { hint: MACOS_PERMISSION_HINT } : {}),
   };
 }
 

@@ -37,6 +37,10 @@ export interface AxsnapErrorOptions {
   cause?: unknown;
 }
 
+/** What to do about a missing macOS permission: the pane, the restart, and tccutil when a grant is stuck. */
+export const MACOS_PERMISSION_HINT =
+  "open System Settings > Privacy & Security, turn on the app that runs this process (the terminal or agent host) under Accessibility (and Screen Recording for screenshots), then restart that app; if it is already on and still denied, run `tccutil reset Accessibility <its bundle id>` (and `tccutil reset ScreenCapture <its bundle id>`), then grant it again";
+
 /** What to do next, per code, when the thrower has nothing more specific to say. */
 const DEFAULT_HINTS: Record<ErrorCode, string> = {
   PERMISSION_DENIED: "grant the missing permission, then try again",

@@ -10,7 +10,7 @@
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { AxsnapError, type Delivery, type ErrorCode } from "./errors.js";
+import { AxsnapError, type Delivery, type ErrorCode, MACOS_PERMISSION_HINT } from "./errors.js";
 import type { RawApp, RawNode, RawSnapshot, Rect, WalkEnd } from "./model.js";
 
 export interface NativeWindow {
@@ -145,10 +145,7 @@ const NATIVE_CODES: Record<string, { code: ErrorCode; hint?: string; delivery?: 
     code: "ACCESSIBILITY_UNAVAILABLE",
     hint: "start a D-Bus session bus and the AT-SPI registry (node scripts/desktop.mjs run -- <command> does both), then try again",
   },
-  PERMISSION_DENIED: {
-    code: "PERMISSION_DENIED",
-    hint: "open System Settings > Privacy & Security > Accessibility (and Screen Recording for screenshots), turn on the app that runs this process (the terminal or agent host), then restart that app; if it is already on, run `tccutil reset Accessibility <its bundle id>` (or `tccutil reset ScreenCapture <bundle id>`) and grant it again",
-  },
+  PERMISSION_DENIED: { code: "PERMISSION_DENIED", hint: MACOS_PERMISSION_HINT },
   APP_NOT_FOUND: { code: "APP_NOT_FOUND" },
   WINDOW_NOT_FOUND: { code: "WINDOW_NOT_FOUND" },
   APP_UNRESPONSIVE: { code: "APP_UNRESPONSIVE" },

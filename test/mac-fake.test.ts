@@ -907,7 +907,7 @@ describe("permissions", () => {
     await expect(snapshot({ app: "Editor" }, b)).rejects.toMatchObject({
       code: "PERMISSION_DENIED",
       message: expect.stringMatching(/Accessibility/),
-      hint: expect.stringMatching(/Privacy & Security > Accessibility.*tccutil reset Accessibility/),
+      hint: expect.stringMatching(/Privacy & Security.*under Accessibility.*tccutil reset Accessibility/),
     });
   });
 
