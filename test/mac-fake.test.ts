@@ -137,6 +137,47 @@ function simpleWorld(children: AXElement[], extra: Partial<World> = {}): World {
 }
 
 /** The log without messaging timeouts and the (refused) Chromium request every first snapshot makes. */
+/**
+ * Another app (pid 900) added to `world`, in front: with `bounds`, one window
+ * of it on screen there (frontmost in the window list).
+ */
+function addOtherApp(
+  world: World,
+  name: string,
+  bounds?: { x: number; y: number; w: number; h: number },
+): void {
+  const windows: AXElement[] = bounds
+    ? [
+        {
+          id: 3,
+          attrs: {
+            AXRole: "AXWindow",
+            AXTitle: name,
+            AXPosition: { x: bounds.x, y: bounds.y },
+            AXSize: { w: bounds.w, h: bounds.h },
+          },
+        },
+      ]
+    : [];
+  world.apps.push({
+    pid: 900,
+    name,
+    root: {
+      id: 2,
+      attrs: {
+        AXRole: "AXApplication",
+        AXTitle: name,
+        AXWindows: windows.map((w) => ({ ref: w.id })),
+        AXChildren: windows,
+      },
+    },
+  });
+  if (bounds) world.windows.unshift({ number: 3, pid: 900, bounds, name });
+}
+
+/** A window argument for the input primitives (no handle: the app is checked, not a window). */
+const INPUT_WINDOW = { element: 0, pid: PID, title: "Doc", frame: FRAME, role: "AXWindow" };
+
 const logOf = (b: NativeBackend) =>
   b
     .fakeLog()
@@ -744,12 +785,11 @@ describe("actions and input", () => {
 
   it("pointer, keys and text become CGEvents at screen points", async () => {
     const b = backend(simpleWorld([button(21, "OK")]));
-    const window = { element: 0, pid: PID, title: "Doc", frame: FRAME, role: "AXWindow" };
-    await b.pointer(window, { kind: "click", x: 150, y: 130, count: 2 });
-    await b.pointer(window, { kind: "click", x: 150, y: 130, button: 3 });
-    await b.pointer(window, { kind: "wheel", x: 150, y: 130, dx: 0, dy: 3 });
-    await b.keys(window, "cmd+shift+t");
-    await b.typeText(window, "héllo wörld, more than twenty units 😀!");
+    await b.pointer(INPUT_WINDOW, { kind: "click", x: 150, y: 130, count: 2 });
+    await b.pointer(INPUT_WINDOW, { kind: "click", x: 150, y: 130, button: 3 });
+    await b.pointer(INPUT_WINDOW, { kind: "wheel", x: 150, y: 130, dx: 0, dy: 3 });
+    await b.keys(INPUT_WINDOW, "cmd+shift+t");
+    await b.typeText(INPUT_WINDOW, "héllo wörld, more than twenty units 😀!");
     const events = logOf(b).filter((l) => l.startsWith("event"));
     expect(events).toEqual([
       "event mouseMoved 150,130 flags=0x0",
@@ -773,8 +813,7 @@ describe("actions and input", () => {
 
   it("a long scroll goes in steps of at most 10 lines, each at the point", async () => {
     const b = backend(simpleWorld([button(21, "OK")]));
-    const window = { element: 0, pid: PID, title: "Doc", frame: FRAME, role: "AXWindow" };
-    await b.pointer(window, { kind: "wheel", x: 150, y: 130, dx: 0, dy: 25 });
+    await b.pointer(INPUT_WINDOW, { kind: "wheel", x: 150, y: 130, dx: 0, dy: 25 });
     expect(logOf(b).filter((l) => l.startsWith("event scroll"))).toEqual([
       "event scroll 0 -10 line at 150,130",
       "event scroll 0 -10 line at 150,130",
@@ -783,17 +822,11 @@ describe("actions and input", () => {
   });
 
   it("input waits until the app is in front, and refuses (sending nothing) when it cannot get there", async () => {
-    const other: WorldApp = {
-      pid: 900,
-      name: "Terminal",
-      root: { id: 2, attrs: { AXRole: "AXApplication", AXTitle: "Terminal", AXWindows: [] } },
-    };
-    const window = { element: 0, pid: PID, title: "Doc", frame: FRAME, role: "AXWindow" };
     // An app that comes forward when asked.
     const world = simpleWorld([button(21, "OK")], { focusedPid: 900 });
-    world.apps.push(other);
+    addOtherApp(world, "Terminal");
     const b = backend(world);
-    await b.keys(window, "enter");
+    await b.keys(INPUT_WINDOW, "enter");
     const log = logOf(b);
     expect(log.slice(0, 2)).toEqual(["set 1 AXFrontmost true", "system activate 500"]);
     expect(log.filter((l) => l.startsWith("event"))).toEqual([
@@ -807,9 +840,9 @@ describe("actions and input", () => {
     // An app that ignores activation: nothing is typed into the terminal in front.
     const stubborn = simpleWorld([button(21, "OK")], { focusedPid: 900 });
     stubborn.apps[0]!.recoverOn = "never";
-    stubborn.apps.push(other);
+    addOtherApp(stubborn, "Terminal");
     const s = backend(stubborn);
-    await expect(s.typeText(window, "rm -rf")).rejects.toMatchObject({
+    await expect(s.typeText(INPUT_WINDOW, "rm -rf")).rejects.toMatchObject({
       nativeCode: "INPUT_FAILED",
       message: expect.stringMatching(/Terminal \(pid 900\) is in front, so nothing was sent/),
     });
@@ -817,38 +850,14 @@ describe("actions and input", () => {
   });
 
   it("a click on a point covered by another app's window is refused", async () => {
-    const popup: WorldApp = {
-      pid: 900,
-      name: "Notifier",
-      root: {
-        id: 2,
-        attrs: {
-          AXRole: "AXApplication",
-          AXWindows: [{ ref: 3 }],
-          AXChildren: [
-            {
-              id: 3,
-              attrs: {
-                AXRole: "AXWindow",
-                AXTitle: "Alert",
-                AXPosition: { x: 100, y: 80 },
-                AXSize: { w: 300, h: 200 },
-              },
-            },
-          ],
-        },
-      },
-    };
     const world = simpleWorld([button(21, "OK")]);
-    world.apps.push(popup);
-    world.windows.unshift({ number: 3, pid: 900, bounds: { x: 100, y: 80, w: 300, h: 200 }, name: "Alert" });
+    addOtherApp(world, "Notifier", { x: 100, y: 80, w: 300, h: 200 });
     const b = backend(world);
-    const window = { element: 0, pid: PID, title: "Doc", frame: FRAME, role: "AXWindow" };
-    await expect(b.pointer(window, { kind: "click", x: 150, y: 130 })).rejects.toMatchObject({
+    await expect(b.pointer(INPUT_WINDOW, { kind: "click", x: 150, y: 130 })).rejects.toMatchObject({
       nativeCode: "INPUT_FAILED",
       message: expect.stringMatching(/covered by Notifier \(pid 900\); nothing was sent/),
     });
-    await b.pointer(window, { kind: "click", x: 700, y: 400 });
+    await b.pointer(INPUT_WINDOW, { kind: "click", x: 700, y: 400 });
     expect(logOf(b).filter((l) => l.startsWith("event leftMouseDown"))).toEqual([
       "event leftMouseDown 700,400 clicks=1 flags=0x0",
     ]);
@@ -883,8 +892,7 @@ describe("actions and input", () => {
 
   it("a drag moves in steps with the button down", async () => {
     const b = backend(simpleWorld([button(21, "OK")]));
-    const window = { element: 0, pid: PID, title: "Doc", frame: FRAME, role: "AXWindow" };
-    await b.pointer(window, { kind: "drag", x: 100, y: 100, toX: 200, toY: 150 });
+    await b.pointer(INPUT_WINDOW, { kind: "drag", x: 100, y: 100, toX: 200, toY: 150 });
     const events = logOf(b).filter((l) => l.startsWith("event"));
     expect(events[1]).toBe("event leftMouseDown 100,100 clicks=1 flags=0x0");
     expect(events.filter((e) => e.startsWith("event leftMouseDragged"))).toHaveLength(10);
@@ -893,8 +901,7 @@ describe("actions and input", () => {
 
   it("bad key names are INVALID_ARGUMENT before anything is posted", async () => {
     const b = backend(simpleWorld([button(21, "OK")]));
-    const window = { element: 0, pid: PID, title: "Doc", frame: FRAME, role: "AXWindow" };
-    await expect(b.keys(window, "hyper+q")).rejects.toMatchObject({ nativeCode: "INVALID_ARGUMENT" });
+    await expect(b.keys(INPUT_WINDOW, "hyper+q")).rejects.toMatchObject({ nativeCode: "INVALID_ARGUMENT" });
     expect(logOf(b).filter((l) => l.startsWith("event"))).toEqual([]);
   });
 });
@@ -990,18 +997,12 @@ describe("more faults", () => {
   });
 
   it("input waits for an activation that lands late", async () => {
-    const other: WorldApp = {
-      pid: 900,
-      name: "Terminal",
-      root: { id: 2, attrs: { AXRole: "AXApplication", AXWindows: [] } },
-    };
     const world = simpleWorld([button(21, "OK")], { focusedPid: 900 });
     world.apps[0]!.activationDelayMs = 300;
-    world.apps.push(other);
+    addOtherApp(world, "Terminal");
     const b = backend(world);
-    const window = { element: 0, pid: PID, title: "Doc", frame: FRAME, role: "AXWindow" };
     const t0 = performance.now();
-    await b.keys(window, "tab");
+    await b.keys(INPUT_WINDOW, "tab");
     expect(performance.now() - t0).toBeGreaterThan(250);
     expect(logOf(b).filter((l) => l.startsWith("event"))).toEqual([
       "event keyDown code=48 flags=0x0",
@@ -1010,30 +1011,11 @@ describe("more faults", () => {
   });
 
   it("a drag that would end over another app is refused before the button goes down", async () => {
-    const popup: WorldApp = {
-      pid: 900,
-      name: "Notifier",
-      root: {
-        id: 2,
-        attrs: {
-          AXRole: "AXApplication",
-          AXWindows: [{ ref: 3 }],
-          AXChildren: [
-            {
-              id: 3,
-              attrs: { AXRole: "AXWindow", AXPosition: { x: 600, y: 80 }, AXSize: { w: 300, h: 200 } },
-            },
-          ],
-        },
-      },
-    };
     const world = simpleWorld([button(21, "OK")]);
-    world.apps.push(popup);
-    world.windows.unshift({ number: 3, pid: 900, bounds: { x: 600, y: 80, w: 300, h: 200 }, name: "" });
+    addOtherApp(world, "Notifier", { x: 600, y: 80, w: 300, h: 200 });
     const b = backend(world);
-    const window = { element: 0, pid: PID, title: "Doc", frame: FRAME, role: "AXWindow" };
     await expect(
-      b.pointer(window, { kind: "drag", x: 150, y: 300, toX: 700, toY: 150 }),
+      b.pointer(INPUT_WINDOW, { kind: "drag", x: 150, y: 300, toX: 700, toY: 150 }),
     ).rejects.toMatchObject({
       nativeCode: "INPUT_FAILED",
       message: expect.stringMatching(/\(700, 150\) is covered by Notifier/),
