@@ -981,6 +981,29 @@ describe("more faults", () => {
     await session.close();
   });
 
+  it("a very long text value is read as its head (AXStringForRange), not whole", async () => {
+    const book = `${"Chapter one. ".repeat(20000)}The end.`;
+    const area: AXElement = {
+      id: 22,
+      attrs: {
+        AXRole: "AXTextArea",
+        AXRoleDescription: "text entry area",
+        AXValue: book,
+        AXNumberOfCharacters: book.length,
+        AXPosition: { x: 120, y: 200 },
+        AXSize: { w: 600, h: 400 },
+      },
+      settable: ["AXValue"],
+      faults: { logReads: ["AXValue", "AXStringForRange"] },
+    };
+    const b = backend(simpleWorld([area]));
+    const s = await snapshot({ app: "Editor", screenshot: false }, b);
+    expect(b.fakeLog().filter((l) => l.startsWith("read 22"))).toEqual(["read 22 AXStringForRange"]);
+    const node = liveObservation(s)!.raw.root.children!.find((n) => n.role === "AXTextArea")!;
+    expect(node.value).toBe(book.slice(0, 100000));
+    expect(s.text).toContain("Chapter one. Chapter one.");
+  });
+
   it("unminimize picks a minimized window, not the first one", async () => {
     const first = windowEl(10, "Visible but tiny", [button(21, "A")], { AXSize: { w: 0, h: 0 } });
     const second = windowEl(11, "Doc", [button(22, "B")], { AXMinimized: true });

@@ -21,6 +21,7 @@ constexpr auto kChromiumPoll = std::chrono::milliseconds(100);
 constexpr auto kFrontWait = std::chrono::milliseconds(2000);  // activation is asynchronous (and may switch Spaces)
 constexpr auto kFrontPoll = std::chrono::milliseconds(50);
 constexpr auto kCaptureFloor = std::chrono::milliseconds(1000);
+constexpr CFIndex kMaxValueChars = 100000;  // UTF-16 units of a text value read; the renderer prints far less
 
 // The attributes of one batched read, in slot order.
 enum Slot {
@@ -526,7 +527,19 @@ Error MacBackend::ReadOne(ElementId id, AXUIElementRef el, int64_t pid, NodeAttr
   // A secure field's value is never read: only its length (AXNumberOfCharacters above).
   if (!secure && HasValue(a.role)) {
     CFAny value;
-    if (Error err = CopyAttribute(el, CFSTR("AXValue"), value)) return err;
+    if (IsTextRole(a.role) && a.charCount && *a.charCount > kMaxValueChars) {
+      // A long document: its head, not megabytes over IPC every snapshot.
+      const CFRange head = CFRangeMake(0, kMaxValueChars);
+      CFRef<AXValueRef> range = CFRef<AXValueRef>::Adopt(AXValueCreate(kAXValueTypeCFRange, &head));
+      const AXError e =
+          AXUIElementCopyParameterizedAttributeValue(el, CFSTR("AXStringForRange"), range.get(), value.OutParam());
+      if (e != kAXErrorSuccess) {
+        if (Fatal(e)) return AXFailure(e, "reading a text range");
+        value.reset();
+      }
+    }
+    if (!value)
+      if (Error err = CopyAttribute(el, CFSTR("AXValue"), value)) return err;
     a.value = CFToValue(value.get(), a.valueType);
     if (IsTextRole(a.role)) {
       CFAny selected;

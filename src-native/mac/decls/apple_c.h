@@ -412,6 +412,11 @@ extern AXUIElementRef AXUIElementCreateSystemWide(void) AXSNAP_CF_RETURNS_RETAIN
 extern AXError AXUIElementCopyAttributeValue(AXUIElementRef element, CFStringRef attribute,
                                              CFTypeRef* AXSNAP_CF_RETURNS_RETAINED value);
 extern AXError AXUIElementGetAttributeValueCount(AXUIElementRef element, CFStringRef attribute, CFIndex* count);
+// Copy: +1 in `*result`: a parameterized attribute (e.g. AXStringForRange with
+// an AXValueRef of kAXValueTypeCFRange) for `parameter`.
+extern AXError AXUIElementCopyParameterizedAttributeValue(AXUIElementRef element, CFStringRef parameterizedAttribute,
+                                                          CFTypeRef parameter,
+                                                          CFTypeRef* AXSNAP_CF_RETURNS_RETAINED result);
 // Copy: +1 in `*values`: up to `maxValues` items of an array attribute from `index`.
 extern AXError AXUIElementCopyAttributeValues(AXUIElementRef element, CFStringRef attribute, CFIndex index,
                                               CFIndex maxValues, CFArrayRef* AXSNAP_CF_RETURNS_RETAINED values);

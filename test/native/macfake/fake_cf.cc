@@ -1766,6 +1766,31 @@ AXError AXUIElementCopyAttributeValues(AXUIElementRef element, CFStringRef attri
   return kAXErrorSuccess;
 }
 
+// Only AXStringForRange, over a string AXValue: enough for the backend's cap
+// on very long text values.
+AXError AXUIElementCopyParameterizedAttributeValue(AXUIElementRef element, CFStringRef parameterizedAttribute,
+                                                   CFTypeRef parameter, CFTypeRef* result) {
+  const ElemObj* e = ElementArg(element, "AXUIElementCopyParameterizedAttributeValue");
+  if (!e || !parameterizedAttribute || !parameter || !result) return kAXErrorIllegalArgument;
+  const std::string name = StringArg(parameterizedAttribute, "AXUIElementCopyParameterizedAttributeValue");
+  const AXValObj* range = Checked<AXValObj>(parameter, "AXUIElementCopyParameterizedAttributeValue parameter");
+  std::unique_lock<std::mutex> lock(State().mu);
+  Target t;
+  if (AXError err = Enter(e, Call::kRead, t, lock)) return err;
+  if (t.system || name != "AXStringForRange") return kAXErrorParameterizedAttributeUnsupported;
+  if (range->type != kAXValueTypeCFRange) return kAXErrorIllegalArgument;
+  for (const FakeFaults* f : {&t.el->faults, &t.app->faults})
+    if (f->logReads.count(name)) AppendLog("read " + t.Name() + " " + name);
+  auto it = t.el->attrs.find("AXValue");
+  if (it == t.el->attrs.end() || it->second.kind != FakeValue::Kind::kString) return kAXErrorNoValue;
+  std::u16string units;
+  Utf8ToUtf16(reinterpret_cast<const unsigned char*>(it->second.text.data()), it->second.text.size(), units);
+  const CFIndex start = range->range.location, length = range->range.length;
+  if (start < 0 || length < 0 || static_cast<size_t>(start + length) > units.size()) return kAXErrorIllegalArgument;
+  *result = AsRef(NewString(units.substr(static_cast<size_t>(start), static_cast<size_t>(length))));
+  return kAXErrorSuccess;
+}
+
 AXError AXUIElementCopyMultipleAttributeValues(AXUIElementRef element, CFArrayRef attributes,
                                                AXCopyMultipleAttributeOptions options, CFArrayRef* values) {
   const ElemObj* e = ElementArg(element, "AXUIElementCopyMultipleAttributeValues");

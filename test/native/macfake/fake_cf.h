@@ -43,7 +43,8 @@
 // Looser or simplified:
 //  - CFHash of arrays and dictionaries is their count; of events and event
 //    sources it is the address, and CFEqual of them is identity.
-//  - No CFNull, attributed strings, text markers or parameterized attributes.
+//  - No CFNull, attributed strings or text markers; of the parameterized
+//    attributes only AXStringForRange (over a string AXValue).
 //  - isExternalRepresentation: CFStringCreateWithBytes skips a UTF-8 byte
 //    order mark; CFStringGetBytes never writes one.
 //  - AXUIElementCreateApplication for a pid with no app returns an element
