@@ -155,6 +155,7 @@ void WalkMenuBar(Backend& backend, const AppInfo& app, Clock::time_point deadlin
   WalkOptions top;
   top.maxDepth = 1;
   top.maxNodes = 200;
+  top.probeBeyondDepth = false;
   top.deadline = deadline;
   WalkResult items;
   if (Walk(backend, bar, nullptr, top, items)) {

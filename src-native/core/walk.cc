@@ -128,6 +128,7 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
       out.ended = WalkEnd::kDeadline;
       break;
     }
+    if (!options.probeBeyondDepth && slots[frontier.front()].depth >= options.maxDepth) break;
     std::vector<ElementId> parentIds;
     parentIds.reserve(frontier.size());
     for (size_t i : frontier) parentIds.push_back(slots[i].id);

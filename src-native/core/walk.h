@@ -15,6 +15,10 @@ struct WalkOptions {
   int maxDepth = 64;
   Clock::time_point deadline;
   int maxRows = 20;  // rows kept per list (visible ones)
+  // Whether elements at maxDepth have their children listed, so the walk can
+  // say it was cut by depth. A caller that wants only the top levels (the
+  // menu bar's items) turns it off and saves a call per element.
+  bool probeBeyondDepth = true;
 };
 
 struct WalkResult {
