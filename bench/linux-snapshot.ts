@@ -4,13 +4,15 @@
  *   - axsnap's full snapshot (walk + render, no screenshot), through the public API;
  *   - a pyatspi walk reading the same fields (Debian's python3-pyatspi, /usr/bin/python3);
  *   - one org.a11y.atspi.Cache.GetItems call, the floor.
- * Then capture + encode of a 1280×800 window (Chromium) and the encodes used.
- * Target (issue 3): axsnap ≤ 0.2× pyatspi.
+ * Then the event loop's delay while snapshots run back to back, and capture +
+ * encode of a 1280×800 window (Chromium) and the encodes used.
+ * Targets (issue 3): axsnap ≤ 0.2× pyatspi; event-loop delay p99 < 20 ms.
  *
  *   node scripts/desktop.mjs run -- npx tsx bench/linux-snapshot.ts   (or: npm run bench:linux)
  */
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { desktopBackend, snapshot } from "../lib/desktop.js";
 import { chromium, fileUrl, gtkWidgetFactory, startDesktop } from "../scripts/desktop.mjs";
 import { measureGetItems, median } from "./getitems_floor.js";
