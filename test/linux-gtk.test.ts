@@ -171,6 +171,9 @@ describe("gtk3-widget-factory", () => {
     const p99 = h.percentile(99) / 1e6;
     console.log(`event-loop delay p99 ${p99.toFixed(1)} ms over ${n} snapshots`);
     expect(n).toBeGreaterThan(3);
-    expect(p99).toBeLessThan(20);
+    // Behaviour, not the speed target (p99 < 20 ms, measured in bench/linux-snapshot.ts):
+    // a walk or an encode on the JavaScript thread would hold the loop for a whole
+    // snapshot (~70 ms here), so the loop's worst delays stay far below that.
+    expect(p99).toBeLessThan(60);
   });
 });
