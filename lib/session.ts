@@ -112,6 +112,18 @@ const PRESS_ACTIONS = [
   "doDefault",
 ];
 const MENU_ACTIONS = ["AXShowMenu", "showContextMenu", "show menu", "popup"];
+/**
+ * A refusal that delivered nothing: only then may another way of doing the
+ * same thing follow (selecting a row, then pressing; pressing, then clicking).
+ */
+function refusedUndelivered(e: unknown): e is AxsnapError {
+  return (
+    e instanceof AxsnapError &&
+    (e.code === "ACTION_NOT_SUPPORTED" || e.code === "ACTION_FAILED") &&
+    e.delivery === "not_delivered"
+  );
+}
+
 const ROW_ROLES = new Set(["AXRow", "table row", "list item", "tree item", "table cell"]);
 /** Roles where "go to the end" keys move a caret rather than doing something else. */
 const TEXT_ROLES = new Set([
@@ -462,13 +474,7 @@ export class Session {
         );
         return this.finishSemantic("click", r, notes, uncertain, options);
       } catch (e) {
-        // Only a refusal that delivered nothing may be followed by another way of doing it.
-        if (
-          !(e instanceof AxsnapError) ||
-          !["ACTION_NOT_SUPPORTED", "ACTION_FAILED"].includes(e.code) ||
-          e.delivery !== "not_delivered"
-        )
-          throw e;
+        if (!refusedUndelivered(e)) throw e;
         notes.push(`the row could not be selected in its list (${e.message})`);
       }
     }
@@ -479,13 +485,7 @@ export class Session {
         );
         return this.finishSemantic("click", r, notes, uncertain, options);
       } catch (e) {
-        // Only a refusal that delivered nothing may be followed by another way of doing it.
-        if (
-          !(e instanceof AxsnapError) ||
-          !["ACTION_NOT_SUPPORTED", "ACTION_FAILED"].includes(e.code) ||
-          e.delivery !== "not_delivered"
-        )
-          throw e;
+        if (!refusedUndelivered(e)) throw e;
         notes.push(`the element refused ${semantic} (${e.message}); clicked by coordinates instead`);
       }
     } else if (count === 1) {

@@ -412,13 +412,11 @@ Error MacBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Cloc
 
 Error MacBackend::GatherWindows(const AppInfo& app, WindowCandidates& c, Clock::time_point deadline) {
   if (Error err = Windows(app, c.appWindows, deadline)) return err;
-  auto windowAttr = [&](AXUIElementRef el, CFStringRef attr, int64_t pid, std::optional<WindowInfo>& out) -> Error {
-    CFAny w;
-    if (Error err = CopyAttribute(el, attr, w)) return err;
-    if (!IsElement(w.get())) return {};
-    SetTimeoutFor(static_cast<AXUIElementRef>(w.get()), deadline);
+  // One window of the app as a candidate; a window that closed meanwhile is none.
+  auto asWindow = [&](AXUIElementRef w, std::optional<WindowInfo>& out) -> Error {
+    SetTimeoutFor(w, deadline);
     WindowInfo info;
-    Error err = WindowInfoOf(static_cast<AXUIElementRef>(w.get()), pid, info);
+    Error err = WindowInfoOf(w, app.pid, info);
     if (err.code == ErrorCode::kElementGone) return {};
     if (err) return err;
     // Hidden or not is the app's, as the window list has it.
@@ -427,7 +425,14 @@ Error MacBackend::GatherWindows(const AppInfo& app, WindowCandidates& c, Clock::
     out = info;
     return {};
   };
-  if (Error err = windowAttr(AppElement(app.pid), CFSTR("AXFocusedWindow"), app.pid, c.appFocused)) return err;
+  // The window an attribute of `el` names (AXFocusedWindow, AXWindow).
+  auto windowAttr = [&](AXUIElementRef el, CFStringRef attr, std::optional<WindowInfo>& out) -> Error {
+    CFAny w;
+    if (Error err = CopyAttribute(el, attr, w)) return err;
+    if (!IsElement(w.get())) return {};
+    return asWindow(static_cast<AXUIElementRef>(w.get()), out);
+  };
+  if (Error err = windowAttr(AppElement(app.pid), CFSTR("AXFocusedWindow"), c.appFocused)) return err;
 
   AppInfo focused;
   bool haveFocused = false;
@@ -447,13 +452,9 @@ Error MacBackend::GatherWindows(const AppInfo& app, WindowCandidates& c, Clock::
       CFAny role;
       if (Error err = CopyAttribute(el, CFSTR("AXRole"), role)) return err;
       if (Str(role.get()) == "AXWindow") {
-        WindowInfo info;
-        if (!WindowInfoOf(el, app.pid, info)) {
-          for (const WindowInfo& listed : c.appWindows)
-            if (listed.element == info.element) info.visible = listed.visible;
-          c.systemFocused = info;
-        }
-      } else if (Error err = windowAttr(el, CFSTR("AXWindow"), app.pid, c.systemFocused)) {
+        // Focus on a window that cannot be read is no input: the chain goes on without it.
+        asWindow(el, c.systemFocused);
+      } else if (Error err = windowAttr(el, CFSTR("AXWindow"), c.systemFocused)) {
         return err;
       }
     }
@@ -610,7 +611,6 @@ Error MacBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<NodeA
   if (!batch_) batch_ = BatchAttributes();
   out.assign(ids.size(), NodeAttributes{});
   return EachElement(elements_, ids, errs, deadline, [&](size_t i, AXUIElementRef el, pid_t pid) {
-    if (AXUIElementRef app = AppElement(pid)) SetTimeoutFor(app, deadline);
     SetTimeoutFor(el, deadline);
     return ReadOne(ids[i], el, pid, out[i], deadline);
   });
