@@ -66,6 +66,9 @@ try {
         `leak-rss: after ${i} warm-up snapshots rss ${round(start.rss / MB, 1)} MB, heapUsed ${round(start.heapUsed / MB, 1)} MB (${nodes} elements, png ${pngBytes} bytes)\n`,
       );
     } else if (i % REPORT_EVERY === 0) {
+      // Settled like the start and end samples: otherwise a checkpoint measures
+      // how much garbage V8 happens to hold (heapUsed swings 8-20 MB here), not growth.
+      await settle();
       const m = process.memoryUsage();
       process.stderr.write(
         `leak-rss: ${i}/${total} rss ${round(m.rss / MB, 1)} MB, heapUsed ${round(m.heapUsed / MB, 1)} MB\n`,
