@@ -24,6 +24,9 @@ export const ERROR_CODES = [
   "INVALID_ARGUMENT",
   "PLATFORM_NOT_SUPPORTED",
   "ACCESSIBILITY_UNAVAILABLE",
+  "AMBIGUOUS_APP",
+  "NOT_ENABLED",
+  "ABORTED",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -63,6 +66,10 @@ const DEFAULT_HINTS: Record<ErrorCode, string> = {
   PLATFORM_NOT_SUPPORTED: "this platform has no backend; use macOS or Linux",
   ACCESSIBILITY_UNAVAILABLE:
     "the accessibility service is not running or not reachable; start it and try again",
+  AMBIGUOUS_APP:
+    "several running apps match that name; pass the pid of the one you mean (the message lists them) as { app: <pid> }",
+  NOT_ENABLED: "the element is disabled; take a new snapshot and wait until it is enabled, or pick another",
+  ABORTED: "the call was aborted by its signal; take a new snapshot before acting again",
 };
 
 export class AxsnapError extends Error {

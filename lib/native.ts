@@ -71,11 +71,21 @@ export interface NativeBackend {
   focus(handle: number, deadlineMs: number): Promise<void>;
   /** Selects a row (or cell) in its list. */
   select(handle: number, deadlineMs: number): Promise<void>;
-  pointer(window: NativeWindow, event: NativePointerEvent): Promise<void>;
-  keys(window: NativeWindow, combo: string): Promise<void>;
-  typeText(window: NativeWindow, text: string): Promise<void>;
+  /** Synthetic input goes only to the observed window of the observed pid (or its popups), bounded by the deadline. */
+  pointer(window: NativeWindow, event: NativePointerEvent, deadlineMs: number): Promise<void>;
+  keys(window: NativeWindow, combo: string, deadlineMs: number): Promise<void>;
+  /** Types in chunks that check the deadline; `typed` counts the characters sent (also set on a rejection). */
+  typeText(window: NativeWindow, text: string, deadlineMs: number): Promise<{ typed: number }>;
+  /** The element with keyboard focus in the app, asked live (no cache); null when nothing has focus. */
+  focusedElement(
+    pid: number,
+    maxDepth: number,
+    deadlineMs: number,
+  ): Promise<{ node: RawNode; ended: WalkEnd; handles: number[] } | null>;
+  /** Inserts text at the end of an editable text element without rewriting its content. */
+  insertText(handle: number, text: string, deadlineMs: number): Promise<void>;
   release(handles: number[]): Promise<void>;
-  /** The subtree of one live element (bounded), for identity checks; its handles must be released. */
+  /** The subtree of one live element (bounded), read live (no cache), for identity checks; its handles must be released. */
   readElement(
     handle: number,
     maxDepth: number,
@@ -147,6 +157,7 @@ const NATIVE_CODES: Record<string, { code: ErrorCode; hint?: string; delivery?: 
   },
   PERMISSION_DENIED: { code: "PERMISSION_DENIED", hint: MACOS_PERMISSION_HINT },
   APP_NOT_FOUND: { code: "APP_NOT_FOUND" },
+  AMBIGUOUS_APP: { code: "AMBIGUOUS_APP" },
   WINDOW_NOT_FOUND: { code: "WINDOW_NOT_FOUND" },
   APP_UNRESPONSIVE: { code: "APP_UNRESPONSIVE" },
   TIMEOUT: { code: "TIMEOUT" },

@@ -548,7 +548,9 @@ export class Session {
     const p = r.record.clickPoint;
     if (!p) throw new AxsnapError("ACTION_NOT_SUPPORTED", `element ${r.record.index} has no frame to click`);
     const point = this.clamp(r.live, p.x, p.y, notes);
-    await callNative(() => r.live.backend.pointer(r.live.window, { ...event, x: point.x, y: point.y }));
+    await callNative(() =>
+      r.live.backend.pointer(r.live.window, { ...event, x: point.x, y: point.y }, this.opts.deadlineMs),
+    );
     return this.finish(action, r.snapshot, r.record, "synthetic", "delivered_unverified", notes, options);
   }
 
@@ -645,7 +647,7 @@ export class Session {
     this.guardFresh(snap);
     const live = liveObservation(snap);
     if (!live) throw new AxsnapError("STALE_REF", "that snapshot was not observed live");
-    await callNative(() => live.backend.keys(live.window, combo.trim()));
+    await callNative(() => live.backend.keys(live.window, combo.trim(), this.opts.deadlineMs));
     return this.finish("pressKey", snap, undefined, "synthetic", "delivered_unverified", [], options);
   }
 
@@ -671,7 +673,7 @@ export class Session {
           },
         );
       this.guardFresh(snap);
-      await callNative(() => live.backend.typeText(live.window, text));
+      await callNative(() => live.backend.typeText(live.window, text, this.opts.deadlineMs));
       return this.finish("typeText", snap, undefined, "synthetic", "delivered_unverified", [], options);
     }
     const addressed = this.address(options.target, options.app);
@@ -716,9 +718,11 @@ export class Session {
     // same keys mean something else (cmd+Down opens the selection in Finder).
     if (focused && TEXT_ROLES.has(r.record.role)) {
       const toEnd = r.live.raw.platform === "macos" ? "cmd+down" : "ctrl+End";
-      await callNative(() => r.live.backend.keys(r.live.window, toEnd)).catch(() => undefined);
+      await callNative(() => r.live.backend.keys(r.live.window, toEnd, this.opts.deadlineMs)).catch(
+        () => undefined,
+      );
     }
-    await callNative(() => r.live.backend.typeText(r.live.window, text));
+    await callNative(() => r.live.backend.typeText(r.live.window, text, this.opts.deadlineMs));
     return this.finish("typeText", r.snapshot, r.record, "synthetic", "delivered_unverified", notes, options);
   }
 
@@ -782,14 +786,18 @@ export class Session {
     const start = this.clamp(a.live, p.x, p.y, notes);
     const end = this.clamp(a.live, q.x, q.y, notes);
     await callNative(() =>
-      a.live.backend.pointer(a.live.window, {
-        kind: "drag",
-        x: start.x,
-        y: start.y,
-        toX: end.x,
-        toY: end.y,
-        button: 1,
-      }),
+      a.live.backend.pointer(
+        a.live.window,
+        {
+          kind: "drag",
+          x: start.x,
+          y: start.y,
+          toX: end.x,
+          toY: end.y,
+          button: 1,
+        },
+        this.opts.deadlineMs,
+      ),
     );
     return this.finish("drag", a.snapshot, a.record, "synthetic", "delivered_unverified", notes, options);
   }
@@ -844,12 +852,16 @@ export class Session {
       await this.guardDestructive(action, { snapshot: at.snap, record: hit });
     }
     await callNative(() =>
-      at.live.backend.pointer(at.live.window, {
-        ...event,
-        x: at.x,
-        y: at.y,
-        ...(end ? { toX: end.x, toY: end.y } : {}),
-      }),
+      at.live.backend.pointer(
+        at.live.window,
+        {
+          ...event,
+          x: at.x,
+          y: at.y,
+          ...(end ? { toX: end.x, toY: end.y } : {}),
+        },
+        this.opts.deadlineMs,
+      ),
     );
     return this.finish(action, at.snap, undefined, "synthetic", "delivered_unverified", notes, options);
   }

@@ -135,19 +135,23 @@ describe("gtk3-widget-factory", () => {
         !/disabled/.test(lineOf(before, r.index)),
     );
     expect(box, "an enabled, unchecked check box").toBeDefined();
-    await live.backend.pointer(live.window, {
-      kind: "click",
-      x: box!.clickPoint!.x,
-      y: box!.clickPoint!.y,
-      button: 1,
-      count: 1,
-    });
+    await live.backend.pointer(
+      live.window,
+      {
+        kind: "click",
+        x: box!.clickPoint!.x,
+        y: box!.clickPoint!.y,
+        button: 1,
+        count: 1,
+      },
+      5000,
+    );
     const entry = before.records.find(
       (r) => r.role === "text" && r.settable && !/disabled/.test(lineOf(before, r.index)),
     )!;
     await live.backend.setText(entry.handle!, "", 2000);
     await live.backend.focus(entry.handle!, 2000);
-    await live.backend.typeText(live.window, "xtest ok");
+    await live.backend.typeText(live.window, "xtest ok", 5000);
     await new Promise((r) => setTimeout(r, 200));
     const after = await snapshot({ app: "gtk3-widget-factory", screenshot: false });
     const boxAfter = after.records.find((r) => r.handle === box!.handle)!;

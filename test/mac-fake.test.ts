@@ -785,11 +785,11 @@ describe("actions and input", () => {
 
   it("pointer, keys and text become CGEvents at screen points", async () => {
     const b = backend(simpleWorld([button(21, "OK")]));
-    await b.pointer(INPUT_WINDOW, { kind: "click", x: 150, y: 130, count: 2 });
-    await b.pointer(INPUT_WINDOW, { kind: "click", x: 150, y: 130, button: 3 });
-    await b.pointer(INPUT_WINDOW, { kind: "wheel", x: 150, y: 130, dx: 0, dy: 3 });
-    await b.keys(INPUT_WINDOW, "cmd+shift+t");
-    await b.typeText(INPUT_WINDOW, "héllo wörld, more than twenty units 😀!");
+    await b.pointer(INPUT_WINDOW, { kind: "click", x: 150, y: 130, count: 2 }, 5000);
+    await b.pointer(INPUT_WINDOW, { kind: "click", x: 150, y: 130, button: 3 }, 5000);
+    await b.pointer(INPUT_WINDOW, { kind: "wheel", x: 150, y: 130, dx: 0, dy: 3 }, 5000);
+    await b.keys(INPUT_WINDOW, "cmd+shift+t", 5000);
+    await b.typeText(INPUT_WINDOW, "héllo wörld, more than twenty units 😀!", 5000);
     const events = logOf(b).filter((l) => l.startsWith("event"));
     expect(events).toEqual([
       "event mouseMoved 150,130 flags=0x0",
@@ -813,7 +813,7 @@ describe("actions and input", () => {
 
   it("a long scroll goes in steps of at most 10 lines, each at the point", async () => {
     const b = backend(simpleWorld([button(21, "OK")]));
-    await b.pointer(INPUT_WINDOW, { kind: "wheel", x: 150, y: 130, dx: 0, dy: 25 });
+    await b.pointer(INPUT_WINDOW, { kind: "wheel", x: 150, y: 130, dx: 0, dy: 25 }, 5000);
     expect(logOf(b).filter((l) => l.startsWith("event scroll"))).toEqual([
       "event scroll 0 -10 line at 150,130",
       "event scroll 0 -10 line at 150,130",
@@ -826,7 +826,7 @@ describe("actions and input", () => {
     const world = simpleWorld([button(21, "OK")], { focusedPid: 900 });
     addOtherApp(world, "Terminal");
     const b = backend(world);
-    await b.keys(INPUT_WINDOW, "enter");
+    await b.keys(INPUT_WINDOW, "enter", 5000);
     const log = logOf(b);
     expect(log.slice(0, 2)).toEqual(["set 1 AXFrontmost true", "system activate 500"]);
     expect(log.filter((l) => l.startsWith("event"))).toEqual([
@@ -842,7 +842,7 @@ describe("actions and input", () => {
     stubborn.apps[0]!.recoverOn = "never";
     addOtherApp(stubborn, "Terminal");
     const s = backend(stubborn);
-    await expect(s.typeText(INPUT_WINDOW, "rm -rf")).rejects.toMatchObject({
+    await expect(s.typeText(INPUT_WINDOW, "rm -rf", 5000)).rejects.toMatchObject({
       nativeCode: "INPUT_FAILED",
       message: expect.stringMatching(/Terminal \(pid 900\) is in front, so nothing was sent/),
     });
@@ -853,11 +853,11 @@ describe("actions and input", () => {
     const world = simpleWorld([button(21, "OK")]);
     addOtherApp(world, "Notifier", { x: 100, y: 80, w: 300, h: 200 });
     const b = backend(world);
-    await expect(b.pointer(INPUT_WINDOW, { kind: "click", x: 150, y: 130 })).rejects.toMatchObject({
+    await expect(b.pointer(INPUT_WINDOW, { kind: "click", x: 150, y: 130 }, 5000)).rejects.toMatchObject({
       nativeCode: "INPUT_FAILED",
       message: expect.stringMatching(/covered by Notifier \(pid 900\); nothing was sent/),
     });
-    await b.pointer(INPUT_WINDOW, { kind: "click", x: 700, y: 400 });
+    await b.pointer(INPUT_WINDOW, { kind: "click", x: 700, y: 400 }, 5000);
     expect(logOf(b).filter((l) => l.startsWith("event leftMouseDown"))).toEqual([
       "event leftMouseDown 700,400 clicks=1 flags=0x0",
     ]);
@@ -892,7 +892,7 @@ describe("actions and input", () => {
 
   it("a drag moves in steps with the button down", async () => {
     const b = backend(simpleWorld([button(21, "OK")]));
-    await b.pointer(INPUT_WINDOW, { kind: "drag", x: 100, y: 100, toX: 200, toY: 150 });
+    await b.pointer(INPUT_WINDOW, { kind: "drag", x: 100, y: 100, toX: 200, toY: 150 }, 5000);
     const events = logOf(b).filter((l) => l.startsWith("event"));
     expect(events[1]).toBe("event leftMouseDown 100,100 clicks=1 flags=0x0");
     expect(events.filter((e) => e.startsWith("event leftMouseDragged"))).toHaveLength(10);
@@ -901,7 +901,9 @@ describe("actions and input", () => {
 
   it("bad key names are INVALID_ARGUMENT before anything is posted", async () => {
     const b = backend(simpleWorld([button(21, "OK")]));
-    await expect(b.keys(INPUT_WINDOW, "hyper+q")).rejects.toMatchObject({ nativeCode: "INVALID_ARGUMENT" });
+    await expect(b.keys(INPUT_WINDOW, "hyper+q", 5000)).rejects.toMatchObject({
+      nativeCode: "INVALID_ARGUMENT",
+    });
     expect(logOf(b).filter((l) => l.startsWith("event"))).toEqual([]);
   });
 });
@@ -1025,7 +1027,7 @@ describe("more faults", () => {
     addOtherApp(world, "Terminal");
     const b = backend(world);
     const t0 = performance.now();
-    await b.keys(INPUT_WINDOW, "tab");
+    await b.keys(INPUT_WINDOW, "tab", 5000);
     expect(performance.now() - t0).toBeGreaterThan(250);
     expect(logOf(b).filter((l) => l.startsWith("event"))).toEqual([
       "event keyDown code=48 flags=0x0",
@@ -1038,7 +1040,7 @@ describe("more faults", () => {
     addOtherApp(world, "Notifier", { x: 600, y: 80, w: 300, h: 200 });
     const b = backend(world);
     await expect(
-      b.pointer(INPUT_WINDOW, { kind: "drag", x: 150, y: 300, toX: 700, toY: 150 }),
+      b.pointer(INPUT_WINDOW, { kind: "drag", x: 150, y: 300, toX: 700, toY: 150 }, 5000),
     ).rejects.toMatchObject({
       nativeCode: "INPUT_FAILED",
       message: expect.stringMatching(/\(700, 150\) is covered by Notifier/),

@@ -93,13 +93,40 @@ class Backend {
   // Selects a row (or a row-less table's cell) in its list: AT-SPI Selection,
   // AXSelectedRows on macOS. kActionNotSupported where the list cannot.
   virtual Error Select(ElementId id, Clock::time_point deadline) = 0;
-  // Synthetic input at screen points. `window` is raised and verified on top first.
-  virtual Error Pointer(const WindowInfo& window, const PointerEvent& ev) = 0;
-  virtual Error Keys(const WindowInfo& window, const std::string& combo) = 0;  // "ctrl+shift+t"
-  virtual Error TypeText(const WindowInfo& window, const std::string& text) = 0;
+  // Synthetic input at screen points. `window` is raised and verified on top
+  // first, and every event goes only to a window owned by window.pid that is
+  // the observed window (or its dialog, menu or popup); otherwise nothing is
+  // sent (kWindowNotFound / kAppNotFound). Bounded by `deadline`: a display
+  // that stops answering fails the call (kTimeout), it never hangs the worker.
+  virtual Error Pointer(const WindowInfo& window, const PointerEvent& ev, Clock::time_point deadline) = 0;
+  virtual Error Keys(const WindowInfo& window, const std::string& combo,
+                     Clock::time_point deadline) = 0;  // "ctrl+shift+t"
+  // Types UTF-8 text in chunks, checking the deadline (and the window) between
+  // them; `typed` is the number of characters (code points) sent, also on error.
+  virtual Error TypeText(const WindowInfo& window, const std::string& text, Clock::time_point deadline,
+                         size_t& typed) = 0;
 
   // Forget handles (a snapshot was released).
   virtual void Release(const std::vector<ElementId>& ids) = 0;
+
+  // --- Live reads for the action path ---
+
+  // The element that has keyboard focus in the app `pid`, asked of the app
+  // now (never a cache). found = false when the app reports no focus.
+  virtual Error FocusedElement(int64_t pid, ElementId& out, bool& found, Clock::time_point deadline) {
+    found = false;
+    return {ErrorCode::kActionNotSupported, "this platform cannot read the focused element"};
+  }
+  // Inserts `text` at the end of an editable text element's content without
+  // rewriting what is there (AT-SPI EditableText.InsertText; macOS: the
+  // selected-text range at the end, then AXSelectedText). kActionNotSupported
+  // where the element has no such interface.
+  virtual Error InsertText(ElementId id, const std::string& text, Clock::time_point deadline) {
+    return {ErrorCode::kActionNotSupported, "the element cannot insert text"};
+  }
+  // While on, reads skip every cache and ask the app (identity checks before
+  // acting). The worker turns it on for readElement and focusedElement jobs.
+  virtual void SetLiveReads(bool live) {}
 
   // --- Hooks with defaults; macOS overrides them. ---
 

@@ -20,6 +20,7 @@ const char* ErrorCodeName(ErrorCode code) {
     case ErrorCode::kInputFailed: return "INPUT_FAILED";
     case ErrorCode::kPermissionDenied: return "PERMISSION_DENIED";
     case ErrorCode::kDeliveryUncertain: return "DELIVERY_UNCERTAIN";
+    case ErrorCode::kAmbiguousApp: return "AMBIGUOUS_APP";
     case ErrorCode::kInternal: return "INTERNAL";
   }
   return "INTERNAL";

@@ -27,6 +27,7 @@ enum class ErrorCode {
   kNone = 0,
   kNoAccessibilityBus,  // no session bus / a11y bus: PERMISSION_DENIED-like, with a hint
   kAppNotFound,
+  kAmbiguousApp,  // a name matched several running apps (the message lists their pids)
   kWindowNotFound,
   kAppUnresponsive,  // a call timed out: the app did not answer
   kTimeout,          // the overall deadline passed

@@ -164,7 +164,7 @@ Error FakeBackend::DoAction(ElementId id, const std::string& name, Clock::time_p
   if (std::find(e->attrs.actions.begin(), e->attrs.actions.end(), name) == e->attrs.actions.end())
     return {ErrorCode::kActionNotSupported, "fake: the element has no action " + name};
   Record("action " + std::to_string(id) + " " + name);
-  return {};
+  return AfterSend(*e, deadline);
 }
 
 Error FakeBackend::SetText(ElementId id, const std::string& text, Clock::time_point deadline) {
@@ -174,7 +174,7 @@ Error FakeBackend::SetText(ElementId id, const std::string& text, Clock::time_po
   if (!e->attrs.settable) return {ErrorCode::kNotSettable, "fake: not settable"};
   e->attrs.value = text;
   Record("setText " + std::to_string(id) + " " + text);
-  return {};
+  return AfterSend(*e, deadline);
 }
 
 Error FakeBackend::SetNumber(ElementId id, double value, Clock::time_point deadline) {
@@ -192,6 +192,10 @@ Error FakeBackend::Focus(ElementId id, Clock::time_point deadline) {
   if (!e) return {ErrorCode::kElementGone, "fake: unknown element"};
   if (Error err = Touch(*e, deadline)) return err;
   Record("focus " + std::to_string(id));
+  if (e->fault.refuseFocus) return {};
+  for (FakeElement& other : script_.elements)
+    if (other.attrs.states.focused.value_or(false)) other.attrs.states.focused = false;
+  e->attrs.states.focused = true;
   return {};
 }
 
@@ -204,7 +208,27 @@ Error FakeBackend::Select(ElementId id, Clock::time_point deadline) {
   return {};
 }
 
-Error FakeBackend::Pointer(const WindowInfo&, const PointerEvent& ev) {
+Error FakeBackend::InputWindow(const WindowInfo& window) {
+  for (const FakeApp& app : script_.apps) {
+    if (app.info.pid != window.pid) continue;
+    for (const FakeWindow& w : app.windows)
+      if (w.root + 1 == window.element && w.info.title == window.title) return {};
+    return {ErrorCode::kWindowNotFound, "fake: the observed window is gone; nothing was sent"};
+  }
+  return {ErrorCode::kAppNotFound, "fake: the observed app is gone; nothing was sent"};
+}
+
+Error FakeBackend::AfterSend(const FakeElement& e, Clock::time_point deadline) {
+  if (e.fault.actionHangMs <= 0) return {};
+  const Clock::time_point until = Clock::now() + std::chrono::milliseconds(e.fault.actionHangMs);
+  std::this_thread::sleep_until(std::min(until, deadline));
+  if (Clock::now() >= deadline) return {ErrorCode::kAppUnresponsive, "fake: the app did not answer"};
+  return {};
+}
+
+Error FakeBackend::Pointer(const WindowInfo& window, const PointerEvent& ev, Clock::time_point deadline) {
+  if (Error err = InputWindow(window)) return err;
+  if (Clock::now() >= deadline) return {ErrorCode::kTimeout, "fake: deadline"};
   static const char* kinds[] = {"click", "wheel", "drag", "move"};
   Record(std::string("pointer ") + kinds[static_cast<int>(ev.kind)] + " " + std::to_string(std::lround(ev.x)) + "," +
          std::to_string(std::lround(ev.y)) + " button=" + std::to_string(ev.button) +
@@ -212,14 +236,74 @@ Error FakeBackend::Pointer(const WindowInfo&, const PointerEvent& ev) {
   return {};
 }
 
-Error FakeBackend::Keys(const WindowInfo&, const std::string& combo) {
+Error FakeBackend::Keys(const WindowInfo& window, const std::string& combo, Clock::time_point deadline) {
+  if (Error err = InputWindow(window)) return err;
+  if (Clock::now() >= deadline) return {ErrorCode::kTimeout, "fake: deadline"};
   Record("keys " + combo);
   return {};
 }
 
-Error FakeBackend::TypeText(const WindowInfo&, const std::string& text) {
-  Record("type " + text);
+Error FakeBackend::TypeText(const WindowInfo& window, const std::string& text, Clock::time_point deadline,
+                            size_t& typed) {
+  typed = 0;
+  if (Error err = InputWindow(window)) return err;
+  // One character at a time, like the real backends' chunks: the log holds what was typed before the deadline.
+  std::string sent;
+  for (size_t i = 0; i < text.size();) {
+    if (Clock::now() >= deadline) {
+      if (!sent.empty()) Record("type " + sent);
+      return {ErrorCode::kTimeout, "fake: the deadline passed while typing"};
+    }
+    size_t len = 1;
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0xf0) len = 4;
+    else if (c >= 0xe0) len = 3;
+    else if (c >= 0xc0) len = 2;
+    sent += text.substr(i, len);
+    i += len;
+    typed++;
+    if (script_.typeMsPerChar > 0) std::this_thread::sleep_for(std::chrono::milliseconds(script_.typeMsPerChar));
+  }
+  Record("type " + sent);
   return {};
+}
+
+Error FakeBackend::FocusedElement(int64_t pid, ElementId& out, bool& found, Clock::time_point deadline) {
+  found = false;
+  if (Clock::now() >= deadline) return {ErrorCode::kTimeout, "fake: deadline"};
+  const FakeApp* app = nullptr;
+  for (const FakeApp& a : script_.apps)
+    if (a.info.pid == pid) app = &a;
+  if (!app) return {ErrorCode::kAppNotFound, "fake: no such app"};
+  // Focus lives in the app's windows: search each window's tree for the focused element.
+  for (const FakeWindow& w : app->windows) {
+    std::vector<size_t> stack{w.root};
+    while (!stack.empty()) {
+      const size_t i = stack.back();
+      stack.pop_back();
+      if (i >= script_.elements.size()) continue;
+      FakeElement& e = script_.elements[i];
+      if (e.attrs.states.focused.value_or(false)) {
+        if (Error err = Touch(e, deadline)) return err;
+        out = i + 1;
+        found = true;
+        return {};
+      }
+      for (size_t c : e.children) stack.push_back(c);
+    }
+  }
+  return {};
+}
+
+Error FakeBackend::InsertText(ElementId id, const std::string& text, Clock::time_point deadline) {
+  FakeElement* e = Find(id);
+  if (!e) return {ErrorCode::kElementGone, "fake: unknown element"};
+  if (Error err = Touch(*e, deadline)) return err;
+  if (!e->attrs.settable || e->attrs.states.editable == false) return {ErrorCode::kNotSettable, "fake: not editable"};
+  std::string* old = std::get_if<std::string>(&e->attrs.value);
+  e->attrs.value = (old ? *old : std::string()) + text;
+  Record("insert " + std::to_string(id) + " " + text);
+  return AfterSend(*e, deadline);
 }
 
 void FakeBackend::Release(const std::vector<ElementId>& ids) {

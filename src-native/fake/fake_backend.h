@@ -19,6 +19,8 @@ struct FakeFault {
   int dieAfterReads = -1;      // the element is gone after this many reads of it
   int hangMs = 0;              // each read of this element blocks this long (bounded by the deadline)
   bool childrenError = false;  // reading its children fails
+  int actionHangMs = 0;        // an action or set is recorded (it left), then the app stalls this long
+  bool refuseFocus = false;    // Focus answers success but focus does not move (as some toolkits do)
 };
 
 struct FakeElement {
@@ -45,6 +47,7 @@ struct FakeScript {
   std::vector<FakeApp> apps;
   double scale = 1;
   bool noBus = false;
+  int typeMsPerChar = 0;  // synthetic typing takes this long per character (deadline tests)
 };
 
 class FakeBackend : public Backend {
@@ -67,9 +70,12 @@ class FakeBackend : public Backend {
   Error SetNumber(ElementId id, double value, Clock::time_point deadline) override;
   Error Focus(ElementId id, Clock::time_point deadline) override;
   Error Select(ElementId id, Clock::time_point deadline) override;
-  Error Pointer(const WindowInfo& window, const PointerEvent& ev) override;
-  Error Keys(const WindowInfo& window, const std::string& combo) override;
-  Error TypeText(const WindowInfo& window, const std::string& text) override;
+  Error Pointer(const WindowInfo& window, const PointerEvent& ev, Clock::time_point deadline) override;
+  Error Keys(const WindowInfo& window, const std::string& combo, Clock::time_point deadline) override;
+  Error TypeText(const WindowInfo& window, const std::string& text, Clock::time_point deadline,
+                 size_t& typed) override;
+  Error FocusedElement(int64_t pid, ElementId& out, bool& found, Clock::time_point deadline) override;
+  Error InsertText(ElementId id, const std::string& text, Clock::time_point deadline) override;
   void Release(const std::vector<ElementId>& ids) override;
 
   // The desktop changes: a new script replaces the old one. Element ids are
@@ -89,6 +95,10 @@ class FakeBackend : public Backend {
   // One element of a batch read: found, within the deadline, and touched; else nullptr and `err`.
   FakeElement* ReadOne(ElementId id, Clock::time_point deadline, Error& err);
   void Record(std::string entry);
+  // Input goes only to a window of a running app: the window's app and the window itself must still exist.
+  Error InputWindow(const WindowInfo& window);
+  // After an action left: the app may stall (fault.actionHangMs) past the caller's deadline.
+  Error AfterSend(const FakeElement& e, Clock::time_point deadline);
 
   FakeScript script_;
   std::mutex logMutex_;

@@ -1812,9 +1812,12 @@ Error NotHere() {
 Error AtspiBackend::Capture(const WindowInfo&, std::vector<uint8_t>&, int&, int&, Rect&, Clock::time_point) {
   return NotHere();
 }
-Error AtspiBackend::Pointer(const WindowInfo&, const PointerEvent&) { return NotHere(); }
-Error AtspiBackend::Keys(const WindowInfo&, const std::string&) { return NotHere(); }
-Error AtspiBackend::TypeText(const WindowInfo&, const std::string&) { return NotHere(); }
+Error AtspiBackend::Pointer(const WindowInfo&, const PointerEvent&, Clock::time_point) { return NotHere(); }
+Error AtspiBackend::Keys(const WindowInfo&, const std::string&, Clock::time_point) { return NotHere(); }
+Error AtspiBackend::TypeText(const WindowInfo&, const std::string&, Clock::time_point, size_t& typed) {
+  typed = 0;
+  return NotHere();
+}
 
 // ---------------------------------------------------------------------------
 // Actions.

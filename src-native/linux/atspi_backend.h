@@ -63,9 +63,10 @@ class AtspiBackend : public Backend {
   // Not AT-SPI: kInternal. The X11 layer provides these in LinuxBackend.
   Error Capture(const WindowInfo& window, std::vector<uint8_t>& rgba, int& width, int& height, Rect& captured,
                 Clock::time_point deadline) override;
-  Error Pointer(const WindowInfo& window, const PointerEvent& ev) override;
-  Error Keys(const WindowInfo& window, const std::string& combo) override;
-  Error TypeText(const WindowInfo& window, const std::string& text) override;
+  Error Pointer(const WindowInfo& window, const PointerEvent& ev, Clock::time_point deadline) override;
+  Error Keys(const WindowInfo& window, const std::string& combo, Clock::time_point deadline) override;
+  Error TypeText(const WindowInfo& window, const std::string& text, Clock::time_point deadline,
+                 size_t& typed) override;
 
   Error DoAction(ElementId id, const std::string& name, Clock::time_point deadline) override;
   Error SetText(ElementId id, const std::string& text, Clock::time_point deadline) override;

@@ -27,7 +27,7 @@ Error LinuxBackend::Capture(const WindowInfo& window, std::vector<uint8_t>& rgba
 }
 
 // Synthetic input changes the UI behind the bulk cache's back: drop it after sending.
-Error LinuxBackend::Pointer(const WindowInfo& window, const PointerEvent& ev) {
+Error LinuxBackend::Pointer(const WindowInfo& window, const PointerEvent& ev, Clock::time_point deadline) {
   if (Error err = Front(window)) return err;
   Error err;
   switch (ev.kind) {
@@ -40,16 +40,20 @@ Error LinuxBackend::Pointer(const WindowInfo& window, const PointerEvent& ev) {
   return err;
 }
 
-Error LinuxBackend::Keys(const WindowInfo& window, const std::string& combo) {
+Error LinuxBackend::Keys(const WindowInfo& window, const std::string& combo, Clock::time_point deadline) {
   if (Error err = Front(window)) return err;
   Error err = x11_.Keys(combo);
   InvalidateBulkCache();
   return err;
 }
 
-Error LinuxBackend::TypeText(const WindowInfo& window, const std::string& text) {
+Error LinuxBackend::TypeText(const WindowInfo& window, const std::string& text, Clock::time_point deadline,
+                              size_t& typed) {
+  typed = 0;
   if (Error err = Front(window)) return err;
   Error err = x11_.Type(text);
+  if (!err)
+    for (unsigned char c : text) typed += (c & 0xc0) != 0x80;
   InvalidateBulkCache();
   return err;
 }

@@ -14,9 +14,10 @@ class LinuxBackend : public AtspiBackend {
   double Scale(const WindowInfo&) override { return 1.0; }
   Error Capture(const WindowInfo& window, std::vector<uint8_t>& rgba, int& width, int& height, Rect& captured,
                 Clock::time_point deadline) override;
-  Error Pointer(const WindowInfo& window, const PointerEvent& ev) override;
-  Error Keys(const WindowInfo& window, const std::string& combo) override;
-  Error TypeText(const WindowInfo& window, const std::string& text) override;
+  Error Pointer(const WindowInfo& window, const PointerEvent& ev, Clock::time_point deadline) override;
+  Error Keys(const WindowInfo& window, const std::string& combo, Clock::time_point deadline) override;
+  Error TypeText(const WindowInfo& window, const std::string& text, Clock::time_point deadline,
+                 size_t& typed) override;
 
  private:
   // Opens the display on first use, so a snapshot without X (no screenshot) still works.

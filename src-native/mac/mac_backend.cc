@@ -1206,7 +1206,7 @@ Error MacBackend::Covered(const WindowInfo& window, double x, double y) {
   return {ErrorCode::kInputFailed, where + " is not over the app's window; nothing was sent"};
 }
 
-Error MacBackend::Pointer(const WindowInfo& window, const PointerEvent& ev) {
+Error MacBackend::Pointer(const WindowInfo& window, const PointerEvent& ev, Clock::time_point deadline) {
   if (Error err = Front(window)) return err;
   if (Error err = Covered(window, ev.x, ev.y)) return err;
   // A drag ends over the app too, or it drops into another one.
@@ -1215,15 +1215,20 @@ Error MacBackend::Pointer(const WindowInfo& window, const PointerEvent& ev) {
   return PostPointer(ev);
 }
 
-Error MacBackend::Keys(const WindowInfo& window, const std::string& combo) {
+Error MacBackend::Keys(const WindowInfo& window, const std::string& combo, Clock::time_point deadline) {
   if (Error err = CheckKeys(combo)) return err;
   if (Error err = Front(window)) return err;
   return PostKeys(combo);
 }
 
-Error MacBackend::TypeText(const WindowInfo& window, const std::string& text) {
+Error MacBackend::TypeText(const WindowInfo& window, const std::string& text, Clock::time_point deadline,
+                            size_t& typed) {
+  typed = 0;
   if (Error err = Front(window)) return err;
-  return PostText(text);
+  Error err = PostText(text);
+  if (!err)
+    for (unsigned char c : text) typed += (c & 0xc0) != 0x80;
+  return err;
 }
 
 void MacBackend::Release(const std::vector<ElementId>& ids) {

@@ -69,9 +69,10 @@ class MacBackend : public Backend {
   Error SetNumber(ElementId id, double value, Clock::time_point deadline) override;
   Error Focus(ElementId id, Clock::time_point deadline) override;
   Error Select(ElementId id, Clock::time_point deadline) override;
-  Error Pointer(const WindowInfo& window, const PointerEvent& ev) override;
-  Error Keys(const WindowInfo& window, const std::string& combo) override;
-  Error TypeText(const WindowInfo& window, const std::string& text) override;
+  Error Pointer(const WindowInfo& window, const PointerEvent& ev, Clock::time_point deadline) override;
+  Error Keys(const WindowInfo& window, const std::string& combo, Clock::time_point deadline) override;
+  Error TypeText(const WindowInfo& window, const std::string& text, Clock::time_point deadline,
+                 size_t& typed) override;
   void Release(const std::vector<ElementId>& ids) override;
 
   Error GatherWindows(const AppInfo& app, WindowCandidates& out, Clock::time_point deadline) override;

@@ -72,6 +72,8 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
                            InstanceMethod<&NativeBackend::Release>("release"),
                            InstanceMethod<&NativeBackend::Close>("close"),
                            InstanceMethod<&NativeBackend::ReadElement>("readElement"),
+                           InstanceMethod<&NativeBackend::FocusedElement>("focusedElement"),
+                           InstanceMethod<&NativeBackend::InsertText>("insertText"),
                            InstanceMethod<&NativeBackend::Permissions>("permissions"),
                            InstanceMethod<&NativeBackend::FakeLog>("fakeLog"),
                            InstanceMethod<&NativeBackend::FakeReplace>("fakeReplace"),
@@ -317,8 +319,9 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
     ev.count = static_cast<int>(num("count", 1));
     ev.dx = num("dx", 0);
     ev.dy = num("dy", 0);
+    Clock::time_point deadline = DeadlineFrom(info[2]);
     return Run(info.Env(), [=](Backend& b) -> Settle {
-      if (Error err = b.Pointer(window, ev)) return Fail(err);
+      if (Error err = b.Pointer(window, ev, deadline)) return Fail(err);
       return Done();
     });
   }
@@ -326,8 +329,9 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
   Napi::Value Keys(const Napi::CallbackInfo& info) {
     WindowInfo window = WindowFromJs(info[0].As<Napi::Object>());
     std::string combo = info[1].As<Napi::String>().Utf8Value();
+    Clock::time_point deadline = DeadlineFrom(info[2]);
     return Run(info.Env(), [=](Backend& b) -> Settle {
-      if (Error err = b.Keys(window, combo)) return Fail(err);
+      if (Error err = b.Keys(window, combo, deadline)) return Fail(err);
       return Done();
     });
   }
@@ -335,9 +339,22 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
   Napi::Value TypeText(const Napi::CallbackInfo& info) {
     WindowInfo window = WindowFromJs(info[0].As<Napi::Object>());
     std::string text = info[1].As<Napi::String>().Utf8Value();
+    Clock::time_point deadline = DeadlineFrom(info[2]);
     return Run(info.Env(), [=](Backend& b) -> Settle {
-      if (Error err = b.TypeText(window, text)) return Fail(err);
-      return Done();
+      size_t typed = 0;
+      Error err = b.TypeText(window, text, deadline, typed);
+      // How much went out is part of the answer either way: a cut typing run is not "nothing".
+      return [err, typed](Napi::Env env, Napi::Promise::Deferred& d) {
+        if (err) {
+          Napi::Error e = ToJsError(env, err);
+          e.Set("typed", static_cast<double>(typed));
+          d.Reject(e.Value());
+          return;
+        }
+        Napi::Object out = Napi::Object::New(env);
+        out.Set("typed", static_cast<double>(typed));
+        d.Resolve(out);
+      };
     });
   }
 
@@ -379,20 +396,59 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
     options.maxDepth = static_cast<int>(Clamp(info[1], 0, 16, 4));
     options.maxNodes = 400;
     options.deadline = DeadlineFrom(info[2]);
-    return Run(info.Env(), [this, id, options](Backend& b) -> Settle {
-      auto result = std::make_shared<WalkResult>();
-      if (Error err = Walk(b, id, nullptr, options, *result)) return Fail(err);
-      ledger_.Acquire(result->ids);
-      ledger_.ReleaseUnheld(b, result->dropped);
-      return [result](Napi::Env env, Napi::Promise::Deferred& d) {
-        Napi::Object out = Napi::Object::New(env);
-        out.Set("node", NodeToJs(env, result->root));
-        out.Set("ended", WalkEndName(result->ended));
-        Napi::Array ids = Napi::Array::New(env, result->ids.size());
-        for (size_t i = 0; i < result->ids.size(); i++) ids.Set(i, static_cast<double>(result->ids[i]));
-        out.Set("handles", ids);
-        d.Resolve(out);
-      };
+    return Run(info.Env(), [this, id, options](Backend& b) -> Settle { return LiveRead(b, id, options); });
+  }
+
+  // A bounded walk of one element with every cache bypassed: what the action path checks must be the app's
+  // answer now, not a bulk read from before the snapshot. Runs on the worker.
+  Settle LiveRead(Backend& b, ElementId id, const WalkOptions& options) {
+    auto result = std::make_shared<WalkResult>();
+    b.SetLiveReads(true);
+    Error err = Walk(b, id, nullptr, options, *result);
+    b.SetLiveReads(false);
+    if (err) return Fail(err);
+    ledger_.Acquire(result->ids);
+    ledger_.ReleaseUnheld(b, result->dropped);
+    return [result](Napi::Env env, Napi::Promise::Deferred& d) {
+      Napi::Object out = Napi::Object::New(env);
+      out.Set("node", NodeToJs(env, result->root));
+      out.Set("ended", WalkEndName(result->ended));
+      Napi::Array ids = Napi::Array::New(env, result->ids.size());
+      for (size_t i = 0; i < result->ids.size(); i++) ids.Set(i, static_cast<double>(result->ids[i]));
+      out.Set("handles", ids);
+      d.Resolve(out);
+    };
+  }
+
+  // The element with keyboard focus in an app, asked live, read like readElement; null when none has focus.
+  Napi::Value FocusedElement(const Napi::CallbackInfo& info) {
+    const int64_t pid = static_cast<int64_t>(Clamp(info[0], 0, 2147483647.0, 0));
+    WalkOptions options;
+    options.maxDepth = static_cast<int>(Clamp(info[1], 0, 16, 1));
+    options.maxNodes = 400;
+    options.deadline = DeadlineFrom(info[2]);
+    return Run(info.Env(), [this, pid, options](Backend& b) -> Settle {
+      ElementId id = 0;
+      bool found = false;
+      b.SetLiveReads(true);
+      Error err = b.FocusedElement(pid, id, found, options.deadline);
+      b.SetLiveReads(false);
+      if (err) return Fail(err);
+      if (!found) return [](Napi::Env env, Napi::Promise::Deferred& d) { d.Resolve(env.Null()); };
+      // The id came from the backend's table; the walk takes its own reference, so drop the lookup's.
+      Settle read = LiveRead(b, id, options);
+      ledger_.ReleaseUnheld(b, {id});
+      return read;
+    });
+  }
+
+  Napi::Value InsertText(const Napi::CallbackInfo& info) {
+    ElementId id = static_cast<ElementId>(Clamp(info[0], 0, 9007199254740991.0, 0));
+    std::string text = info[1].As<Napi::String>().Utf8Value();
+    Clock::time_point deadline = DeadlineFrom(info[2]);
+    return Run(info.Env(), [=](Backend& b) -> Settle {
+      if (Error err = b.InsertText(id, text, deadline)) return Fail(err);
+      return Done();
     });
   }
 

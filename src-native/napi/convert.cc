@@ -278,6 +278,8 @@ size_t AddTree(FakeScript& script, const Napi::Object& rootNode, std::map<std::s
       e.fault.dieAfterReads = static_cast<int>(OptNumber(f, "dieAfterReads").value_or(-1));
       e.fault.hangMs = static_cast<int>(OptNumber(f, "hangMs").value_or(0));
       e.fault.childrenError = OptBool(f, "childrenError").value_or(false);
+      e.fault.actionHangMs = static_cast<int>(OptNumber(f, "actionHangMs").value_or(0));
+      e.fault.refuseFocus = OptBool(f, "refuseFocus").value_or(false);
     }
     script.elements.push_back(std::move(e));
     if (item.parent != SIZE_MAX) {
@@ -306,6 +308,7 @@ FakeScript FakeScriptFromJs(const Napi::Object& o) {
   std::vector<std::pair<size_t, std::string>> refs;
   script.scale = OptNumber(o, "scale").value_or(1);
   script.noBus = OptBool(o, "noBus").value_or(false);
+  script.typeMsPerChar = static_cast<int>(OptNumber(o, "typeMsPerChar").value_or(0));
   Napi::Value apps = o.Get("apps");
   if (!apps.IsArray()) return script;
   Napi::Array arr = apps.As<Napi::Array>();
