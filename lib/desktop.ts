@@ -6,6 +6,7 @@
  * One backend per process, created on first use (connecting is explicit and
  * never a side effect of importing axsnap).
  */
+import { CallContext, callBudget } from "./call.js";
 import { AxsnapError, invalidArgument, MACOS_PERMISSION_HINT } from "./errors.js";
 import type { RawApp, RawSnapshot } from "./model.js";
 import { callNative, loadNative, type NativeBackend, type NativeWindow } from "./native.js";
@@ -24,6 +25,8 @@ export interface SnapshotOptions extends RenderOptions {
   screenshot?: boolean;
   /** Overall deadline for the whole observation. Default 5000 ms. */
   deadlineMs?: number;
+  /** Aborts the observation: it settles with ABORTED, and what the walk held is released when it ends. */
+  signal?: AbortSignal;
 }
 
 /** What the action layer needs of a live snapshot beyond its public fields. */
@@ -92,17 +95,23 @@ export async function snapshot(options: SnapshotOptions, backend?: NativeBackend
   if (options.screenshot !== undefined && typeof options.screenshot !== "boolean")
     throw invalidArgument("screenshot must be true or false");
   if (render.maxDepth > 512) throw invalidArgument("maxDepth must be at most 512");
+  const ctx = new CallContext(deadlineMs, callBudget(options, deadlineMs).signal);
   const startedAt = performance.now();
+  ctx.check();
   const b = backend ?? (await desktopBackend());
-  const result = await callNative(() =>
-    b.snapshot({
-      app,
-      // The walk reads up to twice the printed limit: about half of a window's elements are elided wrappers.
-      maxNodes: Math.max(render.maxNodes * 2, render.maxNodes + 100),
-      maxDepth: render.maxDepth,
-      deadlineMs,
-      screenshot: options.screenshot ?? true,
-    }),
+  const result = await ctx.step(
+    "read",
+    () =>
+      b.snapshot({
+        app,
+        // The walk reads up to twice the printed limit: about half of a window's elements are elided wrappers.
+        maxNodes: Math.max(render.maxNodes * 2, render.maxNodes + 100),
+        maxDepth: render.maxDepth,
+        deadlineMs: ctx.remaining(),
+        screenshot: options.screenshot ?? true,
+      }),
+    // Aborted or cut by the backstop: the walk still ends, and what it holds is let go.
+    (late) => b.release(late.handles),
   );
   const handles = result.handles;
   const releaseHandles = () => b.release(handles);
@@ -176,10 +185,14 @@ export function requestPermissions(backend?: NativeBackend): Promise<PermissionS
 }
 
 /** The apps the accessibility service knows, with their pids. */
-export async function listApps(options: { deadlineMs?: number } = {}): Promise<RawApp[]> {
+export async function listApps(
+  options: { deadlineMs?: number; signal?: AbortSignal } = {},
+): Promise<RawApp[]> {
   const deadlineMs = deadlineOf(options?.deadlineMs, 3000);
+  const ctx = new CallContext(deadlineMs, callBudget(options, deadlineMs).signal);
+  ctx.check();
   const b = await desktopBackend();
-  return callNative(() => b.listApps(deadlineMs));
+  return ctx.step("read", () => b.listApps(ctx.remaining()));
 }
 
 export { DEFAULT_MAX_DEPTH, DEFAULT_MAX_NODES };

@@ -10,6 +10,8 @@
  * incomplete observation → IDENTITY_UNPROVEN); else STALE_REF. Right before
  * acting, the identity is read once more (confirm landed).
  */
+
+import { CallContext, callBudget } from "./call.js";
 import {
   type LiveObservation,
   liveObservation,
@@ -18,10 +20,13 @@ import {
 } from "./desktop.js";
 import { AxsnapError, type Delivery, invalidArgument, type Retry } from "./errors.js";
 import type { RawNode } from "./model.js";
-import { callNative, type NativeBackend, type NativePointerEvent } from "./native.js";
+import type { NativeBackend, NativePointerEvent } from "./native.js";
+import { activating, nonInserting, textActivates } from "./policy/keys.js";
 import type { ElementRecord, IdentityPredicate } from "./records.js";
 import { prettyActionName } from "./render/actions.js";
 import { identityOf } from "./render/plan.js";
+import { isSecure } from "./render/roles.js";
+import { cut } from "./render/sanitize.js";
 import type { Snapshot } from "./snapshot.js";
 
 export interface ConfirmRequest {
@@ -83,6 +88,10 @@ export interface ActOptions {
   app?: string | number;
   /** Take a fresh snapshot after acting. Default true. */
   snapshot?: boolean;
+  /** This call's deadline in ms (1-600000); default the session's deadlineMs. The call settles by it. */
+  deadlineMs?: number;
+  /** Aborts the call: it settles with ABORTED; its delivery says whether anything had been sent. */
+  signal?: AbortSignal;
 }
 
 /** Which snapshot's screenshot the pixels belong to: `of`, else the latest of `app`. */
@@ -91,13 +100,41 @@ export interface PixelOptions extends ActOptions {
 }
 
 interface Resolved {
+  /** The snapshot the agent addressed (never a transient re-observation). */
   snapshot: Snapshot;
   record: ElementRecord;
   live: LiveObservation;
   handle: number;
   how: "live" | "reobserved";
+  /** The element as last read live (states decide "disabled", "secure now"). */
+  node: RawNode;
   notes: string[];
 }
+
+/** What resolve() found: the element as the agent addressed it, and how it was reached. */
+export interface ResolvedTarget {
+  snapshotId: string;
+  index: number;
+  role: string;
+  name?: string;
+  /** "live": the held handle still shows the identity; "reobserved": found again by its identity. */
+  how: "live" | "reobserved";
+  notes: string[];
+}
+
+/** Errors of a live focus read that say more than "could not read": they pass through unchanged. */
+const PASS_THROUGH = new Set([
+  "ABORTED",
+  "TIMEOUT",
+  "APP_NOT_FOUND",
+  "WINDOW_NOT_FOUND",
+  "ACCESSIBILITY_UNAVAILABLE",
+]);
+
+/** Notes are for an agent to read: one is cut at the text limit, like a printed field. */
+const NOTE_LIMIT = 500;
+/** Characters per synthetic typing job: each checks the live focus first and lets other calls run between. */
+const TYPE_CHUNK = 32;
 
 const REF = /^@(s[a-z0-9]{7}):e(\d{1,9})$/;
 const PRESS_ACTIONS = [
@@ -125,6 +162,16 @@ function refusedUndelivered(e: unknown): e is AxsnapError {
 }
 
 const ROW_ROLES = new Set(["AXRow", "table row", "list item", "tree item", "table cell"]);
+/** Text entries: a click puts the caret in them (focus), never their "activate" action, which submits. */
+const ENTRY_ROLES = new Set([
+  "AXTextField",
+  "AXTextArea",
+  "text",
+  "entry",
+  "password text",
+  "spin button",
+  "terminal",
+]);
 /** Roles where "go to the end" keys move a caret rather than doing something else. */
 const TEXT_ROLES = new Set([
   "AXTextField",
@@ -188,7 +235,7 @@ export class Session {
     };
   }
 
-  /** Observes an app and keeps the snapshot for later refs. */
+  /** Observes an app and keeps the snapshot for later refs; it becomes the app's latest. */
   async snapshot(options: SnapshotOptions): Promise<Snapshot> {
     const snap = await observe(options, this.opts.backend);
     this.keep(snap);
@@ -215,16 +262,29 @@ export class Session {
     this.latest = snap;
   }
 
+  /**
+   * The latest snapshot of an app. A name must name one app: when the
+   * session holds snapshots of several running instances with that name, a
+   * bare index could mean either, so it is refused (AMBIGUOUS_APP) with their pids.
+   */
   private latestOf(app: string | number | undefined): Snapshot {
     if (app === undefined) {
       if (!this.latest) throw new AxsnapError("SNAPSHOT_NOT_FOUND", "the session has no snapshot yet");
       return this.latest;
     }
+    const matches: Snapshot[] = [];
     for (const list of this.byApp.values()) {
       const snap = list.at(-1);
       if (snap && (snap.app.pid === app || snap.app.name.toLowerCase() === String(app).toLowerCase()))
-        return snap;
+        matches.push(snap);
     }
+    if (matches.length > 1)
+      throw new AxsnapError(
+        "AMBIGUOUS_APP",
+        `the session observed ${matches.length} apps named ${String(app)}: ${matches.map((s) => `${s.app.name} (pid ${s.app.pid})`).join(", ")}`,
+        { hint: `pass the pid of the one you mean, e.g. { app: ${matches[0]!.app.pid} }` },
+      );
+    if (matches[0]) return matches[0];
     throw new AxsnapError("SNAPSHOT_NOT_FOUND", `the session has no snapshot of ${String(app)}`);
   }
 
@@ -287,27 +347,81 @@ export class Session {
     return { snapshot: snap, record };
   }
 
-  /**
-   * Reads the identity a handle shows now: the identity, "gone" when the
-   * element no longer exists, or "unknown" when it could not be read (the app
-   * did not answer). Unknown is never folded into gone or into a match.
-   */
-  private async identityNow(
-    live: LiveObservation,
-    handle: number,
-  ): Promise<IdentityPredicate | "gone" | "unknown"> {
+  /** A call's budget: the session's deadline unless the call names its own, and its signal. */
+  private context(options: { deadlineMs?: number; signal?: AbortSignal } | undefined): CallContext {
+    const b = callBudget(options, this.opts.deadlineMs);
+    const ctx = new CallContext(b.deadlineMs, b.signal);
+    ctx.check();
+    return ctx;
+  }
+
+  /** Runs one action under its call context; the context's cleanups run however it ends. */
+  private async act<T>(
+    options: { deadlineMs?: number; signal?: AbortSignal } | undefined,
+    body: (ctx: CallContext) => Promise<T>,
+  ): Promise<T> {
+    const ctx = this.context(options);
     try {
-      const read = await callNative(() => live.backend.readElement(handle, 4, this.opts.deadlineMs));
-      await live.backend.release(read.handles);
-      return identityOf(read.node);
-    } catch (e) {
-      const code = e instanceof AxsnapError ? e.code : "";
-      return code === "APP_UNRESPONSIVE" || code === "TIMEOUT" ? "unknown" : "gone";
+      return await body(ctx);
+    } finally {
+      await ctx.close();
     }
   }
 
-  /** Finds the live element a target names, proving it is the one observed (three-valued). */
-  async resolve(target: Target, options: ActOptions = {}): Promise<Resolved> {
+  /**
+   * Reads what a handle shows now, asked of the app (never a cache): the
+   * node, "gone" when the element no longer exists, or "unknown" when it
+   * could not be read (the app did not answer). Unknown is never folded into
+   * gone or into a match.
+   */
+  private async nodeNow(
+    live: LiveObservation,
+    handle: number,
+    ctx: CallContext,
+  ): Promise<RawNode | "gone" | "unknown"> {
+    try {
+      const read = await ctx.step(
+        "read",
+        () => live.backend.readElement(handle, 4, ctx.remaining()),
+        (late) => live.backend.release(late.handles),
+      );
+      await live.backend.release(read.handles);
+      return read.node;
+    } catch (e) {
+      if (e instanceof AxsnapError && (e.code === "ABORTED" || e.code === "ACCESSIBILITY_UNAVAILABLE"))
+        throw e;
+      const code = e instanceof AxsnapError ? e.code : "";
+      return code === "STALE_REF" || code === "APP_NOT_FOUND" ? "gone" : "unknown";
+    }
+  }
+
+  /**
+   * Checks a target without acting: proves the live element is the one
+   * observed (three-valued), or throws the error an action would.
+   */
+  async resolve(target: Target, options: ActOptions = {}): Promise<ResolvedTarget> {
+    return this.act(options, async (ctx) => {
+      const r = await this.resolveIn(target, options, ctx);
+      const name = r.record.identity.name;
+      return {
+        snapshotId: r.snapshot.id,
+        index: r.record.index,
+        role: r.record.role,
+        ...(name === undefined ? {} : { name }),
+        how: r.how,
+        notes: [...r.notes],
+      };
+    });
+  }
+
+  /**
+   * Resolution inside an action. A re-observation made here is transient: it
+   * is released when the call ends and never becomes the app's latest
+   * snapshot, so a refused action leaves the agent's bare indices meaning
+   * what the snapshot it read printed (refs-and-actions.md, "A refusal does
+   * not move latest").
+   */
+  private async resolveIn(target: Target, options: ActOptions, ctx: CallContext): Promise<Resolved> {
     const { snapshot: snap, record } = this.address(target, options.app);
     const live = liveObservation(snap);
     if (!live || record.handle === undefined)
@@ -315,70 +429,87 @@ export class Session {
         "STALE_REF",
         "that snapshot has no live elements (it was rendered from a tree, not observed)",
       );
-    const now = await this.identityNow(live, record.handle);
-    if (typeof now === "object" && sameIdentity(now, record.identity))
-      return { snapshot: snap, record, live, handle: record.handle, how: "live", notes: [] };
+    const now = await this.nodeNow(live, record.handle, ctx);
+    if (typeof now === "object" && sameIdentity(identityOf(now), record.identity))
+      return { snapshot: snap, record, live, handle: record.handle, how: "live", node: now, notes: [] };
     if (now === "unknown")
       throw new AxsnapError(
         "IDENTITY_UNPROVEN",
-        `element ${record.index} could not be read (the app did not answer)`,
-        {
-          hint: "wait a moment and take a new snapshot",
-        },
+        `element ${record.index} could not be read (the app did not answer); nothing was sent`,
+        { hint: "wait a moment and take a new snapshot" },
       );
     if (!record.proof.unique)
       throw new AxsnapError(
         "STALE_REF",
-        `element ${record.index} changed and was not proven unique when observed (${record.proof.reason})`,
+        `element ${record.index} changed and was not proven unique when observed (${record.proof.reason}); nothing was sent`,
         { hint: "take a new snapshot and pick the element again" },
       );
-    const fresh = await this.snapshot({
-      app: snap.app.pid,
-      screenshot: false,
-      deadlineMs: this.opts.deadlineMs,
-    });
+    const fresh = await ctx.step(
+      "read",
+      () => observe({ app: snap.app.pid, screenshot: false, deadlineMs: ctx.remaining() }, this.opts.backend),
+      (late) => late.release(),
+    );
+    ctx.defer(() => fresh.release());
     const freshLive = liveObservation(fresh)!;
     if (!fresh.complete)
       throw new AxsnapError(
         "IDENTITY_UNPROVEN",
-        "the new observation was incomplete, so the element cannot be found again with certainty",
+        `element ${record.index} changed, and the new observation was incomplete (${fresh.cutBy.join(", ")}), so it cannot be found again with certainty; nothing was sent`,
       );
     const matches: RawNode[] = [];
     countMatches(freshLive.raw.root, record.identity, matches);
     if (freshLive.raw.menuBar) countMatches(freshLive.raw.menuBar, record.identity, matches);
     if (matches.length === 0)
-      throw new AxsnapError("STALE_REF", `element ${record.index} is gone from the window`);
+      throw new AxsnapError("STALE_REF", `element ${record.index} is gone from the window; nothing was sent`);
     if (matches.length > 1)
       throw new AxsnapError(
         "AMBIGUOUS_TARGET",
-        `${matches.length} elements now match element ${record.index}`,
+        `${matches.length} elements now match element ${record.index}; nothing was sent`,
       );
-    const handle = matches[0]!.handle;
-    if (handle === undefined)
-      throw new AxsnapError("IDENTITY_UNPROVEN", "the matching element has no live handle");
-    // The result names the element as the new snapshot printed it, when it printed it.
-    const printed = fresh.records.find((r) => r.handle === handle);
+    const match = matches[0]!;
+    if (match.handle === undefined)
+      throw new AxsnapError("IDENTITY_UNPROVEN", "the matching element has no live handle; nothing was sent");
+    const printed = fresh.records.find((r) => r.handle === match.handle);
+    // The agent's own snapshot stays the reference: the result names the element as it addressed it.
+    const moved: ElementRecord = printed ? withFrameOf(record, printed) : record;
     const notes = [
       printed
-        ? `element ${record.index} moved; found again as ${printed.index} in snapshot ${fresh.id}`
-        : `element ${record.index} moved; found again by its identity in snapshot ${fresh.id}`,
+        ? `element ${record.index} moved; found again by its identity (element ${printed.index} of a new observation)`
+        : `element ${record.index} moved; found again by its identity`,
     ];
-    return printed
-      ? { snapshot: fresh, record: printed, live: freshLive, handle, how: "reobserved", notes }
-      : { snapshot: snap, record, live: freshLive, handle, how: "reobserved", notes };
+    return {
+      snapshot: snap,
+      record: moved,
+      live: freshLive,
+      handle: match.handle,
+      how: "reobserved",
+      node: match,
+      notes,
+    };
   }
 
-  private async confirmLanded(r: Resolved): Promise<void> {
-    const now = await this.identityNow(r.live, r.handle);
+  /** Right before acting: the identity once more, live; a change means nothing is sent. */
+  private async confirmLanded(r: Resolved, ctx: CallContext): Promise<void> {
+    const now = await this.nodeNow(r.live, r.handle, ctx);
     if (now === "unknown")
       throw new AxsnapError(
         "IDENTITY_UNPROVEN",
         `element ${r.record.index} could not be read just before acting; nothing was sent`,
       );
-    if (now === "gone" || !sameIdentity(now, r.record.identity))
+    if (now === "gone" || !sameIdentity(identityOf(now), r.record.identity))
       throw new AxsnapError(
         "STALE_REF",
         `element ${r.record.index} changed just before acting; nothing was sent`,
+      );
+    r.node = now;
+  }
+
+  /** A disabled element is not acted on: the app would ignore it, and "delivered" would be a lie. */
+  private guardEnabled(r: Resolved): void {
+    if (r.node.states?.enabled === false)
+      throw new AxsnapError(
+        "NOT_ENABLED",
+        `element ${r.record.index} (${r.record.roleText}) is disabled; nothing was sent`,
       );
   }
 
@@ -421,6 +552,69 @@ export class Session {
       );
   }
 
+  /**
+   * The element that has keyboard focus in the app now, asked live: key
+   * events go there, whatever the snapshot said. null = nothing has focus.
+   * Focus that cannot be read refuses the keys: they could land in a
+   * password field.
+   */
+  private async liveFocus(snap: Snapshot, live: LiveObservation, ctx: CallContext): Promise<RawNode | null> {
+    let read: Awaited<ReturnType<NativeBackend["focusedElement"]>>;
+    try {
+      read = await ctx.step(
+        "read",
+        () => live.backend.focusedElement(snap.app.pid, 1, ctx.remaining()),
+        (late) => late && live.backend.release(late.handles),
+      );
+    } catch (e) {
+      // The app or its window being gone is its own answer: nothing can be sent there at all.
+      if (e instanceof AxsnapError && PASS_THROUGH.has(e.code)) throw e;
+      throw new AxsnapError(
+        "POLICY_DENIED",
+        `where key events would go could not be read (${(e as Error).message}); nothing was sent`,
+        { hint: "take a new snapshot, click the field you mean, then type again", cause: e },
+      );
+    }
+    if (read === null) return null;
+    await live.backend.release(read.handles);
+    return read.node;
+  }
+
+  /**
+   * The key guards, on the live focus: no characters into a secure field,
+   * and keys that could press a destructive control go through confirm.
+   * Returns the focus (null when nothing has it).
+   */
+  private async guardKeys(
+    action: string,
+    snap: Snapshot,
+    live: LiveObservation,
+    ctx: CallContext,
+    keys: { text: string } | { combo: string },
+  ): Promise<RawNode | null> {
+    const focus = await this.liveFocus(snap, live, ctx);
+    if (focus === null) return null;
+    const inserts = "text" in keys || !nonInserting(keys.combo);
+    if (inserts && isSecure(focus))
+      throw new AxsnapError(
+        "POLICY_DENIED",
+        `the focused element is a secure text field (${describe(focus)}); nothing was sent`,
+        { hint: "ask the user to enter it" },
+      );
+    const field = TEXT_ROLES.has(focus.role);
+    const presses = "text" in keys ? textActivates(keys.text, field) : activating(keys.combo) || !field;
+    if (presses) {
+      const printed = snap.records.find((r) => r.handle !== undefined && r.handle === focus.handle);
+      const record = (printed ?? {
+        index: -1,
+        ...(focus.title === undefined ? {} : { title: focus.title }),
+        ...(focus.description === undefined ? {} : { description: focus.description }),
+      }) as ElementRecord;
+      await this.guardDestructive(action, { snapshot: snap, record });
+    }
+    return focus;
+  }
+
   private async finish(
     action: string,
     snap: Snapshot,
@@ -429,20 +623,26 @@ export class Session {
     delivery: Delivery,
     notes: string[],
     options: ActOptions,
+    ctx: CallContext,
   ): Promise<ActionResult> {
     const result: ActionResult = {
       action,
       delivery,
       retry: delivery === "not_delivered" ? "safe" : "unsafe",
       channel,
-      notes,
+      notes: notes.map((n) => cut(n, NOTE_LIMIT)),
       ...(record ? { target: { snapshotId: snap.id, index: record.index } } : {}),
     };
     if (options.snapshot !== false) {
       try {
-        result.snapshot = await this.snapshot({ app: snap.app.pid, deadlineMs: this.opts.deadlineMs });
+        // The fresh snapshot is the agent's new view: it becomes the app's latest.
+        result.snapshot = await this.snapshot({
+          app: snap.app.pid,
+          deadlineMs: Math.max(this.opts.deadlineMs, ctx.remaining()),
+          ...(ctx.signal ? { signal: ctx.signal } : {}),
+        });
       } catch (e) {
-        notes.push(`no fresh snapshot after the action: ${(e as Error).message}`);
+        result.notes.push(cut(`no fresh snapshot after the action: ${(e as Error).message}`, NOTE_LIMIT));
       }
     }
     return result;
@@ -457,61 +657,110 @@ export class Session {
     const count = options.count ?? 1;
     if (button !== "left" && button !== "right") throw invalidArgument('button must be "left" or "right"');
     if (count !== 1 && count !== 2) throw invalidArgument("count must be 1 or 2");
-    const addressed = this.address(target, options.app);
-    await this.guardDestructive("click", addressed);
-    const r = await this.resolve(target, options);
-    const notes = [...r.notes];
-    const semantic =
-      count === 1
-        ? findAction(r.record.actions, button === "left" ? PRESS_ACTIONS : MENU_ACTIONS)
-        : undefined;
-    await this.confirmLanded(r);
-    // A row is clicked by selecting it in its list; a row that cannot be selected falls through to press.
-    if (button === "left" && count === 1 && ROW_ROLES.has(r.record.role)) {
-      try {
-        const uncertain = await this.semanticCall(() =>
-          r.live.backend.select(r.handle, this.opts.deadlineMs),
-        );
-        return this.finishSemantic("click", r, notes, uncertain, options);
-      } catch (e) {
-        if (!refusedUndelivered(e)) throw e;
-        notes.push(`the row could not be selected in its list (${e.message})`);
+    return this.act(options, async (ctx) => {
+      const addressed = this.address(target, options.app);
+      await this.guardDestructive("click", addressed);
+      const r = await this.resolveIn(target, options, ctx);
+      const notes = [...r.notes];
+      await this.confirmLanded(r, ctx);
+      this.guardEnabled(r);
+      // A text field is clicked to put the caret in it: its only action ("activate") would submit its form.
+      if (button === "left" && count === 1 && ENTRY_ROLES.has(r.record.role)) {
+        try {
+          await ctx.step("semantic", () => r.live.backend.focus(r.handle, ctx.remaining()));
+          if (await this.focusLanded(r, ctx))
+            return this.finish(
+              "click",
+              r.snapshot,
+              r.record,
+              "semantic",
+              "delivered_verified",
+              notes,
+              options,
+              ctx,
+            );
+          notes.push("the field did not take focus; clicked at its point instead");
+        } catch (e) {
+          if (!refusedUndelivered(e)) throw e;
+          notes.push(`the field could not be focused (${e.message}); clicked at its point instead`);
+        }
+        return this.pointerAt(r, { kind: "click", button: 1, count: 1 }, notes, options, "click", ctx);
       }
-    }
-    if (semantic !== undefined) {
-      try {
-        const uncertain = await this.semanticCall(() =>
-          r.live.backend.doAction(r.handle, semantic, this.opts.deadlineMs),
-        );
-        return this.finishSemantic("click", r, notes, uncertain, options);
-      } catch (e) {
-        if (!refusedUndelivered(e)) throw e;
-        notes.push(`the element refused ${semantic} (${e.message}); clicked by coordinates instead`);
+      const semantic =
+        count === 1
+          ? findAction(r.record.actions, button === "left" ? PRESS_ACTIONS : MENU_ACTIONS)
+          : undefined;
+      // A row is clicked by selecting it in its list; a row that cannot be selected falls through to press.
+      if (button === "left" && count === 1 && ROW_ROLES.has(r.record.role)) {
+        try {
+          const uncertain = await this.semanticCall(ctx, () =>
+            r.live.backend.select(r.handle, ctx.remaining()),
+          );
+          return this.finishSemantic("click", r, notes, uncertain, options, ctx);
+        } catch (e) {
+          if (!refusedUndelivered(e)) throw e;
+          notes.push(`the row could not be selected in its list (${e.message})`);
+        }
       }
-    } else if (count === 1) {
-      notes.push("the element has no press action; clicked by coordinates");
+      if (semantic !== undefined) {
+        try {
+          const uncertain = await this.semanticCall(ctx, () =>
+            r.live.backend.doAction(r.handle, semantic, ctx.remaining()),
+          );
+          return this.finishSemantic("click", r, notes, uncertain, options, ctx);
+        } catch (e) {
+          if (!refusedUndelivered(e)) throw e;
+          notes.push(`the element refused ${semantic} (${e.message}); clicked by coordinates instead`);
+        }
+      } else if (count === 1) {
+        notes.push("the element has no press action; clicked by coordinates");
+      }
+      return this.pointerAt(
+        r,
+        { kind: "click", button: button === "left" ? 1 : 3, count },
+        notes,
+        options,
+        "click",
+        ctx,
+      );
+    });
+  }
+
+  /**
+   * Whether keyboard focus is now on the resolved element (or inside it: a
+   * combo box's entry), asked live.
+   */
+  private async focusLanded(r: Resolved, ctx: CallContext): Promise<boolean> {
+    let focus: RawNode | null;
+    try {
+      focus = await this.liveFocus(r.snapshot, r.live, ctx);
+    } catch (e) {
+      if (e instanceof AxsnapError && e.code === "POLICY_DENIED") return false;
+      throw e;
     }
-    return this.pointerAt(
-      r,
-      { kind: "click", button: button === "left" ? 1 : 3, count },
-      notes,
-      options,
-      "click",
+    if (focus === null || focus.handle === undefined) return false;
+    if (focus.handle === r.handle) return true;
+    const inside = await ctx.step(
+      "read",
+      () => r.live.backend.readElement(r.handle, 3, ctx.remaining()),
+      (late) => r.live.backend.release(late.handles),
     );
+    await r.live.backend.release(inside.handles);
+    return inside.handles.includes(focus.handle);
   }
 
   /**
    * Runs a semantic call. An app can answer with an error after it acted (an
-   * AXPress that opens a modal answers when the modal returns); the backend
-   * reports that as delivery "delivery_uncertain", and it must never lead to a
-   * second, synthetic attempt: the note it returns says what happened.
+   * AXPress that opens a modal answers when the modal returns), or not answer
+   * in time after the request left; both are "delivery_uncertain", and must
+   * never lead to a second, synthetic attempt: the note says what happened.
    */
-  private async semanticCall(call: () => Promise<void>): Promise<string | undefined> {
+  private async semanticCall(ctx: CallContext, call: () => Promise<void>): Promise<string | undefined> {
     try {
-      await callNative(call);
+      await ctx.step("semantic", call);
       return undefined;
     } catch (e) {
-      if (e instanceof AxsnapError && e.delivery === "delivery_uncertain")
+      if (e instanceof AxsnapError && e.code !== "ABORTED" && e.delivery === "delivery_uncertain")
         return `${e.message}; it may have happened, so it was not tried again`;
       throw e;
     }
@@ -523,6 +772,7 @@ export class Session {
     notes: string[],
     uncertain: string | undefined,
     options: ActOptions,
+    ctx: CallContext,
   ): Promise<ActionResult> {
     if (uncertain !== undefined)
       return this.finish(
@@ -533,8 +783,9 @@ export class Session {
         "delivery_uncertain",
         [...notes, uncertain],
         options,
+        ctx,
       );
-    return this.finish(action, r.snapshot, r.record, "semantic", "delivered_unverified", notes, options);
+    return this.finish(action, r.snapshot, r.record, "semantic", "delivered_unverified", notes, options, ctx);
   }
 
   private async pointerAt(
@@ -543,15 +794,25 @@ export class Session {
     notes: string[],
     options: ActOptions,
     action: string,
+    ctx: CallContext,
   ): Promise<ActionResult> {
     this.guardFresh(r.snapshot);
     const p = r.record.clickPoint;
     if (!p) throw new AxsnapError("ACTION_NOT_SUPPORTED", `element ${r.record.index} has no frame to click`);
     const point = this.clamp(r.live, p.x, p.y, notes);
-    await callNative(() =>
-      r.live.backend.pointer(r.live.window, { ...event, x: point.x, y: point.y }, this.opts.deadlineMs),
+    await ctx.step("input", () =>
+      r.live.backend.pointer(r.live.window, { ...event, x: point.x, y: point.y }, ctx.remaining()),
     );
-    return this.finish(action, r.snapshot, r.record, "synthetic", "delivered_unverified", notes, options);
+    return this.finish(
+      action,
+      r.snapshot,
+      r.record,
+      "synthetic",
+      "delivered_unverified",
+      notes,
+      options,
+      ctx,
+    );
   }
 
   private clamp(live: LiveObservation, x: number, y: number, notes: string[]): { x: number; y: number } {
@@ -569,161 +830,266 @@ export class Session {
   async setValue(target: Target, value: string | number, options: ActOptions = {}): Promise<ActionResult> {
     if (typeof value !== "string" && !(typeof value === "number" && Number.isFinite(value)))
       throw invalidArgument("value must be a string or a finite number");
-    const addressed = this.address(target, options.app);
-    if (addressed.record.secure)
-      throw new AxsnapError("POLICY_DENIED", "setting a secure text field is not allowed; nothing was sent", {
-        hint: "ask the user to enter it",
-      });
-    if (!addressed.record.settable)
-      throw new AxsnapError(
-        "NOT_SETTABLE",
-        `element ${addressed.record.index} (${addressed.record.roleText}) cannot be set`,
+    return this.act(options, async (ctx) => {
+      const addressed = this.address(target, options.app);
+      if (addressed.record.secure)
+        throw new AxsnapError(
+          "POLICY_DENIED",
+          "setting a secure text field is not allowed; nothing was sent",
+          {
+            hint: "ask the user to enter it",
+          },
+        );
+      if (!addressed.record.settable)
+        throw new AxsnapError(
+          "NOT_SETTABLE",
+          `element ${addressed.record.index} (${addressed.record.roleText}) cannot be set`,
+        );
+      const r = await this.resolveIn(target, options, ctx);
+      await this.confirmLanded(r, ctx);
+      this.guardEnabled(r);
+      if (isSecure(r.node))
+        throw new AxsnapError("POLICY_DENIED", "the field is secure now; nothing was sent", {
+          hint: "ask the user to enter it",
+        });
+      const uncertain = await this.semanticCall(ctx, () =>
+        typeof value === "number"
+          ? r.live.backend.setNumber(r.handle, value, ctx.remaining())
+          : r.live.backend.setText(r.handle, value, ctx.remaining()),
       );
-    const r = await this.resolve(target, options);
-    await this.confirmLanded(r);
-    const uncertain = await this.semanticCall(() =>
-      typeof value === "number"
-        ? r.live.backend.setNumber(r.handle, value, this.opts.deadlineMs)
-        : r.live.backend.setText(r.handle, value, this.opts.deadlineMs),
-    );
-    // An uncertain answer is settled by the read-back below, when it can be.
-    const notes = uncertain === undefined ? [...r.notes] : [...r.notes, uncertain];
-    let delivery: Delivery = uncertain === undefined ? "delivered_unverified" : "delivery_uncertain";
-    try {
-      const read = await r.live.backend.readElement(r.handle, 0, this.opts.deadlineMs);
-      await r.live.backend.release(read.handles);
-      if (read.node.value === value || String(read.node.value) === String(value)) {
+      // An uncertain answer is settled by the read-back below, when it can be.
+      const notes = uncertain === undefined ? [...r.notes] : [...r.notes, uncertain];
+      let delivery: Delivery = uncertain === undefined ? "delivered_unverified" : "delivery_uncertain";
+      const back = await this.readBack(r, ctx);
+      if (typeof back === "object" && (back.value === value || String(back.value) === String(value))) {
         delivery = "delivered_verified";
         // The value is there: the app's error answer did not matter.
         if (uncertain !== undefined) notes.splice(notes.indexOf(uncertain), 1);
-      } else notes.push(`the value read back is ${JSON.stringify(read.node.value ?? null)}`);
+      } else if (typeof back === "object")
+        notes.push(`the value read back is ${JSON.stringify(back.value ?? null)}`);
+      else notes.push(`the value could not be read back: ${back}`);
+      return this.finish("setValue", r.snapshot, r.record, "semantic", delivery, notes, options, ctx);
+    });
+  }
+
+  /** The element's own node after a write, live; a string says why it could not be read. */
+  private async readBack(r: Resolved, ctx: CallContext): Promise<RawNode | string> {
+    try {
+      const read = await ctx.step(
+        "read",
+        () => r.live.backend.readElement(r.handle, 0, ctx.remaining()),
+        (late) => r.live.backend.release(late.handles),
+      );
+      await r.live.backend.release(read.handles);
+      return read.node;
     } catch (e) {
-      notes.push(`the value could not be read back: ${(e as Error).message}`);
+      if (e instanceof AxsnapError && e.code === "ABORTED") throw e;
+      return (e as Error).message;
     }
-    return this.finish("setValue", r.snapshot, r.record, "semantic", delivery, notes, options);
   }
 
   /** Runs an element's named action, by raw ("AXScrollDownByPage") or pretty ("Scroll Down") name. */
   async performAction(target: Target, name: string, options: ActOptions = {}): Promise<ActionResult> {
     if (typeof name !== "string" || name.trim() === "")
       throw invalidArgument("the action name must be a non-empty string");
-    const addressed = this.address(target, options.app);
-    const wanted = name.trim().toLowerCase();
-    const raw = addressed.record.actions.find(
-      (a) => a.toLowerCase() === wanted || prettyActionName(a).toLowerCase() === wanted,
-    );
-    if (raw === undefined)
-      throw new AxsnapError(
-        "ACTION_NOT_SUPPORTED",
-        `element ${addressed.record.index} has no action "${name}"`,
-        {
-          hint: `its actions: ${addressed.record.actions.map(prettyActionName).join(", ") || "none"}`,
-        },
+    return this.act(options, async (ctx) => {
+      const addressed = this.address(target, options.app);
+      const wanted = name.trim().toLowerCase();
+      const raw = addressed.record.actions.find(
+        (a) => a.toLowerCase() === wanted || prettyActionName(a).toLowerCase() === wanted,
       );
-    await this.guardDestructive("performAction", addressed);
-    const r = await this.resolve(target, options);
-    await this.confirmLanded(r);
-    const uncertain = await this.semanticCall(() =>
-      r.live.backend.doAction(r.handle, raw, this.opts.deadlineMs),
-    );
-    if (uncertain !== undefined)
-      return this.finishSemantic("performAction", r, [...r.notes], uncertain, options);
-    return this.finish(
-      "performAction",
-      r.snapshot,
-      r.record,
-      "semantic",
-      "delivered_unverified",
-      [...r.notes],
-      options,
-    );
-  }
-
-  /** Presses a key combination in the app's window ("ctrl+shift+t"). */
-  async pressKey(combo: string, options: ActOptions = {}): Promise<ActionResult> {
-    if (typeof combo !== "string" || combo.trim() === "")
-      throw invalidArgument("the key must be a non-empty string");
-    const snap = this.latestOf(options.app);
-    this.guardFresh(snap);
-    const live = liveObservation(snap);
-    if (!live) throw new AxsnapError("STALE_REF", "that snapshot was not observed live");
-    await callNative(() => live.backend.keys(live.window, combo.trim(), this.opts.deadlineMs));
-    return this.finish("pressKey", snap, undefined, "synthetic", "delivered_unverified", [], options);
+      if (raw === undefined)
+        throw new AxsnapError(
+          "ACTION_NOT_SUPPORTED",
+          `element ${addressed.record.index} has no action "${name}"`,
+          {
+            hint: `its actions: ${addressed.record.actions.map(prettyActionName).join(", ") || "none"}`,
+          },
+        );
+      await this.guardDestructive("performAction", addressed);
+      const r = await this.resolveIn(target, options, ctx);
+      await this.confirmLanded(r, ctx);
+      this.guardEnabled(r);
+      const uncertain = await this.semanticCall(ctx, () =>
+        r.live.backend.doAction(r.handle, raw, ctx.remaining()),
+      );
+      return this.finishSemantic("performAction", r, [...r.notes], uncertain, options, ctx);
+    });
   }
 
   /**
-   * Types text. With a target that is a settable, non-secure text field, the
-   * value becomes old value + text (semantic); otherwise the target (if any)
-   * is focused and the text goes in as synthetic key events.
+   * Presses a key combination in the app's window ("ctrl+shift+t"). The keys
+   * go where focus is, so the live focus is checked first: a combo that can
+   * insert text is refused in a secure field, and one that can press a
+   * destructive control goes through confirm.
+   */
+  async pressKey(combo: string, options: ActOptions = {}): Promise<ActionResult> {
+    if (typeof combo !== "string" || combo.trim() === "")
+      throw invalidArgument("the key must be a non-empty string");
+    return this.act(options, async (ctx) => {
+      const snap = this.latestOf(options.app);
+      this.guardFresh(snap);
+      const live = liveObservation(snap);
+      if (!live) throw new AxsnapError("STALE_REF", "that snapshot was not observed live");
+      await this.guardKeys("pressKey", snap, live, ctx, { combo: combo.trim() });
+      await ctx.step("input", () => live.backend.keys(live.window, combo.trim(), ctx.remaining()));
+      return this.finish("pressKey", snap, undefined, "synthetic", "delivered_unverified", [], options, ctx);
+    });
+  }
+
+  /**
+   * Types text. With a target that is an editable text field, the text is
+   * inserted at the end of its content (semantic; what is there is never
+   * rewritten). Otherwise the target (if any) is focused, focus is verified
+   * live to be on it, and the text goes in as synthetic key events, in
+   * chunks that each check the live focus and the deadline.
    */
   async typeText(text: string, options: ActOptions & { target?: Target } = {}): Promise<ActionResult> {
     if (typeof text !== "string" || text.length === 0)
       throw invalidArgument("text must be a non-empty string");
-    if (options.target === undefined) {
-      const snap = this.latestOf(options.app);
-      const live = liveObservation(snap);
-      if (!live) throw new AxsnapError("STALE_REF", "that snapshot was not observed live");
-      const focused = snap.focusedIndex === undefined ? undefined : snap.records[snap.focusedIndex];
-      if (focused?.secure)
+    return this.act(options, async (ctx) => {
+      if (options.target === undefined) {
+        const snap = this.latestOf(options.app);
+        const live = liveObservation(snap);
+        if (!live) throw new AxsnapError("STALE_REF", "that snapshot was not observed live");
+        this.guardFresh(snap);
+        const notes: string[] = [];
+        await this.typeChunks(snap, live, text, notes, ctx);
+        return this.finish(
+          "typeText",
+          snap,
+          undefined,
+          "synthetic",
+          "delivered_unverified",
+          notes,
+          options,
+          ctx,
+        );
+      }
+      const addressed = this.address(options.target, options.app);
+      if (addressed.record.secure)
         throw new AxsnapError(
           "POLICY_DENIED",
-          "the focused element is a secure text field; nothing was typed",
+          "typing into a secure text field is not allowed; nothing was sent",
           {
             hint: "ask the user to enter it",
           },
         );
-      this.guardFresh(snap);
-      await callNative(() => live.backend.typeText(live.window, text, this.opts.deadlineMs));
-      return this.finish("typeText", snap, undefined, "synthetic", "delivered_unverified", [], options);
-    }
-    const addressed = this.address(options.target, options.app);
-    if (addressed.record.secure)
-      throw new AxsnapError(
-        "POLICY_DENIED",
-        "typing into a secure text field is not allowed; nothing was sent",
-        {
+      const r = await this.resolveIn(options.target, options, ctx);
+      await this.confirmLanded(r, ctx);
+      this.guardEnabled(r);
+      if (isSecure(r.node))
+        throw new AxsnapError("POLICY_DENIED", "the field is secure now; nothing was sent", {
           hint: "ask the user to enter it",
-        },
-      );
-    const r = await this.resolve(options.target, options);
-    await this.confirmLanded(r);
-    const notes = [...r.notes];
-    if (r.record.settable) {
-      const read = await callNative(() => r.live.backend.readElement(r.handle, 0, this.opts.deadlineMs));
-      await r.live.backend.release(read.handles);
-      // Only a value actually read can be continued; an unread one is not "".
-      if (typeof read.node.value === "string") {
-        const next = (read.node.value ?? "") + text;
+        });
+      const notes = [...r.notes];
+      if (r.record.settable && TEXT_ROLES.has(r.record.role)) {
+        if (textActivates(text, true)) await this.guardDestructive("typeText", r);
         try {
-          const uncertain = await this.semanticCall(() =>
-            r.live.backend.setText(r.handle, next, this.opts.deadlineMs),
+          const uncertain = await this.semanticCall(ctx, () =>
+            r.live.backend.insertText(r.handle, text, ctx.remaining()),
           );
-          return this.finishSemantic("typeText", r, notes, uncertain, options);
+          const back = await this.readBack(r, ctx);
+          const verified =
+            uncertain === undefined && typeof back === "object" && String(back.value ?? "").endsWith(text);
+          if (verified)
+            return this.finish(
+              "typeText",
+              r.snapshot,
+              r.record,
+              "semantic",
+              "delivered_verified",
+              notes,
+              options,
+              ctx,
+            );
+          return this.finishSemantic("typeText", r, notes, uncertain, options, ctx);
         } catch (e) {
-          if (!(e instanceof AxsnapError) || e.code !== "NOT_SETTABLE") throw e;
-          notes.push("the field refused its value; typed with key events instead");
+          if (
+            !refusedUndelivered(e) &&
+            !(e instanceof AxsnapError && e.code === "NOT_SETTABLE" && e.delivery === "not_delivered")
+          )
+            throw e;
+          notes.push(`the field cannot insert text (${(e as Error).message}); typed with key events instead`);
         }
       }
-    }
-    this.guardFresh(r.snapshot);
-    const focused = await callNative(() => r.live.backend.focus(r.handle, this.opts.deadlineMs)).then(
-      () => true,
-      () => {
-        notes.push("the element did not take focus; typed into whatever has it");
-        return false;
-      },
-    );
-    // Typing continues the field's text, as the semantic path does: the cursor goes to the end first
-    // (cmd+Down on macOS, where End only scrolls). Only in a focused text element: elsewhere the
-    // same keys mean something else (cmd+Down opens the selection in Finder).
-    if (focused && TEXT_ROLES.has(r.record.role)) {
-      const toEnd = r.live.raw.platform === "macos" ? "cmd+down" : "ctrl+End";
-      await callNative(() => r.live.backend.keys(r.live.window, toEnd, this.opts.deadlineMs)).catch(
-        () => undefined,
+      this.guardFresh(r.snapshot);
+      try {
+        await ctx.step("semantic", () => r.live.backend.focus(r.handle, ctx.remaining()));
+      } catch (e) {
+        if (!refusedUndelivered(e)) throw e;
+      }
+      if (!(await this.focusLanded(r, ctx)))
+        throw new AxsnapError(
+          "ACTION_FAILED",
+          `element ${r.record.index} (${r.record.roleText}) did not take keyboard focus; nothing was typed`,
+          {
+            hint: "click the field you mean first, take a new snapshot, then type",
+            delivery: "not_delivered",
+          },
+        );
+      // Typing continues the field's text, as the semantic path does: the cursor goes to the end first
+      // (cmd+Down on macOS, where End only scrolls). Only in a focused text element: elsewhere the
+      // same keys mean something else (cmd+Down opens the selection in Finder).
+      if (TEXT_ROLES.has(r.record.role)) {
+        const toEnd = r.live.raw.platform === "macos" ? "cmd+down" : "ctrl+End";
+        await ctx
+          .step("input", () => r.live.backend.keys(r.live.window, toEnd, ctx.remaining()))
+          .catch(() => undefined);
+      }
+      await this.typeChunks(r.snapshot, r.live, text, notes, ctx);
+      return this.finish(
+        "typeText",
+        r.snapshot,
+        r.record,
+        "synthetic",
+        "delivered_unverified",
+        notes,
+        options,
+        ctx,
       );
+    });
+  }
+
+  /**
+   * Synthetic typing in chunks. Before each chunk the live focus is checked
+   * (focus may move into a password field mid-way); each chunk is its own
+   * native job, so a long text does not hold the backend's queue (a
+   * concurrent snapshot runs between chunks). A cut run says how much went in.
+   */
+  private async typeChunks(
+    snap: Snapshot,
+    live: LiveObservation,
+    text: string,
+    notes: string[],
+    ctx: CallContext,
+  ): Promise<void> {
+    const chars = Array.from(text);
+    let typed = 0;
+    try {
+      for (let i = 0; i < chars.length; i += TYPE_CHUNK) {
+        const chunk = chars.slice(i, i + TYPE_CHUNK).join("");
+        await this.guardKeys("typeText", snap, live, ctx, { text: chunk });
+        try {
+          const out = await ctx.step("input", () =>
+            live.backend.typeText(live.window, chunk, ctx.remaining()),
+          );
+          typed += out.typed;
+        } catch (e) {
+          typed += Number((e as { cause?: { typed?: unknown } }).cause?.typed ?? 0) || 0;
+          throw e;
+        }
+      }
+    } catch (e) {
+      if (typed === 0 || !(e instanceof AxsnapError)) throw e;
+      throw new AxsnapError(e.code, `${e.message}; ${typed} of ${chars.length} characters were typed`, {
+        delivery: "delivery_uncertain",
+        hint: "take a new snapshot to see what was typed before typing the rest",
+        cause: e,
+      });
     }
-    await callNative(() => r.live.backend.typeText(r.live.window, text, this.opts.deadlineMs));
-    return this.finish("typeText", r.snapshot, r.record, "synthetic", "delivered_unverified", notes, options);
+    if (chars.length > TYPE_CHUNK)
+      notes.push(`typed ${typed} characters in ${Math.ceil(chars.length / TYPE_CHUNK)} chunks`);
   }
 
   /** Scrolls an element by pages: its scroll-by-page action where it has one, else wheel events over it. */
@@ -737,69 +1103,78 @@ export class Session {
       throw invalidArgument('direction must be "up", "down", "left" or "right"');
     if (!Number.isInteger(pages) || pages < 1 || pages > 50)
       throw invalidArgument("pages must be a whole number from 1 to 50");
-    const r = await this.resolve(target, options);
-    await this.confirmLanded(r);
-    const name = `AXScroll${direction[0]!.toUpperCase()}${direction.slice(1)}ByPage`;
-    const semantic = findAction(r.record.actions, [name, `scroll ${direction}`]);
-    if (semantic !== undefined) {
-      for (let i = 0; i < pages; i++) {
-        const uncertain = await this.semanticCall(() =>
-          r.live.backend.doAction(r.handle, semantic, this.opts.deadlineMs),
-        );
-        // One page in doubt ends the scroll: repeating it could overshoot.
-        if (uncertain !== undefined)
-          return this.finishSemantic(
-            "scroll",
-            r,
-            [...r.notes, `stopped at page ${i + 1} of ${pages}`],
-            uncertain,
-            options,
+    return this.act(options, async (ctx) => {
+      const r = await this.resolveIn(target, options, ctx);
+      await this.confirmLanded(r, ctx);
+      const name = `AXScroll${direction[0]!.toUpperCase()}${direction.slice(1)}ByPage`;
+      const semantic = findAction(r.record.actions, [name, `scroll ${direction}`]);
+      if (semantic !== undefined) {
+        for (let i = 0; i < pages; i++) {
+          const uncertain = await this.semanticCall(ctx, () =>
+            r.live.backend.doAction(r.handle, semantic, ctx.remaining()),
           );
+          // One page in doubt ends the scroll: repeating it could overshoot.
+          if (uncertain !== undefined)
+            return this.finishSemantic(
+              "scroll",
+              r,
+              [...r.notes, `stopped at page ${i + 1} of ${pages}`],
+              uncertain,
+              options,
+              ctx,
+            );
+        }
+        return this.finish(
+          "scroll",
+          r.snapshot,
+          r.record,
+          "semantic",
+          "delivered_unverified",
+          [...r.notes],
+          options,
+          ctx,
+        );
       }
-      return this.finish(
-        "scroll",
-        r.snapshot,
-        r.record,
-        "semantic",
-        "delivered_unverified",
-        [...r.notes],
-        options,
-      );
-    }
-    const steps = pages * 5;
-    const dx = direction === "left" ? -steps : direction === "right" ? steps : 0;
-    const dy = direction === "up" ? -steps : direction === "down" ? steps : 0;
-    const notes = [...r.notes, `no scroll action; sent ${steps} wheel steps`];
-    return this.pointerAt(r, { kind: "wheel", dx, dy }, notes, options, "scroll");
+      const steps = pages * 5;
+      const dx = direction === "left" ? -steps : direction === "right" ? steps : 0;
+      const dy = direction === "up" ? -steps : direction === "down" ? steps : 0;
+      const notes = [...r.notes, `no scroll action; sent ${steps} wheel steps`];
+      return this.pointerAt(r, { kind: "wheel", dx, dy }, notes, options, "scroll", ctx);
+    });
   }
 
   /** Drags from one element to another with synthetic mouse events. */
   async drag(from: Target, to: Target, options: ActOptions = {}): Promise<ActionResult> {
-    const a = await this.resolve(from, options);
-    const b = await this.resolve(to, options);
-    this.guardFresh(a.snapshot);
-    const p = a.record.clickPoint;
-    const q = b.record.clickPoint;
-    if (!p || !q) throw new AxsnapError("ACTION_NOT_SUPPORTED", "both elements need a frame to drag between");
-    await this.confirmLanded(a);
-    const notes = [...a.notes, ...b.notes];
-    const start = this.clamp(a.live, p.x, p.y, notes);
-    const end = this.clamp(a.live, q.x, q.y, notes);
-    await callNative(() =>
-      a.live.backend.pointer(
-        a.live.window,
-        {
-          kind: "drag",
-          x: start.x,
-          y: start.y,
-          toX: end.x,
-          toY: end.y,
-          button: 1,
-        },
-        this.opts.deadlineMs,
-      ),
-    );
-    return this.finish("drag", a.snapshot, a.record, "synthetic", "delivered_unverified", notes, options);
+    return this.act(options, async (ctx) => {
+      const a = await this.resolveIn(from, options, ctx);
+      const b = await this.resolveIn(to, options, ctx);
+      this.guardFresh(a.snapshot);
+      const p = a.record.clickPoint;
+      const q = b.record.clickPoint;
+      if (!p || !q)
+        throw new AxsnapError("ACTION_NOT_SUPPORTED", "both elements need a frame to drag between");
+      await this.confirmLanded(a, ctx);
+      const notes = [...a.notes, ...b.notes];
+      const start = this.clamp(a.live, p.x, p.y, notes);
+      const end = this.clamp(a.live, q.x, q.y, notes);
+      await ctx.step("input", () =>
+        a.live.backend.pointer(
+          a.live.window,
+          { kind: "drag", x: start.x, y: start.y, toX: end.x, toY: end.y, button: 1 },
+          ctx.remaining(),
+        ),
+      );
+      return this.finish(
+        "drag",
+        a.snapshot,
+        a.record,
+        "synthetic",
+        "delivered_unverified",
+        notes,
+        options,
+        ctx,
+      );
+    });
   }
 
   /** Screenshot pixels of a snapshot → a screen point, clamped into its window. */
@@ -817,11 +1192,25 @@ export class Session {
         throw invalidArgument(`${k} must be a finite number of screenshot pixels`);
     const snap = options.of ?? this.latestOf(options.app);
     const live = liveObservation(snap);
+    if (!live)
+      throw invalidArgument("coordinates need a snapshot observed live, not one rendered from a tree");
     const shot = snap.screenshot;
-    if (!live || !shot)
-      throw new AxsnapError("INVALID_ARGUMENT", "coordinates need a live snapshot with a screenshot", {
-        hint: "take a snapshot with screenshot: true and use its pixel coordinates",
-      });
+    if (!shot) {
+      // Asked without a screenshot: the caller's mistake. Asked with one and none came: the display's fault.
+      const failed = live.raw.walk.notes?.find((n) => /screenshot|capture|display/i.test(n));
+      if (failed)
+        throw new AxsnapError(
+          "ACTION_FAILED",
+          `the snapshot has no screenshot (${failed}); nothing was sent`,
+          {
+            hint: "the window could not be captured; take a new snapshot, or act by index instead of pixels",
+          },
+        );
+      throw invalidArgument(
+        "coordinates need a snapshot taken with a screenshot",
+        "take a snapshot with screenshot: true and use its pixel coordinates",
+      );
+    }
     this.guardFresh(snap);
     const p = this.clamp(
       live,
@@ -832,7 +1221,7 @@ export class Session {
     return { snap, live, ...p };
   }
 
-  private async atPixels(
+  private atPixels(
     action: string,
     x: number,
     y: number,
@@ -840,30 +1229,38 @@ export class Session {
     options: PixelOptions,
     to?: { x: number; y: number },
   ): Promise<ActionResult> {
-    const notes: string[] = [];
-    const at = this.pixels(x, y, options, notes);
-    const end = to ? this.pixels(to.x, to.y, options, notes) : undefined;
-    // Hit-test the point: the element under it gets the same safety rules as a click by index.
-    const hit = hitTest(at.snap, at.x, at.y);
-    if (hit) {
-      notes.push(`the point is on element ${hit.index} (${hit.roleText}${hit.title ? ` ${hit.title}` : ""})`);
-      if (hit.secure && event.kind === "click" && action !== "rightClickAt")
-        notes.push("it is a secure field: typing into it will be refused");
-      await this.guardDestructive(action, { snapshot: at.snap, record: hit });
-    }
-    await callNative(() =>
-      at.live.backend.pointer(
-        at.live.window,
-        {
-          ...event,
-          x: at.x,
-          y: at.y,
-          ...(end ? { toX: end.x, toY: end.y } : {}),
-        },
-        this.opts.deadlineMs,
-      ),
-    );
-    return this.finish(action, at.snap, undefined, "synthetic", "delivered_unverified", notes, options);
+    return this.act(options, async (ctx) => {
+      const notes: string[] = [];
+      const at = this.pixels(x, y, options, notes);
+      const end = to ? this.pixels(to.x, to.y, options, notes) : undefined;
+      // Hit-test the point: the element under it gets the same safety rules as a click by index.
+      const hit = hitTest(at.snap, at.x, at.y);
+      if (hit) {
+        notes.push(
+          `the point is on element ${hit.index} (${hit.roleText}${hit.title ? ` ${hit.title}` : ""})`,
+        );
+        if (hit.secure && event.kind === "click" && action !== "rightClickAt")
+          notes.push("it is a secure field: typing into it will be refused");
+        await this.guardDestructive(action, { snapshot: at.snap, record: hit });
+      }
+      await ctx.step("input", () =>
+        at.live.backend.pointer(
+          at.live.window,
+          { ...event, x: at.x, y: at.y, ...(end ? { toX: end.x, toY: end.y } : {}) },
+          ctx.remaining(),
+        ),
+      );
+      return this.finish(
+        action,
+        at.snap,
+        undefined,
+        "synthetic",
+        "delivered_unverified",
+        notes,
+        options,
+        ctx,
+      );
+    });
   }
 
   /** Clicks at a point of a snapshot's screenshot, in screenshot pixels (not window points). */
@@ -921,6 +1318,23 @@ export class Session {
     this.byId.clear();
     this.latest = undefined;
   }
+}
+
+/** The addressed record, at the place where the element is now. */
+function withFrameOf(record: ElementRecord, now: ElementRecord): ElementRecord {
+  const { frame: _f, screenFrame: _s, clickPoint: _c, ...rest } = record;
+  return {
+    ...rest,
+    ...(now.frame ? { frame: now.frame } : {}),
+    ...(now.screenFrame ? { screenFrame: now.screenFrame } : {}),
+    ...(now.clickPoint ? { clickPoint: now.clickPoint } : {}),
+  };
+}
+
+/** "push button "OK"": how a live node is named in a message. */
+function describe(node: RawNode): string {
+  const name = node.title ?? node.description;
+  return name ? `${node.role} "${cut(name, 60)}"` : node.role;
 }
 
 /** The smallest printed element whose frame holds the screen point: the most specific one. */

@@ -56,7 +56,7 @@ describe("identity", () => {
     await b.fakeReplace(desktop([row("Gamma", 120), row("Alpha", 140), row("Beta", 160)]));
     const result = await s.click(`@${snap.id}:e${beta}`);
     expect(result.channel).toBe("semantic");
-    expect(result.notes.join(" ")).toMatch(/moved; found again as \d+ in snapshot/);
+    expect(result.notes.join(" ")).toMatch(/moved; found again by its identity/);
     const betaNow = result.snapshot!.records.find((r) => r.title === "Beta")!;
     expect(b.fakeLog()).toEqual([`action ${betaNow.handle} click`]);
   });
@@ -278,13 +278,19 @@ describe("coordinates", () => {
     expect(b.fakeLog()).toEqual([]);
   });
 
-  it("names the element found again by its index in the new snapshot", async () => {
+  it("names the element found again as the agent addressed it, and its new index in a note", async () => {
     const { b, s } = setup([row("Alpha", 120), row("Beta", 140), row("Gamma", 160)]);
     const snap = await s.snapshot({ app: "Editor", screenshot: false });
     await b.fakeReplace(desktop([row("Gamma", 120), row("Beta", 140), row("Alpha", 160)]));
-    const result = await s.click(indexOf(snap.text, "Alpha"));
-    expect(result.target!.snapshotId).not.toBe(snap.id);
-    const held = s.address(`@${result.target!.snapshotId}:e${result.target!.index}`);
+    const alpha = indexOf(snap.text, "Alpha");
+    const result = await s.click(alpha);
+    expect(result.target).toEqual({ snapshotId: snap.id, index: alpha });
+    expect(result.notes.join(" ")).toMatch(
+      /element \d+ moved; found again by its identity \(element \d+ of a new observation\)/,
+    );
+    // The fresh snapshot the result carries is the agent's new view, and the app's latest.
+    const held = s.address(indexOf(result.snapshot!.text, "Alpha"));
+    expect(held.snapshot.id).toBe(result.snapshot!.id);
     expect(held.record.title).toBe("Alpha");
   });
 });

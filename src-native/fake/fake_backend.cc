@@ -172,7 +172,7 @@ Error FakeBackend::SetText(ElementId id, const std::string& text, Clock::time_po
   if (!e) return {ErrorCode::kElementGone, "fake: unknown element"};
   if (Error err = Touch(*e, deadline)) return err;
   if (!e->attrs.settable) return {ErrorCode::kNotSettable, "fake: not settable"};
-  e->attrs.value = text;
+  if (!e->fault.ignoreSet) e->attrs.value = text;
   Record("setText " + std::to_string(id) + " " + text);
   return AfterSend(*e, deadline);
 }
@@ -256,9 +256,12 @@ Error FakeBackend::TypeText(const WindowInfo& window, const std::string& text, C
     }
     size_t len = 1;
     const auto c = static_cast<unsigned char>(text[i]);
-    if (c >= 0xf0) len = 4;
-    else if (c >= 0xe0) len = 3;
-    else if (c >= 0xc0) len = 2;
+    if (c >= 0xf0)
+      len = 4;
+    else if (c >= 0xe0)
+      len = 3;
+    else if (c >= 0xc0)
+      len = 2;
     sent += text.substr(i, len);
     i += len;
     typed++;

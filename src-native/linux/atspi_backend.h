@@ -65,8 +65,7 @@ class AtspiBackend : public Backend {
                 Clock::time_point deadline) override;
   Error Pointer(const WindowInfo& window, const PointerEvent& ev, Clock::time_point deadline) override;
   Error Keys(const WindowInfo& window, const std::string& combo, Clock::time_point deadline) override;
-  Error TypeText(const WindowInfo& window, const std::string& text, Clock::time_point deadline,
-                 size_t& typed) override;
+  Error TypeText(const WindowInfo& window, const std::string& text, Clock::time_point deadline, size_t& typed) override;
 
   Error DoAction(ElementId id, const std::string& name, Clock::time_point deadline) override;
   Error SetText(ElementId id, const std::string& text, Clock::time_point deadline) override;

@@ -48,7 +48,7 @@ Error LinuxBackend::Keys(const WindowInfo& window, const std::string& combo, Clo
 }
 
 Error LinuxBackend::TypeText(const WindowInfo& window, const std::string& text, Clock::time_point deadline,
-                              size_t& typed) {
+                             size_t& typed) {
   typed = 0;
   if (Error err = Front(window)) return err;
   Error err = x11_.Type(text);

@@ -16,8 +16,7 @@ class LinuxBackend : public AtspiBackend {
                 Clock::time_point deadline) override;
   Error Pointer(const WindowInfo& window, const PointerEvent& ev, Clock::time_point deadline) override;
   Error Keys(const WindowInfo& window, const std::string& combo, Clock::time_point deadline) override;
-  Error TypeText(const WindowInfo& window, const std::string& text, Clock::time_point deadline,
-                 size_t& typed) override;
+  Error TypeText(const WindowInfo& window, const std::string& text, Clock::time_point deadline, size_t& typed) override;
 
  private:
   // Opens the display on first use, so a snapshot without X (no screenshot) still works.

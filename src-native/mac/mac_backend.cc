@@ -1222,7 +1222,7 @@ Error MacBackend::Keys(const WindowInfo& window, const std::string& combo, Clock
 }
 
 Error MacBackend::TypeText(const WindowInfo& window, const std::string& text, Clock::time_point deadline,
-                            size_t& typed) {
+                           size_t& typed) {
   typed = 0;
   if (Error err = Front(window)) return err;
   Error err = PostText(text);

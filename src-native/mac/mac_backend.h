@@ -71,8 +71,7 @@ class MacBackend : public Backend {
   Error Select(ElementId id, Clock::time_point deadline) override;
   Error Pointer(const WindowInfo& window, const PointerEvent& ev, Clock::time_point deadline) override;
   Error Keys(const WindowInfo& window, const std::string& combo, Clock::time_point deadline) override;
-  Error TypeText(const WindowInfo& window, const std::string& text, Clock::time_point deadline,
-                 size_t& typed) override;
+  Error TypeText(const WindowInfo& window, const std::string& text, Clock::time_point deadline, size_t& typed) override;
   void Release(const std::vector<ElementId>& ids) override;
 
   Error GatherWindows(const AppInfo& app, WindowCandidates& out, Clock::time_point deadline) override;

@@ -280,6 +280,7 @@ size_t AddTree(FakeScript& script, const Napi::Object& rootNode, std::map<std::s
       e.fault.childrenError = OptBool(f, "childrenError").value_or(false);
       e.fault.actionHangMs = static_cast<int>(OptNumber(f, "actionHangMs").value_or(0));
       e.fault.refuseFocus = OptBool(f, "refuseFocus").value_or(false);
+      e.fault.ignoreSet = OptBool(f, "ignoreSet").value_or(false);
     }
     script.elements.push_back(std::move(e));
     if (item.parent != SIZE_MAX) {
