@@ -19,6 +19,7 @@ import {
 import { AxsnapError, type Delivery, invalidArgument, type Retry } from "./errors.js";
 import type { RawNode } from "./model.js";
 import { callNative, type NativeBackend, type NativePointerEvent } from "./native.js";
+import { destructiveWordIn, normalizeForMatch } from "./policy/normalize.js";
 import type { ElementRecord, IdentityPredicate } from "./records.js";
 import { prettyActionName } from "./render/actions.js";
 import { identityOf } from "./render/plan.js";
@@ -176,13 +177,15 @@ export class Session {
     if (options.confirm !== undefined && typeof options.confirm !== "function")
       throw invalidArgument("confirm must be a function");
     const words = options.destructiveWords ?? DEFAULT_DESTRUCTIVE_WORDS;
-    if (!Array.isArray(words) || words.some((w) => typeof w !== "string" || w.trim() === ""))
+    // A word that is only invisible characters or blanks would match every name.
+    if (!Array.isArray(words) || words.some((w) => typeof w !== "string" || normalizeForMatch(w) === ""))
       throw invalidArgument("destructiveWords must be an array of non-empty strings");
     this.opts = {
       staleAfterMs: positive("staleAfterMs", options.staleAfterMs, 60_000),
       keepSnapshots: positive("keepSnapshots", options.keepSnapshots, 5),
       deadlineMs: positive("deadlineMs", options.deadlineMs, 5000),
-      destructiveWords: words.map((w) => w.toLowerCase()),
+      // Kept as given: the confirm request names the word as configured; matching normalises both sides.
+      destructiveWords: words.slice(),
       ...(options.confirm ? { confirm: options.confirm } : {}),
       ...(options.backend ? { backend: options.backend } : {}),
     };
@@ -386,8 +389,12 @@ export class Session {
     action: string,
     r: { snapshot: Snapshot; record: ElementRecord },
   ): Promise<void> {
-    const name = `${r.record.title ?? ""} ${r.record.description ?? ""}`.toLowerCase();
-    const word = this.opts.destructiveWords.find((w) => name.includes(w));
+    // Both sides are normalised (NFKC, case, invisible characters, look-alikes):
+    // "Del\u00ADete", "Dеlete" with a Cyrillic е and "ＤＥＬＥＴＥ" all read as "Delete".
+    const word = destructiveWordIn(
+      `${r.record.title ?? ""} ${r.record.description ?? ""}`,
+      this.opts.destructiveWords,
+    );
     if (word === undefined) return;
     const request: ConfirmRequest = {
       action,
