@@ -182,7 +182,7 @@ export class Session {
       throw invalidArgument("destructiveWords must be an array of non-empty strings");
     this.opts = {
       staleAfterMs: positive("staleAfterMs", options.staleAfterMs, 60_000),
-      keepSnapshots: positive("keepSnapshots", options.keepSnapshots, 5),
+      keepSnapshots: positive("keepSnapshots", options.keepSnapshots, 5, true),
       deadlineMs: positive("deadlineMs", options.deadlineMs, 5000),
       // Kept as given: the confirm request names the word as configured; matching normalises both sides.
       destructiveWords: words.slice(),
@@ -929,10 +929,18 @@ function hitTest(snap: Snapshot, x: number, y: number): ElementRecord | undefine
   return best;
 }
 
-function positive(name: string, value: number | undefined, fallback: number): number {
+/**
+ * A count or a number of milliseconds, at least 1: a fraction below 1 would
+ * keep no snapshot, or give every native step no time at all.
+ */
+function positive(name: string, value: number | undefined, fallback: number, whole = false): number {
   if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0)
-    throw invalidArgument(`${name} must be a positive number`);
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 1)
+    throw invalidArgument(
+      `${name} must be ${whole ? "a whole number" : "a number"} of at least 1, got ${String(value)}`,
+    );
+  if (whole && !Number.isInteger(value))
+    throw invalidArgument(`${name} must be a whole number of at least 1, got ${String(value)}`);
   return value;
 }
 
