@@ -163,10 +163,10 @@ export function header(snap: RawSnapshot, style: Style, limit: TextLimit): strin
  * 38 search text field." names the index and role only, where the spec's
  * example repeats the whole line.
  */
-export function footer(plan: Plan, limit: TextLimit): string | undefined {
+export function footer(plan: Plan, limit: TextLimit, secureNames = true): string | undefined {
   const focused = plan.focusedNode;
   const selected = focused?.selectedText;
-  if (focused !== undefined && present(selected) && !isSecure(focused))
+  if (focused !== undefined && present(selected) && !isSecure(focused, secureNames))
     return `Selected text: [${sanitize(selected, limit)}]`;
   if (plan.focusedIndex === undefined) return undefined;
   const rec = plan.records[plan.focusedIndex];
