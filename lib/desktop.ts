@@ -69,7 +69,7 @@ export async function desktopBackend(): Promise<NativeBackend> {
 
 function deadlineOf(value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0 || value > 600_000)
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 1 || value > 600_000)
     throw invalidArgument(
       `deadlineMs must be a number of milliseconds between 1 and 600000, got ${String(value)}`,
     );

@@ -45,6 +45,7 @@ export type {
   WalkEnd,
 } from "./model.js";
 export { HIDDEN_COORDINATE, MAX_TREE_DEPTH } from "./model.js";
+export { destructiveWordIn, normalizeForMatch } from "./policy/normalize.js";
 export type {
   CaptureProof,
   ElementRecord,
@@ -61,6 +62,7 @@ export {
   type RenderResult,
   render,
   type Style,
+  secureByName,
   type TextLimit,
 } from "./render/index.js";
 export {

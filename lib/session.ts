@@ -22,6 +22,7 @@ import { AxsnapError, type Delivery, invalidArgument, type Retry } from "./error
 import type { RawNode } from "./model.js";
 import type { NativeBackend, NativePointerEvent } from "./native.js";
 import { activating, nonInserting, textActivates } from "./policy/keys.js";
+import { destructiveWordIn, normalizeForMatch } from "./policy/normalize.js";
 import type { ElementRecord, IdentityPredicate } from "./records.js";
 import { prettyActionName } from "./render/actions.js";
 import { identityOf } from "./render/plan.js";
@@ -223,13 +224,15 @@ export class Session {
     if (options.confirm !== undefined && typeof options.confirm !== "function")
       throw invalidArgument("confirm must be a function");
     const words = options.destructiveWords ?? DEFAULT_DESTRUCTIVE_WORDS;
-    if (!Array.isArray(words) || words.some((w) => typeof w !== "string" || w.trim() === ""))
+    // A word that is only invisible characters or blanks would match every name.
+    if (!Array.isArray(words) || words.some((w) => typeof w !== "string" || normalizeForMatch(w) === ""))
       throw invalidArgument("destructiveWords must be an array of non-empty strings");
     this.opts = {
       staleAfterMs: positive("staleAfterMs", options.staleAfterMs, 60_000),
-      keepSnapshots: positive("keepSnapshots", options.keepSnapshots, 5),
+      keepSnapshots: positive("keepSnapshots", options.keepSnapshots, 5, true),
       deadlineMs: positive("deadlineMs", options.deadlineMs, 5000),
-      destructiveWords: words.map((w) => w.toLowerCase()),
+      // Kept as given: the confirm request names the word as configured; matching normalises both sides.
+      destructiveWords: words.slice(),
       ...(options.confirm ? { confirm: options.confirm } : {}),
       ...(options.backend ? { backend: options.backend } : {}),
     };
@@ -517,8 +520,12 @@ export class Session {
     action: string,
     r: { snapshot: Snapshot; record: ElementRecord },
   ): Promise<void> {
-    const name = `${r.record.title ?? ""} ${r.record.description ?? ""}`.toLowerCase();
-    const word = this.opts.destructiveWords.find((w) => name.includes(w));
+    // Both sides are normalised (NFKC, case, invisible characters, look-alikes):
+    // "Del\u00ADete", "Dеlete" with a Cyrillic е and "ＤＥＬＥＴＥ" all read as "Delete".
+    const word = destructiveWordIn(
+      `${r.record.title ?? ""} ${r.record.description ?? ""}`,
+      this.opts.destructiveWords,
+    );
     if (word === undefined) return;
     const request: ConfirmRequest = {
       action,
@@ -1348,10 +1355,18 @@ function hitTest(snap: Snapshot, x: number, y: number): ElementRecord | undefine
   return best;
 }
 
-function positive(name: string, value: number | undefined, fallback: number): number {
+/**
+ * A count or a number of milliseconds, at least 1: a fraction below 1 would
+ * keep no snapshot, or give every native step no time at all.
+ */
+function positive(name: string, value: number | undefined, fallback: number, whole = false): number {
   if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0)
-    throw invalidArgument(`${name} must be a positive number`);
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 1)
+    throw invalidArgument(
+      `${name} must be ${whole ? "a whole number" : "a number"} of at least 1, got ${String(value)}`,
+    );
+  if (whole && !Number.isInteger(value))
+    throw invalidArgument(`${name} must be a whole number of at least 1, got ${String(value)}`);
   return value;
 }
 

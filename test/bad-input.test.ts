@@ -177,3 +177,27 @@ describe("snapshot refuses bad options", () => {
     expect(backend.fakeLog()).toEqual([]);
   });
 });
+
+describe("fractions below the documented minimum (issue 9 item 22)", () => {
+  it.each([
+    ["keepSnapshots 0.5", () => createSession({ keepSnapshots: 0.5 })],
+    ["keepSnapshots 2.5", () => createSession({ keepSnapshots: 2.5 })],
+    ["keepSnapshots 0", () => createSession({ keepSnapshots: 0 })],
+    ["keepSnapshots NaN", () => createSession({ keepSnapshots: Number.NaN })],
+    ["keepSnapshots Infinity", () => createSession({ keepSnapshots: Number.POSITIVE_INFINITY })],
+    ["session deadlineMs 0.5", () => createSession({ deadlineMs: 0.5 })],
+    ["session staleAfterMs 0.5", () => createSession({ staleAfterMs: 0.5 })],
+    ["snapshot deadlineMs 0.5", () => observe({ app: "Editor", deadlineMs: 0.5 }, backend)],
+    ["snapshot deadlineMs 600001", () => observe({ app: "Editor", deadlineMs: 600_001 }, backend)],
+  ])("%s → INVALID_ARGUMENT", async (_what, run) => expectCode(run, "INVALID_ARGUMENT"));
+
+  it("accepts the documented minimum of 1", async () => {
+    const s = createSession({ backend, keepSnapshots: 1, deadlineMs: 1000, staleAfterMs: 1 });
+    await s.close();
+    expect(() => createSession({ deadlineMs: 1 })).not.toThrow();
+  });
+
+  it("nothing above reached the app", () => {
+    expect(backend.fakeLog()).toEqual([]);
+  });
+});

@@ -177,6 +177,15 @@ describe("item 8: no key event reaches a secure field", () => {
     expect(typed(b)).toEqual([]);
   });
 
+  it("treats a plain text field named Password or PIN as secure (item 9, live)", async () => {
+    for (const name of ["Password", "PIN", "密码"]) {
+      const { b, s } = setup(desktop([focused(entry(name, ""))]));
+      await s.snapshot({ app: "Editor", screenshot: false });
+      expect((await rejects(s.typeText("1234"))).code).toBe("POLICY_DENIED");
+      expect(typed(b)).toEqual([]);
+    }
+  });
+
   it("refuses pressKey of a printable key in a password field, lets navigation keys pass", async () => {
     const { b, s } = setup(desktop([focused(password()), button("OK")]));
     await s.snapshot({ app: "Editor", screenshot: false });

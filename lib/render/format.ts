@@ -118,15 +118,44 @@ export function compactLines(lines: Line[], limit: TextLimit): string[] {
   return out;
 }
 
+/**
+ * A header field between quotes: `"` and `\` are escaped before newlines
+ * become `\n`, so a title cannot close its quotes and go on as header text,
+ * and a literal backslash-n stays apart from a newline. A cut never leaves
+ * half an escape before the `...`.
+ */
+function quotedField(text: string, limit: TextLimit): string {
+  const out = sanitize(text.replace(/[\\"]/g, "\\$&"), "max");
+  if (limit === "max" || out.length <= limit) return `"${out}"`;
+  let end = limit;
+  const code = out.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end -= 1;
+  let slashes = 0;
+  while (slashes < end && out.charCodeAt(end - 1 - slashes) === 0x5c) slashes++;
+  if (slashes % 2 === 1) end -= 1;
+  return `"${out.slice(0, end)}..."`;
+}
+
+// Names that print bare on the header: letters, marks, digits, spaces and . _ - + & '.
+// Anything else (quotes, parentheses, commas, colons, `\n`) could read as header
+// text ("com.apple.finder (pid 1)"), so such a name prints quoted and escaped.
+const BARE_NAME = /^[\p{L}\p{N}][\p{L}\p{M}\p{N} ._+&'-]*$/u;
+
+function headerName(text: string, limit: TextLimit): string {
+  const bare = sanitize(text, limit);
+  return BARE_NAME.test(bare) ? bare : quotedField(text, limit);
+}
+
 export function header(snap: RawSnapshot, style: Style, limit: TextLimit): string[] {
-  const appName = sanitize(snap.app.name, limit);
-  const title = sanitize(snap.window.title.length > 0 ? snap.window.title : snap.app.name, limit);
-  if (style === "compact") return [`App: "${appName}" Window: "${title}"`, ""];
+  // A title of invisible characters only is no title: the app name stands in, as for an empty one.
+  const title = quotedField(present(snap.window.title) ? snap.window.title : snap.app.name, limit);
+  if (style === "compact") return [`App: ${quotedField(snap.app.name, limit)} Window: ${title}`, ""];
+  const appName = headerName(snap.app.name, limit);
   const id =
     snap.app.bundleId !== undefined && snap.app.bundleId.length > 0
-      ? sanitize(snap.app.bundleId, limit)
+      ? headerName(snap.app.bundleId, limit)
       : appName;
-  return [`App=${id} (pid ${snap.app.pid})`, `Window: "${title}", App: ${appName}.`];
+  return [`App=${id} (pid ${snap.app.pid})`, `Window: ${title}, App: ${appName}.`];
 }
 
 /**
@@ -134,10 +163,10 @@ export function header(snap: RawSnapshot, style: Style, limit: TextLimit): strin
  * 38 search text field." names the index and role only, where the spec's
  * example repeats the whole line.
  */
-export function footer(plan: Plan, limit: TextLimit): string | undefined {
+export function footer(plan: Plan, limit: TextLimit, secureNames = true): string | undefined {
   const focused = plan.focusedNode;
   const selected = focused?.selectedText;
-  if (focused !== undefined && present(selected) && !isSecure(focused))
+  if (focused !== undefined && present(selected) && !isSecure(focused, secureNames))
     return `Selected text: [${sanitize(selected, limit)}]`;
   if (plan.focusedIndex === undefined) return undefined;
   const rec = plan.records[plan.focusedIndex];

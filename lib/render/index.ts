@@ -14,6 +14,7 @@ import { isSecure } from "./roles.js";
 import { present, sanitize, type TextLimit } from "./sanitize.js";
 
 export type { Style } from "./format.js";
+export { secureByName } from "./roles.js";
 export type { TextLimit } from "./sanitize.js";
 
 export interface RenderOptions {
@@ -25,6 +26,12 @@ export interface RenderOptions {
   maxNodes?: number;
   /** Deepest printed level (elided containers add none). Default 64. */
   maxDepth?: number;
+  /**
+   * Treat a text-entry field whose name, description or placeholder says
+   * password, passcode, PIN or 密码 as secure: its value never prints. Default
+   * true; false leaves only the platform's secure flag.
+   */
+  secureNames?: boolean;
 }
 
 export const DEFAULT_TEXT_LIMIT = 500;
@@ -60,11 +67,16 @@ export function normaliseRenderOptions(options: RenderOptions = {}): Required<Re
   const textLimit = options.textLimit ?? DEFAULT_TEXT_LIMIT;
   if (textLimit !== "max" && (typeof textLimit !== "number" || !Number.isInteger(textLimit) || textLimit < 1))
     throw invalidArgument(`textLimit must be a positive integer or "max", got ${String(textLimit)}`);
+  // Strict: a null here is a bug in the caller, not a request for the default of a safety option.
+  const secureNames = options.secureNames === undefined ? true : options.secureNames;
+  if (typeof secureNames !== "boolean")
+    throw invalidArgument(`secureNames must be true or false, got ${String(secureNames)}`);
   return {
     style,
     textLimit,
     maxNodes: positiveInt("maxNodes", options.maxNodes, DEFAULT_MAX_NODES),
     maxDepth: positiveInt("maxDepth", options.maxDepth, DEFAULT_MAX_DEPTH),
+    secureNames,
   };
 }
 
@@ -84,7 +96,7 @@ export function renderValidated(snap: RawSnapshot, opts: Required<RenderOptions>
     out.push(...compactLines(p.lines, opts.textLimit));
   }
   if (opts.style === "tree") {
-    const foot = footer(p, opts.textLimit);
+    const foot = footer(p, opts.textLimit, opts.secureNames);
     if (foot !== undefined) out.push("", foot);
   }
   for (const note of snap.walk.notes ?? []) out.push(`(${sanitize(note, opts.textLimit)})`);
@@ -100,7 +112,7 @@ export function renderValidated(snap: RawSnapshot, opts: Required<RenderOptions>
   };
   if (p.focusedIndex !== undefined) result.focusedIndex = p.focusedIndex;
   const focused = p.focusedNode;
-  if (focused !== undefined && present(focused.selectedText) && !isSecure(focused))
+  if (focused !== undefined && present(focused.selectedText) && !isSecure(focused, opts.secureNames))
     result.selectedText = focused.selectedText;
   return result;
 }

@@ -68,18 +68,19 @@ export function rowFirstText(row: RawNode): string | undefined {
 /**
  * Every text a row shows, in reading order (bounded like the summary scan):
  * static texts and the values of text fields, as Finder shows a file's name
- * in an editable text field. Secure fields never contribute.
+ * in an editable text field. Secure fields never contribute; a row's first
+ * text is part of its identity, so there the name heuristic always applies.
  */
-export function rowTexts(node: RawNode, out: string[], limit: number, depth = 0): void {
+export function rowTexts(node: RawNode, out: string[], limit: number, secureNames = true, depth = 0): void {
   if (depth > 8 || !node.children) return;
   for (const child of node.children) {
     if (out.length >= limit) return;
-    if (isStaticText(child) || (isTextField(child) && !isSecure(child))) {
+    if (isStaticText(child) || (isTextField(child) && !isSecure(child, secureNames))) {
       const t = nodeText(child);
       // A list marker ("•", "1.") is not the row's text.
       if (t !== undefined && !LIST_MARKER.test(t)) out.push(t.trim());
     } else {
-      rowTexts(child, out, limit, depth + 1);
+      rowTexts(child, out, limit, secureNames, depth + 1);
     }
   }
 }
@@ -152,8 +153,13 @@ export interface ValueParts {
 }
 
 /** The value, by role: on/off toggles, recorded 0/1 radios, bullets for secrets, bare values. */
-export function displayValue(node: RawNode, name: Name | undefined, limit: TextLimit): ValueParts {
-  if (isSecure(node)) {
+export function displayValue(
+  node: RawNode,
+  name: Name | undefined,
+  limit: TextLimit,
+  secureNames = true,
+): ValueParts {
+  if (isSecure(node, secureNames)) {
     // The value of a secure field is never read or printed, only whether it is empty.
     return hasSecureContent(node) ? { segment: "Value: •••", compact: "•••" } : {};
   }
@@ -207,6 +213,8 @@ export interface LineInput {
   linkUrl?: string;
   /** Pretty names of the secondary actions. */
   secondary: string[];
+  /** Render option: a field named like a password is secure. */
+  secureNames: boolean;
 }
 
 export function buildLine(input: LineInput): Line {
@@ -223,7 +231,7 @@ export function buildLine(input: LineInput): Line {
     segments.push(`Help: ${sanitize(node.help, limit)}`);
   if (present(node.url) && input.linkUrl === undefined && (isWebArea(node) || node.role === "AXWindow"))
     segments.push(`URL: ${sanitize(node.url, limit)}`);
-  const value = displayValue(node, name, limit);
+  const value = displayValue(node, name, limit, input.secureNames);
   if (value.segment !== undefined) segments.push(value.segment);
   if (present(node.placeholder) && node.placeholder !== name?.text)
     segments.push(`Placeholder: ${sanitize(node.placeholder, limit)}`);

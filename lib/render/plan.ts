@@ -41,6 +41,8 @@ export interface PlanOptions {
   textLimit: TextLimit;
   maxNodes: number;
   maxDepth: number;
+  /** A text-entry field named like a password is secure (roles.ts secureByName). */
+  secureNames: boolean;
 }
 
 export interface RenderCut {
@@ -304,7 +306,7 @@ class Planner {
   ): ElementRecord {
     const window = this.snap.window.frame;
     const identity = ident.id;
-    const secure = isSecure(node);
+    const secure = isSecure(node, this.opts.secureNames);
     const rec: ElementRecord = {
       index: this.nextIndex,
       role: node.role,
@@ -369,6 +371,7 @@ class Planner {
       window: this.snap.window.frame,
       withFrame: opts.withFrame === true,
       secondary: secondary.pretty,
+      secureNames: this.opts.secureNames,
     };
     const line = buildLine(opts.linkUrl === undefined ? input : { ...input, linkUrl: opts.linkUrl });
     this.lines.push(line);
@@ -515,7 +518,7 @@ class Planner {
     if (isRow(node) && node.states?.selected !== true) {
       // An unselected row is one line: its other texts follow unnumbered, its children hide.
       const texts: string[] = [];
-      rowTexts(node, texts, 64);
+      rowTexts(node, texts, 64, this.opts.secureNames);
       const extra = texts.slice(1).filter(present);
       if (extra.length > 0) this.rowTextLine(extra, depth + 1);
       this.visitInteractive(node, depth + 1, ctx, 0);

@@ -5,6 +5,7 @@
  * dashes. Every renderer rule asks these predicates, never a role string.
  */
 import type { RawNode } from "../model.js";
+import { normalizeForMatch } from "../policy/normalize.js";
 
 const dashed = new Map<string, string>();
 
@@ -114,10 +115,77 @@ export function isLink(node: RawNode): boolean {
   return role === "AXLink" || role === "link";
 }
 
-export function isSecure(node: RawNode): boolean {
+/** Roles a person types text into: text fields and areas, password text, combo boxes, spin buttons. */
+export function isTextEntry(node: RawNode): boolean {
+  if (isTextField(node)) return true;
+  const role = roleKey(node);
   return (
-    node.subrole === "AXSecureTextField" || node.states?.secure === true || roleKey(node) === "password text"
+    role === "AXTextArea" ||
+    role === "AXComboBox" ||
+    role === "password text" ||
+    role === "combo box" ||
+    role === "spin button"
   );
+}
+
+/**
+ * A field is secure when the platform says so (secure subrole, password role,
+ * the secure state the backends set for password inputs) or, unless `byName`
+ * is false (render option `secureNames: false`), when its name says it holds
+ * a password (secureByName).
+ */
+export function isSecure(node: RawNode, byName = true): boolean {
+  return (
+    node.subrole === "AXSecureTextField" ||
+    node.states?.secure === true ||
+    roleKey(node) === "password text" ||
+    (byName && secureByName(node))
+  );
+}
+
+/** Words that name a secret as a word of their own (not "Spinner", "pinned", "Passport"). */
+const SECRET_WORDS = [
+  "password",
+  "passwords",
+  "passwd",
+  "passcode",
+  "passphrase",
+  "pin",
+  "pincode",
+  "passwort",
+  "kennwort",
+  "mot de passe",
+  "contraseña",
+  "senha",
+  "пароль",
+];
+/** Scripts written without spaces: the word anywhere in the name. */
+const SECRET_INFIXES = ["密码", "密碼", "口令", "パスワード", "暗証番号", "비밀번호"];
+const regexpSource = (w: string) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+// Matched on the normalised name (see policy/normalize.ts), so the words are normalised the same way.
+const SECRET_NAME = new RegExp(
+  `(?:^|[^\\p{L}\\p{N}])(?:${SECRET_WORDS.map((w) => regexpSource(normalizeForMatch(w))).join("|")})(?![\\p{L}\\p{N}])|${SECRET_INFIXES.map((w) => regexpSource(normalizeForMatch(w))).join("|")}`,
+  "u",
+);
+// Longer labels are sentences, not field names; the cap bounds the work on a hostile name.
+const SECRET_NAME_SCAN = 200;
+
+function saysSecret(text: string | undefined): boolean {
+  if (text === undefined || text.length === 0) return false;
+  return SECRET_NAME.test(
+    normalizeForMatch(text.length > SECRET_NAME_SCAN ? text.slice(0, SECRET_NAME_SCAN) : text),
+  );
+}
+
+/**
+ * A text-entry field whose title, description or placeholder says password,
+ * passcode, PIN or 密码 (after the same normalisation as destructive names,
+ * so "Pass\u00ADword" and a Cyrillic "Pаssword" count). Apps that draw their
+ * own password fields often forget the secure role; their name still says it.
+ */
+export function secureByName(node: RawNode): boolean {
+  if (!isTextEntry(node)) return false;
+  return saysSecret(node.title) || saysSecret(node.description) || saysSecret(node.placeholder);
 }
 
 export function isSearchField(node: RawNode): boolean {

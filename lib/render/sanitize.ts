@@ -1,7 +1,11 @@
 /**
  * Text hygiene for every printed field: one element must stay on one line, so
  * newlines become a visible `\n`, other control characters are dropped, and a
- * field longer than the text limit is cut with `...`.
+ * field longer than the text limit is cut with `...`. Characters that print
+ * nothing are dropped too: they would let a name read as one word and be
+ * another ("Del\u00ADete"), reorder what the line says (bidi overrides and
+ * isolates), or carry text a model reads and a person does not (tag
+ * characters, variation selectors).
  */
 
 export type TextLimit = number | "max";
@@ -12,14 +16,25 @@ const NEEDS_WORK = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: line breaks become a visible \n
 const LINE_BREAK = /\r\n|[\r\n\u2028\u2029\u000b\u000c\u0085]/g;
 const TAB = /\t/g;
-// U+FFFC stands in AT-SPI text for an embedded child object: it is not text.
-const OBJECT_REPLACEMENT = /\uFFFC/g;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters being dropped
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+/**
+ * What prints nothing: soft hyphen, Arabic letter mark, Mongolian vowel
+ * separator, zero-width space/non-joiner/joiner, LRM/RLM, bidi embeddings and
+ * overrides (U+202A-U+202E), word joiner and invisible operators
+ * (U+2060-U+2064), bidi isolates and deprecated format controls
+ * (U+2066-U+206F), the BOM, U+FFFC (an embedded object in AT-SPI text), tag
+ * characters (U+E0000-U+E007F) and every variation selector (U+180B-U+180F,
+ * U+FE00-U+FE0F, U+E0100-U+E01EF).
+ */
+const INVISIBLE =
+  /[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufffc\u{e0000}-\u{e007f}\p{Variation_Selector}]/gu;
+const HAS_INVISIBLE =
+  /[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufffc\u{e0000}-\u{e007f}\p{Variation_Selector}]/u;
 
 export function sanitize(text: string, limit: TextLimit): string {
   // Leading and trailing blanks carry nothing on a line and hide as trailing whitespace.
-  let out = text.includes("\uFFFC") ? text.replace(OBJECT_REPLACEMENT, "").trim() : text.trim();
+  let out = HAS_INVISIBLE.test(text) ? text.replace(INVISIBLE, "").trim() : text.trim();
   if (NEEDS_WORK.test(out)) {
     // A tab would read as one more level of depth, so it becomes a space.
     out = out.replace(LINE_BREAK, "\\n").replace(TAB, " ").replace(CONTROL, "");
@@ -45,20 +60,29 @@ export function present(text: string | undefined): text is string {
   return false;
 }
 
-/** Whitespace as String.prototype.trim sees it, and U+FFFC. */
+/**
+ * Whitespace as String.prototype.trim sees it, and what sanitize drops as
+ * invisible (a high surrogate 0xDB40 starts a tag character or a
+ * supplementary variation selector: plane 14 holds nothing printable).
+ */
 function isBlank(c: number): boolean {
   if (c > 0x20 && c < 0x7f) return false;
   return (
     c <= 0x20 ||
     c === 0xa0 ||
+    c === 0xad ||
+    c === 0x61c ||
     c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0x202f ||
-    c === 0x205f ||
+    (c >= 0x180b && c <= 0x180f) ||
+    (c >= 0x2000 && c <= 0x200f) ||
+    (c >= 0x2028 && c <= 0x202f) ||
+    (c >= 0x205f && c <= 0x2064) ||
+    (c >= 0x2066 && c <= 0x206f) ||
     c === 0x3000 ||
+    (c >= 0xfe00 && c <= 0xfe0f) ||
     c === 0xfeff ||
-    c === 0xfffc
+    c === 0xfffc ||
+    c === 0xdb40 ||
+    (c >= 0xdc00 && c <= 0xdfff)
   );
 }
