@@ -17,6 +17,7 @@ PACKAGES=(
   at-spi2-core
   # apps driven by the tests
   gtk-3-examples
+  zenity
   chromium
   fonts-dejavu-core
   # building the native addon (node-gyp)
