@@ -1172,6 +1172,8 @@ describe("issue 9 interface", () => {
     const t0 = performance.now();
     await expect(h.focusedElement(PID, 0, 300)).rejects.toMatchObject({ nativeCode: "APP_UNRESPONSIVE" });
     expect(performance.now() - t0).toBeLessThan(1500);
+    // A pid that runs nothing is not taken for a hung app.
+    await expect(h.focusedElement(4242, 0, 300)).rejects.toMatchObject({ nativeCode: "APP_NOT_FOUND" });
   });
 
   it("insertText puts the caret at the end and sets AXSelectedText: a 150,000-character value keeps every character", async () => {

@@ -1337,6 +1337,13 @@ Error MacBackend::FocusedElement(int64_t pid, ElementId& out, bool& found, Clock
   // Anything else that is not an element proves nothing about focus: an error, never "no focus".
   if (e == kAXErrorAttributeUnsupported)
     return {ErrorCode::kActionNotSupported, "the app does not report its focused element"};
+  if (e == kAXErrorCannotComplete) {
+    // AX answers a process that is not running as it answers one that hangs.
+    std::vector<RunningApp> running;
+    if (!system_->RunningApps(running) &&
+        std::none_of(running.begin(), running.end(), [&](const RunningApp& r) { return r.pid == pid; }))
+      return {ErrorCode::kAppNotFound, "no running app has pid " + std::to_string(pid)};
+  }
   if (e != kAXErrorSuccess) return AXFailure(e, "reading the focused element");
   if (!IsElement(focused.get())) return {ErrorCode::kActionFailed, "the app's focused element is not an element"};
   out = elements_.Intern(static_cast<AXUIElementRef>(focused.get()));
