@@ -1118,3 +1118,197 @@ describe("the fake CF layer", () => {
     expect(run.status).toBe(0);
   }, 60_000);
 });
+
+// ---------------------------------------------------------------- issue 9
+
+describe("issue 9 interface", () => {
+  const SNAP = { app: "Editor", maxNodes: 500, maxDepth: 16, deadlineMs: 5000, screenshot: false } as const;
+  /** The handle of the first node with this role in a raw tree. */
+  const handleOf = (node: RawNode, role: string): number | undefined => {
+    if (node.role === role) return node.handle;
+    for (const c of node.children ?? []) {
+      const h = handleOf(c, role);
+      if (h !== undefined) return h;
+    }
+    return undefined;
+  };
+  const events = (b: NativeBackend) => logOf(b).filter((l) => l.startsWith("event"));
+  const sets = (b: NativeBackend) => logOf(b).filter((l) => l.startsWith("set ") || l.startsWith("perform "));
+  /** FNV-1a 64 of the UTF-8 bytes, as the fake logs a text it edited. */
+  const fnv1a = (s: string) => {
+    let h = 0xcbf29ce484222325n;
+    for (const byte of Buffer.from(s, "utf8")) h = BigInt.asUintN(64, (h ^ BigInt(byte)) * 0x100000001b3n);
+    return `0x${h.toString(16)}`;
+  };
+
+  it("focusedElement reads the app's AXFocusedUIElement live, interned like the walk's elements", async () => {
+    const world = simpleWorld([button(21, "OK"), textField(22, "hello"), textField(23, "other")]);
+    world.apps[0]!.root.attrs.AXFocusedUIElement = { ref: 22 };
+    const b = backend(world);
+    const s = await b.snapshot(SNAP);
+    const field = handleOf(s.raw.root, "AXTextField")!;
+    const focused = await b.focusedElement(PID, 0, 2000);
+    expect(focused).not.toBeNull();
+    expect(focused!.node).toMatchObject({ role: "AXTextField", value: "hello", handle: field });
+    await b.release(focused!.handles);
+    // Asked of the app each time: focus that moved is seen at once.
+    const other = s.raw.root.children!.find((c) => c.value === "other")!.handle!;
+    await b.focus(other, 2000);
+    expect((await b.focusedElement(PID, 0, 2000))!.node).toMatchObject({ value: "other", handle: other });
+    await b.release(s.handles);
+  });
+
+  it("focusedElement: no focus is null; an app that does not answer is APP_UNRESPONSIVE within the deadline", async () => {
+    const none = simpleWorld([button(21, "OK")]);
+    none.apps[0]!.root.attrs.AXFocusedUIElement = null;
+    const b = backend(none);
+    expect(await b.focusedElement(PID, 0, 2000)).toBeNull();
+    expect(logOf(b).filter((l) => l.startsWith("read"))).toEqual([]);
+
+    const hung = simpleWorld([button(21, "OK")]);
+    hung.apps[0]!.root.attrs.AXFocusedUIElement = { ref: 21 };
+    hung.apps[0]!.hungMs = 3000;
+    const h = backend(hung);
+    const t0 = performance.now();
+    await expect(h.focusedElement(PID, 0, 300)).rejects.toMatchObject({ nativeCode: "APP_UNRESPONSIVE" });
+    expect(performance.now() - t0).toBeLessThan(1500);
+    // A pid that runs nothing is not taken for a hung app.
+    await expect(h.focusedElement(4242, 0, 300)).rejects.toMatchObject({ nativeCode: "APP_NOT_FOUND" });
+  });
+
+  it("insertText puts the caret at the end and sets AXSelectedText: a 150,000-character value keeps every character", async () => {
+    const value = Array.from({ length: 150_000 }, (_, i) => String.fromCharCode(97 + (i % 26))).join("");
+    const field = textField(22, value, {
+      AXNumberOfCharacters: 150_000,
+      AXSelectedTextRange: { location: 0, length: 0 },
+    });
+    field.settable = ["AXValue", "AXSelectedTextRange", "AXSelectedText"];
+    const b = backend(simpleWorld([field]));
+    const s = await b.snapshot(SNAP);
+    await b.insertText(handleOf(s.raw.root, "AXTextField")!, " tail ✓", 5000);
+    // The value itself is never written: the caret goes to the end, the text goes in at the caret.
+    expect(sets(b)).toEqual([
+      "set 22 AXSelectedTextRange range(150000,0)",
+      'set 22 AXSelectedText " tail ✓"',
+    ]);
+    expect(logOf(b).filter((l) => l.startsWith("text "))).toEqual([
+      `text 22 replaced range(150000,0): 150007 units fnv1a=${fnv1a(`${value} tail ✓`)}`,
+    ]);
+    await b.release(s.handles);
+  });
+
+  it("insertText refuses, sending nothing, a secure field or one whose caret cannot be set; an error after the first set is uncertain", async () => {
+    const secure = textField(22, "", { AXSubrole: "AXSecureTextField", AXNumberOfCharacters: 6 });
+    secure.settable = ["AXValue", "AXSelectedTextRange", "AXSelectedText"];
+    secure.attrs.AXSelectedTextRange = { location: 0, length: 0 };
+    const fixed = textField(23, "abc", { AXNumberOfCharacters: 3 });
+    const failing = textField(24, "xyz", {
+      AXNumberOfCharacters: 3,
+      AXSelectedTextRange: { location: 0, length: 0 },
+    });
+    failing.settable = ["AXValue", "AXSelectedTextRange", "AXSelectedText"];
+    failing.faults = { setError: "kAXErrorFailure" };
+    const b = backend(simpleWorld([secure, fixed, failing]));
+    const s = await b.snapshot(SNAP);
+    const fields = s.raw.root.children!;
+    await expect(b.insertText(fields[0]!.handle!, "pw", 2000)).rejects.toMatchObject({
+      nativeCode: "NOT_SETTABLE",
+    });
+    await expect(b.insertText(fields[1]!.handle!, "x", 2000)).rejects.toMatchObject({
+      nativeCode: "NOT_SETTABLE",
+    });
+    expect(sets(b)).toEqual([]);
+    await expect(b.insertText(fields[2]!.handle!, "x", 2000)).rejects.toMatchObject({
+      nativeCode: "DELIVERY_UNCERTAIN",
+    });
+    // The caret move was answered with an error: the text is not sent into a selection nobody checked.
+    expect(sets(b)).toEqual(["set 24 AXSelectedTextRange range(3,0) -> -25200"]);
+    await b.release(s.handles);
+  });
+
+  it("typing cut by its deadline reports what was sent: DELIVERY_UNCERTAIN with typed < length", async () => {
+    // Events post at once until 4 went (two chunks of 20), then each takes 600 ms.
+    const b = backend(simpleWorld([button(21, "OK")], { postDelay: { afterEvents: 4, ms: 600 } }));
+    const text = "abcdefghij".repeat(20);
+    const t0 = performance.now();
+    const err = await b.typeText(INPUT_WINDOW, text, 500).catch((e: unknown) => e);
+    expect(err).toMatchObject({
+      nativeCode: "DELIVERY_UNCERTAIN",
+      typed: 60,
+      message: expect.stringMatching(/60 of 200 characters/),
+    });
+    // The chunk in flight when the deadline passed finishes; no other starts.
+    expect(performance.now() - t0).toBeLessThan(2000);
+    expect(events(b).filter((l) => l.startsWith("event unicode"))).toHaveLength(3);
+  });
+
+  it("typing that cannot start before its deadline is TIMEOUT with nothing typed; Front stops at the deadline", async () => {
+    const world = simpleWorld([button(21, "OK")], { focusedPid: 900 });
+    world.apps[0]!.activationDelayMs = 1500;
+    addOtherApp(world, "Terminal");
+    const b = backend(world);
+    const t0 = performance.now();
+    await expect(b.typeText(INPUT_WINDOW, "hello", 300)).rejects.toMatchObject({
+      nativeCode: "TIMEOUT",
+      typed: 0,
+      message: expect.stringMatching(/nothing was sent/),
+    });
+    expect(performance.now() - t0).toBeLessThan(1000);
+    await expect(b.keys(INPUT_WINDOW, "enter", 300)).rejects.toMatchObject({ nativeCode: "TIMEOUT" });
+    expect(events(b)).toEqual([]);
+  });
+
+  it("typing stops when another app takes the focus between chunks", async () => {
+    const world = simpleWorld([button(21, "OK")], { focusMoves: { afterEvents: 4, toPid: 900 } });
+    addOtherApp(world, "Terminal");
+    const b = backend(world);
+    const err = await b.typeText(INPUT_WINDOW, "abcdefghij".repeat(20), 5000).catch((e: unknown) => e);
+    expect(err).toMatchObject({
+      nativeCode: "DELIVERY_UNCERTAIN",
+      typed: 40,
+      message: expect.stringMatching(/40 of 200 characters.*Terminal \(pid 900\)/),
+    });
+    expect(events(b).filter((l) => l.startsWith("event unicode"))).toHaveLength(2);
+  });
+
+  it("keys and text are refused, nothing posted, when the app quit (APP_NOT_FOUND) or the window closed (WINDOW_NOT_FOUND)", async () => {
+    const b = backend(simpleWorld([button(21, "OK")]));
+    const s = await b.snapshot(SNAP);
+    const window = s.window;
+
+    // The app quits: another app alone on the desktop, in front.
+    const quit: World = { focusedPid: 900, apps: [], windows: [] };
+    addOtherApp(quit, "Terminal", { x: 0, y: 0, w: 1000, h: 800 });
+    backend(quit);
+    const t0 = performance.now();
+    await expect(b.keys(window, "enter", 5000)).rejects.toMatchObject({
+      nativeCode: "APP_NOT_FOUND",
+      message: expect.stringMatching(/nothing was sent/),
+    });
+    await expect(b.typeText(window, "secret", 5000)).rejects.toMatchObject({
+      nativeCode: "APP_NOT_FOUND",
+      typed: 0,
+    });
+    await expect(b.pointer(window, { kind: "click", x: 150, y: 130 }, 5000)).rejects.toMatchObject({
+      nativeCode: "APP_NOT_FOUND",
+    });
+    expect(performance.now() - t0).toBeLessThan(1000);
+    expect(events(b)).toEqual([]);
+
+    // The app runs on, the observed window closed (another one is open and focused).
+    backend({
+      focusedPid: PID,
+      apps: [appWith([windowEl(11, "Other", [button(31, "X")], { AXMain: true })], {}, 11)],
+      windows: [cg(11, "Other")],
+    });
+    await expect(b.keys(window, "enter", 5000)).rejects.toMatchObject({
+      nativeCode: "WINDOW_NOT_FOUND",
+      message: expect.stringMatching(/nothing was sent/),
+    });
+    await expect(b.typeText(window, "secret", 5000)).rejects.toMatchObject({
+      nativeCode: "WINDOW_NOT_FOUND",
+      typed: 0,
+    });
+    expect(events(b)).toEqual([]);
+  });
+});

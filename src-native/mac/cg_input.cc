@@ -269,7 +269,8 @@ Error PostKeys(const std::string& combo) {
   return Post(up, "key");
 }
 
-Error PostText(const std::string& utf8) {
+Error PostText(const std::string& utf8, size_t& typed, const std::function<Error()>& beforeChunk) {
+  typed = 0;
   std::vector<UniChar> units;
   if (!Utf16(utf8, units)) return {ErrorCode::kInvalidArgument, "the text is not valid UTF-8"};
   CFRef<CGEventSourceRef> source = Source();
@@ -279,6 +280,8 @@ Error PostText(const std::string& utf8) {
   for (size_t i = 0; i < units.size();) {
     size_t n = std::min(kChunk, units.size() - i);
     if (n < units.size() - i && units[i + n - 1] >= 0xD800 && units[i + n - 1] <= 0xDBFF) n--;
+    if (beforeChunk)
+      if (Error err = beforeChunk()) return err;
     EventRef down = EventRef::Adopt(CGEventCreateKeyboardEvent(source.get(), 0, true));
     EventRef up = EventRef::Adopt(CGEventCreateKeyboardEvent(source.get(), 0, false));
     if (!down || !up) return {ErrorCode::kInputFailed, "could not create the key events"};
@@ -290,6 +293,8 @@ Error PostText(const std::string& utf8) {
     CGEventSetFlags(up.get(), 0);
     if (Error err = Post(down, "key")) return err;
     if (Error err = Post(up, "key")) return err;
+    // Code points: every unit but the second half of a surrogate pair.
+    for (size_t k = i; k < i + n; k++) typed += !(units[k] >= 0xDC00 && units[k] <= 0xDFFF);
     Pace();
     i += n;
   }

@@ -7,6 +7,7 @@
 // strings in chunks, so it does not depend on the layout at all.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "../core/backend.h"
@@ -17,6 +18,11 @@ Error PostPointer(const PointerEvent& ev);
 Error PostKeys(const std::string& combo);
 // Parses a combination without posting: INVALID_ARGUMENT before anything is sent.
 Error CheckKeys(const std::string& combo);
-Error PostText(const std::string& utf8);
+// Types `utf8` in chunks of at most 20 UTF-16 units (never splitting a
+// surrogate pair). `beforeChunk` runs before each chunk is posted; an error
+// from it stops the typing there and is returned. `typed` counts the code
+// points posted, also on error. Malformed UTF-8 is INVALID_ARGUMENT before
+// anything is posted.
+Error PostText(const std::string& utf8, size_t& typed, const std::function<Error()>& beforeChunk);
 
 }  // namespace axsnap

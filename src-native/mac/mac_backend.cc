@@ -524,6 +524,7 @@ Error MacBackend::ReadOne(ElementId id, AXUIElementRef el, int64_t pid, NodeAttr
   // Marked secure either way: the safety rules then refuse to set or type into it.
   if (secure) a.states.secure = true;
   elements_.Remember(id, a.role, a.subrole.value_or(""));
+  if (live_) liveRead_.insert(id);
 
   // A secure field's value is never read: only its length (AXNumberOfCharacters above).
   if (!secure && HasValue(a.role)) {
@@ -617,8 +618,18 @@ Error MacBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<NodeA
 }
 
 Error MacBackend::ChildrenOf(ElementId id, AXUIElementRef el, ChildList& out) {
+  // The role decides where children are read from. It was remembered by the
+  // read of this element; during live reads only a read made while live
+  // counts, anything older is asked again.
+  std::string role;
   const std::string* cached = elements_.Role(id);
-  const std::string role = cached ? *cached : std::string();
+  if (cached && (!live_ || liveRead_.count(id))) {
+    role = *cached;
+  } else if (live_) {
+    CFAny r;
+    if (Error err = CopyAttribute(el, CFSTR("AXRole"), r)) return err;
+    role = Str(r.get());
+  }
 
   // Elements are interned only once the whole list was read, so a failure
   // part way leaves the table as it was (other snapshots may hold those ids).
@@ -1124,52 +1135,85 @@ bool MacBackend::IsWindowOrChild(AXUIElementRef w, ElementId target) {
   return !CopyAttribute(w, CFSTR("AXParent"), parent) && IsElement(parent.get()) && CFEqual(parent.get(), t);
 }
 
-Error MacBackend::Front(const WindowInfo& window) {
+Error MacBackend::CheckFront(const WindowInfo& window, Clock::time_point deadline, FrontState& out) {
+  out = FrontState{};
+  Error err = FocusedApp(out.focused, out.found, deadline);
+  if (err.code == ErrorCode::kPermissionDenied) return err;
+  out.appInFront = !err && out.found && out.focused.pid == window.pid;
+  if (!out.appInFront) return {};
+  if (!elements_.Get(window.element)) {
+    out.ready = true;  // no window to hold it to: the app is enough
+    return {};
+  }
+  // Keys go to the app's key window: it must be this one (or its sheet).
+  AXUIElementRef appEl = AppElement(window.pid);
+  CFAny key;
+  out.ready = appEl && !CopyAttribute(appEl, CFSTR("AXFocusedWindow"), key) && IsElement(key.get()) &&
+              IsWindowOrChild(static_cast<AXUIElementRef>(key.get()), window.element);
+  return {};
+}
+
+Error MacBackend::InputTarget(const WindowInfo& window, Clock::time_point deadline) {
+  if (Clock::now() >= deadline) return {ErrorCode::kTimeout, "the deadline passed before any input; nothing was sent"};
+  auto known = running_.find(window.pid);
+  const std::string app = known != running_.end() && !known->second.name.empty()
+                              ? known->second.name + " (pid " + std::to_string(window.pid) + ")"
+                              : "the app with pid " + std::to_string(window.pid);
+  // Asked afresh: the list of the last snapshot may hold an app that quit.
+  std::vector<RunningApp> running;
+  if (!system_->RunningApps(running) &&
+      std::none_of(running.begin(), running.end(), [&](const RunningApp& r) { return r.pid == window.pid; }))
+    return {ErrorCode::kAppNotFound, app + " is no longer running; nothing was sent"};
+  AXUIElementRef w = elements_.Get(window.element);
+  if (!w) return {};  // no window handle: the app is checked, not a window
+  SetTimeoutFor(w, deadline);
+  CFAny role;
+  // Only an element the app says is gone is a closed window; an app that
+  // does not answer is Front's to report.
+  if (AXUIElementCopyAttributeValue(w, CFSTR("AXRole"), role.OutParam()) == kAXErrorInvalidUIElement)
+    return {ErrorCode::kWindowNotFound,
+            "the window \"" + window.title + "\" of " + app + " was closed; nothing was sent"};
+  return {};
+}
+
+Error MacBackend::Front(const WindowInfo& window, Clock::time_point deadline) {
   // Synthetic input goes to whatever is in front, which is often the agent's
   // own terminal: bring the app and its window forward, then verify both
   // before sending anything.
-  const Clock::time_point deadline = Clock::now() + kFrontWait;
+  const Clock::time_point start = Clock::now();
+  if (start >= deadline) return {ErrorCode::kTimeout, "the deadline passed before any input; nothing was sent"};
+  const bool cutByDeadline = deadline < start + kFrontWait;
+  const Clock::time_point until = Sooner(start + kFrontWait, deadline);
   AXUIElementRef appEl = AppElement(window.pid);
-  if (!appEl) return {ErrorCode::kInputFailed, "cannot reach pid " + std::to_string(window.pid)};
-  SetTimeoutFor(appEl, deadline);
-  AppInfo focused;
-  bool found = false;
-  FocusedApp(focused, found, deadline);
+  if (!appEl) return {ErrorCode::kInputFailed, "cannot reach pid " + std::to_string(window.pid) + "; nothing was sent"};
+  SetTimeoutFor(appEl, until);
+  FrontState state;
+  if (Error err = CheckFront(window, until, state)) return err;
   std::string activation;
-  if (!found || focused.pid != window.pid) {
+  if (!state.appInFront) {
     // The app's own switch; AppKit activation is only a request on macOS 14+.
     AXUIElementSetAttributeValue(appEl, CFSTR("AXFrontmost"), kCFBooleanTrue);
     if (Error err = system_->ActivateAllWindows(window.pid)) activation = " (" + err.message + ")";
   }
-  AXUIElementRef target = elements_.Get(window.element);
-  if (target) {
-    SetTimeoutFor(target, deadline);
+  if (AXUIElementRef target = elements_.Get(window.element)) {
+    SetTimeoutFor(target, until);
     AXUIElementPerformAction(target, CFSTR("AXRaise"));
     AXUIElementSetAttributeValue(target, CFSTR("AXMain"), kCFBooleanTrue);
   }
   // Activation lands asynchronously; a busy app may not answer every poll.
-  bool appInFront = false;
   for (;;) {
-    Error err = FocusedApp(focused, found, deadline);
-    if (err.code == ErrorCode::kPermissionDenied) return err;
-    appInFront = !err && found && focused.pid == window.pid;
-    if (appInFront) {
-      if (!target) return {};
-      // Keys go to the app's key window: it must be this one (or its sheet).
-      CFAny key;
-      if (!CopyAttribute(appEl, CFSTR("AXFocusedWindow"), key) && IsElement(key.get()) &&
-          IsWindowOrChild(static_cast<AXUIElementRef>(key.get()), window.element))
-        return {};
-    }
-    if (Clock::now() >= deadline) break;
-    std::this_thread::sleep_for(kFrontPoll);
+    if (Error err = CheckFront(window, until, state)) return err;
+    if (state.ready) return {};
+    if (Clock::now() >= until) break;
+    std::this_thread::sleep_for(std::min<Clock::duration>(kFrontPoll, until - Clock::now()));
   }
-  if (appInFront)
-    return {ErrorCode::kInputFailed,
-            "the window \"" + window.title + "\" did not become the app's key window; nothing was sent"};
-  return {ErrorCode::kInputFailed, "the app could not be brought to the front" + activation + "; " +
-                                       (found ? NameOf(focused.pid) : std::string("another app")) +
-                                       " is in front, so nothing was sent"};
+  const std::string what =
+      state.appInFront ? "the window \"" + window.title + "\" did not become the app's key window"
+                       : "the app could not be brought to the front" + activation + "; " +
+                             (state.found ? NameOf(state.focused.pid) : std::string("another app")) + " is in front";
+  if (cutByDeadline) return {ErrorCode::kTimeout, what + " before the deadline; nothing was sent"};
+  if (state.appInFront) return {ErrorCode::kInputFailed, what + "; nothing was sent"};
+  return {ErrorCode::kInputFailed, what + ", so nothing was sent"};
 }
 
 Error MacBackend::Covered(const WindowInfo& window, double x, double y) {
@@ -1207,7 +1251,8 @@ Error MacBackend::Covered(const WindowInfo& window, double x, double y) {
 }
 
 Error MacBackend::Pointer(const WindowInfo& window, const PointerEvent& ev, Clock::time_point deadline) {
-  if (Error err = Front(window)) return err;
+  if (Error err = InputTarget(window, deadline)) return err;
+  if (Error err = Front(window, deadline)) return err;
   if (Error err = Covered(window, ev.x, ev.y)) return err;
   // A drag ends over the app too, or it drops into another one.
   if (ev.kind == PointerEvent::Kind::kDrag)
@@ -1217,22 +1262,146 @@ Error MacBackend::Pointer(const WindowInfo& window, const PointerEvent& ev, Cloc
 
 Error MacBackend::Keys(const WindowInfo& window, const std::string& combo, Clock::time_point deadline) {
   if (Error err = CheckKeys(combo)) return err;
-  if (Error err = Front(window)) return err;
+  if (Error err = InputTarget(window, deadline)) return err;
+  if (Error err = Front(window, deadline)) return err;
+  if (Clock::now() >= deadline) return {ErrorCode::kTimeout, "the deadline passed before the keys; nothing was sent"};
   return PostKeys(combo);
 }
 
 Error MacBackend::TypeText(const WindowInfo& window, const std::string& text, Clock::time_point deadline,
                            size_t& typed) {
   typed = 0;
-  if (Error err = Front(window)) return err;
-  Error err = PostText(text);
-  if (!err)
-    for (unsigned char c : text) typed += (c & 0xc0) != 0x80;
-  return err;
+  if (Error err = InputTarget(window, deadline)) return err;
+  if (Error err = Front(window, deadline)) return err;
+  size_t total = 0;
+  for (unsigned char c : text) total += (c & 0xc0) != 0x80;
+  // Before each chunk: the deadline, and (after the first, which Front has
+  // just verified) that the app and its window are still in front, so no
+  // chunk goes to an app that took the focus meanwhile.
+  bool first = true;
+  Error err = PostText(text, typed, [&]() -> Error {
+    if (Clock::now() >= deadline) return {ErrorCode::kTimeout, "the deadline passed"};
+    if (first) {
+      first = false;
+      return {};
+    }
+    FrontState state;
+    if (Error e = CheckFront(window, deadline, state)) return e;
+    if (state.ready) return {};
+    if (state.appInFront)
+      return {ErrorCode::kInputFailed, "the window \"" + window.title + "\" stopped being the app's key window"};
+    return {ErrorCode::kInputFailed,
+            (state.found ? NameOf(state.focused.pid) : std::string("another app")) + " came to the front"};
+  });
+  if (!err) return {};
+  if (typed == 0) {
+    if (err.code == ErrorCode::kInvalidArgument) return err;
+    if (err.code == ErrorCode::kTimeout)
+      return {ErrorCode::kTimeout, "the deadline passed before any text was typed; nothing was sent"};
+    return {err.code, err.message + "; nothing was sent"};
+  }
+  // Some text went: the app has it, whatever follows.
+  return {ErrorCode::kDeliveryUncertain, "typed " + std::to_string(typed) + " of " + std::to_string(total) +
+                                             " characters, then " + err.message + "; the rest was not sent"};
 }
 
 void MacBackend::Release(const std::vector<ElementId>& ids) {
-  for (ElementId id : ids) elements_.Release(id);
+  for (ElementId id : ids) {
+    elements_.Release(id);
+    liveRead_.erase(id);
+  }
+}
+
+// ---------------------------------------------------------------- live reads for the action path
+
+// Every read of this backend asks the app (the element table keeps
+// references, not values); the one remembered value is the role ChildrenOf
+// chooses its source by, which while live is served only from a read made
+// while live.
+void MacBackend::SetLiveReads(bool live) {
+  live_ = live;
+  liveRead_.clear();
+}
+
+Error MacBackend::FocusedElement(int64_t pid, ElementId& out, bool& found, Clock::time_point deadline) {
+  out = 0;
+  found = false;
+  if (Clock::now() >= deadline) return {ErrorCode::kTimeout, "the deadline passed"};
+  AXUIElementRef appEl = AppElement(pid);
+  if (!appEl) return {ErrorCode::kAppNotFound, "cannot reach pid " + std::to_string(pid)};
+  SetTimeoutFor(appEl, deadline);
+  CFAny focused;
+  const AXError e = AXUIElementCopyAttributeValue(appEl, CFSTR("AXFocusedUIElement"), focused.OutParam());
+  // No value: nothing in the app has keyboard focus.
+  if (e == kAXErrorNoValue) return {};
+  // Anything else that is not an element proves nothing about focus: an error, never "no focus".
+  if (e == kAXErrorAttributeUnsupported)
+    return {ErrorCode::kActionNotSupported, "the app does not report its focused element"};
+  if (e == kAXErrorCannotComplete) {
+    // AX answers a process that is not running as it answers one that hangs.
+    std::vector<RunningApp> running;
+    if (!system_->RunningApps(running) &&
+        std::none_of(running.begin(), running.end(), [&](const RunningApp& r) { return r.pid == pid; }))
+      return {ErrorCode::kAppNotFound, "no running app has pid " + std::to_string(pid)};
+  }
+  if (e != kAXErrorSuccess) return AXFailure(e, "reading the focused element");
+  if (!IsElement(focused.get())) return {ErrorCode::kActionFailed, "the app's focused element is not an element"};
+  out = elements_.Intern(static_cast<AXUIElementRef>(focused.get()));
+  found = out != 0;
+  return {};
+}
+
+Error MacBackend::InsertText(ElementId id, const std::string& text, Clock::time_point deadline) {
+  AXUIElementRef el = elements_.Get(id);
+  if (!el) return {ErrorCode::kElementGone, "unknown element"};
+  if (Clock::now() >= deadline) return {ErrorCode::kTimeout, "the deadline passed; nothing was sent"};
+  SetTimeoutFor(el, deadline);
+  // Never into a secure field, asked live (a subrole that cannot be read may be one).
+  if (elements_.IsSecure(id)) return {ErrorCode::kNotSettable, "a secure text field: nothing is inserted into it"};
+  CFAny subrole;
+  const AXError se = AXUIElementCopyAttributeValue(el, CFSTR("AXSubrole"), subrole.OutParam());
+  if (se == kAXErrorSuccess && Str(subrole.get()) == "AXSecureTextField")
+    return {ErrorCode::kNotSettable, "a secure text field: nothing is inserted into it"};
+  if (se != kAXErrorSuccess && se != kAXErrorNoValue && se != kAXErrorAttributeUnsupported) {
+    if (Fatal(se)) return AXFailure(se, "reading the subrole");
+    return {ErrorCode::kNotSettable, "the element's subrole could not be read (it may be a secure field)"};
+  }
+  // The caret goes to the end, then the text goes in at the caret: the value
+  // itself is never written back (it may not have been read whole).
+  for (CFStringRef attr : {CFSTR("AXSelectedTextRange"), CFSTR("AXSelectedText")}) {
+    Boolean settable = false;
+    const AXError e = AXUIElementIsAttributeSettable(el, attr, &settable);
+    if (e != kAXErrorSuccess && Fatal(e)) return AXFailure(e, "checking " + Str(attr));
+    if (e != kAXErrorSuccess || !settable)
+      return {ErrorCode::kNotSettable, "the element's " + Str(attr) + " cannot be set, so text cannot be inserted"};
+  }
+  CFAny count;
+  const AXError ce = AXUIElementCopyAttributeValue(el, CFSTR("AXNumberOfCharacters"), count.OutParam());
+  if (ce != kAXErrorSuccess && Fatal(ce)) return AXFailure(ce, "reading the text length");
+  const std::optional<double> length = ce == kAXErrorSuccess ? CFToNumber(count.get()) : std::nullopt;
+  if (!length || *length < 0)
+    return {ErrorCode::kActionNotSupported, "the element does not report its text length (AXNumberOfCharacters)"};
+  if (Clock::now() >= deadline) return {ErrorCode::kTimeout, "the deadline passed; nothing was sent"};
+  const CFRange end = CFRangeMake(static_cast<CFIndex>(*length), 0);
+  CFRef<AXValueRef> range = CFRef<AXValueRef>::Adopt(AXValueCreate(kAXValueTypeCFRange, &end));
+  if (!range) return {ErrorCode::kActionFailed, "could not make the text range"};
+  // From here on the app has been asked to change something.
+  if (Error err = AfterDelivery(AXUIElementSetAttributeValue(el, CFSTR("AXSelectedTextRange"), range.get()),
+                                "moving the caret"))
+    return err.code == ErrorCode::kDeliveryUncertain ? Error{err.code, err.message + "; the text was not inserted"}
+                                                     : err;
+  // A selection the app did not put where asked would be replaced: the text
+  // goes in only when the caret is at the end, with nothing selected.
+  CFAny now;
+  CFRange at{};
+  if (AXUIElementCopyAttributeValue(el, CFSTR("AXSelectedTextRange"), now.OutParam()) != kAXErrorSuccess || !now ||
+      CFGetTypeID(now.get()) != AXValueGetTypeID() ||
+      !AXValueGetValue(static_cast<AXValueRef>(now.get()), kAXValueTypeCFRange, &at) || at.location != end.location ||
+      at.length != 0)
+    return {ErrorCode::kDeliveryUncertain,
+            "the caret was moved but is not at the end with nothing selected; the text was not inserted"};
+  CFRef<CFStringRef> value = MakeCFString(text);
+  return AfterDelivery(AXUIElementSetAttributeValue(el, CFSTR("AXSelectedText"), value.get()), "inserting the text");
 }
 
 }  // namespace axsnap

@@ -74,6 +74,10 @@ class MacBackend : public Backend {
   Error TypeText(const WindowInfo& window, const std::string& text, Clock::time_point deadline, size_t& typed) override;
   void Release(const std::vector<ElementId>& ids) override;
 
+  Error FocusedElement(int64_t pid, ElementId& out, bool& found, Clock::time_point deadline) override;
+  Error InsertText(ElementId id, const std::string& text, Clock::time_point deadline) override;
+  void SetLiveReads(bool live) override;
+
   Error GatherWindows(const AppInfo& app, WindowCandidates& out, Clock::time_point deadline) override;
   Error CaptureTarget(const WindowInfo& window, bool& capturable, std::string& why) override;
   bool Recovers() const override { return true; }
@@ -102,7 +106,21 @@ class MacBackend : public Backend {
   std::string NameOf(int64_t pid);
   bool IsWindowOrChild(AXUIElementRef w, ElementId target);
   Error ScreenWindows(std::vector<ScreenWindow>& out);
-  Error Front(const WindowInfo& window);
+  // Before any input: the app still runs (kAppNotFound) and the observed
+  // window still exists (kWindowNotFound); nothing is sent otherwise.
+  Error InputTarget(const WindowInfo& window, Clock::time_point deadline);
+  // Brings the app and its window forward and verifies both, bounded by 2 s
+  // and by `deadline` (kTimeout when the deadline is what stopped it).
+  Error Front(const WindowInfo& window, Clock::time_point deadline);
+  // Whether input would reach the window now: the app is the focused app and
+  // its key window is the window (or its sheet). One check, no activation.
+  struct FrontState {
+    bool found = false;       // some app has the focus
+    AppInfo focused;          // that app
+    bool appInFront = false;  // it is the window's app
+    bool ready = false;       // and the window is its key window
+  };
+  Error CheckFront(const WindowInfo& window, Clock::time_point deadline, FrontState& out);
   Error Trusted() const;
 
   std::unique_ptr<MacSystem> system_;
@@ -119,6 +137,10 @@ class MacBackend : public Backend {
   std::set<int64_t> enhanced_;
   // Apps that refuse batched reads.
   std::set<int64_t> noBatch_;
+  // Live reads (SetLiveReads): the one cache of attribute reads, the role the
+  // element table remembers for ChildrenOf, serves only roles read while on.
+  bool live_ = false;
+  std::set<ElementId> liveRead_;
 };
 
 }  // namespace axsnap

@@ -54,6 +54,10 @@ export interface World {
   focusedPid?: number;
   captureFails?: boolean;
   systemWide?: { attrs: Record<string, unknown> };
+  /** CGEventPost: the first `afterEvents` events at once, then each blocks `ms`. */
+  postDelay?: { afterEvents: number; ms: number };
+  /** Once `afterEvents` events were posted, the app `toPid` has the focus. */
+  focusMoves?: { afterEvents: number; toPid: number };
   apps: WorldApp[];
   windows: CGWindow[];
 }

@@ -1914,6 +1914,41 @@ AXError AXUIElementSetAttributeValue(AXUIElementRef element, CFStringRef attribu
     }
     return done(kAXErrorSuccess);
   }
+  // Text edits at the selection (AppKit's behaviour): the range stays within
+  // the value; the selected text is replaced, and the caret goes after it.
+  auto text = el.attrs.find("AXValue");
+  const bool hasText = text != el.attrs.end() && text->second.kind == FakeValue::Kind::kString;
+  if (hasText && name == "AXSelectedTextRange" && next.kind == FakeValue::Kind::kRange) {
+    std::u16string units;
+    Utf8ToUtf16(reinterpret_cast<const unsigned char*>(text->second.text.data()), text->second.text.size(), units);
+    if (next.x < 0 || next.w < 0 || next.x + next.w > static_cast<double>(units.size()))
+      return done(kAXErrorIllegalArgument);
+  }
+  if (hasText && name == "AXSelectedText" && next.kind == FakeValue::Kind::kString) {
+    std::u16string units, inserted;
+    Utf8ToUtf16(reinterpret_cast<const unsigned char*>(text->second.text.data()), text->second.text.size(), units);
+    Utf8ToUtf16(reinterpret_cast<const unsigned char*>(next.text.data()), next.text.size(), inserted);
+    size_t at = units.size(), length = 0;
+    auto range = el.attrs.find("AXSelectedTextRange");
+    if (range != el.attrs.end() && range->second.kind == FakeValue::Kind::kRange) {
+      if (range->second.x < 0 || range->second.w < 0 ||
+          range->second.x + range->second.w > static_cast<double>(units.size()))
+        return done(kAXErrorIllegalArgument);
+      at = static_cast<size_t>(range->second.x);
+      length = static_cast<size_t>(range->second.w);
+    }
+    units.replace(at, length, inserted);
+    text->second = FakeValue::String(Utf16ToUtf8(units));
+    el.attrs["AXSelectedTextRange"] = FakeValue::Range(static_cast<int64_t>(at + inserted.size()), 0);
+    if (el.attrs.count("AXNumberOfCharacters"))
+      el.attrs["AXNumberOfCharacters"] = FakeValue::Int(static_cast<int64_t>(units.size()));
+    uint64_t hash = 0xcbf29ce484222325ull;
+    for (unsigned char c : text->second.text) hash = (hash ^ c) * 0x100000001b3ull;
+    const AXError err = done(kAXErrorSuccess);
+    AppendLog("text " + t.Name() + " replaced range(" + std::to_string(at) + "," + std::to_string(length) +
+              "): " + std::to_string(units.size()) + " units fnv1a=" + Hex(hash));
+    return err;
+  }
   el.attrs[name] = next;
   return done(kAXErrorSuccess);
 }
@@ -2236,6 +2271,17 @@ void CGEventPost(CGEventTapLocation tap, CGEventRef event) {
   const EventObj* ev = Checked<EventObj>(event, "CGEventPost");
   (void)tap;
   const std::string line = EventLine(*ev);
+  // Scripted: a slow window server, and focus that another app takes.
+  int64_t delayMs = 0;
+  {
+    std::lock_guard<std::mutex> lock(State().mu);
+    if (FakeWorld* w = State().world.get()) {
+      if (w->postDelay && w->eventsPosted >= w->postDelay->afterEvents) delayMs = w->postDelay->ms;
+      ++w->eventsPosted;
+      if (w->focusMoves && w->eventsPosted == w->focusMoves->afterEvents) w->focusedPid = w->focusMoves->toPid;
+    }
+  }
+  if (delayMs > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delayMs));
   AppendLog(AXIsProcessTrusted() ? line : "dropped " + line);
 }
 

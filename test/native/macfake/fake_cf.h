@@ -83,10 +83,17 @@
 //    through the CG window list (frontmost on-screen window under the point),
 //    then its deepest element by AXPosition/AXSize; Apple asks the window
 //    server and the app.
+//  - AXSelectedText set on an element whose AXValue is a string replaces the
+//    AXSelectedTextRange (absent: the end) in AXValue, puts the range after
+//    the inserted text and updates AXNumberOfCharacters when the element has
+//    one; AXSelectedTextRange is set only within the value (else
+//    kAXErrorIllegalArgument). Apple leaves both to each app; AppKit text
+//    fields and views behave this way.
 // Scripted faults beyond Apple's own behaviour, for tests: performError and
 // setError (the action or set happens, then the call answers an error, as
 // AppKit does after a press that opened a modal), batchError (the batched
 // read refused as a whole), logReads (reads of chosen attributes are logged),
+// postDelay (slow event posting) and focusMoves (focus taken mid-input),
 // and FakeAXCalls() counts every call that would be an IPC on macOS.
 #pragma once
 
@@ -211,6 +218,20 @@ struct FakeCGWindow {
   bool captureFails = false;  // FakeMacSystem::CaptureWindow fails for it
 };
 
+// CGEventPost made slow: the first `afterEvents` events go at once, each later
+// one blocks `ms` before it is posted (a window server under load).
+struct FakePostDelay {
+  int64_t afterEvents = 0;
+  int64_t ms = 0;
+};
+
+// Another app takes the focus once `afterEvents` events were posted (the user
+// switched apps while the backend was typing).
+struct FakeFocusMove {
+  int64_t afterEvents = 1;
+  int64_t toPid = 0;
+};
+
 struct FakeWorld {
   bool trusted = true;
   std::string screenRecording = "granted";  // "granted" | "denied" | "unknown"
@@ -226,6 +247,9 @@ struct FakeWorld {
   // (the app of focusedPid) and AXFocusedUIElement (that app's) are derived
   // unless given here.
   std::map<std::string, FakeValue> systemWideAttrs;
+  std::optional<FakePostDelay> postDelay;
+  std::optional<FakeFocusMove> focusMoves;
+  int64_t eventsPosted = 0;  // state: CGEventPost calls while this world was installed
 
   FakeApp* App(int64_t pid);
   FakeElement* Element(int64_t id);

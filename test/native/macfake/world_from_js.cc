@@ -54,7 +54,8 @@ class Parser {
 
   FakeWorld Parse(Napi::Object js) {
     Keys(js, "world",
-         {"trusted", "screenRecording", "scale", "focusedPid", "captureFails", "systemWide", "apps", "windows"});
+         {"trusted", "screenRecording", "scale", "focusedPid", "captureFails", "systemWide", "apps", "windows",
+          "postDelay", "focusMoves"});
     CollectIds(js, "world", 0);
 
     FakeWorld w;
@@ -76,6 +77,25 @@ class Parser {
     for (uint32_t i = 0; i < windows.Length(); ++i) {
       const std::string path = "world.windows[" + std::to_string(i) + "]";
       w.windows.push_back(ParseWindow(ObjectAt(windows, i, path), path));
+    }
+    if (Has(js, "postDelay")) {
+      Napi::Object d = ObjectField(js, "postDelay", "world");
+      Keys(d, "world.postDelay", {"afterEvents", "ms"});
+      macfake::FakePostDelay delay;
+      delay.afterEvents = Int(d, "afterEvents", "world.postDelay", 0);
+      delay.ms = Int(d, "ms", "world.postDelay", 0);
+      if (delay.afterEvents < 0 || delay.ms < 0 || delay.ms > 60000)
+        Fail("world.postDelay", "afterEvents must be >= 0 and ms in 0...60000");
+      w.postDelay = delay;
+    }
+    if (Has(js, "focusMoves")) {
+      Napi::Object f = ObjectField(js, "focusMoves", "world");
+      Keys(f, "world.focusMoves", {"afterEvents", "toPid"});
+      macfake::FakeFocusMove move;
+      move.afterEvents = Int(f, "afterEvents", "world.focusMoves", 0);
+      move.toPid = Int(f, "toPid", "world.focusMoves", 0);
+      if (move.afterEvents < 1) Fail("world.focusMoves.afterEvents", "must be at least 1");
+      w.focusMoves = move;
     }
     if (Has(js, "systemWide")) {
       Napi::Object sys = ObjectField(js, "systemWide", "world");

@@ -17,6 +17,8 @@
 //     scale: 2,                      // BackingScale
 //     focusedPid: 100,               // the system-wide AXFocusedApplication; 0 / absent: none
 //     captureFails: false,           // every CaptureWindow fails
+//     postDelay: { afterEvents: 4, ms: 600 },   // CGEventPost: the first 4 events at once, then each blocks 600 ms
+//     focusMoves: { afterEvents: 4, toPid: 900 },   // once 4 events were posted, pid 900 has the focus
 //     systemWide: { attrs: { AXFocusedUIElement: { ref: 7 } } },   // overrides the derived ones
 //     apps: [{
 //       pid: 100,                    // required, unique
@@ -63,6 +65,9 @@
 //   event keyDown code=36 flags=0x100000  event keyUp code=36 flags=0x0
 //   event unicode "héllo"                 (a keyDown carrying text; " flags=0x.." when set)
 //   event scroll <dx> <dy> line|pixel     dropped event ...   (posted while untrusted)
+//   text <id> replaced range(<loc>,<len>): <units> units fnv1a=0x<hash>
+//                                         (after a set of AXSelectedText: the range it replaced in
+//                                          AXValue, the new length in UTF-16 units, FNV-1a 64 of its UTF-8)
 //   system unhide|activate <pid>, system open -b <id>, system capture <n> <w>x<h>,
 //   system request screen recording, system sleep <ms>       (fake_mac_system.h)
 // <id> is the element id ("system" for the system-wide element); values are
