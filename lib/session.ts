@@ -651,6 +651,8 @@ export class Session {
       } catch (e) {
         result.notes.push(cut(`no fresh snapshot after the action: ${(e as Error).message}`, NOTE_LIMIT));
       }
+      const changed = result.snapshot && record ? changedAround(record, result.snapshot) : undefined;
+      if (changed) result.notes.push(cut(changed, NOTE_LIMIT));
     }
     return result;
   }
@@ -1336,6 +1338,19 @@ function withFrameOf(record: ElementRecord, now: ElementRecord): ElementRecord {
     ...(now.screenFrame ? { screenFrame: now.screenFrame } : {}),
     ...(now.clickPoint ? { clickPoint: now.clickPoint } : {}),
   };
+}
+
+/**
+ * The one race no client can close: an app may change an element between
+ * the last live check and the moment it handles the action (Chromium's tree
+ * lags the page by a few milliseconds). When the fresh snapshot shows the
+ * same element under another identity, the result says so.
+ */
+function changedAround(record: ElementRecord, fresh: Snapshot): string | undefined {
+  if (record.handle === undefined) return undefined;
+  const now = fresh.records.find((r) => r.handle === record.handle);
+  if (!now || sameIdentity(now.identity, record.identity)) return undefined;
+  return `element ${record.index} reads as ${now.roleText} "${now.identity.name ?? ""}" right after the action (it was "${record.identity.name ?? ""}"): the app changed it around the action, so check which one it reached`;
 }
 
 /** "push button "OK"": how a live node is named in a message. */

@@ -88,6 +88,26 @@ const rejects = async (p: Promise<unknown>): Promise<AxsnapError> => {
 };
 const typed = (b: NativeBackend) => b.fakeLog().filter((l) => l.startsWith("type ") || l.startsWith("keys "));
 
+describe("item 1: the race no client can close is reported", () => {
+  it("notes when the element reads differently right after the action", async () => {
+    const { b, s } = setup(desktop([button("Buy"), button("Sell")]));
+    const snap = await s.snapshot({ app: "Editor", screenshot: false });
+    // A hook: the app renames the button while it handles the press (after every check passed).
+    const press = b.doAction.bind(b);
+    Object.defineProperty(b, "doAction", {
+      configurable: true,
+      value: async (h: number, name: string, d: number) => {
+        await press(h, name, d);
+        await b.fakeReplace(desktop([button("Delete all"), button("Sell")]));
+      },
+    });
+    const result = await s.click(indexOf(snap, "Buy"));
+    expect(result.notes.join(" ")).toMatch(
+      /reads as push button "Delete all" right after the action \(it was "Buy"\)/,
+    );
+  });
+});
+
 describe("item 2: a refused action does not move latest", () => {
   it("keeps the agent's snapshot as latest after AMBIGUOUS_TARGET and STALE_REF", async () => {
     const { b, s } = setup(desktop([button("Alpha"), button("Beta"), button("Gamma")]));
