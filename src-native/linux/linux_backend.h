@@ -1,6 +1,8 @@
 // The Linux backend: AT-SPI2 over D-Bus for the tree and semantic actions
 // (AtspiBackend), X11 for the window's pixels and synthetic input
-// (X11Display). Both live on the backend's worker thread.
+// (X11Display). Both are driven from the backend's worker thread; X11Display
+// runs the X calls on a thread of its own so that a silent X server costs a
+// call its deadline, never the worker.
 #pragma once
 
 #include "atspi_backend.h"
@@ -19,11 +21,6 @@ class LinuxBackend : public AtspiBackend {
   Error TypeText(const WindowInfo& window, const std::string& text, Clock::time_point deadline, size_t& typed) override;
 
  private:
-  // Opens the display on first use, so a snapshot without X (no screenshot) still works.
-  Error Display();
-  // Raises the app's window and checks it is on top: with no window manager,
-  // XTest input goes to whatever window is topmost at the point.
-  Error Front(const WindowInfo& window);
   X11Display x11_;
 };
 

@@ -16,6 +16,13 @@
 // that limitation cannot be avoided from inside Xlib.
 #include "x11_display.h"
 
+// PointerEvent. Its default virtual methods leave parameters unused, which the
+// hand-built x11_selftest (-Wextra -Werror) would reject.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#include "../core/backend.h"
+#pragma GCC diagnostic pop
+
 #include <X11/Xatom.h>
 #include <X11/Xlib.h>
 #include <X11/Xutil.h>
@@ -23,17 +30,26 @@
 #include <X11/extensions/XTest.h>
 #include <X11/keysym.h>
 #include <dlfcn.h>
+#include <poll.h>
 #include <sys/ipc.h>
 #include <sys/shm.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -317,7 +333,9 @@ struct X11Display::Impl {
   int depth = 0;
   bool hasShm = false;
   bool hasXTest = false;
-  bool dead = false;  // the connection was lost (I/O error)
+  std::atomic<bool> dead{false};   // the connection was lost (I/O error) or abandoned
+  std::atomic<bool> ready{false};  // opened and usable
+  std::atomic<int> fd{-1};         // the socket, for shutdown() from the waiting thread
   Atom netWmPid = None;
 
   // MIT-SHM: one segment, reused while big enough; an XImage header over it
@@ -539,6 +557,134 @@ struct X11Display::Impl {
     return 0;
   }
 
+  // Opens `name` on this (the X) thread. Mirrors the old Open(): handlers,
+  // per-display exit handler, extensions.
+  Error OpenDisplay(const std::string& name) {
+    InstallHandlers();
+    Display* d = XOpenDisplay(name.c_str());
+    if (d == nullptr) {
+      UninstallHandlers();
+      return Error{ErrorCode::kCaptureFailed, "no X display: set DISPLAY (cannot open \"" + name + "\")"};
+    }
+    dpy = d;
+    fd = ConnectionNumber(d);
+    // libX11 >= 1.7 only; looked up at run time.
+    if (auto setExit = reinterpret_cast<SetIOExitHandlerFn>(dlsym(RTLD_DEFAULT, "XSetIOErrorExitHandler"))) {
+      setExit(d, &Impl::OnIOExit, this);
+    }
+    screen = DefaultScreen(d);
+    root = RootWindow(d, screen);
+    visual = DefaultVisual(d, screen);
+    depth = DefaultDepth(d, screen);
+    const char* noShm = std::getenv("AXSNAP_NO_XSHM");  // debugging/benchmark switch: force XGetImage
+    hasShm = XShmQueryExtension(d) && !(noShm != nullptr && *noShm != 0 && *noShm != '0');
+    int ev = 0, er = 0, major = 0, minor = 0;
+    hasXTest = XTestQueryExtension(d, &ev, &er, &major, &minor);
+    if (hasXTest) XTestGrabControl(d, True);  // our input still flows during another client's server grab
+    netWmPid = XInternAtom(d, "_NET_WM_PID", True);
+    if (dead) return Error{ErrorCode::kCaptureFailed, "the X display connection was lost while opening"};
+    ready = true;
+    return {};
+  }
+
+  // Frees the connection. After an I/O error the display struct is still
+  // allocated; closing it frees the memory (requests on it are no-ops).
+  void Close() {
+    if (dpy == nullptr) return;
+    ready = false;
+    ReleaseShm();
+    XCloseDisplay(dpy);
+    dpy = nullptr;
+    UninstallHandlers();
+  }
+
+  // A top-level window and the client window in it that carries
+  // _NET_WM_PID (the top-level itself, or one or two levels down under a
+  // reparenting window manager).
+  struct Client {
+    Window top = 0;
+    Window client = 0;
+    long pid = -1;
+    bool viewable = false;
+    bool overrideRedirect = false;
+    IRect rect;   // the client's inside, root coordinates
+    IRect outer;  // the top-level with its border: what hit-testing sees
+  };
+
+  // Every child of the root, bottom to top. Windows may vanish mid-walk:
+  // their calls fail (recorded by the trap, ignored) and they are skipped.
+  std::vector<Client> Clients() {
+    std::vector<Client> out;
+    std::vector<Window> tops, kids, grandkids;
+    Children(root, tops);
+    for (Window top : tops) {
+      XWindowAttributes a;
+      if (!Attributes(top, a)) continue;
+      Client c;
+      c.top = c.client = top;
+      c.viewable = a.map_state == IsViewable;
+      c.overrideRedirect = a.override_redirect != 0;
+      c.outer = IRect{a.x, a.y, a.width + 2L * a.border_width, a.height + 2L * a.border_width};
+      c.pid = Pid(top);
+      if (!RootRect(top, a, c.rect)) continue;
+      if (c.pid < 0 && c.viewable) FindClientBelow(top, c, kids, grandkids);
+      out.push_back(c);
+    }
+    return out;
+  }
+
+  void FindClientBelow(Window top, Client& c, std::vector<Window>& kids, std::vector<Window>& grandkids) {
+    if (!Children(top, kids)) return;
+    for (Window k : kids) {
+      if (AdoptIfClient(k, c)) return;
+      if (!Children(k, grandkids)) continue;
+      for (Window g : grandkids) {
+        if (AdoptIfClient(g, c)) return;
+      }
+    }
+  }
+
+  bool AdoptIfClient(Window w, Client& c) {
+    XWindowAttributes a;
+    IRect r;
+    if (!Attributes(w, a) || a.map_state != IsViewable) return false;
+    const long p = Pid(w);
+    if (p < 0 || !RootRect(w, a, r)) return false;
+    c.client = w;
+    c.pid = p;
+    c.rect = r;
+    return true;
+  }
+
+  // The window's title: _NET_WM_NAME (UTF-8), else WM_NAME.
+  std::string Name(Window w) {
+    std::string out;
+    const Atom netName = XInternAtom(dpy, "_NET_WM_NAME", True);
+    const Atom utf8 = XInternAtom(dpy, "UTF8_STRING", True);
+    if (netName != None && utf8 != None) {
+      Atom type = None;
+      int format = 0;
+      unsigned long n = 0, after = 0;
+      unsigned char* data = nullptr;
+      if (XGetWindowProperty(dpy, w, netName, 0, 1024, False, utf8, &type, &format, &n, &after, &data) == Success &&
+          data != nullptr && type == utf8 && format == 8) {
+        out.assign(reinterpret_cast<char*>(data), n);
+      }
+      if (data != nullptr) XFree(data);
+    }
+    if (out.empty()) {
+      char* name = nullptr;
+      if (XFetchName(dpy, w, &name) && name != nullptr) out = name;
+      if (name != nullptr) XFree(name);
+    }
+    return out;
+  }
+
+  Window TransientFor(Window w) {
+    Window t = 0;
+    return XGetTransientForHint(dpy, w, &t) ? t : 0;
+  }
+
   void Motion(int x, int y) { XTestFakeMotionEvent(dpy, screen, x, y, CurrentTime); }
   void Button(int b, bool down) {
     XTestFakeButtonEvent(dpy, static_cast<unsigned>(b), down ? True : False, CurrentTime);
@@ -629,135 +775,14 @@ bool ConvertImage(const XImage* img, const Visual* visual, int w, int h, std::ve
 
 }  // namespace
 
-// ---- X11Display ----------------------------------------------------------------
+// ---- X-thread primitives -------------------------------------------------------
 
-X11Display::~X11Display() {
-  if (impl_ == nullptr) return;
-  if (impl_->dpy != nullptr) {
-    impl_->ReleaseShm();
-    // After an I/O error the display struct is still allocated; closing it
-    // frees the memory (requests on the dead connection are no-ops).
-    XCloseDisplay(impl_->dpy);
-    impl_->dpy = nullptr;
-    UninstallHandlers();
-  }
-  delete impl_;
-  impl_ = nullptr;
-}
+namespace {
 
-bool X11Display::IsOpen() const { return impl_ != nullptr && impl_->Alive(); }
+using Impl = X11Display::Impl;
 
-Error X11Display::Open() {
-  if (impl_ != nullptr && impl_->dpy != nullptr) {
-    if (impl_->Alive()) return {};
-    return Error{ErrorCode::kCaptureFailed, "the X display connection was lost"};
-  }
-  const char* name = std::getenv("DISPLAY");
-  if (name == nullptr || *name == 0) {
-    return Error{ErrorCode::kCaptureFailed, "no X display: set DISPLAY"};
-  }
-  InstallHandlers();
-  Display* dpy = XOpenDisplay(nullptr);
-  if (dpy == nullptr) {
-    UninstallHandlers();
-    return Error{ErrorCode::kCaptureFailed, std::string("no X display: set DISPLAY (cannot open \"") + name + "\")"};
-  }
-  if (impl_ == nullptr) impl_ = new Impl;
-  Impl& d = *impl_;
-  d.dpy = dpy;
-  d.dead = false;
-  // libX11 >= 1.7 only; looked up at run time.
-  if (auto setExit = reinterpret_cast<SetIOExitHandlerFn>(dlsym(RTLD_DEFAULT, "XSetIOErrorExitHandler"))) {
-    setExit(dpy, &Impl::OnIOExit, impl_);
-  }
-  d.screen = DefaultScreen(dpy);
-  d.root = RootWindow(dpy, d.screen);
-  d.visual = DefaultVisual(dpy, d.screen);
-  d.depth = DefaultDepth(dpy, d.screen);
-  const char* noShm = std::getenv("AXSNAP_NO_XSHM");  // debugging/benchmark switch: force XGetImage
-  d.hasShm = XShmQueryExtension(dpy) && !(noShm != nullptr && *noShm != 0 && *noShm != '0');
-  int ev = 0, er = 0, major = 0, minor = 0;
-  d.hasXTest = XTestQueryExtension(dpy, &ev, &er, &major, &minor);
-  if (d.hasXTest) XTestGrabControl(dpy, True);  // our input still flows during another client's server grab
-  d.netWmPid = XInternAtom(dpy, "_NET_WM_PID", True);
-  return {};
-}
-
-Error X11Display::FindWindow(int64_t pid, const Rect& frame, unsigned long& xid) {
-  xid = 0;
-  if (!IsOpen()) return Error{ErrorCode::kCaptureFailed, "X display not open"};
-  Impl& d = *impl_;
-
-  struct Candidate {
-    Window win;
-    IRect r;
-    long pid;
-    bool topLevel;
-  };
-  std::vector<Candidate> cands;
-  d.BeginTrap();
-  std::vector<Window> tops, kids, grandkids;
-  d.Children(d.root, tops);
-  // Windows may vanish mid-walk: their calls fail (recorded, ignored) and they are skipped.
-  for (Window top : tops) {
-    XWindowAttributes a;
-    IRect r;
-    if (!d.Attributes(top, a) || a.map_state != IsViewable || !d.RootRect(top, a, r)) continue;
-    const long p = d.Pid(top);
-    cands.push_back({top, r, p, true});
-    if (p >= 0) continue;
-    // Reparenting window managers: the client (with _NET_WM_PID) is one or two levels down.
-    if (!d.Children(top, kids)) continue;
-    for (Window k : kids) {
-      XWindowAttributes ka;
-      IRect kr;
-      if (!d.Attributes(k, ka) || ka.map_state != IsViewable || !d.RootRect(k, ka, kr)) continue;
-      const long kp = d.Pid(k);
-      if (kp >= 0) {
-        cands.push_back({k, kr, kp, false});
-        continue;
-      }
-      if (!d.Children(k, grandkids)) continue;
-      for (Window g : grandkids) {
-        XWindowAttributes ga;
-        IRect gr;
-        if (!d.Attributes(g, ga) || ga.map_state != IsViewable || !d.RootRect(g, ga, gr)) continue;
-        const long gp = d.Pid(g);
-        if (gp >= 0) cands.push_back({g, gr, gp, false});
-      }
-    }
-  }
-  d.EndTrap();
-  if (!d.Alive()) return Error{ErrorCode::kCaptureFailed, "the X display connection was lost"};
-
-  const bool frameKnown = frame.w > 0 && frame.h > 0 && std::isfinite(frame.x) && std::isfinite(frame.y);
-  auto sizeDiff = [&](const IRect& r) { return std::fabs(r.w - frame.w) + std::fabs(r.h - frame.h); };
-  // Later candidates are higher in the stacking order: ties go to them.
-  auto better = [&](const Candidate& c, const Candidate* best) {
-    if (best == nullptr) return true;
-    if (!frameKnown) return static_cast<double>(c.r.w) * c.r.h >= static_cast<double>(best->r.w) * best->r.h;
-    const double ia = IntersectionArea(c.r, frame), ib = IntersectionArea(best->r, frame);
-    if (ia != ib) return ia > ib;
-    return sizeDiff(c.r) <= sizeDiff(best->r);
-  };
-
-  const Candidate* best = nullptr;
-  for (const auto& c : cands) {
-    if (c.pid == pid && pid > 0 && better(c, best)) best = &c;
-  }
-  if (best == nullptr && frameKnown) {
-    // No window carries the pid: the top-level window that best covers the frame.
-    for (const auto& c : cands) {
-      if (c.topLevel && IntersectionArea(c.r, frame) > 0 && better(c, best)) best = &c;
-    }
-  }
-  if (best != nullptr) xid = best->win;
-  return {};
-}
-
-Error X11Display::RaiseAndVerify(unsigned long xid, const Rect& frame) {
-  if (!IsOpen()) return Error{ErrorCode::kInputFailed, "X display not open"};
-  Impl& d = *impl_;
+Error XRaiseAndVerify(Impl& d, unsigned long xid, const Rect& frame) {
+  if (!d.Alive()) return Error{ErrorCode::kInputFailed, "X display not open"};
   if (xid == 0 || xid == d.root) return Error{ErrorCode::kInputFailed, "no X window to raise"};
 
   d.BeginTrap();
@@ -831,12 +856,11 @@ Error X11Display::RaiseAndVerify(unsigned long xid, const Rect& frame) {
   return {};
 }
 
-Error X11Display::CaptureRect(const Rect& r, std::vector<uint8_t>& rgba, int& width, int& height, Rect& captured) {
+Error XCaptureRect(Impl& d, const Rect& r, std::vector<uint8_t>& rgba, int& width, int& height, Rect& captured) {
   rgba.clear();
   width = height = 0;
   captured = Rect{};
-  if (!IsOpen()) return Error{ErrorCode::kCaptureFailed, "X display not open"};
-  Impl& d = *impl_;
+  if (!d.Alive()) return Error{ErrorCode::kCaptureFailed, "X display not open"};
   if (!std::isfinite(r.x) || !std::isfinite(r.y) || !std::isfinite(r.w) || !std::isfinite(r.h)) {
     return Error{ErrorCode::kInvalidArgument, "capture rectangle is not finite"};
   }
@@ -893,18 +917,17 @@ Error X11Display::CaptureRect(const Rect& r, std::vector<uint8_t>& rgba, int& wi
 
 namespace {
 
-Error InputReady(const X11Display& self, bool hasXTest) {
-  if (!self.IsOpen()) return Error{ErrorCode::kInputFailed, "X display not open"};
-  if (!hasXTest)
+Error InputReady(const X11Display::Impl& d) {
+  if (!d.Alive()) return Error{ErrorCode::kInputFailed, "X display not open"};
+  if (!d.hasXTest)
     return Error{ErrorCode::kInputFailed, "the X server has no XTEST extension: synthetic input is unavailable"};
   return {};
 }
 
 }  // namespace
 
-Error X11Display::Click(double x, double y, int button, int count) {
-  if (Error e = InputReady(*this, impl_ != nullptr && impl_->hasXTest)) return e;
-  Impl& d = *impl_;
+Error XClick(Impl& d, double x, double y, int button, int count) {
+  if (Error e = InputReady(d)) return e;
   int px = 0, py = 0;
   if (!ToPixel(x, px) || !ToPixel(y, py)) return Error{ErrorCode::kInvalidArgument, "click point is not finite"};
   if (button < 1 || button > 9) return Error{ErrorCode::kInvalidArgument, "button must be 1..9"};
@@ -923,9 +946,8 @@ Error X11Display::Click(double x, double y, int button, int count) {
   return {};
 }
 
-Error X11Display::Wheel(double x, double y, double dx, double dy) {
-  if (Error e = InputReady(*this, impl_ != nullptr && impl_->hasXTest)) return e;
-  Impl& d = *impl_;
+Error XWheel(Impl& d, double x, double y, double dx, double dy) {
+  if (Error e = InputReady(d)) return e;
   int px = 0, py = 0;
   if (!ToPixel(x, px) || !ToPixel(y, py)) return Error{ErrorCode::kInvalidArgument, "wheel point is not finite"};
   if (!std::isfinite(dx) || !std::isfinite(dy)) return Error{ErrorCode::kInvalidArgument, "wheel steps are not finite"};
@@ -947,9 +969,8 @@ Error X11Display::Wheel(double x, double y, double dx, double dy) {
   return {};
 }
 
-Error X11Display::Drag(double x, double y, double toX, double toY, int button) {
-  if (Error e = InputReady(*this, impl_ != nullptr && impl_->hasXTest)) return e;
-  Impl& d = *impl_;
+Error XDrag(Impl& d, double x, double y, double toX, double toY, int button) {
+  if (Error e = InputReady(d)) return e;
   int px = 0, py = 0, qx = 0, qy = 0;
   if (!ToPixel(x, px) || !ToPixel(y, py) || !ToPixel(toX, qx) || !ToPixel(toY, qy)) {
     return Error{ErrorCode::kInvalidArgument, "drag points are not finite"};
@@ -977,9 +998,8 @@ Error X11Display::Drag(double x, double y, double toX, double toY, int button) {
   return {};
 }
 
-Error X11Display::Move(double x, double y) {
-  if (Error e = InputReady(*this, impl_ != nullptr && impl_->hasXTest)) return e;
-  Impl& d = *impl_;
+Error XMove(Impl& d, double x, double y) {
+  if (Error e = InputReady(d)) return e;
   int px = 0, py = 0;
   if (!ToPixel(x, px) || !ToPixel(y, py)) return Error{ErrorCode::kInvalidArgument, "move point is not finite"};
   d.BeginTrap();
@@ -1071,9 +1091,8 @@ bool Resolve(const KeyMap& map, const TempKeys& temp, KeySym ks, Stroke& out) {
 
 }  // namespace
 
-Error X11Display::Keys(const std::string& combo) {
-  if (Error e = InputReady(*this, impl_ != nullptr && impl_->hasXTest)) return e;
-  Impl& d = *impl_;
+Error XKeys(Impl& d, const std::string& combo, const std::function<Error()>& beforeSend = nullptr) {
+  if (Error e = InputReady(d)) return e;
 
   // "ctrl+shift+t", "alt+F4", "ctrl++" (the key is '+'), "+".
   const std::string spec = Trim(combo);
@@ -1135,6 +1154,10 @@ Error X11Display::Keys(const std::string& combo) {
     key = XStringToKeysym(keyName.c_str());
   }
   if (key == NoSymbol) return Error{ErrorCode::kInvalidArgument, "unknown key \"" + keyName + "\""};
+  // Everything above is parsing: a bad combination is refused before any check or event.
+  if (beforeSend) {
+    if (Error e = beforeSend()) return e;
+  }
 
   d.BeginTrap();
   KeyMap map(d.dpy);
@@ -1181,12 +1204,9 @@ Error X11Display::Keys(const std::string& combo) {
   return result;
 }
 
-Error X11Display::Type(const std::string& utf8) {
-  if (Error e = InputReady(*this, impl_ != nullptr && impl_->hasXTest)) return e;
-  Impl& d = *impl_;
-  std::vector<uint32_t> cps;
-  if (!DecodeUtf8(utf8, cps)) return Error{ErrorCode::kInvalidArgument, "text is not valid UTF-8"};
-  std::vector<KeySym> syms;
+// Keysyms for code points; CRLF types one Return. kInvalidArgument for a control character.
+Error ToKeysyms(const std::vector<uint32_t>& cps, std::vector<KeySym>& syms) {
+  syms.clear();
   syms.reserve(cps.size());
   for (size_t i = 0; i < cps.size(); ++i) {
     if (cps[i] == '\r' && i + 1 < cps.size() && cps[i + 1] == '\n') continue;  // CRLF types one Return
@@ -1196,6 +1216,23 @@ Error X11Display::Type(const std::string& utf8) {
     }
     syms.push_back(ks);
   }
+  return {};
+}
+
+Error XTypeSyms(Impl& d, const std::vector<KeySym>& syms);
+
+Error XType(Impl& d, const std::string& utf8) {
+  if (Error e = InputReady(d)) return e;
+  std::vector<uint32_t> cps;
+  if (!DecodeUtf8(utf8, cps)) return Error{ErrorCode::kInvalidArgument, "text is not valid UTF-8"};
+  std::vector<KeySym> syms;
+  if (Error e = ToKeysyms(cps, syms)) return e;
+  return XTypeSyms(d, syms);
+}
+
+Error XTypeSyms(Impl& d, const std::vector<KeySym>& syms) {
+  if (Error e = InputReady(d)) return e;
+
   if (syms.empty()) return {};
 
   d.BeginTrap();
@@ -1251,18 +1288,670 @@ Error X11Display::Type(const std::string& utf8) {
   return result;
 }
 
-int X11Display::ScreenWidth() const {
-  if (!IsOpen()) return 0;
-  int w = 0, h = 0;
-  impl_->RootSize(w, h);
-  return w;
+}  // namespace
+
+// ---- X-thread operations -----------------------------------------------------
+//
+// Everything below up to "the X thread" runs on the X thread, with the
+// connection's Impl.
+
+namespace {
+
+using Impl = X11Display::Impl;
+using Client = X11Display::Impl::Client;
+
+bool FrameKnown(const Rect& frame) {
+  return frame.w > 0 && frame.h > 0 && std::isfinite(frame.x) && std::isfinite(frame.y);
 }
 
-int X11Display::ScreenHeight() const {
-  if (!IsOpen()) return 0;
-  int w = 0, h = 0;
-  impl_->RootSize(w, h);
-  return h;
+// Later candidates are higher in the stacking order: ties go to them.
+bool BetterMatch(const Client& c, const Client* best, const Rect& frame) {
+  if (best == nullptr) return true;
+  if (!FrameKnown(frame))
+    return static_cast<double>(c.rect.w) * c.rect.h >= static_cast<double>(best->rect.w) * best->rect.h;
+  const double ia = IntersectionArea(c.rect, frame), ib = IntersectionArea(best->rect, frame);
+  if (ia != ib) return ia > ib;
+  auto sizeDiff = [&](const IRect& r) { return std::fabs(r.w - frame.w) + std::fabs(r.h - frame.h); };
+  return sizeDiff(c.rect) <= sizeDiff(best->rect);
+}
+
+Error XFindWindow(Impl& d, int64_t pid, const Rect& frame, unsigned long& xid) {
+  xid = 0;
+  if (!d.Alive()) return Error{ErrorCode::kCaptureFailed, "X display not open"};
+  d.BeginTrap();
+  const std::vector<Client> all = d.Clients();
+  d.EndTrap();
+  if (!d.Alive()) return Error{ErrorCode::kCaptureFailed, "the X display connection was lost"};
+  const Client* best = nullptr;
+  for (const auto& c : all) {
+    if (c.viewable && c.pid == pid && pid > 0 && BetterMatch(c, best, frame)) best = &c;
+  }
+  // No fallback to another pid's window: input and capture belong to the observed app only.
+  if (best != nullptr) xid = best->client;
+  return {};
+}
+
+// The accessibility title and the X title agree when one contains the other
+// (toolkits add or drop decorations such as " - Chromium").
+bool TitlesAgree(const std::string& xname, const std::string& title) {
+  if (title.empty() || xname.empty()) return title.empty();
+  return xname.find(title) != std::string::npos || title.find(xname) != std::string::npos;
+}
+
+Error ObservedGone(const std::vector<Client>& all, int64_t pid) {
+  for (const auto& c : all) {
+    if (c.pid == pid) {
+      return Error{ErrorCode::kWindowNotFound,
+                   "the observed window of pid " + std::to_string(pid) + " is gone (the app has other windows)"};
+    }
+  }
+  return Error{ErrorCode::kAppNotFound, "no window of pid " + std::to_string(pid) + " exists any more"};
+}
+
+// The observed window: the one bound to the target before (it must still be
+// there, viewable, with the pid), else the pid's viewable window that
+// matches the frame and the title. Never a window of another pid.
+Error ResolveObserved(Impl& d, const X11Display::Target& t, unsigned long bound, const std::vector<Client>& all,
+                      Client& out) {
+  if (t.pid <= 0) return Error{ErrorCode::kAppNotFound, "the observed window has no pid"};
+  if (bound != 0) {
+    for (const auto& c : all) {
+      if (c.client == bound && c.pid == t.pid && c.viewable) {
+        out = c;
+        return {};
+      }
+    }
+    return ObservedGone(all, t.pid);
+  }
+  const Client* best = nullptr;
+  for (const auto& c : all) {
+    if (!c.viewable || c.pid != t.pid) continue;
+    if (FrameKnown(t.frame) && IntersectionArea(c.rect, t.frame) <= 0) continue;
+    if (!TitlesAgree(d.Name(c.client), t.title)) continue;
+    if (BetterMatch(c, best, t.frame)) best = &c;
+  }
+  if (best == nullptr) return ObservedGone(all, t.pid);
+  out = *best;
+  return {};
+}
+
+const Client* TopmostAt(const std::vector<Client>& all, int x, int y) {
+  for (size_t i = all.size(); i-- > 0;) {  // stacking order: bottom to top
+    const Client& c = all[i];
+    if (c.viewable && x >= c.outer.x && x < c.outer.x + c.outer.w && y >= c.outer.y && y < c.outer.y + c.outer.h)
+      return &c;
+  }
+  return nullptr;
+}
+
+// Whether input at a point covered by `hit` goes to the observed app's
+// observed window: the window itself, its transient (dialog, menu) or an
+// override-redirect popup of the same pid. `why` names the intruder.
+bool MayReceive(Impl& d, const Client& observed, const Client* hit, std::string& why) {
+  if (hit == nullptr) {
+    why = "no window";
+    return false;
+  }
+  if (hit->top == observed.top) return true;
+  if (hit->pid != observed.pid) {
+    why = "window " + Hex(hit->top) + " of " + (hit->pid > 0 ? "pid " + std::to_string(hit->pid) : "an unknown app");
+    return false;
+  }
+  if (hit->overrideRedirect) return true;
+  Window w = hit->client;
+  for (int depth = 0; depth < 4 && w != 0; ++depth) {
+    w = d.TransientFor(w);
+    if (w != 0 && (w == observed.client || w == observed.top)) return true;
+  }
+  why = "window " + Hex(hit->top) + " of the same app, which is neither the observed window nor its dialog or popup";
+  return false;
+}
+
+struct Point {
+  int x = 0, y = 0;
+};
+
+// The first point where input would reach a window other than the observed
+// one (or its popups); -1 when every point is fine.
+int FirstRefusedPoint(Impl& d, const Client& observed, const std::vector<Client>& all, const std::vector<Point>& pts,
+                      std::string& why) {
+  for (size_t i = 0; i < pts.size(); ++i) {
+    if (!MayReceive(d, observed, TopmostAt(all, pts[i].x, pts[i].y), why)) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+void RequestRaise(Impl& d, const Client& w, bool wm) {
+  if (wm) {
+    // Ask the window manager (it may ignore a plain XRaiseWindow on its frame's client).
+    XEvent ev;
+    std::memset(&ev, 0, sizeof ev);
+    ev.xclient.type = ClientMessage;
+    ev.xclient.window = w.client;
+    ev.xclient.message_type = XInternAtom(d.dpy, "_NET_ACTIVE_WINDOW", False);
+    ev.xclient.format = 32;
+    ev.xclient.data.l[0] = 2;  // source: pager/tool
+    ev.xclient.data.l[1] = CurrentTime;
+    XSendEvent(d.dpy, d.root, False, SubstructureRedirectMask | SubstructureNotifyMask, &ev);
+  }
+  XRaiseWindow(d.dpy, w.top);
+  XSync(d.dpy, False);
+}
+
+// Without a window manager nobody assigns keyboard focus: give it to the
+// observed window unless it already sits in that window or one of its popups
+// (a menu holding focus keeps it). Failure is not fatal.
+void FocusObserved(Impl& d, const Client& observed, const std::vector<Client>& all) {
+  Window focus = 0;
+  int revert = 0;
+  XGetInputFocus(d.dpy, &focus, &revert);
+  if (focus != None && focus != PointerRoot) {
+    const Window top = d.TopLevelOf(focus);
+    for (const auto& c : all) {
+      std::string ignored;
+      if (c.top == top && MayReceive(d, observed, &c, ignored)) return;
+    }
+  }
+  XSetInputFocus(d.dpy, observed.client, RevertToPointerRoot, CurrentTime);
+}
+
+// The check before every batch of events: the observed window is found (by
+// identity, never another pid's), raised if something covers one of the
+// points, and every point is then on it or on one of its popups. On any
+// failure nothing has been sent.
+Error PrepareInput(Impl& d, const X11Display::Target& t, unsigned long bound, std::vector<Point> pts,
+                   Client& observed) {
+  if (!d.Alive()) return Error{ErrorCode::kInputFailed, "the X display connection was lost"};
+  d.BeginTrap();
+  std::vector<Client> all = d.Clients();
+  Error err = ResolveObserved(d, t, bound, all, observed);
+  if (err) {
+    d.EndTrap();
+    return err;
+  }
+  if (pts.empty()) {
+    pts.push_back(Point{static_cast<int>(observed.rect.x + observed.rect.w / 2),
+                        static_cast<int>(observed.rect.y + observed.rect.h / 2)});
+  }
+  const bool wm = d.HasWindowManager();
+  std::string why;
+  int refused = FirstRefusedPoint(d, observed, all, pts, why);
+  if (refused >= 0) {
+    RequestRaise(d, observed, wm);
+    const auto t0 = Clock::now();
+    for (int attempt = 0; refused >= 0 && MsSince(t0) <= 200; ++attempt) {
+      SleepMs(10);
+      if (attempt % 3 == 2) RequestRaise(d, observed, wm);
+      all = d.Clients();
+      if ((err = ResolveObserved(d, t, observed.client, all, observed))) break;
+      refused = FirstRefusedPoint(d, observed, all, pts, why);
+    }
+  }
+  if (!err && refused < 0 && !wm) FocusObserved(d, observed, all);
+  d.EndTrap();
+  if (!d.Alive()) return Error{ErrorCode::kInputFailed, "the X display connection was lost"};
+  if (err) return err;
+  if (refused >= 0) {
+    return Error{ErrorCode::kInputFailed, "the observed window " + Hex(observed.client) + " is not on top at (" +
+                                              std::to_string(pts[refused].x) + ", " + std::to_string(pts[refused].y) +
+                                              "): " + why + " is there"};
+  }
+  return {};
+}
+
+}  // namespace
+
+// ---- the X thread --------------------------------------------------------------
+
+struct X11Display::Conn {
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::deque<std::function<void()>> jobs;
+  bool quit = false;  // set once: run nothing more, close the display, end
+  Impl impl;
+};
+
+namespace {
+
+using Conn = X11Display::Conn;
+
+// The X thread: runs jobs in order; on quit closes the display and ends. It
+// holds the connection's memory, so an abandoned thread that wakes up late
+// (its socket shut down) still finds valid state.
+void ConnThread(std::shared_ptr<Conn> c) {
+  for (;;) {
+    std::function<void()> job;
+    {
+      std::unique_lock<std::mutex> lock(c->mutex);
+      c->cv.wait(lock, [&] { return c->quit || !c->jobs.empty(); });
+      if (c->quit) break;
+      job = std::move(c->jobs.front());
+      c->jobs.pop_front();
+    }
+    job();
+  }
+  c->impl.Close();
+}
+
+struct JobState {
+  std::mutex mutex;
+  std::condition_variable cv;
+  bool done = false;
+  Error err;
+  std::atomic<bool> sent{false};
+};
+
+// Parses "[unix]:N[.S]" (a local display); false for TCP and other forms.
+bool LocalDisplayNumber(const std::string& name, std::string& number) {
+  const size_t colon = name.rfind(':');
+  if (colon == std::string::npos) return false;
+  const std::string host = name.substr(0, colon);
+  if (!host.empty() && host != "unix") return false;
+  number = name.substr(
+      colon + 1, name.find('.', colon) == std::string::npos ? std::string::npos : name.find('.', colon) - colon - 1);
+  return !number.empty() && std::all_of(number.begin(), number.end(), [](char ch) { return std::isdigit(ch) != 0; });
+}
+
+// poll() on one fd until the deadline; true when `events` arrived.
+bool PollUntil(int fd, short events, Clock::time_point deadline) {
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) return false;
+    pollfd p{fd, events, 0};
+    const int n = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+    if (n > 0) return (p.revents & (events | POLLHUP | POLLERR)) != 0;
+    if (n < 0 && errno != EINTR) return false;
+  }
+}
+
+// Closes a socket on every path.
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// 0 = nothing listens there, 1 = the server answered, -1 = it did not answer by the deadline.
+int ProbeSocket(const std::string& path, bool abstract, Clock::time_point deadline) {
+  Fd s{::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)};
+  if (s.fd < 0) return 0;
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  socklen_t len = sizeof addr;
+  if (abstract) {  // Linux abstract namespace: a leading NUL, no terminator
+    std::memcpy(addr.sun_path + 1, path.data(), std::min(path.size(), sizeof addr.sun_path - 2));
+    len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + path.size());
+  } else {
+    std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
+  }
+  if (::connect(s.fd, reinterpret_cast<sockaddr*>(&addr), len) != 0) {
+    if (errno != EINPROGRESS && errno != EAGAIN) return 0;
+    if (!PollUntil(s.fd, POLLOUT, deadline)) return -1;  // a full accept queue: the server is not accepting
+  }
+  // Connection setup: little-endian, protocol 11.0, no authorisation. Any reply (success, failure,
+  // authenticate) proves the server answers.
+  const unsigned char setup[12] = {'l', 0, 11, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  if (::send(s.fd, setup, sizeof setup, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof setup)) return 0;
+  return PollUntil(s.fd, POLLIN, deadline) ? 1 : -1;
+}
+
+// A local X server that accepts connections but never answers would block
+// XOpenDisplay forever: ask it for a setup reply first, bounded by the
+// deadline. Remote displays are bounded by the X thread's wait only.
+Error ProbeServer(const std::string& name, Clock::time_point deadline) {
+  std::string number;
+  if (!LocalDisplayNumber(name, number)) return {};
+  const std::string path = "/tmp/.X11-unix/X" + number;
+  for (const bool abstract : {true, false}) {  // libxcb's order on Linux
+    const int r = ProbeSocket(path, abstract, deadline);
+    if (r == 1) return {};
+    if (r == -1) {
+      return Error{ErrorCode::kTimeout,
+                   "the X server at \"" + name + "\" accepted the connection but did not answer within the deadline"};
+    }
+  }
+  return {};  // nothing listens: XOpenDisplay fails at once with its own message
+}
+
+Error NothingSent(Error e) {
+  if (e && e.message.find("nothing was sent") == std::string::npos) e.message += ": nothing was sent";
+  return e;
+}
+
+constexpr auto kInputGrace = std::chrono::milliseconds(300);  // a healthy server's last batch may run a little over
+constexpr auto kCaptureFloor = std::chrono::milliseconds(250);
+constexpr auto kCaptureCap = std::chrono::seconds(5);
+constexpr size_t kTypeChunk = 24;  // code points per checked batch
+
+}  // namespace
+
+// ---- X11Display ----------------------------------------------------------------
+
+X11Display::~X11Display() { Retire(); }
+
+bool X11Display::IsOpen() const { return conn_ != nullptr && conn_->impl.ready && !conn_->impl.dead; }
+
+void X11Display::Retire() {
+  if (!conn_) return;
+  {
+    std::lock_guard<std::mutex> lock(conn_->mutex);
+    conn_->quit = true;
+    conn_->jobs.clear();
+  }
+  conn_->cv.notify_all();
+  conn_.reset();
+  bound_.clear();  // window ids belong to that connection's server
+}
+
+void X11Display::Abandon() {
+  if (!conn_) return;
+  conn_->impl.dead = true;
+  const int fd = conn_->impl.fd;
+  // Wakes a thread blocked reading or writing the socket: Xlib then takes
+  // the I/O-error path, which returns (see OnIOExit) instead of exiting.
+  if (fd >= 0) ::shutdown(fd, SHUT_RDWR);
+  Retire();
+}
+
+Error X11Display::Open(Clock::time_point deadline) {
+  if (IsOpen()) return {};
+  Retire();  // a lost or abandoned connection: start over (the X server may have restarted)
+  const char* env = std::getenv("DISPLAY");
+  if (env == nullptr || *env == 0) return Error{ErrorCode::kCaptureFailed, "no X display: set DISPLAY"};
+  const std::string name = env;
+  if (Error e = ProbeServer(name, deadline)) return e;
+  auto c = std::make_shared<Conn>();
+  std::thread(ConnThread, c).detach();
+  conn_ = c;
+  Error e = RunOpen(deadline, [name](Impl& d, std::atomic<bool>&) { return d.OpenDisplay(name); });
+  if (e) Retire();
+  return e;
+}
+
+Error X11Display::RunOpen(Clock::time_point until, Job job) {
+  Outcome outcome;
+  return RunOnce(conn_, until, job, outcome);
+}
+
+Error X11Display::Run(Clock::time_point until, Job job, Outcome& outcome) {
+  // A connection found dead by this call (the X server restarted since the
+  // last one) is reopened and the job run again once, when nothing was sent.
+  for (int attempt = 0;; ++attempt) {
+    if (Clock::now() >= until) return Error{ErrorCode::kTimeout, "the deadline passed before the X call"};
+    if (Error e = Open(until)) return e;
+    auto c = conn_;
+    Error e = RunOnce(c, until, job, outcome);
+    if (outcome.timedOut || !c->impl.dead) return e;
+    Retire();  // the connection was lost: the next call reconnects
+    if (!e || outcome.sent || attempt > 0) return e;
+  }
+}
+
+Error X11Display::RunOnce(const std::shared_ptr<Conn>& c, Clock::time_point until, const Job& job, Outcome& outcome) {
+  auto st = std::make_shared<JobState>();
+  {
+    std::lock_guard<std::mutex> lock(c->mutex);
+    c->jobs.push_back([c, st, job]() {
+      Error e = job(c->impl, st->sent);
+      std::lock_guard<std::mutex> done(st->mutex);
+      st->err = std::move(e);
+      st->done = true;
+      st->cv.notify_all();
+    });
+  }
+  c->cv.notify_one();
+  std::unique_lock<std::mutex> lock(st->mutex);
+  const bool done = st->cv.wait_until(lock, until, [&] { return st->done; });
+  outcome.sent = st->sent;
+  outcome.timedOut = !done;
+  if (!done) {
+    lock.unlock();
+    Abandon();
+    return Error{ErrorCode::kTimeout, "the X server did not answer within the deadline"};
+  }
+  return st->err;
+}
+
+// Runs one guarded batch: `send` calls `check` (identity and on-top checks
+// at `points`) right before its first event. Errors before that say nothing
+// was sent; any failure after it is kDeliveryUncertain.
+Error X11Display::Guarded(const Target& target, Clock::time_point deadline,
+                          const std::vector<std::pair<int, int>>& points, const Send& send, bool& sent) {
+  sent = false;
+  if (Clock::now() >= deadline) return NothingSent(Error{ErrorCode::kTimeout, "the deadline passed"});
+  if (Error e = Open(deadline)) return NothingSent(e);
+  const auto key = std::make_pair(target.pid, target.element);
+  const auto it = bound_.find(key);
+  const unsigned long bound = target.element != 0 && it != bound_.end() ? it->second : 0;
+  auto matched = std::make_shared<std::atomic<unsigned long>>(0);
+  std::vector<Point> pts;
+  for (const auto& p : points) pts.push_back(Point{p.first, p.second});
+  Outcome outcome;
+  Error e = Run(
+      deadline + kInputGrace,
+      [target, bound, matched, pts, send](Impl& d, std::atomic<bool>& started) -> Error {
+        return send(d, [&]() -> Error {
+          Client observed;
+          if (Error err = PrepareInput(d, target, bound, pts, observed)) return err;
+          matched->store(observed.client);
+          started = true;
+          return {};
+        });
+      },
+      outcome);
+  sent = outcome.sent;
+  if (matched->load() != 0 && target.element != 0 && conn_) bound_[key] = matched->load();
+  if (!e) return {};
+  if (!sent) return NothingSent(e);
+  if (outcome.timedOut) {
+    return Error{ErrorCode::kDeliveryUncertain,
+                 "the X server stopped answering while input was being sent; it may have arrived"};
+  }
+  return Error{ErrorCode::kDeliveryUncertain, "input was being sent when it failed (" + e.message + ")"};
+}
+
+Error X11Display::CaptureWindow(const Target& target, Clock::time_point deadline, std::vector<uint8_t>& rgba,
+                                int& width, int& height, Rect& captured) {
+  rgba.clear();
+  width = height = 0;
+  captured = Rect{};
+  // Bounded by the snapshot's deadline, with a floor so a walk cut by its deadline still gets a screenshot.
+  const auto now = Clock::now();
+  const auto until = std::clamp(deadline, now + kCaptureFloor, now + kCaptureCap);
+  const auto key = std::make_pair(target.pid, target.element);
+  const auto it = bound_.find(key);
+  const unsigned long bound = target.element != 0 && it != bound_.end() ? it->second : 0;
+  struct Shot {
+    std::vector<uint8_t> rgba;
+    int width = 0, height = 0;
+    Rect captured;
+    unsigned long matched = 0;
+  };
+  auto shot = std::make_shared<Shot>();
+  Outcome outcome;
+  Error e = Run(
+      until,
+      [target, bound, shot](Impl& d, std::atomic<bool>&) -> Error {
+        // The area is read after raising the window, so what is captured is the window itself. A window that
+        // cannot be matched is still captured by its frame (best effort, as the accessibility layer saw it).
+        Client observed;
+        std::vector<Point> centre;
+        if (FrameKnown(target.frame))
+          centre.push_back(Point{static_cast<int>(std::floor(target.frame.x + target.frame.w / 2)),
+                                 static_cast<int>(std::floor(target.frame.y + target.frame.h / 2))});
+        if (!PrepareInput(d, target, bound, centre, observed)) shot->matched = observed.client;
+        if (!d.Alive()) return Error{ErrorCode::kCaptureFailed, "the X display connection was lost"};
+        return XCaptureRect(d, target.frame, shot->rgba, shot->width, shot->height, shot->captured);
+      },
+      outcome);
+  if (shot->matched != 0 && target.element != 0 && conn_) bound_[key] = shot->matched;
+  if (outcome.timedOut) return Error{ErrorCode::kCaptureFailed, "the X server did not answer within the deadline"};
+  if (e) return e;
+  rgba = std::move(shot->rgba);
+  width = shot->width;
+  height = shot->height;
+  captured = shot->captured;
+  return {};
+}
+
+Error X11Display::Pointer(const Target& target, const PointerEvent& ev, Clock::time_point deadline) {
+  int px = 0, py = 0, qx = 0, qy = 0;
+  if (!ToPixel(ev.x, px) || !ToPixel(ev.y, py))
+    return Error{ErrorCode::kInvalidArgument, "pointer point is not finite: nothing was sent"};
+  std::vector<std::pair<int, int>> points{{px, py}};
+  if (ev.kind == PointerEvent::Kind::kDrag) {
+    if (!ToPixel(ev.toX, qx) || !ToPixel(ev.toY, qy))
+      return Error{ErrorCode::kInvalidArgument, "drag end is not finite: nothing was sent"};
+    points.emplace_back(qx, qy);  // both ends must be on the observed window (or its popup) before the press
+  }
+  bool sent = false;
+  return Guarded(
+      target, deadline, points,
+      [ev](Impl& d, const std::function<Error()>& check) -> Error {
+        if (Error e = check()) return e;
+        switch (ev.kind) {
+          case PointerEvent::Kind::kClick: return XClick(d, ev.x, ev.y, ev.button, ev.count);
+          case PointerEvent::Kind::kWheel: return XWheel(d, ev.x, ev.y, ev.dx, ev.dy);
+          case PointerEvent::Kind::kDrag: return XDrag(d, ev.x, ev.y, ev.toX, ev.toY, ev.button);
+          case PointerEvent::Kind::kMove: return XMove(d, ev.x, ev.y);
+        }
+        return {};
+      },
+      sent);
+}
+
+Error X11Display::SendKeys(const Target& target, const std::string& combo, Clock::time_point deadline) {
+  bool sent = false;
+  return Guarded(
+      target, deadline, {},
+      [combo](Impl& d, const std::function<Error()>& check) -> Error { return XKeys(d, combo, check); }, sent);
+}
+
+Error X11Display::TypeText(const Target& target, const std::string& utf8, Clock::time_point deadline, size_t& typed) {
+  typed = 0;
+  std::vector<uint32_t> cps;
+  if (!DecodeUtf8(utf8, cps)) return Error{ErrorCode::kInvalidArgument, "text is not valid UTF-8: nothing was sent"};
+  std::vector<KeySym> all;
+  if (Error e = ToKeysyms(cps, all)) return NothingSent(e);  // refuse the whole text before typing any of it
+  const size_t total = cps.size();
+  auto progress = [&]() { return std::to_string(typed) + " of " + std::to_string(total) + " characters typed"; };
+  std::chrono::milliseconds lastChunk{0};
+  size_t i = 0;
+  while (i < total) {
+    size_t j = std::min(total, i + kTypeChunk);
+    if (cps[j - 1] == '\r' && j < total && cps[j] == '\n') ++j;  // keep CRLF (one Return) in one chunk
+    // Do not start a chunk that would likely run past the deadline.
+    if (Clock::now() + lastChunk >= deadline) {
+      if (typed == 0)
+        return Error{ErrorCode::kTimeout, "the deadline passed before typing: " + progress() + ", nothing was sent"};
+      return Error{ErrorCode::kDeliveryUncertain, "typing stopped at the deadline: " + progress()};
+    }
+    std::vector<KeySym> chunk;
+    if (Error e = ToKeysyms(
+            std::vector<uint32_t>(cps.begin() + static_cast<long>(i), cps.begin() + static_cast<long>(j)), chunk))
+      return e;
+    const auto t0 = Clock::now();
+    bool sent = false;
+    Error e = Guarded(
+        target, deadline, {},
+        [chunk](Impl& d, const std::function<Error()>& check) -> Error {
+          if (Error err = check()) return err;
+          return XTypeSyms(d, chunk);
+        },
+        sent);
+    if (e) {
+      if (typed == 0 && !sent) return e;  // says nothing was sent
+      const std::string pending = sent ? " (the next " + std::to_string(j - i) + " may have been partly sent)" : "";
+      return Error{ErrorCode::kDeliveryUncertain, "typing stopped: " + progress() + pending + ": " + e.message};
+    }
+    lastChunk = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0);
+    typed += j - i;
+    i = j;
+  }
+  return {};
+}
+
+// ---- unguarded primitives (x11_selftest) ------------------------------------------
+
+Error X11Display::Simple(Clock::time_point deadline, const std::function<Error(Impl&)>& op) {
+  Outcome outcome;
+  return Run(
+      deadline, [op](Impl& d, std::atomic<bool>&) { return op(d); }, outcome);
+}
+
+Error X11Display::FindWindow(int64_t pid, const Rect& frame, unsigned long& xid, Clock::time_point deadline) {
+  xid = 0;
+  auto out = std::make_shared<unsigned long>(0);
+  Error e = Simple(deadline, [pid, frame, out](Impl& d) { return XFindWindow(d, pid, frame, *out); });
+  xid = *out;
+  return e;
+}
+
+Error X11Display::RaiseAndVerify(unsigned long xid, const Rect& frame, Clock::time_point deadline) {
+  return Simple(deadline, [xid, frame](Impl& d) { return XRaiseAndVerify(d, xid, frame); });
+}
+
+Error X11Display::CaptureRect(const Rect& r, std::vector<uint8_t>& rgba, int& width, int& height, Rect& captured,
+                              Clock::time_point deadline) {
+  struct Shot {
+    std::vector<uint8_t> rgba;
+    int width = 0, height = 0;
+    Rect captured;
+  };
+  auto shot = std::make_shared<Shot>();
+  Error e = Simple(deadline, [r, shot](Impl& d) {
+    return XCaptureRect(d, r, shot->rgba, shot->width, shot->height, shot->captured);
+  });
+  rgba = std::move(shot->rgba);
+  width = shot->width;
+  height = shot->height;
+  captured = shot->captured;
+  return e;
+}
+
+Error X11Display::Click(double x, double y, int button, int count, Clock::time_point deadline) {
+  return Simple(deadline, [=](Impl& d) { return XClick(d, x, y, button, count); });
+}
+
+Error X11Display::Wheel(double x, double y, double dx, double dy, Clock::time_point deadline) {
+  return Simple(deadline, [=](Impl& d) { return XWheel(d, x, y, dx, dy); });
+}
+
+Error X11Display::Drag(double x, double y, double toX, double toY, int button, Clock::time_point deadline) {
+  return Simple(deadline, [=](Impl& d) { return XDrag(d, x, y, toX, toY, button); });
+}
+
+Error X11Display::Move(double x, double y, Clock::time_point deadline) {
+  return Simple(deadline, [=](Impl& d) { return XMove(d, x, y); });
+}
+
+Error X11Display::Keys(const std::string& combo, Clock::time_point deadline) {
+  return Simple(deadline, [combo](Impl& d) { return XKeys(d, combo); });
+}
+
+Error X11Display::Type(const std::string& utf8, Clock::time_point deadline) {
+  return Simple(deadline, [utf8](Impl& d) { return XType(d, utf8); });
+}
+
+int X11Display::ScreenWidth() {
+  auto w = std::make_shared<int>(0);
+  Simple(DefaultDeadline(), [w](Impl& d) {
+    int h = 0;
+    d.RootSize(*w, h);
+    return Error{};
+  });
+  return *w;
+}
+
+int X11Display::ScreenHeight() {
+  auto h = std::make_shared<int>(0);
+  Simple(DefaultDeadline(), [h](Impl& d) {
+    int w = 0;
+    d.RootSize(w, *h);
+    return Error{};
+  });
+  return *h;
 }
 
 }  // namespace axsnap
