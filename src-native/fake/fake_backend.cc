@@ -33,6 +33,8 @@ FakeElement* FakeBackend::Find(ElementId id) {
 
 Error FakeBackend::Touch(FakeElement& e, Clock::time_point deadline) {
   e.reads++;
+  if (e.fault.failRead == "unresponsive") return {ErrorCode::kAppUnresponsive, "fake: the app did not answer"};
+  if (!e.fault.failRead.empty()) return {ErrorCode::kInternal, "fake: the read failed"};
   if (e.fault.dieAfterReads >= 0 && e.reads > e.fault.dieAfterReads)
     return {ErrorCode::kElementGone, "fake: the element is gone"};
   if (e.fault.hangMs > 0) {
@@ -256,9 +258,12 @@ Error FakeBackend::TypeText(const WindowInfo& window, const std::string& text, C
     }
     size_t len = 1;
     const auto c = static_cast<unsigned char>(text[i]);
-    if (c >= 0xf0) len = 4;
-    else if (c >= 0xe0) len = 3;
-    else if (c >= 0xc0) len = 2;
+    if (c >= 0xf0)
+      len = 4;
+    else if (c >= 0xe0)
+      len = 3;
+    else if (c >= 0xc0)
+      len = 2;
     sent += text.substr(i, len);
     i += len;
     typed++;

@@ -21,6 +21,7 @@ struct FakeFault {
   bool childrenError = false;  // reading its children fails
   int actionHangMs = 0;        // an action or set is recorded (it left), then the app stalls this long
   bool refuseFocus = false;    // Focus answers success but focus does not move (as some toolkits do)
+  std::string failRead;        // every read fails at once: "unresponsive" (no answer) or "error"
 };
 
 struct FakeElement {
@@ -72,8 +73,7 @@ class FakeBackend : public Backend {
   Error Select(ElementId id, Clock::time_point deadline) override;
   Error Pointer(const WindowInfo& window, const PointerEvent& ev, Clock::time_point deadline) override;
   Error Keys(const WindowInfo& window, const std::string& combo, Clock::time_point deadline) override;
-  Error TypeText(const WindowInfo& window, const std::string& text, Clock::time_point deadline,
-                 size_t& typed) override;
+  Error TypeText(const WindowInfo& window, const std::string& text, Clock::time_point deadline, size_t& typed) override;
   Error FocusedElement(int64_t pid, ElementId& out, bool& found, Clock::time_point deadline) override;
   Error InsertText(ElementId id, const std::string& text, Clock::time_point deadline) override;
   void Release(const std::vector<ElementId>& ids) override;
