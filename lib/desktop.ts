@@ -46,8 +46,11 @@ export function liveObservation(snapshot: Snapshot): LiveObservation | undefined
 
 let shared: { backend: NativeBackend; ready: Promise<void> } | undefined;
 
-/** The process's backend for the real desktop, connected once. */
-export async function desktopBackend(): Promise<NativeBackend> {
+/**
+ * The process's backend for the real desktop, connected once. Connecting is
+ * bounded by `connectDeadlineMs`: a session bus that never answers fails it.
+ */
+export async function desktopBackend(connectDeadlineMs = 5000): Promise<NativeBackend> {
   if (!shared) {
     const native = loadNative();
     if (native.platformBackend === null)
@@ -56,7 +59,7 @@ export async function desktopBackend(): Promise<NativeBackend> {
         `axsnap has no desktop backend for ${process.platform} in this build`,
       );
     const backend = new native.NativeBackend(native.platformBackend);
-    shared = { backend, ready: callNative(() => backend.connect()) };
+    shared = { backend, ready: callNative(() => backend.connect(connectDeadlineMs)) };
     // A failed connection is not cached: the next call tries again (the bus may have started since).
     shared.ready.catch(() => {
       shared = undefined;
@@ -78,7 +81,7 @@ function deadlineOf(value: unknown, fallback: number): number {
 
 function appOf(value: unknown): string | number {
   if (typeof value === "string" && value.trim().length > 0) return value.trim();
-  if (typeof value === "number" && Number.isInteger(value) && value > 0) return value;
+  if (typeof value === "number" && Number.isInteger(value) && value > 0 && value <= 2 ** 31 - 1) return value;
   throw invalidArgument(
     `app must be an app name or a pid, got ${value === undefined ? "nothing" : JSON.stringify(value)}`,
     'pass { app: "gtk3-widget-factory" } or { app: 1234 }; listApps() shows what is running',

@@ -32,6 +32,11 @@ export interface RawApp {
   /** macOS bundle id. On Linux the application name as AT-SPI gives it. */
   bundleId?: string;
   pid: number;
+  /**
+   * listApps(): false when the app did not answer (busy or stopped); its name
+   * is then the last one it gave, or empty. Absent when it answered.
+   */
+  responsive?: boolean;
 }
 
 export interface RawWindow {
@@ -116,8 +121,17 @@ export interface RawNode {
 /**
  * Why a walk stopped. `content_pending`: the app was asked to build its tree
  * (Chromium and Electron on macOS) and had not finished within the bound.
+ * `unresponsive`: some reads got no answer in time (a busy or stopped app);
+ * `errors`: some reads failed otherwise. In both, elements were left out.
  */
-export type WalkEnd = "complete" | "node_limit" | "depth_limit" | "deadline" | "content_pending";
+export type WalkEnd =
+  | "complete"
+  | "node_limit"
+  | "depth_limit"
+  | "deadline"
+  | "content_pending"
+  | "unresponsive"
+  | "errors";
 
 export interface RawWalk {
   ended: WalkEnd;

@@ -46,6 +46,8 @@ export interface NativeSnapshotRequest {
   maxDepth: number;
   deadlineMs: number;
   screenshot: boolean;
+  /** Treat text fields named like passwords ("Password", "PIN") as secure. Default true. */
+  secureNames?: boolean;
 }
 
 export interface NativePointerEvent {
@@ -62,7 +64,8 @@ export interface NativePointerEvent {
 
 /** One backend instance: its own worker thread, its own handle table. */
 export interface NativeBackend {
-  connect(): Promise<void>;
+  /** Connects to the accessibility service within `deadlineMs` (default 5000). */
+  connect(deadlineMs?: number): Promise<void>;
   listApps(deadlineMs: number): Promise<RawApp[]>;
   snapshot(request: NativeSnapshotRequest): Promise<NativeSnapshot>;
   doAction(handle: number, name: string, deadlineMs: number): Promise<void>;

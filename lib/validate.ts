@@ -50,7 +50,15 @@ const STATE_KEYS = new Set([
 ]);
 const VALUE_TYPES = new Set(["string", "number", "boolean"]);
 const SOURCES = new Set(["children", "rows", "visibleRows", "contents", "visibleChildren"]);
-const WALK_ENDS = new Set(["complete", "node_limit", "depth_limit", "deadline", "content_pending"]);
+const WALK_ENDS = new Set([
+  "complete",
+  "node_limit",
+  "depth_limit",
+  "deadline",
+  "content_pending",
+  "unresponsive",
+  "errors",
+]);
 const PLATFORMS = new Set(["macos", "linux", "fake"]);
 
 function checkStates(s: unknown, path: string): void {
@@ -194,7 +202,7 @@ export function validateRawSnapshot(input: unknown): RawSnapshot {
   const walk = input.walk;
   if (!isObj(walk)) fail("$.walk", "expected an object");
   if (!WALK_ENDS.has(walk.ended as string))
-    fail("$.walk.ended", "expected complete, node_limit, depth_limit or deadline");
+    fail("$.walk.ended", `expected one of ${[...WALK_ENDS].join(", ")}`);
   if (!finite(walk.nodesObserved) || (walk.nodesObserved as number) < 0)
     fail("$.walk.nodesObserved", "expected a number >= 0");
   if (

@@ -83,3 +83,7 @@ export function describeApp(
 export function parseString(output: string): string | null;
 export function parseInteger(output: string): number | null;
 export function parseReferences(output: string): AppRef[];
+/** SIGKILLs the accessibility bus (launcher, daemon, registry) and waits for a new one; returns its address. */
+export function restartAccessibilityBus(desktop: Desktop): Promise<string>;
+/** The pid of the desktop's session bus daemon. */
+export function sessionBusPid(desktop: Desktop): number;

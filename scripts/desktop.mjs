@@ -641,6 +641,59 @@ async function hasWindowNamed(desktop, appRef, windowName) {
   return names.some((reply) => reply !== null && (parseString(reply) ?? "").includes(windowName));
 }
 
+/**
+ * Restarts the accessibility bus: SIGKILLs this desktop's at-spi-bus-launcher,
+ * the accessibility bus daemon and the registry, then asks the session bus
+ * for the address again (which activates a new launcher), updates
+ * `desktop.a11yBusAddress` and sets IsEnabled. Returns the new address.
+ * Apps registered on the old bus are not on the new one until they register again.
+ *
+ * @param {Awaited<ReturnType<typeof startDesktop>>} desktop
+ * @returns {Promise<string>}
+ */
+export async function restartAccessibilityBus(desktop) {
+  const old = desktop.a11yBusAddress;
+  const isA11y = (p) => {
+    let cmd = "";
+    try {
+      cmd = fs.readFileSync(`/proc/${p.pid}/cmdline`, "latin1").replaceAll("\0", " ");
+    } catch {
+      return false;
+    }
+    return /at-spi-bus-launcher|at-spi2-registryd|accessibility\.conf/.test(cmd);
+  };
+  const victims = markedProcesses(desktop.tmpDir).filter(isA11y);
+  if (victims.length === 0) throw new Error("desktop: no accessibility bus processes found");
+  for (const p of victims) signal(p.pid, "SIGKILL");
+  await waitUntil(() => victims.every((p) => !alive(p.pid, p.start)), 3000);
+  let address = null;
+  const ok = await waitUntil(
+    async () => {
+      const r = await sessionSend(desktop.env, ["--dest=org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus.GetAddress"]);
+      if (r.code === 0) address = parseString(r.stdout);
+      return Boolean(address) && address !== old;
+    },
+    10_000,
+    100,
+  );
+  if (!ok) throw new Error("desktop: the accessibility bus did not come back within 10 s");
+  desktop.a11yBusAddress = address;
+  await sessionSend(desktop.env, [
+    "--dest=org.a11y.Bus",
+    "/org/a11y/bus",
+    "org.freedesktop.DBus.Properties.Set",
+    "string:org.a11y.Status",
+    "string:IsEnabled",
+    "variant:boolean:true",
+  ]);
+  return address;
+}
+
+/** The pid of the desktop's session bus daemon (tests stop it to freeze the bus). */
+export function sessionBusPid(desktop) {
+  return desktop._dbusPid;
+}
+
 /** gtk3-widget-factory (Debian's gtk-3-examples), ready in the registry. */
 export function gtkWidgetFactory(desktop, { timeoutMs } = {}) {
   return startApp(desktop, "gtk3-widget-factory", [], { name: "gtk3-widget-factory", timeoutMs });

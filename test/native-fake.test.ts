@@ -357,3 +357,182 @@ describe("the host process survives", () => {
     ).rejects.toThrow(/closed/);
   });
 });
+
+/** The native request as lib/desktop.ts sends it, for calls that bypass its checks. */
+const request = (app: string | number, extra: Node = {}) => ({
+  app,
+  maxNodes: 2400,
+  maxDepth: 64,
+  deadlineMs: 2000,
+  screenshot: false,
+  ...extra,
+});
+
+describe("app lookup (issue 9 items 4, 5)", () => {
+  it("refuses pids outside 1..2^31-1 and non-integers at the native seam, never snapshotting some app", async () => {
+    const b = fake({ apps: [app("Editor", [win("E", [button("a")])]), app("Viewer", [win("V", [])])] });
+    for (const pid of [
+      2 ** 63,
+      1e300,
+      Number.MAX_VALUE,
+      2 ** 31,
+      -1,
+      0,
+      1.5,
+      Number.NaN,
+      Infinity,
+      -Infinity,
+    ]) {
+      const err = await b.snapshot(request(pid)).catch((e) => e);
+      expect(err, `pid ${pid}`).toMatchObject({ nativeCode: "INVALID_ARGUMENT" });
+    }
+    expect((await b.snapshot(request(4006))).raw.app.name).toBe("Editor");
+  });
+
+  it("never matches an empty or blank app name", async () => {
+    const b = fake({ apps: [app("Editor", [win("E", [])]), app("", [win("Nameless", [])], { pid: 77 })] });
+    for (const name of ["", " ", "\t \n"]) {
+      const err = await b.snapshot(request(name)).catch((e) => e);
+      expect(err, JSON.stringify(name)).toBeInstanceOf(Error);
+      expect(["INVALID_ARGUMENT", "APP_NOT_FOUND"]).toContain(err.nativeCode);
+    }
+    // The TypeScript layer refuses them before anything native runs.
+    await expect(snapshot({ app: " ", screenshot: false }, b)).rejects.toMatchObject({
+      code: "INVALID_ARGUMENT",
+    });
+    await expect(snapshot({ app: 2 ** 63, screenshot: false }, b)).rejects.toMatchObject({
+      code: "INVALID_ARGUMENT",
+    });
+  });
+
+  it("fails with AMBIGUOUS_APP listing each instance when a name matches two running apps", async () => {
+    const b = fake({
+      apps: [
+        app("Editor", [win("One", [])], { pid: 5001 }),
+        app("Editor", [win("Two", [])], { pid: 5002 }),
+        app("Viewer", [win("V", [])], { pid: 5003 }),
+      ],
+    });
+    for (const name of ["Editor", "edit"]) {
+      const err = await snapshot({ app: name, screenshot: false }, b).catch((e) => e);
+      expect(err).toBeInstanceOf(AxsnapError);
+      expect(err.code).toBe("AMBIGUOUS_APP");
+      expect(err.message).toContain("Editor (pid 5001)");
+      expect(err.message).toContain("Editor (pid 5002)");
+      expect(err.message).not.toContain("Viewer");
+    }
+    // A pid always selects exactly one.
+    expect((await snapshot({ app: 5002, screenshot: false }, b)).window.title).toBe("Two");
+    expect((await snapshot({ app: "viewer", screenshot: false }, b)).app.pid).toBe(5003);
+  });
+
+  it("still fails with AMBIGUOUS_APP when a prefix matches several different apps", async () => {
+    const b = fake({
+      apps: [app("Editor", [win("E", [])]), app("Editorial", [win("F", [])], { pid: 6000 })],
+    });
+    // "Editor" is exact: one app.
+    expect((await snapshot({ app: "Editor", screenshot: false }, b)).app.name).toBe("Editor");
+    const err = await snapshot({ app: "edi", screenshot: false }, b).catch((e) => e);
+    expect(err.code).toBe("AMBIGUOUS_APP");
+    expect(err.message).toContain("Editorial (pid 6000)");
+  });
+});
+
+describe("walks cut short say so (issue 9 item 15)", () => {
+  it("an element whose children read fails ends the walk incomplete, cut by errors", async () => {
+    const b = fake({
+      apps: [
+        app("Editor", [
+          win("W", [
+            { role: "panel", title: "P", fault: { childrenError: true }, children: [button("x")] },
+            button("y"),
+          ]),
+        ]),
+      ],
+    });
+    const s = await snap(b);
+    expect(s.text).toContain("panel P");
+    expect(s.complete).toBe(false);
+    expect(s.cutBy).toEqual(["errors"]);
+  });
+
+  it("a hung element ends the walk incomplete, cut by unresponsive or deadline", async () => {
+    const b = fake({
+      apps: [
+        app("Editor", [
+          win("W", [{ role: "panel", title: "slow", fault: { hangMs: 10_000 }, children: [button("deep")] }]),
+        ]),
+      ],
+    });
+    const s = await snap(b, { deadlineMs: 300 });
+    expect(s.complete).toBe(false);
+    expect([["unresponsive"], ["deadline"]]).toContainEqual([...s.cutBy]);
+  });
+
+  it("an element that stops answering before the deadline ends the walk cut by unresponsive", async () => {
+    // The read of "slow" times out (the fake reports it unresponsive at the deadline of its read);
+    // the walk itself still had time left.
+    const b = fake({
+      apps: [
+        app("Editor", [
+          win("W", [
+            { role: "panel", title: "gone quiet", fault: { failRead: "unresponsive" } },
+            button("fine"),
+          ]),
+        ]),
+      ],
+    });
+    const s = await snap(b);
+    expect(s.text).toContain("fine");
+    expect(s.complete).toBe(false);
+    expect(s.cutBy).toEqual(["unresponsive"]);
+  });
+
+  it("an element removed between listing and reading does not make the walk incomplete", async () => {
+    const b = fake({
+      apps: [app("Editor", [win("W", [button("Dies", { fault: { dieAfterReads: 0 } }), button("Stays")])])],
+    });
+    const s = await snap(b);
+    expect(s.text).toContain("Stays");
+    expect(s.complete).toBe(true);
+  });
+
+  it("a window that is gone by the end of the walk fails the snapshot as APP_NOT_FOUND or WINDOW_NOT_FOUND, not STALE_REF", async () => {
+    const b = fake({
+      apps: [
+        app("Editor", [
+          {
+            title: "W",
+            frame,
+            // The app exits while its children are read: they are gone, and so is the window.
+            root: {
+              role: "frame",
+              title: "W",
+              frame,
+              fault: { dieAfterReads: 2 },
+              children: [button("a", { fault: { dieAfterReads: 1 } })],
+            },
+          },
+        ]),
+      ],
+    });
+    const err = await snap(b).catch((e) => e);
+    expect(err).toBeInstanceOf(AxsnapError);
+    expect(["APP_NOT_FOUND", "WINDOW_NOT_FOUND"]).toContain(err.code);
+  });
+});
+
+describe("an app that does not answer is not 'not found' (issue 9 item 16)", () => {
+  it("lists it with responsive: false, and a snapshot of it fails with APP_UNRESPONSIVE", async () => {
+    const b = fake({
+      apps: [app("Editor", [win("E", [])]), app("Busy", [win("B", [])], { pid: 4100, responsive: false })],
+    });
+    const apps = await b.listApps(1000);
+    expect(apps).toContainEqual({ name: "Busy", bundleId: "Busy", pid: 4100, responsive: false });
+    expect(apps.find((a) => a.name === "Editor")?.responsive).toBeUndefined();
+    for (const target of ["Busy", 4100]) {
+      const err = await snapshot({ app: target, screenshot: false }, b).catch((e) => e);
+      expect(err.code, String(target)).toBe("APP_UNRESPONSIVE");
+    }
+  });
+});

@@ -62,6 +62,9 @@ class Backend {
   // Connect to the platform's accessibility service. Fails with
   // kNoAccessibilityBus (Linux) or a permission error, never aborts.
   virtual Error Connect() = 0;
+  // Connect, bounded by `deadline`: a session bus that accepts the socket but
+  // never answers fails the call by then (Linux). Default: Connect().
+  virtual Error ConnectWithin(Clock::time_point deadline) { return Connect(); }
 
   virtual Error ListApps(std::vector<AppInfo>& out, Clock::time_point deadline) = 0;
   // The app that has keyboard focus, if the platform can tell.
@@ -127,6 +130,10 @@ class Backend {
   // While on, reads skip every cache and ask the app (identity checks before
   // acting). The worker turns it on for readElement and focusedElement jobs.
   virtual void SetLiveReads(bool live) {}
+  // Whether a text field named like a password ("Password", "PIN", "密码")
+  // is treated as secure (value never read). On by default; the snapshot
+  // request's `secureNames` turns it off for one snapshot.
+  virtual void SetSecureNameHeuristic(bool on) {}
 
   // --- Hooks with defaults; macOS overrides them. ---
 

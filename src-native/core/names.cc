@@ -33,6 +33,8 @@ const char* WalkEndName(WalkEnd end) {
     case WalkEnd::kDepthLimit: return "depth_limit";
     case WalkEnd::kDeadline: return "deadline";
     case WalkEnd::kContentPending: return "content_pending";
+    case WalkEnd::kUnresponsive: return "unresponsive";
+    case WalkEnd::kErrors: return "errors";
   }
   return "complete";
 }

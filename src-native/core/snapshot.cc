@@ -19,40 +19,82 @@ double MsSince(Clock::time_point t0) { return std::chrono::duration<double, std:
 
 }  // namespace
 
+namespace {
+
+std::string Trim(const std::string& s) {
+  const char* ws = " \t\n\r\f\v";
+  const size_t a = s.find_first_not_of(ws);
+  if (a == std::string::npos) return {};
+  return s.substr(a, s.find_last_not_of(ws) - a + 1);
+}
+
+std::string Describe(const AppInfo& a) {
+  return (a.name.empty() ? std::string("(no name)") : a.name) + " (pid " + std::to_string(a.pid) + ")";
+}
+
+Error Unresponsive(const AppInfo& a) {
+  return {ErrorCode::kAppUnresponsive, Describe(a) +
+                                           " did not answer when asked for its name; it may be busy (a "
+                                           "modal dialog, a long computation) or stopped"};
+}
+
+// One app of `matches` when they all share a pid; otherwise kAmbiguousApp.
+Error PickOne(const std::vector<const AppInfo*>& matches, const std::string& query, AppInfo& out) {
+  for (const AppInfo* m : matches)
+    if (m->pid != matches.front()->pid) {
+      std::string list;
+      for (const AppInfo* a : matches) list += (list.empty() ? "" : ", ") + Describe(*a);
+      return {ErrorCode::kAmbiguousApp,
+              "\"" + query + "\" matches several running apps: " + list + "; pass the pid of the one you mean"};
+    }
+  out = *matches.front();
+  if (!out.responsive) return Unresponsive(out);
+  return {};
+}
+
+}  // namespace
+
 Error FindApp(Backend& backend, const AppQuery& query, Clock::time_point deadline, AppInfo& out) {
+  const std::string name = Trim(query.name);
+  if (query.pid <= 0 && name.empty()) return {ErrorCode::kInvalidArgument, "no app name or pid was given"};
   std::vector<AppInfo> apps;
   if (Error err = backend.ListApps(apps, deadline)) return err;
   if (query.pid > 0) {
     for (const AppInfo& a : apps)
       if (a.pid == query.pid) {
         out = a;
+        if (!out.responsive) return Unresponsive(out);
         return {};
       }
     return {ErrorCode::kAppNotFound, "no accessible app has pid " + std::to_string(query.pid)};
   }
-  const std::string want = Lower(query.name);
+  const std::string want = Lower(name);
   // Exact name or bundle id first, then a unique prefix, so "gtk3" finds "gtk3-widget-factory".
-  for (const AppInfo& a : apps)
-    if (Lower(a.name) == want || Lower(a.bundleId) == want) {
-      out = a;
-      return {};
-    }
-  const AppInfo* match = nullptr;
-  int matches = 0;
-  for (const AppInfo& a : apps)
-    if (Lower(a.name).rfind(want, 0) == 0) {
-      match = &a;
-      matches++;
-    }
-  if (matches == 1) {
-    out = *match;
-    return {};
+  // An app that did not answer is matched by the name it gave before, if any; a blank name matches nothing.
+  std::vector<const AppInfo*> exact, prefix;
+  for (const AppInfo& a : apps) {
+    const std::string n = Lower(a.name), b = Lower(a.bundleId);
+    if ((!n.empty() && n == want) || (!b.empty() && b == want))
+      exact.push_back(&a);
+    else if (!n.empty() && n.rfind(want, 0) == 0)
+      prefix.push_back(&a);
   }
-  std::string names;
-  for (const AppInfo& a : apps) names += (names.empty() ? "" : ", ") + a.name;
-  return {ErrorCode::kAppNotFound, "no accessible app named \"" + query.name + "\"" +
-                                       (matches > 1 ? " (several start with it)" : "") +
-                                       "; running: " + (names.empty() ? "none" : names)};
+  if (!exact.empty()) return PickOne(exact, name, out);
+  if (!prefix.empty()) return PickOne(prefix, name, out);
+  std::string names, silent;
+  for (const AppInfo& a : apps) {
+    if (!a.responsive && a.name.empty())
+      silent += (silent.empty() ? "pid " : ", pid ") + std::to_string(a.pid);
+    else
+      names += (names.empty() ? "" : ", ") + a.name;
+  }
+  // An app that does not answer cannot say its name: it may be the one asked for.
+  if (!silent.empty())
+    return {ErrorCode::kAppUnresponsive, "no answering app is named \"" + name + "\", and some apps did not answer (" +
+                                             silent +
+                                             "): it may be one of them; running: " + (names.empty() ? "none" : names)};
+  return {ErrorCode::kAppNotFound,
+          "no accessible app named \"" + name + "\"; running: " + (names.empty() ? "none" : names)};
 }
 
 Error Backend::GatherWindows(const AppInfo& app, WindowCandidates& c, Clock::time_point deadline) {
@@ -189,6 +231,11 @@ void WalkMenuBar(Backend& backend, const AppInfo& app, Clock::time_point deadlin
 
 Error TakeSnapshot(Backend& backend, const SnapshotRequest& request, SnapshotResult& out) {
   const Clock::time_point t0 = Clock::now();
+  backend.SetSecureNameHeuristic(request.secureNames);
+  struct Restore {
+    Backend& b;
+    ~Restore() { b.SetSecureNameHeuristic(true); }
+  } restore{backend};
   AppInfo app;
   if (Error err = FindApp(backend, request.app, request.deadline, app)) return err;
   WindowInfo window;
@@ -214,6 +261,19 @@ Error TakeSnapshot(Backend& backend, const SnapshotRequest& request, SnapshotRes
     // Nothing of this snapshot is kept: every handle it took goes back.
     out.dropped.push_back(window.element);
     out.dropped.insert(out.dropped.end(), result.dropped.begin(), result.dropped.end());
+    if (err.code == ErrorCode::kElementGone) {
+      // The window went away under the walk: the app exited or closed it. Not a stale reference:
+      // the caller named an app, not an element.
+      std::vector<AppInfo> apps;
+      bool alive = false;
+      if (!backend.ListApps(apps, request.deadline))
+        for (const AppInfo& a : apps) alive = alive || a.pid == app.pid;
+      if (!alive)
+        return {ErrorCode::kAppNotFound,
+                app.name + " (pid " + std::to_string(app.pid) + ") exited during the snapshot: " + err.message};
+      return {ErrorCode::kWindowNotFound,
+              "the window \"" + window.title + "\" of " + app.name + " closed during the snapshot: " + err.message};
+    }
     return err;
   }
 

@@ -24,6 +24,7 @@ struct SnapshotRequest {
   int maxDepth = 64;
   Clock::time_point deadline;
   bool screenshot = true;
+  bool secureNames = true;  // Backend::SetSecureNameHeuristic for this snapshot
   BudgetOptions budget;
 };
 
@@ -35,6 +36,11 @@ struct SnapshotResult {
   std::string windowStep;          // which step of the window-choice chain chose the window
 };
 
+// The app a query names. A pid selects exactly one; a name (trimmed, never
+// blank) matches exactly (name or bundle id) or else as a unique prefix; a
+// name that matches apps of different pids fails with kAmbiguousApp listing
+// "name (pid N)" for each. An app that did not answer the listing fails with
+// kAppUnresponsive, never kAppNotFound.
 Error FindApp(Backend& backend, const AppQuery& query, Clock::time_point deadline, AppInfo& out);
 // Window choice with recovery: the chain of window_choice.h; when it finds no
 // usable window, or (with `needCapture`) the window has nothing on screen to

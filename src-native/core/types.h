@@ -93,6 +93,9 @@ struct AppInfo {
   std::string bundleId;  // Linux: the AT-SPI application name
   int64_t pid = 0;
   ElementId element = 0;
+  // False when the app did not answer while being listed (its name is the
+  // last one it gave, or empty); a snapshot of it fails with kAppUnresponsive.
+  bool responsive = true;
 };
 
 struct WindowInfo {
@@ -109,7 +112,11 @@ struct WindowInfo {
 
 // kContentPending: the app was asked to build its tree (Chromium on macOS)
 // and had not finished within the bound; the notes say so.
-enum class WalkEnd { kComplete, kNodeLimit, kDepthLimit, kDeadline, kContentPending };
+// kUnresponsive: some reads got no answer within their per-call timeout (the
+// app is busy or stopped); kErrors: some reads failed otherwise. Either way
+// elements were left out. An element that is gone (removed between being
+// listed and being read) is not a failure while its window still answers.
+enum class WalkEnd { kComplete, kNodeLimit, kDepthLimit, kDeadline, kContentPending, kUnresponsive, kErrors };
 const char* WalkEndName(WalkEnd end);
 
 struct RawSnapshot {

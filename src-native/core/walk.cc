@@ -121,7 +121,29 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
   }
   out.ended = WalkEnd::kComplete;
   std::vector<size_t> frontier{0};
-  bool appUnresponsive = false;
+  // Reads that failed. An element that is gone was removed between being listed and being read: the
+  // tree changed, nothing was lost, as long as the window itself is still there (checked at the end).
+  // Any other failure left elements out: the walk is not complete.
+  bool appUnresponsive = false, readErrors = false;
+  int64_t gone = 0;
+  std::string firstError;
+  auto failed = [&](const Error& e) {
+    switch (e.code) {
+      case ErrorCode::kNone: return;
+      case ErrorCode::kElementGone: gone++; return;
+      case ErrorCode::kTimeout: return;  // the deadline came first: the walk ends at its deadline
+      case ErrorCode::kAppUnresponsive: appUnresponsive = true; break;
+      default: readErrors = true; break;
+    }
+    if (firstError.empty()) firstError = e.message;
+  };
+  // A whole batch that failed: the bus going away is the caller's error, not a cut.
+  auto batchFailed = [&](const Error& err) {
+    if (err.code == ErrorCode::kTimeout || Clock::now() >= options.deadline)
+      out.ended = WalkEnd::kDeadline;
+    else
+      failed(err);
+  };
 
   while (!frontier.empty()) {
     if (Clock::now() >= options.deadline) {
@@ -137,12 +159,9 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
     Error err = backend.ReadChildren(parentIds, lists, errs, options.deadline);
     // Losing the permission mid-walk is not a cut: the caller must hear it.
     if (Error denied = Denied(err, errs)) return Abandon(slots, &lists, out, denied);
+    if (err.code == ErrorCode::kNoAccessibilityBus) return Abandon(slots, &lists, out, err);
     if (err) {
-      if (err.code == ErrorCode::kTimeout || Clock::now() >= options.deadline)
-        out.ended = WalkEnd::kDeadline;
-      else
-        out.notes.push_back(std::string("reading children failed: ") + err.message);
-      if (out.ended == WalkEnd::kComplete) out.ended = WalkEnd::kDeadline;
+      batchFailed(err);
       break;
     }
 
@@ -152,7 +171,7 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
     for (size_t f = 0; f < frontier.size(); f++) {
       size_t parent = frontier[f];
       if (f < errs.size() && errs[f]) {
-        if (errs[f].code == ErrorCode::kAppUnresponsive) appUnresponsive = true;
+        failed(errs[f]);
         continue;
       }
       const ChildList& list = lists[f];
@@ -203,9 +222,10 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
     errs.clear();
     err = backend.ReadNodes(ids, attrs, errs, options.deadline);
     if (Error denied = Denied(err, errs)) return Abandon(slots, nullptr, out, denied);
+    if (err.code == ErrorCode::kNoAccessibilityBus) return Abandon(slots, nullptr, out, err);
     if (err) {
       for (size_t i : added) slots[i].dead = true;
-      out.ended = WalkEnd::kDeadline;
+      batchFailed(err);
       break;
     }
     for (size_t k = 0; k < added.size(); k++) {
@@ -213,7 +233,7 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
       if (k < errs.size() && errs[k]) {
         // An element that died or did not answer is dropped, not guessed at.
         s.dead = true;
-        if (errs[k].code == ErrorCode::kAppUnresponsive) appUnresponsive = true;
+        failed(errs[k]);
         continue;
       }
       s.attrs = std::move(attrs[k]);
@@ -264,7 +284,25 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
     if (out.ended == WalkEnd::kNodeLimit) break;
   }
 
+  if (gone > 0 && out.ended != WalkEnd::kDeadline) {
+    // Elements vanished: fine if the window is still there, a failed snapshot if it is not.
+    std::vector<NodeAttributes> attrs;
+    std::vector<Error> errs;
+    Error err = backend.ReadNodes({root}, attrs, errs, options.deadline);
+    if (!err && errs.size() == 1) err = errs[0];
+    if (err.code == ErrorCode::kElementGone || err.code == ErrorCode::kNoAccessibilityBus)
+      return Abandon(slots, nullptr, out, err);
+    if (err) failed(err);
+  }
+  // Precedence of the one reason reported: deadline, then failed reads, then the limits.
+  if (out.ended != WalkEnd::kDeadline) {
+    if (appUnresponsive)
+      out.ended = WalkEnd::kUnresponsive;
+    else if (readErrors)
+      out.ended = WalkEnd::kErrors;
+  }
   if (appUnresponsive) out.notes.push_back("some elements did not answer in time and were left out");
+  if (readErrors) out.notes.push_back("some elements could not be read and were left out: " + firstError);
   out.nodesObserved = 0;
   for (const Slot& s : slots)
     if (!s.dead) out.nodesObserved++;

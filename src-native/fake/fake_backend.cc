@@ -33,6 +33,8 @@ FakeElement* FakeBackend::Find(ElementId id) {
 
 Error FakeBackend::Touch(FakeElement& e, Clock::time_point deadline) {
   e.reads++;
+  if (e.fault.failRead == "unresponsive") return {ErrorCode::kAppUnresponsive, "fake: the app did not answer"};
+  if (!e.fault.failRead.empty()) return {ErrorCode::kInternal, "fake: the read failed"};
   if (e.fault.dieAfterReads >= 0 && e.reads > e.fault.dieAfterReads)
     return {ErrorCode::kElementGone, "fake: the element is gone"};
   if (e.fault.hangMs > 0) {

@@ -22,6 +22,7 @@ struct FakeFault {
   int actionHangMs = 0;        // an action or set is recorded (it left), then the app stalls this long
   bool refuseFocus = false;    // Focus answers success but focus does not move (as some toolkits do)
   bool ignoreSet = false;      // a set is answered success and recorded, but the value stays as it was
+  std::string failRead;        // every read fails at once: "unresponsive" (no answer) or "error"
 };
 
 struct FakeElement {

@@ -396,6 +396,58 @@ constexpr size_t kMaxInFlight = 256;
 constexpr char kNoSessionBus[] =
     "no D-Bus session bus: start one (dbus-daemon --session) and export DBUS_SESSION_BUS_ADDRESS";
 
+// Text-entry roles: the only ones the password name heuristic applies to.
+bool IsTextEntryRole(uint32_t role) {
+  const std::string r = role < kRoleCount ? kRoleNames[role] : "";
+  return r == "entry" || r == "text" || r == "password text" || r == "spin button" || r == "editbar";
+}
+
+// Whether an accessible name says "password": a whole word password, passcode,
+// passphrase or pin (ASCII case-insensitive, so "Pinned" and "spinner" are not),
+// or 密码 / 密碼 / パスワード / 비밀번호 anywhere.
+bool NameSaysPassword(const std::string& name) {
+  for (const char* cjk : {"\xe5\xaf\x86\xe7\xa0\x81", "\xe5\xaf\x86\xe7\xa2\xbc",
+                          "\xe3\x83\x91\xe3\x82\xb9\xe3\x83\xaf\xe3\x83\xbc\xe3\x83\x89",
+                          "\xeb\xb9\x84\xeb\xb0\x80\xeb\xb2\x88\xed\x98\xb8"})
+    if (name.find(cjk) != std::string::npos) return true;
+  std::string word;
+  auto isWordChar = [](unsigned char c) { return std::isalnum(c) || c >= 0x80; };
+  for (size_t i = 0; i <= name.size(); ++i) {
+    const unsigned char c = i < name.size() ? static_cast<unsigned char>(name[i]) : ' ';
+    if (isWordChar(c)) {
+      word.push_back(static_cast<char>(std::tolower(c)));
+      continue;
+    }
+    if (word == "password" || word == "passwort" || word == "passcode" || word == "passphrase" || word == "pin" ||
+        word == "passwords")
+      return true;
+    word.clear();
+  }
+  return false;
+}
+
+// Object attributes that mark a field as a password: HTML autocomplete tokens
+// current-password / new-password (Chromium exposes the attribute as
+// "autocomplete"), or an input type of password ("text-input-type",
+// "input-type"). `attrs` is an a{ss}.
+bool AttributesSayPassword(GVariant* attrs) {
+  if (!attrs || !g_variant_is_of_type(attrs, G_VARIANT_TYPE("a{ss}"))) return false;
+  GVariantIter it;
+  g_variant_iter_init(&it, attrs);
+  const gchar* key = nullptr;
+  const gchar* value = nullptr;
+  while (g_variant_iter_next(&it, "{&s&s}", &key, &value)) {
+    std::string k = key ? key : "", v = value ? value : "";
+    for (auto& c : k) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (auto& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if ((k == "autocomplete" || k == "html-autocomplete") &&
+        (v.find("current-password") != std::string::npos || v.find("new-password") != std::string::npos))
+      return true;
+    if ((k == "text-input-type" || k == "input-type" || k == "type") && v == "password") return true;
+  }
+  return false;
+}
+
 Error MakeError(ErrorCode code, std::string message) { return Error{code, std::move(message)}; }
 
 std::string Lower(const std::string& s) {
@@ -540,6 +592,20 @@ struct AtspiBackend::Impl {
   ContextPtr ctx{g_main_context_new()};
   GObj<GDBusConnection> bus;
   std::chrono::milliseconds callTimeout{800};
+  bool everConnected = false;  // a closed connection is reopened by the next call
+  bool live = false;           // SetLiveReads: no bulk cache, no leaf hints
+  bool secureNames = true;     // SetSecureNameHeuristic
+  // Names apps gave when they last answered (by bus name), for listing one that stopped answering.
+  std::unordered_map<std::string, std::string> knownNames;
+
+  // The per-call timeout of an operation ending at `deadline`: at least
+  // callTimeout (800 ms), more for a long deadline (a quarter of it), never
+  // past the deadline. A slow app can be read with a long deadline; a stopped
+  // app costs at most that per operation (it is then skipped).
+  std::chrono::milliseconds PerCall(Clock::time_point deadline) const {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    return std::max(callTimeout, left / 4);
+  }
   uint64_t calls = 0;  // D-Bus calls issued (diagnostics)
 
   // Handle table.
@@ -567,6 +633,11 @@ struct AtspiBackend::Impl {
   std::unordered_map<std::string, BulkSnapshot> bulk;  // by app bus name
   std::chrono::milliseconds bulkMaxAge{300};
 
+  Impl() {
+    // Tests only: a longer bulk age makes a cached read certain to be stale.
+    if (const char* age = std::getenv("AXSNAP_BULK_MAX_AGE_MS"))
+      if (long ms = std::strtol(age, nullptr, 10); ms > 0) bulkMaxAge = std::chrono::milliseconds(ms);
+  }
   ~Impl() { Disconnect(); }
 
   void Disconnect() {
@@ -602,6 +673,23 @@ struct AtspiBackend::Impl {
     return it == refById.end() ? nullptr : &it->second;
   }
 
+  // The error for an id with no entry: a handle this backend gave out earlier
+  // (released, or from before the accessibility bus reconnected) is gone.
+  Error Unknown(ElementId id) const {
+    if (id != 0 && id < nextId)
+      return MakeError(ErrorCode::kElementGone,
+                       "the element is gone (its handle was released, or the accessibility bus restarted)");
+    return MakeError(ErrorCode::kInvalidArgument, "unknown element handle " + std::to_string(id));
+  }
+
+  // Every handle refers to the old connection's names: forget them all (ids are never reused).
+  void ForgetHandles() {
+    idByKey.clear();
+    refById.clear();
+    leafSeen.clear();
+    bulk.clear();
+  }
+
   Error CheckConnected() const {
     if (!bus)
       return MakeError(ErrorCode::kNoAccessibilityBus, "not connected to the accessibility bus: call Connect()");
@@ -616,7 +704,7 @@ struct AtspiBackend::Impl {
                       GVariant* params, const char* replyType, Clock::time_point deadline, Outcome& outcome,
                       std::string& message) {
     VariantPtr owned = SinkVariant(params);
-    int timeout = TimeoutMs(deadline, callTimeout);
+    int timeout = TimeoutMs(deadline, PerCall(deadline));
     if (timeout <= 0) {
       outcome = Outcome::kDeadline;
       message = "the deadline passed";
@@ -925,7 +1013,13 @@ class Batch {
 
 // Connects to `address` with the given flags, bounded by `timeout`.
 GObj<GDBusConnection> ConnectAddress(GMainContext* ctx, const char* address, GDBusConnectionFlags flags,
-                                     std::chrono::milliseconds timeout, std::string& message) {
+                                     std::chrono::milliseconds timeout, std::string& message, bool& timedOutOut) {
+  timedOutOut = false;
+  if (timeout.count() <= 0) {
+    timedOutOut = true;
+    message = "the deadline passed before connecting to " + std::string(address);
+    return nullptr;
+  }
   struct Wait {
     bool done = false;
     GObj<GDBusConnection> conn;
@@ -960,6 +1054,7 @@ GObj<GDBusConnection> ConnectAddress(GMainContext* ctx, const char* address, GDB
   if (!wait->done) {
     g_cancellable_cancel(cancel.get());
     message = "timed out connecting to " + std::string(address);
+    timedOutOut = true;
     return nullptr;
   }
   if (!wait->conn) {
@@ -997,46 +1092,71 @@ bool AtspiBackend::Describe(ElementId id, std::string& busName, std::string& obj
   return true;
 }
 
-Error AtspiBackend::Connect() {
+Error AtspiBackend::Connect() { return ConnectWithin(Clock::now() + std::chrono::milliseconds(5000)); }
+
+Error AtspiBackend::ConnectWithin(Clock::time_point deadline) {
   Impl& im = *impl_;
   ContextScope scope(im.ctx.get());
   im.Disconnect();
   im.ForgetReadState();
+  // Names on a new bus connection may be reused by other apps: no old handle may reach them.
+  im.ForgetHandles();
   im.bulkUnsupported.clear();
   im.registeredForCache = false;
 
   const auto flags = static_cast<GDBusConnectionFlags>(G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
                                                        G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION);
+  auto left = [&]() {
+    return std::max<int64_t>(0, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count());
+  };
   std::string message;
+  bool timedOut = false;
 
   // The session bus: GetAddress of the accessibility bus, and IsEnabled.
   GObj<GDBusConnection> session;
+  std::string sessionFailure;
   const char* sessionAddr = std::getenv("DBUS_SESSION_BUS_ADDRESS");
-  if (sessionAddr && *sessionAddr)
-    session = ConnectAddress(im.ctx.get(), sessionAddr, flags, std::chrono::milliseconds(2000), message);
+  if (sessionAddr && *sessionAddr) {
+    const int64_t budget = left();
+    session = ConnectAddress(im.ctx.get(), sessionAddr, flags, std::chrono::milliseconds(budget), message, timedOut);
+    if (!session)
+      sessionFailure = timedOut ? "the D-Bus session bus at " + std::string(sessionAddr) + " did not answer within " +
+                                      std::to_string(budget) + " ms (is it stopped or overloaded?)"
+                                : std::string(kNoSessionBus) + " (" + message + ")";
+  }
 
   std::string a11yAddr;
   std::string overrideFailure;
   const char* overrideAddr = std::getenv("AT_SPI_BUS_ADDRESS");
   if (overrideAddr && *overrideAddr) {
-    im.bus = ConnectAddress(im.ctx.get(), overrideAddr, flags, std::chrono::milliseconds(2000), message);
-    if (!im.bus) overrideFailure = "AT_SPI_BUS_ADDRESS=" + std::string(overrideAddr) + ": " + message + "; ";
+    im.bus = ConnectAddress(im.ctx.get(), overrideAddr, flags, std::chrono::milliseconds(left()), message, timedOut);
+    if (!im.bus)
+      overrideFailure = "AT_SPI_BUS_ADDRESS=" + std::string(overrideAddr) + ": " +
+                        (timedOut ? "the accessibility bus did not answer in time" : message) + "; ";
   }
 
   if (!im.bus) {
-    if (!session) return MakeError(ErrorCode::kNoAccessibilityBus, overrideFailure + kNoSessionBus);
+    if (!session)
+      return MakeError(ErrorCode::kNoAccessibilityBus,
+                       overrideFailure + (sessionFailure.empty() ? std::string(kNoSessionBus) : sessionFailure));
     GError* raw = nullptr;
-    GVariant* r =
-        g_dbus_connection_call_sync(session.get(), "org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus", "GetAddress",
-                                    nullptr, G_VARIANT_TYPE("(s)"), G_DBUS_CALL_FLAGS_NONE, 1000, nullptr, &raw);
+    const int timeout = static_cast<int>(std::min<int64_t>(left(), 2000));
+    GVariant* r = timeout <= 0 ? nullptr
+                               : g_dbus_connection_call_sync(
+                                     session.get(), "org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus", "GetAddress",
+                                     nullptr, G_VARIANT_TYPE("(s)"), G_DBUS_CALL_FLAGS_NONE, timeout, nullptr, &raw);
     ErrorPtr err(raw);
     VariantPtr reply = AdoptVariant(r);
     if (!reply) {
       g_dbus_connection_close_sync(session.get(), nullptr, nullptr);
-      return MakeError(ErrorCode::kNoAccessibilityBus,
-                       overrideFailure + "no accessibility bus: org.a11y.Bus.GetAddress failed (" +
-                           std::string(err ? err->message : "?") +
-                           "); is at-spi2-core installed and at-spi-bus-launcher running?");
+      const bool noAnswer = timeout <= 0 || ClassifyError(err.get()) == Outcome::kNoReply;
+      return MakeError(
+          ErrorCode::kNoAccessibilityBus,
+          overrideFailure + (noAnswer ? "the session bus did not answer org.a11y.Bus.GetAddress before the deadline "
+                                        "(the accessibility bus launcher may be starting or stopped)"
+                                      : "no accessibility bus: org.a11y.Bus.GetAddress failed (" +
+                                            std::string(err ? err->message : "?") +
+                                            "); is at-spi2-core installed and at-spi-bus-launcher running?"));
     }
     const gchar* addr = nullptr;
     g_variant_get(reply.get(), "(&s)", &addr);
@@ -1046,25 +1166,42 @@ Error AtspiBackend::Connect() {
       return MakeError(ErrorCode::kNoAccessibilityBus,
                        "no accessibility bus: org.a11y.Bus.GetAddress returned nothing");
     }
-    im.bus = ConnectAddress(im.ctx.get(), a11yAddr.c_str(), flags, std::chrono::milliseconds(2000), message);
+    im.bus =
+        ConnectAddress(im.ctx.get(), a11yAddr.c_str(), flags, std::chrono::milliseconds(left()), message, timedOut);
     if (!im.bus) {
       g_dbus_connection_close_sync(session.get(), nullptr, nullptr);
       return MakeError(ErrorCode::kNoAccessibilityBus,
-                       "cannot connect to the accessibility bus at " + a11yAddr + ": " + message);
+                       "cannot connect to the accessibility bus at " + a11yAddr + ": " +
+                           (timedOut ? "it did not answer before the deadline" : message));
     }
   }
 
   if (session) {
     // Chromium and Qt expose their trees only when assistive technology is on.
-    GError* raw = nullptr;
-    GVariant* r =
-        g_dbus_connection_call_sync(session.get(), "org.a11y.Bus", "/org/a11y/bus", kIfProperties, "Set",
-                                    g_variant_new("(ssv)", "org.a11y.Status", "IsEnabled", g_variant_new_boolean(TRUE)),
-                                    nullptr, G_DBUS_CALL_FLAGS_NONE, 1000, nullptr, &raw);
-    ErrorPtr err(raw);  // best effort: GTK does not need it
-    VariantPtr reply = AdoptVariant(r);
+    // Best effort (GTK does not need it), and never past the deadline.
+    const int timeout = static_cast<int>(std::min<int64_t>(left(), 1000));
+    if (timeout > 0) {
+      GError* raw = nullptr;
+      GVariant* r = g_dbus_connection_call_sync(
+          session.get(), "org.a11y.Bus", "/org/a11y/bus", kIfProperties, "Set",
+          g_variant_new("(ssv)", "org.a11y.Status", "IsEnabled", g_variant_new_boolean(TRUE)), nullptr,
+          G_DBUS_CALL_FLAGS_NONE, timeout, nullptr, &raw);
+      ErrorPtr err(raw);
+      VariantPtr reply = AdoptVariant(r);
+    }
     g_dbus_connection_close_sync(session.get(), nullptr, nullptr);
   }
+  im.everConnected = true;
+  return {};
+}
+
+Error AtspiBackend::Ready(Clock::time_point deadline) {
+  Impl& im = *impl_;
+  if (im.bus && !g_dbus_connection_is_closed(im.bus.get())) return {};
+  if (!im.everConnected) return im.CheckConnected();
+  // The accessibility bus (or the session bus) went away since: connect again, within this call's deadline.
+  if (Error err = ConnectWithin(deadline))
+    return MakeError(err.code, "the accessibility bus connection was closed and reconnecting failed: " + err.message);
   return {};
 }
 
@@ -1072,21 +1209,32 @@ Error AtspiBackend::Connect() {
 // Apps and windows.
 
 Error AtspiBackend::ListApps(std::vector<AppInfo>& out, Clock::time_point deadline) {
+  Error err = ListAppsOnce(out, deadline);
+  // The bus went away under the call (restarted): reconnect once and ask again, within the deadline.
+  if (err.code == ErrorCode::kNoAccessibilityBus && impl_->everConnected && !Connected() && Clock::now() < deadline) {
+    if (Error e = Ready(deadline)) return e;
+    err = ListAppsOnce(out, deadline);
+  }
+  return err;
+}
+
+Error AtspiBackend::ListAppsOnce(std::vector<AppInfo>& out, Clock::time_point deadline) {
   Impl& im = *impl_;
   out.clear();
-  if (Error e = im.CheckConnected()) return e;
+  if (Error e = Ready(deadline)) return e;
   ContextScope scope(im.ctx.get());
 
   struct AppWork {
     std::string bus, path;
     bool ok = false;
+    bool silent = false;  // the Name call got no reply
     std::string name;
     int64_t pid = 0;
   };
   std::vector<AppWork> apps;
   Error rootError;
   {
-    Batch b(im.ctx.get(), im.bus.get(), im.callTimeout, deadline, &im.calls);
+    Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.calls);
     b.Call(kRegistryBus, kRootPath, kIfAccessible, "GetChildren", nullptr, "(a(so))", [&](const Reply& r) {
       if (r.outcome != Outcome::kOk) {
         rootError = OutcomeError(r.outcome, kRegistryBus, r.message, b.PerCallMs());
@@ -1108,6 +1256,7 @@ Error AtspiBackend::ListApps(std::vector<AppInfo>& out, Clock::time_point deadli
       }
       for (size_t i = 0; i < apps.size(); ++i) {
         b.GetProperty(apps[i].bus, apps[i].path, kIfAccessible, "Name", [&, i](const Reply& nr) {
+          if (nr.outcome == Outcome::kNoReply || nr.outcome == Outcome::kDeadline) apps[i].silent = true;
           if (nr.outcome != Outcome::kOk || !g_variant_is_of_type(nr.value, G_VARIANT_TYPE_STRING)) return;
           apps[i].ok = true;
           apps[i].name = g_variant_get_string(nr.value, nullptr);
@@ -1126,10 +1275,19 @@ Error AtspiBackend::ListApps(std::vector<AppInfo>& out, Clock::time_point deadli
   }
   if (rootError) return rootError;
   for (const AppWork& a : apps) {
-    if (!a.ok) continue;  // did not answer: skipped, not fatal
     AppInfo info;
-    info.name = a.name;
-    info.bundleId = a.name;
+    if (a.ok) {
+      im.knownNames[a.bus] = a.name;
+      info.name = a.name;
+    } else if (a.silent && a.pid > 0) {
+      // Did not answer (busy or stopped): listed, flagged, under the name it gave before.
+      auto known = im.knownNames.find(a.bus);
+      if (known != im.knownNames.end()) info.name = known->second;
+      info.responsive = false;
+    } else {
+      continue;  // gone, or answered with an error
+    }
+    info.bundleId = info.name;
     info.pid = a.pid;
     info.element = im.Intern(a.bus, a.path);
     out.push_back(std::move(info));
@@ -1145,10 +1303,10 @@ Error AtspiBackend::FocusedApp(AppInfo& out, bool& found, Clock::time_point dead
   ContextScope scope(im.ctx.get());
   std::vector<bool> active(apps.size(), false);
   {
-    Batch b(im.ctx.get(), im.bus.get(), im.callTimeout, deadline, &im.calls);
+    Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.calls);
     for (size_t i = 0; i < apps.size(); ++i) {
       const ObjRef* ref = im.Lookup(apps[i].element);
-      if (!ref) continue;
+      if (!ref || !apps[i].responsive) continue;  // one that did not answer the listing is not asked again
       b.Call(ref->bus, ref->path, kIfAccessible, "GetChildren", nullptr, "(a(so))", [&, i](const Reply& r) {
         if (r.outcome != Outcome::kOk) return;
         VariantPtr arr = AdoptVariant(g_variant_get_child_value(r.value, 0));
@@ -1181,7 +1339,7 @@ Error AtspiBackend::FocusedApp(AppInfo& out, bool& found, Clock::time_point dead
 Error AtspiBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point deadline) {
   Impl& im = *impl_;
   out.clear();
-  if (Error e = im.CheckConnected()) return e;
+  if (Error e = Ready(deadline)) return e;
   const ObjRef* appRef = im.Lookup(app.element);
   if (!appRef) return MakeError(ErrorCode::kAppNotFound, "unknown application handle");
   const ObjRef appCopy = *appRef;
@@ -1198,8 +1356,9 @@ Error AtspiBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Cl
   };
   std::deque<WinWork> wins;  // stable addresses while handlers run
   Error appError;
+  bool noReply = false;  // some window did not answer: the app is busy, not windowless
   {
-    Batch b(im.ctx.get(), im.bus.get(), im.callTimeout, deadline, &im.calls);
+    Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.calls);
     b.Call(appCopy.bus, appCopy.path, kIfAccessible, "GetChildren", nullptr, "(a(so))", [&](const Reply& r) {
       if (r.outcome != Outcome::kOk) {
         appError = OutcomeError(r.outcome, appCopy.bus, r.message, b.PerCallMs());
@@ -1217,7 +1376,8 @@ Error AtspiBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Cl
         WinWork* w = &wins.back();
         w->bus = busName;
         w->path = path;
-        b.Call(w->bus, w->path, kIfAccessible, "GetRole", nullptr, "(u)", [w](const Reply& rr) {
+        b.Call(w->bus, w->path, kIfAccessible, "GetRole", nullptr, "(u)", [w, &noReply](const Reply& rr) {
+          if (rr.outcome == Outcome::kNoReply) noReply = true;
           if (rr.outcome != Outcome::kOk) return;
           g_variant_get(rr.value, "(u)", &w->role);
           w->haveRole = true;
@@ -1244,6 +1404,9 @@ Error AtspiBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Cl
     if (b.BusClosed()) return MakeError(ErrorCode::kNoAccessibilityBus, "the accessibility bus connection was closed");
   }
   if (appError) return appError;
+  if (noReply)
+    return MakeError(ErrorCode::kAppUnresponsive,
+                     "application " + appCopy.bus + " did not answer when its windows were read (busy or stopped)");
   for (const WinWork& w : wins) {
     if (!w.haveRole || !IsWindowRole(w.role)) continue;
     WindowInfo info;
@@ -1281,6 +1444,8 @@ struct NodeJob {
   VariantPtr attributes;  // a{ss} from the Accessible properties, when given
   bool attributesKnown = false;
 
+  bool secure = false;  // decided in phase 2 (role, attributes, name), before any text is read
+
   // Value sources, resolved at the end.
   std::optional<double> number;
   std::optional<std::string> text;
@@ -1294,6 +1459,42 @@ bool Fail(NodeJob& job, const Reply& r, int perCallMs) {
     *job.err = OutcomeError(r.outcome, job.ref->bus, r.message, perCallMs);
   }
   return true;
+}
+
+// Whether an HTML id names a password field: a word (split at - _ and case
+// changes) password, passwd, pwd, passcode or pin. Pages hide autocomplete
+// from AT-SPI (Chromium exposes only the id), so the id stands in for it.
+bool IdSaysPassword(const std::string& id) {
+  std::string spaced;
+  for (size_t i = 0; i < id.size(); ++i) {
+    const char c = id[i];
+    if (i > 0 && std::isupper(static_cast<unsigned char>(c)) && std::islower(static_cast<unsigned char>(id[i - 1])))
+      spaced.push_back(' ');
+    spaced.push_back(c == '-' || c == '_' || c == '.' ? ' ' : c);
+  }
+  if (NameSaysPassword(spaced)) return true;
+  std::string word;
+  for (size_t i = 0; i <= spaced.size(); ++i) {
+    const char c = i < spaced.size() ? spaced[i] : ' ';
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      word.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+      continue;
+    }
+    if (word == "passwd" || word == "pwd") return true;
+    word.clear();
+  }
+  return false;
+}
+
+// A secure field: its text is never read, only its length.
+bool IsSecureField(const NodeJob& job, bool nameHeuristic) {
+  if (job.role == kRolePasswordText) return true;
+  if (AttributesSayPassword(job.attributes.get())) return true;
+  if (!(IsTextEntryRole(job.role) || (job.ifaces & kHasEditableText))) return false;
+  // The HTML id is markup, like autocomplete: not switched off with the name heuristic.
+  std::string id;
+  if (AttrString(job.attributes.get(), "id", id) && IdSaysPassword(id)) return true;
+  return nameHeuristic && NameSaysPassword(job.name);
 }
 
 void FinishNode(NodeJob& job) {
@@ -1318,7 +1519,7 @@ void FinishNode(NodeJob& job) {
   else if (s.Has(kStateCheckable) || s.Has(kStateChecked) || IsCheckableRole(job.role))
     st.checked = s.Has(kStateChecked) ? 1 : 0;
   if (s.Has(kStateIconified)) st.minimized = true;
-  if (job.role == kRolePasswordText) st.secure = true;
+  if (job.secure) st.secure = true;
   if (s.Has(kStateRequired)) st.required = true;
   if (s.Has(kStateReadOnly)) st.readonly = true;
   if (s.Has(kStateMultiLine)) st.multiline = true;
@@ -1338,8 +1539,8 @@ void FinishNode(NodeJob& job) {
   } else if (job.ifaces & kHasEditableText) {
     a.settable = !s.Has(kStateReadOnly);
     a.valueType = "string";
-    if (job.role != kRolePasswordText && job.text) a.value = *job.text;
-  } else if (job.text && job.role != kRolePasswordText) {
+    if (!job.secure && job.text) a.value = *job.text;
+  } else if (job.text && !job.secure) {
     a.valueType = "string";
     a.value = *job.text;
   }
@@ -1358,7 +1559,7 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
   Impl& im = *impl_;
   out.assign(ids.size(), NodeAttributes{});
   errs.assign(ids.size(), Error{});
-  if (Error e = im.CheckConnected()) return e;
+  if (Error e = Ready(deadline)) return e;
   ContextScope scope(im.ctx.get());
 
   std::vector<NodeJob> jobs(ids.size());
@@ -1369,11 +1570,11 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
     jobs[i].ref = im.Lookup(ids[i]);
     if (!jobs[i].ref) {
       jobs[i].failed = true;
-      errs[i] = MakeError(ErrorCode::kInvalidArgument, "unknown element handle " + std::to_string(ids[i]));
+      errs[i] = im.Unknown(ids[i]);
     }
   }
 
-  Batch b(im.ctx.get(), im.bus.get(), im.callTimeout, deadline, &im.calls);
+  Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.calls);
   const int perCall = b.PerCallMs();
 
   // Phase 2: what depends on role, states and interfaces.
@@ -1436,19 +1637,23 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
         if (VariantToDouble(r.value, d)) j->number = d;
       });
     }
-    if (job.ifaces & kHasText) {
-      const bool secure = job.role == kRolePasswordText;
-      const bool editable = (job.ifaces & kHasEditableText) || job.states.Has(kStateEditable);
+    // Text: decided once role, name and object attributes are known, so a
+    // secure field's text is never asked for.
+    auto issueText = [&b, perCall, secureNames = im.secureNames](NodeJob* j) {
+      j->secure = IsSecureField(*j, secureNames);
+      if (!(j->ifaces & kHasText)) return;
+      const bool secure = j->secure;
+      const bool editable = (j->ifaces & kHasEditableText) || j->states.Has(kStateEditable);
       // Keep the text where it adds to the name: editable text, or text without a name.
       // Containers (Chromium's panels, sections, lists) also implement Text, as
       // U+FFFC placeholders for their children: only text-bearing roles qualify.
-      const std::string roleName = RoleName(job.role);
+      const std::string roleName = RoleName(j->role);
       const bool textRole = roleName == "static" || roleName == "label" || roleName == "paragraph" ||
                             roleName == "text" || roleName == "heading" || roleName == "caption" ||
                             roleName == "terminal" || roleName == "entry";
-      const bool wantText = !secure && !(job.ifaces & kHasValue) && (editable || (job.name.empty() && textRole));
-      const bool wantSelection = !secure && job.states.Has(kStateFocused);
-      b.GetProperty(busName, path, kIfText, "CharacterCount",
+      const bool wantText = !secure && !(j->ifaces & kHasValue) && (editable || (j->name.empty() && textRole));
+      const bool wantSelection = !secure && j->states.Has(kStateFocused);
+      b.GetProperty(j->ref->bus, j->ref->path, kIfText, "CharacterCount",
                     [j, perCall, wantText, wantSelection, editable, &b](const Reply& r) {
                       if (Fail(*j, r, perCall) || r.outcome != Outcome::kOk) return;
                       int64_t count = 0;
@@ -1486,12 +1691,22 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
                                });
                       }
                     });
-    }
-    if ((job.ifaces & kHasEditableText) && !job.attributesKnown) {
-      b.Call(busName, path, kIfAccessible, "GetAttributes", nullptr, "(a{ss})", [j, perCall](const Reply& r) {
-        if (Fail(*j, r, perCall) || r.outcome != Outcome::kOk) return;
-        j->attributes = AdoptVariant(g_variant_get_child_value(r.value, 0));
-      });
+    };
+    const bool entry = IsTextEntryRole(job.role) || (job.ifaces & kHasEditableText);
+    if (entry) {
+      // Object attributes first (autocomplete, input type, id): they may make the field secure. Asked even
+      // when GetAll gave an Attributes property: Chromium's is not the object attributes (it lacks the id).
+      b.Call(busName, path, kIfAccessible, "GetAttributes", nullptr, "(a{ss})",
+             [j, perCall, issueText](const Reply& r) {
+               if (Fail(*j, r, perCall)) return;
+               if (r.outcome == Outcome::kOk) {
+                 j->attributes = AdoptVariant(g_variant_get_child_value(r.value, 0));
+                 j->attributesKnown = true;
+               }
+               issueText(j);
+             });
+    } else {
+      issueText(j);
     }
     if (job.ifaces & kHasDocument) {
       b.Call(busName, path, kIfDocument, "GetAttributes", nullptr, "(a{ss})", [j, perCall](const Reply& r) {
@@ -1601,7 +1816,7 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
   for (NodeJob& job : jobs)
     if (!job.failed) byApp[job.ref->bus].push_back(&job);
 
-  if (im.useBulk) {
+  if (im.useBulk && !im.live) {
     // The bridge only serves GetItems once someone listens for events.
     if (!im.registeredForCache) {
       im.registeredForCache = true;
@@ -1736,7 +1951,7 @@ Error AtspiBackend::ReadChildren(const std::vector<ElementId>& ids, std::vector<
   Impl& im = *impl_;
   out.assign(ids.size(), ChildList{});
   errs.assign(ids.size(), Error{});
-  if (Error e = im.CheckConnected()) return e;
+  if (Error e = Ready(deadline)) return e;
   ContextScope scope(im.ctx.get());
 
   // Child references are collected first and interned after the batch, so
@@ -1744,15 +1959,15 @@ Error AtspiBackend::ReadChildren(const std::vector<ElementId>& ids, std::vector<
   std::vector<std::vector<std::pair<std::string, std::string>>> found(ids.size());
   std::vector<bool> ok(ids.size(), false);
   {
-    Batch b(im.ctx.get(), im.bus.get(), im.callTimeout, deadline, &im.calls);
+    Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.calls);
     const int perCall = b.PerCallMs();
     for (size_t i = 0; i < ids.size(); ++i) {
       const ObjRef* ref = im.Lookup(ids[i]);
       if (!ref) {
-        errs[i] = MakeError(ErrorCode::kInvalidArgument, "unknown element handle " + std::to_string(ids[i]));
+        errs[i] = im.Unknown(ids[i]);
         continue;
       }
-      auto leaf = im.leafSeen.find(ids[i]);
+      auto leaf = im.live ? im.leafSeen.end() : im.leafSeen.find(ids[i]);
       if (leaf != im.leafSeen.end()) {
         const bool fresh = Clock::now() - leaf->second < im.leafHintMaxAge;
         im.leafSeen.erase(leaf);  // one use: a later ReadChildren asks the app
@@ -1824,9 +2039,9 @@ Error AtspiBackend::TypeText(const WindowInfo&, const std::string&, Clock::time_
 
 Error AtspiBackend::DoAction(ElementId id, const std::string& name, Clock::time_point deadline) {
   Impl& im = *impl_;
-  if (Error e = im.CheckConnected()) return e;
+  if (Error e = Ready(deadline)) return e;
   const ObjRef* ref = im.Lookup(id);
-  if (!ref) return MakeError(ErrorCode::kInvalidArgument, "unknown element handle " + std::to_string(id));
+  if (!ref) return im.Unknown(id);
   const ObjRef target = *ref;
   im.ForgetReadState();
   const int perCall = static_cast<int>(im.callTimeout.count());
@@ -1886,9 +2101,9 @@ Error AtspiBackend::DoAction(ElementId id, const std::string& name, Clock::time_
 
 Error AtspiBackend::SetText(ElementId id, const std::string& text, Clock::time_point deadline) {
   Impl& im = *impl_;
-  if (Error e = im.CheckConnected()) return e;
+  if (Error e = Ready(deadline)) return e;
   const ObjRef* ref = im.Lookup(id);
-  if (!ref) return MakeError(ErrorCode::kInvalidArgument, "unknown element handle " + std::to_string(id));
+  if (!ref) return im.Unknown(id);
   const ObjRef target = *ref;
   im.ForgetReadState();
   if (!g_utf8_validate(text.c_str(), static_cast<gssize>(text.size()), nullptr))
@@ -1913,9 +2128,9 @@ Error AtspiBackend::SetText(ElementId id, const std::string& text, Clock::time_p
 
 Error AtspiBackend::SetNumber(ElementId id, double value, Clock::time_point deadline) {
   Impl& im = *impl_;
-  if (Error e = im.CheckConnected()) return e;
+  if (Error e = Ready(deadline)) return e;
   const ObjRef* ref = im.Lookup(id);
-  if (!ref) return MakeError(ErrorCode::kInvalidArgument, "unknown element handle " + std::to_string(id));
+  if (!ref) return im.Unknown(id);
   const ObjRef target = *ref;
   im.ForgetReadState();
   uint32_t bits = 0;
@@ -1935,9 +2150,9 @@ Error AtspiBackend::SetNumber(ElementId id, double value, Clock::time_point dead
 
 Error AtspiBackend::Focus(ElementId id, Clock::time_point deadline) {
   Impl& im = *impl_;
-  if (Error e = im.CheckConnected()) return e;
+  if (Error e = Ready(deadline)) return e;
   const ObjRef* ref = im.Lookup(id);
-  if (!ref) return MakeError(ErrorCode::kInvalidArgument, "unknown element handle " + std::to_string(id));
+  if (!ref) return im.Unknown(id);
   const ObjRef target = *ref;
   im.ForgetReadState();
   Outcome o;
@@ -1956,9 +2171,9 @@ Error AtspiBackend::Focus(ElementId id, Clock::time_point deadline) {
 // the element's index in it (the AT-SPI way to "click" a row without input).
 Error AtspiBackend::Select(ElementId id, Clock::time_point deadline) {
   Impl& im = *impl_;
-  if (Error e = im.CheckConnected()) return e;
+  if (Error e = Ready(deadline)) return e;
   const ObjRef* ref = im.Lookup(id);
-  if (!ref) return MakeError(ErrorCode::kInvalidArgument, "unknown element handle " + std::to_string(id));
+  if (!ref) return im.Unknown(id);
   const ObjRef target = *ref;
   im.ForgetReadState();
   const int perCall = static_cast<int>(im.callTimeout.count());
@@ -1989,6 +2204,174 @@ Error AtspiBackend::Select(ElementId id, Clock::time_point deadline) {
   gboolean ok = FALSE;
   g_variant_get(sv.get(), "(b)", &ok);
   if (!ok) return MakeError(ErrorCode::kActionFailed, "the list refused to select the element");
+  return {};
+}
+
+void AtspiBackend::SetLiveReads(bool live) { impl_->live = live; }
+void AtspiBackend::SetSecureNameHeuristic(bool on) { impl_->secureNames = on; }
+
+// Collection.GetMatches on each window of the app for STATE_FOCUSED (count 1);
+// windows without Collection (some toolkits) get a bounded breadth-first
+// search of their children for the FOCUSED state instead.
+Error AtspiBackend::FocusedElement(int64_t pid, ElementId& out, bool& found, Clock::time_point deadline) {
+  Impl& im = *impl_;
+  found = false;
+  std::vector<AppInfo> apps;
+  if (Error e = ListApps(apps, deadline)) return e;
+  const AppInfo* app = nullptr;
+  for (const AppInfo& a : apps)
+    if (a.pid == pid) app = &a;
+  if (!app) return MakeError(ErrorCode::kAppNotFound, "no accessible app has pid " + std::to_string(pid));
+  if (!app->responsive) return MakeError(ErrorCode::kAppUnresponsive, "the app did not answer");
+  std::vector<WindowInfo> windows;
+  if (Error e = Windows(*app, windows, deadline)) return e;
+  // The active window first: focus lives there.
+  std::stable_sort(windows.begin(), windows.end(),
+                   [](const WindowInfo& a, const WindowInfo& b) { return a.active && !b.active; });
+  ContextScope scope(im.ctx.get());
+  std::vector<std::pair<std::string, std::string>> hits;
+  std::vector<ObjRef> noCollection;
+  Error failure;
+  {
+    Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.calls);
+    const int perCall = b.PerCallMs();
+    for (const WindowInfo& w : windows) {
+      const ObjRef* ref = im.Lookup(w.element);
+      if (!ref) continue;
+      ObjRef copy = *ref;
+      // MatchRule (aiia{ss}iaiiasib): states ALL {FOCUSED}; attributes, roles and interfaces ALL of none
+      // (atk-bridge fails every element for the INVALID match type, so empty lists take ALL).
+      GVariantBuilder states;
+      g_variant_builder_init(&states, G_VARIANT_TYPE("ai"));
+      g_variant_builder_add(&states, "i", gint32(1u << kStateFocused));
+      g_variant_builder_add(&states, "i", gint32(0));
+      GVariant* rule = g_variant_new("(aii@a{ss}iaii@asib)", &states, 1 /* ALL */,
+                                     g_variant_new_array(G_VARIANT_TYPE("{ss}"), nullptr, 0), 1, nullptr, 1,
+                                     g_variant_new_strv(nullptr, 0), 1, FALSE);
+      b.Call(copy.bus, copy.path, "org.a11y.atspi.Collection", "GetMatches",
+             g_variant_new("(@(aiia{ss}iaiiasib)uib)", rule, 0u /* canonical */, 1, TRUE), "(a(so))",
+             [&, copy, perCall](const Reply& r) {
+               if (r.outcome == Outcome::kFailed) {
+                 noCollection.push_back(copy);
+                 return;
+               }
+               if (r.outcome != Outcome::kOk) {
+                 if (!failure) failure = OutcomeError(r.outcome, copy.bus, r.message, perCall);
+                 return;
+               }
+               VariantPtr arr = AdoptVariant(g_variant_get_child_value(r.value, 0));
+               GVariantIter it;
+               g_variant_iter_init(&it, arr.get());
+               const gchar* busName = nullptr;
+               const gchar* path = nullptr;
+               bool any = false;
+               while (g_variant_iter_next(&it, "(&s&o)", &busName, &path))
+                 if (busName && *busName && std::strcmp(path, kNullPath) != 0) {
+                   hits.emplace_back(busName, path);
+                   any = true;
+                 }
+               // GTK's bridge answers GetMatches but finds nothing by state: search the window instead.
+               if (!any) noCollection.push_back(copy);
+             });
+    }
+    b.Run();
+    if (b.BusClosed()) return MakeError(ErrorCode::kNoAccessibilityBus, "the accessibility bus connection was closed");
+  }
+  if (!hits.empty()) {
+    out = im.Intern(hits.front().first, hits.front().second);
+    found = true;
+    return {};
+  }
+  // Without Collection: breadth-first over the window, a level per batch, at most 4000 elements.
+  std::vector<ObjRef> level = noCollection;
+  size_t visited = 0;
+  while (!level.empty() && visited < 4000 && Clock::now() < deadline) {
+    std::vector<ObjRef> next;
+    std::optional<ObjRef> focused;
+    {
+      Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.calls);
+      for (const ObjRef& ref : level) {
+        ++visited;
+        b.Call(ref.bus, ref.path, kIfAccessible, "GetState", nullptr, "(au)", [&, ref](const Reply& r) {
+          if (r.outcome != Outcome::kOk) return;
+          VariantPtr au = AdoptVariant(g_variant_get_child_value(r.value, 0));
+          const StateSet st = StatesFrom(au.get());
+          if (st.Has(kStateFocused) && !focused) focused = ref;
+        });
+        b.Call(ref.bus, ref.path, kIfAccessible, "GetChildren", nullptr, "(a(so))", [&](const Reply& r) {
+          if (r.outcome != Outcome::kOk) return;
+          VariantPtr arr = AdoptVariant(g_variant_get_child_value(r.value, 0));
+          GVariantIter it;
+          g_variant_iter_init(&it, arr.get());
+          const gchar* busName = nullptr;
+          const gchar* path = nullptr;
+          while (g_variant_iter_next(&it, "(&s&o)", &busName, &path))
+            if (busName && *busName && std::strcmp(path, kNullPath) != 0) next.push_back(ObjRef{busName, path});
+        });
+      }
+      b.Run();
+      if (b.BusClosed())
+        return MakeError(ErrorCode::kNoAccessibilityBus, "the accessibility bus connection was closed");
+    }
+    if (focused) {
+      out = im.Intern(focused->bus, focused->path);
+      found = true;
+      return {};
+    }
+    level.swap(next);
+  }
+  if (failure) return failure;
+  if (!level.empty() && Clock::now() >= deadline)
+    return MakeError(ErrorCode::kTimeout, "the deadline passed before the focused element was found");
+  return {};
+}
+
+Error AtspiBackend::InsertText(ElementId id, const std::string& text, Clock::time_point deadline) {
+  Impl& im = *impl_;
+  if (Error e = Ready(deadline)) return e;
+  const ObjRef* ref = im.Lookup(id);
+  if (!ref) return im.Unknown(id);
+  const ObjRef target = *ref;
+  im.ForgetReadState();
+  if (!g_utf8_validate(text.c_str(), static_cast<gssize>(text.size()), nullptr))
+    return MakeError(ErrorCode::kInvalidArgument, "the text is not valid UTF-8");
+  const int perCall = static_cast<int>(im.PerCall(deadline).count());
+  uint32_t bits = 0;
+  Error err;
+  if (!im.InterfacesOf(target, deadline, bits, err)) return err;
+  if (!(bits & kHasEditableText) || !(bits & kHasText))
+    return MakeError(ErrorCode::kActionNotSupported,
+                     "the element cannot insert text (no AT-SPI EditableText); type into it instead");
+  Outcome o;
+  std::string msg;
+  VariantPtr sv = im.CallSync(target.bus, target.path, kIfAccessible, "GetState", nullptr, "(au)", deadline, o, msg);
+  if (o != Outcome::kOk) return OutcomeError(o, target.bus, msg, perCall);
+  {
+    VariantPtr au = AdoptVariant(g_variant_get_child_value(sv.get(), 0));
+    const StateSet st = StatesFrom(au.get());
+    if (!st.Has(kStateEditable) || st.Has(kStateReadOnly))
+      return MakeError(ErrorCode::kNotSettable, "the element is not editable (read-only)");
+  }
+  VariantPtr cv = im.CallSync(target.bus, target.path, kIfProperties, "Get",
+                              g_variant_new("(ss)", kIfText, "CharacterCount"), "(v)", deadline, o, msg);
+  if (o != Outcome::kOk) return OutcomeError(o, target.bus, msg, perCall);
+  int64_t count = 0;
+  {
+    VariantPtr inner = UnwrapV(cv.get());
+    if (!VariantToInt(inner.get(), count) || count < 0)
+      return MakeError(ErrorCode::kActionFailed, "the element did not say how long its text is");
+  }
+  // The length is in bytes: atk-bridge hands it to atk_editable_text_insert_text, which GTK reads as
+  // bytes (a character count cuts a multi-byte character off the end). Toolkits that count characters
+  // take the whole string, since bytes >= characters.
+  VariantPtr r =
+      im.CallSync(target.bus, target.path, kIfEditableText, "InsertText",
+                  g_variant_new("(isi)", gint32(count), text.c_str(), gint32(text.size())), "(b)", deadline, o, msg);
+  if (o == Outcome::kFailed) return MakeError(ErrorCode::kDeliveryUncertain, "InsertText failed: " + msg);
+  if (o != Outcome::kOk) return OutcomeError(o, target.bus, msg, perCall);
+  gboolean success = FALSE;
+  g_variant_get(r.get(), "(b)", &success);
+  if (!success) return MakeError(ErrorCode::kNotSettable, "the application refused to insert the text");
   return {};
 }
 

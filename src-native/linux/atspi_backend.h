@@ -35,8 +35,12 @@ class AtspiBackend : public Backend {
   // Session bus (DBUS_SESSION_BUS_ADDRESS) -> org.a11y.Bus.GetAddress (or
   // AT_SPI_BUS_ADDRESS) -> a private connection to the accessibility bus.
   // Also sets org.a11y.Status.IsEnabled so Chromium and Qt expose their trees.
-  // Calling it again reconnects. Never aborts.
+  // Calling it again reconnects (every handle given out before is then gone:
+  // kElementGone). Never aborts. Connect() allows 5 s.
   Error Connect() override;
+  // Connect bounded by `deadline`: a frozen session bus (accepts the socket,
+  // never answers) fails with a message saying it did not answer.
+  Error ConnectWithin(Clock::time_point deadline) override;
 
   Error ListApps(std::vector<AppInfo>& out, Clock::time_point deadline) override;
   Error FocusedApp(AppInfo& out, bool& found, Clock::time_point deadline) override;
@@ -75,11 +79,31 @@ class AtspiBackend : public Backend {
 
   void Release(const std::vector<ElementId>& ids) override;
 
+  // The focused element of app `pid`, asked live: Collection.GetMatches
+  // (STATE_FOCUSED, count 1) on each of its windows, else a bounded walk of
+  // its windows for the FOCUSED state.
+  Error FocusedElement(int64_t pid, ElementId& out, bool& found, Clock::time_point deadline) override;
+  // EditableText.InsertText at Text.CharacterCount. kActionNotSupported
+  // without EditableText; kNotSettable when the states say it is not EDITABLE
+  // (or READ_ONLY), or the app refuses.
+  Error InsertText(ElementId id, const std::string& text, Clock::time_point deadline) override;
+  // While on, ReadNodes never uses the bulk cache and ReadChildren never the
+  // "had no children" hint: every attribute is asked of the app.
+  void SetLiveReads(bool live) override;
+  // Secure fields: the password text role, object attributes that say
+  // password (autocomplete current-password/new-password, input type
+  // password), and, while this is on (default), a text-entry role whose name
+  // says password/passcode/PIN/密码 as a word. A secure field's text is never
+  // read, only its length.
+  void SetSecureNameHeuristic(bool on) override;
+
   // --- Beyond the Backend interface (LinuxBackend, tests) ---
 
   bool Connected() const;
-  // Upper bound of one D-Bus call (default 800 ms); each call also stops at
-  // the operation's deadline.
+  // The floor of one D-Bus call's timeout (default 800 ms). An operation with
+  // deadline D allows each call max(this, (D - now) / 4), and never past D: a
+  // slow app can be read with a long deadline, and one that does not answer
+  // costs one such timeout (its remaining calls in the batch fail at once).
   void SetCallTimeout(std::chrono::milliseconds timeout);
   // Bulk reads: one org.a11y.atspi.Cache.GetItems call per app supplies
   // role, name, description, states and interfaces for the nodes it lists
@@ -102,6 +126,10 @@ class AtspiBackend : public Backend {
   uint64_t CallCount() const;
 
  private:
+  // Connected, reconnecting first (once, within `deadline`) when the
+  // connection was closed since (the bus restarted).
+  Error Ready(Clock::time_point deadline);
+  Error ListAppsOnce(std::vector<AppInfo>& out, Clock::time_point deadline);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -197,6 +197,13 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
     return deferred.Promise();
   }
 
+  // A promise already rejected: arguments refused before anything reaches the worker.
+  static Napi::Value Rejected(Napi::Env env, const Error& err) {
+    auto d = Napi::Promise::Deferred::New(env);
+    d.Reject(ToJsError(env, err).Value());
+    return d.Promise();
+  }
+
   static Settle Fail(const Error& err) {
     return [err](Napi::Env env, Napi::Promise::Deferred& d) { d.Reject(ToJsError(env, err).Value()); };
   }
@@ -205,9 +212,11 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
     return [](Napi::Env env, Napi::Promise::Deferred& d) { d.Resolve(env.Undefined()); };
   }
 
+  // connect(deadlineMs?): connecting (and finding the accessibility bus) is bounded by the deadline.
   Napi::Value Connect(const Napi::CallbackInfo& info) {
-    return Run(info.Env(), [](Backend& b) -> Settle {
-      if (Error err = b.Connect()) return Fail(err);
+    Clock::time_point deadline = DeadlineFrom(info[0]);
+    return Run(info.Env(), [deadline](Backend& b) -> Settle {
+      if (Error err = b.ConnectWithin(deadline)) return Fail(err);
       return Done();
     });
   }
@@ -226,19 +235,33 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
   }
 
   Napi::Value Snapshot(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!info[0].IsObject()) return Rejected(env, {ErrorCode::kInvalidArgument, "snapshot needs a request object"});
     Napi::Object o = info[0].As<Napi::Object>();
     SnapshotRequest req;
     Napi::Value app = o.Get("app");
-    if (app.IsNumber())
-      req.app.pid = static_cast<int64_t>(app.As<Napi::Number>().DoubleValue());
-    else
-      req.app.name = app.ToString().Utf8Value();
+    if (app.IsNumber()) {
+      // Checked before the cast: a double beyond int64 is undefined behaviour, and pids are positive int32s.
+      const double pid = app.As<Napi::Number>().DoubleValue();
+      if (!(pid >= 1 && pid <= 2147483647.0) || pid != static_cast<double>(static_cast<int64_t>(pid)))
+        return Rejected(env, {ErrorCode::kInvalidArgument, "app pid must be an integer between 1 and 2147483647, got " +
+                                                               app.ToString().Utf8Value()});
+      req.app.pid = static_cast<int64_t>(pid);
+    } else if (app.IsString()) {
+      req.app.name = app.As<Napi::String>().Utf8Value();
+      if (req.app.name.find_first_not_of(" \t\n\r\f\v") == std::string::npos)
+        return Rejected(env, {ErrorCode::kInvalidArgument, "app name must not be empty"});
+    } else {
+      return Rejected(env, {ErrorCode::kInvalidArgument, "app must be a name or a pid"});
+    }
+    Napi::Value secureNames = o.Get("secureNames");
+    req.secureNames = !secureNames.IsBoolean() || secureNames.As<Napi::Boolean>().Value();
     // TypeScript validated these; the clamps keep a direct caller from undefined casts and deep recursion.
     req.maxNodes = static_cast<int64_t>(Clamp(o.Get("maxNodes"), 1, 200000, 2400));
     req.maxDepth = static_cast<int>(Clamp(o.Get("maxDepth"), 1, 512, 64));
     req.deadline = DeadlineFrom(o.Get("deadlineMs"));
     req.screenshot = o.Get("screenshot").ToBoolean().Value();
-    return Run(info.Env(), [this, req](Backend& b) -> Settle {
+    return Run(env, [this, req](Backend& b) -> Settle {
       auto result = std::make_shared<SnapshotResult>();
       if (Error err = TakeSnapshot(b, req, *result)) {
         ledger_.ReleaseUnheld(b, result->dropped);

@@ -131,6 +131,7 @@ Napi::Object AppToJs(Napi::Env env, const AppInfo& app) {
   o.Set("name", app.name);
   if (!app.bundleId.empty()) o.Set("bundleId", app.bundleId);
   o.Set("pid", static_cast<double>(app.pid));
+  if (!app.responsive) o.Set("responsive", false);
   return o;
 }
 
@@ -281,6 +282,7 @@ size_t AddTree(FakeScript& script, const Napi::Object& rootNode, std::map<std::s
       e.fault.actionHangMs = static_cast<int>(OptNumber(f, "actionHangMs").value_or(0));
       e.fault.refuseFocus = OptBool(f, "refuseFocus").value_or(false);
       e.fault.ignoreSet = OptBool(f, "ignoreSet").value_or(false);
+      e.fault.failRead = OptString(f, "failRead").value_or("");
     }
     script.elements.push_back(std::move(e));
     if (item.parent != SIZE_MAX) {
@@ -320,6 +322,7 @@ FakeScript FakeScriptFromJs(const Napi::Object& o) {
     app.info.bundleId = OptString(a, "bundleId").value_or(app.info.name);
     app.info.pid = static_cast<int64_t>(OptNumber(a, "pid").value_or(0));
     app.focused = OptBool(a, "focused").value_or(false);
+    app.info.responsive = OptBool(a, "responsive").value_or(true);
     Napi::Value windows = a.Get("windows");
     if (windows.IsArray()) {
       Napi::Array ws = windows.As<Napi::Array>();
