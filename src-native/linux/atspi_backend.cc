@@ -2213,6 +2213,10 @@ void AtspiBackend::SetSecureNameHeuristic(bool on) { impl_->secureNames = on; }
 // Collection.GetMatches on each window of the app for STATE_FOCUSED (count 1);
 // windows without Collection (some toolkits) get a bounded breadth-first
 // search of their children for the FOCUSED state instead.
+// Enough for nested focus (window, document, control), bounded so a toolkit that marks many
+// elements focused cannot answer with its whole tree.
+constexpr int kMaxFocusedMatches = 32;
+
 Error AtspiBackend::FocusedElement(int64_t pid, ElementId& out, bool& found, Clock::time_point deadline) {
   Impl& im = *impl_;
   found = false;
@@ -2249,7 +2253,8 @@ Error AtspiBackend::FocusedElement(int64_t pid, ElementId& out, bool& found, Clo
                                      g_variant_new_array(G_VARIANT_TYPE("{ss}"), nullptr, 0), 1, nullptr, 1,
                                      g_variant_new_strv(nullptr, 0), 1, FALSE);
       b.Call(copy.bus, copy.path, "org.a11y.atspi.Collection", "GetMatches",
-             g_variant_new("(@(aiia{ss}iaiiasib)uib)", rule, 0u /* canonical */, 1, TRUE), "(a(so))",
+             g_variant_new("(@(aiia{ss}iaiiasib)uib)", rule, 0u /* canonical */, kMaxFocusedMatches, TRUE),
+             "(a(so))",
              [&, copy, perCall](const Reply& r) {
                if (r.outcome == Outcome::kFailed) {
                  noCollection.push_back(copy);
@@ -2277,17 +2282,21 @@ Error AtspiBackend::FocusedElement(int64_t pid, ElementId& out, bool& found, Clo
     b.Run();
     if (b.BusClosed()) return MakeError(ErrorCode::kNoAccessibilityBus, "the accessibility bus connection was closed");
   }
+  // Focus nests (Chromium marks the document and the focused control inside it): canonical order is a
+  // pre-order walk, so the last match is the innermost, which is where key events go.
   if (!hits.empty()) {
-    out = im.Intern(hits.front().first, hits.front().second);
+    out = im.Intern(hits.back().first, hits.back().second);
     found = true;
     return {};
   }
-  // Without Collection: breadth-first over the window, a level per batch, at most 4000 elements.
+  // Without Collection: breadth-first over the window, a level per batch, at most 4000 elements. The
+  // deepest focused element wins (focus nests), so the search goes on below a focused one.
   std::vector<ObjRef> level = noCollection;
   size_t visited = 0;
+  std::optional<ObjRef> focused;
   while (!level.empty() && visited < 4000 && Clock::now() < deadline) {
     std::vector<ObjRef> next;
-    std::optional<ObjRef> focused;
+    std::optional<ObjRef> focusedHere;
     {
       Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.calls);
       for (const ObjRef& ref : level) {
@@ -2296,7 +2305,7 @@ Error AtspiBackend::FocusedElement(int64_t pid, ElementId& out, bool& found, Clo
           if (r.outcome != Outcome::kOk) return;
           VariantPtr au = AdoptVariant(g_variant_get_child_value(r.value, 0));
           const StateSet st = StatesFrom(au.get());
-          if (st.Has(kStateFocused) && !focused) focused = ref;
+          if (st.Has(kStateFocused) && !focusedHere) focusedHere = ref;
         });
         b.Call(ref.bus, ref.path, kIfAccessible, "GetChildren", nullptr, "(a(so))", [&](const Reply& r) {
           if (r.outcome != Outcome::kOk) return;
@@ -2313,12 +2322,13 @@ Error AtspiBackend::FocusedElement(int64_t pid, ElementId& out, bool& found, Clo
       if (b.BusClosed())
         return MakeError(ErrorCode::kNoAccessibilityBus, "the accessibility bus connection was closed");
     }
-    if (focused) {
-      out = im.Intern(focused->bus, focused->path);
-      found = true;
-      return {};
-    }
+    if (focusedHere) focused = focusedHere;
     level.swap(next);
+  }
+  if (focused) {
+    out = im.Intern(focused->bus, focused->path);
+    found = true;
+    return {};
   }
   if (failure) return failure;
   if (!level.empty() && Clock::now() >= deadline)
