@@ -132,6 +132,23 @@ const PASS_THROUGH = new Set([
   "ACCESSIBILITY_UNAVAILABLE",
 ]);
 
+/** How long to wait for web content to show the focus that flushes its pending changes. */
+const WEB_FLUSH_MS = 400;
+/** Roles of a web document's root: below one, the tree is a browser's mirror of the page. */
+const WEB_ROOTS = new Set(["document web", "AXWebArea"]);
+
+/** Whether the element with this handle lies inside web content in the observed tree. */
+function inWebContent(root: RawNode, handle: number): boolean {
+  const stack: { node: RawNode; web: boolean }[] = [{ node: root, web: false }];
+  while (stack.length > 0) {
+    const { node, web } = stack.pop()!;
+    const here = web || WEB_ROOTS.has(node.role);
+    if (node.handle === handle) return here && !WEB_ROOTS.has(node.role);
+    if (node.children) for (const c of node.children) stack.push({ node: c, web: here });
+  }
+  return false;
+}
+
 /** Notes are for an agent to read: one is cut at the text limit, like a printed field. */
 const NOTE_LIMIT = 500;
 /** Characters per synthetic typing job: each checks the live focus first and lets other calls run between. */
@@ -507,6 +524,35 @@ export class Session {
     r.node = now;
   }
 
+  /**
+   * Web content's accessibility tree lags the page: Chromium sends most
+   * changes to the browser in batches up to ~150 ms late, so a live read can
+   * show a button's old name well after the page renamed it (measured here:
+   * clicks that met a label changed 46-143 ms earlier). A focus change is
+   * sent at once, with every change pending before it: so the element is
+   * focused first, and once the live tree shows it focused, the identity read
+   * that follows is no older than that moment. Only for elements inside web
+   * content; elsewhere the tree is the app's own and current.
+   */
+  private async flushWebTree(r: Resolved, ctx: CallContext, notes: string[]): Promise<void> {
+    if (!inWebContent(r.live.raw.root, r.handle)) return;
+    try {
+      await ctx.step("read", () => r.live.backend.focus(r.handle, ctx.remaining()));
+    } catch (e) {
+      if (e instanceof AxsnapError && (e.code === "ABORTED" || e.code === "TIMEOUT")) throw e;
+      notes.push("the web element could not be focused before acting, so its live name may lag the page");
+      return;
+    }
+    const until = performance.now() + Math.min(WEB_FLUSH_MS, ctx.remaining() / 2);
+    for (;;) {
+      const now = await this.nodeNow(r.live, r.handle, ctx);
+      if (typeof now === "object" && now.states?.focused === true) return;
+      if (performance.now() >= until) break;
+      await new Promise((done) => setTimeout(done, 5));
+    }
+    notes.push("the page did not show the element focused in time, so its live name may lag the page");
+  }
+
   /** A disabled element is not acted on: the app would ignore it, and "delivered" would be a lie. */
   private guardEnabled(r: Resolved): void {
     if (r.node.states?.enabled === false)
@@ -671,6 +717,7 @@ export class Session {
       await this.guardDestructive("click", addressed);
       const r = await this.resolveIn(target, options, ctx);
       const notes = [...r.notes];
+      await this.flushWebTree(r, ctx, notes);
       await this.confirmLanded(r, ctx);
       this.guardEnabled(r);
       // A text field is clicked to put the caret in it: its only action ("activate") would submit its form.
@@ -917,6 +964,7 @@ export class Session {
         );
       await this.guardDestructive("performAction", addressed);
       const r = await this.resolveIn(target, options, ctx);
+      await this.flushWebTree(r, ctx, r.notes);
       await this.confirmLanded(r, ctx);
       this.guardEnabled(r);
       const uncertain = await this.semanticCall(ctx, () =>

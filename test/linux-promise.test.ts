@@ -236,7 +236,7 @@ describe("stress: 200 rounds of snapshot, mutation at a random moment, click by 
         let outcome: string;
         try {
           const r = await session.click(`@${snap.id}:e${pick.index}`, { snapshot: false });
-          outcome = r.delivery;
+          outcome = `${r.delivery}, ${r.channel}${r.notes.length ? `; ${r.notes.join("; ")}` : ""}`;
           if (r.delivery === "delivery_uncertain") stats.uncertain++;
           else stats.delivered++;
         } catch (e) {
@@ -250,12 +250,13 @@ describe("stress: 200 rounds of snapshot, mutation at a random moment, click by 
         last = await session.snapshot({ app: app.pid, screenshot: false, deadlineMs: 8000 });
         const clicked = count(last) - before;
         if (clicked > 0) {
-          const label = /promise #\d+ (.*?)(?: - Chromium)?$/.exec(last.window.title)?.[1] ?? "";
+          const m = /promise #\d+ (.*?)(?: \+(\d+)ms)?(?: - Chromium)?$/.exec(last.window.title);
+          const label = m?.[1] ?? "";
           if (outcome in refusals) stats.refusedButClicked++;
           if (label !== pick.title || clicked > 1) {
             stats.wrong++;
             wrongs.push(
-              `round ${round}: printed "${pick.title}", clicked "${label}" (${clicked}x, ${outcome})`,
+              `round ${round}: printed "${pick.title}", clicked "${label}" (${clicked}x, ${outcome}; its label changed ${m?.[2] ?? "never"}${m?.[2] ? " ms" : ""} before the click)`,
             );
           }
         }

@@ -108,6 +108,34 @@ describe("item 1: the race no client can close is reported", () => {
   });
 });
 
+describe("item 1: web content is flushed before its identity is read", () => {
+  const web = (children: Node[]): Node => ({ role: "document web", title: "page", frame, children });
+
+  it("focuses a web button, waits until the tree shows it focused, then checks and clicks", async () => {
+    const { b, s } = setup(desktop([web([button("Buy"), button("Sell")])]));
+    const snap = await s.snapshot({ app: "Editor", screenshot: false });
+    const result = await s.click(indexOf(snap, "Buy"), { snapshot: false });
+    const id = snap.records[indexOf(snap, "Buy")]!.handle;
+    expect(b.fakeLog()).toEqual([`focus ${id}`, `action ${id} click`]);
+    expect(result.notes).toEqual([]);
+  });
+
+  it("says so when the page never shows the focus (the live name may lag)", async () => {
+    const { b, s } = setup(desktop([web([button("Buy", { fault: { refuseFocus: true } })])]));
+    const snap = await s.snapshot({ app: "Editor", screenshot: false });
+    const result = await s.click(indexOf(snap, "Buy"), { snapshot: false });
+    expect(result.notes.join(" ")).toMatch(/did not show the element focused in time/);
+    expect(b.fakeLog().at(-1)).toMatch(/^action \d+ click$/);
+  });
+
+  it("does not focus elements outside web content", async () => {
+    const { b, s } = setup(desktop([button("Buy")]));
+    const snap = await s.snapshot({ app: "Editor", screenshot: false });
+    await s.click(indexOf(snap, "Buy"), { snapshot: false });
+    expect(b.fakeLog().some((l) => l.startsWith("focus"))).toBe(false);
+  });
+});
+
 describe("item 2: a refused action does not move latest", () => {
   it("keeps the agent's snapshot as latest after AMBIGUOUS_TARGET and STALE_REF", async () => {
     const { b, s } = setup(desktop([button("Alpha"), button("Beta"), button("Gamma")]));
