@@ -454,6 +454,9 @@ describe("walks cut short say so (issue 9 item 15)", () => {
     expect(s.text).toContain("panel P");
     expect(s.complete).toBe(false);
     expect(s.cutBy).toEqual(["errors"]);
+    expect(s.text).toContain(
+      "(Snapshot incomplete: some elements or their children could not be read and are missing.",
+    );
   });
 
   it("a hung element ends the walk incomplete, cut by unresponsive or deadline", async () => {
@@ -486,6 +489,9 @@ describe("walks cut short say so (issue 9 item 15)", () => {
     expect(s.text).toContain("fine");
     expect(s.complete).toBe(false);
     expect(s.cutBy).toEqual(["unresponsive"]);
+    expect(s.text).toMatch(
+      /\(Snapshot incomplete: the app stopped answering after \d+ elements were read\. Take a new snapshot/,
+    );
   });
 
   it("an element removed between listing and reading does not make the walk incomplete", async () => {

@@ -193,13 +193,21 @@ export function closingLine(
     reasons.push(`the walk stopped at its deadline after reading ${walk.nodesObserved} elements`);
   else if (walk.ended === "content_pending")
     reasons.push("the app had not finished exposing its web content to accessibility");
+  else if (walk.ended === "unresponsive")
+    reasons.push(`the app stopped answering after ${walk.nodesObserved} elements were read`);
+  else if (walk.ended === "errors")
+    reasons.push("some elements or their children could not be read and are missing");
   const cut = plan.cut;
   if (cut.nodeLimit) reasons.push(`the node limit of ${maxNodes} was reached`);
   if (cut.depthLimit) reasons.push(`elements deeper than ${maxDepth} levels were not printed`);
   if (cut.nodeLimit || cut.depthLimit) reasons.push(`${cut.notShown} elements were not printed`);
   if (reasons.length === 0) return undefined;
   const advice =
-    (walk.ended === "deadline" || walk.ended === "content_pending") && !cut.nodeLimit && !cut.depthLimit
+    walk.ended !== "complete" &&
+    walk.ended !== "node_limit" &&
+    walk.ended !== "depth_limit" &&
+    !cut.nodeLimit &&
+    !cut.depthLimit
       ? "Take a new snapshot (with a longer deadlineMs if the app is slow), or act on what is shown."
       : "Raise maxNodes or maxDepth, or act on what is shown.";
   return `(Snapshot incomplete: ${reasons.join("; ")}. ${advice})`;
