@@ -180,6 +180,23 @@ describe("gtk3-widget-factory", () => {
     await gtk.stop();
   }, 60_000);
 
+  it("a slow app can be read with a long deadline: the per-call timeout follows the deadline (item 16)", async () => {
+    const gtk = await gtkWidgetFactory(desktop);
+    await (await snapshot({ app: gtk.pid, screenshot: false })).release();
+    // The app does not answer for 1.5 s: longer than the old fixed 800 ms per call, well inside 20 s.
+    process.kill(gtk.pid, "SIGSTOP");
+    const resume = setTimeout(() => process.kill(gtk.pid, "SIGCONT"), 1500);
+    try {
+      const s = await snapshot({ app: gtk.pid, screenshot: false, deadlineMs: 20_000 });
+      expect(s.complete).toBe(true);
+      await s.release();
+    } finally {
+      clearTimeout(resume);
+      process.kill(gtk.pid, "SIGCONT");
+      await gtk.stop();
+    }
+  }, 60_000);
+
   it("a walk cut by SIGSTOP never says complete with elements missing", async () => {
     const gtk = await gtkWidgetFactory(desktop);
     const full = await snapshot({ app: gtk.pid, screenshot: false });

@@ -2253,8 +2253,7 @@ Error AtspiBackend::FocusedElement(int64_t pid, ElementId& out, bool& found, Clo
                                      g_variant_new_array(G_VARIANT_TYPE("{ss}"), nullptr, 0), 1, nullptr, 1,
                                      g_variant_new_strv(nullptr, 0), 1, FALSE);
       b.Call(copy.bus, copy.path, "org.a11y.atspi.Collection", "GetMatches",
-             g_variant_new("(@(aiia{ss}iaiiasib)uib)", rule, 0u /* canonical */, kMaxFocusedMatches, TRUE),
-             "(a(so))",
+             g_variant_new("(@(aiia{ss}iaiiasib)uib)", rule, 0u /* canonical */, kMaxFocusedMatches, TRUE), "(a(so))",
              [&, copy, perCall](const Reply& r) {
                if (r.outcome == Outcome::kFailed) {
                  noCollection.push_back(copy);
