@@ -91,6 +91,20 @@ describe("zenity dialogs", () => {
   );
 
   it(
+    "item 16: a ref into an app that exited is APP_NOT_FOUND, not IDENTITY_UNPROVEN",
+    async () => {
+      const app = await zenity(["--entry", "--title=Gone", "--text=Soon gone"]);
+      const snap = await until(session, app.pid, (s) => / push button /.test(s.text));
+      const ok = find(snap, / push button /);
+      await app.stop();
+      const e = await rejects(session.click(`@${snap.id}:e${ok}`));
+      expect(e.code, e.message).toBe("APP_NOT_FOUND");
+      expect(e.delivery).toBe("not_delivered");
+    },
+    TIMEOUT,
+  );
+
+  it(
     "item 6: typing with a target that cannot take focus types nothing (not into the focused password)",
     async () => {
       const app = await zenity(["--password", "--title=Unlock"]);

@@ -348,6 +348,38 @@ describe("item 14: a timeout after the request left is delivery_uncertain", () =
   });
 });
 
+describe("item 16: codes that say what happened", () => {
+  it("a ref into an app that exited is APP_NOT_FOUND, not IDENTITY_UNPROVEN", async () => {
+    const { b, s } = setup(desktop([button("OK")]));
+    const snap = await s.snapshot({ app: "Editor", screenshot: false });
+    await b.fakeReplace({ apps: [] });
+    const e = await rejects(s.click(`@${snap.id}:e${indexOf(snap, "OK")}`));
+    expect(e.code).toBe("APP_NOT_FOUND");
+    expect(e.delivery).toBe("not_delivered");
+  });
+
+  it("clickAt on a snapshot whose screenshot failed is ACTION_FAILED, not INVALID_ARGUMENT", async () => {
+    const noFrame = {
+      apps: [
+        {
+          name: "Editor",
+          pid: 77,
+          windows: [{ title: "W", root: { role: "frame", title: "W", children: [button("OK")] } }],
+        },
+      ],
+    };
+    const { s } = setup(noFrame);
+    const snap = await s.snapshot({ app: "Editor" });
+    expect(snap.screenshot).toBeUndefined();
+    const e = await rejects(s.clickAt(10, 10));
+    expect(e.code).toBe("ACTION_FAILED");
+    expect(e.message).toMatch(/no screenshot/);
+    // Asked without a screenshot, it is the caller's argument.
+    await s.snapshot({ app: "Editor", screenshot: false });
+    expect((await rejects(s.clickAt(10, 10))).code).toBe("INVALID_ARGUMENT");
+  });
+});
+
 describe("item 18: every call settles by its deadline; typing is cut into chunks", () => {
   it("cuts a long typing run at the deadline and says how much was typed", async () => {
     const { b, s } = setup(desktop([focused(entry("Name", ""))], { typeMsPerChar: 5 }));

@@ -477,6 +477,11 @@ using ReplyFn = std::function<void(const Reply&)>;
 
 Outcome ClassifyError(const GError* e) {
   if (!e) return Outcome::kFailed;
+  // dbus-daemon answers NoReply when the app's connection closes with the call pending (it exited):
+  // that app is gone, not slow.
+  if (g_error_matches(e, G_DBUS_ERROR, G_DBUS_ERROR_NO_REPLY) && e->message &&
+      std::strstr(e->message, "disconnected from message bus"))
+    return Outcome::kGone;
   if (g_error_matches(e, G_IO_ERROR, G_IO_ERROR_TIMED_OUT) || g_error_matches(e, G_DBUS_ERROR, G_DBUS_ERROR_NO_REPLY) ||
       g_error_matches(e, G_DBUS_ERROR, G_DBUS_ERROR_TIMEOUT) ||
       g_error_matches(e, G_DBUS_ERROR, G_DBUS_ERROR_TIMED_OUT))
