@@ -4,7 +4,7 @@
  *
  * Every native step of an action runs through `step()`, which (1) refuses to
  * start once the deadline passed or the signal fired, (2) settles by the
- * deadline even when the native side does not (a backstop: the native layer
+ * deadline even when the native side does not (a backstop 250 ms after it: the native layer
  * bounds its own calls, but a job queued behind a stuck one must not make the
  * caller wait forever), and (3) reports delivery honestly: once a request
  * that may act was sent, an abort, a timeout or an unanswered call is
@@ -18,7 +18,7 @@ import { callNative } from "./native.js";
 export type StepKind = "read" | "semantic" | "input";
 
 /** Slack after the deadline before the backstop fires: the native side's own bound answers first. */
-const BACKSTOP_GRACE_MS = 1000;
+const BACKSTOP_GRACE_MS = 250;
 
 export class CallContext {
   private readonly end: number;
@@ -36,6 +36,11 @@ export class CallContext {
   /** Milliseconds left, at least 1 (the native side treats ≤ 0 as "already passed" anyway). */
   remaining(): number {
     return Math.max(1, Math.floor(this.end - performance.now()));
+  }
+
+  /** The deadline has passed. */
+  expired(): boolean {
+    return performance.now() >= this.end;
   }
 
   private delivery(): Delivery {

@@ -101,7 +101,7 @@ export async function snapshot(options: SnapshotOptions, backend?: NativeBackend
   const ctx = new CallContext(deadlineMs, callBudget(options, deadlineMs).signal);
   const startedAt = performance.now();
   ctx.check();
-  const b = backend ?? (await desktopBackend());
+  const b = backend ?? (await ctx.step("read", () => desktopBackend(ctx.remaining())));
   const result = await ctx.step(
     "read",
     () =>
@@ -112,6 +112,7 @@ export async function snapshot(options: SnapshotOptions, backend?: NativeBackend
         maxDepth: render.maxDepth,
         deadlineMs: ctx.remaining(),
         screenshot: options.screenshot ?? true,
+        secureNames: render.secureNames,
       }),
     // Aborted or cut by the backstop: the walk still ends, and what it holds is let go.
     (late) => b.release(late.handles),
@@ -194,7 +195,7 @@ export async function listApps(
   const deadlineMs = deadlineOf(options?.deadlineMs, 3000);
   const ctx = new CallContext(deadlineMs, callBudget(options, deadlineMs).signal);
   ctx.check();
-  const b = await desktopBackend();
+  const b = await ctx.step("read", () => desktopBackend(ctx.remaining()));
   return ctx.step("read", () => b.listApps(ctx.remaining()));
 }
 

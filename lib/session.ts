@@ -403,9 +403,9 @@ export class Session {
       const read = await ctx.step(
         "read",
         () => live.backend.readElement(handle, 4, ctx.remaining()),
-        (late) => live.backend.release(late.handles),
+        (late) => releaseLater(live, late.handles),
       );
-      await live.backend.release(read.handles);
+      releaseLater(live, read.handles);
       return read.node;
     } catch (e) {
       if (e instanceof AxsnapError && (e.code === "ABORTED" || e.code === "ACCESSIBILITY_UNAVAILABLE"))
@@ -469,7 +469,7 @@ export class Session {
       () => observe({ app: snap.app.pid, screenshot: false, deadlineMs: ctx.remaining() }, this.opts.backend),
       (late) => late.release(),
     );
-    ctx.defer(() => fresh.release());
+    ctx.defer(() => void fresh.release().catch(() => undefined));
     const freshLive = liveObservation(fresh)!;
     if (!fresh.complete)
       throw new AxsnapError(
@@ -617,7 +617,7 @@ export class Session {
       read = await ctx.step(
         "read",
         () => live.backend.focusedElement(snap.app.pid, 1, ctx.remaining()),
-        (late) => late && live.backend.release(late.handles),
+        (late) => late && releaseLater(live, late.handles),
       );
     } catch (e) {
       // The app or its window being gone is its own answer: nothing can be sent there at all.
@@ -629,7 +629,7 @@ export class Session {
       );
     }
     if (read === null) return null;
-    await live.backend.release(read.handles);
+    releaseLater(live, read.handles);
     return read.node;
   }
 
@@ -644,10 +644,25 @@ export class Session {
     live: LiveObservation,
     ctx: CallContext,
     keys: { text: string } | { combo: string },
+    expected?: Resolved,
   ): Promise<RawNode | null> {
     const focus = await this.liveFocus(snap, live, ctx);
-    if (focus === null) return null;
     const inserts = "text" in keys || !nonInserting(keys.combo);
+    // Keys typed with no focused element go wherever the app puts focus next (its default widget,
+    // perhaps a password field): nothing is typed blind.
+    if (focus === null) {
+      if (!inserts) return null;
+      throw new AxsnapError("POLICY_DENIED", "no element of the app has keyboard focus; nothing was typed", {
+        hint: "click the field you mean first (take a new snapshot to find it), then type",
+      });
+    }
+    // Typing into a target: every chunk must still go to it, not to where focus moved meanwhile.
+    if (expected && !(await this.focusIsOn(expected, focus, ctx)))
+      throw new AxsnapError(
+        "ACTION_FAILED",
+        `keyboard focus left element ${expected.record.index} (${expected.record.roleText}) while typing; the rest was not typed`,
+        { hint: "take a new snapshot, then type the rest into the field you mean" },
+      );
     if (inserts && isSecure(focus))
       throw new AxsnapError(
         "POLICY_DENIED",
@@ -657,15 +672,30 @@ export class Session {
     const field = TEXT_ROLES.has(focus.role);
     const presses = "text" in keys ? textActivates(keys.text, field) : activating(keys.combo) || !field;
     if (presses) {
+      // The live name decides (the element may have been renamed since the snapshot); the printed
+      // index only names it in the confirm request.
       const printed = snap.records.find((r) => r.handle !== undefined && r.handle === focus.handle);
-      const record = (printed ?? {
-        index: -1,
+      const record = {
+        index: printed?.index ?? -1,
         ...(focus.title === undefined ? {} : { title: focus.title }),
         ...(focus.description === undefined ? {} : { description: focus.description }),
-      }) as ElementRecord;
+      } as ElementRecord;
       await this.guardDestructive(action, { snapshot: snap, record });
     }
     return focus;
+  }
+
+  /** Whether the live focus is the resolved element, or inside it (a combo box's entry). */
+  private async focusIsOn(r: Resolved, focus: RawNode, ctx: CallContext): Promise<boolean> {
+    if (focus.handle === undefined) return false;
+    if (focus.handle === r.handle) return true;
+    const inside = await ctx.step(
+      "read",
+      () => r.live.backend.readElement(r.handle, 3, ctx.remaining()),
+      (late) => releaseLater(r.live, late.handles),
+    );
+    releaseLater(r.live, inside.handles);
+    return inside.handles.includes(focus.handle);
   }
 
   private async finish(
@@ -689,9 +719,10 @@ export class Session {
     if (options.snapshot !== false) {
       try {
         // The fresh snapshot is the agent's new view: it becomes the app's latest.
+        // Inside the call's own deadline: the call settles by it, fresh snapshot included.
         result.snapshot = await this.snapshot({
           app: snap.app.pid,
-          deadlineMs: Math.max(this.opts.deadlineMs, ctx.remaining()),
+          deadlineMs: ctx.remaining(),
           ...(ctx.signal ? { signal: ctx.signal } : {}),
         });
       } catch (e) {
@@ -794,15 +825,7 @@ export class Session {
       if (e instanceof AxsnapError && e.code === "POLICY_DENIED") return false;
       throw e;
     }
-    if (focus === null || focus.handle === undefined) return false;
-    if (focus.handle === r.handle) return true;
-    const inside = await ctx.step(
-      "read",
-      () => r.live.backend.readElement(r.handle, 3, ctx.remaining()),
-      (late) => r.live.backend.release(late.handles),
-    );
-    await r.live.backend.release(inside.handles);
-    return inside.handles.includes(focus.handle);
+    return focus !== null && this.focusIsOn(r, focus, ctx);
   }
 
   /**
@@ -934,9 +957,9 @@ export class Session {
       const read = await ctx.step(
         "read",
         () => r.live.backend.readElement(r.handle, 0, ctx.remaining()),
-        (late) => r.live.backend.release(late.handles),
+        (late) => releaseLater(r.live, late.handles),
       );
-      await r.live.backend.release(read.handles);
+      releaseLater(r.live, read.handles);
       return read.node;
     } catch (e) {
       if (e instanceof AxsnapError && e.code === "ABORTED") throw e;
@@ -963,6 +986,12 @@ export class Session {
           },
         );
       await this.guardDestructive("performAction", addressed);
+      // The action's own name can be the destructive part ("Remove" on a row named "Inbox").
+      const pretty = prettyActionName(raw);
+      await this.guardDestructive("performAction", {
+        snapshot: addressed.snapshot,
+        record: { ...addressed.record, title: pretty, description: raw },
+      });
       const r = await this.resolveIn(target, options, ctx);
       await this.flushWebTree(r, ctx, r.notes);
       await this.confirmLanded(r, ctx);
@@ -1090,11 +1119,16 @@ export class Session {
       // same keys mean something else (cmd+Down opens the selection in Finder).
       if (TEXT_ROLES.has(r.record.role)) {
         const toEnd = r.live.raw.platform === "macos" ? "cmd+down" : "ctrl+End";
-        await ctx
-          .step("input", () => r.live.backend.keys(r.live.window, toEnd, ctx.remaining()))
-          .catch(() => undefined);
+        try {
+          await ctx.step("input", () => r.live.backend.keys(r.live.window, toEnd, ctx.remaining()));
+        } catch (e) {
+          // Only a refusal that sent nothing lets typing go on (at the caret, wherever it is).
+          if (!(e instanceof AxsnapError) || e.delivery !== "not_delivered" || PASS_THROUGH.has(e.code))
+            throw e;
+          notes.push(`could not move the caret to the end (${e.message}); typed at the caret`);
+        }
       }
-      await this.typeChunks(r.snapshot, r.live, text, notes, ctx);
+      await this.typeChunks(r.snapshot, r.live, text, notes, ctx, r);
       return this.finish(
         "typeText",
         r.snapshot,
@@ -1120,13 +1154,14 @@ export class Session {
     text: string,
     notes: string[],
     ctx: CallContext,
+    target?: Resolved,
   ): Promise<void> {
     const chars = Array.from(text);
     let typed = 0;
     try {
       for (let i = 0; i < chars.length; i += TYPE_CHUNK) {
         const chunk = chars.slice(i, i + TYPE_CHUNK).join("");
-        await this.guardKeys("typeText", snap, live, ctx, { text: chunk });
+        await this.guardKeys("typeText", snap, live, ctx, { text: chunk }, target);
         try {
           const out = await ctx.step("input", () =>
             live.backend.typeText(live.window, chunk, ctx.remaining()),
@@ -1139,7 +1174,9 @@ export class Session {
       }
     } catch (e) {
       if (typed === 0 || !(e instanceof AxsnapError)) throw e;
-      throw new AxsnapError(e.code, `${e.message}; ${typed} of ${chars.length} characters were typed`, {
+      // A run the deadline cut is a timeout, whatever the native layer called it.
+      const code = ctx.expired() && e.code === "ACTION_FAILED" ? "TIMEOUT" : e.code;
+      throw new AxsnapError(code, `${e.message}; ${typed} of ${chars.length} characters were typed`, {
         delivery: "delivery_uncertain",
         hint: "take a new snapshot to see what was typed before typing the rest",
         cause: e,
@@ -1203,6 +1240,15 @@ export class Session {
   /** Drags from one element to another with synthetic mouse events. */
   async drag(from: Target, to: Target, options: ActOptions = {}): Promise<ActionResult> {
     return this.act(options, async (ctx) => {
+      const from0 = this.address(from, options.app);
+      const to0 = this.address(to, options.app);
+      // One drag, one app: the end point is clamped into the start's window, so another app's element cannot be meant.
+      if (from0.snapshot.app.pid !== to0.snapshot.app.pid)
+        throw invalidArgument(
+          `a drag stays in one app: element ${from0.record.index} is in pid ${from0.snapshot.app.pid}, element ${to0.record.index} in pid ${to0.snapshot.app.pid}`,
+        );
+      await this.guardDestructive("drag", from0);
+      await this.guardDestructive("drag", to0);
       const a = await this.resolveIn(from, options, ctx);
       const b = await this.resolveIn(to, options, ctx);
       this.guardFresh(a.snapshot);
@@ -1211,6 +1257,7 @@ export class Session {
       if (!p || !q)
         throw new AxsnapError("ACTION_NOT_SUPPORTED", "both elements need a frame to drag between");
       await this.confirmLanded(a, ctx);
+      await this.confirmLanded(b, ctx);
       const notes = [...a.notes, ...b.notes];
       const start = this.clamp(a.live, p.x, p.y, notes);
       const end = this.clamp(a.live, q.x, q.y, notes);
@@ -1375,6 +1422,15 @@ export class Session {
     this.byId.clear();
     this.latest = undefined;
   }
+}
+
+/**
+ * Lets go of handles without waiting: a release queues behind other calls on
+ * the backend's worker, and a call must not wait on someone else's job to
+ * settle by its deadline.
+ */
+function releaseLater(live: LiveObservation, handles: number[]): void {
+  if (handles.length > 0) void live.backend.release(handles).catch(() => undefined);
 }
 
 /** The addressed record, at the place where the element is now. */

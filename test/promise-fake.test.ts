@@ -472,3 +472,83 @@ describe("item 22: notes are cut", () => {
     expect(result.notes.join(" ")).toMatch(/the value read back is "y+\.\.\./);
   });
 });
+
+describe("review follow-ups", () => {
+  it("item 10: the key guard reads the live name: a focused button renamed to Delete after the snapshot", async () => {
+    const { b, s } = setup(desktop([focused(button("Buy"))]));
+    await s.snapshot({ app: "Editor", screenshot: false });
+    await b.fakeReplace(desktop([focused(button("Delete all"))]));
+    expect((await rejects(s.pressKey("Return"))).code).toBe("POLICY_DENIED");
+    expect((await rejects(s.typeText(" "))).code).toBe("POLICY_DENIED");
+    expect(typed(b)).toEqual([]);
+  });
+
+  it("item 8: with nothing focused, text is not typed blind; keys that cannot insert pass", async () => {
+    const { b, s } = setup(desktop([entry("Name", ""), password()]));
+    await s.snapshot({ app: "Editor", screenshot: false });
+    const e = await rejects(s.typeText("abc"));
+    expect(e.code).toBe("POLICY_DENIED");
+    expect(e.message).toMatch(/no element of the app has keyboard focus/);
+    await s.pressKey("Tab", { snapshot: false });
+    expect(typed(b)).toEqual(["keys Tab"]);
+  });
+
+  it("item 6: typing into a target stops when focus moves to another field between chunks", async () => {
+    const { b, s } = setup(desktop([entry("First", ""), entry("Second", "")]));
+    const snap = await s.snapshot({ app: "Editor", screenshot: false });
+    const typeChunk = b.typeText.bind(b);
+    let chunks = 0;
+    Object.defineProperty(b, "typeText", {
+      configurable: true,
+      value: async (w: Parameters<NativeBackend["typeText"]>[0], t: string, d: number) => {
+        const out = await typeChunk(w, t, d);
+        if (++chunks === 1) await b.fakeReplace(desktop([entry("First", ""), focused(entry("Second", ""))]));
+        return out;
+      },
+    });
+    // "First" cannot insert (not editable), so it is focused and typed with key events.
+    await b.fakeReplace(desktop([entry("First", "", { states: { editable: false } }), entry("Second", "")]));
+    const e = await rejects(s.typeText("x".repeat(70), { target: indexOf(snap, "First"), snapshot: false }));
+    expect(e.code).toBe("ACTION_FAILED");
+    expect(e.message).toMatch(/keyboard focus left element \d+/);
+    expect(e.delivery).toBe("delivery_uncertain");
+    expect(typed(b).filter((l) => l.startsWith("type "))).toEqual([`type ${"x".repeat(32)}`]);
+  });
+
+  it("item 18: the fresh snapshot after an action fits in the call's deadline", async () => {
+    const slow = { role: "panel", title: "slow", frame: at(), fault: { hangMs: 5000 } };
+    const { s } = setup(desktop([button("OK"), slow]), { deadlineMs: 5000 });
+    const snap = await s
+      .snapshot({ app: "Editor", screenshot: false, deadlineMs: 200 })
+      .catch(() => undefined);
+    const target = snap ? indexOf(snap, "OK") : 1;
+    const started = performance.now();
+    const result = await s.click(target, { deadlineMs: 400 }).catch((e: AxsnapError) => e);
+    expect(performance.now() - started).toBeLessThan(400 + 300);
+    expect(result).toBeDefined();
+  });
+
+  it('a destructive action name goes through confirm (performAction "Remove")', async () => {
+    const { b, s } = setup(desktop([button("Inbox", { actions: ["click", "Remove"] })]));
+    const snap = await s.snapshot({ app: "Editor", screenshot: false });
+    expect((await rejects(s.performAction(indexOf(snap, "Inbox"), "Remove"))).code).toBe("POLICY_DENIED");
+    expect(b.fakeLog()).toEqual([]);
+  });
+
+  it("a drag stays in one app and its ends go through the destructive guard", async () => {
+    const { b, s } = setup({
+      apps: [app([button("Trash can"), button("Delete zone")], 77), app([button("Other")], 78)],
+    });
+    const one = await s.snapshot({ app: 77, screenshot: false });
+    const two = await s.snapshot({ app: 78, screenshot: false });
+    const e = await rejects(
+      s.drag(`@${one.id}:e${indexOf(one, "Trash can")}`, `@${two.id}:e${indexOf(two, "Other")}`),
+    );
+    expect(e.code).toBe("INVALID_ARGUMENT");
+    const d = await rejects(
+      s.drag(`@${one.id}:e${indexOf(one, "Trash can")}`, `@${one.id}:e${indexOf(one, "Delete zone")}`),
+    );
+    expect(d.code).toBe("POLICY_DENIED");
+    expect(b.fakeLog()).toEqual([]);
+  });
+});

@@ -602,6 +602,9 @@ struct AtspiBackend::Impl {
   bool secureNames = true;     // SetSecureNameHeuristic
   // Names apps gave when they last answered (by bus name), for listing one that stopped answering.
   std::unordered_map<std::string, std::string> knownNames;
+  // Where each app was found by pid (bus name, root path), so FocusedElement, which runs before every
+  // typing chunk, need not list every app (one frozen app would cost each chunk a call timeout).
+  std::unordered_map<int64_t, std::pair<std::string, std::string>> appByPid;
 
   // The per-call timeout of an operation ending at `deadline`: at least
   // callTimeout (800 ms), more for a long deadline (a quarter of it), never
@@ -1283,6 +1286,7 @@ Error AtspiBackend::ListAppsOnce(std::vector<AppInfo>& out, Clock::time_point de
     AppInfo info;
     if (a.ok) {
       im.knownNames[a.bus] = a.name;
+      if (a.pid > 0) im.appByPid[a.pid] = {a.bus, a.path};
       info.name = a.name;
     } else if (a.silent && a.pid > 0) {
       // Did not answer (busy or stopped): listed, flagged, under the name it gave before.
@@ -2225,26 +2229,50 @@ constexpr int kMaxFocusedMatches = 32;
 Error AtspiBackend::FocusedElement(int64_t pid, ElementId& out, bool& found, Clock::time_point deadline) {
   Impl& im = *impl_;
   found = false;
-  std::vector<AppInfo> apps;
-  if (Error e = ListApps(apps, deadline)) return e;
+  if (Error e = Ready(deadline)) return e;
+  AppInfo known;
   const AppInfo* app = nullptr;
-  for (const AppInfo& a : apps)
-    if (a.pid == pid) app = &a;
-  if (!app) return MakeError(ErrorCode::kAppNotFound, "no accessible app has pid " + std::to_string(pid));
-  if (!app->responsive) return MakeError(ErrorCode::kAppUnresponsive, "the app did not answer");
+  // The app found by pid before, if its bus name still belongs to that pid (the bus daemon answers
+  // that even while other apps are frozen); otherwise list the apps.
+  if (auto it = im.appByPid.find(pid); it != im.appByPid.end()) {
+    Outcome o;
+    std::string msg;
+    VariantPtr r = im.CallSync("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                               "GetConnectionUnixProcessID", g_variant_new("(s)", it->second.first.c_str()), "(u)",
+                               deadline, o, msg);
+    guint32 owner = 0;
+    if (o == Outcome::kOk) g_variant_get(r.get(), "(u)", &owner);
+    if (o == Outcome::kOk && owner == pid) {
+      known.pid = pid;
+      known.element = im.Intern(it->second.first, it->second.second);
+      app = &known;
+    } else {
+      im.appByPid.erase(it);
+    }
+  }
+  std::vector<AppInfo> apps;
+  if (!app) {
+    if (Error e = ListApps(apps, deadline)) return e;
+    for (const AppInfo& a : apps)
+      if (a.pid == pid) app = &a;
+    if (!app) return MakeError(ErrorCode::kAppNotFound, "no accessible app has pid " + std::to_string(pid));
+    if (!app->responsive) return MakeError(ErrorCode::kAppUnresponsive, "the app did not answer");
+  }
   std::vector<WindowInfo> windows;
   if (Error e = Windows(*app, windows, deadline)) return e;
   // The active window first: focus lives there.
   std::stable_sort(windows.begin(), windows.end(),
                    [](const WindowInfo& a, const WindowInfo& b) { return a.active && !b.active; });
   ContextScope scope(im.ctx.get());
-  std::vector<std::pair<std::string, std::string>> hits;
+  // Matches per window, in the windows' order (the active one first).
+  std::vector<std::vector<std::pair<std::string, std::string>>> hits(windows.size());
   std::vector<ObjRef> noCollection;
   Error failure;
   {
     Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.calls);
     const int perCall = b.PerCallMs();
-    for (const WindowInfo& w : windows) {
+    for (size_t wi = 0; wi < windows.size(); ++wi) {
+      const WindowInfo& w = windows[wi];
       const ObjRef* ref = im.Lookup(w.element);
       if (!ref) continue;
       ObjRef copy = *ref;
@@ -2259,7 +2287,7 @@ Error AtspiBackend::FocusedElement(int64_t pid, ElementId& out, bool& found, Clo
                                      g_variant_new_strv(nullptr, 0), 1, FALSE);
       b.Call(copy.bus, copy.path, "org.a11y.atspi.Collection", "GetMatches",
              g_variant_new("(@(aiia{ss}iaiiasib)uib)", rule, 0u /* canonical */, kMaxFocusedMatches, TRUE), "(a(so))",
-             [&, copy, perCall](const Reply& r) {
+             [&, copy, perCall, wi](const Reply& r) {
                if (r.outcome == Outcome::kFailed) {
                  noCollection.push_back(copy);
                  return;
@@ -2276,7 +2304,7 @@ Error AtspiBackend::FocusedElement(int64_t pid, ElementId& out, bool& found, Clo
                bool any = false;
                while (g_variant_iter_next(&it, "(&s&o)", &busName, &path))
                  if (busName && *busName && std::strcmp(path, kNullPath) != 0) {
-                   hits.emplace_back(busName, path);
+                   hits[wi].emplace_back(busName, path);
                    any = true;
                  }
                // GTK's bridge answers GetMatches but finds nothing by state: search the window instead.
@@ -2286,13 +2314,16 @@ Error AtspiBackend::FocusedElement(int64_t pid, ElementId& out, bool& found, Clo
     b.Run();
     if (b.BusClosed()) return MakeError(ErrorCode::kNoAccessibilityBus, "the accessibility bus connection was closed");
   }
+  // A window that could not be asked may hold the focus: unknown is not "none".
+  if (failure) return failure;
   // Focus nests (Chromium marks the document and the focused control inside it): canonical order is a
-  // pre-order walk, so the last match is the innermost, which is where key events go.
-  if (!hits.empty()) {
-    out = im.Intern(hits.back().first, hits.back().second);
-    found = true;
-    return {};
-  }
+  // pre-order walk, so the last match of the first window that has any is the innermost, where keys go.
+  for (const auto& inWindow : hits)
+    if (!inWindow.empty()) {
+      out = im.Intern(inWindow.back().first, inWindow.back().second);
+      found = true;
+      return {};
+    }
   // Without Collection: breadth-first over the window, a level per batch, at most 4000 elements. The
   // deepest focused element wins (focus nests), so the search goes on below a focused one.
   std::vector<ObjRef> level = noCollection;
@@ -2306,13 +2337,21 @@ Error AtspiBackend::FocusedElement(int64_t pid, ElementId& out, bool& found, Clo
       for (const ObjRef& ref : level) {
         ++visited;
         b.Call(ref.bus, ref.path, kIfAccessible, "GetState", nullptr, "(au)", [&, ref](const Reply& r) {
-          if (r.outcome != Outcome::kOk) return;
+          if (r.outcome != Outcome::kOk) {
+            if (r.outcome != Outcome::kGone && !failure)
+              failure = OutcomeError(r.outcome, ref.bus, r.message, b.PerCallMs());
+            return;
+          }
           VariantPtr au = AdoptVariant(g_variant_get_child_value(r.value, 0));
           const StateSet st = StatesFrom(au.get());
           if (st.Has(kStateFocused) && !focusedHere) focusedHere = ref;
         });
-        b.Call(ref.bus, ref.path, kIfAccessible, "GetChildren", nullptr, "(a(so))", [&](const Reply& r) {
-          if (r.outcome != Outcome::kOk) return;
+        b.Call(ref.bus, ref.path, kIfAccessible, "GetChildren", nullptr, "(a(so))", [&, ref](const Reply& r) {
+          if (r.outcome != Outcome::kOk) {
+            if (r.outcome != Outcome::kGone && !failure)
+              failure = OutcomeError(r.outcome, ref.bus, r.message, b.PerCallMs());
+            return;
+          }
           VariantPtr arr = AdoptVariant(g_variant_get_child_value(r.value, 0));
           GVariantIter it;
           g_variant_iter_init(&it, arr.get());
@@ -2329,14 +2368,15 @@ Error AtspiBackend::FocusedElement(int64_t pid, ElementId& out, bool& found, Clo
     if (focusedHere) focused = focusedHere;
     level.swap(next);
   }
+  // A search that could not look everywhere does not know: a deeper focused element may be missed.
+  if (failure) return failure;
+  if (!level.empty())
+    return MakeError(Clock::now() >= deadline ? ErrorCode::kTimeout : ErrorCode::kActionFailed,
+                     "the focused element could not be searched for in the whole window");
   if (focused) {
     out = im.Intern(focused->bus, focused->path);
     found = true;
-    return {};
   }
-  if (failure) return failure;
-  if (!level.empty() && Clock::now() >= deadline)
-    return MakeError(ErrorCode::kTimeout, "the deadline passed before the focused element was found");
   return {};
 }
 

@@ -1438,29 +1438,49 @@ void RequestRaise(Impl& d, const Client& w, bool wm) {
   XSync(d.dpy, False);
 }
 
-// Without a window manager nobody assigns keyboard focus: give it to the
-// observed window unless it already sits in that window or one of its popups
-// (a menu holding focus keeps it). Failure is not fatal.
-void FocusObserved(Impl& d, const Client& observed, const std::vector<Client>& all) {
+// Whether X keyboard focus is in the observed window or one of its popups
+// (a menu holding focus keeps it); `why` names where it is otherwise.
+bool FocusIsObserved(Impl& d, const Client& observed, const std::vector<Client>& all, std::string& why) {
   Window focus = 0;
   int revert = 0;
   XGetInputFocus(d.dpy, &focus, &revert);
-  if (focus != None && focus != PointerRoot) {
-    const Window top = d.TopLevelOf(focus);
-    for (const auto& c : all) {
-      std::string ignored;
-      if (c.top == top && MayReceive(d, observed, &c, ignored)) return;
-    }
+  if (focus == None || focus == PointerRoot) {
+    why = "no window";
+    return false;
   }
-  XSetInputFocus(d.dpy, observed.client, RevertToPointerRoot, CurrentTime);
+  const Window top = d.TopLevelOf(focus);
+  for (const auto& c : all)
+    if (c.top == top) return MayReceive(d, observed, &c, why);
+  why = "window " + Hex(top) + ", which belongs to no listed app";
+  return false;
+}
+
+// Key events go to the window with X keyboard focus, not to the one under a
+// point. Without a window manager nobody assigns that focus: give it to the
+// observed window. With one, ask it to activate the window (bounded) and
+// refuse when focus stays elsewhere: keys must never reach another app.
+bool FocusObserved(Impl& d, const Client& observed, const std::vector<Client>& all, bool wm, std::string& why) {
+  if (FocusIsObserved(d, observed, all, why)) return true;
+  if (!wm) {
+    XSetInputFocus(d.dpy, observed.client, RevertToPointerRoot, CurrentTime);
+    XSync(d.dpy, False);
+    return FocusIsObserved(d, observed, all, why);
+  }
+  RequestRaise(d, observed, wm);
+  const auto t0 = Clock::now();
+  while (MsSince(t0) <= 200) {
+    SleepMs(10);
+    if (FocusIsObserved(d, observed, all, why)) return true;
+  }
+  return false;
 }
 
 // The check before every batch of events: the observed window is found (by
 // identity, never another pid's), raised if something covers one of the
 // points, and every point is then on it or on one of its popups. On any
 // failure nothing has been sent.
-Error PrepareInput(Impl& d, const X11Display::Target& t, unsigned long bound, std::vector<Point> pts,
-                   Client& observed) {
+Error PrepareInput(Impl& d, const X11Display::Target& t, unsigned long bound, std::vector<Point> pts, Client& observed,
+                   bool keyboard) {
   if (!d.Alive()) return Error{ErrorCode::kInputFailed, "the X display connection was lost"};
   d.BeginTrap();
   std::vector<Client> all = d.Clients();
@@ -1487,7 +1507,8 @@ Error PrepareInput(Impl& d, const X11Display::Target& t, unsigned long bound, st
       refused = FirstRefusedPoint(d, observed, all, pts, why);
     }
   }
-  if (!err && refused < 0 && !wm) FocusObserved(d, observed, all);
+  std::string focusWhy;
+  const bool focusOk = err || refused >= 0 || !keyboard || FocusObserved(d, observed, all, wm, focusWhy);
   d.EndTrap();
   if (!d.Alive()) return Error{ErrorCode::kInputFailed, "the X display connection was lost"};
   if (err) return err;
@@ -1496,6 +1517,9 @@ Error PrepareInput(Impl& d, const X11Display::Target& t, unsigned long bound, st
                                               std::to_string(pts[refused].x) + ", " + std::to_string(pts[refused].y) +
                                               "): " + why + " is there"};
   }
+  if (!focusOk)
+    return Error{ErrorCode::kInputFailed, "keyboard focus is not in the observed window " + Hex(observed.client) +
+                                              " but in " + focusWhy + "; nothing was sent"};
   return {};
 }
 
@@ -1733,7 +1757,8 @@ Error X11Display::Guarded(const Target& target, Clock::time_point deadline,
       [target, bound, matched, pts, send](Impl& d, std::atomic<bool>& started) -> Error {
         return send(d, [&]() -> Error {
           Client observed;
-          if (Error err = PrepareInput(d, target, bound, pts, observed)) return err;
+          // Key batches come without points (they go where keyboard focus is, not under a point).
+          if (Error err = PrepareInput(d, target, bound, pts, observed, pts.empty())) return err;
           matched->store(observed.client);
           started = true;
           return {};
@@ -1780,7 +1805,7 @@ Error X11Display::CaptureWindow(const Target& target, Clock::time_point deadline
         if (FrameKnown(target.frame))
           centre.push_back(Point{static_cast<int>(std::floor(target.frame.x + target.frame.w / 2)),
                                  static_cast<int>(std::floor(target.frame.y + target.frame.h / 2))});
-        if (!PrepareInput(d, target, bound, centre, observed)) shot->matched = observed.client;
+        if (!PrepareInput(d, target, bound, centre, observed, /*keyboard=*/false)) shot->matched = observed.client;
         if (!d.Alive()) return Error{ErrorCode::kCaptureFailed, "the X display connection was lost"};
         return XCaptureRect(d, target.frame, shot->rgba, shot->width, shot->height, shot->captured);
       },

@@ -53,6 +53,18 @@ Clock::time_point DeadlineFrom(const Napi::Value& v) {
   return Clock::now() + std::chrono::microseconds(static_cast<int64_t>(ms * 1000));
 }
 
+// Live reads for one job's scope, off again however the job ends (a throw included).
+class LiveReads {
+ public:
+  explicit LiveReads(Backend& b) : b_(b) { b_.SetLiveReads(true); }
+  ~LiveReads() { b_.SetLiveReads(false); }
+  LiveReads(const LiveReads&) = delete;
+  LiveReads& operator=(const LiveReads&) = delete;
+
+ private:
+  Backend& b_;
+};
+
 class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
  public:
   static Napi::Function Init(Napi::Env env) {
@@ -426,9 +438,11 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
   // answer now, not a bulk read from before the snapshot. Runs on the worker.
   Settle LiveRead(Backend& b, ElementId id, const WalkOptions& options) {
     auto result = std::make_shared<WalkResult>();
-    b.SetLiveReads(true);
-    Error err = Walk(b, id, nullptr, options, *result);
-    b.SetLiveReads(false);
+    Error err;
+    {
+      LiveReads live(b);
+      err = Walk(b, id, nullptr, options, *result);
+    }
     if (err) return Fail(err);
     ledger_.Acquire(result->ids);
     ledger_.ReleaseUnheld(b, result->dropped);
@@ -453,9 +467,11 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
     return Run(info.Env(), [this, pid, options](Backend& b) -> Settle {
       ElementId id = 0;
       bool found = false;
-      b.SetLiveReads(true);
-      Error err = b.FocusedElement(pid, id, found, options.deadline);
-      b.SetLiveReads(false);
+      Error err;
+      {
+        LiveReads live(b);
+        err = b.FocusedElement(pid, id, found, options.deadline);
+      }
       if (err) return Fail(err);
       if (!found) return [](Napi::Env env, Napi::Promise::Deferred& d) { d.Resolve(env.Null()); };
       // The id came from the backend's table; the walk takes its own reference, so drop the lookup's.
