@@ -509,8 +509,10 @@ export class Session {
   }
 
   /** Right before acting: the identity once more, live; a change means nothing is sent. */
-  private async confirmLanded(r: Resolved, ctx: CallContext): Promise<void> {
-    const now = await this.nodeNow(r.live, r.handle, ctx);
+  private async confirmLanded(r: Resolved, ctx: CallContext, readNow?: RawNode): Promise<void> {
+    // A node read live a moment ago (the web flush's last read) is that read: one round trip less
+    // between the check and the action.
+    const now = readNow ?? (await this.nodeNow(r.live, r.handle, ctx));
     if (now === "unknown")
       throw new AxsnapError(
         "IDENTITY_UNPROVEN",
@@ -534,23 +536,26 @@ export class Session {
    * that follows is no older than that moment. Only for elements inside web
    * content; elsewhere the tree is the app's own and current.
    */
-  private async flushWebTree(r: Resolved, ctx: CallContext, notes: string[]): Promise<void> {
-    if (!inWebContent(r.live.raw.root, r.handle)) return;
+  private async flushWebTree(r: Resolved, ctx: CallContext, notes: string[]): Promise<RawNode | undefined> {
+    if (!inWebContent(r.live.raw.root, r.handle)) return undefined;
     try {
       await ctx.step("read", () => r.live.backend.focus(r.handle, ctx.remaining()));
     } catch (e) {
       if (e instanceof AxsnapError && (e.code === "ABORTED" || e.code === "TIMEOUT")) throw e;
       notes.push("the web element could not be focused before acting, so its live name may lag the page");
-      return;
+      return undefined;
     }
     const until = performance.now() + Math.min(WEB_FLUSH_MS, ctx.remaining() / 2);
     for (;;) {
       const now = await this.nodeNow(r.live, r.handle, ctx);
-      if (typeof now === "object" && now.states?.focused === true) return;
+      // Not the element any more (gone, renamed): the identity check that follows says so.
+      if (typeof now !== "object" || now.states?.focused === true)
+        return typeof now === "object" ? now : undefined;
       if (performance.now() >= until) break;
-      await new Promise((done) => setTimeout(done, 5));
+      await new Promise((done) => setTimeout(done, 1));
     }
     notes.push("the page did not show the element focused in time, so its live name may lag the page");
+    return undefined;
   }
 
   /** A disabled element is not acted on: the app would ignore it, and "delivered" would be a lie. */
@@ -748,8 +753,7 @@ export class Session {
       await this.guardDestructive("click", addressed);
       const r = await this.resolveIn(target, options, ctx);
       const notes = [...r.notes];
-      await this.flushWebTree(r, ctx, notes);
-      await this.confirmLanded(r, ctx);
+      await this.confirmLanded(r, ctx, await this.flushWebTree(r, ctx, notes));
       this.guardEnabled(r);
       // A text field is clicked to put the caret in it: its only action ("activate") would submit its form.
       if (button === "left" && count === 1 && ENTRY_ROLES.has(r.record.role)) {
@@ -993,8 +997,7 @@ export class Session {
         record: { ...addressed.record, title: pretty, description: raw },
       });
       const r = await this.resolveIn(target, options, ctx);
-      await this.flushWebTree(r, ctx, r.notes);
-      await this.confirmLanded(r, ctx);
+      await this.confirmLanded(r, ctx, await this.flushWebTree(r, ctx, r.notes));
       this.guardEnabled(r);
       const uncertain = await this.semanticCall(ctx, () =>
         r.live.backend.doAction(r.handle, raw, ctx.remaining()),

@@ -9,7 +9,7 @@ import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RawNode } from "../lib/model.js";
 import { loadNative, type NativeBackend, type NativeSnapshot, type NativeWindow } from "../lib/native.js";
-import { type App, type Desktop, gtkWidgetFactory, startApp } from "../scripts/desktop.mjs";
+import { type Desktop, gtkWidgetFactory, startApp } from "../scripts/desktop.mjs";
 import { useDesktop } from "./support/linux.js";
 import { restartXvfb, xvfbPid } from "./support/x11.js";
 
