@@ -72,6 +72,7 @@ export {
   createSession,
   DEFAULT_DESTRUCTIVE_WORDS,
   type PixelOptions,
+  type ResolvedTarget,
   Session,
   type SessionOptions,
   type Target,
