@@ -36,7 +36,12 @@ export interface LiveObservation {
   windowStep: string;
   /** The observed tree, kept for identity counts when a ref is re-observed. */
   raw: RawSnapshot;
+  /** The options it was taken with: an action's fresh snapshot keeps them. */
+  options: ObservationOptions;
 }
+
+/** What an observation was asked for, without the app and the per-call budget. */
+export type ObservationOptions = Omit<SnapshotOptions, "app" | "deadlineMs" | "signal">;
 
 const live = new WeakMap<Snapshot, LiveObservation>();
 
@@ -143,7 +148,20 @@ export async function snapshot(options: SnapshotOptions, backend?: NativeBackend
     await releaseHandles();
     throw e;
   }
-  live.set(snap, { backend: b, window: result.window, windowStep: result.windowStep, raw: result.raw });
+  live.set(snap, {
+    backend: b,
+    window: result.window,
+    windowStep: result.windowStep,
+    raw: result.raw,
+    options: {
+      style: render.style,
+      textLimit: render.textLimit,
+      maxNodes: render.maxNodes,
+      maxDepth: render.maxDepth,
+      secureNames: render.secureNames,
+      screenshot: options.screenshot ?? true,
+    },
+  });
   return snap;
 }
 

@@ -15,6 +15,7 @@ import { CallContext, callBudget } from "./call.js";
 import {
   type LiveObservation,
   liveObservation,
+  type ObservationOptions,
   snapshot as observe,
   type SnapshotOptions,
 } from "./desktop.js";
@@ -25,6 +26,7 @@ import { activating, nonInserting, textActivates } from "./policy/keys.js";
 import { destructiveWordIn, normalizeForMatch } from "./policy/normalize.js";
 import type { ElementRecord, IdentityPredicate } from "./records.js";
 import { prettyActionName } from "./render/actions.js";
+import { normaliseRenderOptions, type RenderOptions } from "./render/index.js";
 import { identityOf } from "./render/plan.js";
 import { isSecure } from "./render/roles.js";
 import { cut } from "./render/sanitize.js";
@@ -87,8 +89,11 @@ export interface ActionResult {
 export interface ActOptions {
   /** Which app a bare index refers to; default the app of the session's latest snapshot. */
   app?: string | number;
-  /** Take a fresh snapshot after acting. Default true. */
-  snapshot?: boolean;
+  /**
+   * The fresh snapshot after acting: true (default) takes it with the options of the snapshot acted
+   * on (style, screenshot, limits); an object overrides some of them; false takes none.
+   */
+  snapshot?: boolean | ObservationOptions;
   /** This call's deadline in ms (1-600000); default the session's deadlineMs. The call settles by it. */
   deadlineMs?: number;
   /** Aborts the call: it settles with ABORTED; its delivery says whether anything had been sent. */
@@ -380,6 +385,7 @@ export class Session {
     options: { deadlineMs?: number; signal?: AbortSignal } | undefined,
     body: (ctx: CallContext) => Promise<T>,
   ): Promise<T> {
+    checkSnapshotOption((options as ActOptions | undefined)?.snapshot);
     const ctx = this.context(options);
     try {
       return await body(ctx);
@@ -725,7 +731,12 @@ export class Session {
       try {
         // The fresh snapshot is the agent's new view: it becomes the app's latest.
         // Inside the call's own deadline: the call settles by it, fresh snapshot included.
+        const kept = liveObservation(snap)?.options ?? {};
+        const asked =
+          typeof options.snapshot === "object" && options.snapshot !== null ? options.snapshot : {};
         result.snapshot = await this.snapshot({
+          ...kept,
+          ...asked,
           app: snap.app.pid,
           deadlineMs: ctx.remaining(),
           ...(ctx.signal ? { signal: ctx.signal } : {}),
@@ -1434,6 +1445,22 @@ export class Session {
  */
 function releaseLater(live: LiveObservation, handles: number[]): void {
   if (handles.length > 0) void live.backend.release(handles).catch(() => undefined);
+}
+
+/** The `snapshot` option of an action, checked before anything is sent (a bad one would fail only after). */
+function checkSnapshotOption(value: unknown): void {
+  if (value === undefined || typeof value === "boolean") return;
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    throw invalidArgument("snapshot must be true, false or an object of snapshot options");
+  const o = value as Record<string, unknown>;
+  for (const k of ["app", "deadlineMs", "signal"])
+    if (k in o)
+      throw invalidArgument(
+        `snapshot.${k} cannot be set: the fresh snapshot is of the same app, in the call's budget`,
+      );
+  if (o.screenshot !== undefined && typeof o.screenshot !== "boolean")
+    throw invalidArgument("snapshot.screenshot must be true or false");
+  normaliseRenderOptions(o as RenderOptions);
 }
 
 /** The addressed record, at the place where the element is now. */
