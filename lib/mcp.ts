@@ -23,6 +23,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { listApps } from "./desktop.js";
 import { AxsnapError, invalidArgument } from "./errors.js";
+import { sanitize } from "./render/sanitize.js";
 import {
   type ActionResult,
   type ConfirmRequest,
@@ -135,10 +136,14 @@ function ref(snapshotId: string, index: number): string {
   return `@${snapshotId}:e${index}`;
 }
 
-/** The snapshot as a model reads it: its id and how refs look, the text, and the screenshot. */
+/**
+ * The snapshot as a model reads it: its id and how refs look, the text, and
+ * the screenshot. The app name is sanitised and quoted, as in the snapshot's
+ * own header: a name cannot forge a header line.
+ */
 function snapshotContent(snap: Snapshot): CallToolResult["content"] {
   const head = [
-    `Snapshot ${snap.id} of ${snap.app.name} (pid ${snap.app.pid}), style ${snap.style}${snap.complete ? "" : `, incomplete (cut by ${snap.cutBy.join(", ")})`}.`,
+    `Snapshot ${snap.id} of ${JSON.stringify(sanitize(snap.app.name, 100))} (pid ${snap.app.pid}), style ${snap.style}${snap.complete ? "" : `, incomplete (cut by ${snap.cutBy.join(", ")})`}.`,
     `Refs look like @${snap.id}:e<N> for the element printed as N here (e.g. ${ref(snap.id, 0)} for line 0); a bare element_index means the latest snapshot of this app.`,
   ];
   const shot = snap.screenshot;
