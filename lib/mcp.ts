@@ -1,0 +1,516 @@
+/**
+ * axsnap as an MCP server (stdio): the computer-use tool set (list_apps,
+ * get_app_state, click, perform_secondary_action, set_value, type_text,
+ * press_key, scroll, drag) over one Session that lives as long as the server.
+ *
+ * Every action answers with its result (delivery, retry, channel, notes) as
+ * JSON text and the fresh snapshot the session took after it (text + PNG).
+ * A refused action is a tool result with `isError: true` carrying the
+ * AxsnapError's code, message, hint, delivery and retry as JSON: never a
+ * protocol error. Arguments are checked by zod schemas (the SDK answers a
+ * call that fails them with an `isError` result naming the field); what a
+ * schema cannot say (one target, not two) is checked here and answered as
+ * INVALID_ARGUMENT.
+ *
+ * Destructive targets go through the session's confirm callback: refused by
+ * default, allowed when the server was started with --confirm-destructive.
+ */
+import { readFileSync } from "node:fs";
+import type { Readable, Writable } from "node:stream";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { listApps } from "./desktop.js";
+import { AxsnapError, invalidArgument } from "./errors.js";
+import { sanitize } from "./render/sanitize.js";
+import {
+  type ActionResult,
+  type ConfirmRequest,
+  createSession,
+  type Session,
+  type Target,
+} from "./session.js";
+import type { Snapshot } from "./snapshot.js";
+
+export interface McpServerOptions {
+  /** Where requests come from. Default process.stdin. */
+  stdin?: Readable;
+  /** Where answers go. Default process.stdout (nothing else may write there). */
+  stdout?: Writable;
+  /** Let destructive targets through (the session's confirm callback says yes). Default false. */
+  confirmDestructive?: boolean;
+  /** Command-line arguments after `mcp` (e.g. ["--confirm-destructive"]); unknown ones are refused. */
+  argv?: readonly string[];
+}
+
+export const MCP_USAGE = "usage: axsnap mcp [--confirm-destructive]";
+
+/** Each call's deadline: a snapshot of a big window on a loaded machine takes a few seconds. */
+const DEADLINE_MS = 8000;
+/** Wheel steps per page when scrolling at a point (as the session does for an element without scroll actions). */
+const WHEEL_STEPS_PER_PAGE = 5;
+
+const ELEMENT_HELP =
+  'element_index is the number at the start of a line in the latest get_app_state text of that app (the snapshot an action returns becomes the latest too). ref is "@<snapshot id>:e<N>" (e.g. "@s8f3k2p9:e12"), built from the snapshot id printed at the top of a snapshot: it is safer than a bare index because it names the observation you read, so if the UI changed since, the action is refused (STALE_REF, nothing sent) instead of reaching whatever now has that number. Pass one of them.';
+
+const RESULT_HELP =
+  'Returns the result as JSON, then a fresh snapshot of the app (text and screenshot) whose indices are now the latest. delivery: "not_delivered" (nothing reached the app), "delivered_unverified" (sent; check the effect in the fresh snapshot), "delivered_verified" (sent and the new state read back) or "delivery_uncertain" (it may or may not have happened: look before repeating). retry: "safe" only when nothing was delivered; "unsafe" means do not repeat it blindly. channel: "semantic" (the element\'s own action or value) or "synthetic" (mouse or key events). notes: what happened on the way. A refusal is an error result with code, message, hint, delivery and retry: follow the hint.';
+
+const SAFETY_HELP =
+  "Targets whose name says delete, remove, send, sign out, log out, erase or empty trash are refused with POLICY_DENIED unless the user started the server with --confirm-destructive; secure fields (passwords, PINs) are never typed into or set. When refused, ask the user to do it.";
+
+const APP_HELP =
+  "The app (name or pid) whose latest snapshot a bare element_index or x/y refers to; default the app observed last. Not needed with a ref.";
+
+const INSTRUCTIONS = `axsnap shows one window of a desktop app as numbered text lines, one UI element a line, plus a screenshot, and acts on exactly the element printed on a line.
+Start with list_apps, then get_app_state for the app. Act by element_index (the number at the start of a line of the latest snapshot of that app) or, safer, by ref "@<snapshot id>:e<N>". x/y are pixels of the latest screenshot of that app.
+Every action returns delivery/retry and a fresh snapshot: read it before the next step. Errors carry a code and a hint; follow the hint. ${SAFETY_HELP}`;
+
+/** An app by name or pid; a string of digits is a pid. */
+const appSchema = z.union([z.string().min(1), z.number().int().positive()]);
+
+const elementFields = {
+  element_index: z.number().int().min(0).optional().describe("Index printed at the start of a line."),
+  ref: z.string().min(1).optional().describe('Ref "@<snapshot id>:e<N>", e.g. "@s8f3k2p9:e12".'),
+};
+
+const pixel = z.number().finite().describe("Screenshot pixels of the latest snapshot of the app.");
+
+const pointSchema = z
+  .object({
+    ...elementFields,
+    x: pixel.optional(),
+    y: pixel.optional(),
+  })
+  .strict();
+
+type ElementArgs = { element_index?: number | undefined; ref?: string | undefined };
+type PointArgs = ElementArgs & { x?: number | undefined; y?: number | undefined };
+
+function appOf(app: string | number | undefined): string | number | undefined {
+  if (typeof app === "string" && /^\d{1,10}$/.test(app.trim())) return Number(app.trim());
+  return app;
+}
+
+/** The element an action names: a ref or a bare index (exactly one), or none. */
+function targetOf(args: ElementArgs, what = "the element"): Target | undefined {
+  if (args.element_index !== undefined && args.ref !== undefined)
+    throw invalidArgument(
+      `${what}: give element_index or ref, not both`,
+      "pass the ref alone when you have one; it names the snapshot you read",
+    );
+  return args.ref ?? args.element_index;
+}
+
+function requiredTarget(args: ElementArgs, what = "the element"): Target {
+  const t = targetOf(args, what);
+  if (t === undefined)
+    throw invalidArgument(
+      `${what}: give element_index or ref`,
+      "take the index from the latest get_app_state text of the app, or its ref @<snapshot id>:e<index>",
+    );
+  return t;
+}
+
+/** Either an element or a point (x and y together), never both. */
+function elementOrPoint(
+  args: PointArgs,
+  what: string,
+): { target: Target } | { point: { x: number; y: number } } {
+  const target = targetOf(args, what);
+  const hasX = args.x !== undefined;
+  const hasY = args.y !== undefined;
+  if (hasX !== hasY) throw invalidArgument(`${what}: give both x and y, in screenshot pixels`);
+  if (target !== undefined && hasX)
+    throw invalidArgument(`${what}: give an element (element_index or ref) or a point (x, y), not both`);
+  if (target !== undefined) return { target };
+  if (hasX) return { point: { x: args.x!, y: args.y! } };
+  throw invalidArgument(
+    `${what}: give element_index, ref, or x and y`,
+    "prefer an element from the latest get_app_state text; x/y are pixels of its screenshot",
+  );
+}
+
+function ref(snapshotId: string, index: number): string {
+  return `@${snapshotId}:e${index}`;
+}
+
+/**
+ * The snapshot as a model reads it: its id and how refs look, the text, and
+ * the screenshot. The app name is sanitised and quoted, as in the snapshot's
+ * own header: a name cannot forge a header line.
+ */
+function snapshotContent(snap: Snapshot): CallToolResult["content"] {
+  const head = [
+    `Snapshot ${snap.id} of ${JSON.stringify(sanitize(snap.app.name, 100))} (pid ${snap.app.pid}), style ${snap.style}${snap.complete ? "" : `, incomplete (cut by ${snap.cutBy.join(", ")})`}.`,
+    `Refs look like @${snap.id}:e<N> for the element printed as N here (e.g. ${ref(snap.id, 0)} for line 0); a bare element_index means the latest snapshot of this app.`,
+  ];
+  const shot = snap.screenshot;
+  head.push(
+    shot
+      ? `Screenshot: ${shot.pixelWidth}x${shot.pixelHeight} px (the image that follows); x/y arguments are in these pixels.`
+      : "No screenshot with this snapshot.",
+  );
+  const content: CallToolResult["content"] = [{ type: "text", text: `${head.join("\n")}\n\n${snap.text}` }];
+  if (shot)
+    content.push({ type: "image", data: Buffer.from(shot.data).toString("base64"), mimeType: "image/png" });
+  return content;
+}
+
+function resultContent(result: ActionResult): CallToolResult {
+  const summary = {
+    action: result.action,
+    delivery: result.delivery,
+    retry: result.retry,
+    channel: result.channel,
+    notes: result.notes,
+    ...(result.target ? { target: ref(result.target.snapshotId, result.target.index) } : {}),
+    ...(result.snapshot ? { snapshot: result.snapshot.id } : {}),
+  };
+  return {
+    content: [
+      { type: "text", text: JSON.stringify(summary, null, 2) },
+      ...(result.snapshot
+        ? snapshotContent(result.snapshot)
+        : [{ type: "text" as const, text: "No fresh snapshot came back (see notes); call get_app_state." }]),
+    ],
+  };
+}
+
+/** A refusal or a failure as a tool result the model can read: never a protocol error. */
+function errorResult(e: unknown, acting: boolean): CallToolResult {
+  const body =
+    e instanceof AxsnapError
+      ? e.toJSON()
+      : {
+          code: "INTERNAL_ERROR",
+          message: e instanceof Error ? e.message : String(e),
+          hint: acting
+            ? "an unexpected failure: take a new snapshot with get_app_state to see whether the action happened"
+            : "an unexpected failure: try again, or take a new snapshot",
+          // Nothing is known about what an unexpected failure in an action did.
+          delivery: acting ? "delivery_uncertain" : "not_delivered",
+          retry: acting ? "unsafe" : "safe",
+        };
+  return { isError: true, content: [{ type: "text", text: JSON.stringify(body, null, 2) }] };
+}
+
+async function guarded(acting: boolean, body: () => Promise<CallToolResult>): Promise<CallToolResult> {
+  try {
+    return await body();
+  } catch (e) {
+    return errorResult(e, acting);
+  }
+}
+
+function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+      version?: string;
+    };
+    return pkg.version ?? "0.0.0";
+  } catch {
+    return "0.0.0";
+  }
+}
+
+/** The MCP server over a session (not connected): the tool set of this module. */
+export function createMcpServer(session: Session): McpServer {
+  const server = new McpServer(
+    { name: "axsnap", version: packageVersion() },
+    { instructions: INSTRUCTIONS, capabilities: { tools: {} } },
+  );
+  const act = (run: () => Promise<ActionResult>) => guarded(true, async () => resultContent(await run()));
+  const opts = (app: string | number | undefined, signal: AbortSignal) => {
+    const a = appOf(app);
+    return { signal, ...(a !== undefined ? { app: a } : {}) };
+  };
+
+  server.registerTool(
+    "list_apps",
+    {
+      title: "List apps",
+      description:
+        "Lists the desktop apps the accessibility service knows, as JSON [{ name, pid, bundleId? }]. Pass a name (or, when several share it, the pid) to get_app_state.",
+      inputSchema: z.object({}).strict(),
+      annotations: { readOnlyHint: true },
+    },
+    (_args, extra) =>
+      guarded(false, async () => {
+        const apps = await listApps({ deadlineMs: DEADLINE_MS, signal: extra.signal });
+        return { content: [{ type: "text", text: JSON.stringify(apps, null, 2) }] };
+      }),
+  );
+
+  server.registerTool(
+    "get_app_state",
+    {
+      title: "Get app state",
+      description: `Observes one window of an app: its UI elements as numbered text lines (one element a line, indented by depth; the number at the start of a line is its element_index), and a PNG screenshot of the window. The text starts with the snapshot id and says how refs look (@<snapshot id>:e<N>). Call it before acting on an app and whenever you are unsure what the window shows; it becomes the app's latest snapshot, which bare element indices refer to. Secure field values are shown as •••.`,
+      inputSchema: z
+        .object({
+          app: appSchema.describe("The app: its name (case-insensitive; a unique prefix works) or its pid."),
+          style: z
+            .enum(["tree", "compact"])
+            .optional()
+            .describe('"tree" (default): full lines; "compact": a shorter action view, same indices.'),
+          text_limit: z
+            .union([z.number().int().min(1), z.literal("max")])
+            .optional()
+            .describe('Cut each text at this many characters (default 500), or "max".'),
+          max_tree_nodes: z
+            .number()
+            .int()
+            .min(1)
+            .optional()
+            .describe("Print at most this many elements (default 1200)."),
+          max_tree_depth: z
+            .number()
+            .int()
+            .min(1)
+            .max(512)
+            .optional()
+            .describe("Walk at most this deep (default 64)."),
+          screenshot: z.boolean().optional().describe("Attach a screenshot (default true)."),
+        })
+        .strict(),
+      annotations: { readOnlyHint: true },
+    },
+    (args, extra) =>
+      guarded(false, async () => {
+        const snap = await session.snapshot({
+          app: appOf(args.app)!,
+          screenshot: args.screenshot ?? true,
+          deadlineMs: DEADLINE_MS,
+          signal: extra.signal,
+          ...(args.style !== undefined ? { style: args.style } : {}),
+          ...(args.text_limit !== undefined ? { textLimit: args.text_limit } : {}),
+          ...(args.max_tree_nodes !== undefined ? { maxNodes: args.max_tree_nodes } : {}),
+          ...(args.max_tree_depth !== undefined ? { maxDepth: args.max_tree_depth } : {}),
+        });
+        return { content: snapshotContent(snap) };
+      }),
+  );
+
+  server.registerTool(
+    "click",
+    {
+      title: "Click",
+      description: `Clicks an element (its own press action where it has one, else a mouse click at its centre) or a point (x, y in pixels of the latest screenshot of the app). ${ELEMENT_HELP} ${RESULT_HELP} ${SAFETY_HELP}`,
+      inputSchema: z
+        .object({
+          app: appSchema.optional().describe(APP_HELP),
+          ...elementFields,
+          x: pixel.optional(),
+          y: pixel.optional(),
+          click_count: z.number().int().min(1).max(2).optional().describe("1 (default) or 2 (double click)."),
+          mouse_button: z.enum(["left", "right"]).optional().describe('"left" (default) or "right".'),
+        })
+        .strict(),
+    },
+    (args, extra) =>
+      act(() => {
+        const at = elementOrPoint(args, "click");
+        const o = {
+          ...opts(args.app, extra.signal),
+          button: args.mouse_button ?? "left",
+          count: (args.click_count ?? 1) as 1 | 2,
+        };
+        return "target" in at ? session.click(at.target, o) : session.clickAt(at.point.x, at.point.y, o);
+      }),
+  );
+
+  server.registerTool(
+    "perform_secondary_action",
+    {
+      title: "Perform secondary action",
+      description: `Performs one of an element's named actions, as listed after "Secondary Actions:" on its line (e.g. "Raise", "Scroll Down", "expand or contract"); any case, raw or printed name. ${ELEMENT_HELP} ${RESULT_HELP} ${SAFETY_HELP}`,
+      inputSchema: z
+        .object({
+          app: appSchema.optional().describe(APP_HELP),
+          ...elementFields,
+          action: z.string().min(1).describe("The action's name as printed on the element's line."),
+        })
+        .strict(),
+    },
+    (args, extra) =>
+      act(() => session.performAction(requiredTarget(args), args.action, opts(args.app, extra.signal))),
+  );
+
+  server.registerTool(
+    "set_value",
+    {
+      title: "Set value",
+      description: `Sets the value of a settable element (printed "(settable, …)": a text field, a slider, a spin button), replacing what it holds; the result is delivered_verified when the new value was read back. To add to a text, use type_text. ${ELEMENT_HELP} ${RESULT_HELP} ${SAFETY_HELP}`,
+      inputSchema: z
+        .object({
+          app: appSchema.optional().describe(APP_HELP),
+          ...elementFields,
+          value: z.union([z.string(), z.number()]).describe("The new value (a number for sliders)."),
+        })
+        .strict(),
+    },
+    (args, extra) =>
+      act(() => session.setValue(requiredTarget(args), args.value, opts(args.app, extra.signal))),
+  );
+
+  server.registerTool(
+    "type_text",
+    {
+      title: "Type text",
+      description: `Types text. With an element, it is focused first and the text is inserted at its end; without one, the text goes to whatever has keyboard focus in the app (refused when nothing is focused). Refused with POLICY_DENIED, nothing sent, when the target or the focused element is a secure field. ${ELEMENT_HELP} ${RESULT_HELP} ${SAFETY_HELP}`,
+      inputSchema: z
+        .object({
+          app: appSchema.optional().describe(APP_HELP),
+          text: z.string().min(1).describe("The text to type."),
+          ...elementFields,
+        })
+        .strict(),
+    },
+    (args, extra) =>
+      act(() => {
+        const target = targetOf(args);
+        return session.typeText(args.text, {
+          ...opts(args.app, extra.signal),
+          ...(target !== undefined ? { target } : {}),
+        });
+      }),
+  );
+
+  server.registerTool(
+    "press_key",
+    {
+      title: "Press key",
+      description: `Presses a key or a combination in the app that has focus there, e.g. "Return", "Escape", "Tab", "ctrl+a", "ctrl+shift+t", "Page_Down", "F5". ${RESULT_HELP} ${SAFETY_HELP}`,
+      inputSchema: z
+        .object({
+          app: appSchema.optional().describe(APP_HELP),
+          key: z.string().min(1).describe('The key or combination, modifiers joined by "+".'),
+        })
+        .strict(),
+    },
+    (args, extra) => act(() => session.pressKey(args.key, opts(args.app, extra.signal))),
+  );
+
+  server.registerTool(
+    "scroll",
+    {
+      title: "Scroll",
+      description: `Scrolls an element (a list, a scroll area, a document) by pages, with its own scroll actions where it has them, else mouse wheel steps over it; or scrolls with the wheel at a point (x, y in screenshot pixels). ${ELEMENT_HELP} ${RESULT_HELP}`,
+      inputSchema: z
+        .object({
+          app: appSchema.optional().describe(APP_HELP),
+          ...elementFields,
+          x: pixel.optional(),
+          y: pixel.optional(),
+          direction: z.enum(["up", "down", "left", "right"]),
+          pages: z.number().int().min(1).max(50).optional().describe("How many pages (default 1)."),
+        })
+        .strict(),
+    },
+    (args, extra) =>
+      act(() => {
+        const at = elementOrPoint(args, "scroll");
+        const pages = args.pages ?? 1;
+        const o = opts(args.app, extra.signal);
+        if ("target" in at) return session.scroll(at.target, args.direction, pages, o);
+        const steps = Math.min(100, pages * WHEEL_STEPS_PER_PAGE);
+        const dx = args.direction === "left" ? -steps : args.direction === "right" ? steps : 0;
+        const dy = args.direction === "up" ? -steps : args.direction === "down" ? steps : 0;
+        return session.scrollAt(at.point.x, at.point.y, { dx, dy }, o);
+      }),
+  );
+
+  server.registerTool(
+    "drag",
+    {
+      title: "Drag",
+      description: `Drags with the left mouse button from one place to another in the same app: both ends elements ({ element_index } or { ref }) or both points ({ x, y } in pixels of the latest screenshot of the app). ${ELEMENT_HELP} ${RESULT_HELP} ${SAFETY_HELP}`,
+      inputSchema: z
+        .object({
+          app: appSchema.optional().describe(APP_HELP),
+          from: pointSchema.describe("Where the drag starts: { element_index }, { ref } or { x, y }."),
+          to: pointSchema.describe("Where it ends: { element_index }, { ref } or { x, y }."),
+        })
+        .strict(),
+    },
+    (args, extra) =>
+      act(() => {
+        const from = elementOrPoint(args.from, "drag from");
+        const to = elementOrPoint(args.to, "drag to");
+        const o = opts(args.app, extra.signal);
+        if ("target" in from && "target" in to) return session.drag(from.target, to.target, o);
+        if ("point" in from && "point" in to) return session.dragAt(from.point, to.point, o);
+        throw invalidArgument(
+          "drag: give both ends as elements or both as points",
+          "use the element indices of the latest snapshot for both ends, or pixels of its screenshot for both",
+        );
+      }),
+  );
+
+  return server;
+}
+
+function parseArgv(argv: readonly string[]): { confirmDestructive: boolean } {
+  let confirmDestructive = false;
+  for (const a of argv) {
+    if (a === "--confirm-destructive") confirmDestructive = true;
+    else throw invalidArgument(`unknown argument ${JSON.stringify(a)}`, MCP_USAGE);
+  }
+  return { confirmDestructive };
+}
+
+/**
+ * Runs the MCP server on stdio until the client closes its end (stdin ends)
+ * or the transport closes; then releases the session's snapshots.
+ */
+export async function runMcpServer(options: McpServerOptions = {}): Promise<void> {
+  const confirmDestructive =
+    options.confirmDestructive === true || parseArgv(options.argv ?? []).confirmDestructive;
+  const stdin = options.stdin ?? process.stdin;
+  const stdout = options.stdout ?? process.stdout;
+  // stdout carries the protocol: anything logged there would corrupt it.
+  const restoreLog = stdout === process.stdout ? divertConsoleLog() : () => undefined;
+  const session = createSession({
+    deadlineMs: DEADLINE_MS,
+    ...(confirmDestructive
+      ? {
+          confirm: (r: ConfirmRequest) => {
+            process.stderr.write(
+              `axsnap mcp: ${r.action} on ${JSON.stringify(r.name)} in ${r.app} allowed by --confirm-destructive (${r.reason})\n`,
+            );
+            return true;
+          },
+        }
+      : {}),
+  });
+  const server = createMcpServer(session);
+  const transport = new StdioServerTransport(stdin, stdout);
+  const closed = new Promise<void>((resolve) => {
+    server.server.onclose = () => resolve();
+  });
+  // The SDK's transport does not watch for the end of its input: a client that closed its end is gone.
+  const end = () => void transport.close().catch(() => undefined);
+  stdin.once("end", end);
+  stdin.once("close", end);
+  try {
+    await server.connect(transport);
+    await closed;
+  } finally {
+    stdin.off("end", end);
+    stdin.off("close", end);
+    await session.close().catch(() => undefined);
+    restoreLog();
+  }
+}
+
+function divertConsoleLog(): () => void {
+  const { log, info, debug } = console;
+  console.log = console.info = console.debug = (...args: unknown[]) => console.error(...args);
+  return () => {
+    console.log = log;
+    console.info = info;
+    console.debug = debug;
+  };
+}
