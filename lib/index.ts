@@ -24,13 +24,21 @@ export {
 } from "./actions.js";
 export {
   listApps,
+  type ObservationOptions,
   type PermissionState,
   type PermissionStatus,
   permissions,
   requestPermissions,
   type SnapshotOptions,
 } from "./desktop.js";
-export { AxsnapError, type Delivery, ERROR_CODES, type ErrorCode, type Retry } from "./errors.js";
+export {
+  AxsnapError,
+  type AxsnapErrorOptions,
+  type Delivery,
+  ERROR_CODES,
+  type ErrorCode,
+  type Retry,
+} from "./errors.js";
 export type {
   ChildSource,
   Platform,
@@ -58,6 +66,7 @@ export {
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_NODES,
   DEFAULT_TEXT_LIMIT,
+  type RenderCut,
   type RenderOptions,
   type RenderResult,
   render,
@@ -84,5 +93,6 @@ export {
   type Screenshot,
   type Snapshot,
   type SnapshotCut,
+  type SnapshotInput,
 } from "./snapshot.js";
 export { validateRawSnapshot } from "./validate.js";

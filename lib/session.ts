@@ -51,7 +51,7 @@ export interface SessionOptions {
   keepSnapshots?: number;
   /** Deadline for each native step. Default 5 s. */
   deadlineMs?: number;
-  /** A backend other than the desktop's (tests: the fake backend). */
+  /** A backend other than the desktop's (tests: the fake backend). @internal */
   backend?: NativeBackend;
 }
 

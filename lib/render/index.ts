@@ -14,6 +14,7 @@ import { isSecure } from "./roles.js";
 import { present, sanitize, type TextLimit } from "./sanitize.js";
 
 export type { Style } from "./format.js";
+export type { RenderCut } from "./plan.js";
 export { secureByName } from "./roles.js";
 export type { TextLimit } from "./sanitize.js";
 
