@@ -302,7 +302,13 @@ describe("gtk3-widget-factory", () => {
     async () => {
       const start = await session.snapshot({ app: GTK, screenshot: false });
       const toPage3 = await session.click(indexOf(start, /^\d+ radio button Page 3\b/));
-      const snap = toPage3.snapshot!;
+      // GTK builds the page after the click's action returned: wait (bounded) for its tree.
+      const snap = await settle(
+        session,
+        toPage3,
+        (s) => /table cell .*Charlemagne, Secondary Actions: /.test(s.text),
+        GTK,
+      );
       const parent = indexOf(
         snap,
         /^\d+ table cell \(selectable, expanded\) Charlemagne, Secondary Actions: /,
