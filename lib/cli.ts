@@ -1,94 +1,174 @@
 #!/usr/bin/env node
 /**
- * The axsnap command line:
- *   axsnap apps
- *   axsnap snapshot --app NAME|PID [--style tree|compact] [--screenshot out.png]
- *                   [--max-nodes N] [--max-depth N] [--deadline MS] [--text-limit N|max]
- * Prints the snapshot text on stdout; errors print their code and hint on
- * stderr and exit 1 (2 for a usage error).
+ * The axsnap command line, for agents that shell out: `axsnap snapshot --app
+ * NAME` prints the window as numbered lines under a header naming the
+ * snapshot id, and every action takes a ref `@<id>:e<index>` from it, in
+ * this or any later process (the snapshot is kept in the session directory;
+ * see lib/cli/store.ts). `--json` prints one envelope per run. `axsnap help`
+ * lists the commands.
+ *
+ * Exit status: 0 ok, 1 an axsnap error, 2 a usage error. Output is written
+ * with process.stdout.write and the status set on process.exitCode, never
+ * process.exit: the process ends once stdout has drained, so a pipe gets all
+ * of a big snapshot.
  */
-import { writeFileSync } from "node:fs";
-import { parseArgs } from "node:util";
-import { listApps, snapshot } from "./desktop.js";
-import { AxsnapError } from "./errors.js";
+import { readFileSync } from "node:fs";
+import {
+  type Globals,
+  helpText,
+  type Invocation,
+  parseCommandLine,
+  type Step,
+  UsageError,
+} from "./cli/args.js";
+import { Runner } from "./cli/commands.js";
+import {
+  type Envelope,
+  type ErrorData,
+  envelopeText,
+  errorData,
+  errorText,
+  exitCodeOf,
+  writeErr,
+  writeOut,
+} from "./cli/output.js";
 
-const USAGE = `usage:
-  axsnap apps
-  axsnap snapshot --app NAME|PID [--style tree|compact] [--screenshot out.png]
-                  [--max-nodes N] [--max-depth N] [--deadline MS] [--text-limit N|max]`;
-
-function int(name: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0)
-    throw new AxsnapError("INVALID_ARGUMENT", `--${name} must be a positive integer`);
-  return n;
+function version(): string {
+  // lib/cli.ts and dist/cli.js both sit one level below the package root.
+  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+    version: string;
+  };
+  return pkg.version;
 }
 
-async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  if (command === "apps") {
-    for (const app of await listApps()) console.log(`${app.name}\tpid ${app.pid}`);
-    return 0;
-  }
-  if (command !== "snapshot") {
-    console.error(USAGE);
-    return 2;
-  }
-  const { values } = parseArgs({
-    args: rest,
-    options: {
-      app: { type: "string" },
-      style: { type: "string" },
-      screenshot: { type: "string" },
-      "max-nodes": { type: "string" },
-      "max-depth": { type: "string" },
-      deadline: { type: "string" },
-      "text-limit": { type: "string" },
-    },
-  });
-  if (values.app === undefined) {
-    console.error(USAGE);
-    return 2;
-  }
-  const app = /^\d+$/.test(values.app) ? Number(values.app) : values.app;
-  const textLimit = values["text-limit"] === "max" ? "max" : int("text-limit", values["text-limit"]);
-  const maxNodes = int("max-nodes", values["max-nodes"]);
-  const maxDepth = int("max-depth", values["max-depth"]);
-  const deadlineMs = int("deadline", values.deadline);
-  const snap = await snapshot({
-    app,
-    screenshot: values.screenshot !== undefined,
-    ...(values.style !== undefined ? { style: values.style as "tree" } : {}),
-    ...(textLimit !== undefined ? { textLimit } : {}),
-    ...(maxNodes !== undefined ? { maxNodes } : {}),
-    ...(maxDepth !== undefined ? { maxDepth } : {}),
-    ...(deadlineMs !== undefined ? { deadlineMs } : {}),
-  });
-  console.log(snap.text);
-  if (values.screenshot !== undefined) {
-    if (snap.screenshot) {
-      writeFileSync(values.screenshot, snap.screenshot.data);
-      const s = snap.screenshot;
-      console.error(
-        `screenshot: ${values.screenshot} (${s.pixelWidth}×${s.pixelHeight} px, ${s.scale} px per point, window at ${s.windowOrigin.x},${s.windowOrigin.y})`,
-      );
-    } else {
-      console.error("screenshot: none was captured (see the notes at the end of the text)");
-    }
-  }
-  await snap.release();
+function usageData(e: UsageError): ErrorData {
+  return {
+    code: "INVALID_ARGUMENT",
+    message: e.message,
+    hint: `see \`axsnap ${e.command && e.command !== "axsnap" ? `${e.command} --help` : "help"}\``,
+    delivery: "not_delivered",
+    retry: "safe",
+  };
+}
+
+/**
+ * Prints an error: with --json only the envelope, on stdout (so `2>&1` still
+ * parses); otherwise on stderr, a usage error as one line, an axsnap error as
+ * its line and its hint.
+ */
+function fail(command: string, err: ErrorData, json: boolean, usage: boolean, data?: unknown): number {
+  if (json) {
+    const envelope: Envelope = { ok: false, command, error: err, ...(data === undefined ? {} : { data }) };
+    writeOut(envelopeText(envelope));
+  } else if (usage) {
+    writeErr(`axsnap: ${err.message}${/help`/.test(err.message) ? "" : ` (${err.hint})`}\n`);
+  } else writeErr(errorText(err));
+  return usage ? 2 : exitCodeOf(err.code);
+}
+
+function succeed(command: string, data: unknown, text: string, json: boolean): number {
+  writeOut(json ? envelopeText({ ok: true, command, data }) : text);
   return 0;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (e: unknown) => {
-    if (e instanceof AxsnapError) {
-      console.error(`axsnap: ${e.code}: ${e.message}\nhint: ${e.hint}`);
-      process.exit(e.code === "INVALID_ARGUMENT" ? 2 : 1);
+async function runMcp(): Promise<number> {
+  // The MCP server lives in lib/mcp.ts; the specifier is a variable so this file builds without it.
+  const specifier = "./mcp.js";
+  let mod: { runMcpServer?: () => Promise<void> };
+  try {
+    mod = (await import(specifier)) as typeof mod;
+  } catch (e) {
+    writeErr(`axsnap: this build has no MCP server (${(e as Error).message.split("\n")[0]})\n`);
+    return 1;
+  }
+  if (typeof mod.runMcpServer !== "function") {
+    writeErr("axsnap: this build's lib/mcp.js does not export runMcpServer()\n");
+    return 1;
+  }
+  await mod.runMcpServer();
+  return 0;
+}
+
+async function runOne(step: Step, globals: Globals): Promise<number> {
+  const runner = new Runner(globals);
+  try {
+    const out = await runner.run(step);
+    return succeed(step.command, out.data, out.text, globals.json);
+  } catch (e) {
+    if (e instanceof UsageError) return fail(step.command, usageData(e), globals.json, true);
+    return fail(step.command, errorData(e, runner.app), globals.json, false);
+  } finally {
+    await runner.close().catch(() => undefined);
+  }
+}
+
+/** `axsnap call`: the steps in one process and one Session; the first error stops the sequence. */
+async function runCall(steps: Step[], globals: Globals): Promise<number> {
+  const runner = new Runner(globals);
+  const done: { step: number; command: string; data: unknown }[] = [];
+  const texts: string[] = [];
+  try {
+    for (const [i, step] of steps.entries()) {
+      try {
+        const out = await runner.run(step);
+        done.push({ step: i + 1, command: step.command, data: out.data });
+        texts.push(`[step ${i + 1}: ${step.command}]\n${out.text}`);
+      } catch (e) {
+        const err: ErrorData = {
+          ...(e instanceof UsageError ? usageData(e) : errorData(e, runner.app)),
+          step: i + 1,
+          stepCommand: step.command,
+        };
+        // What the steps before it printed still reaches the caller.
+        if (!globals.json) writeOut(texts.join(""));
+        return fail("call", err, globals.json, false, { steps: done });
+      }
     }
-    console.error(e);
-    process.exit(1);
+    return succeed("call", { steps: done }, texts.join(""), globals.json);
+  } finally {
+    await runner.close().catch(() => undefined);
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const json = argv.includes("--json");
+  let inv: Invocation;
+  try {
+    inv = parseCommandLine(argv);
+  } catch (e) {
+    if (e instanceof UsageError) return fail(e.command ?? "axsnap", usageData(e), json, true);
+    throw e;
+  }
+  switch (inv.kind) {
+    case "help": {
+      const text = helpText(inv.topic);
+      return succeed("help", { text }, text, inv.globals.json);
+    }
+    case "version": {
+      const v = version();
+      return succeed("version", { version: v }, `${v}\n`, inv.globals.json);
+    }
+    case "mcp":
+      return runMcp();
+    case "call":
+      return runCall(inv.steps, inv.globals);
+    case "run":
+      return runOne(inv.step, inv.globals);
+  }
+}
+
+// A reader that goes away (`axsnap snapshot | head`) is not an error of ours.
+process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+  if (e.code !== "EPIPE") throw e;
+});
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    // Never a stack trace: one line saying what went wrong.
+    writeErr(`axsnap: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exitCode = 1;
   },
 );

@@ -80,6 +80,7 @@ export {
   type ConfirmRequest,
   createSession,
   DEFAULT_DESTRUCTIVE_WORDS,
+  findAgain,
   type PixelOptions,
   type ResolvedTarget,
   Session,

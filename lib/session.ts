@@ -1519,6 +1519,66 @@ function positive(name: string, value: number | undefined, fallback: number, who
   return value;
 }
 
+/**
+ * Finds an element again, by a record's identity, in a fresh live snapshot of
+ * its app: step 2 of resolution (refs-and-actions.md), for a record kept
+ * outside any session (the CLI's store, another process), which has no live
+ * handle to try first. Returns the fresh snapshot's record of the one match.
+ * None → STALE_REF; several → AMBIGUOUS_TARGET; an incomplete fresh
+ * observation → IDENTITY_UNPROVEN. A record not proven unique when observed
+ * cannot be told from its twins without its handle: AMBIGUOUS_TARGET when
+ * several match, else STALE_REF (never a guess by index or path).
+ */
+export function findAgain(
+  record: Pick<ElementRecord, "index" | "identity" | "proof">,
+  fresh: Snapshot,
+): ElementRecord {
+  const live = liveObservation(fresh);
+  if (!live) throw invalidArgument("findAgain needs a snapshot observed live, not one rendered from a tree");
+  if (!fresh.complete)
+    throw new AxsnapError(
+      "IDENTITY_UNPROVEN",
+      `element ${record.index} cannot be found again with certainty: the new observation was incomplete (${fresh.cutBy.join(", ")}); nothing was sent`,
+    );
+  const matches: RawNode[] = [];
+  countMatches(live.raw.root, record.identity, matches);
+  if (live.raw.menuBar) countMatches(live.raw.menuBar, record.identity, matches);
+  if (!record.proof.unique) {
+    const why =
+      record.proof.reason === "duplicates"
+        ? `${record.proof.matches} elements had its identity when it was observed`
+        : "its observation was incomplete";
+    if (matches.length > 1)
+      throw new AxsnapError(
+        "AMBIGUOUS_TARGET",
+        `element ${record.index} was not proven unique (${why}) and ${matches.length} elements match it now; nothing was sent`,
+      );
+    throw new AxsnapError(
+      "STALE_REF",
+      `element ${record.index} was not proven unique (${why}), so it cannot be found again by its identity; nothing was sent`,
+    );
+  }
+  if (matches.length === 0)
+    throw new AxsnapError("STALE_REF", `element ${record.index} is gone from the window; nothing was sent`);
+  if (matches.length > 1)
+    throw new AxsnapError(
+      "AMBIGUOUS_TARGET",
+      `${matches.length} elements now match element ${record.index}; nothing was sent`,
+    );
+  const handle = matches[0]!.handle;
+  const printed =
+    handle === undefined
+      ? undefined
+      : (fresh.records.find((r) => r.handle === handle && sameIdentity(r.identity, record.identity)) ??
+        fresh.records.find((r) => r.handle === handle));
+  if (!printed)
+    throw new AxsnapError(
+      "IDENTITY_UNPROVEN",
+      `element ${record.index} matches an element the new observation did not print; nothing was sent`,
+    );
+  return printed;
+}
+
 export function createSession(options?: SessionOptions): Session {
   return new Session(options);
 }

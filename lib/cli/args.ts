@@ -1,0 +1,651 @@
+/**
+ * The command line's grammar: which commands exist, their positionals and
+ * options, the help text, and the parsing of both argv and the steps of
+ * `axsnap call` into one shape (`Step`), so a command behaves the same typed
+ * by hand and inside a sequence. Everything wrong here is a usage error
+ * (exit 2), raised before anything touches the desktop.
+ */
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+
+/** A mistake in how the command was typed: one line on stderr, exit 2. */
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+  constructor(
+    message: string,
+    readonly command?: string,
+  ) {
+    super(message);
+  }
+}
+
+export type Target = string | number;
+
+/** One command with its arguments, as given on the command line or as one step of `call`. */
+export interface Step {
+  command: string;
+  app?: string | number;
+  style?: "tree" | "compact";
+  textLimit?: number | "max";
+  maxNodes?: number;
+  maxDepth?: number;
+  /** File to write the screenshot to (the snapshot is then taken with one). */
+  screenshot?: string;
+  deadlineMs?: number;
+  /** false: no fresh snapshot after an action (--no-snapshot). */
+  snapshot: boolean;
+  target?: Target;
+  into?: Target;
+  from?: Target;
+  to?: Target;
+  text?: string;
+  value?: string | number;
+  key?: string;
+  direction?: "up" | "down" | "left" | "right";
+  pages?: number;
+  name?: string;
+  x?: number;
+  y?: number;
+  button?: "left" | "right";
+  count?: 1 | 2;
+  /** A snapshot id: whose screenshot pixels click-at means, or which app press/type go to. */
+  of?: string;
+}
+
+/** Options every command takes. */
+export interface Globals {
+  json: boolean;
+  /** Session directory (--session); default $XDG_STATE_HOME/axsnap. */
+  session?: string;
+  /** Destructive targets are allowed (the library's confirm callback answers yes). */
+  confirm: boolean;
+}
+
+export type Invocation =
+  | { kind: "help"; topic?: string; globals: Globals }
+  | { kind: "version"; globals: Globals }
+  | { kind: "run"; step: Step; globals: Globals }
+  | { kind: "call"; steps: Step[]; globals: Globals }
+  | { kind: "mcp"; globals: Globals };
+
+type Field = Exclude<keyof Step, "command" | "snapshot">;
+
+interface CommandSpec {
+  summary: string;
+  /** Positional names, in order; a trailing "?" marks an optional one. */
+  args: string[];
+  /** Option groups the command takes beyond the globals. */
+  options: ("snapshot" | "act" | "app" | "click" | "of" | "into" | "number")[];
+  details?: string;
+}
+
+const TARGET_NOTE =
+  "TARGET is a ref @<snapshot id>:e<index> printed by `axsnap snapshot` (a bare index only inside `axsnap call`).";
+
+export const COMMANDS: Record<string, CommandSpec> = {
+  apps: { summary: "list the apps the accessibility service knows, with their pids", args: [], options: [] },
+  snapshot: {
+    summary: "observe one window of an app: numbered lines, one element each",
+    args: [],
+    options: ["app", "snapshot"],
+    details:
+      "The first line names the snapshot id; act on the element printed as N with the ref @<id>:eN, from this or a later process.",
+  },
+  click: { summary: "click an element", args: ["target"], options: ["act", "snapshot", "click"] },
+  "double-click": { summary: "double-click an element", args: ["target"], options: ["act", "snapshot"] },
+  "right-click": {
+    summary: "right-click an element (its menu)",
+    args: ["target"],
+    options: ["act", "snapshot"],
+  },
+  type: {
+    summary: "type text: into TARGET (--into), or where keyboard focus is in the app (--app / --of)",
+    args: ["text"],
+    options: ["act", "snapshot", "into", "app", "of"],
+  },
+  "set-value": {
+    summary: "set an element's value (a text, or a number with --number)",
+    args: ["target", "value"],
+    options: ["act", "snapshot", "number"],
+  },
+  press: {
+    summary: 'press a key combination in the app, e.g. "ctrl+a", "Return"',
+    args: ["key"],
+    options: ["act", "snapshot", "app", "of"],
+  },
+  scroll: {
+    summary: "scroll an element by pages: DIRECTION is up, down, left or right",
+    args: ["target", "direction", "pages?"],
+    options: ["act", "snapshot"],
+  },
+  drag: { summary: "drag from one element to another", args: ["from", "to"], options: ["act", "snapshot"] },
+  "perform-action": {
+    summary: 'run an element\'s named action, raw or as printed ("Scroll Down")',
+    args: ["target", "name"],
+    options: ["act", "snapshot"],
+  },
+  "click-at": {
+    summary: "click at X Y in pixels of a snapshot's screenshot (--of ID; default the newest with one)",
+    args: ["x", "y"],
+    options: ["act", "snapshot", "click", "of", "app"],
+    details:
+      "The snapshot must have been taken with --screenshot FILE and be at most 60 s old; the window must not have moved since.",
+  },
+  resolve: {
+    summary: "check that a ref still reaches its element, without acting",
+    args: ["target"],
+    options: ["act"],
+  },
+  permissions: {
+    summary: "what this process may do (macOS Accessibility, Screen Recording)",
+    args: [],
+    options: [],
+  },
+  call: {
+    summary: "run a sequence of commands in one process: --calls JSON (or --calls-file FILE, - for stdin)",
+    args: [],
+    options: [],
+    details: [
+      'Each step is an object: {"command":"snapshot","app":"gtk3-widget-factory"}, {"command":"click","target":12}.',
+      "Keys are the command's argument and option names in camelCase (target, text, value, key, direction, pages,",
+      "from, to, name, x, y, into, of, app, style, textLimit, maxNodes, maxDepth, screenshot, deadline, button,",
+      "count, snapshot: false). A bare index means that element of the latest snapshot the sequence printed",
+      "(of the step's app when it names one). The sequence stops at the first error and says which step failed.",
+    ].join("\n  "),
+  },
+  mcp: { summary: "run the MCP server on stdin/stdout", args: [], options: [] },
+  help: { summary: "this help; `axsnap help COMMAND` for one command", args: ["command?"], options: [] },
+};
+
+const OPTION_HELP: Record<CommandSpec["options"][number] | "global", string[]> = {
+  global: [
+    "--json               one JSON envelope on stdout: {ok, command, data} or {ok: false, command, error}",
+    "--session DIR        where snapshots are kept for later refs (default $XDG_STATE_HOME/axsnap)",
+    "--deadline MS        deadline of each observation and action, 1-600000 (default 5000)",
+    "--confirm            allow destructive targets (Delete, Send, ...); without it they are refused",
+    "-h, --help           help for the command",
+  ],
+  app: ["--app NAME|PID       the app (a unique prefix of its name works)"],
+  snapshot: [
+    "--style tree|compact the text style (default tree)",
+    "--text-limit N|max   longest printed text (default 500)",
+    "--max-nodes N        most elements printed (default 1200)",
+    "--max-depth N        deepest printed level (default 64)",
+    "--screenshot FILE    also capture the window, as PNG into FILE",
+  ],
+  act: ["--no-snapshot        no fresh snapshot after acting"],
+  click: ["--button left|right  (default left)", "--count 1|2          (default 1)"],
+  of: ["--of SNAPSHOT_ID     the snapshot that names the app (and, for click-at, the screenshot)"],
+  into: ["--into TARGET        the field to type into (focused and checked first)"],
+  number: ["--number             set VALUE as a number (sliders, spin buttons)"],
+};
+
+export function helpText(topic?: string): string {
+  if (topic !== undefined) {
+    const spec = COMMANDS[topic];
+    if (!spec) throw new UsageError(`no command "${topic}"; run \`axsnap help\` for the list`, "help");
+    const args = spec.args.map((a) =>
+      a.endsWith("?") ? `[${a.slice(0, -1).toUpperCase()}]` : a.toUpperCase(),
+    );
+    const lines = [
+      `usage: axsnap ${topic}${args.length ? ` ${args.join(" ")}` : ""} [options]`,
+      "",
+      spec.summary,
+    ];
+    if (spec.args.some((a) => ["target", "from", "to"].includes(a)) || spec.options.includes("into"))
+      lines.push(TARGET_NOTE);
+    if (spec.details) lines.push("", spec.details);
+    lines.push("", "options:");
+    for (const group of [...spec.options, "global" as const])
+      for (const l of OPTION_HELP[group]) lines.push(`  ${l}`);
+    return `${lines.join("\n")}\n`;
+  }
+  const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
+  return `${[
+    "axsnap: desktop apps as numbered accessibility lines, and actions that reach exactly the printed element",
+    "",
+    "usage: axsnap COMMAND [ARGS] [options]",
+    "",
+    "commands:",
+    ...Object.entries(COMMANDS).map(([name, spec]) => `  ${name.padEnd(width)}  ${spec.summary}`),
+    "",
+    "  axsnap snapshot --app gtk3-widget-factory      prints `snapshot s8f3k2p9 ...` and the lines",
+    "  axsnap click @s8f3k2p9:e12                     clicks the element printed as 12, from any later process",
+    "",
+    TARGET_NOTE,
+    "A ref is checked against a new observation before acting: the element must still be there, and be the only one",
+    "with its identity (role, name, id); otherwise STALE_REF, AMBIGUOUS_TARGET or IDENTITY_UNPROVEN, nothing sent.",
+    "",
+    "global options:",
+    ...OPTION_HELP.global.map((l) => `  ${l}`),
+    "  --version            the version",
+    "",
+    "exit status: 0 ok, 1 an axsnap error (its code, message and hint on stderr), 2 a usage error",
+    "`axsnap help COMMAND` or `axsnap COMMAND --help` for one command.",
+  ].join("\n")}\n`;
+}
+
+// ---- values ----------------------------------------------------------------
+
+function wholeNumber(name: string, value: unknown, min: number, max: number, command: string): number {
+  const n = typeof value === "string" && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
+  if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max)
+    throw new UsageError(`${name} must be a whole number from ${min} to ${max}, got ${show(value)}`, command);
+  return n;
+}
+
+function show(value: unknown): string {
+  return typeof value === "string" ? JSON.stringify(value) : String(value);
+}
+
+function nonEmpty(name: string, value: unknown, command: string): string {
+  if (typeof value !== "string" || value.length === 0)
+    throw new UsageError(`${name} must be a non-empty text, got ${show(value)}`, command);
+  return value;
+}
+
+function targetOf(name: string, value: unknown, command: string): Target {
+  if (typeof value === "number" && Number.isInteger(value) && value >= 0) return value;
+  if (typeof value === "string") {
+    const t = value.trim();
+    if (/^\d{1,9}$/.test(t)) return Number(t);
+    if (/^@s[a-z0-9]{7}:e\d{1,9}$/.test(t)) return t;
+    if (/^@?e\d+$/.test(t))
+      throw new UsageError(
+        `${name} ${t} does not say which snapshot it came from; use the full ref @<snapshot id>:e<index> printed by \`axsnap snapshot\``,
+        command,
+      );
+  }
+  throw new UsageError(
+    `${name} must be a ref like @s8f3k2p9:e12 (printed by \`axsnap snapshot\`), got ${show(value)}`,
+    command,
+  );
+}
+
+function appOf(value: unknown, command: string): string | number {
+  if (typeof value === "number" && Number.isInteger(value) && value > 0) return value;
+  if (typeof value === "string" && value.trim() !== "")
+    return /^\d+$/.test(value.trim()) ? Number(value.trim()) : value.trim();
+  throw new UsageError(`--app must be an app name or a pid, got ${show(value)}`, command);
+}
+
+function finite(name: string, value: unknown, command: string): number {
+  const n = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
+  if (typeof n !== "number" || !Number.isFinite(n))
+    throw new UsageError(`${name} must be a number of screenshot pixels, got ${show(value)}`, command);
+  return n;
+}
+
+function oneOf<T extends string>(name: string, value: unknown, allowed: readonly T[], command: string): T {
+  if (typeof value === "string" && (allowed as readonly string[]).includes(value)) return value as T;
+  throw new UsageError(`${name} must be ${allowed.join(" or ")}, got ${show(value)}`, command);
+}
+
+/** Sets one field of a step from a raw value (a string from argv, any JSON value from a call step). */
+function setField(step: Step, field: Field, value: unknown, numberValue = false): void {
+  const c = step.command;
+  switch (field) {
+    case "app":
+      step.app = appOf(value, c);
+      return;
+    case "style":
+      step.style = oneOf("--style", value, ["tree", "compact"] as const, c);
+      return;
+    case "textLimit":
+      step.textLimit = value === "max" ? "max" : wholeNumber("--text-limit", value, 1, 1e9, c);
+      return;
+    case "maxNodes":
+      step.maxNodes = wholeNumber("--max-nodes", value, 1, 1e7, c);
+      return;
+    case "maxDepth":
+      step.maxDepth = wholeNumber("--max-depth", value, 1, 512, c);
+      return;
+    case "deadlineMs":
+      step.deadlineMs = wholeNumber("--deadline", value, 1, 600_000, c);
+      return;
+    case "screenshot":
+      step.screenshot = nonEmpty("--screenshot", value, c);
+      return;
+    case "target":
+    case "into":
+    case "from":
+    case "to":
+      step[field] = targetOf(field === "into" ? "--into" : field.toUpperCase(), value, c);
+      return;
+    case "text":
+      step.text = nonEmpty("TEXT", value, c);
+      return;
+    case "key":
+      step.key = nonEmpty("KEY", value, c);
+      return;
+    case "name":
+      step.name = nonEmpty("NAME", value, c);
+      return;
+    case "value":
+      if (numberValue || typeof value === "number") {
+        const n = typeof value === "string" ? Number(value) : value;
+        if (
+          typeof n !== "number" ||
+          !Number.isFinite(n) ||
+          (typeof value === "string" && value.trim() === "")
+        )
+          throw new UsageError(`VALUE must be a number with --number, got ${show(value)}`, c);
+        step.value = n;
+      } else if (typeof value === "string") step.value = value;
+      else throw new UsageError(`VALUE must be a text or a number, got ${show(value)}`, c);
+      return;
+    case "direction":
+      step.direction = oneOf("DIRECTION", value, ["up", "down", "left", "right"] as const, c);
+      return;
+    case "pages":
+      step.pages = wholeNumber("PAGES", value, 1, 50, c);
+      return;
+    case "x":
+    case "y":
+      step[field] = finite(field.toUpperCase(), value, c);
+      return;
+    case "button":
+      step.button = oneOf("--button", value, ["left", "right"] as const, c);
+      return;
+    case "count":
+      step.count = wholeNumber("--count", value, 1, 2, c) as 1 | 2;
+      return;
+    case "of":
+      if (typeof value !== "string" || !/^s[a-z0-9]{7}$/.test(value.trim()))
+        throw new UsageError(`--of must be a snapshot id like s8f3k2p9, got ${show(value)}`, c);
+      step.of = value.trim();
+      return;
+  }
+}
+
+/** Positional name → step field. */
+const POSITIONAL: Record<string, Field> = {
+  target: "target",
+  from: "from",
+  to: "to",
+  text: "text",
+  value: "value",
+  key: "key",
+  direction: "direction",
+  pages: "pages",
+  name: "name",
+  x: "x",
+  y: "y",
+};
+
+/** Option groups → (flag, field). */
+const GROUP_FLAGS: Record<CommandSpec["options"][number], [string, Field | "no-snapshot" | "number"][]> = {
+  app: [["app", "app"]],
+  snapshot: [
+    ["style", "style"],
+    ["text-limit", "textLimit"],
+    ["max-nodes", "maxNodes"],
+    ["max-depth", "maxDepth"],
+    ["screenshot", "screenshot"],
+  ],
+  act: [["no-snapshot", "no-snapshot"]],
+  click: [
+    ["button", "button"],
+    ["count", "count"],
+  ],
+  of: [["of", "of"]],
+  into: [["into", "into"]],
+  number: [["number", "number"]],
+};
+
+/** What every command needs beyond its positionals; checked for argv and call steps alike. */
+function checkComplete(step: Step, inCall: boolean): void {
+  const c = step.command;
+  const spec = COMMANDS[c]!;
+  for (const a of spec.args) {
+    if (a.endsWith("?") || c === "help") continue;
+    const field = POSITIONAL[a]!;
+    if (step[field] === undefined)
+      throw new UsageError(
+        `${c} needs ${a.toUpperCase()}${inCall ? ` (the key "${field}")` : ""}; see \`axsnap ${c} --help\``,
+        c,
+      );
+  }
+  if (c === "snapshot" && step.app === undefined)
+    throw new UsageError("snapshot needs --app NAME|PID; `axsnap apps` lists the apps", c);
+  if (
+    !inCall &&
+    (c === "press" || (c === "type" && step.into === undefined)) &&
+    step.app === undefined &&
+    !step.of
+  )
+    throw new UsageError(`${c} needs --app NAME|PID or --of SNAPSHOT_ID: which app the keys go to`, c);
+  if (!inCall)
+    for (const f of ["target", "into", "from", "to"] as const)
+      if (typeof step[f] === "number")
+        throw new UsageError(
+          `a bare index (${step[f]}) means something only inside \`axsnap call\`; use the ref @<snapshot id>:e${step[f]} printed by \`axsnap snapshot\``,
+          c,
+        );
+}
+
+const GLOBAL_OPTIONS = {
+  json: { type: "boolean" },
+  session: { type: "string" },
+  deadline: { type: "string" },
+  confirm: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean" },
+} as const;
+
+/** Parses the command line (without node and the script). */
+export function parseCommandLine(argv: string[]): Invocation {
+  // The command is the first word that is neither a flag nor the value of a global flag before it.
+  let first = -1;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "--") break;
+    if (a === "--session" || a === "--deadline") i++;
+    else if (!a.startsWith("-")) {
+      first = i;
+      break;
+    }
+  }
+  const command = first === -1 ? undefined : argv[first]!;
+  const rest = first === -1 ? argv : [...argv.slice(0, first), ...argv.slice(first + 1)];
+
+  if (command === undefined) {
+    const { values } = parse(rest, GLOBAL_OPTIONS, "axsnap", 0);
+    const globals = toGlobals(values);
+    if (values.version) return { kind: "version", globals };
+    if (values.help) return { kind: "help", globals };
+    throw new UsageError("no command given; run `axsnap help`");
+  }
+  const spec = COMMANDS[command];
+  if (!spec) throw new UsageError(`no command "${command}"; run \`axsnap help\` for the list`);
+  const flagToField = new Map<string, Field | "no-snapshot" | "number">();
+  const options: Record<string, { type: "string" | "boolean"; short?: string }> = { ...GLOBAL_OPTIONS };
+  for (const group of spec.options)
+    for (const [flag, field] of GROUP_FLAGS[group]) {
+      flagToField.set(flag, field);
+      options[flag] = { type: field === "no-snapshot" || field === "number" ? "boolean" : "string" };
+    }
+  if (command === "call") {
+    options.calls = { type: "string" };
+    options["calls-file"] = { type: "string" };
+  }
+  const { values, positionals } = parse(rest, options, command, spec.args.length);
+  const globals = toGlobals(values, command);
+  if (values.version) return { kind: "version", globals };
+  if (values.help) return { kind: "help", topic: command, globals };
+  if (command === "help") {
+    const topic = positionals[0];
+    if (topic !== undefined && !COMMANDS[topic])
+      throw new UsageError(`no command "${topic}"; run \`axsnap help\` for the list`, "help");
+    return topic === undefined ? { kind: "help", globals } : { kind: "help", topic, globals };
+  }
+  if (command === "mcp") return { kind: "mcp", globals };
+  if (command === "call") return { kind: "call", steps: readCalls(values), globals };
+
+  const step: Step = { command, snapshot: true };
+  const deadline = values.deadline;
+  if (deadline !== undefined) setField(step, "deadlineMs", deadline);
+  for (const [flag, field] of flagToField) {
+    const v = values[flag];
+    if (v === undefined || field === "number") continue;
+    if (field === "no-snapshot") step.snapshot = v !== true;
+    else setField(step, field, v);
+  }
+  spec.args.forEach((a, i) => {
+    const v = positionals[i];
+    if (v === undefined) return;
+    const field = POSITIONAL[a.replace(/\?$/, "")]!;
+    setField(step, field, v, values.number === true);
+  });
+  checkComplete(step, false);
+  return { kind: "run", step, globals };
+}
+
+type ParsedValues = Record<string, string | boolean | undefined>;
+
+function parse(
+  args: string[],
+  options: Record<string, { type: "string" | "boolean"; short?: string }>,
+  command: string,
+  maxPositionals: number,
+): { values: ParsedValues; positionals: string[] } {
+  let out: { values: ParsedValues; positionals: string[] };
+  try {
+    out = parseArgs({ args, options, strict: true, allowPositionals: true }) as typeof out;
+  } catch (e) {
+    // parseArgs' messages are one line already ("Unknown option '--foo'...").
+    const msg = (e as Error).message.split("\n")[0]!.replace(/\. To specify a positional.*$/, "");
+    throw new UsageError(
+      `${msg}; see \`axsnap ${command === "axsnap" ? "help" : `${command} --help`}\``,
+      command,
+    );
+  }
+  if (out.positionals.length > maxPositionals && !out.values.help)
+    throw new UsageError(
+      `too many arguments for ${command}: ${out.positionals.slice(maxPositionals).map(show).join(" ")} (quote a text with spaces)`,
+      command,
+    );
+  return out;
+}
+
+function toGlobals(values: ParsedValues, command?: string): Globals {
+  const session = values.session;
+  if (session === "") throw new UsageError("--session needs a directory", command);
+  return {
+    json: values.json === true,
+    confirm: values.confirm === true,
+    ...(typeof session === "string" ? { session } : {}),
+  };
+}
+
+/** Step keys of `call` → fields; kebab-case spellings of the flags are accepted too. */
+const STEP_KEYS: Record<string, Field | "snapshot" | "no-snapshot"> = {
+  app: "app",
+  style: "style",
+  textLimit: "textLimit",
+  "text-limit": "textLimit",
+  maxNodes: "maxNodes",
+  "max-nodes": "maxNodes",
+  maxDepth: "maxDepth",
+  "max-depth": "maxDepth",
+  screenshot: "screenshot",
+  deadline: "deadlineMs",
+  deadlineMs: "deadlineMs",
+  snapshot: "snapshot",
+  "no-snapshot": "no-snapshot",
+  noSnapshot: "no-snapshot",
+  target: "target",
+  into: "into",
+  from: "from",
+  to: "to",
+  text: "text",
+  value: "value",
+  key: "key",
+  direction: "direction",
+  pages: "pages",
+  name: "name",
+  x: "x",
+  y: "y",
+  button: "button",
+  count: "count",
+  of: "of",
+};
+
+/** Which step keys each command accepts (its positionals and its option groups). */
+function allowedKeys(command: string): Set<string> {
+  const spec = COMMANDS[command]!;
+  const fields = new Set<string>(["deadlineMs", "command"]);
+  for (const a of spec.args) fields.add(POSITIONAL[a.replace(/\?$/, "")]!);
+  for (const g of spec.options)
+    for (const [, f] of GROUP_FLAGS[g])
+      fields.add(f === "no-snapshot" ? "snapshot" : f === "number" ? "" : f);
+  return fields;
+}
+
+const NOT_IN_CALL = new Set(["call", "mcp", "help"]);
+
+function readCalls(values: ParsedValues): Step[] {
+  const inline = values.calls;
+  const file = values["calls-file"];
+  if ((inline === undefined) === (file === undefined))
+    throw new UsageError("call needs exactly one of --calls JSON or --calls-file FILE", "call");
+  let text: string;
+  if (typeof inline === "string") text = inline;
+  else {
+    try {
+      text = readTextFile(String(file));
+    } catch (e) {
+      throw new UsageError(`cannot read --calls-file ${String(file)}: ${(e as Error).message}`, "call");
+    }
+  }
+  let list: unknown;
+  try {
+    list = JSON.parse(text);
+  } catch (e) {
+    throw new UsageError(`--calls is not JSON: ${(e as Error).message}`, "call");
+  }
+  if (!Array.isArray(list) || list.length === 0)
+    throw new UsageError(
+      '--calls must be a non-empty JSON array of steps like {"command":"snapshot",...}',
+      "call",
+    );
+  if (list.length > 100) throw new UsageError("--calls takes at most 100 steps", "call");
+  return list.map((raw, i) => {
+    const where = `step ${i + 1}`;
+    if (raw === null || typeof raw !== "object" || Array.isArray(raw))
+      throw new UsageError(`${where} must be an object with a "command"`, "call");
+    const obj = raw as Record<string, unknown>;
+    const command = obj.command;
+    if (typeof command !== "string" || !COMMANDS[command] || NOT_IN_CALL.has(command))
+      throw new UsageError(
+        `${where}: "command" must be one of ${Object.keys(COMMANDS)
+          .filter((c) => !NOT_IN_CALL.has(c))
+          .join(", ")}, got ${show(command)}`,
+        "call",
+      );
+    const step: Step = { command, snapshot: true };
+    const allowed = allowedKeys(command);
+    try {
+      for (const [key, value] of Object.entries(obj)) {
+        if (key === "command") continue;
+        const field = STEP_KEYS[key];
+        const canonical = field === "no-snapshot" ? "snapshot" : field;
+        if (field === undefined || !allowed.has(canonical!))
+          throw new UsageError(`unknown key "${key}" for ${command}`, command);
+        if (field === "snapshot" || field === "no-snapshot") {
+          if (typeof value !== "boolean") throw new UsageError(`"${key}" must be true or false`, command);
+          step.snapshot = field === "snapshot" ? value : !value;
+        } else setField(step, field, value);
+      }
+      checkComplete(step, true);
+    } catch (e) {
+      if (e instanceof UsageError) throw new UsageError(`${where} (${command}): ${e.message}`, "call");
+      throw e;
+    }
+    return step;
+  });
+}
+
+function readTextFile(file: string): string {
+  return readFileSync(file === "-" ? 0 : file, "utf8");
+}

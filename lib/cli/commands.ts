@@ -1,0 +1,474 @@
+/**
+ * The commands, over one library Session and the store. A `Runner` lives for
+ * one process: one command, or the steps of `axsnap call` (one Session, so a
+ * bare index in a later step means that element of the latest snapshot the
+ * sequence printed).
+ *
+ * A ref from another process: its snapshot is not in this process's
+ * Session, so it is looked up in the store; the app (by the stored pid) is
+ * observed again with the stored render options, the window must be the one
+ * observed (same title), and the element is found by its stored identity with
+ * the library's rules (`findAgain`: one match, else STALE_REF,
+ * AMBIGUOUS_TARGET or IDENTITY_UNPROVEN). The action then goes to the match
+ * as a ref of the new observation, through every check the library makes on
+ * any target (live identity, confirm landed, guards).
+ */
+import { writeFileSync } from "node:fs";
+import { resolve as resolvePath } from "node:path";
+import { listApps, permissions } from "../desktop.js";
+import { AxsnapError, invalidArgument } from "../errors.js";
+import { normaliseRenderOptions } from "../render/index.js";
+import { type ActionResult, type ActOptions, createSession, findAgain, type Session } from "../session.js";
+import type { Snapshot } from "../snapshot.js";
+import type { Globals, Step, Target } from "./args.js";
+import {
+  type ActionData,
+  actionData,
+  actionText,
+  appsText,
+  permissionsText,
+  type ResolveData,
+  refOf,
+  resolveText,
+  type SnapshotData,
+  snapshotData,
+  snapshotText,
+  type TargetData,
+} from "./output.js";
+import { Store, type StoredOptions, type StoredSnapshot, storedOf } from "./store.js";
+
+const REF = /^@(s[a-z0-9]{7}):e(\d{1,9})$/;
+/** Coordinates need an observation at most this old (the library's staleAfterMs default). */
+const PIXELS_MAX_AGE_MS = 60_000;
+
+/** One command's outcome: the data of the envelope and its text form. */
+export interface Outcome {
+  data: unknown;
+  text: string;
+}
+
+export class Runner {
+  readonly session: Session;
+  readonly store: Store;
+  /** Snapshots handed to the caller (printed), newest last: what a bare index and --of mean here. */
+  private readonly printed: Snapshot[] = [];
+  /** Re-observations made for stored refs during the current command, by stored snapshot id. */
+  private reobserved = new Map<string, Snapshot>();
+  /** The app the current command is about, for hints ("run `axsnap snapshot --app NAME`"). */
+  app: string | number | undefined;
+
+  constructor(globals: Globals) {
+    this.store = new Store(globals.session);
+    this.session = createSession({
+      keepSnapshots: 20,
+      ...(globals.confirm ? { confirm: () => true } : {}),
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.session.close();
+  }
+
+  async run(step: Step): Promise<Outcome> {
+    this.reobserved = new Map();
+    this.app = step.app;
+    switch (step.command) {
+      case "apps": {
+        const apps = await listApps(step.deadlineMs === undefined ? {} : { deadlineMs: step.deadlineMs });
+        return { data: { apps }, text: appsText(apps) };
+      }
+      case "permissions": {
+        const p = await permissions();
+        return { data: p, text: permissionsText(p) };
+      }
+      case "snapshot":
+        return this.snapshot(step);
+      case "resolve":
+        return this.resolve(step);
+      case "click":
+      case "double-click":
+      case "right-click":
+      case "set-value":
+      case "scroll":
+      case "perform-action":
+        return this.onTarget(step);
+      case "type":
+        return this.type(step);
+      case "press":
+        return this.press(step);
+      case "drag":
+        return this.drag(step);
+      case "click-at":
+        return this.clickAt(step);
+      default:
+        throw invalidArgument(`no command "${step.command}"`, "run `axsnap help` for the list");
+    }
+  }
+
+  // ---- snapshots -------------------------------------------------------------
+
+  private renderOptions(step: Step): StoredOptions {
+    const o = normaliseRenderOptions({
+      ...(step.style === undefined ? {} : { style: step.style }),
+      ...(step.textLimit === undefined ? {} : { textLimit: step.textLimit }),
+      ...(step.maxNodes === undefined ? {} : { maxNodes: step.maxNodes }),
+      ...(step.maxDepth === undefined ? {} : { maxDepth: step.maxDepth }),
+    });
+    return { style: o.style, textLimit: o.textLimit, maxNodes: o.maxNodes, maxDepth: o.maxDepth };
+  }
+
+  /** Stores a snapshot handed to the caller, writes its screenshot where asked, and returns its data. */
+  private hand(snap: Snapshot, step: Step): SnapshotData {
+    let path: string | undefined;
+    if (step.screenshot !== undefined && snap.screenshot) {
+      path = resolvePath(step.screenshot);
+      try {
+        writeFileSync(path, snap.screenshot.data);
+      } catch (e) {
+        throw invalidArgument(
+          `cannot write the screenshot to ${path}: ${(e as Error).message}`,
+          "pass --screenshot with a file in a directory you can write",
+        );
+      }
+    }
+    const file = this.store.save(storedOf(snap, this.renderOptions(step), path));
+    this.printed.push(snap);
+    if (this.printed.length > 50) this.printed.shift();
+    this.app = snap.app.name;
+    return snapshotData(snap, file, path);
+  }
+
+  private async snapshot(step: Step): Promise<Outcome> {
+    const snap = await this.session.snapshot({
+      app: step.app!,
+      screenshot: step.screenshot !== undefined,
+      ...this.renderOptions(step),
+      ...(step.deadlineMs === undefined ? {} : { deadlineMs: step.deadlineMs }),
+    });
+    const data = this.hand(snap, step);
+    return { data, text: snapshotText(data, step.screenshot !== undefined) };
+  }
+
+  /** The latest snapshot this runner printed, of `app` when given. */
+  private lastPrinted(app: string | number | undefined): Snapshot | undefined {
+    for (let i = this.printed.length - 1; i >= 0; i--) {
+      const s = this.printed[i]!;
+      if (app === undefined || s.app.pid === app || s.app.name.toLowerCase() === String(app).toLowerCase())
+        return s;
+    }
+    return undefined;
+  }
+
+  private printedById(id: string): Snapshot | undefined {
+    return this.printed.find((s) => s.id === id && !s.released);
+  }
+
+  /** Observes the app of a stored snapshot again, with its render options (once per command). */
+  private async reobserve(stored: StoredSnapshot, step: Step, screenshot = false): Promise<Snapshot> {
+    const key = `${stored.id}:${screenshot}`;
+    const held = this.reobserved.get(key);
+    if (held) return held;
+    const fresh = await this.session.snapshot({
+      app: stored.app.pid,
+      screenshot,
+      ...stored.options,
+      ...(step.deadlineMs === undefined ? {} : { deadlineMs: step.deadlineMs }),
+    });
+    this.reobserved.set(key, fresh);
+    return fresh;
+  }
+
+  // ---- targets ---------------------------------------------------------------
+
+  /**
+   * A target as the library takes it: a ref of a snapshot this process holds
+   * (a bare index inside `call` becomes the ref of the latest printed
+   * snapshot), or, for a ref from another process, the ref of its element
+   * found again in a new observation.
+   */
+  private async target(t: Target, step: Step): Promise<{ ref: string; data: TargetData; notes: string[] }> {
+    let ref: string;
+    if (typeof t === "number") {
+      const snap = this.lastPrinted(step.app);
+      if (!snap)
+        throw new AxsnapError(
+          "SNAPSHOT_NOT_FOUND",
+          `a bare index (${t}) needs a snapshot earlier in the sequence${step.app === undefined ? "" : ` of ${step.app}`}`,
+          {
+            hint: 'start the sequence with {"command":"snapshot","app":"NAME"}, or use a ref @<snapshot id>:e<index> printed by `axsnap snapshot`',
+          },
+        );
+      ref = refOf(snap.id, t);
+    } else ref = t;
+    const m = REF.exec(ref);
+    if (!m)
+      throw invalidArgument(`not a ref: ${ref}`, "use a ref like @s8f3k2p9:e12 printed by `axsnap snapshot`");
+    const id = m[1]!;
+    const index = Number(m[2]);
+    const held = this.printedById(id);
+    if (held && this.holds(ref)) {
+      // Addressed as printed: the library checks the live element (and finds it again if it moved).
+      this.app = held.app.name;
+      return { ref, data: { ref, snapshotId: id, index }, notes: [] };
+    }
+    const stored = this.store.load(id, step.app === undefined ? "NAME" : String(step.app));
+    this.app = stored.app.name;
+    const record = stored.records[index];
+    if (!record)
+      throw new AxsnapError(
+        "ELEMENT_NOT_FOUND",
+        `snapshot ${id} printed no element ${index} (0-${stored.records.length - 1})`,
+      );
+    const fresh = await this.reobserve(stored, step);
+    if (fresh.window.title !== stored.window.title)
+      throw new AxsnapError(
+        "STALE_REF",
+        `element ${index} was observed in the window "${stored.window.title}", and ${stored.app.name} now shows "${fresh.window.title}"; nothing was sent`,
+      );
+    let found: ReturnType<typeof findAgain>;
+    try {
+      found = findAgain(record, fresh);
+    } catch (e) {
+      if (!(e instanceof AxsnapError) || record.proof.unique) throw e;
+      // Its twins share role and name: only its live handle, held by the process that printed it, tells them apart.
+      throw new AxsnapError(e.code, e.message, {
+        hint: `elements with the same role and name cannot be told apart from another process: click its pixels (\`axsnap snapshot --app ${stored.app.name} --screenshot FILE\`, then \`axsnap click-at X Y --of ID\` within 60 s), or run the snapshot and the action in one process with \`axsnap call\``,
+      });
+    }
+    const foundAs = refOf(fresh.id, found.index);
+    return {
+      ref: foundAs,
+      data: { ref, snapshotId: id, index, foundAs },
+      notes: [
+        `found again by its identity as element ${found.index} of a new observation (${fresh.id}), since ${id} was taken by another process`,
+      ],
+    };
+  }
+
+  /** Whether the session still holds the ref's snapshot (else the store answers for it). */
+  private holds(ref: string): boolean {
+    try {
+      this.session.address(ref);
+      return true;
+    } catch (e) {
+      if (e instanceof AxsnapError && e.code === "SNAPSHOT_NOT_FOUND") return false;
+      throw e;
+    }
+  }
+
+  private actOptions(step: Step): ActOptions {
+    return {
+      // The fresh snapshot after acting is taken with this command's style, limits and screenshot setting.
+      snapshot: step.snapshot
+        ? { ...this.renderOptions(step), screenshot: step.screenshot !== undefined }
+        : false,
+      ...(step.deadlineMs === undefined ? {} : { deadlineMs: step.deadlineMs }),
+    };
+  }
+
+  private finish(
+    result: ActionResult,
+    step: Step,
+    target: TargetData | undefined,
+    notes: string[],
+    extra: Partial<ActionData> = {},
+  ): Outcome {
+    const snap = result.snapshot ? this.hand(result.snapshot, step) : undefined;
+    const data = { ...actionData(result, target, snap, notes), ...extra };
+    return { data, text: actionText(data, step.screenshot !== undefined) };
+  }
+
+  private async onTarget(step: Step): Promise<Outcome> {
+    const t = await this.target(step.target!, step);
+    const opts = this.actOptions(step);
+    let result: ActionResult;
+    switch (step.command) {
+      case "click":
+        result = await this.session.click(t.ref, {
+          ...opts,
+          ...(step.button === undefined ? {} : { button: step.button }),
+          ...(step.count === undefined ? {} : { count: step.count }),
+        });
+        break;
+      case "double-click":
+        result = await this.session.click(t.ref, { ...opts, count: 2 });
+        break;
+      case "right-click":
+        result = await this.session.click(t.ref, { ...opts, button: "right" });
+        break;
+      case "set-value":
+        result = await this.session.setValue(t.ref, step.value!, opts);
+        break;
+      case "scroll":
+        result = await this.session.scroll(t.ref, step.direction!, step.pages ?? 1, opts);
+        break;
+      default:
+        result = await this.session.performAction(t.ref, step.name!, opts);
+    }
+    return this.finish(result, step, t.data, t.notes);
+  }
+
+  private async drag(step: Step): Promise<Outcome> {
+    const from = await this.target(step.from!, step);
+    const to = await this.target(step.to!, step);
+    const result = await this.session.drag(from.ref, to.ref, this.actOptions(step));
+    return this.finish(result, step, from.data, [...from.notes, ...to.notes], {});
+  }
+
+  private async resolve(step: Step): Promise<Outcome> {
+    const t = await this.target(step.target!, step);
+    const r = await this.session.resolve(
+      t.ref,
+      step.deadlineMs === undefined ? {} : { deadlineMs: step.deadlineMs },
+    );
+    const data: ResolveData = {
+      ...r,
+      ref: t.data.ref,
+      snapshotId: t.data.snapshotId,
+      index: t.data.index,
+      ...(t.data.foundAs ? { how: "reobserved" as const, foundAs: t.data.foundAs } : {}),
+      notes: [...t.notes, ...r.notes],
+    };
+    return { data, text: resolveText(data) };
+  }
+
+  // ---- keys --------------------------------------------------------------------
+
+  /**
+   * The pid keys go to (press, type without --into), with an observation of
+   * it in the session: the one printed earlier in this sequence when there is
+   * one, else a new one. The library then reads the app's focus live.
+   */
+  private async keysApp(step: Step): Promise<number> {
+    let app: string | number | undefined = step.app;
+    if (step.of !== undefined) {
+      const held = this.printedById(step.of);
+      app = held ? held.app.pid : this.store.load(step.of).app.pid;
+    }
+    const printed = this.lastPrinted(app);
+    if (printed && Date.now() - printed.takenAt < PIXELS_MAX_AGE_MS) {
+      this.app = printed.app.name;
+      return printed.app.pid;
+    }
+    if (app === undefined)
+      throw new AxsnapError("SNAPSHOT_NOT_FOUND", "no app to send the keys to", {
+        hint: "pass --app NAME (or start the sequence with a snapshot)",
+      });
+    const snap = await this.session.snapshot({
+      app,
+      screenshot: false,
+      ...this.renderOptions(step),
+      ...(step.deadlineMs === undefined ? {} : { deadlineMs: step.deadlineMs }),
+    });
+    this.app = snap.app.name;
+    return snap.app.pid;
+  }
+
+  private async press(step: Step): Promise<Outcome> {
+    const pid = await this.keysApp(step);
+    const result = await this.session.pressKey(step.key!, { ...this.actOptions(step), app: pid });
+    return this.finish(result, step, undefined, []);
+  }
+
+  private async type(step: Step): Promise<Outcome> {
+    if (step.into !== undefined) {
+      const t = await this.target(step.into, step);
+      const result = await this.session.typeText(step.text!, { ...this.actOptions(step), target: t.ref });
+      return this.finish(result, step, t.data, t.notes);
+    }
+    const pid = await this.keysApp(step);
+    const result = await this.session.typeText(step.text!, { ...this.actOptions(step), app: pid });
+    return this.finish(result, step, undefined, []);
+  }
+
+  // ---- pixels ------------------------------------------------------------------
+
+  /**
+   * click-at: pixels of a snapshot's screenshot. A snapshot printed in this
+   * process is used as it is (the library checks its age). One from another
+   * process must be at most 60 s old, and the window is observed again (with
+   * a screenshot): it must still have the same title, frame and scale, so the
+   * pixels still mean the same screen point; the click then goes through the
+   * library with the new observation.
+   */
+  private async clickAt(step: Step): Promise<Outcome> {
+    const opts = {
+      ...this.actOptions(step),
+      ...(step.button === undefined ? {} : { button: step.button }),
+      ...(step.count === undefined ? {} : { count: step.count }),
+    };
+    const x = step.x!;
+    const y = step.y!;
+    const held =
+      step.of !== undefined
+        ? this.printedById(step.of)
+        : (() => {
+            const s = this.lastPrinted(step.app);
+            return s?.screenshot ? s : undefined;
+          })();
+    if (held) {
+      this.app = held.app.name;
+      const result = await this.session.clickAt(x, y, { ...opts, of: held });
+      return this.finish(result, step, undefined, [], { at: { x, y, snapshotId: held.id } });
+    }
+    const app = step.app;
+    const stored =
+      step.of !== undefined
+        ? this.store.load(step.of, app === undefined ? "NAME" : String(app))
+        : this.store.newest(
+            (s) =>
+              s.screenshot !== undefined &&
+              (app === undefined ||
+                s.app.pid === app ||
+                s.app.name.toLowerCase() === String(app).toLowerCase()),
+          );
+    if (!stored)
+      throw new AxsnapError(
+        "SNAPSHOT_NOT_FOUND",
+        `no stored snapshot with a screenshot${app === undefined ? "" : ` of ${app}`} in ${this.store.dir}`,
+        {
+          hint: `run \`axsnap snapshot --app ${app ?? "NAME"} --screenshot FILE\`, look at FILE, then \`axsnap click-at X Y --of ID\``,
+        },
+      );
+    this.app = stored.app.name;
+    if (!stored.screenshot)
+      throw invalidArgument(
+        `snapshot ${stored.id} was taken without a screenshot, so its pixels mean nothing`,
+        `run \`axsnap snapshot --app ${stored.app.name} --screenshot FILE\` and use the pixels of FILE`,
+      );
+    const age = Date.now() - stored.takenAt;
+    if (age > PIXELS_MAX_AGE_MS)
+      throw new AxsnapError(
+        "STALE_OBSERVATION",
+        `snapshot ${stored.id} is ${Math.round(age / 1000)} s old; pixels need one at most ${PIXELS_MAX_AGE_MS / 1000} s old`,
+      );
+    const fresh = await this.reobserve(stored, step, true);
+    const was = stored.screenshot;
+    const now = fresh.screenshot;
+    const f0 = stored.window.frame;
+    const f1 = fresh.window.frame;
+    const same =
+      now !== undefined &&
+      fresh.window.title === stored.window.title &&
+      f0.x === f1.x &&
+      f0.y === f1.y &&
+      f0.w === f1.w &&
+      f0.h === f1.h &&
+      now.scale === was.scale &&
+      now.windowOrigin.x === was.windowOrigin.x &&
+      now.windowOrigin.y === was.windowOrigin.y;
+    if (!same)
+      throw new AxsnapError(
+        "STALE_OBSERVATION",
+        `the window of ${stored.app.name} changed since snapshot ${stored.id} (moved, resized, another window, or no screenshot now), so its pixels no longer mean the same point; nothing was sent`,
+      );
+    const result = await this.session.clickAt(x, y, { ...opts, of: fresh });
+    return this.finish(
+      result,
+      step,
+      undefined,
+      [`checked against a new observation (${fresh.id}): the window has not moved since ${stored.id}`],
+      { at: { x, y, snapshotId: stored.id } },
+    );
+  }
+}

@@ -1,0 +1,263 @@
+/**
+ * What the CLI prints: the data of each command (the same object in text and
+ * in `--json`), the text form, the envelope, hints in CLI terms, and the
+ * writing itself. Output is written with process.stdout.write and the exit
+ * code set on process.exitCode: the process ends when stdout has drained,
+ * so a pipe never gets a cut snapshot.
+ */
+
+import type { PermissionStatus } from "../desktop.js";
+import { AxsnapError, type Delivery, type Retry } from "../errors.js";
+import type { RawApp, Rect } from "../model.js";
+import type { ActionResult, ResolvedTarget } from "../session.js";
+import type { Snapshot } from "../snapshot.js";
+
+export interface ScreenshotData {
+  path: string;
+  pixelWidth: number;
+  pixelHeight: number;
+  scale: number;
+  windowOrigin: { x: number; y: number };
+}
+
+export interface SnapshotData {
+  snapshotId: string;
+  app: { name: string; pid: number; bundleId?: string };
+  window: { title: string; frame: Rect };
+  text: string;
+  /** index → ref, for every printed index. */
+  refs: Record<string, string>;
+  complete: boolean;
+  cutBy: string[];
+  focusedIndex?: number;
+  screenshot?: ScreenshotData;
+  /** The stored snapshot's file (what later processes resolve refs against). */
+  stored: string;
+}
+
+export interface TargetData {
+  /** The ref as given (a bare index inside `call` is shown as the ref it meant). */
+  ref: string;
+  snapshotId: string;
+  index: number;
+  /** When the ref came from another process: the element in the new observation that was acted on. */
+  foundAs?: string;
+}
+
+export interface ActionData {
+  action: string;
+  target?: TargetData;
+  /** click-at: the pixels and the snapshot whose screenshot they belong to. */
+  at?: { x: number; y: number; snapshotId: string };
+  delivery: Delivery;
+  retry: Retry;
+  channel: "semantic" | "synthetic";
+  notes: string[];
+  snapshot?: SnapshotData;
+}
+
+export interface ResolveData extends ResolvedTarget {
+  ref: string;
+  foundAs?: string;
+}
+
+export interface ErrorData {
+  code: string;
+  message: string;
+  hint: string;
+  delivery: Delivery;
+  retry: Retry;
+  /** `call`: the step that failed (1-based) and its command. */
+  step?: number;
+  stepCommand?: string;
+}
+
+export type Envelope =
+  | { ok: true; command: string; data: unknown }
+  | { ok: false; command: string; error: ErrorData; data?: unknown };
+
+export const refOf = (id: string, index: number): string => `@${id}:e${index}`;
+
+export function snapshotData(snap: Snapshot, stored: string, screenshotPath?: string): SnapshotData {
+  const refs: Record<string, string> = {};
+  for (const r of snap.records) refs[String(r.index)] = refOf(snap.id, r.index);
+  const shot = snap.screenshot;
+  return {
+    snapshotId: snap.id,
+    app: {
+      name: snap.app.name,
+      pid: snap.app.pid,
+      ...(snap.app.bundleId === undefined ? {} : { bundleId: snap.app.bundleId }),
+    },
+    window: { title: snap.window.title, frame: snap.window.frame },
+    text: snap.text,
+    refs,
+    complete: snap.complete,
+    cutBy: [...snap.cutBy],
+    ...(snap.focusedIndex === undefined ? {} : { focusedIndex: snap.focusedIndex }),
+    ...(shot && screenshotPath !== undefined
+      ? {
+          screenshot: {
+            path: screenshotPath,
+            pixelWidth: shot.pixelWidth,
+            pixelHeight: shot.pixelHeight,
+            scale: shot.scale,
+            windowOrigin: shot.windowOrigin,
+          },
+        }
+      : {}),
+    stored,
+  };
+}
+
+/** The header line an agent forms refs from, then the screenshot line, then the text. */
+export function snapshotText(d: SnapshotData, screenshotWanted: boolean): string {
+  const lines = [
+    `snapshot ${d.snapshotId} of ${d.app.name} (pid ${d.app.pid}); refs: @${d.snapshotId}:e<index>`,
+  ];
+  const s = d.screenshot;
+  if (s)
+    lines.push(
+      `screenshot ${s.path}: ${s.pixelWidth}x${s.pixelHeight} px, ${s.scale} px per point, window at ${s.windowOrigin.x},${s.windowOrigin.y}; click-at X Y --of ${d.snapshotId}`,
+    );
+  else if (screenshotWanted)
+    lines.push("screenshot: none was captured (see the notes at the end of the text)");
+  lines.push(d.text);
+  return `${lines.join("\n")}\n`;
+}
+
+export function actionData(
+  result: ActionResult,
+  target: TargetData | undefined,
+  snapshot: SnapshotData | undefined,
+  extraNotes: string[] = [],
+): ActionData {
+  return {
+    action: result.action,
+    ...(target ? { target } : {}),
+    delivery: result.delivery,
+    retry: result.retry,
+    channel: result.channel,
+    notes: [...extraNotes, ...result.notes],
+    ...(snapshot ? { snapshot } : {}),
+  };
+}
+
+export function actionText(d: ActionData, screenshotWanted: boolean): string {
+  const what = d.target ? ` ${d.target.ref}` : d.at ? ` ${d.at.x},${d.at.y} of ${d.at.snapshotId}` : "";
+  const lines = [`${d.action}${what}: ${d.delivery} (${d.channel}), retry ${d.retry}`];
+  for (const n of d.notes) lines.push(`note: ${n}`);
+  let out = `${lines.join("\n")}\n`;
+  if (d.snapshot) out += snapshotText(d.snapshot, screenshotWanted);
+  return out;
+}
+
+export function resolveText(d: ResolveData): string {
+  const lines = [
+    `${d.ref}: ${d.role}${d.name === undefined ? "" : ` "${d.name}"`}, reached ${d.how === "live" ? "through its live element" : "by its identity in a new observation"}${d.foundAs ? ` (${d.foundAs})` : ""}`,
+  ];
+  for (const n of d.notes) lines.push(`note: ${n}`);
+  return `${lines.join("\n")}\n`;
+}
+
+export function appsText(apps: RawApp[]): string {
+  return apps
+    .map((a) => `${a.name}\tpid ${a.pid}${a.responsive === false ? "\t(not answering)" : ""}\n`)
+    .join("");
+}
+
+export function permissionsText(p: PermissionStatus): string {
+  return `platform ${p.platform}\naccessibility ${p.accessibility}\nscreen recording ${p.screenRecording}\n${p.hint ? `hint: ${p.hint}\n` : ""}`;
+}
+
+// ---- hints -----------------------------------------------------------------
+
+const CLI_HINTS: Partial<Record<string, string>> = {
+  APP_NOT_FOUND: "run `axsnap apps` to see what runs (or start the app), then pass --app NAME or --app PID",
+  WINDOW_NOT_FOUND:
+    "the app has no usable window; open or unminimize one, then run `axsnap snapshot --app APP` again",
+  SNAPSHOT_NOT_FOUND: "run `axsnap snapshot --app APP` and use a ref it prints",
+  ELEMENT_NOT_FOUND:
+    "use a ref whose index the snapshot printed; `axsnap snapshot --app APP` prints new ones",
+  STALE_REF: "the element changed or is gone; run `axsnap snapshot --app APP` and pick it again by a new ref",
+  AMBIGUOUS_TARGET:
+    "run `axsnap snapshot --app APP` and pick the element by a new ref; an element with twins (same role and name) cannot be told apart from another process: snapshot and act in one process with `axsnap call`, or click its pixels with `axsnap click-at`",
+  IDENTITY_UNPROVEN:
+    "run `axsnap snapshot --app APP` again (with a larger --max-nodes or --deadline if it was cut) and use a new ref",
+  STALE_OBSERVATION:
+    "run `axsnap snapshot --app APP --screenshot FILE` and use its pixels within 60 s (click-at X Y --of ID)",
+  TIMEOUT: "try again with a longer --deadline, or fewer elements with --max-nodes",
+  AMBIGUOUS_APP: "pass --app PID with the pid of the one you mean (the message lists them)",
+  NOT_ENABLED:
+    "the element is disabled; wait, run `axsnap snapshot --app APP` to see when it is enabled, or pick another",
+  ACTION_FAILED:
+    "run `axsnap snapshot --app APP` to see what happened, then pick the element again or click its pixels with `axsnap click-at`",
+  ABORTED: "run `axsnap snapshot --app APP` before acting again",
+};
+
+/** Library phrasings → the command line's. */
+const PHRASES: [RegExp, string][] = [
+  [/create the session with a confirm callback/g, "pass --confirm if the user asked for exactly this"],
+  [/take a snapshot with screenshot: true/g, "run `axsnap snapshot --app APP --screenshot FILE`"],
+  [/take a (?:new )?snapshot/gi, "run `axsnap snapshot --app APP`"],
+  [/listApps\(\)/g, "`axsnap apps`"],
+  [/\{ app: (\d+) \}/g, "--app $1"],
+  [/as \{ app: <pid> \}/g, "as --app PID"],
+  [/maxNodes/g, "--max-nodes"],
+];
+
+function isDefaultHint(e: AxsnapError): boolean {
+  return new AxsnapError(e.code, "").hint === e.hint;
+}
+
+/** An error's hint in CLI terms; APP is the app's name (or pid) when known. */
+export function cliHint(e: AxsnapError, app?: string | number): string {
+  let hint = (isDefaultHint(e) && CLI_HINTS[e.code]) || e.hint;
+  for (const [re, to] of PHRASES) hint = hint.replace(re, to);
+  const name =
+    app === undefined ? "NAME" : /^[\w.-]+$/.test(String(app)) ? String(app) : JSON.stringify(String(app));
+  return hint.replace(/--app APP/g, `--app ${name}`);
+}
+
+export function errorData(e: unknown, app?: string | number): ErrorData {
+  if (e instanceof AxsnapError)
+    return {
+      code: e.code,
+      message: e.message,
+      hint: cliHint(e, app),
+      delivery: e.delivery,
+      retry: e.retry,
+    };
+  return {
+    code: "INTERNAL",
+    message: e instanceof Error ? e.message : String(e),
+    hint: "this is a bug in axsnap; run `axsnap snapshot --app NAME` to see the app's state before trying again",
+    // Unknown: it may have happened after a request left.
+    delivery: "delivery_uncertain",
+    retry: "unsafe",
+  };
+}
+
+/** Exit status: 0 ok, 2 a usage error (or an argument the library refused), 1 any other error. */
+export function exitCodeOf(code: string): number {
+  return code === "USAGE" || code === "INVALID_ARGUMENT" ? 2 : 1;
+}
+
+export function errorText(err: ErrorData): string {
+  const where = err.step === undefined ? "" : `step ${err.step} (${err.stepCommand}): `;
+  return `axsnap: ${where}${err.code}: ${err.message} (delivery ${err.delivery}, retry ${err.retry})\nhint: ${err.hint}\n`;
+}
+
+// ---- writing ---------------------------------------------------------------
+
+export function writeOut(text: string): void {
+  if (text.length > 0) process.stdout.write(text);
+}
+
+export function writeErr(text: string): void {
+  if (text.length > 0) process.stderr.write(text);
+}
+
+export function envelopeText(envelope: Envelope): string {
+  return `${JSON.stringify(envelope)}\n`;
+}

@@ -1,0 +1,298 @@
+/**
+ * The CLI's session directory: what a later process needs to act on a ref
+ * printed by an earlier one. One JSON file per snapshot (`<id>.json`), in a
+ * directory only its owner can read (0700, files 0600), pruned by age (1 h)
+ * and count (50 newest) on every write.
+ *
+ * A stored snapshot holds the app (pid, name), the window (title, frame) and,
+ * per printed index, what finds the element again and what acts on it: the
+ * identity predicate with its capture proof, the path, frames, click point,
+ * role, actions, settable and secure flags. Never a value: no field values,
+ * no snapshot text (which prints values), and a secure field's value never
+ * reaches the model in the first place. A later process re-observes the app
+ * and finds the element by its identity (`findAgain`), never by index alone.
+ */
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { AxsnapError, invalidArgument } from "../errors.js";
+import type { Rect } from "../model.js";
+import type { CaptureProof, IdentityPredicate, PathRoot, Synthetic } from "../records.js";
+import type { Style, TextLimit } from "../render/index.js";
+import type { CoordinateContract, Snapshot } from "../snapshot.js";
+
+export const STORE_FORMAT = "axsnap-cli-snapshot";
+export const STORE_VERSION = 1;
+/** Stored snapshots older than this are deleted, and refs to them are SNAPSHOT_NOT_FOUND. */
+export const STORE_MAX_AGE_MS = 60 * 60 * 1000;
+/** At most this many stored snapshots; the oldest go first. */
+export const STORE_MAX_COUNT = 50;
+
+const ID = /^s[a-z0-9]{7}$/;
+const FILE = /^(s[a-z0-9]{7})\.json$/;
+
+/** One printed index: how to find the element again, and what it offers. */
+export interface StoredRecord {
+  index: number;
+  role: string;
+  subrole?: string;
+  roleText: string;
+  identity: IdentityPredicate;
+  proof: CaptureProof;
+  pathRoot: PathRoot;
+  path: number[];
+  frame?: Rect;
+  screenFrame?: Rect;
+  clickPoint?: { x: number; y: number };
+  actions: string[];
+  settable: boolean;
+  secure: boolean;
+  synthetic: Synthetic;
+}
+
+/** The render options a snapshot was taken with: a re-observation uses the same ones. */
+export interface StoredOptions {
+  style: Style;
+  textLimit: TextLimit;
+  maxNodes: number;
+  maxDepth: number;
+}
+
+export interface StoredSnapshot {
+  format: typeof STORE_FORMAT;
+  version: typeof STORE_VERSION;
+  id: string;
+  /** ms since the epoch. */
+  takenAt: number;
+  app: { name: string; pid: number; bundleId?: string };
+  window: { title: string; frame: Rect; scale: number };
+  options: StoredOptions;
+  complete: boolean;
+  cutBy: string[];
+  /** The coordinate contract of its screenshot, and where the PNG was written; absent without one. */
+  screenshot?: CoordinateContract & { path?: string };
+  records: StoredRecord[];
+}
+
+function recordOf(r: Snapshot["records"][number]): StoredRecord {
+  // Field by field: a new field on ElementRecord (a value, say) never lands in the store by accident.
+  return {
+    index: r.index,
+    role: r.role,
+    ...(r.subrole === undefined ? {} : { subrole: r.subrole }),
+    roleText: r.roleText,
+    identity: { ...r.identity },
+    proof: { ...r.proof },
+    pathRoot: r.pathRoot,
+    path: [...r.path],
+    ...(r.frame ? { frame: { ...r.frame } } : {}),
+    ...(r.screenFrame ? { screenFrame: { ...r.screenFrame } } : {}),
+    ...(r.clickPoint ? { clickPoint: { ...r.clickPoint } } : {}),
+    actions: [...r.actions],
+    settable: r.settable,
+    secure: r.secure,
+    synthetic: r.synthetic,
+  };
+}
+
+export function storedOf(snap: Snapshot, options: StoredOptions, screenshotPath?: string): StoredSnapshot {
+  const shot = snap.screenshot;
+  return {
+    format: STORE_FORMAT,
+    version: STORE_VERSION,
+    id: snap.id,
+    takenAt: snap.takenAt,
+    app: {
+      name: snap.app.name,
+      pid: snap.app.pid,
+      ...(snap.app.bundleId === undefined ? {} : { bundleId: snap.app.bundleId }),
+    },
+    window: { title: snap.window.title, frame: { ...snap.window.frame }, scale: snap.window.scale },
+    options,
+    complete: snap.complete,
+    cutBy: [...snap.cutBy],
+    ...(shot
+      ? {
+          screenshot: {
+            pixelWidth: shot.pixelWidth,
+            pixelHeight: shot.pixelHeight,
+            scale: shot.scale,
+            windowOrigin: { ...shot.windowOrigin },
+            ...(screenshotPath === undefined ? {} : { path: screenshotPath }),
+          },
+        }
+      : {}),
+    records: snap.records.map(recordOf),
+  };
+}
+
+/** $XDG_STATE_HOME/axsnap, else ~/.local/state/axsnap. */
+export function defaultStoreDir(): string {
+  const xdg = process.env.XDG_STATE_HOME;
+  // The XDG spec: a relative path is invalid and ignored.
+  const base = xdg?.startsWith("/") ? xdg : join(homedir(), ".local", "state");
+  return join(base, "axsnap");
+}
+
+const SESSION_HINT = "pass --session DIR with a directory of your own";
+
+export class Store {
+  readonly dir: string;
+  private ready = false;
+
+  constructor(dir?: string) {
+    this.dir = resolve(dir ?? defaultStoreDir());
+  }
+
+  /** Creates the directory (0700) or checks it: a directory, ours, and closed to others. */
+  private ensure(): void {
+    if (this.ready) return;
+    try {
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    } catch (e) {
+      throw invalidArgument(
+        `cannot create the session directory ${this.dir}: ${(e as Error).message}`,
+        SESSION_HINT,
+      );
+    }
+    const st = lstatSync(this.dir);
+    if (!st.isDirectory())
+      throw invalidArgument(`the session path ${this.dir} is not a directory`, SESSION_HINT);
+    if (typeof process.getuid === "function" && st.uid !== process.getuid())
+      throw invalidArgument(`the session directory ${this.dir} belongs to another user`, SESSION_HINT);
+    if ((st.mode & 0o077) !== 0) chmodSync(this.dir, 0o700);
+    this.ready = true;
+  }
+
+  private file(id: string): string {
+    return join(this.dir, `${id}.json`);
+  }
+
+  /** Writes a snapshot (atomically, 0600) and prunes. Returns the file. */
+  save(stored: StoredSnapshot): string {
+    this.ensure();
+    const final = this.file(stored.id);
+    const tmp = `${final}.tmp-${process.pid}`;
+    try {
+      writeFileSync(tmp, `${JSON.stringify(stored)}\n`, { mode: 0o600, flag: "wx" });
+      renameSync(tmp, final);
+    } catch (e) {
+      try {
+        unlinkSync(tmp);
+      } catch {
+        // Never written.
+      }
+      throw invalidArgument(
+        `cannot write to the session directory ${this.dir}: ${(e as Error).message}`,
+        SESSION_HINT,
+      );
+    }
+    this.prune();
+    return final;
+  }
+
+  /** The stored snapshot with this id, or SNAPSHOT_NOT_FOUND saying what to do in CLI terms. */
+  load(id: string, appHint = "NAME"): StoredSnapshot {
+    const missing = (why: string) =>
+      new AxsnapError("SNAPSHOT_NOT_FOUND", `no snapshot ${id} ${why}`, {
+        hint: `run \`axsnap snapshot --app ${appHint}\` and use a ref it prints`,
+      });
+    if (!ID.test(id)) throw missing("(not a snapshot id)");
+    const file = this.file(id);
+    let text: string;
+    try {
+      const st = lstatSync(file);
+      if (!st.isFile() || (typeof process.getuid === "function" && st.uid !== process.getuid()))
+        throw missing(`in ${this.dir} (not a file of this user)`);
+      text = readFileSync(file, "utf8");
+    } catch (e) {
+      if (e instanceof AxsnapError) throw e;
+      throw missing(
+        `is kept in ${this.dir} (snapshots are kept ${STORE_MAX_AGE_MS / 60_000} minutes, the newest ${STORE_MAX_COUNT}; another --session?)`,
+      );
+    }
+    let stored: StoredSnapshot;
+    try {
+      stored = JSON.parse(text) as StoredSnapshot;
+    } catch {
+      throw missing(`in ${this.dir}: its file is not readable JSON`);
+    }
+    if (
+      stored?.format !== STORE_FORMAT ||
+      stored.version !== STORE_VERSION ||
+      stored.id !== id ||
+      !Array.isArray(stored.records) ||
+      typeof stored.app?.pid !== "number"
+    )
+      throw missing(`in ${this.dir}: its file is not a stored snapshot of this version`);
+    if (Date.now() - stored.takenAt > STORE_MAX_AGE_MS)
+      throw missing(`any more: it is older than ${STORE_MAX_AGE_MS / 60_000} minutes`);
+    return stored;
+  }
+
+  /** Stored snapshot ids, newest first. */
+  private listed(): { id: string; file: string; mtimeMs: number }[] {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir);
+    } catch {
+      return [];
+    }
+    const out: { id: string; file: string; mtimeMs: number }[] = [];
+    for (const name of names) {
+      const m = FILE.exec(name);
+      const file = join(this.dir, name);
+      if (!m) {
+        // A temporary file left by a process that died mid-write.
+        if (/\.json\.tmp-\d+$/.test(name)) removeIfOlder(file, 60_000);
+        continue;
+      }
+      try {
+        out.push({ id: m[1]!, file, mtimeMs: statSync(file).mtimeMs });
+      } catch {
+        // Pruned by another process meanwhile.
+      }
+    }
+    return out.sort((a, b) => b.mtimeMs - a.mtimeMs);
+  }
+
+  /** The newest stored snapshot that passes `test` (and is not expired). */
+  newest(test: (s: StoredSnapshot) => boolean): StoredSnapshot | undefined {
+    for (const { id } of this.listed()) {
+      try {
+        const s = this.load(id);
+        if (test(s)) return s;
+      } catch {
+        // Expired, or unreadable: not a candidate.
+      }
+    }
+    return undefined;
+  }
+
+  /** Deletes stored snapshots older than an hour, then all but the newest 50. */
+  prune(now = Date.now()): void {
+    const all = this.listed();
+    all.forEach((f, i) => {
+      if (i >= STORE_MAX_COUNT || now - f.mtimeMs > STORE_MAX_AGE_MS) removeIfOlder(f.file, -1);
+    });
+  }
+}
+
+function removeIfOlder(file: string, ageMs: number): void {
+  try {
+    if (ageMs >= 0 && Date.now() - statSync(file).mtimeMs < ageMs) return;
+    unlinkSync(file);
+  } catch {
+    // Gone already (another process pruned it).
+  }
+}
