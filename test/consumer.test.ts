@@ -251,6 +251,24 @@ describe("a consumer project", () => {
     expect(Number(cjs.stdout.trim())).toBeGreaterThan(0);
   });
 
+  it("says how a consumer fixes an addon that does not load", () => {
+    const failed = run(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        'import { listApps } from "axsnap"; try { await listApps(); } catch (e) { console.log(JSON.stringify(e)); }',
+      ],
+      project.dir,
+      consumerEnv({ AXSNAP_NATIVE_PATH: join(work, "missing.node") }),
+    );
+    const error = JSON.parse(failed.stdout) as { code: string; hint: string };
+    expect(error.code).toBe("PLATFORM_NOT_SUPPORTED");
+    expect(error.hint).toContain('"npm rebuild axsnap"');
+    expect(error.hint).toContain("libatspi2.0-dev");
+    expect(error.hint).not.toMatch(/scripts\/|build:native/);
+  });
+
   it("runs the CLI: npx axsnap --help exits 0 with the usage on stdout", () => {
     const help = run("npx", ["--offline", "axsnap", "--help"], project.dir);
     expect(help.status, help.output).toBe(0);
