@@ -59,8 +59,10 @@ function tarballUrl(registry: string, path: string, entry: LockEntry): string {
 
 /**
  * Writes package.json and package-lock.json of a consumer project in `dir`
- * whose one dependency is the tarball (a path relative to `dir`'s parent is
- * fine: it is written as given, relative to `dir`).
+ * whose one dependency is `tarball`, named `file:<relativeTarball>` (relative
+ * to `dir`, as `npm install <relativeTarball>` records it); `registry` gives
+ * the tarball URLs of lockfile entries that have none (npm's
+ * omit-lockfile-registry-resolved).
  */
 export function writeConsumerProject(
   dir: string,
