@@ -71,14 +71,14 @@ try {
   if (run.status !== 0) {
     console.error(`prebuildify: failed (${run.error?.message ?? `exit ${run.status}`}); the native build needs the
 Debian packages g++ make python3 pkg-config libatspi2.0-dev libglib2.0-dev libx11-dev libxtst-dev libxext-dev zlib1g-dev`);
-    process.exit(1);
-  }
-  const made = prebuilt();
-  if (made.length === 0) {
+    process.exitCode = 1;
+  } else if (prebuilt().length === 0) {
     console.error(`prebuildify: no .node file in ${shown} after the build`);
-    process.exit(1);
+    process.exitCode = 1;
+  } else {
+    console.error(`prebuildify: ${shown}/${prebuilt().join(", ")} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
   }
-  console.error(`prebuildify: ${shown}/${made.join(", ")} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 } finally {
+  // process.exit() would skip this; failures above set exitCode instead.
   rmSync(stage, { recursive: true, force: true });
 }
