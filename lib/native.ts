@@ -3,9 +3,11 @@
  * its other half). Internal: the public API wraps it, validates every
  * argument before a call reaches it, and maps its errors into AxsnapError.
  *
- * Loading follows node-gyp-build: the local `build/Release` first (a
- * developer's own build), then `prebuilds/<platform>-<arch>/`. AXSNAP_NATIVE_PATH overrides both with the path
- * of a `.node` file. A failure says what was tried and how to fix it.
+ * Loading: AXSNAP_NATIVE_PATH (the path of a `.node` file) when set, and
+ * nothing else; otherwise node-gyp-build: `build/Release` first (a local
+ * compile: this repository's, or `npm rebuild axsnap` in a consumer's
+ * project), then `prebuilds/<platform>-<arch>/`. A failure says what was
+ * tried and how a consumer fixes it.
  */
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -116,6 +118,12 @@ export interface NativeAddon {
 }
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+/** What a consumer does when no prebuild fits: compile axsnap in place, or point at a built addon. */
+const REBUILD_HINT =
+  process.platform === "darwin"
+    ? 'Compile it: install the Xcode command line tools (xcode-select --install), then run "npm rebuild axsnap" in your project; or set AXSNAP_NATIVE_PATH to a built axsnap.node'
+    : 'Compile it: install the build packages (Debian/Ubuntu: apt-get install g++ make python3 pkg-config libatspi2.0-dev libglib2.0-dev libx11-dev libxtst-dev libxext-dev zlib1g-dev), then run "npm rebuild axsnap" in your project; or set AXSNAP_NATIVE_PATH to a built axsnap.node';
 let loaded: NativeAddon | undefined;
 
 export function loadNative(): NativeAddon {
@@ -140,7 +148,7 @@ export function loadNative(): NativeAddon {
       "PLATFORM_NOT_SUPPORTED",
       `the axsnap native addon could not be loaded: ${String(e)}`,
       {
-        hint: `tried ${tried.join(", ")}; build it with "npm run build:native" (needs the packages in scripts/install-deps.sh) or set AXSNAP_NATIVE_PATH to a .node file`,
+        hint: `tried ${tried.join(", ")}. ${REBUILD_HINT}`,
         cause: e,
       },
     );
