@@ -2108,15 +2108,26 @@ Error AtspiBackend::DoAction(ElementId id, const std::string& name, Clock::time_
   return {};
 }
 
-Error AtspiBackend::SetText(ElementId id, const std::string& text, Clock::time_point deadline) {
+// What SetText and InsertText both check first: the bus, the element, valid UTF-8; the reads that
+// follow must not reuse what the snapshot read.
+Error AtspiBackend::EditTarget(ElementId id, const std::string& text, Clock::time_point deadline, std::string& bus,
+                               std::string& path) {
   Impl& im = *impl_;
   if (Error e = Ready(deadline)) return e;
   const ObjRef* ref = im.Lookup(id);
   if (!ref) return im.Unknown(id);
-  const ObjRef target = *ref;
+  bus = ref->bus;
+  path = ref->path;
   im.ForgetReadState();
   if (!g_utf8_validate(text.c_str(), static_cast<gssize>(text.size()), nullptr))
     return MakeError(ErrorCode::kInvalidArgument, "the text is not valid UTF-8");
+  return {};
+}
+
+Error AtspiBackend::SetText(ElementId id, const std::string& text, Clock::time_point deadline) {
+  Impl& im = *impl_;
+  ObjRef target;
+  if (Error e = EditTarget(id, text, deadline, target.bus, target.path)) return e;
   uint32_t bits = 0;
   Error err;
   if (!im.InterfacesOf(target, deadline, bits, err)) return err;
@@ -2382,13 +2393,8 @@ Error AtspiBackend::FocusedElement(int64_t pid, ElementId& out, bool& found, Clo
 
 Error AtspiBackend::InsertText(ElementId id, const std::string& text, Clock::time_point deadline) {
   Impl& im = *impl_;
-  if (Error e = Ready(deadline)) return e;
-  const ObjRef* ref = im.Lookup(id);
-  if (!ref) return im.Unknown(id);
-  const ObjRef target = *ref;
-  im.ForgetReadState();
-  if (!g_utf8_validate(text.c_str(), static_cast<gssize>(text.size()), nullptr))
-    return MakeError(ErrorCode::kInvalidArgument, "the text is not valid UTF-8");
+  ObjRef target;
+  if (Error e = EditTarget(id, text, deadline, target.bus, target.path)) return e;
   const int perCall = static_cast<int>(im.PerCall(deadline).count());
   uint32_t bits = 0;
   Error err;

@@ -129,6 +129,9 @@ class AtspiBackend : public Backend {
   // Connected, reconnecting first (once, within `deadline`) when the
   // connection was closed since (the bus restarted).
   Error Ready(Clock::time_point deadline);
+  // The element an edit goes to (SetText, InsertText): connected, known, the text valid UTF-8.
+  Error EditTarget(ElementId id, const std::string& text, Clock::time_point deadline, std::string& bus,
+                   std::string& path);
   Error ListAppsOnce(std::vector<AppInfo>& out, Clock::time_point deadline);
   struct Impl;
   std::unique_ptr<Impl> impl_;
