@@ -33,7 +33,8 @@
         "AXSNAP_APPLE_DECLS",
         "NAPI_VERSION=8",
         "NODE_ADDON_API_CPP_EXCEPTIONS",
-        "NODE_ADDON_API_DISABLE_DEPRECATED"
+        "NODE_ADDON_API_DISABLE_DEPRECATED",
+        "NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS"
       ],
       "cflags!": ["-fno-exceptions"],
       "cflags_cc!": ["-fno-exceptions"],
