@@ -31,6 +31,7 @@ export {
   requestPermissions,
   type SnapshotOptions,
 } from "./desktop.js";
+export { type Change, type ChangedField, diffSnapshots, type SnapshotChanges } from "./diff.js";
 export {
   AxsnapError,
   type AxsnapErrorOptions,
