@@ -67,6 +67,7 @@ export {
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_NODES,
   DEFAULT_TEXT_LIMIT,
+  type LineFacts,
   type RenderCut,
   type RenderOptions,
   type RenderResult,
