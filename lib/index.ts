@@ -31,6 +31,7 @@ export {
   requestPermissions,
   type SnapshotOptions,
 } from "./desktop.js";
+export { type Change, type ChangedField, diffSnapshots, type SnapshotChanges } from "./diff.js";
 export {
   AxsnapError,
   type AxsnapErrorOptions,
@@ -66,6 +67,7 @@ export {
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_NODES,
   DEFAULT_TEXT_LIMIT,
+  type LineFacts,
   type RenderCut,
   type RenderOptions,
   type RenderResult,

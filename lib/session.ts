@@ -19,6 +19,7 @@ import {
   snapshot as observe,
   type SnapshotOptions,
 } from "./desktop.js";
+import { diffSnapshots, type SnapshotChanges } from "./diff.js";
 import { AxsnapError, type Delivery, invalidArgument, type Retry } from "./errors.js";
 import type { RawNode } from "./model.js";
 import type { NativeBackend, NativePointerEvent } from "./native.js";
@@ -84,6 +85,13 @@ export interface ActionResult {
   target?: { snapshotId: string; index: number };
   /** A fresh snapshot of the app after the action, unless turned off. */
   snapshot?: Snapshot;
+  /** With a fresh snapshot: what changed from the snapshot acted on to it (diff.ts), keyed by live handle. */
+  changes?: SnapshotChanges;
+  /**
+   * With a fresh snapshot: what an agent reads. `changes.text` when it is shorter than the fresh
+   * snapshot's text, else that text; the full snapshot is always `snapshot.text`.
+   */
+  text?: string;
 }
 
 export interface ActOptions {
@@ -743,6 +751,11 @@ export class Session {
         });
       } catch (e) {
         result.notes.push(cut(`no fresh snapshot after the action: ${(e as Error).message}`, NOTE_LIMIT));
+      }
+      if (result.snapshot) {
+        result.changes = diffSnapshots(snap, result.snapshot);
+        const full = result.snapshot.text;
+        result.text = result.changes.text.length < full.length ? result.changes.text : full;
       }
       const changed = result.snapshot && record ? changedAround(record, result.snapshot) : undefined;
       if (changed) result.notes.push(cut(changed, NOTE_LIMIT));

@@ -4,6 +4,7 @@
  * screenshot with the coordinate contract that maps its pixels to the screen.
  */
 import { randomBytes } from "node:crypto";
+import { diffSnapshots, rememberFacts, type SnapshotChanges } from "./diff.js";
 import type { RawApp, RawSnapshot, RawWindow, Rect, WalkEnd } from "./model.js";
 import type { ElementRecord } from "./records.js";
 import { normaliseRenderOptions, type RenderOptions, renderValidated, type Style } from "./render/index.js";
@@ -51,6 +52,12 @@ export interface Snapshot {
   /** Frees the live element handles behind the records. Idempotent; also happens when the snapshot is collected. */
   release(): Promise<void>;
   readonly released: boolean;
+  /**
+   * What changed since an earlier snapshot of the same window: elements added,
+   * removed and changed (keyed by their live handle), and a text of only those
+   * lines with their ancestors (diff.ts).
+   */
+  changesSince(previous: Snapshot): SnapshotChanges;
 }
 
 const ID_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789";
@@ -116,7 +123,11 @@ export function createSnapshot(input: SnapshotInput): Snapshot {
       collector.unregister(snapshot);
       await free();
     },
+    changesSince(previous: Snapshot): SnapshotChanges {
+      return diffSnapshots(previous, snapshot);
+    },
   };
+  rememberFacts(snapshot, result.facts);
   if (free !== undefined) collector.register(snapshot, free, snapshot);
   return snapshot;
 }

@@ -9,6 +9,7 @@ import type { RawSnapshot } from "../model.js";
 import type { ElementRecord } from "../records.js";
 import { validateRawSnapshot } from "../validate.js";
 import { closingLine, compactLines, footer, header, type Style, treeLine } from "./format.js";
+import { compactStates, type Line } from "./lines.js";
 import { plan, type RenderCut } from "./plan.js";
 import { isSecure } from "./roles.js";
 import { present, sanitize, type TextLimit } from "./sanitize.js";
@@ -50,6 +51,30 @@ export interface RenderResult {
   focusedIndex?: number;
   /** The focused element's selected text, when it has one. */
   selectedText?: string;
+  /** facts[i]: what the line of record i prints as value and states; a diff compares them. */
+  facts: LineFacts[];
+}
+
+/** The printed value and states of one numbered line (diff.ts compares them across snapshots). */
+export interface LineFacts {
+  /** The value as printed (secure values masked), or a nameless static text's text. */
+  value?: string;
+  /** Traits and states as printed, sorted: `checked`, `disabled`, `expanded`, `settable`... */
+  states: string[];
+}
+
+function factsByIndex(lines: Line[], count: number): LineFacts[] {
+  const out: LineFacts[] = Array.from({ length: count }, () => ({ states: [] }));
+  for (const line of lines) if (line.index >= 0 && line.index < count) out[line.index] = factsOf(line);
+  return out;
+}
+
+function factsOf(line: Line): LineFacts {
+  const value = line.valueSegment ?? line.value ?? (line.title === undefined ? line.name : undefined);
+  const states = [
+    ...new Set([...line.traits, ...(line.node ? compactStates(line.node, line.checked) : [])]),
+  ].sort();
+  return value === undefined ? { states } : { value, states };
 }
 
 function positiveInt(name: string, value: unknown, fallback: number): number {
@@ -108,6 +133,7 @@ export function renderValidated(snap: RawSnapshot, opts: Required<RenderOptions>
   const result: RenderResult = {
     text: out.join("\n"),
     records: p.records,
+    facts: factsByIndex(p.lines, p.records.length),
     complete,
     cut: { ...p.cut, walk: snap.walk.ended },
   };

@@ -44,6 +44,8 @@ export interface Line {
   segments: string[];
   /** Compact style's value. */
   value?: string;
+  /** The tree style's value segment (`Value: on`, or a bare value), when the line prints one. */
+  valueSegment?: string;
   /** `(showing A-B of M items)` on a cut list. */
   suffix?: string;
   /** An unnumbered line's text. */
@@ -255,6 +257,7 @@ export function buildLine(input: LineInput): Line {
   if (input.compactRole !== undefined) line.compactRole = input.compactRole;
   if (title !== undefined) line.title = title;
   if (shownName !== undefined) line.name = shownName;
+  if (value.segment !== undefined) line.valueSegment = value.segment;
   if (value.compact !== undefined) {
     // Static text is named by what it says; compact prints that as its name, not as a value.
     if (shownName === undefined && isStaticText(node)) line.name = value.compact;

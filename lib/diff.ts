@@ -1,0 +1,238 @@
+/**
+ * What changed between two snapshots of a window: elements added, removed and
+ * changed, and a text that prints only those lines (with their ancestors for
+ * context) in the new snapshot's own style.
+ *
+ * Identity is the record's handle: the native handle ledger gives one id to
+ * one live element across snapshots of a window, so an element that moved to
+ * another index (rows reordered, a row inserted above it) is still the same
+ * element. Never the index, never the text. Trees without live handles
+ * (fixture trees rendered by createSnapshot({ raw })) fall back to the
+ * record's path of child positions from its root.
+ */
+import type { ElementRecord } from "./records.js";
+import type { LineFacts } from "./render/index.js";
+import type { Snapshot } from "./snapshot.js";
+
+/** What differs on a changed element. `moved`/`resized`: its screen frame. `line`: any other printed text. */
+export type ChangedField = "name" | "value" | "states" | "moved" | "resized" | "line";
+
+export interface Change {
+  /** The element's identity across the two snapshots: `h<handle>`, or `p<root>/<path>` without handles. */
+  key: string;
+  /** Index in the new snapshot (added, changed), or in the old one (removed). */
+  index: number;
+  role: string;
+  name?: string;
+  /** The printed line without indent and index: the new one, or the old one for a removed element. */
+  line: string;
+  /** Changed elements: which fields differ. */
+  fields?: ChangedField[];
+  /** Changed elements: the index and line in the old snapshot. */
+  previousIndex?: number;
+  previousLine?: string;
+}
+
+export interface SnapshotChanges {
+  added: Change[];
+  removed: Change[];
+  changed: Change[];
+  /** Elements in both snapshots that print the same. */
+  unchanged: number;
+  /** Of the unchanged: how many print under another index now. */
+  renumbered: number;
+  /** "3 changed, 1 added, 0 removed; 54 unchanged", or "no changes; 54 unchanged". */
+  summary: string;
+  /** Changed and added lines with their ancestors, then "- <old index> <old line>" per removed, then the summary. */
+  text: string;
+}
+
+const facts = new WeakMap<Snapshot, readonly LineFacts[]>();
+
+/** snapshot.ts: what each line printed as value and states. */
+export function rememberFacts(snapshot: Snapshot, lineFacts: readonly LineFacts[]): void {
+  facts.set(snapshot, lineFacts);
+}
+
+interface Entry {
+  record: ElementRecord;
+  key: string;
+  /** Printed line without indent and index; undefined where the style does not print the record. */
+  line: string | undefined;
+  /** Full printed line (indent and index included). */
+  raw: string | undefined;
+  /** Indent level of the printed line. */
+  depth: number;
+  facts: LineFacts | undefined;
+}
+
+function baseKey(r: ElementRecord): string {
+  const id = r.handle !== undefined ? `h${r.handle}` : `p${r.pathRoot}/${r.path.join(".")}`;
+  // A merged summary and its text child line describe the same element: two lines, two keys.
+  return r.synthetic === false ? id : `${id}#${r.synthetic}`;
+}
+
+/** The numbered lines of a snapshot's text, by index: `\t3 button OK` (tree) or `  3: button "OK"` (compact). */
+function printedLines(snap: Snapshot): Map<number, { raw: string; line: string; depth: number }> {
+  const out = new Map<number, { raw: string; line: string; depth: number }>();
+  const pattern = snap.style === "compact" ? /^( *)(\d+): (.*)$/ : /^(\t*)(\d+)(?: (.*))?$/;
+  for (const raw of snap.text.split("\n")) {
+    const m = pattern.exec(raw);
+    if (!m) continue;
+    const index = Number(m[2]);
+    // Only a line whose number is a record index, first seen: a footer or note cannot pose as one.
+    if (index >= snap.records.length || out.has(index)) continue;
+    const depth = snap.style === "compact" ? m[1]!.length / 2 : m[1]!.length;
+    out.set(index, { raw, line: m[3] ?? "", depth });
+  }
+  return out;
+}
+
+function entries(snap: Snapshot): Map<string, Entry> {
+  const lines = printedLines(snap);
+  const lineFacts = facts.get(snap);
+  const out = new Map<string, Entry>();
+  for (const record of snap.records) {
+    let key = baseKey(record);
+    // The same element printed twice (rare: a node reached on two paths) keeps apart by its occurrence.
+    for (let n = 2; out.has(key); n++) key = `${baseKey(record)}~${n}`;
+    const printed = lines.get(record.index);
+    out.set(key, {
+      record,
+      key,
+      line: printed?.line,
+      raw: printed?.raw,
+      depth: printed?.depth ?? 0,
+      facts: lineFacts?.[record.index],
+    });
+  }
+  return out;
+}
+
+/** Every record's key, in index order: what a diff matches elements by. */
+export function keysOf(snap: Snapshot): string[] {
+  return [...entries(snap).values()].map((e) => e.key);
+}
+
+function fallbackLine(r: ElementRecord): string {
+  return r.title !== undefined ? `${r.roleText} ${r.title}` : r.roleText;
+}
+
+function describe(e: Entry): Change {
+  const c: Change = {
+    key: e.key,
+    index: e.record.index,
+    role: e.record.roleText,
+    line: e.line ?? fallbackLine(e.record),
+  };
+  if (e.record.title !== undefined) c.name = e.record.title;
+  return c;
+}
+
+function fieldsChanged(a: Entry, b: Entry): ChangedField[] {
+  const out: ChangedField[] = [];
+  const ra = a.record;
+  const rb = b.record;
+  if (ra.title !== rb.title || ra.description !== rb.description) out.push("name");
+  if (a.facts?.value !== b.facts?.value) out.push("value");
+  if ((a.facts?.states ?? []).join(",") !== (b.facts?.states ?? []).join(",")) out.push("states");
+  const fa = ra.screenFrame;
+  const fb = rb.screenFrame;
+  if ((fa === undefined) !== (fb === undefined)) out.push("moved");
+  else if (fa !== undefined && fb !== undefined) {
+    if (fa.x !== fb.x || fa.y !== fb.y) out.push("moved");
+    if (fa.w !== fb.w || fa.h !== fb.h) out.push("resized");
+  }
+  // Anything else the line prints (role, help, actions): the same element, printed differently.
+  if (out.length === 0 && (a.line !== b.line || ra.roleText !== rb.roleText)) out.push("line");
+  return out;
+}
+
+export function summaryOf(
+  changed: number,
+  added: number,
+  removed: number,
+  unchanged: number,
+  renumbered = 0,
+): string {
+  const tail = renumbered > 0 ? ` (${renumbered} renumbered)` : "";
+  if (changed + added + removed === 0) return `no changes; ${unchanged} unchanged${tail}`;
+  return `${changed} changed, ${added} added, ${removed} removed; ${unchanged} unchanged${tail}`;
+}
+
+/**
+ * The changes from `previous` to `next`. Both should be snapshots of the same
+ * window; across windows every element reads as removed and added.
+ */
+export function diffSnapshots(previous: Snapshot, next: Snapshot): SnapshotChanges {
+  const before = entries(previous);
+  const after = entries(next);
+  const added: Change[] = [];
+  const changed: Change[] = [];
+  const removed: Change[] = [];
+  let unchanged = 0;
+  let renumbered = 0;
+  // What each new line gets on the diff text: a marker for added and changed lines.
+  const marks = new Map<number, string>();
+  for (const [key, e] of after) {
+    const old = before.get(key);
+    if (old === undefined) {
+      added.push(describe(e));
+      marks.set(e.record.index, "[added]");
+      continue;
+    }
+    const fields = fieldsChanged(old, e);
+    if (fields.length === 0) {
+      unchanged++;
+      if (old.record.index !== e.record.index) renumbered++;
+      continue;
+    }
+    changed.push({
+      ...describe(e),
+      fields,
+      previousIndex: old.record.index,
+      previousLine: old.line ?? fallbackLine(old.record),
+    });
+    marks.set(e.record.index, `[changed: ${fields.join(", ")}]`);
+  }
+  for (const [key, e] of before) if (!after.has(key)) removed.push(describe(e));
+  added.sort((a, b) => a.index - b.index);
+  changed.sort((a, b) => a.index - b.index);
+  removed.sort((a, b) => a.index - b.index);
+  const summary = summaryOf(changed.length, added.length, removed.length, unchanged, renumbered);
+  const out = marks.size > 0 ? contextLines(next, after, marks) : [];
+  for (const r of removed) out.push(`- ${r.index} ${r.line}`);
+  out.push(summary);
+  return { added, removed, changed, unchanged, renumbered, summary, text: out.join("\n") };
+}
+
+/** The marked lines of the new snapshot, each under its printed ancestors, in output order. */
+function contextLines(next: Snapshot, after: Map<string, Entry>, marks: Map<number, string>): string[] {
+  const byIndex: (Entry | undefined)[] = [];
+  for (const e of after.values()) byIndex[e.record.index] = e;
+  const keep = new Set<number>();
+  // Ancestors: the nearest earlier printed line at each smaller depth.
+  const stack: Entry[] = [];
+  for (let i = 0; i < next.records.length; i++) {
+    const e = byIndex[i];
+    if (e === undefined || e.raw === undefined) continue;
+    while (stack.length > 0 && stack[stack.length - 1]!.depth >= e.depth) stack.pop();
+    if (marks.has(i)) {
+      keep.add(i);
+      for (const a of stack) keep.add(a.record.index);
+    }
+    stack.push(e);
+  }
+  const out: string[] = [];
+  for (const i of [...keep].sort((a, b) => a - b)) {
+    const e = byIndex[i]!;
+    const mark = marks.get(i);
+    out.push(mark === undefined ? e.raw! : `${e.raw} ${mark}`);
+  }
+  // Marked records the style does not print (compact hides plain text): listed on their own.
+  for (const [i, mark] of marks) {
+    const e = byIndex[i];
+    if (e !== undefined && e.raw === undefined) out.push(`${i} ${fallbackLine(e.record)} ${mark}`);
+  }
+  return out;
+}
