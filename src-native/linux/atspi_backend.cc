@@ -581,6 +581,20 @@ struct ObjRef {
   std::string bus, path;
 };
 
+// The objects of an `(a(so))` reply (GetChildren, GetMatches): a null reference
+// (the root path, or no bus name) names nothing and is left out.
+std::vector<ObjRef> RefsIn(GVariant* reply) {
+  std::vector<ObjRef> out;
+  VariantPtr arr = AdoptVariant(g_variant_get_child_value(reply, 0));
+  GVariantIter it;
+  g_variant_iter_init(&it, arr.get());
+  const gchar* busName = nullptr;
+  const gchar* path = nullptr;
+  while (g_variant_iter_next(&it, "(&s&o)", &busName, &path))
+    if (busName && *busName && std::strcmp(path, kNullPath) != 0) out.push_back(ObjRef{busName, path});
+  return out;
+}
+
 // What one org.a11y.atspi.Cache.GetItems entry tells about an object.
 struct CacheItem {
   uint32_t role = 0;
@@ -1251,16 +1265,10 @@ Error AtspiBackend::ListAppsOnce(std::vector<AppInfo>& out, Clock::time_point de
                                 "the AT-SPI registry (at-spi2-registryd) does not answer: " + r.message);
         return;
       }
-      VariantPtr arr = AdoptVariant(g_variant_get_child_value(r.value, 0));
-      GVariantIter it;
-      g_variant_iter_init(&it, arr.get());
-      const gchar* busName = nullptr;
-      const gchar* path = nullptr;
-      while (g_variant_iter_next(&it, "(&s&o)", &busName, &path)) {
-        if (!busName || !*busName || std::strcmp(path, kNullPath) == 0) continue;
+      for (ObjRef& ref : RefsIn(r.value)) {
         apps.emplace_back();
-        apps.back().bus = busName;
-        apps.back().path = path;
+        apps.back().bus = std::move(ref.bus);
+        apps.back().path = std::move(ref.path);
       }
       for (size_t i = 0; i < apps.size(); ++i) {
         b.GetProperty(apps[i].bus, apps[i].path, kIfAccessible, "Name", [&, i](const Reply& nr) {
@@ -1318,14 +1326,8 @@ Error AtspiBackend::FocusedApp(AppInfo& out, bool& found, Clock::time_point dead
       if (!ref || !apps[i].responsive) continue;  // one that did not answer the listing is not asked again
       b.Call(ref->bus, ref->path, kIfAccessible, "GetChildren", nullptr, "(a(so))", [&, i](const Reply& r) {
         if (r.outcome != Outcome::kOk) return;
-        VariantPtr arr = AdoptVariant(g_variant_get_child_value(r.value, 0));
-        GVariantIter it;
-        g_variant_iter_init(&it, arr.get());
-        const gchar* busName = nullptr;
-        const gchar* path = nullptr;
-        while (g_variant_iter_next(&it, "(&s&o)", &busName, &path)) {
-          if (std::strcmp(path, kNullPath) == 0) continue;
-          b.Call(busName, path, kIfAccessible, "GetState", nullptr, "(au)", [&, i](const Reply& sr) {
+        for (const ObjRef& child : RefsIn(r.value)) {
+          b.Call(child.bus, child.path, kIfAccessible, "GetState", nullptr, "(au)", [&, i](const Reply& sr) {
             if (sr.outcome != Outcome::kOk) return;
             VariantPtr au = AdoptVariant(g_variant_get_child_value(sr.value, 0));
             if (StatesFrom(au.get()).Has(kStateActive)) active[i] = true;
@@ -1374,17 +1376,11 @@ Error AtspiBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Cl
         if (r.outcome == Outcome::kGone) appError = MakeError(ErrorCode::kAppNotFound, "the application is gone");
         return;
       }
-      VariantPtr arr = AdoptVariant(g_variant_get_child_value(r.value, 0));
-      GVariantIter it;
-      g_variant_iter_init(&it, arr.get());
-      const gchar* busName = nullptr;
-      const gchar* path = nullptr;
-      while (g_variant_iter_next(&it, "(&s&o)", &busName, &path)) {
-        if (std::strcmp(path, kNullPath) == 0) continue;
+      for (ObjRef& ref : RefsIn(r.value)) {
         wins.emplace_back();
         WinWork* w = &wins.back();
-        w->bus = busName;
-        w->path = path;
+        w->bus = std::move(ref.bus);
+        w->path = std::move(ref.path);
         b.Call(w->bus, w->path, kIfAccessible, "GetRole", nullptr, "(u)", [w, &noReply](const Reply& rr) {
           if (rr.outcome == Outcome::kNoReply) noReply = true;
           if (rr.outcome != Outcome::kOk) return;
@@ -1992,15 +1988,7 @@ Error AtspiBackend::ReadChildren(const std::vector<ElementId>& ids, std::vector<
                  return;
                }
                ok[i] = true;
-               VariantPtr arr = AdoptVariant(g_variant_get_child_value(r.value, 0));
-               GVariantIter it;
-               g_variant_iter_init(&it, arr.get());
-               const gchar* childBus = nullptr;
-               const gchar* childPath = nullptr;
-               while (g_variant_iter_next(&it, "(&s&o)", &childBus, &childPath)) {
-                 if (!childBus || !*childBus || std::strcmp(childPath, kNullPath) == 0) continue;
-                 found[i].emplace_back(childBus, childPath);
-               }
+               for (ObjRef& child : RefsIn(r.value)) found[i].emplace_back(std::move(child.bus), std::move(child.path));
              });
     }
     b.Run();
@@ -2276,7 +2264,7 @@ Error AtspiBackend::FocusedElement(int64_t pid, ElementId& out, bool& found, Clo
                    [](const WindowInfo& a, const WindowInfo& b) { return a.active && !b.active; });
   ContextScope scope(im.ctx.get());
   // Matches per window, in the windows' order (the active one first).
-  std::vector<std::vector<std::pair<std::string, std::string>>> hits(windows.size());
+  std::vector<std::vector<ObjRef>> hits(windows.size());
   std::vector<ObjRef> noCollection;
   Error failure;
   {
@@ -2307,19 +2295,9 @@ Error AtspiBackend::FocusedElement(int64_t pid, ElementId& out, bool& found, Clo
                  if (!failure) failure = OutcomeError(r.outcome, copy.bus, r.message, perCall);
                  return;
                }
-               VariantPtr arr = AdoptVariant(g_variant_get_child_value(r.value, 0));
-               GVariantIter it;
-               g_variant_iter_init(&it, arr.get());
-               const gchar* busName = nullptr;
-               const gchar* path = nullptr;
-               bool any = false;
-               while (g_variant_iter_next(&it, "(&s&o)", &busName, &path))
-                 if (busName && *busName && std::strcmp(path, kNullPath) != 0) {
-                   hits[wi].emplace_back(busName, path);
-                   any = true;
-                 }
+               hits[wi] = RefsIn(r.value);
                // GTK's bridge answers GetMatches but finds nothing by state: search the window instead.
-               if (!any) noCollection.push_back(copy);
+               if (hits[wi].empty()) noCollection.push_back(copy);
              });
     }
     b.Run();
@@ -2331,7 +2309,7 @@ Error AtspiBackend::FocusedElement(int64_t pid, ElementId& out, bool& found, Clo
   // pre-order walk, so the last match of the first window that has any is the innermost, where keys go.
   for (const auto& inWindow : hits)
     if (!inWindow.empty()) {
-      out = im.Intern(inWindow.back().first, inWindow.back().second);
+      out = im.Intern(inWindow.back().bus, inWindow.back().path);
       found = true;
       return {};
     }
@@ -2363,13 +2341,7 @@ Error AtspiBackend::FocusedElement(int64_t pid, ElementId& out, bool& found, Clo
               failure = OutcomeError(r.outcome, ref.bus, r.message, b.PerCallMs());
             return;
           }
-          VariantPtr arr = AdoptVariant(g_variant_get_child_value(r.value, 0));
-          GVariantIter it;
-          g_variant_iter_init(&it, arr.get());
-          const gchar* busName = nullptr;
-          const gchar* path = nullptr;
-          while (g_variant_iter_next(&it, "(&s&o)", &busName, &path))
-            if (busName && *busName && std::strcmp(path, kNullPath) != 0) next.push_back(ObjRef{busName, path});
+          for (ObjRef& child : RefsIn(r.value)) next.push_back(std::move(child));
         });
       }
       b.Run();
