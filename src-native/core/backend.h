@@ -135,6 +135,28 @@ class Backend {
   // request's `secureNames` turns it off for one snapshot.
   virtual void SetSecureNameHeuristic(bool on) {}
 
+  // --- Change events (settling, waits, what opened) ---
+  //
+  // A backend that can listen to the platform's change events for an app
+  // (AT-SPI signals on the accessibility bus; an AXObserver on macOS) counts
+  // them per pid. Events are only gathered while the worker runs a job, so
+  // WaitEvents dispatches the platform's queue (GMainContext / CFRunLoop) on
+  // the worker thread until something new arrives or `until` passes.
+
+  // Starts listening to `app`'s change events (idempotent; cheap when already
+  // watching). kActionNotSupported where the platform has no events.
+  virtual Error Watch(const AppInfo& app, Clock::time_point deadline) {
+    return {ErrorCode::kActionNotSupported, "this platform reports no change events"};
+  }
+  // Dispatches pending events, then waits until the app's stamp exceeds
+  // `sinceStamp` or `until` passes, whichever is first; fills `out` either way.
+  // Not an error when nothing arrived (out.stamp == sinceStamp).
+  virtual Error WaitEvents(int64_t pid, uint64_t sinceStamp, Clock::time_point until, AppEventState& out) {
+    return {ErrorCode::kActionNotSupported, "this platform reports no change events"};
+  }
+  // Stops listening to an app (its events cost nothing afterwards).
+  virtual void Unwatch(int64_t pid) {}
+
   // --- Hooks with defaults; macOS overrides them. ---
 
   // The inputs of window choice. The default (Linux, fake) derives them from

@@ -110,6 +110,17 @@ struct WindowInfo {
   std::string role;     // "frame", "dialog", "AXWindow"...
 };
 
+// What a backend has heard from one watched app (Backend::WaitEvents).
+struct AppEventState {
+  bool watching = false;   // events are being received for this pid
+  uint64_t stamp = 0;      // change events counted since Watch; grows only
+  uint64_t windowStamp = 0;  // the subset about windows, menus, popups, dialogs
+                             // (created, destroyed, activated, shown/hidden)
+  double msSinceLast = -1;   // since the last event of any kind; -1 = none yet
+  std::vector<std::string> recent;  // up to 16 latest event kinds, oldest first
+                                    // ("object:children-changed:add", "AXValueChanged")
+};
+
 // kContentPending: the app was asked to build its tree (Chromium on macOS)
 // and had not finished within the bound; the notes say so.
 // kUnresponsive: some reads got no answer within their per-call timeout (the
