@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { render } from "../lib/index.js";
 import type { RawNode, RawSnapshot } from "../lib/model.js";
-import { identityOf } from "../lib/render/plan.js";
+import { identityOf } from "../lib/identity.js";
 import { snapshotArb } from "./support/arbitrary.js";
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 400);

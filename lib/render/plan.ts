@@ -5,13 +5,14 @@
  * indices and records of the tree and compact styles are the same by
  * construction.
  */
+
+import { type Identity, IdentityCounter, identify } from "../identity.js";
 import type { RawNode, RawSnapshot, Rect } from "../model.js";
 import { HIDDEN_COORDINATE } from "../model.js";
 import type { CaptureProof, ElementRecord, IdentityPredicate, PathRoot, Synthetic } from "../records.js";
 import { hasMeaningfulAction, hasPressAction, secondaryActions } from "./actions.js";
 import {
   buildLine,
-  chooseName,
   type Line,
   type Name,
   relativeFrame,
@@ -35,7 +36,7 @@ import {
   roleText,
 } from "./roles.js";
 import { present, sanitize, type TextLimit } from "./sanitize.js";
-import { linkText, textSummary } from "./summary.js";
+import { textSummary } from "./summary.js";
 
 export interface PlanOptions {
   textLimit: TextLimit;
@@ -71,93 +72,6 @@ interface Ctx {
   inWeb: boolean;
   /** What of the window is visible at this point: the window clipped by scroll areas and lists. */
   clip: Rect | undefined;
-}
-
-interface Identity {
-  id: IdentityPredicate;
-  /** The name the line prints (a search field's value included), computed once. */
-  name: Name | undefined;
-}
-
-/** The name part of the identity predicate: the printed name, except a search field's value. */
-function identityName(node: RawNode): string | undefined {
-  const name = isLink(node) ? linkName(node) : chooseName(node);
-  return name !== undefined && name.from !== "value" ? name.text : undefined;
-}
-
-function identify(node: RawNode): Identity {
-  const name = isLink(node) ? linkName(node) : chooseName(node);
-  const id: IdentityPredicate = { role: node.role };
-  if (node.subrole !== undefined) id.subrole = node.subrole;
-  if (present(node.identifier)) id.identifier = node.identifier;
-  // A search field's value is its printed title but never part of its identity.
-  if (name !== undefined && name.from !== "value") {
-    id.name = name.text;
-    id.nameFrom = name.from;
-  }
-  return { id, name };
-}
-
-/** The identity predicate of a node; the same function keys the uniqueness count. */
-export function identityOf(node: RawNode): IdentityPredicate {
-  return identify(node).id;
-}
-
-function linkName(node: RawNode): Name | undefined {
-  if (present(node.title)) return { text: node.title, from: "title" };
-  const t = linkText(node);
-  return t === undefined ? undefined : { text: t, from: "linkText" };
-}
-
-/**
- * Counts identity predicates. Nested maps keyed by the predicate's own
- * strings, not one concatenated key: the strings come from the tree and keep
- * their cached hashes, so counting a 1,200-node window allocates nothing per node.
- */
-class IdentityCounter {
-  private readonly byRole = new Map<string, Map<string, Map<string, Map<string, number>>>>();
-
-  private slot(
-    role: string,
-    subrole: string | undefined,
-    identifier: string | undefined,
-    create: boolean,
-  ): Map<string, number> | undefined {
-    let bySub = this.byRole.get(role);
-    if (bySub === undefined) {
-      if (!create) return undefined;
-      bySub = new Map();
-      this.byRole.set(role, bySub);
-    }
-    let byId = bySub.get(subrole ?? "");
-    if (byId === undefined) {
-      if (!create) return undefined;
-      byId = new Map();
-      bySub.set(subrole ?? "", byId);
-    }
-    let byName = byId.get(identifier ?? "");
-    if (byName === undefined) {
-      if (!create) return undefined;
-      byName = new Map();
-      byId.set(identifier ?? "", byName);
-    }
-    return byName;
-  }
-
-  add(node: RawNode): void {
-    const byName = this.slot(
-      node.role,
-      node.subrole,
-      present(node.identifier) ? node.identifier : undefined,
-      true,
-    )!;
-    const name = identityName(node) ?? "";
-    byName.set(name, (byName.get(name) ?? 0) + 1);
-  }
-
-  count(id: IdentityPredicate): number {
-    return this.slot(id.role, id.subrole, id.identifier, false)?.get(id.name ?? "") ?? 0;
-  }
 }
 
 export function isHidden(node: RawNode): boolean {

@@ -1,0 +1,302 @@
+/**
+ * Actions on an element by index or ref: each resolves the target, passes
+ * the guards, sends by the most faithful channel the element offers
+ * (select a row, focus an entry, its press action, else a synthetic click)
+ * and falls back only after a refusal that delivered nothing.
+ */
+import type { CallContext } from "../call.js";
+import { AxsnapError, type Delivery, invalidArgument } from "../errors.js";
+import type { RawNode } from "../model.js";
+import { prettyActionName } from "../render/actions.js";
+import { pointerAt, semanticCall } from "./deliver.js";
+import type { ActEnv } from "./env.js";
+import {
+  clamp,
+  focusLanded,
+  guardDestructive,
+  guardEnabled,
+  guardFresh,
+  guardNotSecure,
+  guardNotSecureNow,
+} from "./guards.js";
+import { confirmLanded, flushWebTree, type Resolved, releaseLater, resolveIn } from "./resolve.js";
+import { type ActionResult, type ActOptions, finish, refusedUndelivered, semanticOutcome } from "./result.js";
+import type { Target } from "./store.js";
+
+const PRESS_ACTIONS = [
+  "AXPress",
+  "AXConfirm",
+  "AXOpen",
+  "click",
+  "press",
+  "activate",
+  "toggle",
+  "jump",
+  "doDefault",
+];
+const MENU_ACTIONS = ["AXShowMenu", "showContextMenu", "show menu", "popup"];
+const ROW_ROLES = new Set(["AXRow", "table row", "list item", "tree item", "table cell"]);
+/** Text entries: a click puts the caret in them (focus), never their "activate" action, which submits. */
+export const ENTRY_ROLES = new Set([
+  "AXTextField",
+  "AXTextArea",
+  "text",
+  "entry",
+  "password text",
+  "spin button",
+  "terminal",
+]);
+
+export function findAction(actions: readonly string[], wanted: readonly string[]): string | undefined {
+  for (const w of wanted) {
+    const hit = actions.find((a) => a.toLowerCase() === w.toLowerCase());
+    if (hit !== undefined) return hit;
+  }
+  return undefined;
+}
+
+export interface ClickOptions extends ActOptions {
+  button?: "left" | "right";
+  count?: 1 | 2;
+}
+
+/** Clicks an element: its press action where it has one, else a synthetic click at its click point. */
+export async function click(
+  env: ActEnv,
+  ctx: CallContext,
+  target: Target,
+  options: ClickOptions,
+): Promise<ActionResult> {
+  const button = options.button ?? "left";
+  const count = options.count ?? 1;
+  await guardDestructive(env, "click", env.store.address(target, options.app));
+  const r = await resolveIn(env, target, options.app, ctx);
+  const notes = [...r.notes];
+  await confirmLanded(r, ctx, await flushWebTree(r, ctx, notes));
+  guardEnabled(r);
+  const done = (o: Parameters<typeof finish>[3]) => finish(env, ctx, options, o);
+  // A text field is clicked to put the caret in it: its only action ("activate") would submit its form.
+  if (button === "left" && count === 1 && ENTRY_ROLES.has(r.record.role)) {
+    try {
+      await ctx.step("semantic", () => r.live.backend.focus(r.handle, ctx.remaining()));
+      if (await focusLanded(r, ctx))
+        return done({
+          action: "click",
+          snapshot: r.snapshot,
+          record: r.record,
+          channel: "semantic",
+          delivery: "delivered_verified",
+          notes,
+        });
+      notes.push("the field did not take focus; clicked at its point instead");
+    } catch (e) {
+      if (!refusedUndelivered(e)) throw e;
+      notes.push(`the field could not be focused (${e.message}); clicked at its point instead`);
+    }
+    return done(await pointerAt(env, r, { kind: "click", button: 1, count: 1 }, notes, "click", ctx));
+  }
+  const semantic =
+    count === 1 ? findAction(r.record.actions, button === "left" ? PRESS_ACTIONS : MENU_ACTIONS) : undefined;
+  // A row is clicked by selecting it in its list; a row that cannot be selected falls through to press.
+  if (button === "left" && count === 1 && ROW_ROLES.has(r.record.role)) {
+    try {
+      const uncertain = await semanticCall(ctx, () => r.live.backend.select(r.handle, ctx.remaining()));
+      return done(semanticOutcome("click", r, notes, uncertain));
+    } catch (e) {
+      if (!refusedUndelivered(e)) throw e;
+      notes.push(`the row could not be selected in its list (${e.message})`);
+    }
+  }
+  if (semantic !== undefined) {
+    try {
+      const uncertain = await semanticCall(ctx, () =>
+        r.live.backend.doAction(r.handle, semantic, ctx.remaining()),
+      );
+      return done(semanticOutcome("click", r, notes, uncertain));
+    } catch (e) {
+      if (!refusedUndelivered(e)) throw e;
+      notes.push(`the element refused ${semantic} (${e.message}); clicked by coordinates instead`);
+    }
+  } else if (count === 1) {
+    notes.push("the element has no press action; clicked by coordinates");
+  }
+  return done(
+    await pointerAt(env, r, { kind: "click", button: button === "left" ? 1 : 3, count }, notes, "click", ctx),
+  );
+}
+
+/** Sets an element's value; refuses secure fields and elements whose value cannot be set. */
+export async function setValue(
+  env: ActEnv,
+  ctx: CallContext,
+  target: Target,
+  value: string | number,
+  options: ActOptions,
+): Promise<ActionResult> {
+  const addressed = env.store.address(target, options.app);
+  guardNotSecure(addressed.record, "setting");
+  if (!addressed.record.settable)
+    throw new AxsnapError(
+      "NOT_SETTABLE",
+      `element ${addressed.record.index} (${addressed.record.roleText}) cannot be set`,
+    );
+  const r = await resolveIn(env, target, options.app, ctx);
+  await confirmLanded(r, ctx);
+  guardEnabled(r);
+  guardNotSecureNow(r);
+  const uncertain = await semanticCall(ctx, () =>
+    typeof value === "number"
+      ? r.live.backend.setNumber(r.handle, value, ctx.remaining())
+      : r.live.backend.setText(r.handle, value, ctx.remaining()),
+  );
+  // An uncertain answer is settled by the read-back below, when it can be.
+  const notes = uncertain === undefined ? [...r.notes] : [...r.notes, uncertain];
+  let delivery: Delivery = uncertain === undefined ? "delivered_unverified" : "delivery_uncertain";
+  const back = await readBack(r, ctx);
+  if (typeof back === "object" && (back.value === value || String(back.value) === String(value))) {
+    delivery = "delivered_verified";
+    // The value is there: the app's error answer did not matter.
+    if (uncertain !== undefined) notes.splice(notes.indexOf(uncertain), 1);
+  } else if (typeof back === "object")
+    notes.push(`the value read back is ${JSON.stringify(back.value ?? null)}`);
+  else notes.push(`the value could not be read back: ${back}`);
+  return finish(env, ctx, options, {
+    action: "setValue",
+    snapshot: r.snapshot,
+    record: r.record,
+    channel: "semantic",
+    delivery,
+    notes,
+  });
+}
+
+/** The element's own node after a write, live; a string says why it could not be read. */
+export async function readBack(r: Resolved, ctx: CallContext): Promise<RawNode | string> {
+  try {
+    const read = await ctx.step(
+      "read",
+      () => r.live.backend.readElement(r.handle, 0, ctx.remaining()),
+      (late) => releaseLater(r.live, late.handles),
+    );
+    releaseLater(r.live, read.handles);
+    return read.node;
+  } catch (e) {
+    if (e instanceof AxsnapError && e.code === "ABORTED") throw e;
+    return (e as Error).message;
+  }
+}
+
+/** Runs an element's named action, by raw ("AXScrollDownByPage") or pretty ("Scroll Down") name. */
+export async function performAction(
+  env: ActEnv,
+  ctx: CallContext,
+  target: Target,
+  name: string,
+  options: ActOptions,
+): Promise<ActionResult> {
+  const addressed = env.store.address(target, options.app);
+  const wanted = name.trim().toLowerCase();
+  const raw = addressed.record.actions.find(
+    (a) => a.toLowerCase() === wanted || prettyActionName(a).toLowerCase() === wanted,
+  );
+  if (raw === undefined)
+    throw new AxsnapError(
+      "ACTION_NOT_SUPPORTED",
+      `element ${addressed.record.index} has no action "${name}"`,
+      {
+        hint: `its actions: ${addressed.record.actions.map(prettyActionName).join(", ") || "none"}`,
+      },
+    );
+  await guardDestructive(env, "performAction", addressed);
+  // The action's own name can be the destructive part ("Remove" on a row named "Inbox").
+  await guardDestructive(env, "performAction", {
+    snapshot: addressed.snapshot,
+    record: { ...addressed.record, title: prettyActionName(raw), description: raw },
+  });
+  const r = await resolveIn(env, target, options.app, ctx);
+  await confirmLanded(r, ctx, await flushWebTree(r, ctx, r.notes));
+  guardEnabled(r);
+  const uncertain = await semanticCall(ctx, () => r.live.backend.doAction(r.handle, raw, ctx.remaining()));
+  return finish(env, ctx, options, semanticOutcome("performAction", r, [...r.notes], uncertain));
+}
+
+/** Scrolls an element by pages: its scroll-by-page action where it has one, else wheel events over it. */
+export async function scroll(
+  env: ActEnv,
+  ctx: CallContext,
+  target: Target,
+  direction: "up" | "down" | "left" | "right",
+  pages: number,
+  options: ActOptions,
+): Promise<ActionResult> {
+  const r = await resolveIn(env, target, options.app, ctx);
+  await confirmLanded(r, ctx);
+  const name = `AXScroll${direction[0]!.toUpperCase()}${direction.slice(1)}ByPage`;
+  const semantic = findAction(r.record.actions, [name, `scroll ${direction}`]);
+  if (semantic !== undefined) {
+    for (let i = 0; i < pages; i++) {
+      const uncertain = await semanticCall(ctx, () =>
+        r.live.backend.doAction(r.handle, semantic, ctx.remaining()),
+      );
+      // One page in doubt ends the scroll: repeating it could overshoot.
+      if (uncertain !== undefined)
+        return finish(
+          env,
+          ctx,
+          options,
+          semanticOutcome("scroll", r, [...r.notes, `stopped at page ${i + 1} of ${pages}`], uncertain),
+        );
+    }
+    return finish(env, ctx, options, semanticOutcome("scroll", r, [...r.notes], undefined));
+  }
+  const steps = pages * 5;
+  const dx = direction === "left" ? -steps : direction === "right" ? steps : 0;
+  const dy = direction === "up" ? -steps : direction === "down" ? steps : 0;
+  const notes = [...r.notes, `no scroll action; sent ${steps} wheel steps`];
+  return finish(env, ctx, options, await pointerAt(env, r, { kind: "wheel", dx, dy }, notes, "scroll", ctx));
+}
+
+/** Drags from one element to another with synthetic mouse events. */
+export async function drag(
+  env: ActEnv,
+  ctx: CallContext,
+  from: Target,
+  to: Target,
+  options: ActOptions,
+): Promise<ActionResult> {
+  const from0 = env.store.address(from, options.app);
+  const to0 = env.store.address(to, options.app);
+  // One drag, one app: the end point is clamped into the start's window, so another app's element cannot be meant.
+  if (from0.snapshot.app.pid !== to0.snapshot.app.pid)
+    throw invalidArgument(
+      `a drag stays in one app: element ${from0.record.index} is in pid ${from0.snapshot.app.pid}, element ${to0.record.index} in pid ${to0.snapshot.app.pid}`,
+    );
+  await guardDestructive(env, "drag", from0);
+  await guardDestructive(env, "drag", to0);
+  const a = await resolveIn(env, from, options.app, ctx);
+  const b = await resolveIn(env, to, options.app, ctx);
+  guardFresh(env, a.snapshot);
+  const p = a.record.clickPoint;
+  const q = b.record.clickPoint;
+  if (!p || !q) throw new AxsnapError("ACTION_NOT_SUPPORTED", "both elements need a frame to drag between");
+  await confirmLanded(a, ctx);
+  await confirmLanded(b, ctx);
+  const notes = [...a.notes, ...b.notes];
+  const start = clamp(a.live, p.x, p.y, notes);
+  const end = clamp(a.live, q.x, q.y, notes);
+  await ctx.step("input", () =>
+    a.live.backend.pointer(
+      a.live.window,
+      { kind: "drag", x: start.x, y: start.y, toX: end.x, toY: end.y, button: 1 },
+      ctx.remaining(),
+    ),
+  );
+  return finish(env, ctx, options, {
+    action: "drag",
+    snapshot: a.snapshot,
+    record: a.record,
+    channel: "synthetic",
+    delivery: "delivered_unverified",
+    notes,
+  });
+}

@@ -1,0 +1,286 @@
+/**
+ * Reaching the element that was printed (refs-and-actions.md, resolution).
+ * Three-valued: the held handle still shows the same identity → use it;
+ * else, if the record was proven unique, observe again and count matches
+ * (one → use it, none → STALE_REF, many → AMBIGUOUS_TARGET, an incomplete
+ * observation → IDENTITY_UNPROVEN); else STALE_REF. Right before acting the
+ * identity is read once more, live (confirmLanded); web content is flushed
+ * first so that read is not older than the page (flushWebTree).
+ */
+import type { CallContext } from "../call.js";
+import { type LiveObservation, liveObservation, snapshot as observeOnce } from "../desktop.js";
+import { AxsnapError, invalidArgument } from "../errors.js";
+import { countMatches, identityOf, sameIdentity } from "../identity.js";
+import type { RawNode } from "../model.js";
+import type { ElementRecord } from "../records.js";
+import type { Snapshot } from "../snapshot.js";
+import type { ActEnv } from "./env.js";
+import type { Target } from "./store.js";
+
+export interface Resolved {
+  /** The snapshot the agent addressed (never a transient re-observation). */
+  snapshot: Snapshot;
+  record: ElementRecord;
+  live: LiveObservation;
+  handle: number;
+  how: "live" | "reobserved";
+  /** The element as last read live (states decide "disabled", "secure now"). */
+  node: RawNode;
+  notes: string[];
+}
+
+/** How long to wait for web content to show the focus that flushes its pending changes. */
+const WEB_FLUSH_MS = 400;
+/** Roles of a web document's root: below one, the tree is a browser's mirror of the page. */
+const WEB_ROOTS = new Set(["document web", "AXWebArea"]);
+
+/**
+ * Lets go of handles without waiting: a release queues behind other calls on
+ * the backend's worker, and a call must not wait on someone else's job to
+ * settle by its deadline.
+ */
+export function releaseLater(live: LiveObservation, handles: number[]): void {
+  if (handles.length > 0) void live.backend.release(handles).catch(() => undefined);
+}
+
+/**
+ * Reads what a handle shows now, asked of the app (never a cache): the
+ * node, "gone" when the element no longer exists, or "unknown" when it
+ * could not be read (the app did not answer). Unknown is never folded into
+ * gone or into a match.
+ */
+export async function nodeNow(
+  live: LiveObservation,
+  handle: number,
+  ctx: CallContext,
+): Promise<RawNode | "gone" | "unknown"> {
+  try {
+    const read = await ctx.step(
+      "read",
+      () => live.backend.readElement(handle, 4, ctx.remaining()),
+      (late) => releaseLater(live, late.handles),
+    );
+    releaseLater(live, read.handles);
+    return read.node;
+  } catch (e) {
+    if (e instanceof AxsnapError && (e.code === "ABORTED" || e.code === "ACCESSIBILITY_UNAVAILABLE")) throw e;
+    const code = e instanceof AxsnapError ? e.code : "";
+    return code === "STALE_REF" || code === "APP_NOT_FOUND" ? "gone" : "unknown";
+  }
+}
+
+/**
+ * Resolution inside an action. A re-observation made here is transient: it
+ * is released when the call ends and never becomes the app's latest
+ * snapshot, so a refused action leaves the agent's bare indices meaning
+ * what the snapshot it read printed (refs-and-actions.md, "A refusal does
+ * not move latest").
+ */
+export async function resolveIn(
+  env: ActEnv,
+  target: Target,
+  app: string | number | undefined,
+  ctx: CallContext,
+): Promise<Resolved> {
+  const { snapshot: snap, record } = env.store.address(target, app);
+  const live = liveObservation(snap);
+  if (!live || record.handle === undefined)
+    throw new AxsnapError(
+      "STALE_REF",
+      "that snapshot has no live elements (it was rendered from a tree, not observed)",
+    );
+  const now = await nodeNow(live, record.handle, ctx);
+  if (typeof now === "object" && sameIdentity(identityOf(now), record.identity))
+    return { snapshot: snap, record, live, handle: record.handle, how: "live", node: now, notes: [] };
+  if (now === "unknown")
+    throw new AxsnapError(
+      "IDENTITY_UNPROVEN",
+      `element ${record.index} could not be read (the app did not answer); nothing was sent`,
+      { hint: "wait a moment and take a new snapshot" },
+    );
+  if (!record.proof.unique)
+    throw new AxsnapError(
+      "STALE_REF",
+      `element ${record.index} changed and was not proven unique when observed (${record.proof.reason}); nothing was sent`,
+      { hint: "take a new snapshot and pick the element again" },
+    );
+  const fresh = await ctx.step(
+    "read",
+    () => observeOnce({ app: snap.app.pid, screenshot: false, deadlineMs: ctx.remaining() }, env.backend),
+    (late) => late.release(),
+  );
+  ctx.defer(() => void fresh.release().catch(() => undefined));
+  const freshLive = liveObservation(fresh)!;
+  if (!fresh.complete)
+    throw new AxsnapError(
+      "IDENTITY_UNPROVEN",
+      `element ${record.index} changed, and the new observation was incomplete (${fresh.cutBy.join(", ")}), so it cannot be found again with certainty; nothing was sent`,
+    );
+  const matches: RawNode[] = [];
+  countMatches(freshLive.raw.root, record.identity, matches);
+  if (freshLive.raw.menuBar) countMatches(freshLive.raw.menuBar, record.identity, matches);
+  if (matches.length === 0)
+    throw new AxsnapError("STALE_REF", `element ${record.index} is gone from the window; nothing was sent`);
+  if (matches.length > 1)
+    throw new AxsnapError(
+      "AMBIGUOUS_TARGET",
+      `${matches.length} elements now match element ${record.index}; nothing was sent`,
+    );
+  const match = matches[0]!;
+  if (match.handle === undefined)
+    throw new AxsnapError("IDENTITY_UNPROVEN", "the matching element has no live handle; nothing was sent");
+  const printed = fresh.records.find((r) => r.handle === match.handle);
+  // The agent's own snapshot stays the reference: the result names the element as it addressed it.
+  const moved: ElementRecord = printed ? withFrameOf(record, printed) : record;
+  const notes = [
+    printed
+      ? `element ${record.index} moved; found again by its identity (element ${printed.index} of a new observation)`
+      : `element ${record.index} moved; found again by its identity`,
+  ];
+  return {
+    snapshot: snap,
+    record: moved,
+    live: freshLive,
+    handle: match.handle,
+    how: "reobserved",
+    node: match,
+    notes,
+  };
+}
+
+/** Right before acting: the identity once more, live; a change means nothing is sent. */
+export async function confirmLanded(r: Resolved, ctx: CallContext, readNow?: RawNode): Promise<void> {
+  // A node read live a moment ago (the web flush's last read) is that read: one round trip less
+  // between the check and the action.
+  const now = readNow ?? (await nodeNow(r.live, r.handle, ctx));
+  if (now === "unknown")
+    throw new AxsnapError(
+      "IDENTITY_UNPROVEN",
+      `element ${r.record.index} could not be read just before acting; nothing was sent`,
+    );
+  if (now === "gone" || !sameIdentity(identityOf(now), r.record.identity))
+    throw new AxsnapError(
+      "STALE_REF",
+      `element ${r.record.index} changed just before acting; nothing was sent`,
+    );
+  r.node = now;
+}
+
+/** Whether the element with this handle lies inside web content in the observed tree. */
+function inWebContent(root: RawNode, handle: number): boolean {
+  const stack: { node: RawNode; web: boolean }[] = [{ node: root, web: false }];
+  while (stack.length > 0) {
+    const { node, web } = stack.pop()!;
+    const here = web || WEB_ROOTS.has(node.role);
+    if (node.handle === handle) return here && !WEB_ROOTS.has(node.role);
+    if (node.children) for (const c of node.children) stack.push({ node: c, web: here });
+  }
+  return false;
+}
+
+/**
+ * Web content's accessibility tree lags the page: Chromium sends most
+ * changes to the browser in batches up to ~150 ms late, so a live read can
+ * show a button's old name well after the page renamed it (measured here:
+ * clicks that met a label changed 46-143 ms earlier). A focus change is
+ * sent at once, with every change pending before it: so the element is
+ * focused first, and once the live tree shows it focused, the identity read
+ * that follows is no older than that moment. Only for elements inside web
+ * content; elsewhere the tree is the app's own and current.
+ */
+export async function flushWebTree(
+  r: Resolved,
+  ctx: CallContext,
+  notes: string[],
+): Promise<RawNode | undefined> {
+  if (!inWebContent(r.live.raw.root, r.handle)) return undefined;
+  try {
+    await ctx.step("read", () => r.live.backend.focus(r.handle, ctx.remaining()));
+  } catch (e) {
+    if (e instanceof AxsnapError && (e.code === "ABORTED" || e.code === "TIMEOUT")) throw e;
+    notes.push("the web element could not be focused before acting, so its live name may lag the page");
+    return undefined;
+  }
+  const until = performance.now() + Math.min(WEB_FLUSH_MS, ctx.remaining() / 2);
+  for (;;) {
+    const now = await nodeNow(r.live, r.handle, ctx);
+    // Not the element any more (gone, renamed): the identity check that follows says so.
+    if (typeof now !== "object" || now.states?.focused === true)
+      return typeof now === "object" ? now : undefined;
+    if (performance.now() >= until) break;
+    await new Promise((done) => setTimeout(done, 1));
+  }
+  notes.push("the page did not show the element focused in time, so its live name may lag the page");
+  return undefined;
+}
+
+/** The addressed record, at the place where the element is now. */
+function withFrameOf(record: ElementRecord, now: ElementRecord): ElementRecord {
+  const { frame: _f, screenFrame: _s, clickPoint: _c, ...rest } = record;
+  return {
+    ...rest,
+    ...(now.frame ? { frame: now.frame } : {}),
+    ...(now.screenFrame ? { screenFrame: now.screenFrame } : {}),
+    ...(now.clickPoint ? { clickPoint: now.clickPoint } : {}),
+  };
+}
+
+/**
+ * Finds an element again, by a record's identity, in a fresh live snapshot of
+ * its app: step 2 of resolution (refs-and-actions.md), for a record kept
+ * outside any session (the CLI's store, another process), which has no live
+ * handle to try first. Returns the fresh snapshot's record of the one match.
+ * None → STALE_REF; several → AMBIGUOUS_TARGET; an incomplete fresh
+ * observation → IDENTITY_UNPROVEN. A record not proven unique when observed
+ * cannot be told from its twins without its handle: AMBIGUOUS_TARGET when
+ * several match, else STALE_REF (never a guess by index or path).
+ */
+export function findAgain(
+  record: Pick<ElementRecord, "index" | "identity" | "proof">,
+  fresh: Snapshot,
+): ElementRecord {
+  const live = liveObservation(fresh);
+  if (!live) throw invalidArgument("findAgain needs a snapshot observed live, not one rendered from a tree");
+  if (!fresh.complete)
+    throw new AxsnapError(
+      "IDENTITY_UNPROVEN",
+      `element ${record.index} cannot be found again with certainty: the new observation was incomplete (${fresh.cutBy.join(", ")}); nothing was sent`,
+    );
+  const matches: RawNode[] = [];
+  countMatches(live.raw.root, record.identity, matches);
+  if (live.raw.menuBar) countMatches(live.raw.menuBar, record.identity, matches);
+  if (!record.proof.unique) {
+    const why =
+      record.proof.reason === "duplicates"
+        ? `${record.proof.matches} elements had its identity when it was observed`
+        : "its observation was incomplete";
+    if (matches.length > 1)
+      throw new AxsnapError(
+        "AMBIGUOUS_TARGET",
+        `element ${record.index} was not proven unique (${why}) and ${matches.length} elements match it now; nothing was sent`,
+      );
+    throw new AxsnapError(
+      "STALE_REF",
+      `element ${record.index} was not proven unique (${why}), so it cannot be found again by its identity; nothing was sent`,
+    );
+  }
+  if (matches.length === 0)
+    throw new AxsnapError("STALE_REF", `element ${record.index} is gone from the window; nothing was sent`);
+  if (matches.length > 1)
+    throw new AxsnapError(
+      "AMBIGUOUS_TARGET",
+      `${matches.length} elements now match element ${record.index}; nothing was sent`,
+    );
+  const handle = matches[0]!.handle;
+  const printed =
+    handle === undefined
+      ? undefined
+      : (fresh.records.find((r) => r.handle === handle && sameIdentity(r.identity, record.identity)) ??
+        fresh.records.find((r) => r.handle === handle));
+  if (!printed)
+    throw new AxsnapError(
+      "IDENTITY_UNPROVEN",
+      `element ${record.index} matches an element the new observation did not print; nothing was sent`,
+    );
+  return printed;
+}

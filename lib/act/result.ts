@@ -1,0 +1,162 @@
+/**
+ * What an action returns: how far it got (delivery, retry), the notes an
+ * agent should read, and its next view — a fresh snapshot taken with the
+ * options of the snapshot acted on, the changes from that snapshot, and the
+ * text to read (the diff when it is shorter than the whole window).
+ */
+import type { CallContext } from "../call.js";
+import { liveObservation, type ObservationOptions } from "../desktop.js";
+import { diffSnapshots, type SnapshotChanges } from "../diff.js";
+import { AxsnapError, type Delivery, invalidArgument, type Retry } from "../errors.js";
+import { sameIdentity } from "../identity.js";
+import type { ElementRecord } from "../records.js";
+import { normaliseRenderOptions, type RenderOptions } from "../render/index.js";
+import { cut } from "../render/sanitize.js";
+import type { Snapshot } from "../snapshot.js";
+import type { ActEnv } from "./env.js";
+import type { Resolved } from "./resolve.js";
+
+export interface ActionResult {
+  action: string;
+  delivery: Delivery;
+  retry: Retry;
+  channel: "semantic" | "synthetic";
+  notes: string[];
+  target?: { snapshotId: string; index: number };
+  /** A fresh snapshot of the app after the action, unless turned off. */
+  snapshot?: Snapshot;
+  /** With a fresh snapshot: what changed from the snapshot acted on to it (diff.ts), keyed by live handle. */
+  changes?: SnapshotChanges;
+  /**
+   * With a fresh snapshot: what an agent reads. `changes.text` when it is shorter than the fresh
+   * snapshot's text, else that text; the full snapshot is always `snapshot.text`.
+   */
+  text?: string;
+}
+
+export interface ActOptions {
+  /** Which app a bare index refers to; default the app of the session's latest snapshot. */
+  app?: string | number;
+  /**
+   * The fresh snapshot after acting: true (default) takes it with the options of the snapshot acted
+   * on (style, screenshot, limits); an object overrides some of them; false takes none.
+   */
+  snapshot?: boolean | ObservationOptions;
+  /** This call's deadline in ms (1-600000); default the session's deadlineMs. The call settles by it. */
+  deadlineMs?: number;
+  /** Aborts the call: it settles with ABORTED; its delivery says whether anything had been sent. */
+  signal?: AbortSignal;
+}
+
+/** What was done: everything a result says before the fresh snapshot is taken. */
+export interface Outcome {
+  action: string;
+  /** The snapshot acted on: the diff's "before", and the app the fresh snapshot observes. */
+  snapshot: Snapshot;
+  record?: ElementRecord;
+  channel: "semantic" | "synthetic";
+  delivery: Delivery;
+  notes: string[];
+}
+
+/** Notes are for an agent to read: one is cut at the text limit, like a printed field. */
+export const NOTE_LIMIT = 500;
+
+/**
+ * A refusal that delivered nothing: only then may another way of doing the
+ * same thing follow (selecting a row, then pressing; pressing, then clicking).
+ */
+export function refusedUndelivered(e: unknown): e is AxsnapError {
+  return (
+    e instanceof AxsnapError &&
+    (e.code === "ACTION_NOT_SUPPORTED" || e.code === "ACTION_FAILED") &&
+    e.delivery === "not_delivered"
+  );
+}
+
+/** A semantic call's outcome: unverified when the app answered, uncertain (with why) when it may have acted. */
+export function semanticOutcome(
+  action: string,
+  r: Resolved,
+  notes: string[],
+  uncertain: string | undefined,
+): Outcome {
+  return {
+    action,
+    snapshot: r.snapshot,
+    record: r.record,
+    channel: "semantic",
+    delivery: uncertain === undefined ? "delivered_unverified" : "delivery_uncertain",
+    notes: uncertain === undefined ? notes : [...notes, uncertain],
+  };
+}
+
+/** The result of an outcome, with the agent's next view unless `options.snapshot` is false. */
+export async function finish(
+  env: ActEnv,
+  ctx: CallContext,
+  options: ActOptions,
+  o: Outcome,
+): Promise<ActionResult> {
+  const result: ActionResult = {
+    action: o.action,
+    delivery: o.delivery,
+    retry: o.delivery === "not_delivered" ? "safe" : "unsafe",
+    channel: o.channel,
+    notes: o.notes.map((n) => cut(n, NOTE_LIMIT)),
+    ...(o.record ? { target: { snapshotId: o.snapshot.id, index: o.record.index } } : {}),
+  };
+  if (options.snapshot === false) return result;
+  try {
+    // The fresh snapshot is the agent's new view: it becomes the app's latest.
+    // Inside the call's own deadline: the call settles by it, fresh snapshot included.
+    const kept = liveObservation(o.snapshot)?.options ?? {};
+    const asked = typeof options.snapshot === "object" && options.snapshot !== null ? options.snapshot : {};
+    result.snapshot = await env.observe({
+      ...kept,
+      ...asked,
+      app: o.snapshot.app.pid,
+      deadlineMs: ctx.remaining(),
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+    });
+  } catch (e) {
+    result.notes.push(cut(`no fresh snapshot after the action: ${(e as Error).message}`, NOTE_LIMIT));
+  }
+  if (result.snapshot) {
+    result.changes = diffSnapshots(o.snapshot, result.snapshot);
+    const full = result.snapshot.text;
+    result.text = result.changes.text.length < full.length ? result.changes.text : full;
+    const changed = o.record ? changedAround(o.record, result.snapshot) : undefined;
+    if (changed) result.notes.push(cut(changed, NOTE_LIMIT));
+  }
+  return result;
+}
+
+/** The `snapshot` option of an action, checked before anything is sent (a bad one would fail only after). */
+export function checkSnapshotOption(value: unknown): void {
+  if (value === undefined || typeof value === "boolean") return;
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    throw invalidArgument("snapshot must be true, false or an object of snapshot options");
+  const o = value as Record<string, unknown>;
+  for (const k of ["app", "deadlineMs", "signal"])
+    if (k in o)
+      throw invalidArgument(
+        `snapshot.${k} cannot be set: the fresh snapshot is of the same app, in the call's budget`,
+      );
+  if (o.screenshot !== undefined && typeof o.screenshot !== "boolean")
+    throw invalidArgument("snapshot.screenshot must be true or false");
+  normaliseRenderOptions(o as RenderOptions);
+}
+
+/**
+ * The one race no client can close: an app may change an element between
+ * the last live check and the moment it handles the action (Chromium's tree
+ * lags the page by a few milliseconds). When the fresh snapshot shows the
+ * same element under another identity, the result says so.
+ */
+function changedAround(record: ElementRecord, fresh: Snapshot): string | undefined {
+  if (record.handle === undefined) return undefined;
+  const now = fresh.records.find((r) => r.handle === record.handle);
+  if (!now || sameIdentity(now.identity, record.identity)) return undefined;
+  return `element ${record.index} reads as ${now.roleText} "${now.identity.name ?? ""}" right after the action (it was "${record.identity.name ?? ""}"): the app changed it around the action, so check which one it reached`;
+}

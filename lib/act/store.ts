@@ -1,0 +1,150 @@
+/**
+ * The snapshots a session holds: per app the recent ones (oldest released
+ * first), by id for refs, the owner of every record, and which one is the
+ * app's latest — the view a bare index refers to. Only snapshots handed to
+ * the caller are kept here; re-observations made inside an action are
+ * transient and never become latest (refs-and-actions.md).
+ */
+import { AxsnapError, invalidArgument } from "../errors.js";
+import type { ElementRecord } from "../records.js";
+import type { Snapshot } from "../snapshot.js";
+
+/** A target: a bare index (latest snapshot of the app), a ref "@s…:e12", or a record of a held snapshot. */
+export type Target = number | string | ElementRecord;
+
+/** The snapshot and record a target names. */
+export interface Addressed {
+  snapshot: Snapshot;
+  record: ElementRecord;
+}
+
+const REF = /^@(s[a-z0-9]{7}):e(\d{1,9})$/;
+
+export class SnapshotStore {
+  private readonly byApp = new Map<string, Snapshot[]>();
+  private readonly byId = new Map<string, Snapshot>();
+  private readonly owner = new WeakMap<ElementRecord, Snapshot>();
+  private readonly lastObserved = new Map<string, number>();
+  private latest: Snapshot | undefined;
+
+  constructor(private readonly keepPerApp: number) {}
+
+  /** Keeps a snapshot handed to the caller: it becomes its app's latest; the oldest beyond the limit is released. */
+  keep(snap: Snapshot): void {
+    const key = appKey(snap);
+    const list = this.byApp.get(key) ?? [];
+    list.push(snap);
+    while (list.length > this.keepPerApp) {
+      const old = list.shift()!;
+      this.byId.delete(old.id);
+      void old.release();
+    }
+    this.byApp.set(key, list);
+    this.byId.set(snap.id, snap);
+    for (const rec of snap.records) this.owner.set(rec, snap);
+    this.lastObserved.set(key, Date.now());
+    this.latest = snap;
+  }
+
+  /** When the app of `snap` was last observed (ms since the epoch). */
+  observedAt(snap: Snapshot): number {
+    return this.lastObserved.get(appKey(snap)) ?? snap.takenAt;
+  }
+
+  /**
+   * The latest snapshot of an app. A name must name one app: when the
+   * session holds snapshots of several running instances with that name, a
+   * bare index could mean either, so it is refused (AMBIGUOUS_APP) with their pids.
+   */
+  latestOf(app: string | number | undefined): Snapshot {
+    if (app === undefined) {
+      if (!this.latest) throw new AxsnapError("SNAPSHOT_NOT_FOUND", "the session has no snapshot yet");
+      return this.latest;
+    }
+    const matches: Snapshot[] = [];
+    for (const list of this.byApp.values()) {
+      const snap = list.at(-1);
+      if (snap && (snap.app.pid === app || snap.app.name.toLowerCase() === String(app).toLowerCase()))
+        matches.push(snap);
+    }
+    if (matches.length > 1)
+      throw new AxsnapError(
+        "AMBIGUOUS_APP",
+        `the session observed ${matches.length} apps named ${String(app)}: ${matches.map((s) => `${s.app.name} (pid ${s.app.pid})`).join(", ")}`,
+        { hint: `pass the pid of the one you mean, e.g. { app: ${matches[0]!.app.pid} }` },
+      );
+    if (matches[0]) return matches[0];
+    throw new AxsnapError("SNAPSHOT_NOT_FOUND", `the session has no snapshot of ${String(app)}`);
+  }
+
+  /** The snapshot and record a target names, without touching the app. */
+  address(target: Target, app?: string | number): Addressed {
+    let snap: Snapshot;
+    let index: number;
+    if (typeof target === "number") {
+      if (!Number.isInteger(target) || target < 0 || target > 1e9)
+        throw invalidArgument(
+          `an index must be a whole number >= 0, got ${target}`,
+          "use an index printed in the snapshot text",
+        );
+      snap = this.latestOf(app);
+      index = target;
+    } else if (typeof target === "string") {
+      const t = target.trim();
+      if (/^\d{1,9}$/.test(t)) return this.address(Number(t), app);
+      if (/^@e\d+$/.test(t))
+        throw invalidArgument(
+          `the ref ${t} does not say which snapshot it came from`,
+          'use the full ref "@<snapshot id>:e<index>" printed for the snapshot, or a bare index',
+        );
+      const m = REF.exec(t);
+      if (!m)
+        throw invalidArgument(
+          `not a target: ${JSON.stringify(target)}`,
+          'use an index (12) or a ref ("@s8f3k2p9:e12")',
+        );
+      const found = this.byId.get(m[1]!);
+      if (!found) throw new AxsnapError("SNAPSHOT_NOT_FOUND", `the session no longer holds snapshot ${m[1]}`);
+      snap = found;
+      index = Number(m[2]);
+    } else if (
+      target !== null &&
+      typeof target === "object" &&
+      typeof (target as ElementRecord).index === "number"
+    ) {
+      const owner = this.owner.get(target as ElementRecord);
+      if (!owner || !this.byId.has(owner.id))
+        throw new AxsnapError(
+          "SNAPSHOT_NOT_FOUND",
+          "that record belongs to a snapshot this session does not hold",
+        );
+      snap = owner;
+      index = (target as ElementRecord).index;
+    } else {
+      throw invalidArgument(
+        `not a target: ${String(target)}`,
+        'use an index (12) or a ref ("@s8f3k2p9:e12")',
+      );
+    }
+    if (snap.released) throw new AxsnapError("SNAPSHOT_NOT_FOUND", `snapshot ${snap.id} was released`);
+    const record = snap.records[index];
+    if (!record)
+      throw new AxsnapError(
+        "ELEMENT_NOT_FOUND",
+        `snapshot ${snap.id} printed no element ${index} (0-${snap.records.length - 1})`,
+      );
+    return { snapshot: snap, record };
+  }
+
+  /** Releases every snapshot held. */
+  async close(): Promise<void> {
+    for (const list of this.byApp.values()) for (const s of list) await s.release();
+    this.byApp.clear();
+    this.byId.clear();
+    this.latest = undefined;
+  }
+}
+
+function appKey(snap: Snapshot): string {
+  return String(snap.app.pid);
+}
