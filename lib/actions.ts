@@ -4,6 +4,7 @@
  * index means "that index in my latest snapshot of the app".
  */
 import type { SnapshotOptions } from "./desktop.js";
+import type { WaitCondition, WaitOptions, WaitResult } from "./session.js";
 import {
   type ActionResult,
   type ActOptions,
@@ -63,3 +64,8 @@ export const dragAt = (
   to: { x: number; y: number },
   options?: PixelOptions,
 ) => session().dragAt(from, to, options);
+export const waitFor = (
+  app: string | number,
+  condition: WaitCondition,
+  options?: WaitOptions,
+): Promise<WaitResult> => session().waitFor(app, condition, options);

@@ -54,6 +54,11 @@ export function rememberFacts(snapshot: Snapshot, lineFacts: readonly LineFacts[
   facts.set(snapshot, lineFacts);
 }
 
+/** What line `index` of a snapshot printed as value and states (waits compare them). */
+export function factsOf(snapshot: Snapshot, index: number): LineFacts | undefined {
+  return facts.get(snapshot)?.[index];
+}
+
 interface Entry {
   record: ElementRecord;
   key: string;

@@ -4,6 +4,7 @@
  * delivery/retry fields of refs-and-actions.md so an agent knows whether
  * anything reached the app. Backends map their native codes into these.
  */
+import type { Snapshot } from "./snapshot.js";
 
 export const ERROR_CODES = [
   "PERMISSION_DENIED",
@@ -38,6 +39,8 @@ export interface AxsnapErrorOptions {
   hint?: string;
   delivery?: Delivery;
   cause?: unknown;
+  /** The last observation a failed wait made (waitFor's TIMEOUT): what the app showed when time ran out. */
+  observed?: Snapshot;
 }
 
 /** What to do about a missing macOS permission: the pane, the restart, and tccutil when a grant is stuck. */
@@ -78,10 +81,13 @@ export class AxsnapError extends Error {
   readonly hint: string;
   readonly delivery: Delivery;
   readonly retry: Retry;
+  /** A wait's last observation, when it timed out (kept by the session: it is the app's latest). */
+  readonly observed?: Snapshot;
 
   constructor(code: ErrorCode, message: string, options: AxsnapErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
+    if (options.observed !== undefined) this.observed = options.observed;
     this.hint = options.hint ?? DEFAULT_HINTS[code];
     this.delivery = options.delivery ?? "not_delivered";
     // Only an action with evidence that nothing was sent may be repeated blindly.

@@ -21,6 +21,7 @@ export {
   setValue,
   snapshot,
   typeText,
+  waitFor,
 } from "./actions.js";
 export {
   listApps,
@@ -87,7 +88,11 @@ export {
   type ResolvedTarget,
   Session,
   type SessionOptions,
+  type SettleOptions,
   type Target,
+  type WaitCondition,
+  type WaitOptions,
+  type WaitResult,
 } from "./session.js";
 export {
   type CoordinateContract,

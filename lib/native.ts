@@ -64,6 +64,26 @@ export interface NativePointerEvent {
   dy?: number;
 }
 
+/** What a backend has heard from one watched app (AppEventState in src-native/core/types.h). */
+export interface NativeEventState {
+  watching: boolean;
+  /** Change events counted since watch(); grows only. */
+  stamp: number;
+  /** The subset about windows, menus, popups and dialogs. */
+  windowStamp: number;
+  /** Since the last event of any kind; -1 = none yet. */
+  msSinceLast: number;
+  recent: string[];
+}
+
+/** How the wait for an app to go quiet ended (src-native/core/settle.h). */
+export interface NativeSettle {
+  settled: "quiet" | "cap" | "unsupported";
+  ms: number;
+  events: number;
+  windowEvents: number;
+}
+
 /** One backend instance: its own worker thread, its own handle table. */
 export interface NativeBackend {
   /** Connects to the accessibility service within `deadlineMs` (default 5000). */
@@ -97,6 +117,12 @@ export interface NativeBackend {
     deadlineMs: number,
   ): Promise<{ node: RawNode; ended: WalkEnd; handles: number[] }>;
   close(): Promise<void>;
+  /** Starts listening to the app's change events (idempotent). ACTION_NOT_SUPPORTED where the platform has none. */
+  watch(app: string | number): Promise<void>;
+  /** Waits until the app's event stamp exceeds `sinceStamp` or `timeoutMs` passes; the state either way. */
+  waitEvents(pid: number, sinceStamp: number, timeoutMs: number): Promise<NativeEventState>;
+  /** Waits until no event arrived for `quietMs`, or `capMs` passed. */
+  waitQuiet(app: string | number, options: { quietMs: number; capMs: number }): Promise<NativeSettle>;
   /** Permission states; `prompt` asks the system to show its prompts (macOS). */
   permissions(prompt: boolean): Promise<{ accessibility: string; screenRecording: string }>;
   /** Fake backend only: the desktop changes to a new script. */

@@ -18,11 +18,12 @@ import type { ActEnv, ConfirmRequest, Policy } from "./act/env.js";
 import { DEFAULT_DESTRUCTIVE_WORDS } from "./act/guards.js";
 import { atPixels, type PixelOptions } from "./act/pixels.js";
 import { resolveIn } from "./act/resolve.js";
-import { type ActionResult, type ActOptions, checkSnapshotOption } from "./act/result.js";
+import { type ActionResult, type ActOptions, checkActOptions } from "./act/result.js";
 import { SnapshotStore, type Target } from "./act/store.js";
 import * as typing from "./act/typing.js";
+import { type WaitCondition, type WaitOptions, type WaitResult, waitFor } from "./act/wait.js";
 import { CallContext, callBudget } from "./call.js";
-import { snapshot as observe, type SnapshotOptions } from "./desktop.js";
+import { liveObservation, snapshot as observe, type SnapshotOptions } from "./desktop.js";
 import { invalidArgument } from "./errors.js";
 import type { NativeBackend } from "./native.js";
 import { normalizeForMatch } from "./policy/normalize.js";
@@ -33,8 +34,9 @@ export type { ConfirmRequest } from "./act/env.js";
 export { DEFAULT_DESTRUCTIVE_WORDS } from "./act/guards.js";
 export type { PixelOptions } from "./act/pixels.js";
 export { findAgain } from "./act/resolve.js";
-export type { ActionResult, ActOptions } from "./act/result.js";
+export type { ActionResult, ActOptions, SettleOptions } from "./act/result.js";
 export type { Target } from "./act/store.js";
+export type { WaitCondition, WaitOptions, WaitResult } from "./act/wait.js";
 
 export interface SessionOptions {
   /** Asked before a destructive action; without it such actions are refused. */
@@ -99,6 +101,7 @@ export class Session {
   async snapshot(options: SnapshotOptions): Promise<Snapshot> {
     const snap = await observe(options, this.env.backend);
     this.store.keep(snap);
+    watchOnce(snap);
     return snap;
   }
 
@@ -109,7 +112,7 @@ export class Session {
 
   /** Runs one call under its context (deadline, signal); the context's cleanups run however it ends. */
   private async run<T>(options: Budget | undefined, body: (ctx: CallContext) => Promise<T>): Promise<T> {
-    checkSnapshotOption((options as ActOptions | undefined)?.snapshot);
+    checkActOptions(options as ActOptions | undefined);
     const b = callBudget(options, this.deadlineMs);
     const ctx = new CallContext(b.deadlineMs, b.signal);
     ctx.check();
@@ -261,10 +264,50 @@ export class Session {
     );
   }
 
+  /**
+   * Waits until a condition holds in an app (a name or pid, as in snapshot):
+   * text or an element appears or disappears, a held element reads a name,
+   * value or state, or the app goes idle. Woken by the app's change events,
+   * with a slow poll as a safety net. Resolves with the observation that met
+   * it (now the app's latest); TIMEOUT carries the last one as `observed`.
+   */
+  async waitFor(
+    app: string | number,
+    condition: WaitCondition,
+    options: WaitOptions = {},
+  ): Promise<WaitResult> {
+    if (options === null || typeof options !== "object")
+      throw invalidArgument("wait options must be an object");
+    const timeoutMs = options.timeoutMs ?? 10_000;
+    if (typeof timeoutMs !== "number" || !(timeoutMs >= 1 && timeoutMs <= 600_000))
+      throw invalidArgument(`timeoutMs must be between 1 and 600000, got ${String(timeoutMs)}`);
+    return this.run({ deadlineMs: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) }, (ctx) =>
+      waitFor(this.env, ctx, app, condition, options),
+    );
+  }
+
   /** Releases every snapshot the session holds. */
   async close(): Promise<void> {
     await this.store.close();
   }
+}
+
+const watched = new WeakMap<NativeBackend, Set<number>>();
+
+/**
+ * Starts listening to an app's change events once per backend, queued right
+ * behind the snapshot: events an action then causes are counted, and the
+ * wait before its fresh snapshot ends when they stop (act/result.ts).
+ */
+function watchOnce(snap: Snapshot): void {
+  const live = liveObservation(snap);
+  if (!live) return;
+  const pids = watched.get(live.backend) ?? new Set<number>();
+  watched.set(live.backend, pids);
+  if (pids.has(snap.app.pid)) return;
+  pids.add(snap.app.pid);
+  // A platform without events answers ACTION_NOT_SUPPORTED; settling then reports "none".
+  void live.backend.watch(snap.app.pid).catch(() => undefined);
 }
 
 /**

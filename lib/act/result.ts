@@ -32,6 +32,20 @@ export interface ActionResult {
    * snapshot's text, else that text; the full snapshot is always `snapshot.text`.
    */
   text?: string;
+  /**
+   * How the app was given time to react before the fresh snapshot: "quiet" when its change events
+   * stopped for the quiet period, "cap" when they were still coming at the cap (the snapshot may
+   * show the app mid-change), "none" when the platform reports no events (the snapshot was taken at once).
+   */
+  settled?: { mode: "quiet" | "cap" | "none"; ms: number; events: number };
+}
+
+/** Waiting for the app to go quiet after an action, before its fresh snapshot. */
+export interface SettleOptions {
+  /** No change event for this long means the app has reacted. Default 150 ms. */
+  quietMs?: number;
+  /** Never wait longer than this (nor past half of the call's remaining time). Default 2000 ms. */
+  capMs?: number;
 }
 
 export interface ActOptions {
@@ -42,6 +56,8 @@ export interface ActOptions {
    * on (style, screenshot, limits); an object overrides some of them; false takes none.
    */
   snapshot?: boolean | ObservationOptions;
+  /** Before the fresh snapshot, wait until the app's change events stop (default true). */
+  settle?: boolean | SettleOptions;
   /** This call's deadline in ms (1-600000); default the session's deadlineMs. The call settles by it. */
   deadlineMs?: number;
   /** Aborts the call: it settles with ABORTED; its delivery says whether anything had been sent. */
@@ -58,6 +74,9 @@ export interface Outcome {
   delivery: Delivery;
   notes: string[];
 }
+
+const DEFAULT_QUIET_MS = 150;
+const DEFAULT_SETTLE_CAP_MS = 2000;
 
 /** Notes are for an agent to read: one is cut at the text limit, like a printed field. */
 export const NOTE_LIMIT = 500;
@@ -107,6 +126,27 @@ export async function finish(
     ...(o.record ? { target: { snapshotId: o.snapshot.id, index: o.record.index } } : {}),
   };
   if (options.snapshot === false) return result;
+  const live = liveObservation(o.snapshot);
+  if (live && options.settle !== false) {
+    const settle = typeof options.settle === "object" ? options.settle : {};
+    try {
+      const s = await ctx.step("read", () =>
+        live.backend.waitQuiet(o.snapshot.app.pid, {
+          quietMs: settle.quietMs ?? DEFAULT_QUIET_MS,
+          // Half of what is left at most: the fresh snapshot needs the rest.
+          capMs: Math.max(1, Math.min(settle.capMs ?? DEFAULT_SETTLE_CAP_MS, ctx.remaining() / 2)),
+        }),
+      );
+      result.settled =
+        s.settled === "unsupported"
+          ? { mode: "none", ms: 0, events: 0 }
+          : { mode: s.settled, ms: Math.round(s.ms), events: s.events };
+    } catch (e) {
+      if (e instanceof AxsnapError && e.code === "ABORTED") throw e;
+      result.settled = { mode: "none", ms: 0, events: 0 };
+      result.notes.push(cut(`could not wait for the app to settle: ${(e as Error).message}`, NOTE_LIMIT));
+    }
+  }
   try {
     // The fresh snapshot is the agent's new view: it becomes the app's latest.
     // Inside the call's own deadline: the call settles by it, fresh snapshot included.
@@ -132,8 +172,22 @@ export async function finish(
   return result;
 }
 
+/** An action's options that take effect only after sending, checked before anything is sent. */
+export function checkActOptions(options: ActOptions | undefined): void {
+  checkSnapshotOption(options?.snapshot);
+  const settle = options?.settle;
+  if (settle === undefined || typeof settle === "boolean") return;
+  if (settle === null || typeof settle !== "object" || Array.isArray(settle))
+    throw invalidArgument("settle must be true, false or { quietMs, capMs }");
+  const { quietMs, capMs } = settle;
+  if (quietMs !== undefined && (typeof quietMs !== "number" || !(quietMs >= 10 && quietMs <= 10_000)))
+    throw invalidArgument(`settle.quietMs must be between 10 and 10000 ms, got ${String(quietMs)}`);
+  if (capMs !== undefined && (typeof capMs !== "number" || !(capMs >= 1 && capMs <= 60_000)))
+    throw invalidArgument(`settle.capMs must be between 1 and 60000 ms, got ${String(capMs)}`);
+}
+
 /** The `snapshot` option of an action, checked before anything is sent (a bad one would fail only after). */
-export function checkSnapshotOption(value: unknown): void {
+function checkSnapshotOption(value: unknown): void {
   if (value === undefined || typeof value === "boolean") return;
   if (value === null || typeof value !== "object" || Array.isArray(value))
     throw invalidArgument("snapshot must be true, false or an object of snapshot options");

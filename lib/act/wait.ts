@@ -1,0 +1,298 @@
+/**
+ * Waiting for the app instead of sleeping: waitFor observes the app, checks
+ * a condition on what it would print, and between observations waits for
+ * the app's change events (AT-SPI signals, an AXObserver) rather than a
+ * timer; a slow poll is the safety net for changes no event announces. A
+ * condition met is shown by the observation that met it, which becomes the
+ * app's latest snapshot; time running out is TIMEOUT carrying the last
+ * observation.
+ */
+import type { CallContext } from "../call.js";
+import { desktopBackend, type ObservationOptions, snapshot as observeOnce } from "../desktop.js";
+import { factsOf } from "../diff.js";
+import { AxsnapError, invalidArgument } from "../errors.js";
+import type { NativeBackend } from "../native.js";
+import type { ElementRecord } from "../records.js";
+import { normaliseRenderOptions, type RenderOptions } from "../render/index.js";
+import type { Snapshot } from "../snapshot.js";
+import type { ActEnv } from "./env.js";
+import type { Target } from "./store.js";
+
+/**
+ * What to wait for. `text`: some printed line's name or value contains it.
+ * `element`: an element with this role text and/or name (contains,
+ * case-insensitive) is printed. `target`: an element of a held snapshot
+ * reads so (its name, its value, a printed state such as "checked" present
+ * or absent). `idle`: the app sent no change event for `quietMs`. `gone`
+ * turns text and element around: wait until none is printed.
+ */
+export type WaitCondition =
+  | { text: string; gone?: boolean }
+  | { element: { role?: string; name?: string }; gone?: boolean }
+  | { target: Target; name?: string; value?: string | number; state?: string; notState?: string }
+  | { idle: true; quietMs?: number };
+
+export interface WaitOptions {
+  /** How long to wait, in ms (1-600000). Default 10000. The call settles by it. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** How the observation that meets the condition is taken (style, limits, screenshot). Default: a snapshot's defaults. */
+  snapshot?: ObservationOptions;
+}
+
+export interface WaitResult {
+  /** The observation that met the condition; it is the app's latest snapshot now. */
+  snapshot: Snapshot;
+  /** The element that met it (element, target, text conditions). */
+  match?: ElementRecord;
+  ms: number;
+  /** Observations made. */
+  rounds: number;
+  /** "events": the app's change events woke the wait; "poll": this platform has none, a timer did. */
+  via: "events" | "poll";
+}
+
+/** The safety net: an observation at least this often, events or not. */
+const POLL_MS = 1000;
+/** Without events, how often the app is observed. */
+const NO_EVENTS_POLL_MS = 250;
+const DEFAULT_QUIET_MS = 150;
+
+type Check = (snap: Snapshot) => ElementRecord | boolean;
+
+/** Validates a condition and makes its check over one observation. */
+export function conditionCheck(env: ActEnv, cond: WaitCondition): { check: Check; describe: string } {
+  if (cond === null || typeof cond !== "object" || Array.isArray(cond))
+    throw invalidArgument(
+      "the condition must be an object: { text }, { element }, { target } or { idle: true }",
+    );
+  const keys = ["text", "element", "target", "idle"].filter((k) => k in cond);
+  if (keys.length !== 1)
+    throw invalidArgument(
+      `the condition must have exactly one of text, element, target, idle; got ${keys.join(", ") || "none"}`,
+    );
+  if ("gone" in cond && cond.gone !== undefined && typeof cond.gone !== "boolean")
+    throw invalidArgument("gone must be true or false");
+  if ("text" in cond) {
+    if (typeof cond.text !== "string" || cond.text.trim() === "")
+      throw invalidArgument("text must be a non-empty string");
+    const needle = cond.text.toLowerCase();
+    const gone = cond.gone === true;
+    const find = (snap: Snapshot) =>
+      snap.records.find((r) =>
+        [r.title, r.description, factsOf(snap, r.index)?.value].some((t) =>
+          t?.toLowerCase().includes(needle),
+        ),
+      );
+    return {
+      check: (snap) => (gone ? find(snap) === undefined : (find(snap) ?? false)),
+      describe: `text ${JSON.stringify(cond.text)} ${gone ? "to disappear" : "to appear"}`,
+    };
+  }
+  if ("element" in cond) {
+    const e = cond.element;
+    if (e === null || typeof e !== "object" || (e.role === undefined && e.name === undefined))
+      throw invalidArgument("element needs a role and/or a name");
+    for (const k of ["role", "name"] as const)
+      if (e[k] !== undefined && (typeof e[k] !== "string" || e[k].trim() === ""))
+        throw invalidArgument(`element.${k} must be a non-empty string`);
+    const role = e.role?.toLowerCase();
+    const name = e.name?.toLowerCase();
+    const gone = cond.gone === true;
+    const find = (snap: Snapshot) =>
+      snap.records.find(
+        (r) =>
+          (role === undefined || r.roleText.toLowerCase() === role || r.role.toLowerCase() === role) &&
+          (name === undefined ||
+            (r.identity.name ?? r.title ?? r.description ?? "").toLowerCase().includes(name)),
+      );
+    return {
+      check: (snap) => (gone ? find(snap) === undefined : (find(snap) ?? false)),
+      describe: `an element${e.role ? ` ${e.role}` : ""}${e.name ? ` named ${JSON.stringify(e.name)}` : ""} ${gone ? "to disappear" : "to appear"}`,
+    };
+  }
+  if ("target" in cond) {
+    const { record } = env.store.address(cond.target);
+    if (record.handle === undefined)
+      throw invalidArgument(
+        "waiting on a target needs a snapshot observed live, not one rendered from a tree",
+      );
+    const wants = (["name", "value", "state", "notState"] as const).filter((k) => cond[k] !== undefined);
+    if (wants.length === 0) throw invalidArgument("a target condition needs name, value, state or notState");
+    for (const k of ["name", "state", "notState"] as const)
+      if (cond[k] !== undefined && typeof cond[k] !== "string")
+        throw invalidArgument(`${k} must be a string`);
+    if (cond.value !== undefined && typeof cond.value !== "string" && typeof cond.value !== "number")
+      throw invalidArgument("value must be a string or a number");
+    const check: Check = (snap) => {
+      // The handle ledger gives one live element one handle across snapshots of its window.
+      const now = snap.records.find((r) => r.handle === record.handle);
+      if (!now) return false;
+      const facts = factsOf(snap, now.index);
+      if (cond.name !== undefined && (now.identity.name ?? "") !== cond.name) return false;
+      if (cond.value !== undefined && facts?.value !== String(cond.value)) return false;
+      if (cond.state !== undefined && !facts?.states.includes(cond.state)) return false;
+      if (cond.notState !== undefined && facts?.states.includes(cond.notState)) return false;
+      return now;
+    };
+    return {
+      check,
+      describe: `element ${record.index} to read ${wants.map((k) => `${k} ${JSON.stringify(cond[k])}`).join(", ")}`,
+    };
+  }
+  if (cond.idle !== true) throw invalidArgument("idle must be true");
+  if (
+    cond.quietMs !== undefined &&
+    (typeof cond.quietMs !== "number" || !(cond.quietMs >= 10 && cond.quietMs <= 10_000))
+  )
+    throw invalidArgument("quietMs must be between 10 and 10000");
+  return { check: () => true, describe: "the app to go idle" };
+}
+
+/** Waits until `cond` holds in `app` (a name or pid, as in snapshot). */
+export async function waitFor(
+  env: ActEnv,
+  ctx: CallContext,
+  app: string | number,
+  cond: WaitCondition,
+  options: WaitOptions,
+): Promise<WaitResult> {
+  const { check, describe } = conditionCheck(env, cond);
+  const asked = options.snapshot ?? {};
+  if (asked === null || typeof asked !== "object")
+    throw invalidArgument("snapshot must be an object of snapshot options");
+  const render = normaliseRenderOptions(asked as RenderOptions);
+  const wantShot = asked.screenshot ?? true;
+  const started = performance.now();
+  const backend = env.backend ?? (await ctx.step("read", () => desktopBackend(ctx.remaining())));
+  let rounds = 0;
+  let pid: number | undefined;
+  let events = false;
+  let last: Snapshot | undefined;
+  const observe = async (screenshot: boolean): Promise<Snapshot> => {
+    rounds++;
+    return ctx.step(
+      "read",
+      () => observeOnce({ ...render, app: pid ?? app, screenshot, deadlineMs: ctx.remaining() }, env.backend),
+      (late) => late.release(),
+    );
+  };
+  try {
+    for (;;) {
+      const before = events && pid !== undefined ? await stampOf(backend, pid, ctx) : undefined;
+      const snap = await observe(false);
+      if (last) void last.release().catch(() => undefined);
+      last = snap;
+      if (pid === undefined) {
+        pid = snap.app.pid;
+        events = await watch(backend, pid, ctx);
+        if ("idle" in cond) {
+          const quietMs = cond.quietMs ?? DEFAULT_QUIET_MS;
+          if (!events)
+            throw new AxsnapError(
+              "ACTION_NOT_SUPPORTED",
+              "this platform reports no change events, so idle cannot be told",
+            );
+          const s = await ctx.step("read", () =>
+            backend.waitQuiet(pid!, { quietMs, capMs: Math.max(1, ctx.remaining() - 1) }),
+          );
+          if (s.settled !== "quiet") throw timeout(describe, started, rounds, snap, env);
+          if (wantShot) {
+            const final = await env.observe({ ...asked, app: pid, deadlineMs: ctx.remaining() });
+            void snap.release().catch(() => undefined);
+            last = undefined;
+            return result(final, true, started, rounds + 1, true);
+          }
+          last = undefined;
+          return result(keep(env, snap), true, started, rounds, true);
+        }
+      }
+      const hit = check(snap);
+      if (hit !== false) {
+        if (!wantShot) {
+          last = undefined;
+          return result(keep(env, snap), hit, started, rounds, events);
+        }
+        // The picture is taken once the condition holds, and must still show it.
+        const final = await env.observe({ ...asked, app: pid, deadlineMs: ctx.remaining() });
+        rounds++;
+        const again = check(final);
+        if (again !== false) {
+          void snap.release().catch(() => undefined);
+          last = undefined;
+          return result(final, again, started, rounds, events);
+        }
+      }
+      const slice = Math.min(ctx.remaining(), events ? POLL_MS : NO_EVENTS_POLL_MS);
+      if (slice <= 1) throw timeout(describe, started, rounds, snap, env);
+      if (events && before !== undefined)
+        await ctx.step("read", () => backend.waitEvents(pid!, before, slice));
+      else await ctx.step("read", () => new Promise<void>((done) => setTimeout(done, slice)));
+      if (ctx.remaining() <= 1) throw timeout(describe, started, rounds, snap, env);
+    }
+  } catch (e) {
+    // The deadline ran out inside an observation: the last complete one is what the caller gets.
+    if (e instanceof AxsnapError && e.code === "TIMEOUT" && e.observed === undefined && last)
+      throw timeout(describe, started, rounds, last, env, e);
+    if (last && !(e instanceof AxsnapError && e.observed === last))
+      void last.release().catch(() => undefined);
+    throw e;
+  }
+}
+
+function result(
+  snapshot: Snapshot,
+  hit: ElementRecord | true,
+  started: number,
+  rounds: number,
+  events: boolean,
+): WaitResult {
+  return {
+    snapshot,
+    ...(hit === true ? {} : { match: hit }),
+    ms: Math.round(performance.now() - started),
+    rounds,
+    via: events ? "events" : "poll",
+  };
+}
+
+/** A transient observation handed to the caller becomes the app's latest. */
+function keep(env: ActEnv, snap: Snapshot): Snapshot {
+  env.store.keep(snap);
+  return snap;
+}
+
+function timeout(
+  describe: string,
+  started: number,
+  rounds: number,
+  last: Snapshot,
+  env: ActEnv,
+  cause?: unknown,
+): AxsnapError {
+  keep(env, last);
+  return new AxsnapError(
+    "TIMEOUT",
+    `waited ${Math.round(performance.now() - started)} ms for ${describe}; it did not happen (${rounds} observations)`,
+    {
+      hint: "the error's `observed` snapshot shows the app as last seen; act on it, or wait longer",
+      observed: last,
+      ...(cause === undefined ? {} : { cause }),
+    },
+  );
+}
+
+/** Starts listening to the app's events; false when the platform has none (then the wait polls). */
+async function watch(backend: NativeBackend, pid: number, ctx: CallContext): Promise<boolean> {
+  try {
+    await ctx.step("read", () => backend.watch(pid));
+    return true;
+  } catch (e) {
+    if (e instanceof AxsnapError && (e.code === "ABORTED" || e.code === "TIMEOUT")) throw e;
+    return false;
+  }
+}
+
+async function stampOf(backend: NativeBackend, pid: number, ctx: CallContext): Promise<number> {
+  return (await ctx.step("read", () => backend.waitEvents(pid, Number.MAX_SAFE_INTEGER, 0))).stamp;
+}
