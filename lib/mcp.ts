@@ -30,6 +30,7 @@ import {
   createSession,
   type Session,
   type Target,
+  type WaitCondition,
 } from "./session.js";
 import type { Snapshot } from "./snapshot.js";
 
@@ -290,6 +291,75 @@ export function createMcpServer(session: Session): McpServer {
           ...(args.max_tree_depth !== undefined ? { maxDepth: args.max_tree_depth } : {}),
         });
         return { content: snapshotContent(snap) };
+      }),
+  );
+
+  server.registerTool(
+    "wait_for",
+    {
+      title: "Wait for",
+      description:
+        "Waits until something happens in an app, instead of sleeping: text appears (or is gone), an element with a role and/or name appears (or is gone), or the app goes idle (no change events for a moment). Returns the app's state once it holds, like get_app_state; on timeout an error (TIMEOUT) with the state as last seen. Use it after an action that starts something slow (a download, a dialog opening, a page loading).",
+      inputSchema: z
+        .object({
+          app: appSchema.describe("The app: its name or its pid."),
+          text: z
+            .string()
+            .min(1)
+            .optional()
+            .describe("Some element's name or value contains this (case-insensitive)."),
+          role: z.string().min(1).optional().describe('An element with this role text, e.g. "push button".'),
+          name: z.string().min(1).optional().describe("An element whose name contains this."),
+          gone: z.boolean().optional().describe("Wait until the text or element is no longer shown."),
+          idle: z.boolean().optional().describe("Wait until the app sends no change event for 150 ms."),
+          timeout_ms: z
+            .number()
+            .int()
+            .min(1)
+            .max(120_000)
+            .optional()
+            .describe("How long to wait (default 10000)."),
+          screenshot: z.boolean().optional().describe("Attach a screenshot (default true)."),
+        })
+        .strict(),
+      annotations: { readOnlyHint: true },
+    },
+    (args, extra) =>
+      guarded(false, async () => {
+        const kinds = [
+          args.text !== undefined,
+          args.role !== undefined || args.name !== undefined,
+          args.idle === true,
+        ];
+        if (kinds.filter(Boolean).length !== 1)
+          throw invalidArgument("give exactly one of: text, role/name, idle");
+        const condition: WaitCondition =
+          args.idle === true
+            ? { idle: true }
+            : args.text !== undefined
+              ? { text: args.text, gone: args.gone === true }
+              : {
+                  element: {
+                    ...(args.role === undefined ? {} : { role: args.role }),
+                    ...(args.name === undefined ? {} : { name: args.name }),
+                  },
+                  gone: args.gone === true,
+                };
+        const met = await session.waitFor(appOf(args.app)!, condition, {
+          timeoutMs: args.timeout_ms ?? 10_000,
+          signal: extra.signal,
+          snapshot: { screenshot: args.screenshot ?? true },
+        });
+        const content = snapshotContent(met.snapshot);
+        return {
+          content: [
+            {
+              type: "text" as const,
+              text: `met after ${met.ms} ms (${met.rounds} observations, woken by ${met.via})`,
+            },
+            ...content,
+          ],
+        };
       }),
   );
 

@@ -144,6 +144,7 @@ describe("usage", () => {
         "permissions",
         "call",
         "mcp",
+        "wait",
       ])
         expect(help.stdout).toContain(`\n  ${c} `);
       expect(help.stderr).toBe("");

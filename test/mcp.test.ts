@@ -26,6 +26,7 @@ const TOOLS = [
   "press_key",
   "scroll",
   "drag",
+  "wait_for",
 ];
 
 let desktop: Desktop;

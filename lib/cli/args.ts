@@ -50,6 +50,14 @@ export interface Step {
   count?: 1 | 2;
   /** A snapshot id: whose screenshot pixels click-at means, or which app press/type go to. */
   of?: string;
+  /** wait: the role text an element must have (with --name, or alone). */
+  role?: string;
+  /** wait: until the text or element is gone instead of there. */
+  gone?: boolean;
+  /** wait: until the app sends no change event for a moment. */
+  idle?: boolean;
+  /** wait: how long, in ms. */
+  timeoutMs?: number;
 }
 
 /** Options every command takes. */
@@ -75,7 +83,7 @@ interface CommandSpec {
   /** Positional names, in order; a trailing "?" marks an optional one. */
   args: string[];
   /** Option groups the command takes beyond the globals. */
-  options: ("snapshot" | "act" | "app" | "click" | "of" | "into" | "number")[];
+  options: ("snapshot" | "act" | "app" | "click" | "of" | "into" | "number" | "wait")[];
   details?: string;
 }
 
@@ -136,6 +144,13 @@ export const COMMANDS: Record<string, CommandSpec> = {
     args: ["target"],
     options: ["act"],
   },
+  wait: {
+    summary: "wait until text or an element appears (or, with --gone, disappears) in an app, or it goes idle",
+    args: [],
+    options: ["app", "wait", "snapshot"],
+    details:
+      "Woken by the app's change events (a slow poll is the safety net). Prints the snapshot that met the condition; after --timeout, exits 1 with TIMEOUT.",
+  },
   permissions: {
     summary: "what this process may do (macOS Accessibility, Screen Recording)",
     args: [],
@@ -178,6 +193,14 @@ const OPTION_HELP: Record<CommandSpec["options"][number] | "global", string[]> =
   of: ["--of SNAPSHOT_ID     the snapshot that names the app (and, for click-at, the screenshot)"],
   into: ["--into TARGET        the field to type into (focused and checked first)"],
   number: ["--number             set VALUE as a number (sliders, spin buttons)"],
+  wait: [
+    "--text TEXT          some printed name or value contains TEXT (case-insensitive)",
+    '--role ROLE          an element with this role text ("push button")...',
+    "--name NAME          ...and/or whose name contains NAME",
+    "--gone               wait until it is no longer printed",
+    "--idle               wait until the app sends no change event for 150 ms",
+    "--timeout MS         how long to wait, 1-600000 (default 10000)",
+  ],
 };
 
 export function helpText(topic?: string): string {
@@ -350,6 +373,18 @@ function setField(step: Step, field: Field, value: unknown, numberValue = false)
     case "count":
       step.count = wholeNumber("--count", value, 1, 2, c) as 1 | 2;
       return;
+    case "role":
+      step.role = nonEmpty("--role", value, c);
+      return;
+    case "timeoutMs":
+      step.timeoutMs = wholeNumber("--timeout", value, 1, 600_000, c);
+      return;
+    case "gone":
+    case "idle":
+      if (typeof value !== "boolean")
+        throw new UsageError(`${field} must be true or false, got ${show(value)}`, c);
+      step[field] = value;
+      return;
     case "of":
       if (typeof value !== "string" || !/^s[a-z0-9]{7}$/.test(value.trim()))
         throw new UsageError(`--of must be a snapshot id like s8f3k2p9, got ${show(value)}`, c);
@@ -374,6 +409,9 @@ const POSITIONAL: Record<string, Field> = {
 };
 
 /** Option groups → (flag, field). */
+/** Flags that take no value. */
+const SWITCHES = new Set(["no-snapshot", "number", "gone", "idle"]);
+
 const GROUP_FLAGS: Record<CommandSpec["options"][number], [string, Field | "no-snapshot" | "number"][]> = {
   app: [["app", "app"]],
   snapshot: [
@@ -391,6 +429,14 @@ const GROUP_FLAGS: Record<CommandSpec["options"][number], [string, Field | "no-s
   of: [["of", "of"]],
   into: [["into", "into"]],
   number: [["number", "number"]],
+  wait: [
+    ["text", "text"],
+    ["role", "role"],
+    ["name", "name"],
+    ["gone", "gone"],
+    ["idle", "idle"],
+    ["timeout", "timeoutMs"],
+  ],
 };
 
 /** What every command needs beyond its positionals; checked for argv and call steps alike. */
@@ -406,8 +452,19 @@ function checkComplete(step: Step, inCall: boolean): void {
         c,
       );
   }
-  if (c === "snapshot" && step.app === undefined)
-    throw new UsageError("snapshot needs --app NAME|PID; `axsnap apps` lists the apps", c);
+  if ((c === "snapshot" || c === "wait") && step.app === undefined)
+    throw new UsageError(`${c} needs --app NAME|PID; \`axsnap apps\` lists the apps`, c);
+  if (c === "wait") {
+    const kinds = [
+      step.text !== undefined,
+      step.role !== undefined || step.name !== undefined,
+      step.idle === true,
+    ];
+    if (kinds.filter(Boolean).length !== 1)
+      throw new UsageError("wait needs exactly one of --text, --role/--name, --idle", c);
+    if (step.idle === true && step.gone === true)
+      throw new UsageError("--gone goes with --text or --role/--name", c);
+  }
   if (
     !inCall &&
     (c === "press" || (c === "type" && step.into === undefined)) &&
@@ -463,7 +520,7 @@ export function parseCommandLine(argv: string[]): Invocation {
   for (const group of spec.options)
     for (const [flag, field] of GROUP_FLAGS[group]) {
       flagToField.set(flag, field);
-      options[flag] = { type: field === "no-snapshot" || field === "number" ? "boolean" : "string" };
+      options[flag] = { type: SWITCHES.has(field) ? "boolean" : "string" };
     }
   if (command === "call") {
     options.calls = { type: "string" };
@@ -489,6 +546,7 @@ export function parseCommandLine(argv: string[]): Invocation {
     const v = values[flag];
     if (v === undefined || field === "number") continue;
     if (field === "no-snapshot") step.snapshot = v !== true;
+    else if (field === "gone" || field === "idle") step[field] = v === true;
     else setField(step, field, v);
   }
   spec.args.forEach((a, i) => {
@@ -569,6 +627,11 @@ const STEP_KEYS: Record<string, Field | "snapshot" | "no-snapshot"> = {
   button: "button",
   count: "count",
   of: "of",
+  role: "role",
+  gone: "gone",
+  idle: "idle",
+  timeout: "timeoutMs",
+  timeoutMs: "timeoutMs",
 };
 
 /** Which step keys each command accepts (its positionals and its option groups). */

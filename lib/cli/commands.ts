@@ -18,7 +18,14 @@ import { resolve as resolvePath } from "node:path";
 import { listApps, permissions } from "../desktop.js";
 import { AxsnapError, invalidArgument } from "../errors.js";
 import { normaliseRenderOptions } from "../render/index.js";
-import { type ActionResult, type ActOptions, createSession, findAgain, type Session } from "../session.js";
+import {
+  type ActionResult,
+  type ActOptions,
+  createSession,
+  findAgain,
+  type Session,
+  type WaitCondition,
+} from "../session.js";
 import type { Snapshot } from "../snapshot.js";
 import type { Globals, Step, Target } from "./args.js";
 import {
@@ -83,6 +90,8 @@ export class Runner {
       }
       case "snapshot":
         return this.snapshot(step);
+      case "wait":
+        return this.wait(step);
       case "resolve":
         return this.resolve(step);
       case "click":
@@ -147,6 +156,39 @@ export class Runner {
     });
     const data = this.hand(snap, step);
     return { data, text: snapshotText(data, step.screenshot !== undefined) };
+  }
+
+  private async wait(step: Step): Promise<Outcome> {
+    const condition: WaitCondition =
+      step.idle === true
+        ? { idle: true }
+        : step.text !== undefined
+          ? { text: step.text, gone: step.gone === true }
+          : {
+              element: {
+                ...(step.role === undefined ? {} : { role: step.role }),
+                ...(step.name === undefined ? {} : { name: step.name }),
+              },
+              gone: step.gone === true,
+            };
+    const met = await this.session.waitFor(step.app!, condition, {
+      ...(step.timeoutMs === undefined ? {} : { timeoutMs: step.timeoutMs }),
+      snapshot: { screenshot: step.screenshot !== undefined, ...this.renderOptions(step) },
+    });
+    const data = this.hand(met.snapshot, step);
+    const head = `met after ${met.ms} ms (${met.rounds} observations, woken by ${met.via})${met.match ? `; element ${met.match.index}` : ""}`;
+    return {
+      data: {
+        met: {
+          ms: met.ms,
+          rounds: met.rounds,
+          via: met.via,
+          ...(met.match ? { index: met.match.index } : {}),
+        },
+        snapshot: data,
+      },
+      text: `${head}\n${snapshotText(data, step.screenshot !== undefined)}`,
+    };
   }
 
   /** The latest snapshot this runner printed, of `app` when given. */
