@@ -112,13 +112,13 @@ export function conditionCheck(env: ActEnv, cond: WaitCondition): { check: Check
     };
   }
   if ("target" in cond) {
+    const wants = (["name", "value", "state", "notState"] as const).filter((k) => cond[k] !== undefined);
+    if (wants.length === 0) throw invalidArgument("a target condition needs name, value, state or notState");
     const { record } = env.store.address(cond.target);
     if (record.handle === undefined)
       throw invalidArgument(
         "waiting on a target needs a snapshot observed live, not one rendered from a tree",
       );
-    const wants = (["name", "value", "state", "notState"] as const).filter((k) => cond[k] !== undefined);
-    if (wants.length === 0) throw invalidArgument("a target condition needs name, value, state or notState");
     for (const k of ["name", "state", "notState"] as const)
       if (cond[k] !== undefined && typeof cond[k] !== "string")
         throw invalidArgument(`${k} must be a string`);
