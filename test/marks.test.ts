@@ -15,49 +15,10 @@ import { encodeMarked, type MarkBudget, markFrames, screenshotRequest } from "..
 import { loadNative, type NativeBackend, type NativePixels } from "../lib/native.js";
 import type { ElementRecord } from "../lib/records.js";
 import { createSnapshot } from "../lib/snapshot.js";
-import { decodePng, type Image, pixel } from "./support/png.js";
+import { readLabel } from "./support/marks.js";
+import { decodePng } from "./support/png.js";
 
 const native = loadNative();
-
-/** The label font, written out independently of src-native/core/marks.cc: a label must read as these. */
-const GLYPHS = [
-  [".###.", "#...#", "#..##", "#.#.#", "##..#", "#...#", ".###."],
-  ["..#..", ".##..", "..#..", "..#..", "..#..", "..#..", ".###."],
-  [".###.", "#...#", "....#", "...#.", "..#..", ".#...", "#####"],
-  ["####.", "....#", "....#", ".###.", "....#", "....#", "####."],
-  ["...#.", "..##.", ".#.#.", "#..#.", "#####", "...#.", "...#."],
-  ["#####", "#....", "####.", "....#", "....#", "#...#", ".###."],
-  ["..##.", ".#...", "#....", "####.", "#...#", "#...#", ".###."],
-  ["#####", "....#", "...#.", "..#..", ".#...", ".#...", ".#..."],
-  [".###.", "#...#", "#...#", ".###.", "#...#", "#...#", ".###."],
-  [".###.", "#...#", "#...#", ".####", "....#", "...#.", ".##.."],
-];
-
-const glyphScale = (img: Image) => (Math.max(img.width, img.height) >= 800 ? 2 : 1);
-
-/** The digits a label shows, read cell by cell (white = ink), or null when a cell matches no glyph. */
-function readLabel(img: Image, box: { x: number; y: number; w: number; h: number }): string | null {
-  const s = glyphScale(img);
-  const digits = Math.round((box.w - 2 - 2 * s + s) / (6 * s));
-  let out = "";
-  for (let d = 0; d < digits; d++) {
-    const gx = box.x + 1 + s + d * 6 * s;
-    const gy = box.y + 1 + s;
-    const rows: string[] = [];
-    for (let r = 0; r < 7; r++) {
-      let row = "";
-      for (let c = 0; c < 5; c++) {
-        const [R, G, B] = pixel(img, gx + c * s + (s >> 1), gy + r * s + (s >> 1));
-        row += R === 255 && G === 255 && B === 255 ? "#" : ".";
-      }
-      rows.push(row);
-    }
-    const digit = GLYPHS.findIndex((g) => g.every((row, i) => row === rows[i]));
-    if (digit < 0) return null;
-    out += String(digit);
-  }
-  return out;
-}
 
 type Fill = "uniform" | "noise" | "checker" | "soft";
 
@@ -91,7 +52,7 @@ const win = fixture.window.frame as { x: number; y: number; w: number; h: number
 
 /** Records beyond the fixture's: frames partly or wholly off the window, and one with no area. */
 function offWindow(first: number): ElementRecord[] {
-  const base = fixtureSnap.records[1];
+  const base = fixtureSnap.records[1] as ElementRecord;
   const at = (i: number, x: number, y: number, w: number, h: number): ElementRecord => ({
     ...base,
     index: first + i,

@@ -44,10 +44,11 @@ struct CapturedPixels {
 struct SnapshotResult {
   RawSnapshot raw;
   std::optional<Screenshot> screenshot;
-  std::optional<CapturedPixels> pixels;  // with keepPixels, instead of screenshot
-  std::vector<ElementId> ids;            // every handle the result holds
-  std::vector<ElementId> dropped;        // handles the walk saw and did not keep
-  std::string windowStep;                // which step of the window-choice chain chose the window
+  std::vector<ElementId> ids;      // every handle the result holds
+  std::vector<ElementId> dropped;  // handles the walk saw and did not keep
+  std::string windowStep;          // which step of the window-choice chain chose the window
+  // With keepPixels: the capture, unencoded, instead of screenshot.
+  std::optional<CapturedPixels> pixels;
 };
 
 // The app a query names. A pid selects exactly one; a name (trimmed, never

@@ -39,14 +39,14 @@ export function decodePng(png: Uint8Array): Image {
   const stride = width * channels;
   const rows = new Uint8Array(stride * height);
   for (let y = 0; y < height; y++) {
-    const filter = raw[y * (stride + 1)];
+    const filter = raw[y * (stride + 1)] ?? 0;
     const src = y * (stride + 1) + 1;
     const dst = y * stride;
     for (let i = 0; i < stride; i++) {
-      const a = i >= channels ? rows[dst + i - channels] : 0;
-      const b = y > 0 ? rows[dst - stride + i] : 0;
-      const c = y > 0 && i >= channels ? rows[dst - stride + i - channels] : 0;
-      let v = raw[src + i];
+      const a = i >= channels ? (rows[dst + i - channels] ?? 0) : 0;
+      const b = y > 0 ? (rows[dst - stride + i] ?? 0) : 0;
+      const c = y > 0 && i >= channels ? (rows[dst - stride + i - channels] ?? 0) : 0;
+      let v = raw[src + i] ?? 0;
       if (filter === 1) v += a;
       else if (filter === 2) v += b;
       else if (filter === 3) v += (a + b) >> 1;
@@ -63,9 +63,9 @@ export function decodePng(png: Uint8Array): Image {
   if (channels === 4) return { width, height, data: rows };
   const data = new Uint8Array(width * height * 4);
   for (let i = 0, j = 0; i < rows.length; i += 3, j += 4) {
-    data[j] = rows[i];
-    data[j + 1] = rows[i + 1];
-    data[j + 2] = rows[i + 2];
+    data[j] = rows[i] ?? 0;
+    data[j + 1] = rows[i + 1] ?? 0;
+    data[j + 2] = rows[i + 2] ?? 0;
     data[j + 3] = 255;
   }
   return { width, height, data };
@@ -73,5 +73,6 @@ export function decodePng(png: Uint8Array): Image {
 
 export function pixel(img: Image, x: number, y: number): [number, number, number, number] {
   const i = (y * img.width + x) * 4;
-  return [img.data[i], img.data[i + 1], img.data[i + 2], img.data[i + 3]];
+  const d = img.data;
+  return [d[i] ?? 0, d[i + 1] ?? 0, d[i + 2] ?? 0, d[i + 3] ?? 0];
 }
