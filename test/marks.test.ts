@@ -14,6 +14,7 @@ import { AxsnapError } from "../lib/errors.js";
 import { encodeMarked, type MarkBudget, markFrames, screenshotRequest } from "../lib/marks.js";
 import { loadNative, type NativeBackend, type NativePixels } from "../lib/native.js";
 import type { ElementRecord } from "../lib/records.js";
+import { createSession } from "../lib/session.js";
 import { createSnapshot } from "../lib/snapshot.js";
 import { readLabel } from "./support/marks.js";
 import { decodePng } from "./support/png.js";
@@ -67,10 +68,14 @@ function offWindow(first: number): ElementRecord[] {
 }
 const records = [...fixtureSnap.records, ...offWindow(fixtureSnap.records.length)];
 
+const made = new Map<string, NativePixels>();
 function pixelsOf(ppp: number, fill: Fill): NativePixels {
+  const key = `${ppp} ${fill}`;
+  const cached = made.get(key);
+  if (cached) return cached;
   const width = Math.round(win.w * ppp);
   const height = Math.round(win.h * ppp);
-  return {
+  const px = {
     rgba: image(width, height, fill),
     width,
     height,
@@ -78,6 +83,8 @@ function pixelsOf(ppp: number, fill: Fill): NativePixels {
     windowOrigin: { x: win.x, y: win.y },
     captureMs: 0,
   };
+  made.set(key, px);
+  return px;
 }
 
 /** A record's frame in output pixels, by the contract alone: (screen − origin) × scale. */
@@ -333,6 +340,23 @@ describe("with the fake backend", () => {
     expect(Buffer.compare(Buffer.from(ms.data), Buffer.from(ps.data))).not.toBe(0);
     await plain.release();
     await marked.release();
+  });
+
+  it("keeps the marks on an action's fresh snapshot", async () => {
+    const b = fake();
+    const session = createSession({ backend: b, deadlineMs: 2000 });
+    try {
+      const snap = await session.snapshot({ app: "Editor", screenshot: { marks: true } });
+      const ok = snap.records.find((r) => r.title === "OK");
+      if (!ok) throw new Error("no OK button");
+      const result = await session.click(ok.index);
+      const fresh = result.snapshot?.screenshot;
+      expect(fresh?.marks?.map((m) => m.index)).toEqual(snap.screenshot?.marks?.map((m) => m.index));
+      const unmarked = await session.click(ok.index, { snapshot: { screenshot: true } });
+      expect(unmarked.snapshot?.screenshot?.marks).toBeUndefined();
+    } finally {
+      await session.close();
+    }
   });
 
   it("leaves the unmarked screenshot byte for byte what an encode without marks of the same pixels gives", async () => {
