@@ -96,11 +96,11 @@ class Occupancy {
   Occupancy(int w, int h) : cols_(w / kCell + 1), rows_(h / kCell + 1), cells_(cols_ * rows_) {}
   int Covered(const Box& b) const {
     int area = 0;
-    seen_.clear();
+    ++query_;  // a box spanning several cells counts once per query
     ForCells(b, [&](int cell) {
       for (int id : cells_[cell]) {
-        if (std::find(seen_.begin(), seen_.end(), id) != seen_.end()) continue;
-        seen_.push_back(id);
+        if (stamp_[id] == query_) continue;
+        stamp_[id] = query_;
         area += OverlapArea(b, boxes_[id]);
       }
     });
@@ -109,6 +109,7 @@ class Occupancy {
   void Add(const Box& b) {
     const int id = static_cast<int>(boxes_.size());
     boxes_.push_back(b);
+    stamp_.push_back(0);
     ForCells(b, [&](int cell) { cells_[cell].push_back(id); });
   }
 
@@ -124,7 +125,8 @@ class Occupancy {
   int cols_, rows_;
   std::vector<std::vector<int>> cells_;
   std::vector<Box> boxes_;
-  mutable std::vector<int> seen_;
+  mutable std::vector<uint64_t> stamp_;
+  mutable uint64_t query_ = 0;
 };
 
 struct Item {
