@@ -8,6 +8,7 @@
  */
 import { CallContext, callBudget } from "./call.js";
 import { AxsnapError, invalidArgument, MACOS_PERMISSION_HINT } from "./errors.js";
+import { encodeMarked, type ScreenshotOptions, screenshotRequest } from "./marks.js";
 import type { RawApp, RawSnapshot } from "./model.js";
 import { callNative, loadNative, type NativeBackend, type NativeWindow } from "./native.js";
 import {
@@ -16,13 +17,16 @@ import {
   normaliseRenderOptions,
   type RenderOptions,
 } from "./render/index.js";
-import { createSnapshot, type Snapshot } from "./snapshot.js";
+import { attachScreenshot, createSnapshot, type Snapshot } from "./snapshot.js";
 
 export interface SnapshotOptions extends RenderOptions {
   /** The app: its name (case-insensitive; a unique prefix works) or its pid. */
   app: string | number;
-  /** Capture the window's pixels (PNG, longest side ≤ 1280 px, ≤ 900 KB). Default true. */
-  screenshot?: boolean;
+  /**
+   * Capture the window's pixels (PNG, longest side ≤ 1280 px, ≤ 900 KB). Default true.
+   * `{ marks: true }` also draws each printed element's index on its frame (same budget).
+   */
+  screenshot?: boolean | ScreenshotOptions;
   /** Overall deadline for the whole observation. Default 5000 ms. */
   deadlineMs?: number;
   /** Aborts the observation: it settles with ABORTED, and what the walk held is released when it ends. */
@@ -100,8 +104,7 @@ export async function snapshot(options: SnapshotOptions, backend?: NativeBackend
   const app = appOf(options.app);
   const render = normaliseRenderOptions(options);
   const deadlineMs = deadlineOf(options.deadlineMs, 5000);
-  if (options.screenshot !== undefined && typeof options.screenshot !== "boolean")
-    throw invalidArgument("screenshot must be true or false");
+  const shotRequest = screenshotRequest(options.screenshot);
   if (render.maxDepth > 512) throw invalidArgument("maxDepth must be at most 512");
   const ctx = new CallContext(deadlineMs, callBudget(options, deadlineMs).signal);
   const startedAt = performance.now();
@@ -116,7 +119,8 @@ export async function snapshot(options: SnapshotOptions, backend?: NativeBackend
         maxNodes: Math.max(render.maxNodes * 2, render.maxNodes + 100),
         maxDepth: render.maxDepth,
         deadlineMs: ctx.remaining(),
-        screenshot: options.screenshot ?? true,
+        screenshot: shotRequest.capture,
+        ...(shotRequest.marks ? { keepPixels: true } : {}),
         secureNames: render.secureNames,
       }),
     // Aborted or cut by the backstop: the walk still ends, and what it holds is let go.
@@ -144,6 +148,24 @@ export async function snapshot(options: SnapshotOptions, backend?: NativeBackend
           }
         : {}),
     });
+    const pixels = result.pixels;
+    if (pixels) {
+      // Marks need the records: the pixels are encoded once the renderer has numbered the elements.
+      const marked = await ctx.step("read", () => encodeMarked(loadNative(), pixels, snap.records));
+      attachScreenshot(
+        snap,
+        {
+          format: "png",
+          data: marked.png,
+          pixelWidth: marked.pixelWidth,
+          pixelHeight: marked.pixelHeight,
+          scale: marked.scale,
+          windowOrigin: marked.windowOrigin,
+          marks: marked.marks,
+        },
+        startedAt,
+      );
+    }
   } catch (e) {
     await releaseHandles();
     throw e;
@@ -159,7 +181,7 @@ export async function snapshot(options: SnapshotOptions, backend?: NativeBackend
       maxNodes: render.maxNodes,
       maxDepth: render.maxDepth,
       secureNames: render.secureNames,
-      screenshot: options.screenshot ?? true,
+      screenshot: shotRequest.marks ? { marks: true } : shotRequest.capture,
     },
   });
   return snap;

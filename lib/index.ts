@@ -41,6 +41,7 @@ export {
   type ErrorCode,
   type Retry,
 } from "./errors.js";
+export type { ScreenshotMark, ScreenshotOptions } from "./marks.js";
 export type {
   ChildSource,
   Platform,

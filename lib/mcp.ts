@@ -150,7 +150,7 @@ function snapshotContent(snap: Snapshot): CallToolResult["content"] {
   const shot = snap.screenshot;
   head.push(
     shot
-      ? `Screenshot: ${shot.pixelWidth}x${shot.pixelHeight} px (the image that follows); x/y arguments are in these pixels.`
+      ? `Screenshot: ${shot.pixelWidth}x${shot.pixelHeight} px (the image that follows); x/y arguments are in these pixels.${shot.marks ? " The numbered boxes on it are element indices, each on its element's frame." : ""}`
       : "No screenshot with this snapshot.",
   );
   const content: CallToolResult["content"] = [{ type: "text", text: `${head.join("\n")}\n\n${snap.text}` }];
@@ -274,6 +274,12 @@ export function createMcpServer(session: Session): McpServer {
             .optional()
             .describe("Walk at most this deep (default 64)."),
           screenshot: z.boolean().optional().describe("Attach a screenshot (default true)."),
+          marks: z
+            .boolean()
+            .optional()
+            .describe(
+              "Draw each element's index on its frame in the screenshot, as a numbered box (default false); actions on this snapshot return marked screenshots too.",
+            ),
         })
         .strict(),
       annotations: { readOnlyHint: true },
@@ -282,7 +288,7 @@ export function createMcpServer(session: Session): McpServer {
       guarded(false, async () => {
         const snap = await session.snapshot({
           app: appOf(args.app)!,
-          screenshot: args.screenshot ?? true,
+          screenshot: args.screenshot === false ? false : args.marks === true ? { marks: true } : true,
           deadlineMs: DEADLINE_MS,
           signal: extra.signal,
           ...(args.style !== undefined ? { style: args.style } : {}),

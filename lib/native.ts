@@ -34,12 +34,36 @@ export interface NativeScreenshot {
   encodeMs: number;
 }
 
+/** A capture kept unencoded (request.keepPixels): RGBA rows, before any downscale, with its contract. */
+export interface NativePixels {
+  rgba: Buffer;
+  width: number;
+  height: number;
+  /** Captured pixels per window point. */
+  pixelsPerPoint: number;
+  windowOrigin: { x: number; y: number };
+  captureMs: number;
+}
+
 export interface NativeSnapshot {
   raw: RawSnapshot;
   window: NativeWindow;
   windowStep: string;
   handles: number[];
   screenshot?: NativeScreenshot;
+  /** With keepPixels, instead of screenshot. */
+  pixels?: NativePixels;
+}
+
+/** What encodeMarked resolves to: the PNG, its size and scale, and where each label went (output pixels). */
+export interface NativeMarkedEncode {
+  png: Buffer;
+  pixelWidth: number;
+  pixelHeight: number;
+  scale: number;
+  encodes: number;
+  encodeMs: number;
+  labels: { index: number; x: number; y: number; w: number; h: number; overlaps: boolean }[];
 }
 
 export interface NativeSnapshotRequest {
@@ -50,6 +74,8 @@ export interface NativeSnapshotRequest {
   screenshot: boolean;
   /** Treat text fields named like passwords ("Password", "PIN") as secure. Default true. */
   secureNames?: boolean;
+  /** With screenshot: return the captured pixels unencoded (`pixels`) for encodeMarked, instead of a PNG. */
+  keepPixels?: boolean;
 }
 
 export interface NativePointerEvent {
@@ -135,6 +161,18 @@ export interface NativeBackend {
 
 export interface NativeAddon {
   NativeBackend: new (kind: "linux" | "macos" | "fake" | "mac-fake", script?: object) => NativeBackend;
+  /**
+   * Draws marks ([index, x, y, w, h] per element, in the pixels' own coordinates) on kept pixels after the
+   * size budget's downscale, and encodes within the budget; runs on the libuv thread pool.
+   */
+  encodeMarked(
+    rgba: Buffer,
+    width: number,
+    height: number,
+    pixelsPerPoint: number,
+    marks: Float64Array,
+    budget?: { maxSide?: number; maxBytes?: number; minScale?: number },
+  ): Promise<NativeMarkedEncode>;
   /** The backend this build provides for the real desktop, or null. */
   platformBackend: "linux" | "macos" | null;
   /** Test build (test/native/macfake) only: fake CoreFoundation objects alive now. */

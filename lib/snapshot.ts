@@ -5,6 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { diffSnapshots, rememberFacts, type SnapshotChanges } from "./diff.js";
+import type { ScreenshotMark } from "./marks.js";
 import type { RawApp, RawSnapshot, RawWindow, Rect, WalkEnd } from "./model.js";
 import type { ElementRecord } from "./records.js";
 import { normaliseRenderOptions, type RenderOptions, renderValidated, type Style } from "./render/index.js";
@@ -27,6 +28,11 @@ export interface CoordinateContract {
 export interface Screenshot extends CoordinateContract {
   format: "png";
   data: Uint8Array;
+  /**
+   * With `screenshot: { marks: true }`: the labels drawn, one per printed element whose frame shows in
+   * the image (records[index]), in screenshot pixels. Absent on an unmarked screenshot.
+   */
+  marks?: readonly ScreenshotMark[];
 }
 
 export type SnapshotCut = WalkEnd | "render_node_limit" | "render_depth_limit";
@@ -130,6 +136,16 @@ export function createSnapshot(input: SnapshotInput): Snapshot {
   rememberFacts(snapshot, result.facts);
   if (free !== undefined) collector.register(snapshot, free, snapshot);
   return snapshot;
+}
+
+/**
+ * Gives a snapshot its screenshot after it was created: a marked screenshot
+ * needs the records (which elements printed, at which index) first.
+ * Internal (lib/desktop.ts).
+ */
+export function attachScreenshot(snapshot: Snapshot, screenshot: Screenshot, startedAt?: number): void {
+  (snapshot as { screenshot?: Screenshot }).screenshot = screenshot;
+  if (startedAt !== undefined) snapshot.timings.totalMs = performance.now() - startedAt;
 }
 
 export type { Rect };

@@ -138,6 +138,24 @@ describe("the MCP server", () => {
   );
 
   it(
+    "get_app_state with marks: the screenshot carries the element indices, and the text says so",
+    async () => {
+      const plain = await call(client, "get_app_state", { app: GTK });
+      const r = await call(client, "get_app_state", { app: GTK, marks: true });
+      expect(r.isError).toBeFalsy();
+      expect(snapshotText(r)).toContain("The numbered boxes on it are element indices");
+      expect(snapshotText(plain)).not.toContain("numbered boxes");
+      const image = (x: CallToolResult) =>
+        (x.content.find((b) => b.type === "image") as { data: string }).data;
+      expect(pngSize(image(r))).toEqual(pngSize(image(plain)));
+      expect(image(r)).not.toBe(image(plain));
+      const bad = await call(client, "get_app_state", { app: GTK, marks: "yes" });
+      expect(bad.isError).toBe(true);
+    },
+    TIMEOUT,
+  );
+
+  it(
     "click by element_index checks a radio button, seen in the returned snapshot; then one by ref",
     async () => {
       const first = snapshotText(await call(client, "get_app_state", { app: GTK, screenshot: false }));

@@ -251,7 +251,7 @@ void Downscale(const uint8_t* rgba, int width, int height, int outW, int outH, s
 }
 
 Error EncodeWithinBudget(const uint8_t* rgba, int width, int height, double pixelsPerPoint,
-                         const BudgetOptions& options, Screenshot& out) {
+                         const BudgetOptions& options, Screenshot& out, const Decorate& decorate) {
   const auto t0 = std::chrono::steady_clock::now();
   if (rgba == nullptr || width <= 0 || height <= 0) {
     return Error{ErrorCode::kInvalidArgument, "EncodeWithinBudget: empty image"};
@@ -283,6 +283,11 @@ Error EncodeWithinBudget(const uint8_t* rgba, int width, int height, double pixe
     const uint8_t* src = rgba;
     if (curW != width || curH != height) {
       Downscale(rgba, width, height, curW, curH, scaled);  // always from the original pixels
+      src = scaled.data();
+    }
+    if (decorate) {
+      if (src == rgba) scaled.assign(rgba, rgba + static_cast<size_t>(width) * height * 4);
+      decorate(scaled.data(), curW, curH);
       src = scaled.data();
     }
     Error err = EncodePng(src, curW, curH, options.zlibLevel, png);

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "types.h"
@@ -23,8 +24,11 @@ struct BudgetOptions {
 // Encodes `rgba` (width*height*4 bytes, row stride width*4) as PNG within the
 // budget. `pixelsPerPoint` is the captured pixels per window point (the
 // display scale); out.scale becomes pixelsPerPoint * the downscale applied.
+// `decorate`, when given, draws on a copy of each step's (downscaled) pixels
+// just before that step's one encode (marks.h); `rgba` is never written.
+using Decorate = std::function<void(uint8_t* rgba, int width, int height)>;
 Error EncodeWithinBudget(const uint8_t* rgba, int width, int height, double pixelsPerPoint,
-                         const BudgetOptions& options, Screenshot& out);
+                         const BudgetOptions& options, Screenshot& out, const Decorate& decorate = nullptr);
 
 // Encodes without resizing (used by EncodeWithinBudget and tests).
 Error EncodePng(const uint8_t* rgba, int width, int height, int zlibLevel, std::vector<uint8_t>& png);

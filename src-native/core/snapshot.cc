@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 
 #include "walk.h"
 #include "window_choice.h"
@@ -309,6 +310,16 @@ Error TakeSnapshot(Backend& backend, const SnapshotRequest& request, SnapshotRes
     Error err = backend.Capture(raw.window, rgba, width, height, captured, request.deadline);
     if (err) {
       raw.notes.push_back("no screenshot: " + err.message);
+    } else if (request.keepPixels) {
+      CapturedPixels kept;
+      kept.captureMs = MsSince(c0);
+      kept.rgba = std::move(rgba);
+      kept.width = width;
+      kept.height = height;
+      kept.pixelsPerPoint = raw.scale > 0 && std::isfinite(raw.scale) ? raw.scale : 1;
+      kept.originX = captured.x;
+      kept.originY = captured.y;
+      out.pixels = std::move(kept);
     } else {
       Screenshot shot;
       const double captureMs = MsSince(c0);

@@ -25,7 +25,20 @@ struct SnapshotRequest {
   Clock::time_point deadline;
   bool screenshot = true;
   bool secureNames = true;  // Backend::SetSecureNameHeuristic for this snapshot
+  // Keep the captured pixels unencoded (SnapshotResult::pixels) for a later
+  // encode with marks (marks.h), instead of encoding them here.
+  bool keepPixels = false;
   BudgetOptions budget;
+};
+
+// A capture kept unencoded: RGBA, row stride width*4, with its contract
+// before any downscale (pixels per window point, window origin on screen).
+struct CapturedPixels {
+  std::vector<uint8_t> rgba;
+  int width = 0, height = 0;
+  double pixelsPerPoint = 1;
+  double originX = 0, originY = 0;
+  double captureMs = 0;
 };
 
 struct SnapshotResult {
@@ -34,6 +47,8 @@ struct SnapshotResult {
   std::vector<ElementId> ids;      // every handle the result holds
   std::vector<ElementId> dropped;  // handles the walk saw and did not keep
   std::string windowStep;          // which step of the window-choice chain chose the window
+  // With keepPixels: the capture, unencoded, instead of screenshot.
+  std::optional<CapturedPixels> pixels;
 };
 
 // The app a query names. A pid selects exactly one; a name (trimmed, never

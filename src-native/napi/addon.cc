@@ -14,6 +14,7 @@
 #include "../core/worker.h"
 #include "../fake/fake_backend.h"
 #include "convert.h"
+#include "marks_js.h"
 #if defined(AXSNAP_LINUX)
 #include "../linux/linux_backend.h"
 #endif
@@ -273,6 +274,7 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
     req.maxDepth = static_cast<int>(Clamp(o.Get("maxDepth"), 1, 512, 64));
     req.deadline = DeadlineFrom(o.Get("deadlineMs"));
     req.screenshot = o.Get("screenshot").ToBoolean().Value();
+    req.keepPixels = req.screenshot && o.Get("keepPixels").ToBoolean().Value();
     return Run(env, [this, req](Backend& b) -> Settle {
       auto result = std::make_shared<SnapshotResult>();
       if (Error err = TakeSnapshot(b, req, *result)) {
@@ -281,7 +283,11 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
       }
       ledger_.Acquire(result->ids);
       ledger_.ReleaseUnheld(b, result->dropped);
-      return [result](Napi::Env env, Napi::Promise::Deferred& d) { d.Resolve(SnapshotToJs(env, *result)); };
+      return [result](Napi::Env env, Napi::Promise::Deferred& d) {
+        Napi::Object out = SnapshotToJs(env, *result);
+        if (result->pixels) out.Set("pixels", PixelsToJs(env, std::move(*result->pixels)));
+        d.Resolve(out);
+      };
     });
   }
 
@@ -556,6 +562,7 @@ class Addon : public Napi::Addon<Addon> {
  public:
   Addon(Napi::Env env, Napi::Object exports) {
     DefineAddon(exports, {InstanceValue("NativeBackend", NativeBackend::Init(env), napi_enumerable)});
+    exports.Set("encodeMarked", Napi::Function::New(env, EncodeMarked, "encodeMarked"));
 #if defined(AXSNAP_MAC_FAKE)
     // Live fake CF objects: every test of the macOS backend ends at zero.
     exports.Set("fakeCFLive", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {

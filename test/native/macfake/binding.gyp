@@ -11,7 +11,9 @@
       "sources": [
         "../../../src-native/napi/addon.cc",
         "../../../src-native/napi/convert.cc",
+        "../../../src-native/napi/marks_js.cc",
         "../../../src-native/core/capture_choice.cc",
+        "../../../src-native/core/marks.cc",
         "../../../src-native/core/names.cc",
         "../../../src-native/core/png_budget.cc",
         "../../../src-native/core/snapshot.cc",
