@@ -9,6 +9,7 @@ import { liveObservation, type ObservationOptions } from "../desktop.js";
 import { diffSnapshots, type SnapshotChanges } from "../diff.js";
 import { AxsnapError, type Delivery, invalidArgument, type Retry } from "../errors.js";
 import { sameIdentity } from "../identity.js";
+import { screenshotRequest } from "../marks.js";
 import type { ElementRecord } from "../records.js";
 import { normaliseRenderOptions, type RenderOptions } from "../render/index.js";
 import { cut } from "../render/sanitize.js";
@@ -197,8 +198,7 @@ function checkSnapshotOption(value: unknown): void {
       throw invalidArgument(
         `snapshot.${k} cannot be set: the fresh snapshot is of the same app, in the call's budget`,
       );
-  if (o.screenshot !== undefined && typeof o.screenshot !== "boolean")
-    throw invalidArgument("snapshot.screenshot must be true or false");
+  screenshotRequest(o.screenshot, "snapshot.screenshot");
   normaliseRenderOptions(o as RenderOptions);
 }
 

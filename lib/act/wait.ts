@@ -11,6 +11,7 @@ import type { CallContext } from "../call.js";
 import { desktopBackend, type ObservationOptions, snapshot as observeOnce } from "../desktop.js";
 import { factsOf } from "../diff.js";
 import { AxsnapError, invalidArgument } from "../errors.js";
+import { screenshotRequest } from "../marks.js";
 import type { NativeBackend } from "../native.js";
 import type { ElementRecord } from "../records.js";
 import { normaliseRenderOptions, type RenderOptions } from "../render/index.js";
@@ -162,7 +163,7 @@ export async function waitFor(
   if (asked === null || typeof asked !== "object")
     throw invalidArgument("snapshot must be an object of snapshot options");
   const render = normaliseRenderOptions(asked as RenderOptions);
-  const wantShot = asked.screenshot ?? true;
+  const wantShot = screenshotRequest(asked.screenshot, "snapshot.screenshot").capture;
   const started = performance.now();
   const backend = env.backend ?? (await ctx.step("read", () => desktopBackend(ctx.remaining())));
   let rounds = 0;
