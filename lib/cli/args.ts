@@ -50,6 +50,8 @@ export interface Step {
   count?: 1 | 2;
   /** A snapshot id: whose screenshot pixels click-at means, or which app press/type go to. */
   of?: string;
+  /** With --screenshot: draw each printed element's index on its frame. */
+  marks?: boolean;
   /** wait: the role text an element must have (with --name, or alone). */
   role?: string;
   /** wait: until the text or element is gone instead of there. */
@@ -187,6 +189,7 @@ const OPTION_HELP: Record<CommandSpec["options"][number] | "global", string[]> =
     "--max-nodes N        most elements printed (default 1200)",
     "--max-depth N        deepest printed level (default 64)",
     "--screenshot FILE    also capture the window, as PNG into FILE",
+    "--marks              with --screenshot: draw each element's index on its frame",
   ],
   act: ["--no-snapshot        no fresh snapshot after acting"],
   click: ["--button left|right  (default left)", "--count 1|2          (default 1)"],
@@ -381,6 +384,7 @@ function setField(step: Step, field: Field, value: unknown, numberValue = false)
       return;
     case "gone":
     case "idle":
+    case "marks":
       if (typeof value !== "boolean")
         throw new UsageError(`${field} must be true or false, got ${show(value)}`, c);
       step[field] = value;
@@ -410,7 +414,7 @@ const POSITIONAL: Record<string, Field> = {
 
 /** Option groups → (flag, field). */
 /** Flags that take no value. */
-const SWITCHES = new Set(["no-snapshot", "number", "gone", "idle"]);
+const SWITCHES = new Set(["no-snapshot", "number", "gone", "idle", "marks"]);
 
 const GROUP_FLAGS: Record<CommandSpec["options"][number], [string, Field | "no-snapshot" | "number"][]> = {
   app: [["app", "app"]],
@@ -420,6 +424,7 @@ const GROUP_FLAGS: Record<CommandSpec["options"][number], [string, Field | "no-s
     ["max-nodes", "maxNodes"],
     ["max-depth", "maxDepth"],
     ["screenshot", "screenshot"],
+    ["marks", "marks"],
   ],
   act: [["no-snapshot", "no-snapshot"]],
   click: [
@@ -454,6 +459,8 @@ function checkComplete(step: Step, inCall: boolean): void {
   }
   if ((c === "snapshot" || c === "wait") && step.app === undefined)
     throw new UsageError(`${c} needs --app NAME|PID; \`axsnap apps\` lists the apps`, c);
+  if (step.marks === true && step.screenshot === undefined)
+    throw new UsageError("--marks draws on the screenshot: give --screenshot FILE too", c);
   if (c === "wait") {
     const kinds = [
       step.text !== undefined,
@@ -546,7 +553,7 @@ export function parseCommandLine(argv: string[]): Invocation {
     const v = values[flag];
     if (v === undefined || field === "number") continue;
     if (field === "no-snapshot") step.snapshot = v !== true;
-    else if (field === "gone" || field === "idle") step[field] = v === true;
+    else if (field === "gone" || field === "idle" || field === "marks") step[field] = v === true;
     else setField(step, field, v);
   }
   spec.args.forEach((a, i) => {
@@ -628,6 +635,7 @@ const STEP_KEYS: Record<string, Field | "snapshot" | "no-snapshot"> = {
   count: "count",
   of: "of",
   role: "role",
+  marks: "marks",
   gone: "gone",
   idle: "idle",
   timeout: "timeoutMs",

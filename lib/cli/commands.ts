@@ -54,6 +54,12 @@ export interface Outcome {
   text: string;
 }
 
+/** The screenshot a step asks for: --screenshot FILE, with --marks the element indices drawn on it. */
+function shotOf(step: Step): boolean | { marks: true } {
+  if (step.screenshot === undefined) return false;
+  return step.marks === true ? { marks: true } : true;
+}
+
 export class Runner {
   readonly session: Session;
   readonly store: Store;
@@ -150,7 +156,7 @@ export class Runner {
   private async snapshot(step: Step): Promise<Outcome> {
     const snap = await this.session.snapshot({
       app: step.app!,
-      screenshot: step.screenshot !== undefined,
+      screenshot: shotOf(step),
       ...this.renderOptions(step),
       ...(step.deadlineMs === undefined ? {} : { deadlineMs: step.deadlineMs }),
     });
@@ -173,7 +179,7 @@ export class Runner {
             };
     const met = await this.session.waitFor(step.app!, condition, {
       ...(step.timeoutMs === undefined ? {} : { timeoutMs: step.timeoutMs }),
-      snapshot: { screenshot: step.screenshot !== undefined, ...this.renderOptions(step) },
+      snapshot: { screenshot: shotOf(step), ...this.renderOptions(step) },
     });
     const data = this.hand(met.snapshot, step);
     const head = `met after ${met.ms} ms (${met.rounds} observations, woken by ${met.via})${met.match ? `; element ${met.match.index}` : ""}`;
@@ -301,9 +307,7 @@ export class Runner {
   private actOptions(step: Step): ActOptions {
     return {
       // The fresh snapshot after acting is taken with this command's style, limits and screenshot setting.
-      snapshot: step.snapshot
-        ? { ...this.renderOptions(step), screenshot: step.screenshot !== undefined }
-        : false,
+      snapshot: step.snapshot ? { ...this.renderOptions(step), screenshot: shotOf(step) } : false,
       ...(step.deadlineMs === undefined ? {} : { deadlineMs: step.deadlineMs }),
     };
   }
