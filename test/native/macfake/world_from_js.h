@@ -95,5 +95,8 @@ namespace axsnap {
 // Parses `world` (format above) without installing it.
 macfake::FakeWorld FakeWorldFromJs(Napi::Object world);
 void InstallFakeWorld(Napi::Object world);
+// mac_direct.cc: macDirect* (MacBackend methods without an N-API surface:
+// change events, the surfaces listing), fakeNotify, fakeObservers.
+void RegisterMacDirect(Napi::Env env, Napi::Object exports);
 
 }  // namespace axsnap
