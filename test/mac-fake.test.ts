@@ -1354,7 +1354,11 @@ describe("events", () => {
     expect(w.refused).toEqual([]);
     // Registered on the app element (id 1), not on windows or elements.
     expect(log()).toContain("observe 1 AXValueChanged");
-    expect(log().filter((l) => l.startsWith("observe ")).every((l) => l.startsWith("observe 1 "))).toBe(true);
+    expect(
+      log()
+        .filter((l) => l.startsWith("observe "))
+        .every((l) => l.startsWith("observe 1 ")),
+    ).toBe(true);
     expect(addon.fakeObservers()).toBe(1);
 
     const quiet = addon.macDirectWait(PID, 0, 0);
@@ -1410,7 +1414,8 @@ describe("events", () => {
     world.apps[0]!.root.attrs.AXWindows = [{ ref: 10 }];
     addon.macDirectOpen(world);
     expect(addon.macDirectWatch(PID, 2000).code).toBe("NONE");
-    for (const n of ["AXWindowCreated", "AXMenuOpened", "AXSheetCreated", "AXMenuClosed"]) addon.fakeNotify(PID, n);
+    for (const n of ["AXWindowCreated", "AXMenuOpened", "AXSheetCreated", "AXMenuClosed"])
+      addon.fakeNotify(PID, n);
     for (const n of ["AXValueChanged", "AXMoved"]) addon.fakeNotify(PID, n, 21);
     let e = addon.macDirectWait(PID, 5, 2000);
     expect(e).toMatchObject({ stamp: 6, windowStamp: 4 });
@@ -1488,7 +1493,10 @@ describe("surfaces", () => {
   /** A document window with a sheet, a popover and a pop-up button whose menu has the focus; a dialog; a palette; a context menu; an open File menu. */
   function surfacesWorld(): World {
     const sheet: AXElement = { id: 30, attrs: { AXRole: "AXSheet", AXTitle: "", ...at(200, 102, 400, 200) } };
-    const popover: AXElement = { id: 31, attrs: { AXRole: "AXPopover", AXTitle: "Info", ...at(300, 300, 200, 100) } };
+    const popover: AXElement = {
+      id: 31,
+      attrs: { AXRole: "AXPopover", AXTitle: "Info", ...at(300, 300, 200, 100) },
+    };
     const popupMenu: AXElement = {
       id: 60,
       attrs: {
@@ -1502,9 +1510,18 @@ describe("surfaces", () => {
       attrs: { AXRole: "AXPopUpButton", AXValue: "Large", ...at(500, 180, 100, 20), AXChildren: [popupMenu] },
     };
     const doc = windowEl(10, "Doc", [button(21, "OK"), sheet, popover, popup], { AXMain: true });
-    const dialog = windowEl(11, "Find", [button(22, "Next")], { AXSubrole: "AXDialog", ...at(950, 80, 300, 200) });
-    const palette = windowEl(12, "Inspector", [], { AXSubrole: "AXFloatingWindow", ...at(950, 400, 200, 300) });
-    const context: AXElement = { id: 40, attrs: { AXRole: "AXMenu", ...at(150, 150, 160, 80), AXChildren: [] } };
+    const dialog = windowEl(11, "Find", [button(22, "Next")], {
+      AXSubrole: "AXDialog",
+      ...at(950, 80, 300, 200),
+    });
+    const palette = windowEl(12, "Inspector", [], {
+      AXSubrole: "AXFloatingWindow",
+      ...at(950, 400, 200, 300),
+    });
+    const context: AXElement = {
+      id: 40,
+      attrs: { AXRole: "AXMenu", ...at(150, 150, 160, 80), AXChildren: [] },
+    };
     const menuBar: AXElement = {
       id: 50,
       attrs: {

@@ -401,7 +401,7 @@ Error MacBackend::WindowInfoOf(AXUIElementRef window, int64_t pid, WindowInfo& o
 }
 
 Error MacBackend::AppWindows(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point deadline,
-                              std::vector<std::string>* subroles) {
+                             std::vector<std::string>* subroles) {
   AXUIElementRef appEl = AppElement(app.pid);
   if (!appEl) return {ErrorCode::kAppNotFound, "cannot reach pid " + std::to_string(app.pid)};
   SetTimeoutFor(appEl, deadline);
@@ -1603,8 +1603,7 @@ constexpr const char* kNotifications[] = {
 bool IsWindowNotification(const std::string& name) {
   return In(name, {"AXWindowCreated", "AXFocusedWindowChanged", "AXMainWindowChanged", "AXWindowMiniaturized",
                    "AXWindowDeminiaturized", "AXMenuOpened", "AXMenuClosed", "AXSheetCreated", "AXDrawerCreated",
-                   "AXApplicationActivated", "AXApplicationDeactivated", "AXApplicationHidden",
-                   "AXApplicationShown"});
+                   "AXApplicationActivated", "AXApplicationDeactivated", "AXApplicationHidden", "AXApplicationShown"});
 }
 
 bool IsSurfaceRole(const std::string& role) {
@@ -1681,7 +1680,8 @@ Error MacBackend::Watch(const AppInfo& app, Clock::time_point deadline) {
   if (w->added.empty()) {
     // The observer is released with `w`; nothing was registered.
     if (unanswered != kAXErrorSuccess) return AXFailure(unanswered, "registering for notifications");
-    if (Clock::now() >= deadline) return {ErrorCode::kTimeout, "the deadline passed before any notification was registered"};
+    if (Clock::now() >= deadline)
+      return {ErrorCode::kTimeout, "the deadline passed before any notification was registered"};
     return {ErrorCode::kActionNotSupported, NameOf(app.pid) + " accepts none of the notifications asked for"};
   }
   // The callback runs on this thread (the worker), while WaitEvents runs its run loop.

@@ -102,10 +102,7 @@ export type MacFakeAddon = NativeAddon & {
    */
   macDirectOpen: (world: World) => void;
   macDirectClose: () => void;
-  macDirectWatch: (
-    pid: number,
-    deadlineMs: number,
-  ) => DirectResult & { added: string[]; refused: string[] };
+  macDirectWatch: (pid: number, deadlineMs: number) => DirectResult & { added: string[]; refused: string[] };
   macDirectWait: (pid: number, sinceStamp: number, untilMs: number) => DirectEvents;
   macDirectUnwatch: (pid: number) => void;
   macDirectWindows: (pid: number, deadlineMs: number) => DirectResult & { windows: DirectWindow[] };

@@ -493,8 +493,7 @@ extern AXError AXObserverCreate(pid_t application, AXObserverCallback callback,
 // kAXErrorCannotComplete when messaging the app failed.
 extern AXError AXObserverAddNotification(AXObserverRef observer, AXUIElementRef element, CFStringRef notification,
                                          void* refcon);
-extern AXError AXObserverRemoveNotification(AXObserverRef observer, AXUIElementRef element,
-                                            CFStringRef notification);
+extern AXError AXObserverRemoveNotification(AXObserverRef observer, AXUIElementRef element, CFStringRef notification);
 // Get rule: +0.
 extern CFRunLoopSourceRef AXObserverGetRunLoopSource(AXObserverRef observer);
 

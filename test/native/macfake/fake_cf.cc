@@ -2600,9 +2600,9 @@ CFRunLoopRunResult CFRunLoopRunInMode(CFRunLoopMode mode, CFTimeInterval seconds
         continue;
       }
     }
-    AXUIElementRef element =
-        note.element ? AsTyped<AXUIElementRef>(NewElement(ElemKind::kElement, to->pid, note.element))
-                     : AsTyped<AXUIElementRef>(NewElement(ElemKind::kApp, to->pid, 0));
+    AXUIElementRef element = note.element
+                                 ? AsTyped<AXUIElementRef>(NewElement(ElemKind::kElement, to->pid, note.element))
+                                 : AsTyped<AXUIElementRef>(NewElement(ElemKind::kApp, to->pid, 0));
     AppendLog("notify " + std::to_string(to->pid) + " " + note.name +
               (note.element ? " " + std::to_string(note.element) : std::string()));
     to->callback(AsTyped<AXObserverRef>(to), element, __CFStringMakeConstantString(note.name.c_str()), refcon);
