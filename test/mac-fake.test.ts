@@ -1478,6 +1478,27 @@ describe("events", () => {
     expect(Date.now() - t0).toBeLessThan(2000);
     expect(w.code).toBe("APP_UNRESPONSIVE");
     expect(addon.fakeObservers()).toBe(0);
+
+    // A pid no app has: not found, not "unresponsive".
+    addon.macDirectOpen(simpleWorld([button(21, "OK")]));
+    expect(addon.macDirectWatch(4242, 2000).code).toBe("APP_NOT_FOUND");
+    expect(addon.fakeObservers()).toBe(0);
+  });
+
+  it("an app that quits is no longer watched once the apps are listed again", () => {
+    const world = simpleWorld([button(21, "OK")]);
+    addOtherApp(world, "Helper");
+    addon.macDirectOpen(world);
+    expect(addon.macDirectWatch(900, 2000).code).toBe("NONE");
+    expect(addon.macDirectWatch(PID, 2000).code).toBe("NONE");
+    expect(addon.fakeObservers()).toBe(2);
+    // The same world without the helper: listing the apps drops its observer.
+    const gone = simpleWorld([button(21, "OK")]);
+    addon.fakeWorldReplace(gone);
+    addon.macDirectWindows(PID, 2000);
+    expect(addon.fakeObservers()).toBe(1);
+    expect(addon.macDirectWait(900, 0, 0).watching).toBe(false);
+    expect(addon.macDirectWait(PID, 0, 0).watching).toBe(true);
   });
 });
 

@@ -1679,7 +1679,14 @@ Error MacBackend::Watch(const AppInfo& app, Clock::time_point deadline) {
   }
   if (w->added.empty()) {
     // The observer is released with `w`; nothing was registered.
-    if (unanswered != kAXErrorSuccess) return AXFailure(unanswered, "registering for notifications");
+    if (unanswered != kAXErrorSuccess) {
+      // AX answers a process that is not running as it answers one that hangs.
+      std::vector<RunningApp> running;
+      if (!system_->RunningApps(running) &&
+          std::none_of(running.begin(), running.end(), [&](const RunningApp& r) { return r.pid == app.pid; }))
+        return {ErrorCode::kAppNotFound, "no running app has pid " + std::to_string(app.pid)};
+      return AXFailure(unanswered, "registering for notifications");
+    }
     if (Clock::now() >= deadline)
       return {ErrorCode::kTimeout, "the deadline passed before any notification was registered"};
     return {ErrorCode::kActionNotSupported, NameOf(app.pid) + " accepts none of the notifications asked for"};

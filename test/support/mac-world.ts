@@ -102,6 +102,8 @@ export type MacFakeAddon = NativeAddon & {
    */
   macDirectOpen: (world: World) => void;
   macDirectClose: () => void;
+  /** Installs another world under the backends that exist (an app quit, a window opened). */
+  fakeWorldReplace: (world: World) => void;
   macDirectWatch: (pid: number, deadlineMs: number) => DirectResult & { added: string[]; refused: string[] };
   macDirectWait: (pid: number, sinceStamp: number, untilMs: number) => DirectEvents;
   macDirectUnwatch: (pid: number) => void;

@@ -7,6 +7,7 @@
 //
 //   macDirectOpen(world)                 installs the world, makes the backend
 //   macDirectClose()                     destroys it (on its thread), joins the thread
+//   fakeWorldReplace(world)              installs another world under the same backend
 //   macDirectWatch(pid, ms)              -> { code, message, added: [...], refused: [...] }
 //   macDirectWait(pid, since, ms)        -> { code, message, watching, stamp, windowStamp,
 //                                             msSinceLast, recent, waitedMs }
@@ -85,6 +86,11 @@ void RegisterMacDirect(Napi::Env env, Napi::Object exports) {
                 Direct& d = TheDirect();
                 d.worker = std::make_unique<Worker>();
                 d.backend = std::make_unique<MacBackend>(CreateFakeMacSystem());
+                return info.Env().Undefined();
+              }));
+  exports.Set("fakeWorldReplace", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
+                if (!info[0].IsObject()) throw Napi::TypeError::New(info.Env(), "a world object");
+                InstallFakeWorld(info[0].As<Napi::Object>());
                 return info.Env().Undefined();
               }));
   exports.Set("macDirectClose", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
