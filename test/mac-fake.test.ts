@@ -1312,3 +1312,301 @@ describe("issue 9 interface", () => {
     expect(events(b)).toEqual([]);
   });
 });
+
+// ---------------------------------------------------------------- issue 11: events and surfaces
+//
+// MacBackend's Watch / WaitEvents / Unwatch and its listing of surfaces
+// (Windows) have no N-API surface yet: they are driven through the test-only
+// macDirect* calls, on a backend living on its own worker thread as in the
+// addon (the observer's run loop source is on that thread's run loop).
+
+describe("events", () => {
+  const addon = loadMacFake();
+  const log = () => addon.fakeWorldLog().filter((l) => !l.startsWith("timeout "));
+
+  afterEach(() => {
+    addon.macDirectClose();
+    // Closing the backend removed its observers (and their run loop sources).
+    expect(addon.fakeObservers()).toBe(0);
+  });
+
+  it("Watch registers an AXObserver on the app element; stamps grow with each notification", () => {
+    addon.macDirectOpen(simpleWorld([button(21, "OK")]));
+    const w = addon.macDirectWatch(PID, 2000);
+    expect(w.code).toBe("NONE");
+    for (const n of [
+      "AXCreated",
+      "AXUIElementDestroyed",
+      "AXValueChanged",
+      "AXTitleChanged",
+      "AXFocusedUIElementChanged",
+      "AXFocusedWindowChanged",
+      "AXWindowCreated",
+      "AXMoved",
+      "AXResized",
+      "AXMenuOpened",
+      "AXMenuClosed",
+      "AXSheetCreated",
+      "AXSelectedChildrenChanged",
+      "AXRowCountChanged",
+    ])
+      expect(w.added).toContain(n);
+    expect(w.refused).toEqual([]);
+    // Registered on the app element (id 1), not on windows or elements.
+    expect(log()).toContain("observe 1 AXValueChanged");
+    expect(
+      log()
+        .filter((l) => l.startsWith("observe "))
+        .every((l) => l.startsWith("observe 1 ")),
+    ).toBe(true);
+    expect(addon.fakeObservers()).toBe(1);
+
+    const quiet = addon.macDirectWait(PID, 0, 0);
+    expect(quiet).toMatchObject({ code: "NONE", watching: true, stamp: 0, windowStamp: 0, msSinceLast: -1 });
+
+    addon.fakeNotify(PID, "AXValueChanged", 21);
+    addon.fakeNotify(PID, "AXTitleChanged");
+    const e = addon.macDirectWait(PID, 0, 2000);
+    expect(e).toMatchObject({ code: "NONE", watching: true, stamp: 2, windowStamp: 0 });
+    expect(e.recent).toEqual(["AXValueChanged", "AXTitleChanged"]);
+    expect(e.msSinceLast).toBeGreaterThanOrEqual(0);
+    expect(e.waitedMs).toBeLessThan(1000);
+    expect(log()).toContain("notify 500 AXValueChanged 21");
+
+    // Watch again: idempotent, one observer.
+    expect(addon.macDirectWatch(PID, 2000).code).toBe("NONE");
+    expect(addon.fakeObservers()).toBe(1);
+    // Only the 16 latest kinds are kept, oldest first; the stamp counts them all.
+    for (let i = 0; i < 20; i++) addon.fakeNotify(PID, i % 2 ? "AXMoved" : "AXResized");
+    const many = addon.macDirectWait(PID, 2, 2000);
+    expect(many.stamp).toBe(22);
+    expect(many.recent).toHaveLength(16);
+    expect(many.recent.at(-1)).toBe("AXMoved");
+  });
+
+  it("WaitEvents returns as soon as a notification arrives, and at `until` when none does", () => {
+    const world = simpleWorld([button(21, "OK")]);
+    world.apps[0]!.notifications = [
+      { atMs: 200, name: "AXValueChanged", element: 21 },
+      { atMs: 250, name: "AXFocusedUIElementChanged", element: 21 },
+    ];
+    addon.macDirectOpen(world);
+    expect(addon.macDirectWatch(PID, 2000).code).toBe("NONE");
+    const first = addon.macDirectWait(PID, 0, 5000);
+    expect(first.stamp).toBe(1);
+    expect(first.recent).toEqual(["AXValueChanged"]);
+    // Scripted 200 ms after the observer was made; far from the 5 s bound.
+    expect(first.waitedMs).toBeGreaterThan(100);
+    expect(first.waitedMs).toBeLessThan(2500);
+    const second = addon.macDirectWait(PID, 1, 5000);
+    expect(second.stamp).toBe(2);
+    expect(second.waitedMs).toBeLessThan(2500);
+    // Nothing more comes: the wait ends at `until`, not an error.
+    const none = addon.macDirectWait(PID, 2, 300);
+    expect(none).toMatchObject({ code: "NONE", watching: true, stamp: 2 });
+    expect(none.waitedMs).toBeGreaterThanOrEqual(290);
+    expect(none.waitedMs).toBeLessThan(2000);
+    expect(none.msSinceLast).toBeGreaterThanOrEqual(290);
+  });
+
+  it("windowStamp counts window, menu and sheet notifications, and the destruction of a known window", () => {
+    const world = simpleWorld([button(21, "OK")]);
+    world.apps[0]!.root.attrs.AXWindows = [{ ref: 10 }];
+    addon.macDirectOpen(world);
+    expect(addon.macDirectWatch(PID, 2000).code).toBe("NONE");
+    for (const n of ["AXWindowCreated", "AXMenuOpened", "AXSheetCreated", "AXMenuClosed"])
+      addon.fakeNotify(PID, n);
+    for (const n of ["AXValueChanged", "AXMoved"]) addon.fakeNotify(PID, n, 21);
+    let e = addon.macDirectWait(PID, 5, 2000);
+    expect(e).toMatchObject({ stamp: 6, windowStamp: 4 });
+    // Window 10 is known as a window once listed; button 21 is not a surface.
+    expect(addon.macDirectWindows(PID, 2000).windows.map((w) => w.element)).toHaveLength(1);
+    addon.fakeNotify(PID, "AXUIElementDestroyed", 10);
+    addon.fakeNotify(PID, "AXUIElementDestroyed", 21);
+    e = addon.macDirectWait(PID, 7, 2000);
+    expect(e).toMatchObject({ stamp: 8, windowStamp: 5 });
+  });
+
+  it("Unwatch unregisters and removes the observer: nothing is counted any more", () => {
+    addon.macDirectOpen(simpleWorld([button(21, "OK")]));
+    expect(addon.macDirectWatch(PID, 2000).code).toBe("NONE");
+    addon.fakeNotify(PID, "AXValueChanged", 21);
+    expect(addon.macDirectWait(PID, 0, 2000).stamp).toBe(1);
+    addon.macDirectUnwatch(PID);
+    expect(addon.fakeObservers()).toBe(0);
+    expect(log()).toContain("unobserve 1 AXValueChanged");
+    addon.fakeNotify(PID, "AXValueChanged", 21);
+    const after = addon.macDirectWait(PID, 0, 100);
+    expect(after.code).toBe("INVALID_ARGUMENT");
+    expect(after.watching).toBe(false);
+    // Watched again: a new observer, counting from zero.
+    expect(addon.macDirectWatch(PID, 2000).code).toBe("NONE");
+    expect(addon.macDirectWait(PID, 0, 0).stamp).toBe(0);
+    addon.fakeNotify(PID, "AXTitleChanged");
+    expect(addon.macDirectWait(PID, 0, 2000)).toMatchObject({ stamp: 1, recent: ["AXTitleChanged"] });
+  });
+
+  it("notifications the app refuses do not fail Watch; they are named and never counted", () => {
+    const world = simpleWorld([button(21, "OK")]);
+    world.apps[0]!.refuseNotifications = ["AXMenuOpened", "AXSheetCreated", "AXRowCountChanged"];
+    addon.macDirectOpen(world);
+    const w = addon.macDirectWatch(PID, 2000);
+    expect(w.code).toBe("NONE");
+    expect(w.refused).toEqual([
+      "AXMenuOpened: kAXErrorNotificationUnsupported",
+      "AXSheetCreated: kAXErrorNotificationUnsupported",
+      "AXRowCountChanged: kAXErrorNotificationUnsupported",
+    ]);
+    expect(w.added).not.toContain("AXMenuOpened");
+    expect(w.added).toContain("AXValueChanged");
+    addon.fakeNotify(PID, "AXMenuOpened");
+    expect(addon.macDirectWait(PID, 0, 150).stamp).toBe(0);
+    addon.fakeNotify(PID, "AXValueChanged");
+    expect(addon.macDirectWait(PID, 0, 2000).stamp).toBe(1);
+  });
+
+  it("Watch fails cleanly: untrusted is PERMISSION_DENIED; a hung app is bounded by the deadline", () => {
+    addon.macDirectOpen(simpleWorld([button(21, "OK")], { trusted: false }));
+    expect(addon.macDirectWatch(PID, 2000).code).toBe("PERMISSION_DENIED");
+    expect(addon.fakeObservers()).toBe(0);
+
+    const hung = simpleWorld([button(21, "OK")]);
+    hung.apps[0]!.hungMs = 10_000;
+    addon.macDirectOpen(hung);
+    const t0 = Date.now();
+    const w = addon.macDirectWatch(PID, 300);
+    expect(Date.now() - t0).toBeLessThan(2000);
+    expect(w.code).toBe("APP_UNRESPONSIVE");
+    expect(addon.fakeObservers()).toBe(0);
+
+    // A pid no app has: not found, not "unresponsive".
+    addon.macDirectOpen(simpleWorld([button(21, "OK")]));
+    expect(addon.macDirectWatch(4242, 2000).code).toBe("APP_NOT_FOUND");
+    expect(addon.fakeObservers()).toBe(0);
+  });
+
+  it("an app that quits is no longer watched once the apps are listed again", () => {
+    const world = simpleWorld([button(21, "OK")]);
+    addOtherApp(world, "Helper");
+    addon.macDirectOpen(world);
+    expect(addon.macDirectWatch(900, 2000).code).toBe("NONE");
+    expect(addon.macDirectWatch(PID, 2000).code).toBe("NONE");
+    expect(addon.fakeObservers()).toBe(2);
+    // The same world without the helper: listing the apps drops its observer.
+    const gone = simpleWorld([button(21, "OK")]);
+    addon.fakeWorldReplace(gone);
+    addon.macDirectWindows(PID, 2000);
+    expect(addon.fakeObservers()).toBe(1);
+    expect(addon.macDirectWait(900, 0, 0).watching).toBe(false);
+    expect(addon.macDirectWait(PID, 0, 0).watching).toBe(true);
+  });
+});
+
+describe("surfaces", () => {
+  const addon = loadMacFake();
+  afterEach(() => addon.macDirectClose());
+
+  const at = (x: number, y: number, w: number, h: number) => ({
+    AXPosition: { x, y },
+    AXSize: { w, h },
+  });
+
+  /** A document window with a sheet, a popover and a pop-up button whose menu has the focus; a dialog; a palette; a context menu; an open File menu. */
+  function surfacesWorld(): World {
+    const sheet: AXElement = { id: 30, attrs: { AXRole: "AXSheet", AXTitle: "", ...at(200, 102, 400, 200) } };
+    const popover: AXElement = {
+      id: 31,
+      attrs: { AXRole: "AXPopover", AXTitle: "Info", ...at(300, 300, 200, 100) },
+    };
+    const popupMenu: AXElement = {
+      id: 60,
+      attrs: {
+        AXRole: "AXMenu",
+        ...at(500, 200, 120, 60),
+        AXChildren: [{ id: 61, attrs: { AXRole: "AXMenuItem", AXTitle: "Large", AXParent: { ref: 60 } } }],
+      },
+    };
+    const popup: AXElement = {
+      id: 62,
+      attrs: { AXRole: "AXPopUpButton", AXValue: "Large", ...at(500, 180, 100, 20), AXChildren: [popupMenu] },
+    };
+    const doc = windowEl(10, "Doc", [button(21, "OK"), sheet, popover, popup], { AXMain: true });
+    const dialog = windowEl(11, "Find", [button(22, "Next")], {
+      AXSubrole: "AXDialog",
+      ...at(950, 80, 300, 200),
+    });
+    const palette = windowEl(12, "Inspector", [], {
+      AXSubrole: "AXFloatingWindow",
+      ...at(950, 400, 200, 300),
+    });
+    const context: AXElement = {
+      id: 40,
+      attrs: { AXRole: "AXMenu", ...at(150, 150, 160, 80), AXChildren: [] },
+    };
+    const menuBar: AXElement = {
+      id: 50,
+      attrs: {
+        AXRole: "AXMenuBar",
+        AXChildren: [
+          {
+            id: 51,
+            attrs: {
+              AXRole: "AXMenuBarItem",
+              AXTitle: "File",
+              AXSelected: true,
+              AXChildren: [{ id: 52, attrs: { AXRole: "AXMenu", ...at(40, 25, 200, 300), AXChildren: [] } }],
+            },
+          },
+          {
+            id: 53,
+            attrs: {
+              AXRole: "AXMenuBarItem",
+              AXTitle: "Edit",
+              AXSelected: false,
+              AXChildren: [{ id: 54, attrs: { AXRole: "AXMenu", AXChildren: [] } }],
+            },
+          },
+        ],
+      },
+    };
+    const app = appWith([doc, dialog, palette], {}, 10);
+    app.root.attrs.AXChildren = [doc, dialog, palette, context];
+    app.root.attrs.AXMenuBar = menuBar;
+    app.root.attrs.AXFocusedUIElement = { ref: 61 };
+    return { focusedPid: PID, apps: [app], windows: [cg(10, "Doc")] };
+  }
+
+  it("lists windows (dialogs and palettes by subrole), sheets, popovers and every open menu", () => {
+    addon.macDirectOpen(surfacesWorld());
+    const r = addon.macDirectWindows(PID, 3000);
+    expect(r.code).toBe("NONE");
+    expect(r.windows.map((w) => [w.role, w.title])).toEqual([
+      ["AXWindow", "Doc"],
+      ["AXDialog", "Find"],
+      ["AXFloatingWindow", "Inspector"],
+      ["AXSheet", "Doc / AXSheet"],
+      ["AXPopover", "Info"],
+      ["AXMenu", "Editor / AXMenu"],
+      ["AXMenu", "File / AXMenu"],
+      ["AXMenu", "Editor / AXMenu"],
+    ]);
+    expect(r.windows[3]).toMatchObject({ frame: { x: 200, y: 102, w: 400, h: 200 }, visible: true });
+    // Each surface once, each with its own element handle.
+    expect(new Set(r.windows.map((w) => w.element)).size).toBe(r.windows.length);
+  });
+
+  it("a snapshot still chooses the document window: sheets and menus are never chosen by themselves", async () => {
+    const s = await snapshot({ app: "Editor", screenshot: false }, backend(surfacesWorld()));
+    expect(s.window.title).toBe("Doc");
+    expect(liveObservation(s)!.windowStep).toBe("focused-app-focused");
+    // The sheet is walked inside its window, as before.
+    expect(s.text).toContain("OK");
+  });
+
+  it("an app with nothing open beyond its window lists just the window; a closed app is an error", () => {
+    addon.macDirectOpen(simpleWorld([button(21, "OK")]));
+    const r = addon.macDirectWindows(PID, 2000);
+    expect(r.windows.map((w) => [w.role, w.title])).toEqual([["AXWindow", "Doc"]]);
+    expect(addon.macDirectWindows(4242, 2000).code).not.toBe("NONE");
+  });
+});

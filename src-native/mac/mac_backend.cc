@@ -204,6 +204,16 @@ ElementId ElementTable::Intern(AXUIElementRef element) {
   return id;
 }
 
+ElementId ElementTable::Find(AXUIElementRef element) const {
+  if (!element) return 0;
+  auto range = byHash_.equal_range(CFHash(element));
+  for (auto it = range.first; it != range.second; ++it) {
+    auto e = entries_.find(it->second);
+    if (e != entries_.end() && CFEqual(e->second.ref.get(), element)) return it->second;
+  }
+  return 0;
+}
+
 AXUIElementRef ElementTable::Get(ElementId id) const {
   auto it = entries_.find(id);
   return it == entries_.end() ? nullptr : it->second.ref.get();
@@ -243,6 +253,8 @@ void ElementTable::Release(ElementId id) {
 MacBackend::MacBackend(std::unique_ptr<MacSystem> system) : system_(std::move(system)) {}
 
 MacBackend::~MacBackend() {
+  // Observers go first: their callbacks point at this backend.
+  while (!watched_.empty()) Unwatch(watched_.begin()->first);
   // AXEnhancedUserInterface changes how the app animates and places its
   // windows: it is turned off again when this backend goes away.
   for (int64_t pid : enhanced_)
@@ -314,6 +326,11 @@ Error MacBackend::ListApps(std::vector<AppInfo>& out, Clock::time_point deadline
   auto prune = [&](auto& map) {
     for (auto it = map.begin(); it != map.end();) it = alive.count(it->first) ? std::next(it) : map.erase(it);
   };
+  // A watched app that quit: its observer goes (the pid may come back as another app).
+  std::vector<int64_t> gone;
+  for (const auto& w : watched_)
+    if (!alive.count(w.first)) gone.push_back(w.first);
+  for (int64_t pid : gone) Unwatch(pid);
   prune(apps_);
   prune(manualAccessibility_);
   for (std::set<int64_t>* set : {&chromiumReady_, &enhanced_, &noBatch_})
@@ -351,7 +368,7 @@ Error MacBackend::FocusedApp(AppInfo& out, bool& found, Clock::time_point deadli
   return {};
 }
 
-Error MacBackend::WindowInfoOf(AXUIElementRef window, int64_t pid, WindowInfo& out) {
+Error MacBackend::WindowInfoOf(AXUIElementRef window, int64_t pid, WindowInfo& out, std::string* subrole) {
   static const int kN = 8;
   const void* names[kN] = {CFSTR("AXRole"),     CFSTR("AXSubrole"), CFSTR("AXTitle"), CFSTR("AXMinimized"),
                            CFSTR("AXPosition"), CFSTR("AXSize"),    CFSTR("AXMain"),  CFSTR("AXFocused")};
@@ -379,10 +396,12 @@ Error MacBackend::WindowInfoOf(AXUIElementRef window, int64_t pid, WindowInfo& o
   // A window whose role could not be read is not taken for a window.
   if (out.role.empty()) out.role = "AXUnknown";
   elements_.Remember(out.element, out.role, Str(slot(1)));
+  if (subrole) *subrole = Str(slot(1));
   return {};
 }
 
-Error MacBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point deadline) {
+Error MacBackend::AppWindows(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point deadline,
+                             std::vector<std::string>* subroles) {
   AXUIElementRef appEl = AppElement(app.pid);
   if (!appEl) return {ErrorCode::kAppNotFound, "cannot reach pid " + std::to_string(app.pid)};
   SetTimeoutFor(appEl, deadline);
@@ -400,18 +419,152 @@ Error MacBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Cloc
     if (!IsElement(w)) continue;
     SetTimeoutFor(static_cast<AXUIElementRef>(w), deadline);
     WindowInfo info;
-    Error err = WindowInfoOf(static_cast<AXUIElementRef>(w), app.pid, info);
+    std::string subrole;
+    Error err = WindowInfoOf(static_cast<AXUIElementRef>(w), app.pid, info, &subrole);
     if (err.code == ErrorCode::kElementGone) continue;  // closed between the list and the read
     if (err) return err;
     // A window of no size is a placeholder some apps keep, not a window to show.
     info.visible = !appHidden && !(info.hasFrame && (info.frame.w < 1 || info.frame.h < 1));
     out.push_back(std::move(info));
+    if (subroles) subroles->push_back(std::move(subrole));
   }
   return {};
 }
 
+// Every surface an agent may face: the app's windows, with dialogs, system
+// dialogs and floating windows named by their subrole, then the sheets and
+// popovers inside them and the open menus. Only AppWindows feeds window
+// choice: a listed sheet or menu is never chosen as the main window.
+Error MacBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point deadline) {
+  const size_t first = out.size();
+  std::vector<std::string> subroles;
+  if (Error err = AppWindows(app, out, deadline, &subroles)) return err;
+  for (size_t i = 0; i < subroles.size() && first + i < out.size(); i++) {
+    WindowInfo& w = out[first + i];
+    if (w.role == "AXWindow" &&
+        In(subroles[i], {"AXDialog", "AXSystemDialog", "AXFloatingWindow", "AXSystemFloatingWindow"}))
+      w.role = subroles[i];
+  }
+  Surfaces(app, out, deadline);
+  return {};
+}
+
+namespace {
+
+// The title a surface is listed under: its own, else its parent's and its role.
+std::string SurfaceTitle(const std::string& own, const std::string& parent, const std::string& role) {
+  if (!own.empty()) return own;
+  return parent.empty() ? role : parent + " / " + role;
+}
+
+}  // namespace
+
+void MacBackend::Surfaces(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point deadline) {
+  AXUIElementRef appEl = AppElement(app.pid);
+  if (!appEl) return;
+  std::set<ElementId> listed;
+  for (const WindowInfo& w : out) listed.insert(w.element);
+  // Best effort: a surface that cannot be read (closed meanwhile, an app that
+  // stopped answering) is left out; the windows are already listed.
+  auto roleOf = [&](AXUIElementRef el) {
+    CFAny role;
+    return CopyAttribute(el, CFSTR("AXRole"), role) ? std::string() : Str(role.get());
+  };
+  auto add = [&](AXUIElementRef el, const std::string& parentTitle, bool parentVisible) {
+    SetTimeoutFor(el, deadline);
+    WindowInfo info;
+    if (WindowInfoOf(el, app.pid, info)) return;
+    if (!listed.insert(info.element).second) return;
+    info.title = SurfaceTitle(info.title, parentTitle, info.role);
+    info.visible = parentVisible && !(info.hasFrame && (info.frame.w < 1 || info.frame.h < 1));
+    out.push_back(std::move(info));
+  };
+  // The elements of an array attribute of `el` (up to 256).
+  auto elementsOf = [&](AXUIElementRef el, CFStringRef attr) {
+    std::vector<CFRef<AXUIElementRef>> found;
+    CFAny list;
+    if (Clock::now() >= deadline || CopyAttribute(el, attr, list) || !list ||
+        CFGetTypeID(list.get()) != CFArrayGetTypeID())
+      return found;
+    CFArrayRef items = static_cast<CFArrayRef>(list.get());
+    for (CFIndex i = 0; i < std::min<CFIndex>(CFArrayGetCount(items), 256); i++) {
+      CFTypeRef item = CFArrayGetValueAtIndex(items, i);
+      if (IsElement(item)) found.push_back(CFRef<AXUIElementRef>::Retain(static_cast<AXUIElementRef>(item)));
+    }
+    return found;
+  };
+
+  // Sheets and popovers: children of the windows listed.
+  const size_t windows = out.size();
+  for (size_t i = 0; i < windows && Clock::now() < deadline; i++) {
+    if (out[i].minimized) continue;
+    AXUIElementRef w = elements_.Get(out[i].element);
+    if (!w) continue;
+    const std::string parentTitle = out[i].title;
+    const bool parentVisible = out[i].visible;
+    for (CFRef<AXUIElementRef>& child : elementsOf(w, CFSTR("AXChildren"))) {
+      if (Clock::now() >= deadline) break;
+      SetTimeoutFor(child.get(), deadline);
+      const std::string role = roleOf(child.get());
+      if (role == "AXSheet" || role == "AXPopover") add(child.get(), parentTitle, parentVisible);
+    }
+  }
+
+  // Menus: a context menu or popover is a child of the application element
+  // while it is open; a menu bar menu is open when its item is selected; a
+  // pop-up button's menu holds the focus while it is open.
+  const bool appVisible = std::any_of(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(windows),
+                                      [](const WindowInfo& w) { return w.visible; }) ||
+                          windows == 0;
+  SetTimeoutFor(appEl, deadline);
+  for (CFRef<AXUIElementRef>& child : elementsOf(appEl, CFSTR("AXChildren"))) {
+    if (Clock::now() >= deadline) break;
+    SetTimeoutFor(child.get(), deadline);
+    const std::string role = roleOf(child.get());
+    if (role == "AXMenu" || role == "AXPopover") add(child.get(), app.name, appVisible);
+  }
+  CFAny bar;
+  if (Clock::now() < deadline && !CopyAttribute(appEl, CFSTR("AXMenuBar"), bar) && IsElement(bar.get())) {
+    AXUIElementRef barEl = static_cast<AXUIElementRef>(bar.get());
+    SetTimeoutFor(barEl, deadline);
+    for (CFRef<AXUIElementRef>& item : elementsOf(barEl, CFSTR("AXChildren"))) {
+      if (Clock::now() >= deadline) break;
+      SetTimeoutFor(item.get(), deadline);
+      CFAny selected;
+      if (CopyAttribute(item.get(), CFSTR("AXSelected"), selected) || !CFToBool(selected.get()).value_or(false))
+        continue;
+      CFAny title;
+      CopyAttribute(item.get(), CFSTR("AXTitle"), title);
+      for (CFRef<AXUIElementRef>& menu : elementsOf(item.get(), CFSTR("AXChildren"))) {
+        SetTimeoutFor(menu.get(), deadline);
+        if (roleOf(menu.get()) == "AXMenu") add(menu.get(), Str(title.get()), true);
+      }
+    }
+  }
+  CFAny focused;
+  if (Clock::now() < deadline && !CopyAttribute(appEl, CFSTR("AXFocusedUIElement"), focused) &&
+      IsElement(focused.get())) {
+    CFRef<AXUIElementRef> el = CFRef<AXUIElementRef>::Retain(static_cast<AXUIElementRef>(focused.get()));
+    // Up from a focused menu item to its menu, a few levels at most.
+    for (int depth = 0; depth < 4 && el && Clock::now() < deadline; depth++) {
+      SetTimeoutFor(el.get(), deadline);
+      const std::string role = roleOf(el.get());
+      if (role == "AXMenu") {
+        add(el.get(), app.name, true);
+        break;
+      }
+      if (role != "AXMenuItem") break;
+      CFAny parent;
+      if (CopyAttribute(el.get(), CFSTR("AXParent"), parent) || !IsElement(parent.get())) break;
+      el = CFRef<AXUIElementRef>::Retain(static_cast<AXUIElementRef>(parent.get()));
+    }
+  }
+}
+
 Error MacBackend::GatherWindows(const AppInfo& app, WindowCandidates& c, Clock::time_point deadline) {
-  if (Error err = Windows(app, c.appWindows, deadline)) return err;
+  // Windows only: sheets, menus and popovers are never the window a snapshot
+  // chooses by itself (and listing them costs IPCs every snapshot).
+  if (Error err = AppWindows(app, c.appWindows, deadline)) return err;
   // One window of the app as a candidate; a window that closed meanwhile is none.
   auto asWindow = [&](AXUIElementRef w, std::optional<WindowInfo>& out) -> Error {
     SetTimeoutFor(w, deadline);
@@ -1402,6 +1555,204 @@ Error MacBackend::InsertText(ElementId id, const std::string& text, Clock::time_
             "the caret was moved but is not at the end with nothing selected; the text was not inserted"};
   CFRef<CFStringRef> value = MakeCFString(text);
   return AfterDelivery(AXUIElementSetAttributeValue(el, CFSTR("AXSelectedText"), value.get()), "inserting the text");
+}
+
+// ---------------------------------------------------------------- change events
+
+namespace {
+
+// What Watch registers on the application element. Notifications posted by
+// any element of the app reach an observer registered on the app element.
+// Apps that do not send one refuse it (kAXErrorNotificationUnsupported);
+// that is fine, the others still count.
+constexpr const char* kNotifications[] = {
+    "AXCreated",
+    "AXUIElementDestroyed",
+    "AXValueChanged",
+    "AXTitleChanged",
+    "AXFocusedUIElementChanged",
+    "AXFocusedWindowChanged",
+    "AXMainWindowChanged",
+    "AXWindowCreated",
+    "AXWindowMiniaturized",
+    "AXWindowDeminiaturized",
+    "AXMoved",
+    "AXResized",
+    "AXMenuOpened",
+    "AXMenuClosed",
+    "AXMenuItemSelected",
+    "AXSheetCreated",
+    "AXDrawerCreated",
+    "AXApplicationActivated",
+    "AXApplicationDeactivated",
+    "AXApplicationHidden",
+    "AXApplicationShown",
+    "AXSelectedChildrenChanged",
+    "AXSelectedRowsChanged",
+    "AXSelectedTextChanged",
+    "AXRowCountChanged",
+    "AXRowExpanded",
+    "AXRowCollapsed",
+    "AXLayoutChanged",
+    "AXElementBusyChanged",
+};
+
+// Notifications about windows, menus, sheets, popovers and the app's
+// visibility: what windowStamp counts (AXUIElementDestroyed too, when the
+// element destroyed was known as one of these).
+bool IsWindowNotification(const std::string& name) {
+  return In(name, {"AXWindowCreated", "AXFocusedWindowChanged", "AXMainWindowChanged", "AXWindowMiniaturized",
+                   "AXWindowDeminiaturized", "AXMenuOpened", "AXMenuClosed", "AXSheetCreated", "AXDrawerCreated",
+                   "AXApplicationActivated", "AXApplicationDeactivated", "AXApplicationHidden", "AXApplicationShown"});
+}
+
+bool IsSurfaceRole(const std::string& role) {
+  return In(role, {"AXWindow", "AXSheet", "AXDrawer", "AXMenu", "AXPopover", "AXDialog", "AXSystemDialog"});
+}
+
+constexpr size_t kRecentEvents = 16;
+constexpr auto kWaitSlice = std::chrono::milliseconds(50);
+// A pass that drains what is pending handles at most this many notifications.
+constexpr int kDrainMax = 4096;
+
+}  // namespace
+
+void MacBackend::OnNotification(AXObserverRef observer, AXUIElementRef element, CFStringRef notification,
+                                void* refcon) {
+  auto* w = static_cast<Watched*>(refcon);
+  if (!w || !w->backend || !notification) return;
+  w->backend->Count(*w, element, Str(notification));
+}
+
+void MacBackend::Count(Watched& w, AXUIElementRef element, const std::string& name) {
+  w.stamp++;
+  bool windowish = IsWindowNotification(name);
+  // A destroyed window or menu: known only when this backend read it as one
+  // (asking the element now would fail: it is gone).
+  if (!windowish && name == "AXUIElementDestroyed" && element) {
+    const ElementId id = elements_.Find(element);
+    const std::string* role = id ? elements_.Role(id) : nullptr;
+    windowish = role && IsSurfaceRole(*role);
+  }
+  if (windowish) w.windowStamp++;
+  w.last = Clock::now();
+  w.recent.push_back(name);
+  while (w.recent.size() > kRecentEvents) w.recent.pop_front();
+}
+
+Error MacBackend::Watch(const AppInfo& app, Clock::time_point deadline) {
+  if (watched_.count(app.pid)) return {};
+  if (Error err = Trusted()) return err;
+  if (app.pid <= 0 || app.pid > 0x7fffffff) return {ErrorCode::kInvalidArgument, "no app has that pid"};
+  AXUIElementRef appEl = AppElement(app.pid);
+  if (!appEl) return {ErrorCode::kAppNotFound, "cannot reach pid " + std::to_string(app.pid)};
+  auto w = std::make_unique<Watched>();
+  w->backend = this;
+  w->pid = app.pid;
+  AXError e = AXObserverCreate(static_cast<pid_t>(app.pid), &MacBackend::OnNotification, w->observer.OutParam());
+  if (e != kAXErrorSuccess || !w->observer) {
+    w->observer.reset();
+    return AXFailure(e == kAXErrorSuccess ? kAXErrorFailure : e, "creating an AXObserver");
+  }
+  w->app = CFRef<AXUIElementRef>::Retain(appEl);
+  // Each registration is a message to the app.
+  SetTimeoutFor(appEl, deadline);
+  AXError unanswered = kAXErrorSuccess;
+  for (const char* name : kNotifications) {
+    if (Clock::now() >= deadline) {
+      w->refused.push_back(std::string(name) + ": the deadline passed");
+      continue;
+    }
+    CFRef<CFStringRef> n = MakeCFString(name);
+    e = AXObserverAddNotification(w->observer.get(), appEl, n.get(), w.get());
+    if (e == kAXErrorSuccess || e == kAXErrorNotificationAlreadyRegistered) {
+      w->added.push_back(name);
+      continue;
+    }
+    w->refused.push_back(std::string(name) + ": " + AXErrorName(e));
+    // No permission, or an app that does not answer: the rest would fail the same way.
+    if (e == kAXErrorAPIDisabled) return AXFailure(e, "registering for notifications");
+    if (e == kAXErrorCannotComplete || e == kAXErrorInvalidUIElement) {
+      unanswered = e;
+      break;
+    }
+  }
+  if (w->added.empty()) {
+    // The observer is released with `w`; nothing was registered.
+    if (unanswered != kAXErrorSuccess) {
+      // AX answers a process that is not running as it answers one that hangs.
+      std::vector<RunningApp> running;
+      if (!system_->RunningApps(running) &&
+          std::none_of(running.begin(), running.end(), [&](const RunningApp& r) { return r.pid == app.pid; }))
+        return {ErrorCode::kAppNotFound, "no running app has pid " + std::to_string(app.pid)};
+      return AXFailure(unanswered, "registering for notifications");
+    }
+    if (Clock::now() >= deadline)
+      return {ErrorCode::kTimeout, "the deadline passed before any notification was registered"};
+    return {ErrorCode::kActionNotSupported, NameOf(app.pid) + " accepts none of the notifications asked for"};
+  }
+  // The callback runs on this thread (the worker), while WaitEvents runs its run loop.
+  w->runLoop = CFRef<CFRunLoopRef>::Retain(CFRunLoopGetCurrent());
+  CFRunLoopAddSource(w->runLoop.get(), AXObserverGetRunLoopSource(w->observer.get()), kCFRunLoopDefaultMode);
+  watched_.emplace(app.pid, std::move(w));
+  return {};
+}
+
+Error MacBackend::WaitEvents(int64_t pid, uint64_t sinceStamp, Clock::time_point until, AppEventState& out) {
+  out = AppEventState{};
+  auto it = watched_.find(pid);
+  if (it == watched_.end())
+    return {ErrorCode::kInvalidArgument, "the app with pid " + std::to_string(pid) + " is not watched"};
+  Watched* w = it->second.get();
+  // What is pending first (notifications queue while nobody runs the loop),
+  // then slices until something new arrives or `until` passes.
+  for (int i = 0; i < kDrainMax; i++)
+    if (CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0, true) != kCFRunLoopRunHandledSource) break;
+  while (w->stamp <= sinceStamp) {
+    const Clock::time_point now = Clock::now();
+    if (now >= until) break;
+    const auto slice = std::min<Clock::duration>(kWaitSlice, until - now);
+    const double seconds = std::chrono::duration<double>(slice).count();
+    // A run loop with no source in the mode returns at once: wait the slice instead.
+    if (CFRunLoopRunInMode(kCFRunLoopDefaultMode, seconds, true) == kCFRunLoopRunFinished)
+      std::this_thread::sleep_for(slice);
+  }
+  out.watching = true;
+  out.stamp = w->stamp;
+  out.windowStamp = w->windowStamp;
+  if (w->last) out.msSinceLast = std::chrono::duration<double, std::milli>(Clock::now() - *w->last).count();
+  out.recent.assign(w->recent.begin(), w->recent.end());
+  return {};
+}
+
+void MacBackend::Unwatch(int64_t pid) {
+  auto it = watched_.find(pid);
+  if (it == watched_.end()) return;
+  std::unique_ptr<Watched> w = std::move(it->second);
+  watched_.erase(it);
+  // Unregistering is a message per notification: short, and given up at the
+  // first one that is not answered (releasing the observer ends them anyway).
+  AXUIElementSetMessagingTimeout(w->app.get(), 0.25f);
+  for (const std::string& name : w->added) {
+    CFRef<CFStringRef> n = MakeCFString(name);
+    const AXError e = AXObserverRemoveNotification(w->observer.get(), w->app.get(), n.get());
+    if (e == kAXErrorCannotComplete || e == kAXErrorInvalidUIElement || e == kAXErrorAPIDisabled) break;
+  }
+  // Back to the backend's own timeout for this app element.
+  AXUIElementSetMessagingTimeout(w->app.get(), static_cast<float>(kMessagingTimeoutS));
+  if (w->runLoop)
+    CFRunLoopRemoveSource(w->runLoop.get(), AXObserverGetRunLoopSource(w->observer.get()), kCFRunLoopDefaultMode);
+  w->backend = nullptr;
+  // `w` goes here: the observer, the app element and the run loop are released.
+}
+
+bool MacBackend::WatchedNotifications(int64_t pid, std::vector<std::string>& added,
+                                      std::vector<std::string>& refused) const {
+  auto it = watched_.find(pid);
+  if (it == watched_.end()) return false;
+  added = it->second->added;
+  refused = it->second->refused;
+  return true;
 }
 
 }  // namespace axsnap

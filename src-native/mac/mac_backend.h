@@ -11,6 +11,7 @@
 // times out in a batch fails the rest of that app's batch at once.
 #pragma once
 
+#include <deque>
 #include <memory>
 #include <set>
 #include <unordered_map>
@@ -29,6 +30,8 @@ class ElementTable {
  public:
   // Returns the id of `element`, adding it (retained) when new.
   ElementId Intern(AXUIElementRef element);
+  // The id of `element` when it is in the table, else 0 (never adds).
+  ElementId Find(AXUIElementRef element) const;
   AXUIElementRef Get(ElementId id) const;
   void Remember(ElementId id, const std::string& role, const std::string& subrole);
   const std::string* Role(ElementId id) const;
@@ -89,7 +92,40 @@ class MacBackend : public Backend {
   Error Permissions(PermissionStatus& out, bool prompt) override;
   Error MenuBar(const AppInfo& app, ElementId& out, Clock::time_point deadline) override;
 
+  // Change events: one AXObserver per watched pid, its run loop source on the
+  // run loop of the thread that called Watch (the worker), dispatched only
+  // while WaitEvents runs that run loop.
+  Error Watch(const AppInfo& app, Clock::time_point deadline) override;
+  Error WaitEvents(int64_t pid, uint64_t sinceStamp, Clock::time_point until, AppEventState& out) override;
+  void Unwatch(int64_t pid) override;
+  // The notifications registered for a watched pid, and those the app
+  // refused ("AXMenuOpened: kAXErrorNotificationUnsupported"). For tests and notes.
+  bool WatchedNotifications(int64_t pid, std::vector<std::string>& added, std::vector<std::string>& refused) const;
+
  private:
+  // One watched app. Owned through a unique_ptr: its address is the refcon
+  // the observer's callback gets, so it must not move.
+  struct Watched {
+    MacBackend* backend = nullptr;
+    int64_t pid = 0;
+    CFRef<AXObserverRef> observer;
+    CFRef<AXUIElementRef> app;       // the element the notifications were added on
+    CFRef<CFRunLoopRef> runLoop;     // where the observer's source was added
+    std::vector<std::string> added;  // notification names registered
+    std::vector<std::string> refused;
+    uint64_t stamp = 0, windowStamp = 0;
+    std::optional<Clock::time_point> last;
+    std::deque<std::string> recent;
+  };
+  static void OnNotification(AXObserverRef observer, AXUIElementRef element, CFStringRef notification, void* refcon);
+  void Count(Watched& w, AXUIElementRef element, const std::string& name);
+  // Windows() without the other surfaces: what window choice looks at.
+  // `subroles`, when given, gets each window's AXSubrole (parallel to the windows added).
+  Error AppWindows(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point deadline,
+                   std::vector<std::string>* subroles = nullptr);
+  // Sheets, popovers and open menus of the app, appended to `out` (which holds its windows).
+  void Surfaces(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point deadline);
+
   // The app element for `pid`, created once, with its messaging timeout set.
   AXUIElementRef AppElement(int64_t pid);
   // The system-wide element, made once with the global messaging timeout.
@@ -97,7 +133,7 @@ class MacBackend : public Backend {
   void SetTimeoutFor(AXUIElementRef element, Clock::time_point deadline);
   Error ReadOne(ElementId id, AXUIElementRef element, int64_t pid, NodeAttributes& out, Clock::time_point deadline);
   Error ChildrenOf(ElementId id, AXUIElementRef element, ChildList& out);
-  Error WindowInfoOf(AXUIElementRef window, int64_t pid, WindowInfo& out);
+  Error WindowInfoOf(AXUIElementRef window, int64_t pid, WindowInfo& out, std::string* subrole = nullptr);
   Error CopyAttribute(AXUIElementRef element, CFStringRef attribute, CFAny& out);
   Error SetValue(ElementId id, CFTypeRef value, Clock::time_point deadline);
   // kInputFailed when another app's element is under the point.
@@ -141,6 +177,7 @@ class MacBackend : public Backend {
   // element table remembers for ChildrenOf, serves only roles read while on.
   bool live_ = false;
   std::set<ElementId> liveRead_;
+  std::unordered_map<int64_t, std::unique_ptr<Watched>> watched_;
 };
 
 }  // namespace axsnap

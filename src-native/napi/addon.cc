@@ -575,6 +575,7 @@ class Addon : public Napi::Addon<Addon> {
                   ClearFakeWorld();
                   return info.Env().Undefined();
                 }));
+    RegisterMacDirect(env, exports);
 #endif
 #if defined(AXSNAP_LINUX)
     exports.Set("platformBackend", "linux");

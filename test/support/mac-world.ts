@@ -33,6 +33,10 @@ export interface WorldApp {
   chromium?: { revealAfterMs: number; attribute?: string };
   recoverOn?: string;
   faults?: Record<string, unknown>;
+  /** Notifications the app posts, `atMs` after an AXObserver of it is created. */
+  notifications?: { atMs: number; name: string; element?: number }[];
+  /** AXObserverAddNotification answers kAXErrorNotificationUnsupported for these. */
+  refuseNotifications?: string[];
   root: AXElement;
 }
 
@@ -62,11 +66,54 @@ export interface World {
   windows: CGWindow[];
 }
 
+/** A native error as the test-only direct calls report it ("NONE" when there was none). */
+export interface DirectResult {
+  code: string;
+  message: string;
+}
+
+export interface DirectEvents extends DirectResult {
+  watching: boolean;
+  stamp: number;
+  windowStamp: number;
+  msSinceLast: number;
+  recent: string[];
+  waitedMs: number;
+}
+
+export interface DirectWindow {
+  element: number;
+  title: string;
+  role: string;
+  frame?: { x: number; y: number; w: number; h: number };
+  minimized: boolean;
+  visible: boolean;
+  active: boolean;
+}
+
 export type MacFakeAddon = NativeAddon & {
   fakeCFLive: () => number;
   fakeWorldClear: () => void;
   /** AX calls that reach an app (each one an IPC on macOS) since the process started. */
   fakeAXCalls: () => number;
+  /**
+   * MacBackend methods without an N-API surface, on a backend of their own
+   * that lives on its own worker thread (test/native/macfake/mac_direct.cc).
+   */
+  macDirectOpen: (world: World) => void;
+  macDirectClose: () => void;
+  /** Installs another world under the backends that exist (an app quit, a window opened). */
+  fakeWorldReplace: (world: World) => void;
+  macDirectWatch: (pid: number, deadlineMs: number) => DirectResult & { added: string[]; refused: string[] };
+  macDirectWait: (pid: number, sinceStamp: number, untilMs: number) => DirectEvents;
+  macDirectUnwatch: (pid: number) => void;
+  macDirectWindows: (pid: number, deadlineMs: number) => DirectResult & { windows: DirectWindow[] };
+  /** Posts a notification from `element` (default: the app element) to the pid's observers, now. */
+  fakeNotify: (pid: number, name: string, element?: number) => void;
+  /** Live AXObservers. */
+  fakeObservers: () => number;
+  /** The fake world's log (also what a mac-fake NativeBackend's fakeLog() returns). */
+  fakeWorldLog: () => string[];
 };
 
 let addon: MacFakeAddon | undefined;

@@ -7,8 +7,9 @@
 // Written for this project; it is not a copy of Apple's headers. It declares
 // only what the backend uses. Names, signatures, enum values, ownership and
 // availability follow Apple's documentation pages for:
-//   CoreFoundation  CFBase, CFString, CFArray, CFDictionary, CFNumber, CFURL
-//   HIServices      AXUIElement.h, AXValue.h, AXError.h, AXValueConstants
+//   CoreFoundation  CFBase, CFString, CFArray, CFDictionary, CFNumber, CFURL,
+//                   CFRunLoop, CFDate (CFTimeInterval)
+//   HIServices      AXUIElement.h (elements, observers), AXValue.h, AXError.h, AXValueConstants
 //   CoreGraphics    CGGeometry.h, CGWindow.h, CGEvent.h, CGEventTypes.h,
 //                   CGEventSource.h, CGRemoteOperation.h, CGImage.h,
 //                   CGBitmapContext.h, CGColorSpace.h, CGContext.h,
@@ -298,6 +299,35 @@ extern CFURLRef CFURLCreateWithString(CFAllocatorRef allocator, CFStringRef URLS
                                       CFURLRef baseURL) AXSNAP_CF_RETURNS_RETAINED;
 
 // ---------------------------------------------------------------------------
+// CoreFoundation: CFRunLoop (and CFTimeInterval from CFDate.h)
+
+typedef double CFTimeInterval;  // seconds
+// CFRunLoop.h: `typedef CFStringRef CFRunLoopMode CF_EXTENSIBLE_STRING_ENUM;`
+typedef CFStringRef CFRunLoopMode;
+typedef struct AXSNAP_CF_BRIDGED_TYPE(id) __CFRunLoop* CFRunLoopRef;
+typedef struct AXSNAP_CF_BRIDGED_TYPE(id) __CFRunLoopSource* CFRunLoopSourceRef;
+
+// Why CFRunLoopRunInMode returned.
+AXSNAP_CF_ENUM(SInt32, CFRunLoopRunResult){
+    kCFRunLoopRunFinished = 1,       // the mode has no sources or timers
+    kCFRunLoopRunStopped = 2,        // CFRunLoopStop
+    kCFRunLoopRunTimedOut = 3,       // `seconds` passed
+    kCFRunLoopRunHandledSource = 4,  // one source was handled (returnAfterSourceHandled)
+};
+
+extern const CFRunLoopMode kCFRunLoopDefaultMode;
+
+// Get rule: +0. The calling thread's run loop (created on first use).
+extern CFRunLoopRef CFRunLoopGetCurrent(void);
+// Runs the calling thread's run loop in `mode` for at most `seconds` (0: one
+// pass); with `returnAfterSourceHandled`, returns after one source fired.
+extern CFRunLoopRunResult CFRunLoopRunInMode(CFRunLoopMode mode, CFTimeInterval seconds,
+                                             Boolean returnAfterSourceHandled);
+// The run loop retains `source` while it is added; adding it twice does nothing.
+extern void CFRunLoopAddSource(CFRunLoopRef rl, CFRunLoopSourceRef source, CFRunLoopMode mode);
+extern void CFRunLoopRemoveSource(CFRunLoopRef rl, CFRunLoopSourceRef source, CFRunLoopMode mode);
+
+// ---------------------------------------------------------------------------
 // CoreGraphics: CGGeometry
 
 typedef double CGFloat;  // 64-bit
@@ -444,6 +474,28 @@ extern Boolean AXIsProcessTrusted(void);
 extern Boolean AXIsProcessTrustedWithOptions(CFDictionaryRef options);
 // Declared without `const` in Apple's AXUIElement.h.
 extern CFStringRef kAXTrustedCheckOptionPrompt;
+
+// AXUIElement.h, the notification API. An observer receives the
+// notifications registered on elements of one process; its run loop source
+// must be added to a run loop, and the callback runs on that run loop's
+// thread while it runs. Releasing the observer removes its source from the
+// run loop.
+typedef struct AXSNAP_CF_BRIDGED_TYPE(id) __AXObserver* AXObserverRef;
+typedef void (*AXObserverCallback)(AXObserverRef observer, AXUIElementRef element, CFStringRef notification,
+                                   void* refcon);
+
+extern CFTypeID AXObserverGetTypeID(void);
+// Create rule: +1 in `*outObserver` on kAXErrorSuccess.
+extern AXError AXObserverCreate(pid_t application, AXObserverCallback callback,
+                                AXObserverRef* AXSNAP_CF_RETURNS_RETAINED outObserver);
+// kAXErrorNotificationUnsupported when the element (or the system-wide
+// element) does not send it; kAXErrorNotificationAlreadyRegistered;
+// kAXErrorCannotComplete when messaging the app failed.
+extern AXError AXObserverAddNotification(AXObserverRef observer, AXUIElementRef element, CFStringRef notification,
+                                         void* refcon);
+extern AXError AXObserverRemoveNotification(AXObserverRef observer, AXUIElementRef element, CFStringRef notification);
+// Get rule: +0.
+extern CFRunLoopSourceRef AXObserverGetRunLoopSource(AXObserverRef observer);
 
 // ---------------------------------------------------------------------------
 // CoreGraphics: CGWindow.h

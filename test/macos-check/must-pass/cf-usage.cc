@@ -35,3 +35,22 @@ void Click(CGPoint at) {
   auto scroll = CFRef<CGEventRef>::Adopt(CGEventCreateScrollWheelEvent2(source.get(), kCGScrollEventUnitLine, 1, -3, 0, 0));
   CGEventPost(kCGSessionEventTap, scroll.get());
 }
+
+// An observer of one app, its source on this thread's run loop, run in slices.
+static void OnNotification(AXObserverRef observer, AXUIElementRef element, CFStringRef notification, void* refcon) {
+  ++*static_cast<int*>(refcon);
+}
+
+int Observe(pid_t pid, AXUIElementRef app) {
+  static int count = 0;
+  CFRef<AXObserverRef> observer;
+  if (AXObserverCreate(pid, OnNotification, observer.OutParam()) != kAXErrorSuccess) return -1;
+  if (AXObserverAddNotification(observer.get(), app, CFSTR("AXValueChanged"), &count) != kAXErrorSuccess) return -1;
+  CFRunLoopRef loop = CFRunLoopGetCurrent();
+  CFRunLoopSourceRef source = AXObserverGetRunLoopSource(observer.get());
+  CFRunLoopAddSource(loop, source, kCFRunLoopDefaultMode);
+  const CFRunLoopRunResult result = CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0.05, true);
+  AXObserverRemoveNotification(observer.get(), app, CFSTR("AXValueChanged"));
+  CFRunLoopRemoveSource(loop, source, kCFRunLoopDefaultMode);
+  return result == kCFRunLoopRunHandledSource ? count : 0;
+}

@@ -26,6 +26,7 @@
         "../../../src-native/mac/cg_input.cc",
         "fake_cf.cc",
         "fake_mac_system.cc",
+        "mac_direct.cc",
         "world_from_js.cc"
       ],
       # "." for addon.cc's #include "world_from_js.h" under AXSNAP_MAC_FAKE.

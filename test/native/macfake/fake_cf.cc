@@ -190,6 +190,9 @@ enum class Kind : CFTypeID {
   kAXUIElement = 0x1002,
   kCGEvent = 0x1003,
   kCGEventSource = 0x1004,
+  kAXObserver = 0x1005,
+  kRunLoop = 0x1006,
+  kRunLoopSource = 0x1007,
 };
 
 const char* KindName(Kind k) {
@@ -204,6 +207,9 @@ const char* KindName(Kind k) {
     case Kind::kAXUIElement: return "AXUIElement";
     case Kind::kCGEvent: return "CGEvent";
     case Kind::kCGEventSource: return "CGEventSource";
+    case Kind::kAXObserver: return "AXObserver";
+    case Kind::kRunLoop: return "CFRunLoop";
+    case Kind::kRunLoopSource: return "CFRunLoopSource";
   }
   return "?";
 }
@@ -623,6 +629,109 @@ struct EventObj : Obj {
   uint32_t wheelCount = 0;
   int32_t wheels[3] = {0, 0, 0};
 };
+
+// ---------------------------------------------------------------------------
+// AXObserver, CFRunLoop, CFRunLoopSource
+//
+// Locking: the observer mutex is taken after the world mutex, never before
+// it, and the registry mutex may be taken under it; CFRelease (which may run
+// an observer's DropReferences) and callbacks run without it.
+
+struct ObserverObj;
+
+struct RunLoopSourceObj : Obj {
+  static constexpr Kind kKind = Kind::kRunLoopSource;
+  RunLoopSourceObj() : Obj(kKind) {}
+  std::string Describe() const override { return "CFRunLoopSource of an AXObserver"; }
+  ObserverObj* observer = nullptr;  // null once the observer is gone; guarded by Observers().mu
+};
+
+struct RunLoopObj : Obj {
+  static constexpr Kind kKind = Kind::kRunLoop;
+  RunLoopObj() : Obj(kKind) {}
+  // mode -> sources, each retained by the run loop; guarded by Observers().mu
+  std::map<std::string, std::vector<RunLoopSourceObj*>> sources;
+};
+
+struct QueuedNote {
+  Clock::time_point at;
+  std::string name;
+  int64_t element = 0;  // 0: the app element
+};
+
+struct Registration {
+  int64_t element = 0;  // the world element id (the app's root for the app element)
+  std::string name;
+  void* refcon = nullptr;
+};
+
+struct ObserverObj : Obj {
+  static constexpr Kind kKind = Kind::kAXObserver;
+  ObserverObj(int64_t p, AXObserverCallback cb) : Obj(kKind), pid(p), callback(cb) {}
+  std::string Describe() const override { return "AXObserver pid " + std::to_string(pid); }
+  void DropReferences() override;
+  const int64_t pid;
+  const AXObserverCallback callback;
+  RunLoopSourceObj* source = nullptr;  // +1, ours
+  int64_t rootId = 0;                  // the app element's id when created (0: no such app)
+  // Guarded by Observers().mu.
+  std::vector<Registration> registrations;
+  std::vector<QueuedNote> queue;  // ordered by `at`
+};
+
+struct ObserverState {
+  std::mutex mu;
+  std::condition_variable cv;  // a posted notification wakes a running run loop
+  std::vector<ObserverObj*> observers;
+  std::map<std::thread::id, RunLoopObj*> loops;
+};
+
+ObserverState& Observers() {
+  static ObserverState* state = new ObserverState;
+  return *state;
+}
+
+void Enqueue(ObserverObj& o, QueuedNote note) {
+  auto at = std::upper_bound(o.queue.begin(), o.queue.end(), note.at,
+                             [](Clock::time_point t, const QueuedNote& q) { return t < q.at; });
+  o.queue.insert(at, std::move(note));
+}
+
+void ObserverObj::DropReferences() {
+  std::vector<RunLoopSourceObj*> removed;
+  RunLoopSourceObj* own = source;
+  {
+    ObserverState& os = Observers();
+    std::lock_guard<std::mutex> lock(os.mu);
+    os.observers.erase(std::remove(os.observers.begin(), os.observers.end(), this), os.observers.end());
+    if (own) {
+      own->observer = nullptr;
+      // Releasing an observer removes its source from the run loops (AXObserverGetRunLoopSource's documentation).
+      for (auto& loop : os.loops)
+        for (auto& mode : loop.second->sources) {
+          auto& list = mode.second;
+          for (auto it = list.begin(); it != list.end();)
+            if (*it == own) {
+              removed.push_back(own);
+              it = list.erase(it);
+            } else {
+              ++it;
+            }
+        }
+    }
+  }
+  for (RunLoopSourceObj* r : removed) CFRelease(r);
+  if (own) CFRelease(own);
+  source = nullptr;
+}
+
+RunLoopObj* CurrentLoop() {
+  ObserverState& os = Observers();
+  std::lock_guard<std::mutex> lock(os.mu);
+  RunLoopObj*& loop = os.loops[std::this_thread::get_id()];
+  if (!loop) loop = Registry::Get().Add(std::make_unique<RunLoopObj>(), /*immortal=*/true);
+  return loop;
+}
 
 // ---------------------------------------------------------------------------
 // Compound equality (needs the types above)
@@ -1126,6 +1235,11 @@ void InstallWorld(FakeWorld world) {
                                   ": chromium.attribute must be "
                                   "AXManualAccessibility or AXEnhancedUserInterface");
   }
+  for (FakeApp& app : world.apps)
+    for (const FakeNotification& n : app.notifications)
+      if (n.element != 0 && (!world.Element(n.element) || world.Element(n.element)->pid != app.pid))
+        throw std::invalid_argument("app " + std::to_string(app.pid) + ": notification " + n.name + " from element " +
+                                    std::to_string(n.element) + ", which is not an element of the app");
   if (world.focusedPid && !world.App(world.focusedPid))
     throw std::invalid_argument("focusedPid " + std::to_string(world.focusedPid) + " is not an app");
   for (auto& entry : world.elements) {
@@ -1237,6 +1351,22 @@ bool ApplyStep(FakeWorld& w, FakeApp& app, Step step, int64_t windowId) {
       break;
   }
   return true;
+}
+
+void PostNotification(int64_t pid, const std::string& name, int64_t element) {
+  ObserverState& os = Observers();
+  {
+    std::lock_guard<std::mutex> lock(os.mu);
+    for (ObserverObj* o : os.observers)
+      if (o->pid == pid) Enqueue(*o, QueuedNote{Clock::now(), name, element});
+  }
+  os.cv.notify_all();
+}
+
+int64_t LiveObservers() {
+  ObserverState& os = Observers();
+  std::lock_guard<std::mutex> lock(os.mu);
+  return static_cast<int64_t>(os.observers.size());
 }
 
 void AppendLog(std::string line) {
@@ -2295,4 +2425,189 @@ bool CGPreflightScreenCaptureAccess(void) {
 bool CGRequestScreenCaptureAccess(void) {
   AppendLog("prompt screen recording");
   return CGPreflightScreenCaptureAccess();
+}
+
+// ---- AXObserver -----------------------------------------------------------
+
+CFTypeID AXObserverGetTypeID(void) { return static_cast<CFTypeID>(ObserverObj::kKind); }
+
+AXError AXObserverCreate(pid_t application, AXObserverCallback callback, AXObserverRef* outObserver) {
+  if (!outObserver || !callback || application <= 0) return kAXErrorIllegalArgument;
+  auto* o = Registry::Get().Add(std::make_unique<ObserverObj>(application, callback));
+  o->source = Registry::Get().Add(std::make_unique<RunLoopSourceObj>());
+  o->source->observer = o;
+  const Clock::time_point created = Clock::now();
+  std::vector<QueuedNote> script;
+  {
+    WorldState& st = State();
+    std::lock_guard<std::mutex> lock(st.mu);
+    if (st.world)
+      if (FakeApp* app = st.world->App(application)) {
+        o->rootId = app->rootId;
+        for (const FakeNotification& n : app->notifications)
+          script.push_back(QueuedNote{created + std::chrono::milliseconds(n.atMs), n.name, n.element});
+      }
+  }
+  {
+    ObserverState& os = Observers();
+    std::lock_guard<std::mutex> lock(os.mu);
+    for (QueuedNote& n : script) Enqueue(*o, std::move(n));
+    os.observers.push_back(o);
+  }
+  *outObserver = AsTyped<AXObserverRef>(o);
+  return kAXErrorSuccess;
+}
+
+namespace {
+
+// Registration and removal: an AX call on `element` (hangs, faults and trust
+// apply), then the observer's own bookkeeping.
+AXError Observe(AXObserverRef observer, AXUIElementRef element, CFStringRef notification, void* refcon, bool add,
+                const char* fn) {
+  ObserverObj* o = Checked<ObserverObj>(observer, fn);
+  const ElemObj* e = ElementArg(element, fn);
+  if (!e || !notification) return kAXErrorIllegalArgument;
+  const std::string name = StringArg(notification, fn);
+  if (name.empty() || name.size() > 1024) return kAXErrorIllegalArgument;
+  if (e->which == ElemKind::kSystem) return kAXErrorNotificationUnsupported;
+  if (e->pid != o->pid) return kAXErrorIllegalArgument;
+  int64_t id = 0;
+  AXError err = kAXErrorSuccess;
+  std::string who;
+  {
+    std::unique_lock<std::mutex> lock(State().mu);
+    Target t;
+    err = Enter(e, Call::kOther, t, lock);
+    if (err == kAXErrorSuccess) {
+      id = t.el->id;
+      who = t.Name();
+      if (add && t.app->refuseNotifications.count(name)) err = kAXErrorNotificationUnsupported;
+    }
+  }
+  if (err == kAXErrorSuccess) {
+    ObserverState& os = Observers();
+    std::lock_guard<std::mutex> lock(os.mu);
+    auto it = std::find_if(o->registrations.begin(), o->registrations.end(),
+                           [&](const Registration& r) { return r.element == id && r.name == name; });
+    if (add && it != o->registrations.end()) {
+      err = kAXErrorNotificationAlreadyRegistered;
+    } else if (add) {
+      o->registrations.push_back(Registration{id, name, refcon});
+    } else if (it == o->registrations.end()) {
+      err = kAXErrorNotificationNotRegistered;
+    } else {
+      o->registrations.erase(it);
+    }
+  }
+  AppendLog(AXLine(std::string(add ? "observe " : "unobserve ") + (who.empty() ? "?" : who) + " " + name, err));
+  return err;
+}
+
+}  // namespace
+
+AXError AXObserverAddNotification(AXObserverRef observer, AXUIElementRef element, CFStringRef notification,
+                                  void* refcon) {
+  return Observe(observer, element, notification, refcon, /*add=*/true, "AXObserverAddNotification");
+}
+
+AXError AXObserverRemoveNotification(AXObserverRef observer, AXUIElementRef element, CFStringRef notification) {
+  return Observe(observer, element, notification, nullptr, /*add=*/false, "AXObserverRemoveNotification");
+}
+
+CFRunLoopSourceRef AXObserverGetRunLoopSource(AXObserverRef observer) {
+  if (!observer) return nullptr;
+  return AsTyped<CFRunLoopSourceRef>(Checked<ObserverObj>(observer, "AXObserverGetRunLoopSource")->source);
+}
+
+// ---- CFRunLoop ------------------------------------------------------------
+
+const CFRunLoopMode kCFRunLoopDefaultMode = __CFStringMakeConstantString("kCFRunLoopDefaultMode");
+
+CFRunLoopRef CFRunLoopGetCurrent(void) { return AsTyped<CFRunLoopRef>(CurrentLoop()); }
+
+void CFRunLoopAddSource(CFRunLoopRef rl, CFRunLoopSourceRef source, CFRunLoopMode mode) {
+  RunLoopObj* loop = Checked<RunLoopObj>(rl, "CFRunLoopAddSource");
+  RunLoopSourceObj* src = Checked<RunLoopSourceObj>(source, "CFRunLoopAddSource");
+  const std::string m = StringArg(mode, "CFRunLoopAddSource");
+  ObserverState& os = Observers();
+  std::lock_guard<std::mutex> lock(os.mu);
+  auto& list = loop->sources[m];
+  if (std::find(list.begin(), list.end(), src) != list.end()) return;
+  Registry::Get().Retain(src);
+  list.push_back(src);
+}
+
+void CFRunLoopRemoveSource(CFRunLoopRef rl, CFRunLoopSourceRef source, CFRunLoopMode mode) {
+  RunLoopObj* loop = Checked<RunLoopObj>(rl, "CFRunLoopRemoveSource");
+  RunLoopSourceObj* src = Checked<RunLoopSourceObj>(source, "CFRunLoopRemoveSource");
+  const std::string m = StringArg(mode, "CFRunLoopRemoveSource");
+  bool removed = false;
+  {
+    ObserverState& os = Observers();
+    std::lock_guard<std::mutex> lock(os.mu);
+    auto& list = loop->sources[m];
+    auto it = std::find(list.begin(), list.end(), src);
+    if (it != list.end()) {
+      list.erase(it);
+      removed = true;
+    }
+  }
+  if (removed) CFRelease(src);
+}
+
+CFRunLoopRunResult CFRunLoopRunInMode(CFRunLoopMode mode, CFTimeInterval seconds, Boolean returnAfterSourceHandled) {
+  const std::string m = StringArg(mode, "CFRunLoopRunInMode");
+  RunLoopObj* loop = CurrentLoop();
+  if (!(seconds > 0)) seconds = 0;  // NaN and negatives: one pass
+  const Clock::time_point until =
+      Clock::now() + std::chrono::microseconds(static_cast<int64_t>(std::min(seconds, 1e6) * 1e6));
+  ObserverState& os = Observers();
+  for (;;) {
+    ObserverObj* to = nullptr;
+    QueuedNote note;
+    void* refcon = nullptr;
+    {
+      std::unique_lock<std::mutex> lock(os.mu);
+      auto found = loop->sources.find(m);
+      if (found == loop->sources.end() || found->second.empty()) return kCFRunLoopRunFinished;
+      const Clock::time_point now = Clock::now();
+      Clock::time_point next = Clock::time_point::max();
+      // The first due notification of any source in the mode; one with no
+      // registration that matches it is dropped (nobody asked for it).
+      for (RunLoopSourceObj* src : found->second) {
+        ObserverObj* o = src->observer;
+        if (!o) continue;
+        while (!to && !o->queue.empty() && o->queue.front().at <= now) {
+          QueuedNote q = std::move(o->queue.front());
+          o->queue.erase(o->queue.begin());
+          const int64_t element = q.element ? q.element : o->rootId;
+          for (const Registration& r : o->registrations)
+            if (r.name == q.name && (r.element == element || r.element == o->rootId)) {
+              to = o;
+              note = std::move(q);
+              refcon = r.refcon;
+              break;
+            }
+        }
+        if (to) break;
+        if (!o->queue.empty()) next = std::min(next, o->queue.front().at);
+      }
+      if (to) {
+        Registry::Get().Retain(to);  // held through the callback
+      } else {
+        if (now >= until) return kCFRunLoopRunTimedOut;
+        os.cv.wait_until(lock, std::min(next, until));
+        continue;
+      }
+    }
+    AXUIElementRef element = note.element
+                                 ? AsTyped<AXUIElementRef>(NewElement(ElemKind::kElement, to->pid, note.element))
+                                 : AsTyped<AXUIElementRef>(NewElement(ElemKind::kApp, to->pid, 0));
+    AppendLog("notify " + std::to_string(to->pid) + " " + note.name +
+              (note.element ? " " + std::to_string(note.element) : std::string()));
+    to->callback(AsTyped<AXObserverRef>(to), element, __CFStringMakeConstantString(note.name.c_str()), refcon);
+    CFRelease(element);
+    CFRelease(to);
+    if (returnAfterSourceHandled) return kCFRunLoopRunHandledSource;
+  }
 }

@@ -89,6 +89,22 @@
 //    one; AXSelectedTextRange is set only within the value (else
 //    kAXErrorIllegalArgument). Apple leaves both to each app; AppKit text
 //    fields and views behave this way.
+//  - AXObserver: notifications come from the world's script (an app's
+//    `notifications`, timed from AXObserverCreate) or PostNotification, not
+//    from changes made to the world; one notification is one source firing.
+//    AXObserverCreate does not check the pid; AXObserverAddNotification on an
+//    element of another pid than the observer's is kAXErrorIllegalArgument,
+//    on the system-wide element kAXErrorNotificationUnsupported (as
+//    documented). Registrations are kept per (element, name); a
+//    notification reaches a registration on the posting element or on its
+//    app element. Registration and removal are AX calls (hangs, faults,
+//    trust apply); delivery is not.
+//  - CFRunLoop: one run loop per thread, immortal; only sources of
+//    AXObservers exist. CFRunLoopRunInMode returns kCFRunLoopRunFinished at
+//    once when the mode has no source, else runs until `seconds` pass
+//    (kCFRunLoopRunTimedOut) or, with returnAfterSourceHandled, after one
+//    notification (kCFRunLoopRunHandledSource). Releasing an observer
+//    removes its source from every run loop (Apple documents this).
 // Scripted faults beyond Apple's own behaviour, for tests: performError and
 // setError (the action or set happens, then the call answers an error, as
 // AppKit does after a press that opened a modal), batchError (the batched
@@ -188,6 +204,15 @@ struct FakeChromium {
   std::string attribute = "AXManualAccessibility";  // or "AXEnhancedUserInterface"
 };
 
+// A notification the app posts, at a time after an observer of it was
+// created (AXObserverCreate). Delivered to observers that registered `name`
+// on the element or on the app element, while their run loop source runs.
+struct FakeNotification {
+  int64_t atMs = 0;
+  std::string name;
+  int64_t element = 0;  // the element that posts it; 0: the app element
+};
+
 struct FakeApp {
   int64_t pid = 0;
   std::string name, bundleId, bundlePath;
@@ -200,6 +225,9 @@ struct FakeApp {
   // the others change nothing) or "never".
   std::string recoverOn;
   FakeFaults faults;
+  std::vector<FakeNotification> notifications;
+  // AXObserverAddNotification answers kAXErrorNotificationUnsupported for these.
+  std::set<std::string> refuseNotifications;
   int64_t rootId = 0;  // the app element
   // State.
   int reads = 0;
@@ -272,6 +300,12 @@ enum class Step { kUnhide, kActivate, kOpen, kUnminimize, kRaise, kMain };
 bool ApplyStep(FakeWorld& world, FakeApp& app, Step step, int64_t windowId);
 // The CG window an AX window element is (see FakeElement::cgWindow), or null.
 FakeCGWindow* CGWindowOf(FakeWorld& world, const FakeElement& window);
+
+// Posts `name` from element `element` (0: the app element) of app `pid` now,
+// to every observer of that pid; delivered when its run loop next runs.
+void PostNotification(int64_t pid, const std::string& name, int64_t element);
+// Live AXObservers (their sources are CF objects too, counted in LiveObjects).
+int64_t LiveObservers();
 
 void AppendLog(std::string line);
 std::vector<std::string> Log();

@@ -352,7 +352,7 @@ class Parser {
   FakeApp ParseApp(Napi::Object o, const std::string& path, FakeWorld& w) {
     Keys(o, path,
          {"pid", "name", "bundleId", "bundlePath", "hidden", "active", "regular", "hungMs", "chromium", "recoverOn",
-          "faults", "root", "activationDelayMs"});
+          "faults", "root", "activationDelayMs", "notifications", "refuseNotifications"});
     if (!Has(o, "pid")) Fail(path + ".pid", "required");
     FakeApp app;
     app.pid = Int(o, "pid", path, 0);
@@ -385,6 +385,20 @@ class Parser {
     if (!kSteps.count(app.recoverOn))
       Fail(path + ".recoverOn", "must be one of unhide, activate, open, unminimize, raise, main, never");
     if (Has(o, "faults")) app.faults = Faults(ObjectField(o, "faults", path), path + ".faults");
+    for (const std::string& name : Strings(o, "refuseNotifications", path)) app.refuseNotifications.insert(name);
+    Napi::Array notes = ArrayField(o, "notifications", path);
+    for (uint32_t i = 0; i < notes.Length(); ++i) {
+      const std::string p = path + ".notifications[" + std::to_string(i) + "]";
+      Napi::Object n = ObjectAt(notes, i, p);
+      Keys(n, p, {"atMs", "name", "element"});
+      macfake::FakeNotification note;
+      note.atMs = Int(n, "atMs", p, 0);
+      if (note.atMs < 0) Fail(p + ".atMs", "must not be negative");
+      note.name = String(n, "name", p, "");
+      if (note.name.empty()) Fail(p + ".name", "required");
+      note.element = Int(n, "element", p, 0);
+      app.notifications.push_back(std::move(note));
+    }
     if (Has(o, "root")) {
       app.rootId = Element(ObjectField(o, "root", path), app.pid, path + ".root", w, 1);
     } else {

@@ -28,6 +28,9 @@
 //       chromium: { revealAfterMs: 300, attribute: "AXManualAccessibility" },   // or "AXEnhancedUserInterface"
 //       recoverOn: "activate",       // "unhide"|"activate"|"open"|"unminimize"|"raise"|"main"|"never"
 //       faults: { ... },             // as on an element, for every element of the app
+//       notifications: [{ atMs: 200, name: "AXValueChanged", element: 21 }],   // posted atMs after an
+//                                    // AXObserver of the app is created; element absent: the app element
+//       refuseNotifications: ["AXMenuOpened"],   // AXObserverAddNotification: kAXErrorNotificationUnsupported
 //       root: <element>              // the app element; AXRole AXApplication and AXTitle = name by default
 //     }],
 //     windows: [{                    // the CG window list, front to back
@@ -68,6 +71,8 @@
 //   text <id> replaced range(<loc>,<len>): <units> units fnv1a=0x<hash>
 //                                         (after a set of AXSelectedText: the range it replaced in
 //                                          AXValue, the new length in UTF-16 units, FNV-1a 64 of its UTF-8)
+//   observe <id> <notification>           unobserve <id> <notification>   (AXObserver(Add|Remove)Notification)
+//   notify <pid> <notification>[ <id>]    (delivered to an observer's callback by CFRunLoopRunInMode)
 //   system unhide|activate <pid>, system open -b <id>, system capture <n> <w>x<h>,
 //   system request screen recording, system sleep <ms>       (fake_mac_system.h)
 // <id> is the element id ("system" for the system-wide element); values are
@@ -95,5 +100,8 @@ namespace axsnap {
 // Parses `world` (format above) without installing it.
 macfake::FakeWorld FakeWorldFromJs(Napi::Object world);
 void InstallFakeWorld(Napi::Object world);
+// mac_direct.cc: macDirect* (MacBackend methods without an N-API surface:
+// change events, the surfaces listing), fakeNotify, fakeObservers.
+void RegisterMacDirect(Napi::Env env, Napi::Object exports);
 
 }  // namespace axsnap
