@@ -10,9 +10,11 @@
  *   act ms      the action's wall time, fresh snapshot included
  *   settled     `result.settled` (mode and ms) where the library reports it, else n/a
  *   lines       records of the fresh snapshot / of a snapshot of the same window 1 s later,
- *               and "+N": elements that snapshot has and the fresh one had not (its diff's added);
- *               HALF-BUILT when N ≥ 3 or the fresh one has ≥ 10% fewer lines: the action
- *               returned before the app had finished building what it showed
+ *               HALF-BUILT when that snapshot has ≥ 3 elements the fresh one had not, or the
+ *               fresh one has ≥ 10% fewer lines: the action returned before the app had
+ *               finished building what it showed
+ *   after 1s    the diff from the fresh snapshot to that one: +added -removed ~changed
+ *               ("-": nothing landed after the action returned)
  *
  * and per app the time of a re-snapshot of an unchanged window (snapshot again
  * without acting; median of 10, with and without a screenshot), and whether
@@ -81,6 +83,8 @@ interface Row {
   steady?: number;
   /** Elements the 1 s later snapshot has that the fresh one had not. */
   appeared?: number;
+  /** The diff from the fresh snapshot to the one 1 s later: what landed after the action returned. */
+  late?: string;
   /** Tokens of a full re-look when the held snapshot did not show the target. */
   relook?: number;
   halfBuilt?: boolean;
@@ -170,7 +174,12 @@ async function task(app: App, steps: Step[]): Promise<{ rows: Row[]; resnap: str
       await sleep(STEADY_AFTER_MS);
       const later = await snapshot({ app: app.pid, screenshot: false, deadlineMs: DEADLINE_MS });
       row.steady = later.records.length;
-      row.appeared = later.changesSince(fresh).added.length;
+      const after = later.changesSince(fresh);
+      row.appeared = after.added.length;
+      row.late =
+        after.added.length + after.removed.length + after.changed.length === 0
+          ? "-"
+          : `+${after.added.length} -${after.removed.length} ~${after.changed.length}`;
       row.halfBuilt = row.appeared >= 3 || row.steady - row.fresh >= row.steady * 0.1;
       await later.release();
       held = fresh;
@@ -199,7 +208,7 @@ function table(title: string, rows: Row[]): { full: number; read: number } {
     "lines fresh/1s",
     "summary / outcome",
   ];
-  const widths = [2, 34, 7, 8, 8, 8, 6, 5, 22, 0];
+  const widths = [2, 34, 7, 8, 8, 8, 6, 5, 19, 11, 0];
   console.log(`\n${title}`);
   console.log(head.map((h, i) => pad(h, widths[i]!, i >= 2 && i <= 6)).join("  "));
   let full = 0;
@@ -209,10 +218,7 @@ function table(title: string, rows: Row[]): { full: number; read: number } {
       full += r.full;
       read += r.read;
     }
-    const lines =
-      r.fresh === undefined
-        ? ""
-        : `${r.fresh}/${r.steady}${r.appeared ? ` +${r.appeared}` : ""}${r.halfBuilt ? " HALF-BUILT" : ""}`;
+    const lines = r.fresh === undefined ? "" : `${r.fresh}/${r.steady}${r.halfBuilt ? " HALF-BUILT" : ""}`;
     const cells = [
       String(r.n),
       r.name,
@@ -223,6 +229,7 @@ function table(title: string, rows: Row[]): { full: number; read: number } {
       r.full && r.read !== undefined ? (r.read / r.full).toFixed(2) : "",
       r.readIsDiff === undefined ? "" : r.readIsDiff ? "diff" : "full",
       lines,
+      r.late ?? "",
       [
         r.relook !== undefined ? `looked again (${r.relook} tok)` : "",
         r.outcome === "ok" ? "" : r.outcome,
