@@ -206,6 +206,7 @@ function table(title: string, rows: Row[]): { full: number; read: number } {
     "ratio",
     "reads",
     "lines fresh/1s",
+    "after 1s",
     "summary / outcome",
   ];
   const widths = [2, 34, 7, 8, 8, 8, 6, 5, 19, 11, 0];
