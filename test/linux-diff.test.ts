@@ -19,6 +19,7 @@ import {
   type Session,
   type Snapshot,
   type SnapshotChanges,
+  snapshot,
 } from "../lib/index.js";
 import {
   type App,
@@ -307,6 +308,60 @@ describe("gtk3-widget-factory", () => {
           [on.index, "radio button radiobutton, Value: on"],
         ].sort((a, b) => (a[0] as number) - (b[0] as number)),
       );
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "a snapshot released before the newer one was taken: compared by position and said so, not diffed as everything replaced",
+    async () => {
+      // Observed aside from any session: nothing else holds its handles, so releasing it lets the
+      // backend forget them, and the next walk gives the same elements new ids.
+      const old = await snapshot({ app: app.pid, screenshot: false });
+      await old.release();
+      const now = await snapshot({ app: app.pid, screenshot: false });
+      try {
+        expect(now.text).toBe(old.text);
+        for (const [c, from, to] of [
+          [now.changesSince(old), old, now],
+          [old.changesSince(now), now, old],
+        ] as const) {
+          // The window did not change: by position, nothing changed (by the forgotten handles,
+          // every element would read as removed and added again).
+          expect(c, c.text).toMatchObject({ added: [], removed: [], changed: [], renumbered: 0 });
+          expect(c.note).toContain("compared by position");
+          expect(c.note).toContain(`snapshot ${old.id} was released before snapshot ${now.id} was taken`);
+          expect(c.text).toBe(`(${c.note})\nno changes; ${to.records.length} unchanged`);
+          expect(from.records.length).toBe(to.records.length);
+        }
+      } finally {
+        await now.release();
+      }
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "a snapshot released after the newer one was taken still diffs by handle (a session that keeps one)",
+    async () => {
+      // keepSnapshots 1: the fresh snapshot of an action releases the one acted on before the diff
+      // is made; the fresh walk already holds the same ids, so the diff is still by element.
+      const one = createSession({ keepSnapshots: 1 });
+      try {
+        const before = await one.snapshot({ app: app.pid, screenshot: false });
+        const off = indexOf(before, /^\d+ radio button radiobutton, Value: off$/);
+        const on = indexOf(before, /^\d+ radio button radiobutton, Value: on$/);
+        const result = await one.click(off);
+        expect(before.released).toBe(true);
+        expect(result.changes!.note).toBeUndefined();
+        expect(result.changes!.summary).toBe(
+          `2 changed, 0 added, 0 removed; ${before.records.length - 2} unchanged`,
+        );
+        expect(result.snapshot!.changesSince(before).summary).toBe(result.changes!.summary);
+        await one.click(on);
+      } finally {
+        await one.close();
+      }
     },
     TIMEOUT,
   );
