@@ -12,7 +12,8 @@
  *   lines       records of the fresh snapshot / of a snapshot of the same window 1 s later,
  *               HALF-BUILT when that snapshot has ≥ 3 elements the fresh one had not, or the
  *               fresh one has ≥ 10% fewer lines: the action returned before the app had
- *               finished building what it showed
+ *               finished building what it showed; else UNSETTLED when ≥ 10% of its
+ *               elements changed within that second (moved, restyled: mid-transition)
  *   after 1s    the diff from the fresh snapshot to that one: +added -removed ~changed
  *               ("-": nothing landed after the action returned)
  *
@@ -88,6 +89,8 @@ interface Row {
   /** Tokens of a full re-look when the held snapshot did not show the target. */
   relook?: number;
   halfBuilt?: boolean;
+  /** Not half-built, but ≥ 10% of its elements changed within the next second (moved, restyled: mid-transition). */
+  unsettled?: boolean;
   summary?: string;
 }
 
@@ -181,6 +184,7 @@ async function task(app: App, steps: Step[]): Promise<{ rows: Row[]; resnap: str
           ? "-"
           : `+${after.added.length} -${after.removed.length} ~${after.changed.length}`;
       row.halfBuilt = row.appeared >= 3 || row.steady - row.fresh >= row.steady * 0.1;
+      row.unsettled = !row.halfBuilt && after.changed.length >= row.fresh * 0.1;
       await later.release();
       held = fresh;
     }
@@ -219,7 +223,10 @@ function table(title: string, rows: Row[]): { full: number; read: number } {
       full += r.full;
       read += r.read;
     }
-    const lines = r.fresh === undefined ? "" : `${r.fresh}/${r.steady}${r.halfBuilt ? " HALF-BUILT" : ""}`;
+    const lines =
+      r.fresh === undefined
+        ? ""
+        : `${r.fresh}/${r.steady}${r.halfBuilt ? " HALF-BUILT" : r.unsettled ? " UNSETTLED" : ""}`;
     const cells = [
       String(r.n),
       r.name,
@@ -243,10 +250,12 @@ function table(title: string, rows: Row[]): { full: number; read: number } {
   }
   const ok = rows.filter((r) => r.full !== undefined);
   const half = rows.filter((r) => r.halfBuilt).map((r) => r.n);
+  const unsettled = rows.filter((r) => r.unsettled).map((r) => r.n);
   console.log(
     `total over ${ok.length}/${rows.length} steps with a fresh snapshot: full ${full} tok, read ${read} tok, ` +
       `ratio ${(read / full).toFixed(3)} (target ≤ 0.2); act ms median ${median(ok.map((r) => r.actMs!)).toFixed(0)}; ` +
-      `half-built: ${half.length === 0 ? "none" : `steps ${half.join(", ")}`}`,
+      `half-built: ${half.length === 0 ? "none" : `steps ${half.join(", ")}`}; ` +
+      `unsettled: ${unsettled.length === 0 ? "none" : `steps ${unsettled.join(", ")}`}`,
   );
   return { full, read };
 }
