@@ -9,6 +9,15 @@
  * element. Never the index, never the text. Trees without live handles
  * (fixture trees rendered by createSnapshot({ raw })) fall back to the
  * record's path of child positions from its root.
+ *
+ * That id lives only while some snapshot holds it: once every snapshot holding
+ * an element is released the backend forgets it, and the next walk gives the
+ * element a new id. So a live snapshot released before the other one was
+ * taken cannot be compared element by element (every element would read as
+ * removed and added again): such a pair is compared by path, as fixture trees
+ * are, and the diff says so (`note`, a line before the summary). One released
+ * after the other was taken is still compared by handle (that one's walk held
+ * the ids first), as when a session drops the snapshot an action acted on.
  */
 import type { ElementRecord } from "./records.js";
 import type { LineFacts } from "./render/index.js";
@@ -45,13 +54,56 @@ export interface SnapshotChanges {
   summary: string;
   /** Changed and added lines with their ancestors, then "- <old index> <old line>" per removed, then the summary. */
   text: string;
+  /**
+   * Set when the two could not be compared by live handle (one was released before the other was
+   * taken): elements were matched by their path of child positions instead. Printed before the summary.
+   */
+  note?: string;
 }
 
 const facts = new WeakMap<Snapshot, readonly LineFacts[]>();
 
-/** snapshot.ts: what each line printed as value and states. */
+/** Creation order of the live snapshots (those born unreleased: they hold handles). */
+let born = 0;
+const birth = new WeakMap<Snapshot, number>();
+/** Live snapshots not yet seen released. */
+const watched = new Set<WeakRef<Snapshot>>();
+/** A live snapshot seen released: the birth number of the first live snapshot made after its release. */
+const releasedBefore = new WeakMap<Snapshot, number>();
+
+/** snapshot.ts: what each line printed as value and states; and when each live snapshot was made. */
 export function rememberFacts(snapshot: Snapshot, lineFacts: readonly LineFacts[]): void {
   facts.set(snapshot, lineFacts);
+  if (snapshot.released) return; // no handles to release (a fixture tree)
+  born++;
+  // Whatever was released since the last live snapshot was released before this one was made.
+  // (Conservative: a release during this one's walk counts as before it.)
+  for (const ref of watched) {
+    const s = ref.deref();
+    if (s === undefined) watched.delete(ref);
+    else if (s.released) {
+      releasedBefore.set(s, born);
+      watched.delete(ref);
+    }
+  }
+  birth.set(snapshot, born);
+  watched.add(new WeakRef(snapshot));
+}
+
+/** Why two snapshots' handles do not name the same elements (one was released before the other was made), or undefined. */
+function incomparable(a: Snapshot, b: Snapshot): string | undefined {
+  for (const [gone, other] of [
+    [a, b],
+    [b, a],
+  ] as const) {
+    if (!gone.released) continue;
+    const otherBorn = birth.get(other);
+    // Not seen released yet: no live snapshot was made since its release, so `other` is older.
+    const releasedAt = releasedBefore.get(gone);
+    if (otherBorn === undefined || releasedAt === undefined || otherBorn < releasedAt) continue;
+    return `compared by position, not by element: snapshot ${gone.id} was released before snapshot ${other.id} was taken, so its element handles were forgotten`;
+  }
+  return undefined;
 }
 
 /** What line `index` of a snapshot printed as value and states (waits compare them). */
@@ -71,8 +123,8 @@ interface Entry {
   facts: LineFacts | undefined;
 }
 
-function baseKey(r: ElementRecord): string {
-  const id = r.handle !== undefined ? `h${r.handle}` : `p${r.pathRoot}/${r.path.join(".")}`;
+function baseKey(r: ElementRecord, byPath = false): string {
+  const id = r.handle !== undefined && !byPath ? `h${r.handle}` : `p${r.pathRoot}/${r.path.join(".")}`;
   // A merged summary and its text child line describe the same element: two lines, two keys.
   return r.synthetic === false ? id : `${id}#${r.synthetic}`;
 }
@@ -93,14 +145,14 @@ function printedLines(snap: Snapshot): Map<number, { raw: string; line: string; 
   return out;
 }
 
-function entries(snap: Snapshot): Map<string, Entry> {
+function entries(snap: Snapshot, byPath = false): Map<string, Entry> {
   const lines = printedLines(snap);
   const lineFacts = facts.get(snap);
   const out = new Map<string, Entry>();
   for (const record of snap.records) {
-    let key = baseKey(record);
+    let key = baseKey(record, byPath);
     // The same element printed twice (rare: a node reached on two paths) keeps apart by its occurrence.
-    for (let n = 2; out.has(key); n++) key = `${baseKey(record)}~${n}`;
+    for (let n = 2; out.has(key); n++) key = `${baseKey(record, byPath)}~${n}`;
     const printed = lines.get(record.index);
     out.set(key, {
       record,
@@ -167,11 +219,14 @@ export function summaryOf(
 
 /**
  * The changes from `previous` to `next`. Both should be snapshots of the same
- * window; across windows every element reads as removed and added.
+ * window; across windows every element reads as removed and added. When one
+ * of two live snapshots was released before the other was taken, elements are
+ * matched by path and `note` says so.
  */
 export function diffSnapshots(previous: Snapshot, next: Snapshot): SnapshotChanges {
-  const before = entries(previous);
-  const after = entries(next);
+  const note = incomparable(previous, next);
+  const before = entries(previous, note !== undefined);
+  const after = entries(next, note !== undefined);
   const added: Change[] = [];
   const changed: Change[] = [];
   const removed: Change[] = [];
@@ -207,8 +262,19 @@ export function diffSnapshots(previous: Snapshot, next: Snapshot): SnapshotChang
   const summary = summaryOf(changed.length, added.length, removed.length, unchanged, renumbered);
   const out = marks.size > 0 ? contextLines(next, after, marks) : [];
   for (const r of removed) out.push(`- ${r.index} ${r.line}`);
+  if (note !== undefined) out.push(`(${note})`);
   out.push(summary);
-  return { added, removed, changed, unchanged, renumbered, summary, text: out.join("\n") };
+  const changes: SnapshotChanges = {
+    added,
+    removed,
+    changed,
+    unchanged,
+    renumbered,
+    summary,
+    text: out.join("\n"),
+  };
+  if (note !== undefined) changes.note = note;
+  return changes;
 }
 
 /** The marked lines of the new snapshot, each under its printed ancestors, in output order. */

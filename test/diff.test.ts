@@ -320,6 +320,31 @@ describe("an action's result carries the changes", () => {
     expect(result.text).toBe(changes.text.length < fresh.text.length ? changes.text : fresh.text);
   });
 
+  it("a snapshot released before the other was taken is compared by path, and the diff says so", async () => {
+    const b = new native.NativeBackend("fake", desktop(["a", "b", "c"], "1", { a: 120, b: 140, c: 160 }));
+    // Keeps one: each snapshot releases the one before it, just after it was made.
+    const s = createSession({ backend: b, deadlineMs: 2000, keepSnapshots: 1 });
+    open.push({ b, s });
+    const first = await s.snapshot({ app: "Editor", screenshot: false });
+    const second = await s.snapshot({ app: "Editor", screenshot: false });
+    expect(first.released).toBe(true);
+    // Released after `second` was made: `second`'s walk held the ids first, so by handle still.
+    const held = second.changesSince(first);
+    expect(held.note).toBeUndefined();
+    expect(held.text).toBe(`no changes; ${first.records.length} unchanged`);
+    const third = await s.snapshot({ app: "Editor", screenshot: false });
+    // `first` was released before `third` was made: its handles may name nothing, or other elements.
+    for (const c of [third.changesSince(first), first.changesSince(third)]) {
+      expect(c.note).toBe(
+        `compared by position, not by element: snapshot ${first.id} was released before snapshot ${third.id} was taken, so its element handles were forgotten`,
+      );
+      expect(c.text).toBe(`(${c.note})\nno changes; ${first.records.length} unchanged`);
+      expect(c.summary).toBe(`no changes; ${first.records.length} unchanged`);
+    }
+    // `second` was released after `third` was made: by handle.
+    expect(third.changesSince(second).note).toBeUndefined();
+  });
+
   it("no fresh snapshot, no changes", async () => {
     const b = new native.NativeBackend("fake", desktop(["a", "b", "c"], "1", { a: 120, b: 140, c: 160 }));
     const s = createSession({ backend: b, deadlineMs: 2000 });
