@@ -9,6 +9,7 @@
         "src-native/core/capture_choice.cc",
         "src-native/core/names.cc",
         "src-native/core/png_budget.cc",
+        "src-native/core/settle.cc",
         "src-native/core/snapshot.cc",
         "src-native/core/walk.cc",
         "src-native/core/window_choice.cc",
@@ -33,6 +34,7 @@
         ["OS=='linux' and axsnap_desktop=='true'", {
           "sources": [
             "src-native/linux/atspi_backend.cc",
+            "src-native/linux/atspi_events.cc",
             "src-native/linux/x11_display.cc",
             "src-native/linux/linux_backend.cc"
           ],

@@ -105,6 +105,45 @@ export interface NativeBackend {
   fakeLog(): string[];
   /** Fake backend only: how many handles were released. */
   fakeReleased(): number;
+  /**
+   * Starts counting the app's change events (idempotent). `app` as in `snapshot`: a pid or a name.
+   * Rejects ACTION_NOT_SUPPORTED on a platform without events.
+   */
+  watch(app: string | number, deadlineMs?: number): Promise<{ pid: number; name: string }>;
+  /**
+   * Resolves once the app's event stamp exceeds `sinceStamp`, or after `timeoutMs` (not an error), with
+   * what the backend has heard. Watches the app first when needed (again after the bus reconnected).
+   */
+  waitEvents(pid: number, sinceStamp: number, timeoutMs: number): Promise<NativeEventState>;
+  /**
+   * Resolves once the app sent no change event for `quietMs` (default 150), measured from its last event or
+   * from the start, or when `capMs` (default 3000) passed; "unsupported" at once on a platform without events.
+   */
+  waitQuiet(app: string | number, options?: { quietMs?: number; capMs?: number }): Promise<NativeSettleResult>;
+  /** Stops listening to an app's events. */
+  unwatch(pid: number): Promise<void>;
+}
+
+/** What a backend has heard from one watched app (Backend::WaitEvents). */
+export interface NativeEventState {
+  watching: boolean;
+  /** Change events counted since the app was first watched; only grows. */
+  stamp: number;
+  /** The subset about windows, menus, popups and dialogs (created, destroyed, activated, shown or hidden). */
+  windowStamp: number;
+  /** Milliseconds since the last event; -1 when none came yet. */
+  msSinceLast: number;
+  /** Up to 16 latest event kinds, oldest first ("object:state-changed:checked", "window:create"). */
+  recent: string[];
+}
+
+/** How a wait for the app to settle ended (core/settle.h). */
+export interface NativeSettleResult {
+  settled: "quiet" | "cap" | "unsupported";
+  ms: number;
+  /** Change events seen while waiting, and how many of them were about windows. */
+  events: number;
+  windowEvents: number;
 }
 
 export interface NativeAddon {

@@ -14,6 +14,7 @@
         "../../../src-native/core/capture_choice.cc",
         "../../../src-native/core/names.cc",
         "../../../src-native/core/png_budget.cc",
+        "../../../src-native/core/settle.cc",
         "../../../src-native/core/snapshot.cc",
         "../../../src-native/core/walk.cc",
         "../../../src-native/core/window_choice.cc",
