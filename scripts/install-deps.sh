@@ -18,6 +18,7 @@ PACKAGES=(
   # apps driven by the tests
   gtk-3-examples
   zenity
+  galculator
   chromium
   fonts-dejavu-core
   # building the native addon (node-gyp)
