@@ -163,6 +163,10 @@ void AtspiEvents::OnSignal(GDBusConnection*, const gchar*, const gchar* path, co
   // real changes come with children-changed or state-changed. (Not registered either; this drops those
   // another listener made the app send.)
   if (std::strcmp(member, "BoundsChanged") == 0) return;
+  // property-change also carries toolkit-internal properties ("widget", "renderer": GTK sends them while it
+  // makes cell accessibles for a reader, i.e. because we read): only the accessible-* ones (name,
+  // description, value, role, parent, table caption...) are changes of what an agent sees.
+  if (std::strcmp(member, "PropertyChange") == 0 && Detail(params).rfind("accessible-", 0) != 0) return;
   Count(*static_cast<App*>(data), path, iface, member, params);
 }
 
