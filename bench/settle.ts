@@ -15,8 +15,9 @@
  *
  *   npx tsx bench/settle.ts          (RUNS=6 by default)
  */
-import { loadNative, type NativeBackend } from "../lib/native.js";
+
 import type { RawNode } from "../lib/model.js";
+import { loadNative, type NativeBackend } from "../lib/native.js";
 import { gtkWidgetFactory, startApp, startDesktop } from "../scripts/desktop.mjs";
 import { median } from "./getitems_floor.js";
 
@@ -62,7 +63,7 @@ async function eventGaps(b: NativeBackend, pid: number, act: () => Promise<void>
     since = st.stamp;
   }
   let maxGap = 0;
-  for (let i = 1; i < times.length; i++) maxGap = Math.max(maxGap, times[i] - times[i - 1]);
+  for (let i = 1; i < times.length; i++) maxGap = Math.max(maxGap, times[i]! - times[i - 1]!);
   return { count: times.length, firstMs: times[0] ?? 0, lastMs: times.at(-1) ?? 0, maxGapMs: maxGap };
 }
 
@@ -77,10 +78,16 @@ async function main() {
 
     // gtk3-widget-factory: a check button.
     const gtk = await gtkWidgetFactory(desktop);
-    const gs = await b.snapshot({ app: gtk.pid, screenshot: false, deadlineMs: 5000 });
+    const gs = await b.snapshot({
+      app: gtk.pid,
+      screenshot: false,
+      deadlineMs: 5000,
+      maxNodes: 2400,
+      maxDepth: 64,
+    });
     const check = nodes(gs.raw.root).find((n) => n.role === "check box" && n.actions?.length)!;
     await b.watch(gtk.pid);
-    const click = () => b.doAction(check.handle!, check.actions![0], 2000);
+    const click = () => b.doAction(check.handle!, check.actions![0]!, 2000);
     const gGaps = [];
     for (let i = 0; i < RUNS; i++) gGaps.push(await eventGaps(b, gtk.pid, click));
     console.log(
@@ -102,14 +109,15 @@ async function main() {
     // galculator: mode switches.
     const cal = await startApp(desktop, "galculator", [], { name: "galculator" });
     await b.watch(cal.pid);
-    const snap = () => b.snapshot({ app: cal.pid, screenshot: false, deadlineMs: 5000 });
+    const snap = () =>
+      b.snapshot({ app: cal.pid, screenshot: false, deadlineMs: 5000, maxNodes: 2400, maxDepth: 64 });
     // Finds the mode's menu item; the returned function switches (the action alone, timed by the caller).
     const prepare = async (mode: string) => {
       const s = await snap();
       const item = nodes(s.raw.root).find((n) => n.role === "radio menu item" && n.title === mode)!;
       return async () => {
         try {
-          await b.doAction(item.handle!, item.actions![0], 2000);
+          await b.doAction(item.handle!, item.actions![0]!, 2000);
         } finally {
           await b.release(s.handles);
         }
@@ -117,7 +125,7 @@ async function main() {
     };
     const switchTo = async (mode: string) => (await prepare(mode))();
     let m = 0;
-    const next = () => MODES[m++ % MODES.length];
+    const next = () => MODES[m++ % MODES.length]!;
     const cGaps = [];
     for (let i = 0; i < RUNS; i++) {
       const mode = next();

@@ -119,7 +119,10 @@ export interface NativeBackend {
    * Resolves once the app sent no change event for `quietMs` (default 150), measured from its last event or
    * from the start, or when `capMs` (default 3000) passed; "unsupported" at once on a platform without events.
    */
-  waitQuiet(app: string | number, options?: { quietMs?: number; capMs?: number }): Promise<NativeSettleResult>;
+  waitQuiet(
+    app: string | number,
+    options?: { quietMs?: number; capMs?: number },
+  ): Promise<NativeSettleResult>;
   /** Stops listening to an app's events. */
   unwatch(pid: number): Promise<void>;
 }

@@ -8,8 +8,8 @@
  * desktop is scripted.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { callNative, loadNative, type NativeBackend } from "../lib/native.js";
 import type { RawNode } from "../lib/model.js";
+import { callNative, loadNative, type NativeBackend } from "../lib/native.js";
 
 type Node = Record<string, unknown>;
 const native = loadNative();
@@ -52,7 +52,13 @@ function desktop(go: Node = {}, extra: Node = {}) {
                   frame: { x: 120, y: 140, w: 80, h: 30 },
                   ...go,
                 },
-                { role: "text", title: "Display", value: "0", settable: true, frame: { x: 120, y: 200, w: 300, h: 30 } },
+                {
+                  role: "text",
+                  title: "Display",
+                  value: "0",
+                  settable: true,
+                  frame: { x: 120, y: 200, w: 300, h: 30 },
+                },
               ],
             },
           },
@@ -64,7 +70,7 @@ function desktop(go: Node = {}, extra: Node = {}) {
 }
 
 async function handleOf(b: NativeBackend, title: string): Promise<number> {
-  const s = await b.snapshot({ app: PID, screenshot: false, deadlineMs: 2000 });
+  const s = await b.snapshot({ app: PID, screenshot: false, deadlineMs: 2000, maxNodes: 2400, maxDepth: 64 });
   const stack: RawNode[] = [s.raw.root];
   while (stack.length) {
     const n = stack.pop()!;
@@ -75,7 +81,7 @@ async function handleOf(b: NativeBackend, title: string): Promise<number> {
 }
 
 async function childTitles(b: NativeBackend): Promise<string[]> {
-  const s = await b.snapshot({ app: PID, screenshot: false, deadlineMs: 2000 });
+  const s = await b.snapshot({ app: PID, screenshot: false, deadlineMs: 2000, maxNodes: 2400, maxDepth: 64 });
   return (s.raw.root.children ?? []).map((c) => c.title ?? "");
 }
 
@@ -105,7 +111,11 @@ describe("event stamps", () => {
     expect(replaced.stamp).toBe(4);
     expect(replaced.windowStamp).toBe(0);
     const two = desktop();
-    (two.apps[0].windows as object[]).push({ title: "About", frame, root: { role: "dialog", title: "About" } });
+    (two.apps[0]!.windows as object[]).push({
+      title: "About",
+      frame,
+      root: { role: "dialog", title: "About" },
+    });
     await b.fakeReplace(two);
     const opened = await b.waitEvents(PID, 0, 0);
     expect(opened.stamp).toBe(5);

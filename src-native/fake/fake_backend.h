@@ -125,7 +125,7 @@ class FakeBackend : public Backend {
     Clock::time_point last;
     std::deque<std::string> recent;
     std::multimap<Clock::time_point, std::pair<std::string, bool>> pending;  // kind, about a window
-    Clock::time_point rebuildUntil;  // windows half-built until then
+    Clock::time_point rebuildUntil;                                          // windows half-built until then
   };
   // Counts an event of `pid` now (or schedules it at `at`).
   void Emit(int64_t pid, const std::string& kind, bool window = false);

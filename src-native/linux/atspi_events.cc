@@ -180,9 +180,8 @@ void AtspiEvents::Register(Clock::time_point deadline) {
     const int timeout = TimeoutMs(deadline, 800);
     if (timeout <= 0) return;
     for (int attempt = 0; attempt < 2; ++attempt) {
-      GVariant* params = oldSignature
-                             ? g_variant_new("(s)", cls)
-                             : g_variant_new("(s@ass)", cls, g_variant_new_strv(nullptr, 0), "");
+      GVariant* params =
+          oldSignature ? g_variant_new("(s)", cls) : g_variant_new("(s@ass)", cls, g_variant_new_strv(nullptr, 0), "");
       GError* raw = nullptr;
       VariantPtr r(g_dbus_connection_call_sync(conn_, kRegistryBus, kRegistryPath, kRegistryIface, "RegisterEvent",
                                                params, nullptr, G_DBUS_CALL_FLAGS_NO_AUTO_START, timeout, nullptr,
@@ -212,8 +211,8 @@ void AtspiEvents::Deregister() {
   for (const char* cls : kClasses) {
     if (std::strcmp(cls, kKeptClass) == 0) continue;
     g_dbus_connection_call(conn_, kRegistryBus, kRegistryPath, kRegistryIface, "DeregisterEvent",
-                           g_variant_new("(s)", cls), nullptr, G_DBUS_CALL_FLAGS_NO_AUTO_START, 1000, nullptr,
-                           nullptr, nullptr);
+                           g_variant_new("(s)", cls), nullptr, G_DBUS_CALL_FLAGS_NO_AUTO_START, 1000, nullptr, nullptr,
+                           nullptr);
   }
 }
 
@@ -278,8 +277,7 @@ Error AtspiEvents::Watch(GDBusConnection* conn, GMainContext* ctx, int64_t pid, 
   return {};
 }
 
-Error AtspiEvents::Wait(GMainContext* ctx, int64_t pid, uint64_t since, Clock::time_point until,
-                        AppEventState& out) {
+Error AtspiEvents::Wait(GMainContext* ctx, int64_t pid, uint64_t since, Clock::time_point until, AppEventState& out) {
   auto it = apps_.find(pid);
   if (it == apps_.end())
     return {ErrorCode::kInvalidArgument, "not watching app pid " + std::to_string(pid) + " (call watch first)"};

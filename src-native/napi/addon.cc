@@ -649,7 +649,7 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
       } else if (err) {
         return Fail(err);
       } else if (Error e = axsnap::WaitQuiet(b, app, std::chrono::milliseconds(static_cast<int64_t>(quietMs)), cap,
-                                     *result)) {
+                                             *result)) {
         return Fail(e);
       }
       return [result](Napi::Env env, Napi::Promise::Deferred& d) {
