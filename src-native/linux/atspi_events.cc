@@ -236,6 +236,27 @@ Error AtspiEvents::Watch(GDBusConnection* conn, GMainContext* ctx, int64_t pid, 
   if (!slot) slot = std::make_unique<App>();
   App& app = *slot;
   if (!app.subs.empty() && app.bus == busName) return {};
+  // The name must still be this pid's: after the bus restarted, unique names start over and an old
+  // ":1.12" may now be another app. The bus daemon answers this even when the app is stopped.
+  {
+    const int timeout = TimeoutMs(deadline, 800);
+    GError* raw = nullptr;
+    VariantPtr r(timeout <= 0 ? nullptr
+                              : g_dbus_connection_call_sync(
+                                    conn_, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                    "GetConnectionUnixProcessID", g_variant_new("(s)", busName.c_str()),
+                                    G_VARIANT_TYPE("(u)"), G_DBUS_CALL_FLAGS_NONE, timeout, nullptr, &raw));
+    ErrorPtr err(raw);
+    guint32 owner = 0;
+    if (r) g_variant_get(r.get(), "(u)", &owner);
+    if (!r && timeout <= 0) return {ErrorCode::kTimeout, "the deadline passed before the app could be watched"};
+    if (!r && err && err->domain == G_DBUS_ERROR)
+      return {ErrorCode::kAppNotFound, "app pid " + std::to_string(pid) + " is no longer on the accessibility bus"};
+    if (!r)
+      return {ErrorCode::kNoAccessibilityBus, std::string("the bus did not answer: ") + (err ? err->message : "?")};
+    if (static_cast<int64_t>(owner) != pid)
+      return {ErrorCode::kAppNotFound, "the bus name known for pid " + std::to_string(pid) + " is another app's now"};
+  }
   Unsubscribe(app);
   app.bus = busName;
   app.toplevels.clear();
