@@ -17,7 +17,7 @@
  */
 
 import type { RawNode } from "../lib/model.js";
-import { loadNative, type NativeBackend } from "../lib/native.js";
+import { loadNative, type NativeBackend, type NativeWindow } from "../lib/native.js";
 import { gtkWidgetFactory, startApp, startDesktop } from "../scripts/desktop.mjs";
 import { median } from "./getitems_floor.js";
 
@@ -67,13 +67,33 @@ async function eventGaps(b: NativeBackend, pid: number, act: () => Promise<void>
   return { count: times.length, firstMs: times[0] ?? 0, lastMs: times.at(-1) ?? 0, maxGapMs: maxGap };
 }
 
+/** Synthetic clicks at `at`: action returned → first event, and → quiet (150 ms). */
+async function pointerClicks(what: string, pid: number, window: NativeWindow, at: { x: number; y: number }) {
+  const first: number[] = [];
+  const settle: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const before = await b.waitEvents(pid, 0, 0);
+    await b.pointer(window, { kind: "click", x: at.x, y: at.y }, 2000);
+    const t = now();
+    const st = await b.waitEvents(pid, before.stamp, 2000);
+    first.push(now() - st.msSinceLast - t);
+    const r = await b.waitQuiet(pid, { quietMs: 150, capMs: 3000 });
+    settle.push(now() - t);
+    if (r.settled !== "quiet") console.log(`  ${what}: ${r.settled}`);
+  }
+  console.log(`  synthetic click: first event after ${fmt(first)}; action → quiet (150 ms) ${fmt(settle)}`);
+}
+
+let b: NativeBackend;
+const center = (n: RawNode) => ({ x: n.frame!.x + n.frame!.w / 2, y: n.frame!.y + n.frame!.h / 2 });
+
 const fmt = (xs: number[]) => `median ${median(xs).toFixed(0)} ms, max ${Math.max(...xs).toFixed(0)} ms`;
 
 async function main() {
   const desktop = await startDesktop();
   Object.assign(process.env, desktop.env);
   try {
-    const b = new (loadNative().NativeBackend)("linux");
+    b = new (loadNative().NativeBackend)("linux");
     await b.connect(5000);
 
     // gtk3-widget-factory: a check button.
@@ -104,6 +124,8 @@ async function main() {
       }
       console.log(`  quiet ${quiet} ms: action → settled ${fmt(settle)}`);
     }
+    // The same toggle by a synthetic click (X11): the action returns before the app has handled it.
+    await pointerClicks("gtk3-widget-factory check button", gtk.pid, gs.window, center(check));
     await gtk.stop();
 
     // galculator: mode switches.
@@ -168,6 +190,15 @@ async function main() {
       console.log(
         `  quiet ${quiet} ms: action → settled ${fmt(settle)} (${median(events)} events), new layout complete in ${ok}/${RUNS}`,
       );
+    }
+    {
+      await switchTo("Basic Mode");
+      await b.waitQuiet(cal.pid, { quietMs: 300, capMs: 5000 });
+      const s = await snap();
+      const seven = nodes(s.raw.root).find((n) => n.role === "toggle button" && n.title === "7" && n.frame);
+      if (seven) await pointerClicks("galculator 7", cal.pid, s.window, center(seven));
+      else console.log("  (no button 7 in galculator's current mode)");
+      await b.release(s.handles);
     }
     await cal.stop();
     await b.close();
