@@ -11,6 +11,7 @@
         "src-native/core/marks.cc",
         "src-native/core/names.cc",
         "src-native/core/png_budget.cc",
+        "src-native/core/settle.cc",
         "src-native/core/snapshot.cc",
         "src-native/core/walk.cc",
         "src-native/core/window_choice.cc",
@@ -35,6 +36,7 @@
         ["OS=='linux' and axsnap_desktop=='true'", {
           "sources": [
             "src-native/linux/atspi_backend.cc",
+            "src-native/linux/atspi_events.cc",
             "src-native/linux/x11_display.cc",
             "src-native/linux/linux_backend.cc"
           ],

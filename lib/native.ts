@@ -90,26 +90,6 @@ export interface NativePointerEvent {
   dy?: number;
 }
 
-/** What a backend has heard from one watched app (AppEventState in src-native/core/types.h). */
-export interface NativeEventState {
-  watching: boolean;
-  /** Change events counted since watch(); grows only. */
-  stamp: number;
-  /** The subset about windows, menus, popups and dialogs. */
-  windowStamp: number;
-  /** Since the last event of any kind; -1 = none yet. */
-  msSinceLast: number;
-  recent: string[];
-}
-
-/** How the wait for an app to go quiet ended (src-native/core/settle.h). */
-export interface NativeSettle {
-  settled: "quiet" | "cap" | "unsupported";
-  ms: number;
-  events: number;
-  windowEvents: number;
-}
-
 /** One backend instance: its own worker thread, its own handle table. */
 export interface NativeBackend {
   /** Connects to the accessibility service within `deadlineMs` (default 5000). */
@@ -143,12 +123,6 @@ export interface NativeBackend {
     deadlineMs: number,
   ): Promise<{ node: RawNode; ended: WalkEnd; handles: number[] }>;
   close(): Promise<void>;
-  /** Starts listening to the app's change events (idempotent). ACTION_NOT_SUPPORTED where the platform has none. */
-  watch(app: string | number): Promise<void>;
-  /** Waits until the app's event stamp exceeds `sinceStamp` or `timeoutMs` passes; the state either way. */
-  waitEvents(pid: number, sinceStamp: number, timeoutMs: number): Promise<NativeEventState>;
-  /** Waits until no event arrived for `quietMs`, or `capMs` passed. */
-  waitQuiet(app: string | number, options: { quietMs: number; capMs: number }): Promise<NativeSettle>;
   /** Permission states; `prompt` asks the system to show its prompts (macOS). */
   permissions(prompt: boolean): Promise<{ accessibility: string; screenRecording: string }>;
   /** Fake backend only: the desktop changes to a new script. */
@@ -157,6 +131,48 @@ export interface NativeBackend {
   fakeLog(): string[];
   /** Fake backend only: how many handles were released. */
   fakeReleased(): number;
+  /**
+   * Starts counting the app's change events (idempotent). `app` as in `snapshot`: a pid or a name.
+   * Rejects ACTION_NOT_SUPPORTED on a platform without events.
+   */
+  watch(app: string | number, deadlineMs?: number): Promise<{ pid: number; name: string }>;
+  /**
+   * Resolves once the app's event stamp exceeds `sinceStamp`, or after `timeoutMs` (not an error), with
+   * what the backend has heard. Watches the app first when needed (again after the bus reconnected).
+   */
+  waitEvents(pid: number, sinceStamp: number, timeoutMs: number): Promise<NativeEventState>;
+  /**
+   * Resolves once the app sent no change event for `quietMs` (default 150), measured from its last event or
+   * from the start, or when `capMs` (default 3000) passed; "unsupported" at once on a platform without events.
+   */
+  waitQuiet(
+    app: string | number,
+    options?: { quietMs?: number; capMs?: number },
+  ): Promise<NativeSettleResult>;
+  /** Stops listening to an app's events. */
+  unwatch(pid: number): Promise<void>;
+}
+
+/** What a backend has heard from one watched app (Backend::WaitEvents). */
+export interface NativeEventState {
+  watching: boolean;
+  /** Change events counted since the app was first watched; only grows. */
+  stamp: number;
+  /** The subset about windows, menus, popups and dialogs (created, destroyed, activated, shown or hidden). */
+  windowStamp: number;
+  /** Milliseconds since the last event; -1 when none came yet. */
+  msSinceLast: number;
+  /** Up to 16 latest event kinds, oldest first ("object:state-changed:checked", "window:create"). */
+  recent: string[];
+}
+
+/** How a wait for the app to settle ended (core/settle.h). */
+export interface NativeSettleResult {
+  settled: "quiet" | "cap" | "unsupported";
+  ms: number;
+  /** Change events seen while waiting, and how many of them were about windows. */
+  events: number;
+  windowEvents: number;
 }
 
 export interface NativeAddon {

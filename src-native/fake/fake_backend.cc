@@ -131,7 +131,9 @@ Error FakeBackend::ReadChildren(const std::vector<ElementId>& ids, std::vector<C
       errs[i] = {ErrorCode::kActionFailed, "fake: reading children failed"};
       continue;
     }
-    for (size_t k = 0; k < e->children.size(); k++) {
+    // A window being rebuilt shows only its first child (galculator showed its menu bar alone).
+    const size_t shown = HalfBuilt(ids[i] - 1) ? std::min<size_t>(1, e->children.size()) : e->children.size();
+    for (size_t k = 0; k < shown; k++) {
       out[i].ids.push_back(e->children[k] + 1);
       out[i].via.push_back(k < e->via.size() ? e->via[k] : std::string());
     }
@@ -166,6 +168,7 @@ Error FakeBackend::DoAction(ElementId id, const std::string& name, Clock::time_p
   if (std::find(e->attrs.actions.begin(), e->attrs.actions.end(), name) == e->attrs.actions.end())
     return {ErrorCode::kActionNotSupported, "fake: the element has no action " + name};
   Record("action " + std::to_string(id) + " " + name);
+  Effect(*e, "object:state-changed");
   return AfterSend(*e, deadline);
 }
 
@@ -176,6 +179,7 @@ Error FakeBackend::SetText(ElementId id, const std::string& text, Clock::time_po
   if (!e->attrs.settable) return {ErrorCode::kNotSettable, "fake: not settable"};
   if (!e->fault.ignoreSet) e->attrs.value = text;
   Record("setText " + std::to_string(id) + " " + text);
+  if (!e->fault.ignoreSet) Effect(*e, "object:text-changed:insert");
   return AfterSend(*e, deadline);
 }
 
@@ -186,6 +190,7 @@ Error FakeBackend::SetNumber(ElementId id, double value, Clock::time_point deadl
   if (!e->attrs.settable) return {ErrorCode::kNotSettable, "fake: not settable"};
   e->attrs.value = value;
   Record("setNumber " + std::to_string(id) + " " + std::to_string(value));
+  Effect(*e, "object:property-change:accessible-value");
   return {};
 }
 
@@ -198,6 +203,7 @@ Error FakeBackend::Focus(ElementId id, Clock::time_point deadline) {
   for (FakeElement& other : script_.elements)
     if (other.attrs.states.focused.value_or(false)) other.attrs.states.focused = false;
   e->attrs.states.focused = true;
+  Effect(*e, "object:state-changed:focused");
   return {};
 }
 
@@ -207,6 +213,7 @@ Error FakeBackend::Select(ElementId id, Clock::time_point deadline) {
   if (Error err = Touch(*e, deadline)) return err;
   if (!e->attrs.states.selectable.value_or(false)) return {ErrorCode::kActionNotSupported, "fake: not selectable"};
   Record("select " + std::to_string(id));
+  Effect(*e, "object:selection-changed");
   return {};
 }
 
@@ -235,6 +242,7 @@ Error FakeBackend::Pointer(const WindowInfo& window, const PointerEvent& ev, Clo
   Record(std::string("pointer ") + kinds[static_cast<int>(ev.kind)] + " " + std::to_string(std::lround(ev.x)) + "," +
          std::to_string(std::lround(ev.y)) + " button=" + std::to_string(ev.button) +
          " count=" + std::to_string(ev.count));
+  Emit(window.pid, "object:state-changed");
   return {};
 }
 
@@ -242,6 +250,7 @@ Error FakeBackend::Keys(const WindowInfo& window, const std::string& combo, Cloc
   if (Error err = InputWindow(window)) return err;
   if (Clock::now() >= deadline) return {ErrorCode::kTimeout, "fake: deadline"};
   Record("keys " + combo);
+  Emit(window.pid, "object:state-changed");
   return {};
 }
 
@@ -270,6 +279,7 @@ Error FakeBackend::TypeText(const WindowInfo& window, const std::string& text, C
     if (script_.typeMsPerChar > 0) std::this_thread::sleep_for(std::chrono::milliseconds(script_.typeMsPerChar));
   }
   Record("type " + sent);
+  Emit(window.pid, "object:text-changed:insert");
   return {};
 }
 
@@ -308,12 +318,144 @@ Error FakeBackend::InsertText(ElementId id, const std::string& text, Clock::time
   std::string* old = std::get_if<std::string>(&e->attrs.value);
   e->attrs.value = (old ? *old : std::string()) + text;
   Record("insert " + std::to_string(id) + " " + text);
+  Effect(*e, "object:text-changed:insert");
   return AfterSend(*e, deadline);
 }
 
 void FakeBackend::Release(const std::vector<ElementId>& ids) {
   std::lock_guard<std::mutex> lock(logMutex_);
   released_.insert(released_.end(), ids.begin(), ids.end());
+}
+
+// ---------------------------------------------------------------------------
+// Change events.
+
+void FakeBackend::Replace(FakeScript script) {
+  auto titles = [](const FakeApp& a) {
+    std::vector<std::string> t;
+    for (const FakeWindow& w : a.windows) t.push_back(w.info.title);
+    return t;
+  };
+  std::map<int64_t, std::vector<std::string>> before;
+  for (const FakeApp& a : script_.apps) before[a.info.pid] = titles(a);
+  script_ = std::move(script);
+  for (const FakeApp& a : script_.apps) {
+    auto it = before.find(a.info.pid);
+    const bool windows = it == before.end() || it->second != titles(a);
+    Emit(a.info.pid, windows ? "window:create" : "object:children-changed", windows);
+  }
+}
+
+void FakeBackend::Emit(int64_t pid, const std::string& kind, bool window) {
+  if (pid <= 0) return;
+  Events& ev = events_[pid];
+  ev.stamp++;
+  if (window) ev.windowStamp++;
+  ev.any = true;
+  ev.last = Clock::now();
+  ev.recent.push_back(kind);
+  while (ev.recent.size() > 16) ev.recent.pop_front();
+}
+
+void FakeBackend::Schedule(int64_t pid, Clock::time_point at, const std::string& kind, bool window) {
+  if (pid <= 0) return;
+  events_[pid].pending.emplace(at, std::make_pair(kind, window));
+}
+
+void FakeBackend::Deliver(Events& ev, Clock::time_point now) {
+  while (!ev.pending.empty() && ev.pending.begin()->first <= now) {
+    auto it = ev.pending.begin();
+    ev.stamp++;
+    if (it->second.second) ev.windowStamp++;
+    ev.any = true;
+    ev.last = it->first;  // when it happened, not when it was noticed
+    ev.recent.push_back(it->second.first);
+    while (ev.recent.size() > 16) ev.recent.pop_front();
+    ev.pending.erase(it);
+  }
+}
+
+int64_t FakeBackend::PidOf(size_t index) const {
+  for (const FakeApp& a : script_.apps)
+    for (const FakeWindow& w : a.windows) {
+      std::vector<size_t> stack{w.root};
+      std::vector<bool> seen(script_.elements.size(), false);
+      while (!stack.empty()) {
+        const size_t i = stack.back();
+        stack.pop_back();
+        if (i >= script_.elements.size() || seen[i]) continue;
+        if (i == index) return a.info.pid;
+        seen[i] = true;
+        for (size_t c : script_.elements[i].children) stack.push_back(c);
+      }
+    }
+  return 0;
+}
+
+void FakeBackend::Effect(const FakeElement& e, const std::string& kind) {
+  const size_t index = static_cast<size_t>(&e - script_.elements.data());
+  const int64_t pid = PidOf(index);
+  if (pid <= 0) return;
+  Emit(pid, kind);
+  const Clock::time_point now = Clock::now();
+  for (int k = 1; k <= e.fault.churnEvents; k++)
+    Schedule(pid, now + std::chrono::milliseconds(static_cast<int64_t>(k) * std::max(0, e.fault.churnIntervalMs)),
+             "object:property-change:accessible-name");
+  if (e.fault.rebuildAfterMs > 0) {
+    const Clock::time_point done = now + std::chrono::milliseconds(e.fault.rebuildAfterMs);
+    Emit(pid, "object:children-changed:remove", true);
+    events_[pid].rebuildUntil = done;
+    Schedule(pid, done, "object:children-changed:add", true);
+  }
+}
+
+bool FakeBackend::HalfBuilt(size_t index) {
+  const Clock::time_point now = Clock::now();
+  for (const FakeApp& a : script_.apps) {
+    auto it = events_.find(a.info.pid);
+    if (it == events_.end() || it->second.rebuildUntil <= now) continue;
+    for (const FakeWindow& w : a.windows)
+      if (w.root == index) return true;
+  }
+  return false;
+}
+
+Error FakeBackend::Watch(const AppInfo& app, Clock::time_point deadline) {
+  if (script_.noEvents) return {ErrorCode::kActionNotSupported, "fake: this desktop reports no change events"};
+  if (Clock::now() >= deadline) return {ErrorCode::kTimeout, "fake: deadline"};
+  for (const FakeApp& a : script_.apps)
+    if (a.info.pid == app.pid) {
+      events_[app.pid].watching = true;
+      return {};
+    }
+  return {ErrorCode::kAppNotFound, "fake: no app with pid " + std::to_string(app.pid)};
+}
+
+Error FakeBackend::WaitEvents(int64_t pid, uint64_t sinceStamp, Clock::time_point until, AppEventState& out) {
+  if (script_.noEvents) return {ErrorCode::kActionNotSupported, "fake: this desktop reports no change events"};
+  auto it = events_.find(pid);
+  if (it == events_.end() || !it->second.watching)
+    return {ErrorCode::kInvalidArgument, "fake: not watching pid " + std::to_string(pid) + " (call watch first)"};
+  Events& ev = it->second;
+  for (;;) {
+    const Clock::time_point now = Clock::now();
+    Deliver(ev, now);
+    if (ev.stamp > sinceStamp || now >= until) break;
+    Clock::time_point wake = until;
+    if (!ev.pending.empty()) wake = std::min(wake, ev.pending.begin()->first);
+    std::this_thread::sleep_until(wake);
+  }
+  out.watching = true;
+  out.stamp = ev.stamp;
+  out.windowStamp = ev.windowStamp;
+  out.msSinceLast = ev.any ? std::chrono::duration<double, std::milli>(Clock::now() - ev.last).count() : -1;
+  out.recent.assign(ev.recent.begin(), ev.recent.end());
+  return {};
+}
+
+void FakeBackend::Unwatch(int64_t pid) {
+  auto it = events_.find(pid);
+  if (it != events_.end()) it->second.watching = false;
 }
 
 }  // namespace axsnap

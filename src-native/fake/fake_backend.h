@@ -6,6 +6,8 @@
 // Actions and input are recorded in a log instead of touching anything.
 #pragma once
 
+#include <deque>
+#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -23,6 +25,12 @@ struct FakeFault {
   bool refuseFocus = false;    // Focus answers success but focus does not move (as some toolkits do)
   bool ignoreSet = false;      // a set is answered success and recorded, but the value stays as it was
   std::string failRead;        // every read fails at once: "unresponsive" (no answer) or "error"
+  // Change events after an action on this element (DoAction, sets, insert, focus, select):
+  int churnEvents = 0;      // the app keeps changing: this many more events follow the action's own...
+  int churnIntervalMs = 0;  // ...one every this many ms
+  // The app rebuilds its windows after replying (galculator's Paper mode): for this long after an action
+  // its windows show only their first child (a half-built window), then the rest comes back with an event.
+  int rebuildAfterMs = 0;
 };
 
 struct FakeElement {
@@ -50,6 +58,7 @@ struct FakeScript {
   double scale = 1;
   bool noBus = false;
   int typeMsPerChar = 0;  // synthetic typing takes this long per character (deadline tests)
+  bool noEvents = false;  // a platform without change events: Watch is kActionNotSupported
 };
 
 class FakeBackend : public Backend {
@@ -79,10 +88,17 @@ class FakeBackend : public Backend {
   Error InsertText(ElementId id, const std::string& text, Clock::time_point deadline) override;
   void Release(const std::vector<ElementId>& ids) override;
 
+  // Change events: every scripted mutation (Replace, an action's effect, input) is one event of its app's pid;
+  // churn and rebuild faults add events later, delivered when WaitEvents reaches their time.
+  Error Watch(const AppInfo& app, Clock::time_point deadline) override;
+  Error WaitEvents(int64_t pid, uint64_t sinceStamp, Clock::time_point until, AppEventState& out) override;
+  void Unwatch(int64_t pid) override;
+
   // The desktop changes: a new script replaces the old one. Element ids are
   // positions in the script, so a handle taken before may now name another
   // element or none, as a real handle can after the UI changed.
-  void Replace(FakeScript script) { script_ = std::move(script); }
+  // Every app of the new script gets one event (a window event when its windows changed).
+  void Replace(FakeScript script);
 
   // What actions and input the fake received, oldest first. Thread-safe.
   std::vector<std::string> Log();
@@ -101,7 +117,30 @@ class FakeBackend : public Backend {
   // After an action left: the app may stall (fault.actionHangMs) past the caller's deadline.
   Error AfterSend(const FakeElement& e, Clock::time_point deadline);
 
+  // Events of one pid. `pending` are events scheduled by faults, due at their time.
+  struct Events {
+    bool watching = false;
+    uint64_t stamp = 0, windowStamp = 0;
+    bool any = false;
+    Clock::time_point last;
+    std::deque<std::string> recent;
+    std::multimap<Clock::time_point, std::pair<std::string, bool>> pending;  // kind, about a window
+    Clock::time_point rebuildUntil;                                          // windows half-built until then
+  };
+  // Counts an event of `pid` now (or schedules it at `at`).
+  void Emit(int64_t pid, const std::string& kind, bool window = false);
+  void Schedule(int64_t pid, Clock::time_point at, const std::string& kind, bool window = false);
+  // Moves due scheduled events into the counts.
+  void Deliver(Events& ev, Clock::time_point now);
+  // The pid of the app whose windows hold element index `index` (0 = none).
+  int64_t PidOf(size_t index) const;
+  // An action's effect on the element's app: one event, plus its churn and rebuild faults.
+  void Effect(const FakeElement& e, const std::string& kind);
+  // Whether element index `index` is a window root of an app that is rebuilding now.
+  bool HalfBuilt(size_t index);
+
   FakeScript script_;
+  std::map<int64_t, Events> events_;
   std::mutex logMutex_;
   std::vector<std::string> log_;
   std::vector<ElementId> released_;

@@ -32,6 +32,7 @@
 // price: registering the listener makes apps emit events for the bus.
 
 #include "atspi_backend.h"
+#include "atspi_events.h"
 
 #include <gio/gio.h>
 
@@ -655,6 +656,9 @@ struct AtspiBackend::Impl {
   std::unordered_map<std::string, BulkSnapshot> bulk;  // by app bus name
   std::chrono::milliseconds bulkMaxAge{300};
 
+  // Change events of watched apps (Watch / WaitEvents), on `bus`; dropped with it.
+  AtspiEvents events;
+
   Impl() {
     // Tests only: a longer bulk age makes a cached read certain to be stale.
     if (const char* age = std::getenv("AXSNAP_BULK_MAX_AGE_MS"))
@@ -663,6 +667,7 @@ struct AtspiBackend::Impl {
   ~Impl() { Disconnect(); }
 
   void Disconnect() {
+    events.Drop();
     if (bus) {
       g_dbus_connection_close_sync(bus.get(), nullptr, nullptr);
       bus.reset();
@@ -2419,6 +2424,35 @@ void AtspiBackend::Release(const std::vector<ElementId>& ids) {
     im.refById.erase(it);
     im.leafSeen.erase(id);
   }
+}
+
+// ---------------------------------------------------------------------------
+// Change events (atspi_events.h): Watch / WaitEvents / Unwatch.
+
+Error AtspiBackend::Watch(const AppInfo& app, Clock::time_point deadline) {
+  Impl& im = *impl_;
+  if (Error e = Ready(deadline)) return e;
+  if (im.events.Watching(app.pid, im.bus.get())) return {};
+  // The app's unique name on the bus: from its element, else where a listing last found its pid.
+  std::string busName;
+  if (const ObjRef* ref = im.Lookup(app.element)) {
+    busName = ref->bus;
+  } else if (auto it = im.appByPid.find(app.pid); it != im.appByPid.end()) {
+    busName = it->second.first;
+  }
+  if (busName.empty())
+    return MakeError(ErrorCode::kAppNotFound,
+                     "app pid " + std::to_string(app.pid) + " is not known on the accessibility bus (list apps first)");
+  return im.events.Watch(im.bus.get(), im.ctx.get(), app.pid, busName, deadline);
+}
+
+Error AtspiBackend::WaitEvents(int64_t pid, uint64_t sinceStamp, Clock::time_point until, AppEventState& out) {
+  return impl_->events.Wait(impl_->ctx.get(), pid, sinceStamp, until, out);
+}
+
+void AtspiBackend::Unwatch(int64_t pid) {
+  ContextScope scope(impl_->ctx.get());
+  impl_->events.Unwatch(pid);
 }
 
 }  // namespace axsnap

@@ -97,6 +97,14 @@ class AtspiBackend : public Backend {
   // read, only its length.
   void SetSecureNameHeuristic(bool on) override;
 
+  // Change events (atspi_events.h): signals of the app's bus name on the
+  // accessibility bus, registered with the registry. After a reconnect the
+  // old subscriptions are gone: WaitEvents fails with kNoAccessibilityBus
+  // until Watch is called again (which subscribes on the new connection).
+  Error Watch(const AppInfo& app, Clock::time_point deadline) override;
+  Error WaitEvents(int64_t pid, uint64_t sinceStamp, Clock::time_point until, AppEventState& out) override;
+  void Unwatch(int64_t pid) override;
+
   // --- Beyond the Backend interface (LinuxBackend, tests) ---
 
   bool Connected() const;

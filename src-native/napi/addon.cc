@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "../core/handles.h"
+#include "../core/settle.h"
 #include "../core/snapshot.h"
 #include "../core/walk.h"
 #include "../core/worker.h"
@@ -91,6 +92,10 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
                            InstanceMethod<&NativeBackend::FakeLog>("fakeLog"),
                            InstanceMethod<&NativeBackend::FakeReplace>("fakeReplace"),
                            InstanceMethod<&NativeBackend::FakeReleased>("fakeReleased"),
+                           InstanceMethod<&NativeBackend::Watch>("watch"),
+                           InstanceMethod<&NativeBackend::WaitEvents>("waitEvents"),
+                           InstanceMethod<&NativeBackend::WaitQuiet>("waitQuiet"),
+                           InstanceMethod<&NativeBackend::Unwatch>("unwatch"),
                        });
   }
 
@@ -541,6 +546,136 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
   Napi::Value FakeReleased(const Napi::CallbackInfo& info) {
     if (!fake_ || closed_) return Napi::Number::New(info.Env(), 0);
     return Napi::Number::New(info.Env(), static_cast<double>(fake_->ReleasedCount()));
+  }
+
+  // --- Change events (core/settle.h, Backend::Watch / WaitEvents) ---
+
+  // An app argument as snapshot takes it: a pid (1..2^31-1) or a non-blank name.
+  static Error AppQueryFromJs(const Napi::Value& app, AppQuery& q) {
+    if (app.IsNumber()) {
+      const double pid = app.As<Napi::Number>().DoubleValue();
+      if (!(pid >= 1 && pid <= 2147483647.0) || pid != static_cast<double>(static_cast<int64_t>(pid)))
+        return {ErrorCode::kInvalidArgument,
+                "app pid must be an integer between 1 and 2147483647, got " + app.ToString().Utf8Value()};
+      q.pid = static_cast<int64_t>(pid);
+      return {};
+    }
+    if (app.IsString()) {
+      q.name = app.As<Napi::String>().Utf8Value();
+      if (q.name.find_first_not_of(" \t\n\r\f\v") == std::string::npos)
+        return {ErrorCode::kInvalidArgument, "app name must not be empty"};
+      return {};
+    }
+    return {ErrorCode::kInvalidArgument, "app must be a name or a pid"};
+  }
+
+  // The app, watched. A pid the backend already knows is watched without listing apps (a stopped app
+  // would cost the listing a call timeout); otherwise the app is found as snapshot finds it. Runs on the worker.
+  static Error WatchApp(Backend& b, const AppQuery& q, Clock::time_point deadline, AppInfo& out) {
+    if (q.pid > 0) {
+      AppInfo a;
+      a.pid = q.pid;
+      Error err = b.Watch(a, deadline);
+      if (err.code != ErrorCode::kAppNotFound && err.code != ErrorCode::kInvalidArgument) {
+        out = a;
+        return err;
+      }
+    }
+    if (Error err = FindApp(b, q, deadline, out)) return err;
+    return b.Watch(out, deadline);
+  }
+
+  static Napi::Object EventStateToJs(Napi::Env env, const AppEventState& st) {
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("watching", st.watching);
+    o.Set("stamp", static_cast<double>(st.stamp));
+    o.Set("windowStamp", static_cast<double>(st.windowStamp));
+    o.Set("msSinceLast", st.msSinceLast);
+    Napi::Array recent = Napi::Array::New(env, st.recent.size());
+    for (size_t i = 0; i < st.recent.size(); i++) recent.Set(i, st.recent[i]);
+    o.Set("recent", recent);
+    return o;
+  }
+
+  // watch(app, deadlineMs?): starts counting the app's change events; resolves { pid, name }.
+  Napi::Value Watch(const Napi::CallbackInfo& info) {
+    AppQuery q;
+    if (Error err = AppQueryFromJs(info[0], q)) return Rejected(info.Env(), err);
+    Clock::time_point deadline = DeadlineFrom(info[1]);
+    return Run(info.Env(), [q, deadline](Backend& b) -> Settle {
+      auto app = std::make_shared<AppInfo>();
+      if (Error err = WatchApp(b, q, deadline, *app)) return Fail(err);
+      return [app](Napi::Env env, Napi::Promise::Deferred& d) {
+        Napi::Object o = Napi::Object::New(env);
+        o.Set("pid", static_cast<double>(app->pid));
+        o.Set("name", app->name);
+        d.Resolve(o);
+      };
+    });
+  }
+
+  // waitEvents(pid, sinceStamp, timeoutMs): resolves the app's event state once its stamp exceeds sinceStamp
+  // or timeoutMs passed. Watches the app first when it is not (again after a reconnect); that step alone may
+  // take up to 1 s when timeoutMs is shorter.
+  Napi::Value WaitEvents(const Napi::CallbackInfo& info) {
+    AppQuery q;
+    if (Error err = AppQueryFromJs(info[0], q)) return Rejected(info.Env(), err);
+    if (q.pid <= 0) return Rejected(info.Env(), {ErrorCode::kInvalidArgument, "waitEvents needs a pid"});
+    const uint64_t since = static_cast<uint64_t>(Clamp(info[1], 0, 9007199254740991.0, 0));
+    const double timeoutMs = Clamp(info[2], 0, 600000, 1000);
+    return Run(info.Env(), [q, since, timeoutMs](Backend& b) -> Settle {
+      const Clock::time_point start = Clock::now();
+      const Clock::time_point until = start + std::chrono::microseconds(static_cast<int64_t>(timeoutMs * 1000));
+      AppInfo app;
+      if (Error err = WatchApp(b, q, std::max(until, start + std::chrono::milliseconds(1000)), app)) return Fail(err);
+      auto st = std::make_shared<AppEventState>();
+      if (Error err = b.WaitEvents(q.pid, since, until, *st)) return Fail(err);
+      return [st](Napi::Env env, Napi::Promise::Deferred& d) { d.Resolve(EventStateToJs(env, *st)); };
+    });
+  }
+
+  // waitQuiet(app, { quietMs = 150, capMs = 3000 }): resolves { settled, ms, events, windowEvents } once the app
+  // sent no event for quietMs, or capMs passed ("unsupported" at once on a platform without events). Finding
+  // and watching an app not yet watched may take up to 1 s beyond a shorter cap.
+  Napi::Value WaitQuiet(const Napi::CallbackInfo& info) {
+    AppQuery q;
+    if (Error err = AppQueryFromJs(info[0], q)) return Rejected(info.Env(), err);
+    Napi::Object o = info[1].IsObject() ? info[1].As<Napi::Object>() : Napi::Object::New(info.Env());
+    const double quietMs = Clamp(o.Get("quietMs"), 0, 60000, 150);
+    const double capMs = Clamp(o.Get("capMs"), 0, 600000, 3000);
+    return Run(info.Env(), [q, quietMs, capMs](Backend& b) -> Settle {
+      const Clock::time_point start = Clock::now();
+      const Clock::time_point cap = start + std::chrono::microseconds(static_cast<int64_t>(capMs * 1000));
+      auto result = std::make_shared<SettleResult>();
+      AppInfo app;
+      Error err = WatchApp(b, q, std::max(cap, start + std::chrono::milliseconds(1000)), app);
+      if (err.code == ErrorCode::kActionNotSupported) {
+        result->settled = "unsupported";
+        result->ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+      } else if (err) {
+        return Fail(err);
+      } else if (Error e = axsnap::WaitQuiet(b, app, std::chrono::milliseconds(static_cast<int64_t>(quietMs)), cap,
+                                             *result)) {
+        return Fail(e);
+      }
+      return [result](Napi::Env env, Napi::Promise::Deferred& d) {
+        Napi::Object out = Napi::Object::New(env);
+        out.Set("settled", result->settled);
+        out.Set("ms", result->ms);
+        out.Set("events", static_cast<double>(result->events));
+        out.Set("windowEvents", static_cast<double>(result->windowEvents));
+        d.Resolve(out);
+      };
+    });
+  }
+
+  // unwatch(pid): the app's events are no longer listened to.
+  Napi::Value Unwatch(const Napi::CallbackInfo& info) {
+    const int64_t pid = static_cast<int64_t>(Clamp(info[0], 0, 2147483647.0, 0));
+    return Run(info.Env(), [pid](Backend& b) -> Settle {
+      b.Unwatch(pid);
+      return Done();
+    });
   }
 
   std::unique_ptr<Backend> backend_;

@@ -283,6 +283,18 @@ size_t AddTree(FakeScript& script, const Napi::Object& rootNode, std::map<std::s
       e.fault.refuseFocus = OptBool(f, "refuseFocus").value_or(false);
       e.fault.ignoreSet = OptBool(f, "ignoreSet").value_or(false);
       e.fault.failRead = OptString(f, "failRead").value_or("");
+      // Bounded: a script is test input, but a huge count must not make the fake schedule forever.
+      auto bounded = [](std::optional<double> v, double hi) {
+        const double x = v.value_or(0);
+        return static_cast<int>(x >= 0 && x <= hi ? x : (x > hi ? hi : 0));
+      };
+      e.fault.rebuildAfterMs = bounded(OptNumber(f, "rebuildAfterMs"), 60000);
+      Napi::Value churn = f.Get("churnAfterAction");
+      if (churn.IsObject()) {
+        Napi::Object c = churn.As<Napi::Object>();
+        e.fault.churnEvents = bounded(OptNumber(c, "events"), 10000);
+        e.fault.churnIntervalMs = bounded(OptNumber(c, "intervalMs"), 60000);
+      }
     }
     script.elements.push_back(std::move(e));
     if (item.parent != SIZE_MAX) {
@@ -312,6 +324,7 @@ FakeScript FakeScriptFromJs(const Napi::Object& o) {
   script.scale = OptNumber(o, "scale").value_or(1);
   script.noBus = OptBool(o, "noBus").value_or(false);
   script.typeMsPerChar = static_cast<int>(OptNumber(o, "typeMsPerChar").value_or(0));
+  script.noEvents = OptBool(o, "noEvents").value_or(false);
   Napi::Value apps = o.Get("apps");
   if (!apps.IsArray()) return script;
   Napi::Array arr = apps.As<Napi::Array>();

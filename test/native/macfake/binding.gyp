@@ -16,6 +16,7 @@
         "../../../src-native/core/marks.cc",
         "../../../src-native/core/names.cc",
         "../../../src-native/core/png_budget.cc",
+        "../../../src-native/core/settle.cc",
         "../../../src-native/core/snapshot.cc",
         "../../../src-native/core/walk.cc",
         "../../../src-native/core/window_choice.cc",
