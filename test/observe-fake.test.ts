@@ -76,11 +76,18 @@ afterEach(async () => {
 
 const later = (ms: number, fn: () => unknown) => setTimeout(() => void fn(), ms);
 
+/** The index a snapshot printed for the element with this title. */
+async function indexOf(s: Session, title: string): Promise<number> {
+  const snap = await s.snapshot({ app: "Calc", screenshot: false });
+  const rec = snap.records.find((r) => r.title === title);
+  if (!rec) throw new Error(`no ${title} in ${snap.text}`);
+  return rec.index;
+}
+
 describe("settling before the fresh snapshot", () => {
   it("waits out an app that keeps changing after the action, and says quiet", async () => {
     const { s } = setup(desktop({ go: { fault: { churnAfterAction: { events: 5, intervalMs: 60 } } } }));
-    await s.snapshot({ app: "Calc", screenshot: false });
-    const r = await s.click(1);
+    const r = await s.click(await indexOf(s, "Go"));
     expect(r.settled?.mode).toBe("quiet");
     // The last churn event comes ~300 ms after the action; quiet is 150 ms after it.
     expect(r.settled!.ms).toBeGreaterThanOrEqual(300 + 150 - 60);
@@ -90,13 +97,12 @@ describe("settling before the fresh snapshot", () => {
 
   it("a window rebuilt after the reply is whole in the fresh snapshot; without settling it is half-built", async () => {
     const { s } = setup(desktop({ go: { fault: { rebuildAfterMs: 100 } } }));
-    await s.snapshot({ app: "Calc", screenshot: false });
-    const unsettled = await s.click(1, { settle: false });
+    const unsettled = await s.click(await indexOf(s, "Go"), { settle: false });
     expect(unsettled.settled).toBeUndefined();
     expect(unsettled.snapshot!.records.map((r) => r.title)).not.toContain("Go");
-    await s.snapshot({ app: "Calc", screenshot: false });
+    await new Promise((done) => setTimeout(done, 150));
     // The rebuild restarts with each action: the settled result shows the whole window.
-    const settled = await s.click(1);
+    const settled = await s.click(await indexOf(s, "Go"));
     expect(settled.settled?.mode).toBe("quiet");
     expect(settled.snapshot!.records.map((r) => r.title)).toEqual(
       expect.arrayContaining(["Go", "Wrap", "Ready"]),
@@ -105,9 +111,9 @@ describe("settling before the fresh snapshot", () => {
 
   it("stops at the cap when the app never goes quiet, says cap, and still answers within the deadline", async () => {
     const { s } = setup(desktop({ go: { fault: { churnAfterAction: { events: 500, intervalMs: 15 } } } }));
-    await s.snapshot({ app: "Calc", screenshot: false });
+    const go = await indexOf(s, "Go");
     const t0 = performance.now();
-    const r = await s.click(1, { settle: { capMs: 300 } });
+    const r = await s.click(go, { settle: { capMs: 300 } });
     expect(r.settled?.mode).toBe("cap");
     expect(r.settled!.ms).toBeGreaterThanOrEqual(299);
     expect(r.snapshot).toBeDefined();
@@ -116,8 +122,7 @@ describe("settling before the fresh snapshot", () => {
 
   it("never takes more than half of what is left of the call's deadline", async () => {
     const { s } = setup(desktop({ go: { fault: { churnAfterAction: { events: 500, intervalMs: 15 } } } }));
-    await s.snapshot({ app: "Calc", screenshot: false });
-    const r = await s.click(1, { deadlineMs: 600 });
+    const r = await s.click(await indexOf(s, "Go"), { deadlineMs: 600 });
     expect(r.settled?.mode).toBe("cap");
     expect(r.settled!.ms).toBeLessThanOrEqual(320);
     expect(r.snapshot).toBeDefined();
@@ -125,9 +130,9 @@ describe("settling before the fresh snapshot", () => {
 
   it("says none, at once, where the platform reports no events", async () => {
     const { s } = setup(desktop({ extra: { noEvents: true } }));
-    await s.snapshot({ app: "Calc", screenshot: false });
+    const go = await indexOf(s, "Go");
     const t0 = performance.now();
-    const r = await s.click(1);
+    const r = await s.click(go);
     expect(r.settled).toEqual({ mode: "none", ms: 0, events: 0 });
     expect(r.notes).toEqual([]);
     expect(performance.now() - t0).toBeLessThan(500);
@@ -183,9 +188,9 @@ describe("waitFor", () => {
 
   it("meets a held element's state, found by its live handle", async () => {
     const { b, s } = setup(desktop());
-    await s.snapshot({ app: "Calc", screenshot: false });
+    const wrap = await indexOf(s, "Wrap");
     later(200, () => b.fakeReplace(desktop({ check: true })));
-    const met = await s.waitFor("Calc", { target: 2, state: "checked" }, { snapshot: { screenshot: false } });
+    const met = await s.waitFor("Calc", { target: wrap, state: "checked" }, { snapshot: { screenshot: false } });
     expect(met.match?.title).toBe("Wrap");
   });
 
@@ -212,8 +217,7 @@ describe("waitFor", () => {
 
   it("waits for the app to go idle after churn", async () => {
     const { s } = setup(desktop({ go: { fault: { churnAfterAction: { events: 5, intervalMs: 60 } } } }));
-    await s.snapshot({ app: "Calc", screenshot: false });
-    await s.click(1, { snapshot: false });
+    await s.click(await indexOf(s, "Go"), { snapshot: false });
     const t0 = performance.now();
     const met = await s.waitFor("Calc", { idle: true, quietMs: 100 }, { snapshot: { screenshot: false } });
     expect(met.via).toBe("events");

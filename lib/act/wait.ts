@@ -55,6 +55,8 @@ export interface WaitResult {
 
 /** The safety net: an observation at least this often, events or not. */
 const POLL_MS = 1000;
+/** The longest one native wait holds the backend's worker. */
+const SLICE_MS = 250;
 /** Without events, how often the app is observed. */
 const NO_EVENTS_POLL_MS = 250;
 const DEFAULT_QUIET_MS = 150;
@@ -166,69 +168,67 @@ export async function waitFor(
   const wantShot = screenshotRequest(asked.screenshot, "snapshot.screenshot").capture;
   const started = performance.now();
   const backend = env.backend ?? (await ctx.step("read", () => desktopBackend(ctx.remaining())));
+  // Listening starts before the first look: a change between that look and the wait still wakes it.
+  const watched = await watch(backend, app, ctx);
+  const events = watched !== undefined;
+  let pid = watched;
   let rounds = 0;
-  let pid: number | undefined;
-  let events = false;
   let last: Snapshot | undefined;
-  const observe = async (screenshot: boolean): Promise<Snapshot> => {
+  const observe = async (): Promise<Snapshot> => {
     rounds++;
-    return ctx.step(
+    const snap = await ctx.step(
       "read",
-      () => observeOnce({ ...render, app: pid ?? app, screenshot, deadlineMs: ctx.remaining() }, env.backend),
+      () =>
+        observeOnce(
+          { ...render, app: pid ?? app, screenshot: false, deadlineMs: ctx.remaining() },
+          env.backend,
+        ),
       (late) => late.release(),
     );
+    if (last) void last.release().catch(() => undefined);
+    last = snap;
+    pid = snap.app.pid;
+    return snap;
+  };
+  /** The condition held in `snap`: the caller gets it, with the picture it asked for taken now and checked again. */
+  const hand = async (snap: Snapshot, hit: ElementRecord | true): Promise<WaitResult | undefined> => {
+    if (!wantShot) {
+      last = undefined;
+      return result(keep(env, snap), hit, started, rounds, events);
+    }
+    const final = await env.observe({ ...asked, app: snap.app.pid, deadlineMs: ctx.remaining() });
+    rounds++;
+    const again = check(final);
+    if (again === false) return undefined;
+    return result(final, again, started, rounds, events);
   };
   try {
+    if ("idle" in cond) {
+      if (!events)
+        throw new AxsnapError(
+          "ACTION_NOT_SUPPORTED",
+          "this platform reports no change events, so idle cannot be told",
+        );
+      const quietMs = cond.quietMs ?? DEFAULT_QUIET_MS;
+      const s = await ctx.step("read", () =>
+        backend.waitQuiet(pid!, { quietMs, capMs: Math.max(1, ctx.remaining() - 1) }),
+      );
+      const snap = await observe();
+      if (s.settled !== "quiet") throw timeout(describe, started, rounds, snap, env);
+      const done = await hand(snap, true);
+      if (done) return done;
+      throw timeout(describe, started, rounds, snap, env);
+    }
     for (;;) {
-      const before = events && pid !== undefined ? await stampOf(backend, pid, ctx) : undefined;
-      const snap = await observe(false);
-      if (last) void last.release().catch(() => undefined);
-      last = snap;
-      if (pid === undefined) {
-        pid = snap.app.pid;
-        events = await watch(backend, pid, ctx);
-        if ("idle" in cond) {
-          const quietMs = cond.quietMs ?? DEFAULT_QUIET_MS;
-          if (!events)
-            throw new AxsnapError(
-              "ACTION_NOT_SUPPORTED",
-              "this platform reports no change events, so idle cannot be told",
-            );
-          const s = await ctx.step("read", () =>
-            backend.waitQuiet(pid!, { quietMs, capMs: Math.max(1, ctx.remaining() - 1) }),
-          );
-          if (s.settled !== "quiet") throw timeout(describe, started, rounds, snap, env);
-          if (wantShot) {
-            const final = await env.observe({ ...asked, app: pid, deadlineMs: ctx.remaining() });
-            void snap.release().catch(() => undefined);
-            last = undefined;
-            return result(final, true, started, rounds + 1, true);
-          }
-          last = undefined;
-          return result(keep(env, snap), true, started, rounds, true);
-        }
-      }
+      const before = events ? await stampOf(backend, pid!, ctx) : undefined;
+      const snap = await observe();
       const hit = check(snap);
       if (hit !== false) {
-        if (!wantShot) {
-          last = undefined;
-          return result(keep(env, snap), hit, started, rounds, events);
-        }
-        // The picture is taken once the condition holds, and must still show it.
-        const final = await env.observe({ ...asked, app: pid, deadlineMs: ctx.remaining() });
-        rounds++;
-        const again = check(final);
-        if (again !== false) {
-          void snap.release().catch(() => undefined);
-          last = undefined;
-          return result(final, again, started, rounds, events);
-        }
+        const done = await hand(snap, hit);
+        if (done) return done;
       }
-      const slice = Math.min(ctx.remaining(), events ? POLL_MS : NO_EVENTS_POLL_MS);
-      if (slice <= 1) throw timeout(describe, started, rounds, snap, env);
-      if (events && before !== undefined)
-        await ctx.step("read", () => backend.waitEvents(pid!, before, slice));
-      else await ctx.step("read", () => new Promise<void>((done) => setTimeout(done, slice)));
+      if (before !== undefined) await nextEvent(backend, pid!, before, ctx);
+      else await ctx.step("read", () => sleep(Math.min(ctx.remaining(), NO_EVENTS_POLL_MS)));
       if (ctx.remaining() <= 1) throw timeout(describe, started, rounds, snap, env);
     }
   } catch (e) {
@@ -239,6 +239,30 @@ export async function waitFor(
       void last.release().catch(() => undefined);
     throw e;
   }
+}
+
+/**
+ * Waits for the app's next change event, at most POLL_MS (the safety net),
+ * in slices: a wait holds the backend's worker, and other calls (another
+ * caller's snapshot) run between slices.
+ */
+async function nextEvent(
+  backend: NativeBackend,
+  pid: number,
+  since: number,
+  ctx: CallContext,
+): Promise<void> {
+  const until = performance.now() + POLL_MS;
+  for (;;) {
+    const slice = Math.min(SLICE_MS, until - performance.now(), ctx.remaining());
+    if (slice <= 1) return;
+    const st = await ctx.step("read", () => backend.waitEvents(pid, since, slice));
+    if (st.stamp > since) return;
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((done) => setTimeout(done, Math.max(0, ms)));
 }
 
 function result(
@@ -283,14 +307,18 @@ function timeout(
   );
 }
 
-/** Starts listening to the app's events; false when the platform has none (then the wait polls). */
-async function watch(backend: NativeBackend, pid: number, ctx: CallContext): Promise<boolean> {
+/** Starts listening to the app's events: its pid, or undefined when the platform has none (then the wait polls). */
+async function watch(
+  backend: NativeBackend,
+  app: string | number,
+  ctx: CallContext,
+): Promise<number | undefined> {
   try {
-    await ctx.step("read", () => backend.watch(pid));
-    return true;
+    return (await ctx.step("read", () => backend.watch(app, ctx.remaining()))).pid;
   } catch (e) {
     if (e instanceof AxsnapError && (e.code === "ABORTED" || e.code === "TIMEOUT")) throw e;
-    return false;
+    // No events here (ACTION_NOT_SUPPORTED); an app that is not there is said by the first observation.
+    return undefined;
   }
 }
 
