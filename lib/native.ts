@@ -21,6 +21,13 @@ export interface NativeWindow {
   title: string;
   frame: Rect;
   role: string;
+  /** Listing fields (listWindows; also present on a snapshot's window). */
+  id?: string;
+  kind?: string;
+  active?: boolean;
+  minimized?: boolean;
+  visible?: boolean;
+  modal?: boolean;
 }
 
 export interface NativeScreenshot {
@@ -50,6 +57,8 @@ export interface NativeSnapshotRequest {
   screenshot: boolean;
   /** Treat text fields named like passwords ("Password", "PIN") as secure. Default true. */
   secureNames?: boolean;
+  /** A window named by the caller: bypasses window choice. */
+  window?: { title: string } | { index: number } | { id: string };
 }
 
 export interface NativePointerEvent {
@@ -70,6 +79,8 @@ export interface NativeBackend {
   connect(deadlineMs?: number): Promise<void>;
   listApps(deadlineMs: number): Promise<RawApp[]>;
   snapshot(request: NativeSnapshotRequest): Promise<NativeSnapshot>;
+  /** The app's windows, dialogs, open menus and popups, in listing order (holds no handles). */
+  listWindows(request: { app: string | number; deadlineMs: number }): Promise<NativeWindow[]>;
   doAction(handle: number, name: string, deadlineMs: number): Promise<void>;
   setText(handle: number, text: string, deadlineMs: number): Promise<void>;
   setNumber(handle: number, value: number, deadlineMs: number): Promise<void>;
@@ -169,7 +180,14 @@ const NATIVE_CODES: Record<string, { code: ErrorCode; hint?: string; delivery?: 
   PERMISSION_DENIED: { code: "PERMISSION_DENIED", hint: MACOS_PERMISSION_HINT },
   APP_NOT_FOUND: { code: "APP_NOT_FOUND" },
   AMBIGUOUS_APP: { code: "AMBIGUOUS_APP" },
-  WINDOW_NOT_FOUND: { code: "WINDOW_NOT_FOUND" },
+  AMBIGUOUS_WINDOW: {
+    code: "AMBIGUOUS_TARGET",
+    hint: "several windows match that title; pass the window's index or id from listWindows(app), or its whole title",
+  },
+  WINDOW_NOT_FOUND: {
+    code: "WINDOW_NOT_FOUND",
+    hint: "the app has no such window (it may have closed); listWindows(app) shows its windows, or snapshot without the window option",
+  },
   APP_UNRESPONSIVE: { code: "APP_UNRESPONSIVE" },
   TIMEOUT: { code: "TIMEOUT" },
   ELEMENT_GONE: {

@@ -134,6 +134,8 @@ class AtspiBackend : public Backend {
                    std::string& path);
   Error ListAppsOnce(std::vector<AppInfo>& out, Clock::time_point deadline);
   struct Impl;
+  // Windows(): the open menus of menu bars, which GTK3 keeps inside their window.
+  void AppendMenuBarMenus(Impl& im, std::vector<WindowInfo>& out, Clock::time_point deadline);
   std::unique_ptr<Impl> impl_;
 };
 
