@@ -103,6 +103,20 @@ function appOf(value: unknown): string | number {
   );
 }
 
+/** A named window that is not there gets a hint about listWindows, not about unminimizing. */
+async function observeWindow<T>(window: WindowOption | undefined, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (window && e instanceof AxsnapError && e.code === "WINDOW_NOT_FOUND")
+      throw new AxsnapError("WINDOW_NOT_FOUND", e.message, {
+        cause: e,
+        hint: "the app has no such window (it may have closed); listWindows(app) lists its windows, or take a snapshot without the window option",
+      });
+    throw e;
+  }
+}
+
 /** Observes one window of one app on the live desktop. */
 export async function snapshot(options: SnapshotOptions, backend?: NativeBackend): Promise<Snapshot> {
   if (options === null || typeof options !== "object")
@@ -118,21 +132,23 @@ export async function snapshot(options: SnapshotOptions, backend?: NativeBackend
   const startedAt = performance.now();
   ctx.check();
   const b = backend ?? (await ctx.step("read", () => desktopBackend(ctx.remaining())));
-  const result = await ctx.step(
-    "read",
-    () =>
-      b.snapshot({
-        app,
-        // The walk reads up to twice the printed limit: about half of a window's elements are elided wrappers.
-        maxNodes: Math.max(render.maxNodes * 2, render.maxNodes + 100),
-        maxDepth: render.maxDepth,
-        deadlineMs: ctx.remaining(),
-        screenshot: options.screenshot ?? true,
-        secureNames: render.secureNames,
-        ...(window ? { window } : {}),
-      }),
-    // Aborted or cut by the backstop: the walk still ends, and what it holds is let go.
-    (late) => b.release(late.handles),
+  const result = await observeWindow(window, () =>
+    ctx.step(
+      "read",
+      () =>
+        b.snapshot({
+          app,
+          // The walk reads up to twice the printed limit: about half of a window's elements are elided wrappers.
+          maxNodes: Math.max(render.maxNodes * 2, render.maxNodes + 100),
+          maxDepth: render.maxDepth,
+          deadlineMs: ctx.remaining(),
+          screenshot: options.screenshot ?? true,
+          secureNames: render.secureNames,
+          ...(window ? { window } : {}),
+        }),
+      // Aborted or cut by the backstop: the walk still ends, and what it holds is let go.
+      (late) => b.release(late.handles),
+    ),
   );
   const handles = result.handles;
   const releaseHandles = () => b.release(handles);

@@ -184,10 +184,7 @@ const NATIVE_CODES: Record<string, { code: ErrorCode; hint?: string; delivery?: 
     code: "AMBIGUOUS_TARGET",
     hint: "several windows match that title; pass the window's index or id from listWindows(app), or its whole title",
   },
-  WINDOW_NOT_FOUND: {
-    code: "WINDOW_NOT_FOUND",
-    hint: "the app has no such window (it may have closed); listWindows(app) shows its windows, or snapshot without the window option",
-  },
+  WINDOW_NOT_FOUND: { code: "WINDOW_NOT_FOUND" },
   APP_UNRESPONSIVE: { code: "APP_UNRESPONSIVE" },
   TIMEOUT: { code: "TIMEOUT" },
   ELEMENT_GONE: {

@@ -43,8 +43,7 @@ export type WindowOption = { title: string } | { index: number } | { id: string 
 /** Validates a `window` option; undefined stays undefined. */
 export function windowOptionOf(value: unknown): WindowOption | undefined {
   if (value === undefined) return undefined;
-  const hint =
-    'pass window: { title: "Save" }, { index: 1 } or { id: "…" }; listWindows(app) lists them';
+  const hint = 'pass window: { title: "Save" }, { index: 1 } or { id: "…" }; listWindows(app) lists them';
   if (value === null || typeof value !== "object" || Array.isArray(value))
     throw invalidArgument("window must be an object with one of title, index or id", hint);
   const keys = Object.keys(value);
