@@ -28,6 +28,7 @@ export interface NativeWindow {
   minimized?: boolean;
   visible?: boolean;
   modal?: boolean;
+  inParent?: boolean;
 }
 
 export interface NativeScreenshot {

@@ -33,6 +33,14 @@ export interface WindowListing {
   visible: boolean;
   /** A modal dialog (or a sheet). */
   modal: boolean;
+  /**
+   * Its content is already shown, in place, in its parent window's snapshot,
+   * so the default snapshot keeps the parent: a GTK menu bar's open menu (its
+   * items under the menu bar item), a Chromium `<select>` list (its options
+   * under the expanded combo box). `snapshot({ window: { id } })` still
+   * reaches the menu alone; Chromium's popup itself holds nothing.
+   */
+  inParent: boolean;
   /** Its position in this listing: `snapshot({ window: { index } })`. */
   index: number;
 }
@@ -81,6 +89,7 @@ export function windowListingOf(w: Record<string, unknown>, index: number): Wind
     minimized: w.minimized === true,
     visible: w.visible !== false,
     modal: w.modal === true,
+    inParent: w.inParent === true,
     index,
   };
 }

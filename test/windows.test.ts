@@ -52,6 +52,7 @@ function listing(id: string, extra: Partial<WindowListing> = {}): WindowListing 
     minimized: false,
     visible: true,
     modal: false,
+    inParent: false,
     index: 0,
     ...extra,
   };

@@ -1366,6 +1366,7 @@ Error AtspiBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Cl
     bool hasFrame = false;
     uint32_t firstChildRole = 0;  // "window"-role toplevels only: what the popup holds
     bool haveFirstChild = false;
+    int32_t childCount = -1;
   };
   std::deque<WinWork> wins;  // stable addresses while handlers run
   Error appError;
@@ -1414,6 +1415,10 @@ Error AtspiBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Cl
           if (nr.outcome == Outcome::kOk && g_variant_is_of_type(nr.value, G_VARIANT_TYPE_STRING))
             w->title = g_variant_get_string(nr.value, nullptr);
         });
+        b.GetProperty(w->bus, w->path, kIfAccessible, "ChildCount", [w](const Reply& cr) {
+          if (cr.outcome == Outcome::kOk && g_variant_is_of_type(cr.value, G_VARIANT_TYPE_INT32))
+            w->childCount = g_variant_get_int32(cr.value);
+        });
         b.Call(w->bus, w->path, kIfComponent, "GetExtents", g_variant_new("(u)", 0u), "((iiii))", [w](const Reply& er) {
           if (er.outcome != Outcome::kOk) return;
           gint32 x = 0, y = 0, wd = 0, ht = 0;
@@ -1447,6 +1452,11 @@ Error AtspiBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Cl
     if (w.role == kRoleWindow) {
       const std::string inner = w.haveFirstChild ? RoleName(w.firstChildRole) : "";
       info.kind = inner == "menu" || inner == "popup menu" ? "menu" : "popup";
+    } else if (w.role == kRoleFrame && w.title.empty() && w.childCount == 0) {
+      // Chromium's <select> list (and other views popups): an untitled, empty
+      // toplevel; the options live in the page, under the expanded combo box.
+      info.kind = "popup";
+      info.inParent = true;
     }
     out.push_back(std::move(info));
   }

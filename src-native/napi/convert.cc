@@ -148,6 +148,7 @@ Napi::Object WindowToJs(Napi::Env env, const WindowInfo& w) {
   o.Set("minimized", w.minimized);
   o.Set("visible", w.visible);
   o.Set("modal", w.modal);
+  o.Set("inParent", w.inParent);
   return o;
 }
 
