@@ -18,6 +18,9 @@ PACKAGES=(
   # apps driven by the tests
   gtk-3-examples
   zenity
+  # test/apps/windows-app.py (a GTK3 app of the tests' own: menu bar, combo box, dialog)
+  python3-gi
+  gir1.2-gtk-3.0
   chromium
   fonts-dejavu-core
   # building the native addon (node-gyp)
