@@ -32,11 +32,10 @@ const TIMEOUT = 60_000;
 const TEST_APP = "axsnap-windows-test";
 
 let desktop: Desktop;
-let testApp: App;
 
 beforeAll(async () => {
   desktop = await useDesktop();
-  testApp = await startApp(desktop, "/usr/bin/python3", ["test/apps/windows-app.py"], {
+  await startApp(desktop, "/usr/bin/python3", ["test/apps/windows-app.py"], {
     name: TEST_APP,
     windowName: "axsnap windows test",
   });
@@ -78,7 +77,9 @@ async function windowsUntil(
     if (test(last)) return last;
     await sleep(100);
   }
-  throw new Error(`${what} never showed in listWindows(${app}); last listing:\n${JSON.stringify(last, null, 1)}`);
+  throw new Error(
+    `${what} never showed in listWindows(${app}); last listing:\n${JSON.stringify(last, null, 1)}`,
+  );
 }
 
 /** Snapshots (default choice) until `test` holds, bounded. */
@@ -112,11 +113,21 @@ describe("a GTK3 app of the tests' own", () => {
       expect(before[0]?.id).toMatch(/^\/org\/a11y\/atspi\/accessible\//);
       const main = await session.snapshot({ app: TEST_APP, screenshot: false });
       await session.click(recordOf(main, /^\d+ combo box Red$/), { snapshot: false });
-      const open = await windowsUntil(TEST_APP, (ws) => ws.some((w) => w.kind === "menu"), "the combo box's list");
+      const open = await windowsUntil(
+        TEST_APP,
+        (ws) => ws.some((w) => w.kind === "menu"),
+        "the combo box's list",
+      );
       const { opened, closed } = compareWindows(before, open);
       expect(closed).toEqual([]);
       expect(opened).toHaveLength(1);
-      expect(opened[0]).toMatchObject({ role: "window", kind: "menu", visible: true, inParent: false, index: 1 });
+      expect(opened[0]).toMatchObject({
+        role: "window",
+        kind: "menu",
+        visible: true,
+        inParent: false,
+        index: 1,
+      });
 
       // The default snapshot shows the list, with its own indices, and says which window it is.
       const popup = await session.snapshot({ app: TEST_APP, screenshot: true });
@@ -179,9 +190,17 @@ describe("a GTK3 app of the tests' own", () => {
       expect(header(faced)).toBe(`Window: "Note settings" (modal dialog), App: ${TEST_APP}.`);
       expect(faced.text).toMatch(/^\t\d+ push button Close settings$/m);
       // The main window is still reachable by title while the dialog is up (a unique, case-insensitive substring).
-      const behind = await session.snapshot({ app: TEST_APP, window: { title: "WINDOWS TEST" }, screenshot: false });
+      const behind = await session.snapshot({
+        app: TEST_APP,
+        window: { title: "WINDOWS TEST" },
+        screenshot: false,
+      });
       expect(behind.text).toMatch(/push button Open dialog/);
-      const byTitle = await session.snapshot({ app: TEST_APP, window: { title: "settings" }, screenshot: false });
+      const byTitle = await session.snapshot({
+        app: TEST_APP,
+        window: { title: "settings" },
+        screenshot: false,
+      });
       expect(byTitle.text).toMatch(/push button Close settings/);
       await session.click(recordOf(byTitle, /^\d+ push button Close settings$/), { snapshot: false });
       const after = await windowsUntil(TEST_APP, (ws) => ws.length === 1, "the dialog closing");
@@ -208,13 +227,21 @@ describe("a GTK3 app of the tests' own", () => {
       }
       const note = windows.find((w) => w.title === "Zenity note");
       expect(note, `zenity's window in ${JSON.stringify(windows)}`).toBeDefined();
-      const snap = await session.snapshot({ app: "zenity", window: { title: "Zenity note" }, screenshot: true });
+      const snap = await session.snapshot({
+        app: "zenity",
+        window: { title: "Zenity note" },
+        screenshot: true,
+      });
       expect(header(snap)).toMatch(/^Window: "Zenity note"/);
       expect(snap.text).toMatch(/Hello from zenity/);
       expect(snap.screenshot?.pixelWidth).toBeGreaterThan(0);
       // The same window by the id and the index listWindows gave.
       const byId = await session.snapshot({ app: "zenity", window: { id: note!.id }, screenshot: false });
-      const byIndex = await session.snapshot({ app: "zenity", window: { index: note!.index }, screenshot: false });
+      const byIndex = await session.snapshot({
+        app: "zenity",
+        window: { index: note!.index },
+        screenshot: false,
+      });
       expect(byId.text).toBe(snap.text);
       expect(byIndex.text).toBe(snap.text);
       await session.click(recordOf(snap, /^\d+ push button OK$/), { snapshot: false });
@@ -236,8 +263,14 @@ describe("gtk3-widget-factory", () => {
         // The first combo box of page 1, with an entry; its list: Donald Duck, Mickey Mouse, Jet McQuack.
         const combo = recordOf(main, /^\d+ combo box$/);
         await session.click(combo, { snapshot: false });
-        const open = await windowsUntil(gtk.pid, (ws) => ws.some((w) => w.kind === "menu"), "the combo box's list");
-        expect(compareWindows(before, open).opened.map((w) => [w.role, w.kind])).toEqual([["window", "menu"]]);
+        const open = await windowsUntil(
+          gtk.pid,
+          (ws) => ws.some((w) => w.kind === "menu"),
+          "the combo box's list",
+        );
+        expect(compareWindows(before, open).opened.map((w) => [w.role, w.kind])).toEqual([
+          ["window", "menu"],
+        ]);
         const popup = await session.snapshot({ app: gtk.pid, screenshot: true });
         expect(header(popup)).toMatch(/\(menu\), App: gtk3-widget-factory\.$/);
         expect(popup.text).toMatch(/^\t+\d+ menu item .*Mickey Mouse$/m);
@@ -264,14 +297,30 @@ describe("Chromium", () => {
       const web = await chromium(desktop, fileUrl("test/pages/select.html"), { windowName: "axsnap select" });
       try {
         const session = createSession();
-        const page = await snapshotUntil(session, web.pid, (s) => /combo box/.test(s.text), "the page's <select>");
+        const page = await snapshotUntil(
+          session,
+          web.pid,
+          (s) => /combo box/.test(s.text),
+          "the page's <select>",
+        );
         const before = await listWindows(web.pid);
         await session.click(recordOf(page, /^\d+ combo box .*Fruit/), { snapshot: false });
-        const open = await windowsUntil(web.pid, (ws) => ws.some((w) => w.kind === "popup"), "the <select> popup");
+        const open = await windowsUntil(
+          web.pid,
+          (ws) => ws.some((w) => w.kind === "popup"),
+          "the <select> popup",
+        );
         const { opened } = compareWindows(before, open);
-        expect(opened.map((w) => [w.role, w.kind, w.title, w.inParent])).toEqual([["frame", "popup", "", true]]);
+        expect(opened.map((w) => [w.role, w.kind, w.title, w.inParent])).toEqual([
+          ["frame", "popup", "", true],
+        ]);
         // Chromium's popup holds nothing: the options are in the page, under the expanded combo box.
-        const snap = await snapshotUntil(session, web.pid, (s) => /menu item .*Cherry/.test(s.text), "the options");
+        const snap = await snapshotUntil(
+          session,
+          web.pid,
+          (s) => /menu item .*Cherry/.test(s.text),
+          "the options",
+        );
         expect(header(snap)).toBe('Window: "axsnap select - Chromium", App: Chromium.');
         expect(snap.text).toMatch(/combo box \(expanded\)/);
         await session.click(recordOf(snap, /^\d+ menu item .*Cherry/), { snapshot: false });

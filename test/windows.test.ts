@@ -115,7 +115,9 @@ describe("the window option is validated before anything native runs", () => {
     expect(windowOptionOf(undefined)).toBeUndefined();
     expect(windowOptionOf({ title: "Save" })).toEqual({ title: "Save" });
     expect(windowOptionOf({ index: 0 })).toEqual({ index: 0 });
-    expect(windowOptionOf({ id: "/org/a11y/atspi/accessible/5" })).toEqual({ id: "/org/a11y/atspi/accessible/5" });
+    expect(windowOptionOf({ id: "/org/a11y/atspi/accessible/5" })).toEqual({
+      id: "/org/a11y/atspi/accessible/5",
+    });
   });
 
   it("listWindows refuses a bad app or options", async () => {
@@ -152,7 +154,10 @@ describe("listWindows and snapshot({ window }) over the fake backend", () => {
 
   it("reaches a window by exact title, unique substring, index and id", async () => {
     const b = three();
-    const byTitle = await snapshot({ app: "Editor", screenshot: false, window: { title: "Report settings" } }, b);
+    const byTitle = await snapshot(
+      { app: "Editor", screenshot: false, window: { title: "Report settings" } },
+      b,
+    );
     expect(byTitle.text).toMatch(/Dialog button/);
     expect(byTitle.text).toMatch(/^Window: "Report settings" \(dialog\), App: Editor\.$/m);
     const bySubstring = await snapshot({ app: "Editor", screenshot: false, window: { title: "PREVIEW" } }, b);
@@ -169,7 +174,9 @@ describe("listWindows and snapshot({ window }) over the fake backend", () => {
 
   it("an ambiguous title is AMBIGUOUS_TARGET listing the candidates; a missing window WINDOW_NOT_FOUND listing all", async () => {
     const b = three();
-    const ambiguous = await rejects(snapshot({ app: "Editor", screenshot: false, window: { title: "Report" } }, b));
+    const ambiguous = await rejects(
+      snapshot({ app: "Editor", screenshot: false, window: { title: "Report" } }, b),
+    );
     expect(ambiguous.code).toBe("AMBIGUOUS_TARGET");
     expect(ambiguous.message).toMatch(/matches 3 windows/);
     expect(ambiguous.message).toMatch(/index 1 "Report settings" \(dialog, id dlg-1\)/);
@@ -211,10 +218,15 @@ describe("the default choice shows the surface the user faces", () => {
       editor([
         win("Main", "frame", [button("Main button")], { focused: true }),
         win("Save changes?", "dialog", [button("Don't save")], { frame: small, modal: true }),
-        win("", "window", [{ role: "menu", children: [{ role: "menu item", title: "Copy", actions: ["click"] }] }], {
-          frame: small,
-          kind: "menu",
-        }),
+        win(
+          "",
+          "window",
+          [{ role: "menu", children: [{ role: "menu item", title: "Copy", actions: ["click"] }] }],
+          {
+            frame: small,
+            kind: "menu",
+          },
+        ),
         win("tip", "tool tip", [], { frame: small }),
       ]),
     );

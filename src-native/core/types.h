@@ -125,11 +125,11 @@ struct WindowInfo {
 
 // What a backend has heard from one watched app (Backend::WaitEvents).
 struct AppEventState {
-  bool watching = false;   // events are being received for this pid
-  uint64_t stamp = 0;      // change events counted since Watch; grows only
-  uint64_t windowStamp = 0;  // the subset about windows, menus, popups, dialogs
-                             // (created, destroyed, activated, shown/hidden)
-  double msSinceLast = -1;   // since the last event of any kind; -1 = none yet
+  bool watching = false;            // events are being received for this pid
+  uint64_t stamp = 0;               // change events counted since Watch; grows only
+  uint64_t windowStamp = 0;         // the subset about windows, menus, popups, dialogs
+                                    // (created, destroyed, activated, shown/hidden)
+  double msSinceLast = -1;          // since the last event of any kind; -1 = none yet
   std::vector<std::string> recent;  // up to 16 latest event kinds, oldest first
                                     // ("object:children-changed:add", "AXValueChanged")
 };
