@@ -98,7 +98,7 @@ Error FindApp(Backend& backend, const AppQuery& query, Clock::time_point deadlin
 }
 
 Error ListAppWindows(Backend& backend, const AppInfo& app, Clock::time_point deadline, std::vector<WindowInfo>& out) {
-  if (Error err = backend.Windows(app, out, deadline)) return err;
+  if (Error err = backend.ListedWindows(app, out, deadline)) return err;
   for (WindowInfo& w : out) w.pid = app.pid;
   NormalizeWindows(out);
   return {};

@@ -1460,7 +1460,12 @@ Error AtspiBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Cl
     }
     out.push_back(std::move(info));
   }
-  AppendMenuBarMenus(im, out, deadline);
+  return {};
+}
+
+Error AtspiBackend::ListedWindows(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point deadline) {
+  if (Error e = Windows(app, out, deadline)) return e;
+  AppendMenuBarMenus(*impl_, out, deadline);
   return {};
 }
 
@@ -1468,7 +1473,7 @@ Error AtspiBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Cl
 // a menu item has no toplevel accessible; a combo box's or a menu button's
 // has): the menu bar item ("menu" role) holds the items itself, showing while
 // open. Found by a bounded search of each visible window's containers for menu
-// bars (depth <= 4, <= 256 nodes), then the bar's selected items and their
+// bars (depth <= 3, <= 256 nodes), then the bar's selected items and their
 // selected submenus. Each open menu is listed with the item's path as id, its
 // name as title and its items' extents as frame.
 void AtspiBackend::AppendMenuBarMenus(Impl& im, std::vector<WindowInfo>& out, Clock::time_point deadline) {
@@ -1490,16 +1495,17 @@ void AtspiBackend::AppendMenuBarMenus(Impl& im, std::vector<WindowInfo>& out, Cl
     level.push_back(std::move(n));
   }
   // Reads children (role, name, states; extents when asked) of `parents`.
-  auto children = [&](const std::vector<Node>& parents, bool extents) {
+  auto children = [&](const std::vector<Node>& parents, bool extents, bool names) {
     std::deque<Node> got;
     ContextScope scope(im.ctx.get());
     Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.calls);
     for (const Node& p : parents) {
-      b.Call(p.bus, p.path, kIfAccessible, "GetChildren", nullptr, "(a(so))", [&, extents](const Reply& r) {
+      b.Call(p.bus, p.path, kIfAccessible, "GetChildren", nullptr, "(a(so))", [&, extents, names](const Reply& r) {
         if (r.outcome != Outcome::kOk) return;
         for (ObjRef& ref : RefsIn(r.value)) {
           got.emplace_back();
           Node* n = &got.back();
+          const bool named = names;
           n->bus = std::move(ref.bus);
           n->path = std::move(ref.path);
           b.Call(n->bus, n->path, kIfAccessible, "GetRole", nullptr, "(u)", [n](const Reply& rr) {
@@ -1513,10 +1519,11 @@ void AtspiBackend::AppendMenuBarMenus(Impl& im, std::vector<WindowInfo>& out, Cl
             VariantPtr au = AdoptVariant(g_variant_get_child_value(sr.value, 0));
             n->states = StatesFrom(au.get());
           });
-          b.GetProperty(n->bus, n->path, kIfAccessible, "Name", [n](const Reply& nr) {
-            if (nr.outcome == Outcome::kOk && g_variant_is_of_type(nr.value, G_VARIANT_TYPE_STRING))
-              n->name = g_variant_get_string(nr.value, nullptr);
-          });
+          if (named)
+            b.GetProperty(n->bus, n->path, kIfAccessible, "Name", [n](const Reply& nr) {
+              if (nr.outcome == Outcome::kOk && g_variant_is_of_type(nr.value, G_VARIANT_TYPE_STRING))
+                n->name = g_variant_get_string(nr.value, nullptr);
+            });
           if (!extents) continue;
           b.Call(n->bus, n->path, kIfComponent, "GetExtents", g_variant_new("(u)", 0u), "((iiii))",
                  [n](const Reply& er) {
@@ -1535,9 +1542,9 @@ void AtspiBackend::AppendMenuBarMenus(Impl& im, std::vector<WindowInfo>& out, Cl
   // Menu bars: containers only, a few levels down.
   std::vector<Node> bars;
   size_t seen = 0;
-  for (int depth = 0; depth < 4 && !level.empty() && seen < 256 && Clock::now() < deadline; ++depth) {
+  for (int depth = 0; depth < 3 && !level.empty() && seen < 256 && Clock::now() < deadline; ++depth) {
     std::vector<Node> next;
-    for (Node& n : children(level, false)) {
+    for (Node& n : children(level, false, false)) {
       ++seen;
       if (!n.states.Has(kStateShowing)) continue;
       if (n.role == "menu bar")
@@ -1552,12 +1559,12 @@ void AtspiBackend::AppendMenuBarMenus(Impl& im, std::vector<WindowInfo>& out, Cl
   level = std::move(bars);
   for (int depth = 0; depth < 4 && !level.empty() && Clock::now() < deadline; ++depth) {
     std::vector<Node> open;
-    for (Node& n : children(level, false))
+    for (Node& n : children(level, false, true))
       if (n.role == "menu" && n.states.Has(kStateSelected) && n.states.Has(kStateShowing)) open.push_back(n);
     if (open.empty()) break;
     for (Node& menu : open) {
       WindowInfo info;
-      std::vector<Node> items = children({menu}, true);
+      std::vector<Node> items = children({menu}, true, false);
       bool any = false;
       for (const Node& item : items) {
         if (!item.hasFrame || !item.states.Has(kStateShowing)) continue;
