@@ -125,6 +125,8 @@ describe("the window option is validated before anything native runs", () => {
     expect((await rejects(listWindows("  ", {}, b))).code).toBe("INVALID_ARGUMENT");
     expect((await rejects(listWindows(0, {}, b))).code).toBe("INVALID_ARGUMENT");
     expect((await rejects(listWindows("Editor", { deadlineMs: -1 }, b))).code).toBe("INVALID_ARGUMENT");
+    expect((await rejects(listWindows("Editor", { signal: AbortSignal.abort() }, b))).code).toBe("ABORTED");
+    expect((await rejects(listWindows("Nobody", {}, b))).code).toBe("APP_NOT_FOUND");
   });
 });
 
