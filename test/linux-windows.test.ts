@@ -290,6 +290,43 @@ describe("gtk3-widget-factory", () => {
   );
 });
 
+describe("gtk3-widget-factory's menu button", () => {
+  it(
+    "its popover is listed as an open menu in its window and reached alone with window: { id }",
+    async () => {
+      const gtk = await gtkWidgetFactory(desktop);
+      try {
+        const session = createSession();
+        const main = await session.snapshot({ app: gtk.pid, screenshot: false });
+        await session.click(recordOf(main, /^\d+ toggle button Menu\b/), { snapshot: false });
+        const open = await windowsUntil(gtk.pid, (ws) => ws.some((w) => w.role === "panel"), "the popover");
+        const popover = open.find((w) => w.role === "panel")!;
+        // GTK3 popovers: a MODAL "panel" among the window's children; titled after the menu button.
+        expect(popover).toMatchObject({
+          title: "Menu",
+          kind: "menu",
+          inParent: true,
+          visible: true,
+          index: 1,
+        });
+        // In place in the window's snapshot (the default keeps the window)…
+        const whole = await session.snapshot({ app: gtk.pid, screenshot: false });
+        expect(header(whole)).toBe('Window: "gtk3-widget-factory", App: gtk3-widget-factory.');
+        expect(whole.text).toMatch(/push button About Widget Factory$/m);
+        // …and alone, with its own indices and no note about being hidden.
+        const alone = await session.snapshot({ app: gtk.pid, window: { id: popover.id }, screenshot: true });
+        expect(header(alone)).toBe('Window: "Menu" (menu), App: gtk3-widget-factory.');
+        expect(alone.text).toMatch(/^\t\d+ push button About Widget Factory$/m);
+        expect(alone.text).not.toMatch(/not on screen/);
+        expect(alone.screenshot?.pixelWidth).toBeGreaterThan(0);
+      } finally {
+        await gtk.stop();
+      }
+    },
+    TIMEOUT,
+  );
+});
+
 describe("Chromium", () => {
   it(
     "a <select>'s popup is listed as a popup window; its options are in the page's snapshot, and one picked by index",

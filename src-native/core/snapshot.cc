@@ -265,7 +265,7 @@ Error TakeSnapshot(Backend& backend, const SnapshotRequest& request, SnapshotRes
     if (!chosen) chosen = SelectWindow(windows, request.window, window);
     if (chosen.code == ErrorCode::kWindowNotFound) chosen.message = app.name + ": " + chosen.message;
     out.windowStep = "requested";
-    if (!chosen && !IsUsableWindow(window))
+    if (!chosen && (window.minimized || !window.visible))
       notes.push_back("the requested window is not on screen (" +
                       std::string(window.minimized ? "minimized" : "hidden") + ")");
   } else {

@@ -1539,8 +1539,11 @@ void AtspiBackend::AppendMenuBarMenus(Impl& im, std::vector<WindowInfo>& out, Cl
     b.Run();
     return std::vector<Node>(got.begin(), got.end());
   };
-  // Menu bars: containers only, a few levels down.
-  std::vector<Node> bars;
+  // Menu bars: containers only, a few levels down. On the way, open popovers
+  // (GTK3 GtkPopover: a "panel" with the MODAL state among the window's
+  // children, whose parent is the menu button; a menu button's menu model
+  // lives in its window too). Titled with the button's name.
+  std::vector<Node> bars, popovers;
   size_t seen = 0;
   for (int depth = 0; depth < 3 && !level.empty() && seen < 256 && Clock::now() < deadline; ++depth) {
     std::vector<Node> next;
@@ -1549,11 +1552,57 @@ void AtspiBackend::AppendMenuBarMenus(Impl& im, std::vector<WindowInfo>& out, Cl
       if (!n.states.Has(kStateShowing)) continue;
       if (n.role == "menu bar")
         bars.push_back(std::move(n));
+      else if ((n.role == "popup menu" || (n.role == "panel" && n.states.Has(kStateModal))) &&
+               n.states.Has(kStateVisible))
+        popovers.push_back(std::move(n));
       else if (n.role == "filler" || n.role == "panel" || n.role == "layered pane" || n.role == "root pane" ||
                n.role == "tool bar")
         next.push_back(std::move(n));
     }
     level = std::move(next);
+  }
+  if (!popovers.empty() && Clock::now() < deadline) {
+    ContextScope scope(im.ctx.get());
+    Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.calls);
+    for (Node& n : popovers) {
+      Node* p = &n;
+      b.GetProperty(p->bus, p->path, kIfAccessible, "Name", [p](const Reply& nr) {
+        if (nr.outcome == Outcome::kOk && g_variant_is_of_type(nr.value, G_VARIANT_TYPE_STRING) && p->name.empty())
+          p->name = g_variant_get_string(nr.value, nullptr);
+      });
+      b.GetProperty(p->bus, p->path, kIfAccessible, "Parent", [p, &b](const Reply& pr) {
+        if (pr.outcome != Outcome::kOk || !g_variant_is_of_type(pr.value, G_VARIANT_TYPE("(so)"))) return;
+        const gchar* pbus = nullptr;
+        const gchar* ppath = nullptr;
+        g_variant_get(pr.value, "(&s&o)", &pbus, &ppath);
+        if (!pbus || !ppath || std::string(ppath) == "/org/a11y/atspi/null") return;
+        b.GetProperty(pbus, ppath, kIfAccessible, "Name", [p](const Reply& nr) {
+          if (nr.outcome == Outcome::kOk && g_variant_is_of_type(nr.value, G_VARIANT_TYPE_STRING))
+            p->name = g_variant_get_string(nr.value, nullptr);
+        });
+      });
+      b.Call(p->bus, p->path, kIfComponent, "GetExtents", g_variant_new("(u)", 0u), "((iiii))", [p](const Reply& er) {
+        if (er.outcome != Outcome::kOk) return;
+        gint32 x = 0, y = 0, wd = 0, ht = 0;
+        g_variant_get(er.value, "((iiii))", &x, &y, &wd, &ht);
+        p->frame = Rect{double(x), double(y), double(wd), double(ht)};
+        p->hasFrame = x != kHiddenCoordinate && wd > 0 && ht > 0;
+      });
+    }
+    b.Run();
+    for (const Node& n : popovers) {
+      if (!n.hasFrame) continue;
+      WindowInfo info;
+      info.element = im.Intern(n.bus, n.path);
+      info.title = n.name;
+      info.frame = n.frame;
+      info.hasFrame = true;
+      info.role = n.role;
+      info.kind = "menu";
+      info.id = n.path;
+      info.inParent = true;
+      out.push_back(std::move(info));
+    }
   }
   // Open menus: a bar's selected "menu" item, then its selected "menu" items (submenus).
   level = std::move(bars);
