@@ -240,6 +240,27 @@ describe("the default choice shows the surface the user faces", () => {
     expect(c.text.split("\n")[0]).toBe('App: "Editor" Window: "Editor" (menu)');
   });
 
+  it("a menu shown in place in its window (inParent) leaves the window chosen, and is listed", async () => {
+    const b = fake(
+      editor([
+        win("Main", "frame", [button("Main button")], { focused: true }),
+        win("File", "menu", [{ role: "menu item", title: "New", actions: ["click"] }], {
+          frame: small,
+          kind: "menu",
+          inParent: true,
+        }),
+      ]),
+    );
+    expect((await snapshot({ app: "Editor", screenshot: false }, b)).text).toMatch(/Main button/);
+    const listed = await listWindows("Editor", {}, b);
+    expect(listed.map((w) => [w.title, w.kind, w.inParent])).toEqual([
+      ["Main", "window", false],
+      ["File", "menu", true],
+    ]);
+    const alone = await snapshot({ app: "Editor", screenshot: false, window: { id: listed[1]!.id } }, b);
+    expect(alone.text).toMatch(/^Window: "File" \(menu\), App: Editor\.$/m);
+  });
+
   it("a hidden popup is not chosen", async () => {
     const b = fake(
       editor([

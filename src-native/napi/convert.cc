@@ -352,6 +352,7 @@ FakeScript FakeScriptFromJs(const Napi::Object& o) {
         fw.info.modal = OptBool(w, "modal").value_or(false);
         fw.info.id = OptString(w, "id").value_or("");
         fw.info.kind = OptString(w, "kind").value_or("");
+        fw.info.inParent = OptBool(w, "inParent").value_or(false);
         Napi::Value root = w.Get("root");
         Napi::Object rootObj = root.IsObject() ? root.As<Napi::Object>() : Napi::Object::New(o.Env());
         if (!root.IsObject()) rootObj.Set("role", fw.info.role);
