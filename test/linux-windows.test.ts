@@ -18,14 +18,7 @@ import {
   type Snapshot,
   type WindowListing,
 } from "../lib/index.js";
-import {
-  type App,
-  chromium,
-  type Desktop,
-  fileUrl,
-  gtkWidgetFactory,
-  startApp,
-} from "../scripts/desktop.mjs";
+import { chromium, type Desktop, fileUrl, gtkWidgetFactory, startApp } from "../scripts/desktop.mjs";
 import { useDesktop } from "./support/linux.js";
 
 const TIMEOUT = 60_000;
