@@ -18,6 +18,7 @@ import {
   type RenderOptions,
 } from "./render/index.js";
 import { attachScreenshot, createSnapshot, type Snapshot } from "./snapshot.js";
+import { type WindowListing, type WindowOption, windowListingOf, windowOptionOf } from "./windows.js";
 
 export interface SnapshotOptions extends RenderOptions {
   /** The app: its name (case-insensitive; a unique prefix works) or its pid. */
@@ -31,6 +32,15 @@ export interface SnapshotOptions extends RenderOptions {
   deadlineMs?: number;
   /** Aborts the observation: it settles with ABORTED, and what the walk held is released when it ends. */
   signal?: AbortSignal;
+  /**
+   * Which window to observe, bypassing the default choice: `{ title }` (exact,
+   * else case-insensitive, else a unique substring; several → AMBIGUOUS_TARGET
+   * listing them), `{ index }` (position in `listWindows(app)`) or `{ id }`
+   * (a `listWindows` id). None → WINDOW_NOT_FOUND listing the app's windows.
+   * Without it: an open menu or popup of the app, else a modal dialog or
+   * sheet, else the focused window, else the first usable one.
+   */
+  window?: WindowOption;
 }
 
 /** What the action layer needs of a live snapshot beyond its public fields. */
@@ -97,6 +107,20 @@ function appOf(value: unknown): string | number {
   );
 }
 
+/** A named window that is not there gets a hint about listWindows, not about unminimizing. */
+async function observeWindow<T>(window: WindowOption | undefined, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (window && e instanceof AxsnapError && e.code === "WINDOW_NOT_FOUND")
+      throw new AxsnapError("WINDOW_NOT_FOUND", e.message, {
+        cause: e,
+        hint: "the app has no such window (it may have closed); listWindows(app) lists its windows, or take a snapshot without the window option",
+      });
+    throw e;
+  }
+}
+
 /** Observes one window of one app on the live desktop. */
 export async function snapshot(options: SnapshotOptions, backend?: NativeBackend): Promise<Snapshot> {
   if (options === null || typeof options !== "object")
@@ -106,25 +130,29 @@ export async function snapshot(options: SnapshotOptions, backend?: NativeBackend
   const deadlineMs = deadlineOf(options.deadlineMs, 5000);
   const shotRequest = screenshotRequest(options.screenshot);
   if (render.maxDepth > 512) throw invalidArgument("maxDepth must be at most 512");
+  const window = windowOptionOf(options.window);
   const ctx = new CallContext(deadlineMs, callBudget(options, deadlineMs).signal);
   const startedAt = performance.now();
   ctx.check();
   const b = backend ?? (await ctx.step("read", () => desktopBackend(ctx.remaining())));
-  const result = await ctx.step(
-    "read",
-    () =>
-      b.snapshot({
-        app,
-        // The walk reads up to twice the printed limit: about half of a window's elements are elided wrappers.
-        maxNodes: Math.max(render.maxNodes * 2, render.maxNodes + 100),
-        maxDepth: render.maxDepth,
-        deadlineMs: ctx.remaining(),
-        screenshot: shotRequest.capture,
-        ...(shotRequest.marks ? { keepPixels: true } : {}),
-        secureNames: render.secureNames,
-      }),
-    // Aborted or cut by the backstop: the walk still ends, and what it holds is let go.
-    (late) => b.release(late.handles),
+  const result = await observeWindow(window, () =>
+    ctx.step(
+      "read",
+      () =>
+        b.snapshot({
+          app,
+          // The walk reads up to twice the printed limit: about half of a window's elements are elided wrappers.
+          maxNodes: Math.max(render.maxNodes * 2, render.maxNodes + 100),
+          maxDepth: render.maxDepth,
+          deadlineMs: ctx.remaining(),
+          screenshot: shotRequest.capture,
+          ...(shotRequest.marks ? { keepPixels: true } : {}),
+          secureNames: render.secureNames,
+          ...(window ? { window } : {}),
+        }),
+      // Aborted or cut by the backstop: the walk still ends, and what it holds is let go.
+      (late) => b.release(late.handles),
+    ),
   );
   const handles = result.handles;
   const releaseHandles = () => b.release(handles);
@@ -237,6 +265,29 @@ export async function listApps(
   ctx.check();
   const b = await ctx.step("read", () => desktopBackend(ctx.remaining()));
   return ctx.step("read", () => b.listApps(ctx.remaining()));
+}
+
+/**
+ * The app's windows, dialogs, sheets, open menus and popups, in a
+ * deterministic order (Linux: the app's top-level accessibles in the app's
+ * own order; macOS: its AX windows, then their sheets, menus, popovers).
+ * `index` is the position in this list, the same as `snapshot({ window: {
+ * index } })` uses while nothing opens or closes; `id` survives other windows
+ * opening and closing.
+ */
+export async function listWindows(
+  app: string | number,
+  options: { deadlineMs?: number; signal?: AbortSignal } = {},
+  backend?: NativeBackend,
+): Promise<WindowListing[]> {
+  const target = appOf(app);
+  if (options === null || typeof options !== "object") throw invalidArgument("options must be an object");
+  const deadlineMs = deadlineOf(options.deadlineMs, 3000);
+  const ctx = new CallContext(deadlineMs, callBudget(options, deadlineMs).signal);
+  ctx.check();
+  const b = backend ?? (await ctx.step("read", () => desktopBackend(ctx.remaining())));
+  const windows = await ctx.step("read", () => b.listWindows({ app: target, deadlineMs: ctx.remaining() }));
+  return windows.map((w, i) => windowListingOf(w as unknown as Record<string, unknown>, i));
 }
 
 export { DEFAULT_MAX_DEPTH, DEFAULT_MAX_NODES };

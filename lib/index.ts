@@ -25,6 +25,7 @@ export {
 } from "./actions.js";
 export {
   listApps,
+  listWindows,
   type ObservationOptions,
   type PermissionState,
   type PermissionStatus,
@@ -105,3 +106,9 @@ export {
   type SnapshotInput,
 } from "./snapshot.js";
 export { validateRawSnapshot } from "./validate.js";
+export {
+  compareWindows,
+  type WindowKind,
+  type WindowListing,
+  type WindowOption,
+} from "./windows.js";

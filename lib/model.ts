@@ -45,6 +45,14 @@ export interface RawWindow {
   frame: Rect;
   /** Backing scale: screenshot pixels per window point. */
   scale: number;
+  /** Live snapshots: what surface it is ("window", "dialog", "menu", "popup", "sheet"); the header names it unless "window". */
+  kind?: string;
+  /** Live snapshots: the platform's role of the window ("frame", "window", "AXSheet"…). */
+  role?: string;
+  /** Live snapshots: the window's id in listWindows(). */
+  id?: string;
+  /** Live snapshots: true for a modal dialog. */
+  modal?: boolean;
 }
 
 /** Where a child was found on its parent. */

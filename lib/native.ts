@@ -21,6 +21,14 @@ export interface NativeWindow {
   title: string;
   frame: Rect;
   role: string;
+  /** Listing fields (listWindows; also present on a snapshot's window). */
+  id?: string;
+  kind?: string;
+  active?: boolean;
+  minimized?: boolean;
+  visible?: boolean;
+  modal?: boolean;
+  inParent?: boolean;
 }
 
 export interface NativeScreenshot {
@@ -76,6 +84,8 @@ export interface NativeSnapshotRequest {
   secureNames?: boolean;
   /** With screenshot: return the captured pixels unencoded (`pixels`) for encodeMarked, instead of a PNG. */
   keepPixels?: boolean;
+  /** A window named by the caller: bypasses window choice. */
+  window?: { title: string } | { index: number } | { id: string };
 }
 
 export interface NativePointerEvent {
@@ -96,6 +106,8 @@ export interface NativeBackend {
   connect(deadlineMs?: number): Promise<void>;
   listApps(deadlineMs: number): Promise<RawApp[]>;
   snapshot(request: NativeSnapshotRequest): Promise<NativeSnapshot>;
+  /** The app's windows, dialogs, open menus and popups, in listing order (holds no handles). */
+  listWindows(request: { app: string | number; deadlineMs: number }): Promise<NativeWindow[]>;
   doAction(handle: number, name: string, deadlineMs: number): Promise<void>;
   setText(handle: number, text: string, deadlineMs: number): Promise<void>;
   setNumber(handle: number, value: number, deadlineMs: number): Promise<void>;
@@ -249,6 +261,10 @@ const NATIVE_CODES: Record<string, { code: ErrorCode; hint?: string; delivery?: 
   PERMISSION_DENIED: { code: "PERMISSION_DENIED", hint: MACOS_PERMISSION_HINT },
   APP_NOT_FOUND: { code: "APP_NOT_FOUND" },
   AMBIGUOUS_APP: { code: "AMBIGUOUS_APP" },
+  AMBIGUOUS_WINDOW: {
+    code: "AMBIGUOUS_TARGET",
+    hint: "several windows match that title; pass the window's index or id from listWindows(app), or its whole title",
+  },
   WINDOW_NOT_FOUND: { code: "WINDOW_NOT_FOUND" },
   APP_UNRESPONSIVE: { code: "APP_UNRESPONSIVE" },
   TIMEOUT: { code: "TIMEOUT" },

@@ -199,6 +199,9 @@ export function validateRawSnapshot(input: unknown): RawSnapshot {
   if (typeof win.title !== "string") fail("$.window.title", "expected a string");
   checkRect(win.frame, "$.window.frame");
   if (!finite(win.scale) || win.scale <= 0) fail("$.window.scale", "expected a positive number");
+  for (const key of ["kind", "role", "id"] as const)
+    if (win[key] !== undefined && typeof win[key] !== "string") fail(`$.window.${key}`, "expected a string");
+  if (win.modal !== undefined && typeof win.modal !== "boolean") fail("$.window.modal", "expected a boolean");
   const walk = input.walk;
   if (!isObj(walk)) fail("$.walk", "expected an object");
   if (!WALK_ENDS.has(walk.ended as string))

@@ -19,6 +19,9 @@ PACKAGES=(
   gtk-3-examples
   zenity
   galculator
+  # test/apps/windows-app.py (a GTK3 app of the tests' own: menu bar, combo box, dialog)
+  python3-gi
+  gir1.2-gtk-3.0
   chromium
   fonts-dejavu-core
   # building the native addon (node-gyp)

@@ -190,7 +190,11 @@ describe("waitFor", () => {
     const { b, s } = setup(desktop());
     const wrap = await indexOf(s, "Wrap");
     later(200, () => b.fakeReplace(desktop({ check: true })));
-    const met = await s.waitFor("Calc", { target: wrap, state: "checked" }, { snapshot: { screenshot: false } });
+    const met = await s.waitFor(
+      "Calc",
+      { target: wrap, state: "checked" },
+      { snapshot: { screenshot: false } },
+    );
     expect(met.match?.title).toBe("Wrap");
   });
 

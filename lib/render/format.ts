@@ -146,9 +146,23 @@ function headerName(text: string, limit: TextLimit): string {
   return BARE_NAME.test(bare) ? bare : quotedField(text, limit);
 }
 
+const SURFACES = new Set(["dialog", "menu", "popup", "sheet"]);
+
+/**
+ * Which surface the snapshot shows when it is not a plain window: " (menu)",
+ * " (popup)", " (modal dialog)", " (sheet)". Fixture trees without a kind,
+ * and plain windows, print nothing.
+ */
+function surfaceOf(snap: RawSnapshot): string {
+  const kind = snap.window.kind;
+  if (kind === undefined || !SURFACES.has(kind)) return "";
+  return ` (${kind === "dialog" && snap.window.modal === true ? "modal dialog" : kind})`;
+}
+
 export function header(snap: RawSnapshot, style: Style, limit: TextLimit): string[] {
   // A title of invisible characters only is no title: the app name stands in, as for an empty one.
-  const title = quotedField(present(snap.window.title) ? snap.window.title : snap.app.name, limit);
+  const title =
+    quotedField(present(snap.window.title) ? snap.window.title : snap.app.name, limit) + surfaceOf(snap);
   if (style === "compact") return [`App: ${quotedField(snap.app.name, limit)} Window: ${title}`, ""];
   const appName = headerName(snap.app.name, limit);
   const id =

@@ -70,6 +70,13 @@ class Backend {
   // The app that has keyboard focus, if the platform can tell.
   virtual Error FocusedApp(AppInfo& out, bool& found, Clock::time_point deadline) = 0;
   virtual Error Windows(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point deadline) = 0;
+  // What listWindows lists (and a snapshot's `window` selector picks from):
+  // Windows() plus surfaces a backend finds only by searching, such as a menu
+  // bar's open menu that lives inside its window (Linux; WindowInfo::inParent).
+  // Never needed by window choice, which keeps the parent for those anyway.
+  virtual Error ListedWindows(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point deadline) {
+    return Windows(app, out, deadline);
+  }
 
   // Batched reads. out[i] belongs to ids[i]; errs[i] is set for an element
   // that failed (gone, unresponsive) without failing the batch. The whole

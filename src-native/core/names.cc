@@ -21,6 +21,7 @@ const char* ErrorCodeName(ErrorCode code) {
     case ErrorCode::kPermissionDenied: return "PERMISSION_DENIED";
     case ErrorCode::kDeliveryUncertain: return "DELIVERY_UNCERTAIN";
     case ErrorCode::kAmbiguousApp: return "AMBIGUOUS_APP";
+    case ErrorCode::kAmbiguousWindow: return "AMBIGUOUS_WINDOW";
     case ErrorCode::kInternal: return "INTERNAL";
   }
   return "INTERNAL";

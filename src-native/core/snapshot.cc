@@ -98,6 +98,13 @@ Error FindApp(Backend& backend, const AppQuery& query, Clock::time_point deadlin
           "no accessible app named \"" + name + "\"; running: " + (names.empty() ? "none" : names)};
 }
 
+Error ListAppWindows(Backend& backend, const AppInfo& app, Clock::time_point deadline, std::vector<WindowInfo>& out) {
+  if (Error err = backend.ListedWindows(app, out, deadline)) return err;
+  for (WindowInfo& w : out) w.pid = app.pid;
+  NormalizeWindows(out);
+  return {};
+}
+
 Error Backend::GatherWindows(const AppInfo& app, WindowCandidates& c, Clock::time_point deadline) {
   AppInfo focused;
   bool haveFocused = false;
@@ -124,6 +131,14 @@ Error ChooseOnce(Backend& backend, const AppInfo& app, Clock::time_point deadlin
                  std::vector<ElementId>& seen) {
   WindowCandidates c;
   if (Error err = backend.GatherWindows(app, c, deadline)) return err;
+  NormalizeWindows(c.appWindows);
+  NormalizeWindows(c.focusedAppWindows);
+  for (auto* w : {&c.systemFocused, &c.focusedAppFocused, &c.appFocused})
+    if (*w) {
+      std::vector<WindowInfo> one{**w};
+      NormalizeWindows(one);
+      *w = one.front();
+    }
   for (const WindowInfo& w : c.appWindows) seen.push_back(w.element);
   for (const auto* w : {&c.systemFocused, &c.focusedAppFocused, &c.appFocused})
     if (*w) seen.push_back((*w)->element);
@@ -242,8 +257,21 @@ Error TakeSnapshot(Backend& backend, const SnapshotRequest& request, SnapshotRes
   WindowInfo window;
   std::vector<std::string> notes;
   std::vector<ElementId> seen;
-  Error chosen =
-      ChooseAppWindow(backend, app, request.deadline, request.screenshot, window, out.windowStep, notes, seen);
+  Error chosen;
+  if (request.window.by != WindowSelector::By::kNone) {
+    // A window named by the caller: no choice, no recovery.
+    std::vector<WindowInfo> windows;
+    chosen = ListAppWindows(backend, app, request.deadline, windows);
+    for (const WindowInfo& w : windows) seen.push_back(w.element);
+    if (!chosen) chosen = SelectWindow(windows, request.window, window);
+    if (chosen.code == ErrorCode::kWindowNotFound) chosen.message = app.name + ": " + chosen.message;
+    out.windowStep = "requested";
+    if (!chosen && (window.minimized || !window.visible))
+      notes.push_back("the requested window is not on screen (" +
+                      std::string(window.minimized ? "minimized" : "hidden") + ")");
+  } else {
+    chosen = ChooseAppWindow(backend, app, request.deadline, request.screenshot, window, out.windowStep, notes, seen);
+  }
   // The windows looked at and not chosen hold handles nobody will release.
   std::sort(seen.begin(), seen.end());
   seen.erase(std::unique(seen.begin(), seen.end()), seen.end());

@@ -29,6 +29,8 @@ struct SnapshotRequest {
   // encode with marks (marks.h), instead of encoding them here.
   bool keepPixels = false;
   BudgetOptions budget;
+  // A window named by the caller; it bypasses window choice (By::kNone = choose).
+  WindowSelector window;
 };
 
 // A capture kept unencoded: RGBA, row stride width*4, with its contract
@@ -66,5 +68,9 @@ Error ChooseAppWindow(Backend& backend, const AppInfo& app, Clock::time_point de
                       WindowInfo& out, std::string& step, std::vector<std::string>& notes,
                       std::vector<ElementId>& seen);
 Error TakeSnapshot(Backend& backend, const SnapshotRequest& request, SnapshotResult& out);
+// The app's windows, dialogs, open menus and popups in the backend's order
+// (Linux: the app's top-level children), with pid, kind and id filled in.
+// Every window holds a handle the caller releases.
+Error ListAppWindows(Backend& backend, const AppInfo& app, Clock::time_point deadline, std::vector<WindowInfo>& out);
 
 }  // namespace axsnap

@@ -40,6 +40,7 @@ enum class ErrorCode {
   kInputFailed,
   kPermissionDenied,   // macOS: Accessibility or Screen Recording not granted to this process
   kDeliveryUncertain,  // an action or set was sent and the app answered with an error: it may have happened
+  kAmbiguousWindow,    // a window title matched several windows of the app (the message lists them)
   kInternal,
 };
 
@@ -108,6 +109,18 @@ struct WindowInfo {
   bool minimized = false;
   bool visible = true;  // showing on screen
   std::string role;     // "frame", "dialog", "AXWindow"...
+  // Stable while the window exists (within the app's lifetime): Linux, the
+  // window's AT-SPI object path; empty when the backend has none (the core
+  // then derives one from the element handle).
+  std::string id;
+  // "window" | "dialog" | "menu" | "popup" | "sheet"; empty = from the role
+  // (WindowKindOf in window_choice.h).
+  std::string kind;
+  bool modal = false;  // a modal dialog (AT-SPI MODAL state; macOS sheets and modal dialogs)
+  // Its content is already part of its parent window's tree, in place (Linux:
+  // the open menu of a menu bar item, which GTK does not expose as a toplevel):
+  // listed, but window choice keeps the parent.
+  bool inParent = false;
 };
 
 // What a backend has heard from one watched app (Backend::WaitEvents).

@@ -3,8 +3,10 @@
 //   target app is the focused app: system-wide focused window → focused app's
 //   focused window → its first usable window → the app's focused window → its
 //   first usable window; otherwise only the last two.
-// Usable: a window (not a menu or tooltip), not minimized, and on screen when
-// the platform can tell.
+// Before the chain, the surface the user faces wins: an open menu or popup of
+// the app (the last listed, i.e. the newest), else a modal dialog or sheet.
+// Usable: a window, dialog, sheet, open menu or popup (not a tooltip), not
+// minimized, and on screen when the platform can tell.
 #pragma once
 
 #include <optional>
@@ -31,6 +33,26 @@ struct WindowChoice {
 };
 
 bool IsUsableWindow(const WindowInfo& w);
+
+// "window" | "dialog" | "menu" | "popup" | "sheet": the backend's kind when it
+// set one, else from the role (AT-SPI and AX roles both).
+std::string WindowKindOf(const WindowInfo& w);
+// Fills kind and id where a backend left them empty (id: "e" + the element
+// handle, stable while a snapshot holds the window). Keeps the order.
+void NormalizeWindows(std::vector<WindowInfo>& windows);
+
+// A window named by the caller (snapshot's `window` option), over the
+// listing of Backend::Windows after NormalizeWindows (listWindows' order).
+struct WindowSelector {
+  enum class By { kNone, kTitle, kIndex, kId } by = By::kNone;
+  std::string text;   // title or id
+  int64_t index = 0;  // position in the listing
+};
+
+// Title: exact, else case-insensitive exact, else a unique case-insensitive
+// substring; several → kAmbiguousWindow listing them. Index / id: exact.
+// Nothing → kWindowNotFound listing the app's windows.
+Error SelectWindow(const std::vector<WindowInfo>& windows, const WindowSelector& selector, WindowInfo& out);
 
 // Returns false when no step yields a usable window (the caller then recovers
 // or fails with kWindowNotFound).

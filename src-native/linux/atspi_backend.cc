@@ -1369,6 +1369,9 @@ Error AtspiBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Cl
     std::string title;
     Rect frame;
     bool hasFrame = false;
+    uint32_t firstChildRole = 0;  // "window"-role toplevels only: what the popup holds
+    bool haveFirstChild = false;
+    int32_t childCount = -1;
   };
   std::deque<WinWork> wins;  // stable addresses while handlers run
   Error appError;
@@ -1386,11 +1389,27 @@ Error AtspiBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Cl
         WinWork* w = &wins.back();
         w->bus = std::move(ref.bus);
         w->path = std::move(ref.path);
-        b.Call(w->bus, w->path, kIfAccessible, "GetRole", nullptr, "(u)", [w, &noReply](const Reply& rr) {
+        b.Call(w->bus, w->path, kIfAccessible, "GetRole", nullptr, "(u)", [w, &noReply, &b](const Reply& rr) {
           if (rr.outcome == Outcome::kNoReply) noReply = true;
           if (rr.outcome != Outcome::kOk) return;
           g_variant_get(rr.value, "(u)", &w->role);
           w->haveRole = true;
+          if (w->role != kRoleWindow) return;
+          // A GTK3 popup toplevel ("window") holds the menu of a menu bar item, a
+          // menu button or a combo box: its first child says which kind it is.
+          b.Call(w->bus, w->path, kIfAccessible, "GetChildAtIndex", g_variant_new("(i)", 0), "((so))",
+                 [w, &b](const Reply& cr) {
+                   if (cr.outcome != Outcome::kOk) return;
+                   const gchar* cbus = nullptr;
+                   const gchar* cpath = nullptr;
+                   g_variant_get(cr.value, "((&s&o))", &cbus, &cpath);
+                   if (!cbus || !cpath || std::string(cpath) == "/org/a11y/atspi/null") return;
+                   b.Call(cbus, cpath, kIfAccessible, "GetRole", nullptr, "(u)", [w](const Reply& fr) {
+                     if (fr.outcome != Outcome::kOk) return;
+                     g_variant_get(fr.value, "(u)", &w->firstChildRole);
+                     w->haveFirstChild = true;
+                   });
+                 });
         });
         b.Call(w->bus, w->path, kIfAccessible, "GetState", nullptr, "(au)", [w](const Reply& sr) {
           if (sr.outcome != Outcome::kOk) return;
@@ -1400,6 +1419,10 @@ Error AtspiBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Cl
         b.GetProperty(w->bus, w->path, kIfAccessible, "Name", [w](const Reply& nr) {
           if (nr.outcome == Outcome::kOk && g_variant_is_of_type(nr.value, G_VARIANT_TYPE_STRING))
             w->title = g_variant_get_string(nr.value, nullptr);
+        });
+        b.GetProperty(w->bus, w->path, kIfAccessible, "ChildCount", [w](const Reply& cr) {
+          if (cr.outcome == Outcome::kOk && g_variant_is_of_type(cr.value, G_VARIANT_TYPE_INT32))
+            w->childCount = g_variant_get_int32(cr.value);
         });
         b.Call(w->bus, w->path, kIfComponent, "GetExtents", g_variant_new("(u)", 0u), "((iiii))", [w](const Reply& er) {
           if (er.outcome != Outcome::kOk) return;
@@ -1428,9 +1451,201 @@ Error AtspiBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Cl
     info.minimized = w.states.Has(kStateIconified);
     info.visible = w.states.Has(kStateShowing) && w.states.Has(kStateVisible);
     info.role = RoleName(w.role);
+    info.modal = w.states.Has(kStateModal);
+    // Object paths are unique within the app's connection for the object's life.
+    info.id = w.path;
+    if (w.role == kRoleWindow) {
+      const std::string inner = w.haveFirstChild ? RoleName(w.firstChildRole) : "";
+      info.kind = inner == "menu" || inner == "popup menu" ? "menu" : "popup";
+    } else if (w.role == kRoleFrame && w.title.empty() && w.childCount == 0) {
+      // Chromium's <select> list (and other views popups): an untitled, empty
+      // toplevel; the options live in the page, under the expanded combo box.
+      info.kind = "popup";
+      info.inParent = true;
+    }
     out.push_back(std::move(info));
   }
   return {};
+}
+
+Error AtspiBackend::ListedWindows(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point deadline) {
+  if (Error e = Windows(app, out, deadline)) return e;
+  AppendMenuBarMenus(*impl_, out, deadline);
+  return {};
+}
+
+// GTK3 does not expose a menu bar's open menu as a toplevel (a menu attached to
+// a menu item has no toplevel accessible; a combo box's or a menu button's
+// has): the menu bar item ("menu" role) holds the items itself, showing while
+// open. Found by a bounded search of each visible window's containers for menu
+// bars (depth <= 3, <= 256 nodes), then the bar's selected items and their
+// selected submenus. Each open menu is listed with the item's path as id, its
+// name as title and its items' extents as frame.
+void AtspiBackend::AppendMenuBarMenus(Impl& im, std::vector<WindowInfo>& out, Clock::time_point deadline) {
+  struct Node {
+    std::string bus, path;
+    std::string role, name;
+    StateSet states;
+    Rect frame;
+    bool hasFrame = false;
+  };
+  std::vector<Node> level;
+  for (const WindowInfo& w : out) {
+    if (!w.visible || w.minimized || w.kind == "menu" || w.kind == "popup") continue;
+    const ObjRef* ref = im.Lookup(w.element);
+    if (!ref) continue;
+    Node n;
+    n.bus = ref->bus;
+    n.path = ref->path;
+    level.push_back(std::move(n));
+  }
+  // Reads children (role, name, states; extents when asked) of `parents`.
+  auto children = [&](const std::vector<Node>& parents, bool extents, bool names) {
+    std::deque<Node> got;
+    ContextScope scope(im.ctx.get());
+    Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.calls);
+    for (const Node& p : parents) {
+      b.Call(p.bus, p.path, kIfAccessible, "GetChildren", nullptr, "(a(so))", [&, extents, names](const Reply& r) {
+        if (r.outcome != Outcome::kOk) return;
+        for (ObjRef& ref : RefsIn(r.value)) {
+          got.emplace_back();
+          Node* n = &got.back();
+          const bool named = names;
+          n->bus = std::move(ref.bus);
+          n->path = std::move(ref.path);
+          b.Call(n->bus, n->path, kIfAccessible, "GetRole", nullptr, "(u)", [n](const Reply& rr) {
+            if (rr.outcome != Outcome::kOk) return;
+            uint32_t role = 0;
+            g_variant_get(rr.value, "(u)", &role);
+            n->role = RoleName(role);
+          });
+          b.Call(n->bus, n->path, kIfAccessible, "GetState", nullptr, "(au)", [n](const Reply& sr) {
+            if (sr.outcome != Outcome::kOk) return;
+            VariantPtr au = AdoptVariant(g_variant_get_child_value(sr.value, 0));
+            n->states = StatesFrom(au.get());
+          });
+          if (named)
+            b.GetProperty(n->bus, n->path, kIfAccessible, "Name", [n](const Reply& nr) {
+              if (nr.outcome == Outcome::kOk && g_variant_is_of_type(nr.value, G_VARIANT_TYPE_STRING))
+                n->name = g_variant_get_string(nr.value, nullptr);
+            });
+          if (!extents) continue;
+          b.Call(n->bus, n->path, kIfComponent, "GetExtents", g_variant_new("(u)", 0u), "((iiii))",
+                 [n](const Reply& er) {
+                   if (er.outcome != Outcome::kOk) return;
+                   gint32 x = 0, y = 0, wd = 0, ht = 0;
+                   g_variant_get(er.value, "((iiii))", &x, &y, &wd, &ht);
+                   n->frame = Rect{double(x), double(y), double(wd), double(ht)};
+                   n->hasFrame = x != kHiddenCoordinate && wd > 0 && ht > 0;
+                 });
+        }
+      });
+    }
+    b.Run();
+    return std::vector<Node>(got.begin(), got.end());
+  };
+  // Menu bars: containers only, a few levels down. On the way, open popovers
+  // (GTK3 GtkPopover: a "panel" with the MODAL state among the window's
+  // children, whose parent is the menu button; a menu button's menu model
+  // lives in its window too). Titled with the button's name.
+  std::vector<Node> bars, popovers;
+  size_t seen = 0;
+  for (int depth = 0; depth < 3 && !level.empty() && seen < 256 && Clock::now() < deadline; ++depth) {
+    std::vector<Node> next;
+    for (Node& n : children(level, false, false)) {
+      ++seen;
+      if (!n.states.Has(kStateShowing)) continue;
+      if (n.role == "menu bar")
+        bars.push_back(std::move(n));
+      else if ((n.role == "popup menu" || (n.role == "panel" && n.states.Has(kStateModal))) &&
+               n.states.Has(kStateVisible))
+        popovers.push_back(std::move(n));
+      else if (n.role == "filler" || n.role == "panel" || n.role == "layered pane" || n.role == "root pane" ||
+               n.role == "tool bar")
+        next.push_back(std::move(n));
+    }
+    level = std::move(next);
+  }
+  if (!popovers.empty() && Clock::now() < deadline) {
+    ContextScope scope(im.ctx.get());
+    Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.calls);
+    for (Node& n : popovers) {
+      Node* p = &n;
+      b.GetProperty(p->bus, p->path, kIfAccessible, "Name", [p](const Reply& nr) {
+        if (nr.outcome == Outcome::kOk && g_variant_is_of_type(nr.value, G_VARIANT_TYPE_STRING) && p->name.empty())
+          p->name = g_variant_get_string(nr.value, nullptr);
+      });
+      b.GetProperty(p->bus, p->path, kIfAccessible, "Parent", [p, &b](const Reply& pr) {
+        if (pr.outcome != Outcome::kOk || !g_variant_is_of_type(pr.value, G_VARIANT_TYPE("(so)"))) return;
+        const gchar* pbus = nullptr;
+        const gchar* ppath = nullptr;
+        g_variant_get(pr.value, "(&s&o)", &pbus, &ppath);
+        if (!pbus || !ppath || std::string(ppath) == "/org/a11y/atspi/null") return;
+        b.GetProperty(pbus, ppath, kIfAccessible, "Name", [p](const Reply& nr) {
+          if (nr.outcome == Outcome::kOk && g_variant_is_of_type(nr.value, G_VARIANT_TYPE_STRING))
+            p->name = g_variant_get_string(nr.value, nullptr);
+        });
+      });
+      b.Call(p->bus, p->path, kIfComponent, "GetExtents", g_variant_new("(u)", 0u), "((iiii))", [p](const Reply& er) {
+        if (er.outcome != Outcome::kOk) return;
+        gint32 x = 0, y = 0, wd = 0, ht = 0;
+        g_variant_get(er.value, "((iiii))", &x, &y, &wd, &ht);
+        p->frame = Rect{double(x), double(y), double(wd), double(ht)};
+        p->hasFrame = x != kHiddenCoordinate && wd > 0 && ht > 0;
+      });
+    }
+    b.Run();
+    for (const Node& n : popovers) {
+      if (!n.hasFrame) continue;
+      WindowInfo info;
+      info.element = im.Intern(n.bus, n.path);
+      info.title = n.name;
+      info.frame = n.frame;
+      info.hasFrame = true;
+      info.role = n.role;
+      info.kind = "menu";
+      info.id = n.path;
+      info.inParent = true;
+      out.push_back(std::move(info));
+    }
+  }
+  // Open menus: a bar's selected "menu" item, then its selected "menu" items (submenus).
+  level = std::move(bars);
+  for (int depth = 0; depth < 4 && !level.empty() && Clock::now() < deadline; ++depth) {
+    std::vector<Node> open;
+    for (Node& n : children(level, false, true))
+      if (n.role == "menu" && n.states.Has(kStateSelected) && n.states.Has(kStateShowing)) open.push_back(n);
+    if (open.empty()) break;
+    for (Node& menu : open) {
+      WindowInfo info;
+      std::vector<Node> items = children({menu}, true, false);
+      bool any = false;
+      for (const Node& item : items) {
+        if (!item.hasFrame || !item.states.Has(kStateShowing)) continue;
+        if (!any) {
+          info.frame = item.frame;
+          any = true;
+          continue;
+        }
+        const double x2 = std::max(info.frame.x + info.frame.w, item.frame.x + item.frame.w);
+        const double y2 = std::max(info.frame.y + info.frame.h, item.frame.y + item.frame.h);
+        info.frame.x = std::min(info.frame.x, item.frame.x);
+        info.frame.y = std::min(info.frame.y, item.frame.y);
+        info.frame.w = x2 - info.frame.x;
+        info.frame.h = y2 - info.frame.y;
+      }
+      if (!any) continue;  // selected but not open (keyboard focus on the bar)
+      info.element = im.Intern(menu.bus, menu.path);
+      info.title = menu.name;
+      info.hasFrame = true;
+      info.role = "menu";
+      info.kind = "menu";
+      info.id = menu.path;
+      info.inParent = true;
+      out.push_back(std::move(info));
+    }
+    level = std::move(open);
+  }
 }
 
 // ---------------------------------------------------------------------------

@@ -45,6 +45,8 @@ class AtspiBackend : public Backend {
   Error ListApps(std::vector<AppInfo>& out, Clock::time_point deadline) override;
   Error FocusedApp(AppInfo& out, bool& found, Clock::time_point deadline) override;
   Error Windows(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point deadline) override;
+  // Windows() plus the open menus of menu bars (GTK3 keeps them inside their window).
+  Error ListedWindows(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point deadline) override;
 
   // Pipelined: all calls of a batch are in flight together (at most 256 at
   // a time), so a batch costs about one round trip per dependent step, not
@@ -142,6 +144,8 @@ class AtspiBackend : public Backend {
                    std::string& path);
   Error ListAppsOnce(std::vector<AppInfo>& out, Clock::time_point deadline);
   struct Impl;
+  // Windows(): the open menus of menu bars, which GTK3 keeps inside their window.
+  void AppendMenuBarMenus(Impl& im, std::vector<WindowInfo>& out, Clock::time_point deadline);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -8,7 +8,8 @@ X11Display::Target TargetOf(const WindowInfo& window) {
   X11Display::Target t;
   t.pid = window.pid;
   if (window.hasFrame) t.frame = window.frame;
-  t.title = window.title;
+  // A menu bar's open menu is listed under its item's name; its X popup has no title.
+  t.title = window.inParent ? std::string() : window.title;
   t.element = window.element;
   return t;
 }

@@ -75,6 +75,7 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
                            InstanceMethod<&NativeBackend::Connect>("connect"),
                            InstanceMethod<&NativeBackend::ListApps>("listApps"),
                            InstanceMethod<&NativeBackend::Snapshot>("snapshot"),
+                           InstanceMethod<&NativeBackend::ListWindows>("listWindows"),
                            InstanceMethod<&NativeBackend::DoAction>("doAction"),
                            InstanceMethod<&NativeBackend::SetText>("setText"),
                            InstanceMethod<&NativeBackend::SetNumber>("setNumber"),
@@ -280,6 +281,7 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
     req.deadline = DeadlineFrom(o.Get("deadlineMs"));
     req.screenshot = o.Get("screenshot").ToBoolean().Value();
     req.keepPixels = req.screenshot && o.Get("keepPixels").ToBoolean().Value();
+    if (Error err = WindowSelectorFrom(o.Get("window"), req.window)) return Rejected(env, err);
     return Run(env, [this, req](Backend& b) -> Settle {
       auto result = std::make_shared<SnapshotResult>();
       if (Error err = TakeSnapshot(b, req, *result)) {
@@ -292,6 +294,67 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
         Napi::Object out = SnapshotToJs(env, *result);
         if (result->pixels) out.Set("pixels", PixelsToJs(env, std::move(*result->pixels)));
         d.Resolve(out);
+      };
+    });
+  }
+
+  // window: { title } | { index } | { id } (TypeScript validated it; a direct caller gets INVALID_ARGUMENT).
+  static Error WindowSelectorFrom(const Napi::Value& v, WindowSelector& out) {
+    if (v.IsUndefined() || v.IsNull()) return {};
+    if (!v.IsObject()) return {ErrorCode::kInvalidArgument, "window must be an object: { title }, { index } or { id }"};
+    Napi::Object w = v.As<Napi::Object>();
+    if (w.Get("title").IsString()) {
+      out.by = WindowSelector::By::kTitle;
+      out.text = w.Get("title").As<Napi::String>().Utf8Value();
+    } else if (w.Get("id").IsString()) {
+      out.by = WindowSelector::By::kId;
+      out.text = w.Get("id").As<Napi::String>().Utf8Value();
+    } else if (w.Get("index").IsNumber()) {
+      const double index = w.Get("index").As<Napi::Number>().DoubleValue();
+      if (!(index >= 0 && index <= 100000) || index != static_cast<double>(static_cast<int64_t>(index)))
+        return {ErrorCode::kInvalidArgument, "window.index must be an integer from 0"};
+      out.by = WindowSelector::By::kIndex;
+      out.index = static_cast<int64_t>(index);
+    } else {
+      return {ErrorCode::kInvalidArgument, "window must be { title }, { index } or { id }"};
+    }
+    if (out.by != WindowSelector::By::kIndex && out.text.empty())
+      return {ErrorCode::kInvalidArgument, "window title or id must not be empty"};
+    return {};
+  }
+
+  // listWindows({ app, deadlineMs }): the app's windows, dialogs, open menus and popups, in listing order.
+  Napi::Value ListWindows(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!info[0].IsObject()) return Rejected(env, {ErrorCode::kInvalidArgument, "listWindows needs a request object"});
+    Napi::Object o = info[0].As<Napi::Object>();
+    AppQuery query;
+    Napi::Value app = o.Get("app");
+    if (app.IsNumber()) {
+      const double pid = app.As<Napi::Number>().DoubleValue();
+      if (!(pid >= 1 && pid <= 2147483647.0) || pid != static_cast<double>(static_cast<int64_t>(pid)))
+        return Rejected(env, {ErrorCode::kInvalidArgument, "app pid must be an integer between 1 and 2147483647"});
+      query.pid = static_cast<int64_t>(pid);
+    } else if (app.IsString()) {
+      query.name = app.As<Napi::String>().Utf8Value();
+    } else {
+      return Rejected(env, {ErrorCode::kInvalidArgument, "app must be a name or a pid"});
+    }
+    Clock::time_point deadline = DeadlineFrom(o.Get("deadlineMs"));
+    return Run(env, [this, query, deadline](Backend& b) -> Settle {
+      AppInfo found;
+      if (Error err = FindApp(b, query, deadline, found)) return Fail(err);
+      auto windows = std::make_shared<std::vector<WindowInfo>>();
+      Error err = ListAppWindows(b, found, deadline, *windows);
+      // The listing holds no handles: a snapshot interns what it walks itself.
+      std::vector<ElementId> ids;
+      for (const WindowInfo& w : *windows) ids.push_back(w.element);
+      ledger_.ReleaseUnheld(b, ids);
+      if (err) return Fail(err);
+      return [windows](Napi::Env env, Napi::Promise::Deferred& d) {
+        Napi::Array arr = Napi::Array::New(env, windows->size());
+        for (size_t i = 0; i < windows->size(); i++) arr.Set(i, WindowToJs(env, (*windows)[i]));
+        d.Resolve(arr);
       };
     });
   }

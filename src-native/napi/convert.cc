@@ -142,6 +142,13 @@ Napi::Object WindowToJs(Napi::Env env, const WindowInfo& w) {
   o.Set("title", w.title);
   o.Set("frame", RectToJs(env, w.frame));
   o.Set("role", w.role);
+  o.Set("id", w.id);
+  o.Set("kind", w.kind);
+  o.Set("active", w.active);
+  o.Set("minimized", w.minimized);
+  o.Set("visible", w.visible);
+  o.Set("modal", w.modal);
+  o.Set("inParent", w.inParent);
   return o;
 }
 
@@ -168,6 +175,10 @@ Napi::Object SnapshotToJs(Napi::Env env, const SnapshotResult& r) {
   window.Set("title", raw.window.title);
   window.Set("frame", RectToJs(env, raw.window.frame));
   window.Set("scale", raw.scale);
+  if (!raw.window.kind.empty()) window.Set("kind", raw.window.kind);
+  if (!raw.window.role.empty()) window.Set("role", raw.window.role);
+  if (!raw.window.id.empty()) window.Set("id", raw.window.id);
+  if (raw.window.modal) window.Set("modal", true);
   snap.Set("window", window);
   snap.Set("root", NodeToJs(env, raw.root));
   if (raw.menuBar) snap.Set("menuBar", NodeToJs(env, *raw.menuBar));
@@ -351,6 +362,10 @@ FakeScript FakeScriptFromJs(const Napi::Object& o) {
         fw.info.active = OptBool(w, "focused").value_or(false);
         fw.info.minimized = OptBool(w, "minimized").value_or(false);
         fw.info.visible = OptBool(w, "visible").value_or(true);
+        fw.info.modal = OptBool(w, "modal").value_or(false);
+        fw.info.id = OptString(w, "id").value_or("");
+        fw.info.kind = OptString(w, "kind").value_or("");
+        fw.info.inParent = OptBool(w, "inParent").value_or(false);
         Napi::Value root = w.Get("root");
         Napi::Object rootObj = root.IsObject() ? root.As<Napi::Object>() : Napi::Object::New(o.Env());
         if (!root.IsObject()) rootObj.Set("role", fw.info.role);
