@@ -243,6 +243,46 @@ describe("a GTK3 app of the tests' own", () => {
   );
 });
 
+describe("what an action opened and closed", () => {
+  it(
+    "clicking a combo box says which window opened and returns that window whole; picking an item says it closed",
+    async () => {
+      const session = createSession();
+      const main = await session.snapshot({ app: TEST_APP, screenshot: false });
+      expect(main.window.kind).toBe("window");
+      const open = await session.click(recordOf(main, /^\d+ combo box \w+$/));
+      expect(open.opened?.map((w) => w.kind)).toEqual(["menu"]);
+      expect(open.closed).toEqual([]);
+      expect(open.settled?.mode).toBe("quiet");
+      // The user now faces the list: the fresh snapshot is of it, read whole (no diff across windows).
+      expect(open.snapshot!.window.kind).toBe("menu");
+      expect(open.snapshot!.window.id).toBe(open.opened![0]!.id);
+      expect(open.changes).toBeUndefined();
+      expect(open.text).toBe(open.snapshot!.text);
+      expect(open.notes.join("\n")).toContain("the fresh snapshot is of another window");
+      const picked = await session.click(recordOf(open.snapshot!, /^\d+ menu item .*Green$/));
+      expect(picked.closed?.map((w) => w.id)).toEqual([open.opened![0]!.id]);
+      expect(picked.opened).toEqual([]);
+      expect(picked.snapshot!.window.id).toBe(main.window.id);
+      expect(picked.snapshot!.text).toMatch(/combo box Green/);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "an action that opens nothing says so with empty lists, and diffs its window",
+    async () => {
+      const session = createSession();
+      const main = await session.snapshot({ app: TEST_APP, screenshot: false });
+      const r = await session.click(recordOf(main, /^\d+ label Chosen: /));
+      expect(r.opened).toEqual([]);
+      expect(r.closed).toEqual([]);
+      expect(r.changes).toBeDefined();
+    },
+    TIMEOUT,
+  );
+});
+
 describe("gtk3-widget-factory", () => {
   it(
     "a combo box's list opens as a popup: listed, shown by the default snapshot, an item picked by index",

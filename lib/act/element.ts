@@ -20,7 +20,14 @@ import {
   guardNotSecureNow,
 } from "./guards.js";
 import { confirmLanded, flushWebTree, type Resolved, releaseLater, resolveIn } from "./resolve.js";
-import { type ActionResult, type ActOptions, finish, refusedUndelivered, semanticOutcome } from "./result.js";
+import {
+  type ActionResult,
+  type ActOptions,
+  finish,
+  noteWindows,
+  refusedUndelivered,
+  semanticOutcome,
+} from "./result.js";
 import type { Target } from "./store.js";
 
 const PRESS_ACTIONS = [
@@ -74,6 +81,7 @@ export async function click(
   const notes = [...r.notes];
   await confirmLanded(r, ctx, await flushWebTree(r, ctx, notes));
   guardEnabled(r);
+  await noteWindows(env, r.snapshot, ctx);
   const done = (o: Parameters<typeof finish>[3]) => finish(env, ctx, options, o);
   // A text field is clicked to put the caret in it: its only action ("activate") would submit its form.
   if (button === "left" && count === 1 && ENTRY_ROLES.has(r.record.role)) {
@@ -144,6 +152,7 @@ export async function setValue(
   await confirmLanded(r, ctx);
   guardEnabled(r);
   guardNotSecureNow(r);
+  await noteWindows(env, r.snapshot, ctx);
   const uncertain = await semanticCall(ctx, () =>
     typeof value === "number"
       ? r.live.backend.setNumber(r.handle, value, ctx.remaining())
@@ -216,6 +225,7 @@ export async function performAction(
   const r = await resolveIn(env, target, options.app, ctx);
   await confirmLanded(r, ctx, await flushWebTree(r, ctx, r.notes));
   guardEnabled(r);
+  await noteWindows(env, r.snapshot, ctx);
   const uncertain = await semanticCall(ctx, () => r.live.backend.doAction(r.handle, raw, ctx.remaining()));
   return finish(env, ctx, options, semanticOutcome("performAction", r, [...r.notes], uncertain));
 }
@@ -231,6 +241,7 @@ export async function scroll(
 ): Promise<ActionResult> {
   const r = await resolveIn(env, target, options.app, ctx);
   await confirmLanded(r, ctx);
+  await noteWindows(env, r.snapshot, ctx);
   const name = `AXScroll${direction[0]!.toUpperCase()}${direction.slice(1)}ByPage`;
   const semantic = findAction(r.record.actions, [name, `scroll ${direction}`]);
   if (semantic !== undefined) {
@@ -281,6 +292,7 @@ export async function drag(
   if (!p || !q) throw new AxsnapError("ACTION_NOT_SUPPORTED", "both elements need a frame to drag between");
   await confirmLanded(a, ctx);
   await confirmLanded(b, ctx);
+  await noteWindows(env, a.snapshot, ctx);
   const notes = [...a.notes, ...b.notes];
   const start = clamp(a.live, p.x, p.y, notes);
   const end = clamp(a.live, q.x, q.y, notes);

@@ -12,7 +12,7 @@ import type { ElementRecord } from "../records.js";
 import type { Snapshot } from "../snapshot.js";
 import type { ActEnv } from "./env.js";
 import { clamp, guardDestructive, guardFresh } from "./guards.js";
-import { type ActionResult, type ActOptions, finish } from "./result.js";
+import { type ActionResult, type ActOptions, finish, noteWindows } from "./result.js";
 
 /** Which snapshot's screenshot the pixels belong to: `of`, else the latest of `app`. */
 export interface PixelOptions extends ActOptions {
@@ -76,6 +76,7 @@ export async function atPixels(
       notes.push("it is a secure field: typing into it will be refused");
     await guardDestructive(env, action, { snapshot: at.snap, record: hit });
   }
+  await noteWindows(env, at.snap, ctx);
   await ctx.step("input", () =>
     at.live.backend.pointer(
       at.live.window,

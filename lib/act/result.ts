@@ -5,7 +5,7 @@
  * text to read (the diff when it is shorter than the whole window).
  */
 import type { CallContext } from "../call.js";
-import { liveObservation, type ObservationOptions } from "../desktop.js";
+import { listWindows, liveObservation, type ObservationOptions } from "../desktop.js";
 import { diffSnapshots, type SnapshotChanges } from "../diff.js";
 import { AxsnapError, type Delivery, invalidArgument, type Retry } from "../errors.js";
 import { sameIdentity } from "../identity.js";
@@ -14,6 +14,7 @@ import type { ElementRecord } from "../records.js";
 import { normaliseRenderOptions, type RenderOptions } from "../render/index.js";
 import { cut } from "../render/sanitize.js";
 import type { Snapshot } from "../snapshot.js";
+import { compareWindows, type WindowListing } from "../windows.js";
 import type { ActEnv } from "./env.js";
 import type { Resolved } from "./resolve.js";
 
@@ -39,6 +40,12 @@ export interface ActionResult {
    * show the app mid-change), "none" when the platform reports no events (the snapshot was taken at once).
    */
   settled?: { mode: "quiet" | "cap" | "none"; ms: number; events: number };
+  /**
+   * The app's windows, dialogs, menus and popups the action opened and closed (by window id), when
+   * they could be listed before and after; absent when they could not.
+   */
+  opened?: WindowListing[];
+  closed?: WindowListing[];
 }
 
 /** Waiting for the app to go quiet after an action, before its fresh snapshot. */
@@ -78,6 +85,42 @@ export interface Outcome {
 
 const DEFAULT_QUIET_MS = 150;
 const DEFAULT_SETTLE_CAP_MS = 2000;
+
+/** The app's windows as listed right before an action sent anything, per call. */
+const windowsBefore = new WeakMap<CallContext, WindowListing[]>();
+
+/** The app's windows, asked now; undefined when they could not be listed (the result then says nothing). */
+async function windowsOf(
+  env: ActEnv,
+  snap: Snapshot,
+  ctx: CallContext,
+): Promise<WindowListing[] | undefined> {
+  try {
+    return await ctx.step("read", () =>
+      listWindows(
+        snap.app.pid,
+        {
+          // A listing is a few ms; it must never eat the action's budget.
+          deadlineMs: Math.max(1, Math.min(1000, ctx.remaining() / 4)),
+          ...(ctx.signal ? { signal: ctx.signal } : {}),
+        },
+        liveObservation(snap)?.backend ?? env.backend,
+      ),
+    );
+  } catch (e) {
+    if (e instanceof AxsnapError && e.code === "ABORTED") throw e;
+    return undefined;
+  }
+}
+
+/**
+ * Lists the app's windows right before the action sends anything, so its
+ * result can say which menus, popups and dialogs the action opened or closed.
+ */
+export async function noteWindows(env: ActEnv, snap: Snapshot, ctx: CallContext): Promise<void> {
+  const list = await windowsOf(env, snap, ctx);
+  if (list) windowsBefore.set(ctx, list);
+}
 
 /** Notes are for an agent to read: one is cut at the text limit, like a printed field. */
 export const NOTE_LIMIT = 500;
@@ -148,6 +191,13 @@ export async function finish(
       result.notes.push(cut(`could not wait for the app to settle: ${(e as Error).message}`, NOTE_LIMIT));
     }
   }
+  const before = windowsBefore.get(ctx);
+  const after = before ? await windowsOf(env, o.snapshot, ctx) : undefined;
+  if (before && after) {
+    const { opened, closed } = compareWindows(before, after);
+    result.opened = opened;
+    result.closed = closed;
+  }
   try {
     // The fresh snapshot is the agent's new view: it becomes the app's latest.
     // Inside the call's own deadline: the call settles by it, fresh snapshot included.
@@ -163,14 +213,33 @@ export async function finish(
   } catch (e) {
     result.notes.push(cut(`no fresh snapshot after the action: ${(e as Error).message}`, NOTE_LIMIT));
   }
-  if (result.snapshot) {
-    result.changes = diffSnapshots(o.snapshot, result.snapshot);
-    const full = result.snapshot.text;
+  const fresh = result.snapshot;
+  if (fresh && !sameWindow(o.snapshot, fresh)) {
+    // The user now faces another surface (a menu or dialog opened, or closed back to its window):
+    // a diff between two windows means nothing, so the agent reads the new one whole.
+    const w = fresh.window;
+    result.notes.push(
+      cut(
+        `the fresh snapshot is of another window: "${w.title}"${w.kind && w.kind !== "window" ? ` (${w.kind})` : ""}`,
+        NOTE_LIMIT,
+      ),
+    );
+    result.text = fresh.text;
+  } else if (fresh) {
+    result.changes = diffSnapshots(o.snapshot, fresh);
+    const full = fresh.text;
     result.text = result.changes.text.length < full.length ? result.changes.text : full;
-    const changed = o.record ? changedAround(o.record, result.snapshot) : undefined;
+    const changed = o.record ? changedAround(o.record, fresh) : undefined;
     if (changed) result.notes.push(cut(changed, NOTE_LIMIT));
   }
   return result;
+}
+
+/** Whether two snapshots observed the same window (by its id where the platform gives one). */
+function sameWindow(a: Snapshot, b: Snapshot): boolean {
+  if (a.window.id !== undefined && a.window.id === b.window.id) return true;
+  // Ids a backend makes from a handle change when every holder let go: title and kind decide then.
+  return a.window.title === b.window.title && (a.window.kind ?? "window") === (b.window.kind ?? "window");
 }
 
 /** An action's options that take effect only after sending, checked before anything is sent. */

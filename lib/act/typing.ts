@@ -24,7 +24,14 @@ import {
   TEXT_ROLES,
 } from "./guards.js";
 import { confirmLanded, resolveIn } from "./resolve.js";
-import { type ActionResult, type ActOptions, finish, refusedUndelivered, semanticOutcome } from "./result.js";
+import {
+  type ActionResult,
+  type ActOptions,
+  finish,
+  noteWindows,
+  refusedUndelivered,
+  semanticOutcome,
+} from "./result.js";
 import type { Target } from "./store.js";
 
 /** The latest live snapshot of the app keys go to: synthetic input needs one, and a recent one. */
@@ -49,6 +56,7 @@ export async function pressKey(
 ): Promise<ActionResult> {
   const { snap, live } = liveLatest(env, options.app);
   await guardKeys(env, "pressKey", snap, live, ctx, { combo });
+  await noteWindows(env, snap, ctx);
   await ctx.step("input", () => live.backend.keys(live.window, combo, ctx.remaining()));
   return finish(env, ctx, options, {
     action: "pressKey",
@@ -69,6 +77,7 @@ export async function typeText(
   if (options.target === undefined) {
     const { snap, live } = liveLatest(env, options.app);
     const notes: string[] = [];
+    await noteWindows(env, snap, ctx);
     await typeChunks(env, snap, live, text, notes, ctx);
     return finish(env, ctx, options, {
       action: "typeText",
@@ -83,6 +92,7 @@ export async function typeText(
   await confirmLanded(r, ctx);
   guardEnabled(r);
   guardNotSecureNow(r);
+  await noteWindows(env, r.snapshot, ctx);
   const notes = [...r.notes];
   if (r.record.settable && TEXT_ROLES.has(r.record.role)) {
     if (textActivates(text, true)) await guardDestructive(env, "typeText", r);
