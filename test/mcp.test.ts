@@ -119,6 +119,25 @@ describe("the MCP server", () => {
   });
 
   it(
+    "wait_for: the state once an element is there; TIMEOUT as an error result when the text never shows",
+    async () => {
+      const met = await call(client, "wait_for", { app: GTK, role: "radio button", screenshot: false });
+      expect(met.isError).toBeFalsy();
+      expect(texts(met)[0]).toMatch(/^met after \d+ ms \(\d+ observations, woken by events\)$/);
+      expect(snapshotText(met)).toContain("radio button");
+      const late = await call(client, "wait_for", {
+        app: GTK,
+        text: "no such text anywhere",
+        timeout_ms: 600,
+      });
+      expect(errorOf(late)).toMatchObject({ code: "TIMEOUT", delivery: "not_delivered" });
+      const bad = await call(client, "wait_for", { app: GTK, text: "a", idle: true });
+      expect(errorOf(bad)).toMatchObject({ code: "INVALID_ARGUMENT" });
+    },
+    TIMEOUT,
+  );
+
+  it(
     "get_app_state: the snapshot text with its id and ref form, and the screenshot as a PNG image block",
     async () => {
       const r = await call(client, "get_app_state", { app: GTK });
