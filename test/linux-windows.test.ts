@@ -259,12 +259,20 @@ describe("what an action opened and closed", () => {
       expect(open.snapshot!.window.id).toBe(open.opened![0]!.id);
       expect(open.changes).toBeUndefined();
       expect(open.text).toBe(open.snapshot!.text);
-      expect(open.notes.join("\n")).toContain("the fresh snapshot is of another window");
+      expect(open.notes.join("\n")).toContain(
+        "the app now shows a menu other than the one acted on; read it whole",
+      );
       const picked = await session.click(recordOf(open.snapshot!, /^\d+ menu item .*Green$/));
       expect(picked.closed?.map((w) => w.id)).toEqual([open.opened![0]!.id]);
       expect(picked.opened).toEqual([]);
       expect(picked.snapshot!.window.id).toBe(main.window.id);
       expect(picked.snapshot!.text).toMatch(/combo box Green/);
+      // Back in the window: compared with the session's last snapshot of it, the one the combo box was clicked in.
+      expect(picked.notes.join("\n")).toContain(`compared with snapshot ${main.id} of it`);
+      expect(picked.changes?.changed.map((c) => c.line)).toContainEqual(
+        expect.stringMatching(/combo box Green/),
+      );
+      expect(picked.text).toBe(picked.changes!.text);
     },
     TIMEOUT,
   );

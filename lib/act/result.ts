@@ -214,24 +214,30 @@ export async function finish(
     result.notes.push(cut(`no fresh snapshot after the action: ${(e as Error).message}`, NOTE_LIMIT));
   }
   const fresh = result.snapshot;
-  if (fresh && !sameWindow(o.snapshot, fresh)) {
-    // The user now faces another surface (a menu or dialog opened, or closed back to its window):
-    // a diff between two windows means nothing, so the agent reads the new one whole.
+  if (!fresh) return result;
+  // The user may now face another surface (a menu or dialog opened, or one closed back to its
+  // window): the diff is then against the session's last snapshot of that surface, if it holds
+  // one; a diff between two different windows would mean nothing.
+  const same = sameWindow(o.snapshot, fresh);
+  const base = same ? o.snapshot : env.store.lastOf(fresh, (s) => sameWindow(s, fresh));
+  if (!same) {
     const w = fresh.window;
+    const what = w.kind && w.kind !== "window" ? `a ${w.kind}` : "a window";
     result.notes.push(
       cut(
-        `the fresh snapshot is of another window: "${w.title}"${w.kind && w.kind !== "window" ? ` (${w.kind})` : ""}`,
+        `the app now shows ${what}${w.title ? ` "${w.title}"` : ""} other than the one acted on; ${base ? `compared with snapshot ${base.id} of it` : "read it whole"}`,
         NOTE_LIMIT,
       ),
     );
-    result.text = fresh.text;
-  } else if (fresh) {
-    result.changes = diffSnapshots(o.snapshot, fresh);
-    const full = fresh.text;
-    result.text = result.changes.text.length < full.length ? result.changes.text : full;
-    const changed = o.record ? changedAround(o.record, fresh) : undefined;
-    if (changed) result.notes.push(cut(changed, NOTE_LIMIT));
   }
+  if (!base) {
+    result.text = fresh.text;
+    return result;
+  }
+  result.changes = diffSnapshots(base, fresh);
+  result.text = result.changes.text.length < fresh.text.length ? result.changes.text : fresh.text;
+  const changed = same && o.record ? changedAround(o.record, fresh) : undefined;
+  if (changed) result.notes.push(cut(changed, NOTE_LIMIT));
   return result;
 }
 

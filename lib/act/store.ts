@@ -136,6 +136,16 @@ export class SnapshotStore {
     return { snapshot: snap, record };
   }
 
+  /** The newest held snapshot of `snap`'s app, other than `snap`, that `test` accepts. */
+  lastOf(snap: Snapshot, test: (s: Snapshot) => boolean): Snapshot | undefined {
+    const list = this.byApp.get(appKey(snap)) ?? [];
+    for (let i = list.length - 1; i >= 0; i--) {
+      const s = list[i]!;
+      if (s !== snap && !s.released && test(s)) return s;
+    }
+    return undefined;
+  }
+
   /** Releases every snapshot held. */
   async close(): Promise<void> {
     for (const list of this.byApp.values()) for (const s of list) await s.release();
