@@ -30,6 +30,7 @@
  *   npm run bench:observe          (npx tsx bench/observe-loop.ts)
  */
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
+import { desktopBackend } from "../lib/desktop.js";
 import {
   type ActionResult,
   AxsnapError,
@@ -100,6 +101,32 @@ function settledOf(r: ActionResult): string {
   return s ? `${s.mode} ${Math.round(s.ms)}` : "n/a";
 }
 
+/**
+ * Whether an event-maintained cache could serve a re-snapshot of the
+ * unchanged window: the cost of asking the event stamp (what a cache hit
+ * would cost) against a walk, and how often the stamp stayed put between two
+ * looks 300 ms apart with nothing done (a hit needs it unchanged).
+ */
+async function eventCache(pid: number): Promise<string> {
+  const backend = await desktopBackend();
+  await backend.watch(pid, 3000);
+  const checks: number[] = [];
+  let still = 0;
+  const n = 10;
+  for (let i = 0; i < n; i++) {
+    const a = await backend.waitEvents(pid, Number.MAX_SAFE_INTEGER, 0);
+    await new Promise((r) => setTimeout(r, 300));
+    const t0 = performance.now();
+    const b = await backend.waitEvents(pid, Number.MAX_SAFE_INTEGER, 0);
+    checks.push(performance.now() - t0);
+    if (b.stamp === a.stamp) still++;
+  }
+  return (
+    `event cache: a stamp check costs ${median(checks).toFixed(2)} ms (median, n=${n}); the stamp stayed unchanged over ` +
+    `${still}/${n} idle 300 ms gaps (bounds-changed is not counted, so an unchanged stamp cannot prove frames unchanged)`
+  );
+}
+
 async function task(app: App, steps: Step[]): Promise<{ rows: Row[]; resnap: string[] }> {
   const session = createSession({ deadlineMs: DEADLINE_MS, keepSnapshots: 8 });
   const resnap: string[] = [];
@@ -124,6 +151,7 @@ async function task(app: App, steps: Step[]): Promise<{ rows: Row[]; resnap: str
           `${empty}/${RESNAPSHOTS} diff empty`,
       );
     }
+    resnap.push(await eventCache(app.pid));
     held = await session.snapshot({ app: app.pid, screenshot: false });
 
     const rows: Row[] = [];
