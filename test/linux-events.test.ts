@@ -4,11 +4,14 @@
  * watch / waitEvents / waitQuiet. A toggle is a state-changed event and the
  * app is quiet soon after; galculator's mode switch (it rebuilds its window
  * after answering the action) is a burst of events, and when waitQuiet says
- * quiet the new layout is complete; a stopped app and an accessibility bus
+ * quiet the new layout is complete; so is gtk3-widget-factory's stack page
+ * after a sliding transition (no event while the page moves), while its
+ * spinner's endless bounds-changed never keep it from being quiet; a stopped app and an accessibility bus
  * that goes away end the wait by its cap or with a typed error, never hang.
  * Missing packages fail loudly; nothing is skipped.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { snapshot } from "../lib/index.js";
 import type { RawNode } from "../lib/model.js";
 import { callNative, loadNative, type NativeBackend } from "../lib/native.js";
 import { type Desktop, gtkWidgetFactory, restartAccessibilityBus, startApp } from "../scripts/desktop.mjs";
@@ -154,6 +157,63 @@ describe("gtk3-widget-factory", () => {
         await b.doAction(node.handle!, node.actions![0]!, 2000);
         await b.release(handles);
         expect((await b.waitEvents(gtk.pid, before.stamp, 2000)).stamp).toBeGreaterThan(before.stamp);
+      } finally {
+        await b.unwatch(gtk.pid);
+        await gtk.stop();
+      }
+    },
+    TIMEOUT,
+  );
+});
+
+describe("gtk3-widget-factory page transitions", () => {
+  it(
+    "a stack page switch that slides (no event while the page moves) is waited for: quiet means final",
+    async () => {
+      const gtk = await gtkWidgetFactory(desktop);
+      try {
+        await b.watch(gtk.pid);
+        // Its spinner and progress bars move all the time: steady animations, never a reason to wait.
+        await new Promise((r) => setTimeout(r, 1200));
+        const idle = await b.waitQuiet(gtk.pid, { quietMs: 150, capMs: 3000 });
+        expect(idle.settled).toBe("quiet");
+        expect(idle.ms).toBeLessThan(600);
+        const act = async (role: string, title: string) => {
+          const { node, handles } = await find(
+            gtk.pid,
+            (n) => n.role === role && n.title === title && (n.actions?.length ?? 0) > 0,
+            `${role} ${title}`,
+          );
+          await b.doAction(node.handle!, node.actions![0]!, 2000);
+          await b.release(handles);
+        };
+        // As bench/observe-loop does: the Menu popover's "Slide Pages" makes the page switch slide.
+        await act("toggle button", "Menu");
+        expect((await b.waitQuiet(gtk.pid, { quietMs: 150, capMs: 3000 })).settled).toBe("quiet");
+        await act("check box", "Slide Pages");
+        expect((await b.waitQuiet(gtk.pid, { quietMs: 150, capMs: 3000 })).settled).toBe("quiet");
+        for (const page of ["Page 2", "Page 1", "Page 2", "Page 1"]) {
+          await act("radio button", page);
+          const q = await b.waitQuiet(gtk.pid, { quietMs: 150, capMs: 3000 });
+          expect(q.settled, page).toBe("quiet");
+          const atQuiet = await snapshot({ app: gtk.pid, screenshot: false, deadlineMs: 5000 });
+          await new Promise((r) => setTimeout(r, 1000));
+          const later = await snapshot({ app: gtk.pid, screenshot: false, deadlineMs: 5000 });
+          const d = later.changesSince(atQuiet);
+          expect(
+            { added: d.added.length, removed: d.removed.length, changed: d.changed.length },
+            `${page}: quiet after ${Math.round(q.ms)} ms, then within 1 s: ${d.summary}`,
+          ).toEqual({ added: 0, removed: 0, changed: 0 });
+          await atQuiet.release();
+          await later.release();
+        }
+        // A toggle is not slowed down by the animations.
+        const before = await b.waitEvents(gtk.pid, 0, 0);
+        await act("check box", "checkbutton");
+        expect((await b.waitEvents(gtk.pid, before.stamp, 2000)).stamp).toBeGreaterThan(before.stamp);
+        const q = await b.waitQuiet(gtk.pid, { quietMs: 150, capMs: 3000 });
+        expect(q.settled).toBe("quiet");
+        expect(q.ms).toBeLessThan(150 + 250);
       } finally {
         await b.unwatch(gtk.pid);
         await gtk.stop();

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace axsnap {
@@ -14,6 +16,24 @@ constexpr const char* kRegistryIface = "org.a11y.atspi.Registry";
 constexpr const char* kAppRoot = "/org/a11y/atspi/accessible/root";
 constexpr const char* kEventPrefix = "org.a11y.atspi.Event.";
 constexpr size_t kRecent = 16;
+// Probes (see atspi_events.h): GTK's slide transitions last up to about a second.
+constexpr size_t kProbes = 4;
+constexpr auto kProbeFor = std::chrono::milliseconds(2500);
+constexpr auto kProbeEvery = std::chrono::milliseconds(50);
+constexpr auto kBurstGap = std::chrono::milliseconds(100);
+
+bool Tracing() {
+  static const bool on = [] {
+    const char* v = std::getenv("AXSNAP_EVENT_TRACE");
+    return v && *v && std::strcmp(v, "0") != 0;
+  }();
+  return on;
+}
+
+void Trace(const char* cls, const char* member, const std::string& detail, const char* path) {
+  const double t = std::chrono::duration<double, std::milli>(Clock::now().time_since_epoch()).count();
+  std::fprintf(stderr, "TRACE %.1f %s %s %s %s\n", t, cls, member, detail.empty() ? "-" : detail.c_str(), path);
+}
 
 // The interfaces whose signals count as changes.
 constexpr const char* kInterfaces[] = {"org.a11y.atspi.Event.Object", "org.a11y.atspi.Event.Window",
@@ -97,6 +117,14 @@ std::string Detail(GVariant* params) {
   return g_variant_get_string(first.get(), nullptr);
 }
 
+// The second argument of an AT-SPI event signal (detail1: 1 = a state set), or -1.
+int Detail1(GVariant* params) {
+  if (!params || !g_variant_is_of_type(params, G_VARIANT_TYPE_TUPLE) || g_variant_n_children(params) < 2) return -1;
+  VariantPtr v(g_variant_get_child_value(params, 1));
+  if (!g_variant_is_of_type(v.get(), G_VARIANT_TYPE_INT32)) return -1;
+  return g_variant_get_int32(v.get());
+}
+
 // The object path in a children-changed event's any_data (a variant holding (so)), or "".
 std::string ChildPath(GVariant* params) {
   if (!params || g_variant_n_children(params) < 4) return {};
@@ -147,6 +175,18 @@ void AtspiEvents::Count(App& app, const char* path, const char* iface, const cha
              app.toplevels.count(path)) {
     window = true;
   }
+  // Newly shown content (a stack page, a popover) may still slide into place without events: probe it.
+  if (std::strcmp(cls, "Object") == 0 && std::strcmp(member, "StateChanged") == 0 && detail == "showing" &&
+      Detail1(params) == 1 && std::strcmp(path, kAppRoot) != 0) {
+    const Clock::time_point now = Clock::now();
+    // The first few of the latest burst (a page maps its container first, then the children).
+    if (!app.probes.empty() && now - app.probes.back().added > kBurstGap) app.probes.clear();
+    if (app.probes.size() < kProbes) app.probes.push_back(Probe{path, now});
+  }
+  Counted(app, std::move(kind), window);
+}
+
+void AtspiEvents::Counted(App& app, std::string kind, bool window) {
   app.stamp++;
   if (window) app.windowStamp++;
   app.any = true;
@@ -155,18 +195,53 @@ void AtspiEvents::Count(App& app, const char* path, const char* iface, const cha
   while (app.recent.size() > kRecent) app.recent.pop_front();
 }
 
+bool AtspiEvents::ProbesMoved(App& app, Clock::time_point until) {
+  const Clock::time_point now = Clock::now();
+  app.probes.erase(
+      std::remove_if(app.probes.begin(), app.probes.end(), [&](const Probe& p) { return now - p.added > kProbeFor; }),
+      app.probes.end());
+  bool moved = false;
+  for (Probe& p : app.probes) {
+    const int timeout = TimeoutMs(until, 100);
+    if (timeout <= 0) break;
+    GError* raw = nullptr;
+    VariantPtr r(g_dbus_connection_call_sync(conn_, app.bus.c_str(), p.path.c_str(), "org.a11y.atspi.Component",
+                                             "GetExtents", g_variant_new("(u)", 0u), G_VARIANT_TYPE("((iiii))"),
+                                             G_DBUS_CALL_FLAGS_NO_AUTO_START, timeout, nullptr, &raw));
+    ErrorPtr err(raw);
+    if (!r) {
+      p.read = false;
+      continue;
+    }
+    gint32 x = 0, y = 0, w = 0, h = 0;
+    g_variant_get(r.get(), "((iiii))", &x, &y, &w, &h);
+    if (p.read && (x != p.x || y != p.y || w != p.w || h != p.h)) {
+      moved = true;
+      if (Tracing()) Trace("Object", "BoundsChanged", "probe", p.path.c_str());
+    }
+    p.read = true;
+    p.x = x;
+    p.y = y;
+    p.w = w;
+    p.h = h;
+  }
+  return moved;
+}
+
 void AtspiEvents::OnSignal(GDBusConnection*, const gchar*, const gchar* path, const gchar* iface, const gchar* member,
                            GVariant* params, gpointer data) {
   if (!path || !iface || !member || std::strncmp(iface, kEventPrefix, std::strlen(kEventPrefix)) != 0) return;
   // Not a change of what a snapshot shows: an animation (gtk3-widget-factory's progress bar and spinner)
-  // sends bounds-changed about 170 times a second, so an app would never be quiet. Frames that move with
-  // real changes come with children-changed or state-changed. (Not registered either; this drops those
-  // another listener made the app send.)
+  // sends bounds-changed about 170 times a second, so an app would never be quiet, and every GTK button
+  // press sends it for ~300 ms without moving. Frames that move with real changes come with children-changed
+  // or state-changed, and content that slides in is probed (see atspi_events.h). (Not registered either;
+  // this drops those another listener made the app send.)
   if (std::strcmp(member, "BoundsChanged") == 0) return;
   // property-change also carries toolkit-internal properties ("widget", "renderer": GTK sends them while it
   // makes cell accessibles for a reader, i.e. because we read): only the accessible-* ones (name,
   // description, value, role, parent, table caption...) are changes of what an agent sees.
   if (std::strcmp(member, "PropertyChange") == 0 && Detail(params).rfind("accessible-", 0) != 0) return;
+  if (Tracing()) Trace(iface + std::strlen(kEventPrefix), member, Detail(params), path);
   Count(*static_cast<App*>(data), path, iface, member, params);
 }
 
@@ -321,11 +396,19 @@ Error AtspiEvents::Wait(GMainContext* ctx, int64_t pid, uint64_t since, Clock::t
       return {ErrorCode::kNoAccessibilityBus,
               "the accessibility bus connection was closed while waiting for events; watch the app again"};
     }
-    const Clock::time_point now = Clock::now();
+    Clock::time_point now = Clock::now();
     if (app.stamp > since || now >= until) break;
+    // Newly shown content still moving counts as an event.
+    if (!app.probes.empty() && now >= app.nextProbe) {
+      if (ProbesMoved(app, until)) Counted(app, "object:bounds-changed:probe", false);
+      now = Clock::now();
+      app.nextProbe = now + kProbeEvery;
+      if (app.stamp > since || now >= until) break;
+    }
     // Block for the next event, in slices, so a closed connection is noticed even if nothing wakes us.
-    const auto slice = std::min<int64_t>(
-        50, std::max<int64_t>(1, std::chrono::duration_cast<std::chrono::milliseconds>(until - now).count()));
+    Clock::time_point wake = std::min(until, now + std::chrono::milliseconds(50));
+    if (!app.probes.empty()) wake = std::min(wake, app.nextProbe);
+    const auto slice = std::max<int64_t>(1, std::chrono::duration_cast<std::chrono::milliseconds>(wake - now).count());
     SourcePtr timer(g_timeout_source_new(static_cast<guint>(slice)));
     g_source_set_callback(
         timer.get(), [](gpointer) -> gboolean { return G_SOURCE_REMOVE; }, nullptr, nullptr);

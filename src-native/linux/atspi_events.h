@@ -14,6 +14,25 @@
 // worker is busy with something else are counted at the next dispatch, so a
 // quiet period is never measured shorter than it was.
 //
+// Content that slides without events: a GtkStack page switch with a slide
+// transition maps the new page at once (a burst of state-changed:showing)
+// and then moves it across the window for up to a second with no event at
+// all (GTK moves the page's GdkWindow: no size-allocate, no bounds-changed),
+// and unmaps the old page at the end. bounds-changed is no help (not sent for
+// that; sent ~170 a second forever by gtk3-widget-factory's spinner and
+// progress bars, and for ~300 ms by every GTK button press without any
+// movement), so it is neither registered nor counted. Instead the first
+// kProbes objects newly shown (showing, detail1 = 1) in the latest burst
+// (state changes less than kBurstGap apart) are probes for
+// kProbeFor: while Wait blocks (and until it passes), their screen extents
+// are read every kProbeEvery, and a probe that moved counts as an event
+// ("object:bounds-changed:probe"), so settling waits for the slide to end.
+// A toggle or a button press shows nothing new and costs nothing.
+//
+// Trace: AXSNAP_EVENT_TRACE=1 prints every event of a watched app to stderr
+// as it is dispatched ("TRACE <steady-clock ms> <class> <member> <detail>
+// <path>") and each probe that moved: bench/page-switch-trace.ts.
+//
 // Bus loss: the subscriptions belong to one connection. When it closes, Wait
 // fails with kNoAccessibilityBus; the backend drops them on reconnect
 // (Drop) and the next Watch subscribes again on the new connection. Stamps
@@ -62,6 +81,12 @@ class AtspiEvents {
   void Drop();
 
  private:
+  struct Probe {
+    std::string path;
+    Clock::time_point added;
+    bool read = false;
+    int32_t x = 0, y = 0, w = 0, h = 0;
+  };
   struct App {
     std::string bus;
     std::vector<guint> subs;
@@ -70,10 +95,15 @@ class AtspiEvents {
     Clock::time_point last;
     std::deque<std::string> recent;
     std::unordered_set<std::string> toplevels;  // object paths of the app's windows
+    std::vector<Probe> probes;                  // objects newly shown: do they move?
+    Clock::time_point nextProbe;
   };
   static void OnSignal(GDBusConnection* conn, const gchar* sender, const gchar* path, const gchar* iface,
                        const gchar* member, GVariant* params, gpointer data);
   static void Count(App& app, const char* path, const char* iface, const char* member, GVariant* params);
+  static void Counted(App& app, std::string kind, bool window);
+  // Reads the probes' extents; whether one moved since it was last read.
+  bool ProbesMoved(App& app, Clock::time_point until);
   void Unsubscribe(App& app);
   void Register(Clock::time_point deadline);
   void Deregister();
