@@ -6,6 +6,7 @@
  * Drives the native backend directly (lib/native.ts).
  */
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RawNode } from "../lib/model.js";
 import { loadNative, type NativeBackend, type NativeSnapshot, type NativeWindow } from "../lib/native.js";
@@ -117,6 +118,36 @@ describe("input reaches only the observed app's window (item 3)", () => {
     } finally {
       await a.stop();
       await b.stop();
+    }
+  }, 60_000);
+
+  it("refuses with APP_NOT_FOUND once the app's process has exited, while the X server still shows its window", async () => {
+    // orphan-window.py forks a child that keeps the X connection: the dead parent's window stays listed and
+    // viewable under its pid, as it does for a moment after any app dies (the X server drops a dead client's
+    // windows only once it notices the closed connection).
+    const app = await startApp(desktop, "/usr/bin/python3", ["test/apps/orphan-window.py"], {
+      name: "orphan-window.py",
+      windowName: "axsnap orphan window",
+    });
+    try {
+      const snap = await observe(app.pid, false);
+      const window = snap.window;
+      await sleep(600); // the keeper child has forked
+      process.kill(app.pid, "SIGKILL");
+      for (let i = 0; i < 50 && existsSync(`/proc/${app.pid}`); i++) await sleep(20);
+      expect(existsSync(`/proc/${app.pid}`)).toBe(false);
+      const p = centre(window);
+      const results = [
+        await settle(backend.typeText(window, "zqxjk", 3000)),
+        await settle(backend.keys(window, "ctrl+a", 3000)),
+        await settle(backend.pointer(window, { kind: "click", x: p.x, y: p.y }, 3000)),
+      ];
+      for (const r of results) {
+        expect(r.error?.nativeCode, String(r.error?.message)).toBe("APP_NOT_FOUND");
+        expect(r.error?.message).toMatch(/has exited.*nothing was sent/);
+      }
+    } finally {
+      await app.stop();
     }
   }, 60_000);
 

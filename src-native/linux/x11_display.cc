@@ -31,6 +31,7 @@
 #include <X11/keysym.h>
 #include <dlfcn.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/ipc.h>
 #include <sys/shm.h>
 #include <sys/socket.h>
@@ -1354,6 +1355,10 @@ Error ObservedGone(const std::vector<Client>& all, int64_t pid) {
 Error ResolveObserved(Impl& d, const X11Display::Target& t, unsigned long bound, const std::vector<Client>& all,
                       Client& out) {
   if (t.pid <= 0) return Error{ErrorCode::kAppNotFound, "the observed window has no pid"};
+  // The X server drops a dead client's windows only once it notices the closed connection: until
+  // then they are still listed, viewable, under the dead pid. The process table knows at once.
+  if (kill(static_cast<pid_t>(t.pid), 0) != 0 && errno == ESRCH)
+    return Error{ErrorCode::kAppNotFound, "the app (pid " + std::to_string(t.pid) + ") has exited"};
   if (bound != 0) {
     for (const auto& c : all) {
       if (c.client == bound && c.pid == t.pid && c.viewable) {

@@ -1,0 +1,39 @@
+#!/usr/bin/env python3
+"""A GTK3 window whose X connection outlives its process: once the window is
+shown, the process forks a child that keeps every descriptor (the X socket
+included) and only waits. Killing the parent then leaves its windows on the X
+server, still viewable and still marked with the dead parent's pid, for as long
+as the child lives: what the X server shows for a moment after any app dies,
+made to last, so a test can act on it deterministically."""
+import os
+import signal
+
+import gi
+
+gi.require_version("Gtk", "3.0")
+from gi.repository import GLib, Gtk  # noqa: E402
+
+
+def fork_keeper():
+    if os.fork() == 0:
+        # The child: no GTK calls, no exec (exec would close the X socket); just wait to be killed.
+        while True:
+            signal.pause()
+    return False
+
+
+def main():
+    window = Gtk.Window(title="axsnap orphan window")
+    window.set_default_size(400, 200)
+    window.move(60, 60)
+    window.connect("destroy", Gtk.main_quit)
+    box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=8)
+    window.add(box)
+    box.pack_start(Gtk.Entry(), False, False, 0)
+    window.show_all()
+    GLib.timeout_add(300, fork_keeper)
+    Gtk.main()
+
+
+if __name__ == "__main__":
+    main()
