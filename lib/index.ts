@@ -82,6 +82,7 @@ export {
 export {
   type ActionResult,
   type ActOptions,
+  type ClickOptions,
   type ConfirmRequest,
   createSession,
   DEFAULT_DESTRUCTIVE_WORDS,

@@ -30,6 +30,7 @@ import { normalizeForMatch } from "./policy/normalize.js";
 import type { ElementRecord } from "./records.js";
 import type { Snapshot } from "./snapshot.js";
 
+export type { ClickOptions } from "./act/element.js";
 export type { ConfirmRequest } from "./act/env.js";
 export { DEFAULT_DESTRUCTIVE_WORDS } from "./act/guards.js";
 export type { PixelOptions } from "./act/pixels.js";
