@@ -1,5 +1,6 @@
 // See atspi_events.h for the contract.
 #include "atspi_events.h"
+#include "glib_ref.h"
 
 #include <algorithm>
 #include <cctype>
@@ -9,6 +10,8 @@
 
 namespace axsnap {
 namespace {
+
+using namespace glib;  // NOLINT: the RAII helpers are used throughout
 
 constexpr const char* kRegistryBus = "org.a11y.atspi.Registry";
 constexpr const char* kRegistryPath = "/org/a11y/atspi/registry";
@@ -54,41 +57,6 @@ constexpr const char* kClasses[] = {"object:children-changed",
                                     "window:",
                                     "document:"};
 constexpr const char* kKeptClass = "object:children-changed";
-
-struct VariantUnref {
-  void operator()(GVariant* v) const {
-    if (v) g_variant_unref(v);
-  }
-};
-using VariantPtr = std::unique_ptr<GVariant, VariantUnref>;
-
-struct GErrorFree {
-  void operator()(GError* e) const {
-    if (e) g_error_free(e);
-  }
-};
-using ErrorPtr = std::unique_ptr<GError, GErrorFree>;
-
-struct SourceDestroy {
-  void operator()(GSource* s) const {
-    if (s) {
-      g_source_destroy(s);
-      g_source_unref(s);
-    }
-  }
-};
-using SourcePtr = std::unique_ptr<GSource, SourceDestroy>;
-
-class ContextScope {
- public:
-  explicit ContextScope(GMainContext* ctx) : ctx_(ctx) { g_main_context_push_thread_default(ctx_); }
-  ~ContextScope() { g_main_context_pop_thread_default(ctx_); }
-  ContextScope(const ContextScope&) = delete;
-  ContextScope& operator=(const ContextScope&) = delete;
-
- private:
-  GMainContext* ctx_;
-};
 
 int TimeoutMs(Clock::time_point deadline, int cap) {
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
