@@ -280,6 +280,13 @@ export function createMcpServer(session: Session): McpServer {
             .describe(
               "Draw each element's index on its frame in the screenshot, as a numbered box (default false); actions on this snapshot return marked screenshots too.",
             ),
+          window: z
+            .string()
+            .min(1)
+            .optional()
+            .describe(
+              "Observe the app's window, dialog, menu or popup with this title (or part of it) instead of the one the user faces.",
+            ),
         })
         .strict(),
       annotations: { readOnlyHint: true },
@@ -295,6 +302,7 @@ export function createMcpServer(session: Session): McpServer {
           ...(args.text_limit !== undefined ? { textLimit: args.text_limit } : {}),
           ...(args.max_tree_nodes !== undefined ? { maxNodes: args.max_tree_nodes } : {}),
           ...(args.max_tree_depth !== undefined ? { maxDepth: args.max_tree_depth } : {}),
+          ...(args.window !== undefined ? { window: { title: args.window } } : {}),
         });
         return { content: snapshotContent(snap) };
       }),
@@ -318,6 +326,13 @@ export function createMcpServer(session: Session): McpServer {
           name: z.string().min(1).optional().describe("An element whose name contains this."),
           gone: z.boolean().optional().describe("Wait until the text or element is no longer shown."),
           idle: z.boolean().optional().describe("Wait until the app sends no change event for 150 ms."),
+          window: z
+            .string()
+            .min(1)
+            .optional()
+            .describe(
+              "A window, dialog, menu or popup whose title contains this opens (or, with gone, closes).",
+            ),
           timeout_ms: z
             .number()
             .int()
@@ -336,21 +351,24 @@ export function createMcpServer(session: Session): McpServer {
           args.text !== undefined,
           args.role !== undefined || args.name !== undefined,
           args.idle === true,
+          args.window !== undefined,
         ];
         if (kinds.filter(Boolean).length !== 1)
-          throw invalidArgument("give exactly one of: text, role/name, idle");
+          throw invalidArgument("give exactly one of: text, role/name, window, idle");
         const condition: WaitCondition =
           args.idle === true
             ? { idle: true }
-            : args.text !== undefined
-              ? { text: args.text, gone: args.gone === true }
-              : {
-                  element: {
-                    ...(args.role === undefined ? {} : { role: args.role }),
-                    ...(args.name === undefined ? {} : { name: args.name }),
-                  },
-                  gone: args.gone === true,
-                };
+            : args.window !== undefined
+              ? { window: args.window, gone: args.gone === true }
+              : args.text !== undefined
+                ? { text: args.text, gone: args.gone === true }
+                : {
+                    element: {
+                      ...(args.role === undefined ? {} : { role: args.role }),
+                      ...(args.name === undefined ? {} : { name: args.name }),
+                    },
+                    gone: args.gone === true,
+                  };
         const met = await session.waitFor(appOf(args.app)!, condition, {
           timeoutMs: args.timeout_ms ?? 10_000,
           signal: extra.signal,

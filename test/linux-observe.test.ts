@@ -141,8 +141,9 @@ describe("waitFor on galculator", () => {
   );
 });
 
+const state = mkdtempSync(join(tmpdir(), "axsnap-wait-"));
+
 describe("axsnap wait", () => {
-  const state = mkdtempSync(join(tmpdir(), "axsnap-wait-"));
   const cli = (args: string[]) =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
       const child = spawn(process.execPath, ["--import", "tsx", "lib/cli.ts", ...args], {
@@ -184,6 +185,81 @@ describe("axsnap wait", () => {
       const usage = await cli(["wait", "--app", String(cal.pid)]);
       expect(usage.code).toBe(2);
       expect(usage.stderr).toContain("exactly one of --text, --role/--name, --idle");
+    },
+    TIMEOUT,
+  );
+});
+
+describe("axsnap windows, --window, wait --window", () => {
+  const TEST_APP = "axsnap-windows-test";
+  const cli = (args: string[]) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, ["--import", "tsx", "lib/cli.ts", ...args], {
+        env: { ...process.env, XDG_STATE_HOME: state },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+      child.on("error", reject);
+      child.on("close", (code) => resolve({ code, stdout, stderr }));
+    });
+
+  it(
+    "lists the app's windows, waits for a dialog a click opens, and snapshots a window by title",
+    async () => {
+      const app = await startApp(desktop, "/usr/bin/python3", ["test/apps/windows-app.py"], {
+        name: TEST_APP,
+        windowName: "axsnap windows test",
+      });
+      const s = createSession();
+      try {
+        const listed = await cli(["windows", "--app", TEST_APP]);
+        expect(listed.stderr).toBe("");
+        expect(listed.stdout).toMatch(
+          /^0\twindow\t"axsnap windows test"\tid \/org\/a11y\/atspi\/accessible\/\S+\n$/,
+        );
+        // The wait starts first; the click that opens the dialog comes while it waits.
+        const waiting = cli(["wait", "--app", TEST_APP, "--window", "note settings", "--timeout", "15000"]);
+        await sleep(1500);
+        const main = await s.snapshot({ app: TEST_APP, screenshot: false });
+        await s.click(indexOf(main, /^\d+ push button Open dialog$/), { snapshot: false });
+        const met = await waiting;
+        expect(met.stderr).toBe("");
+        expect(met.code).toBe(0);
+        expect(met.stdout).toMatch(/^met after \d+ ms \(\d+ observations, woken by events\)\n/);
+        expect(met.stdout).toContain('Window: "Note settings" (modal dialog)');
+        // The default snapshot faces the modal dialog; --window reaches the main window behind it.
+        const behind = await cli(["snapshot", "--app", TEST_APP, "--window", "axsnap windows test"]);
+        expect(behind.code).toBe(0);
+        expect(behind.stdout).toContain('Window: "axsnap windows test", App:');
+        expect(behind.stdout).toMatch(/push button Open dialog/);
+        const both = await cli(["windows", "--app", TEST_APP, "--json"]);
+        expect(JSON.parse(both.stdout).data.windows.map((w: { kind: string }) => w.kind)).toEqual([
+          "window",
+          "dialog",
+        ]);
+        const dialog = await s.snapshot({ app: TEST_APP, screenshot: false });
+        const closing = cli([
+          "wait",
+          "--app",
+          TEST_APP,
+          "--window",
+          "note settings",
+          "--gone",
+          "--timeout",
+          "15000",
+        ]);
+        await sleep(1500);
+        await s.click(indexOf(dialog, /^\d+ push button Close settings$/), { snapshot: false });
+        const closed = await closing;
+        expect(closed.code).toBe(0);
+        expect(closed.stdout).toContain('Window: "axsnap windows test", App:');
+      } finally {
+        await s.close();
+        await app.stop();
+      }
     },
     TIMEOUT,
   );

@@ -211,6 +211,46 @@ describe("waitFor", () => {
     expect(ms).toBeLessThan(700 + 300);
   });
 
+  it("meets a window that opens, and shows it; then its closing", async () => {
+    const { b, s } = setup(desktop());
+    const dialogFrame = { x: 300, y: 300, w: 300, h: 150 };
+    const withDialog = desktop();
+    withDialog.apps[0]!.windows.push({
+      title: "Save changes?",
+      frame: dialogFrame,
+      focused: false,
+      kind: "dialog",
+      modal: true,
+      root: {
+        role: "dialog",
+        title: "Save changes?",
+        frame: dialogFrame,
+        children: [
+          { role: "push button", title: "Save", actions: ["click"], frame: { x: 320, y: 400, w: 80, h: 30 } },
+        ],
+      },
+    } as never);
+    later(250, () => b.fakeReplace(withDialog));
+    const met = await s.waitFor("Calc", { window: "save CHANGES" }, { snapshot: { screenshot: false } });
+    expect(met.via).toBe("events");
+    expect(met.window?.title).toBe("Save changes?");
+    expect(met.snapshot.window.title).toBe("Save changes?");
+    expect(met.snapshot.text).toMatch(/push button Save/);
+    later(250, () => b.fakeReplace(desktop()));
+    const closed = await s.waitFor(
+      "Calc",
+      { window: "save changes", gone: true },
+      { snapshot: { screenshot: false } },
+    );
+    expect(closed.window).toBeUndefined();
+    expect(closed.snapshot.window.title).toBe("Calc");
+    const e = (await s
+      .waitFor("Calc", { window: "never" }, { timeoutMs: 600 })
+      .catch((x) => x)) as AxsnapError;
+    expect(e.code).toBe("TIMEOUT");
+    expect(e.message).toMatch(/a window titled "never" to open.*last: window "Calc"/);
+  });
+
   it("polls where the platform has no events, and still meets the condition", async () => {
     const { b, s } = setup(desktop({ extra: { noEvents: true } }));
     later(300, () => b.fakeReplace(desktop({ status: "Done", extra: { noEvents: true } })));
@@ -247,6 +287,8 @@ describe("waitFor", () => {
       { target: 1 },
       { idle: false },
       { idle: true, quietMs: 5 },
+      { window: "" },
+      { window: "a", text: "b" },
       { text: "a", gone: "yes" },
       null,
     ])

@@ -8,7 +8,7 @@
  * observation.
  */
 import type { CallContext } from "../call.js";
-import { desktopBackend, type ObservationOptions, snapshot as observeOnce } from "../desktop.js";
+import { desktopBackend, listWindows, type ObservationOptions, snapshot as observeOnce } from "../desktop.js";
 import { factsOf } from "../diff.js";
 import { AxsnapError, invalidArgument } from "../errors.js";
 import { screenshotRequest } from "../marks.js";
@@ -16,6 +16,7 @@ import type { NativeBackend } from "../native.js";
 import type { ElementRecord } from "../records.js";
 import { normaliseRenderOptions, type RenderOptions } from "../render/index.js";
 import type { Snapshot } from "../snapshot.js";
+import type { WindowListing } from "../windows.js";
 import type { ActEnv } from "./env.js";
 import type { Target } from "./store.js";
 
@@ -24,14 +25,17 @@ import type { Target } from "./store.js";
  * `element`: an element with this role text and/or name (contains,
  * case-insensitive) is printed. `target`: an element of a held snapshot
  * reads so (its name, its value, a printed state such as "checked" present
- * or absent). `idle`: the app sent no change event for `quietMs`. `gone`
- * turns text and element around: wait until none is printed.
+ * or absent). `idle`: the app sent no change event for `quietMs`.
+ * `window`: one of the app's windows, dialogs, menus or popups (listWindows)
+ * has a title containing it. `gone` turns text, element and window around:
+ * wait until none is there.
  */
 export type WaitCondition =
   | { text: string; gone?: boolean }
   | { element: { role?: string; name?: string }; gone?: boolean }
   | { target: Target; name?: string; value?: string | number; state?: string; notState?: string }
-  | { idle: true; quietMs?: number };
+  | { idle: true; quietMs?: number }
+  | { window: string; gone?: boolean };
 
 export interface WaitOptions {
   /** How long to wait, in ms (1-600000). Default 10000. The call settles by it. */
@@ -46,6 +50,8 @@ export interface WaitResult {
   snapshot: Snapshot;
   /** The element that met it (element, target, text conditions). */
   match?: ElementRecord;
+  /** The window that appeared (window condition); the snapshot is of it. */
+  window?: WindowListing;
   ms: number;
   /** Observations made. */
   rounds: number;
@@ -67,12 +73,12 @@ type Check = (snap: Snapshot) => ElementRecord | boolean;
 export function conditionCheck(env: ActEnv, cond: WaitCondition): { check: Check; describe: string } {
   if (cond === null || typeof cond !== "object" || Array.isArray(cond))
     throw invalidArgument(
-      "the condition must be an object: { text }, { element }, { target } or { idle: true }",
+      "the condition must be an object: { text }, { element }, { target }, { window } or { idle: true }",
     );
-  const keys = ["text", "element", "target", "idle"].filter((k) => k in cond);
+  const keys = ["text", "element", "target", "idle", "window"].filter((k) => k in cond);
   if (keys.length !== 1)
     throw invalidArgument(
-      `the condition must have exactly one of text, element, target, idle; got ${keys.join(", ") || "none"}`,
+      `the condition must have exactly one of text, element, target, window, idle; got ${keys.join(", ") || "none"}`,
     );
   if ("gone" in cond && cond.gone !== undefined && typeof cond.gone !== "boolean")
     throw invalidArgument("gone must be true or false");
@@ -141,6 +147,15 @@ export function conditionCheck(env: ActEnv, cond: WaitCondition): { check: Check
     return {
       check,
       describe: `element ${record.index} to read ${wants.map((k) => `${k} ${JSON.stringify(cond[k])}`).join(", ")}`,
+    };
+  }
+  if ("window" in cond) {
+    if (typeof cond.window !== "string" || cond.window.trim() === "")
+      throw invalidArgument("window must be a non-empty part of a window title");
+    // Checked against window listings, not observations (waitFor's window branch).
+    return {
+      check: () => false,
+      describe: `a window titled ${JSON.stringify(cond.window)} ${cond.gone === true ? "to close" : "to open"}`,
     };
   }
   if (cond.idle !== true) throw invalidArgument("idle must be true");
@@ -218,6 +233,41 @@ export async function waitFor(
       const done = await hand(snap, true);
       if (done) return done;
       throw timeout(describe, started, rounds, snap, env);
+    }
+    if ("window" in cond) {
+      const needle = cond.window.trim().toLowerCase();
+      const gone = cond.gone === true;
+      let seen: WindowListing[] = [];
+      for (;;) {
+        const before = events ? await stampOf(backend, pid!, ctx) : undefined;
+        seen = await ctx.step("read", () =>
+          listWindows(
+            pid ?? app,
+            { deadlineMs: Math.max(1, ctx.remaining()), ...(ctx.signal ? { signal: ctx.signal } : {}) },
+            env.backend,
+          ),
+        );
+        rounds++;
+        const found = seen.find((w) => w.title.toLowerCase().includes(needle));
+        if (gone ? found === undefined : found !== undefined) {
+          // What opened is what the agent sees next: the snapshot is of it.
+          const snap = await env.observe({
+            ...asked,
+            app: pid ?? app,
+            ...(found ? { window: { id: found.id } } : {}),
+            deadlineMs: ctx.remaining(),
+          });
+          return { ...result(snap, true, started, rounds + 1, events), ...(found ? { window: found } : {}) };
+        }
+        if (before !== undefined) await nextEvent(backend, pid!, before, ctx);
+        else await ctx.step("read", () => sleep(Math.min(ctx.remaining(), NO_EVENTS_POLL_MS)));
+        if (ctx.remaining() <= 1)
+          throw new AxsnapError(
+            "TIMEOUT",
+            `waited ${Math.round(performance.now() - started)} ms for ${describe}; it did not happen (${rounds} listings; last: ${seen.map((w) => `${w.kind} "${w.title}"`).join(", ") || "no windows"})`,
+            { hint: "listWindows shows what the app has open; wait longer, or act on what is there" },
+          );
+      }
     }
     for (;;) {
       const before = events ? await stampOf(backend, pid!, ctx) : undefined;

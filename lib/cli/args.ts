@@ -52,6 +52,8 @@ export interface Step {
   of?: string;
   /** With --screenshot: draw each printed element's index on its frame. */
   marks?: boolean;
+  /** snapshot: which of the app's windows (a title, or part of one); wait: a window to open or close. */
+  window?: string;
   /** wait: the role text an element must have (with --name, or alone). */
   role?: string;
   /** wait: until the text or element is gone instead of there. */
@@ -85,7 +87,7 @@ interface CommandSpec {
   /** Positional names, in order; a trailing "?" marks an optional one. */
   args: string[];
   /** Option groups the command takes beyond the globals. */
-  options: ("snapshot" | "act" | "app" | "click" | "of" | "into" | "number" | "wait")[];
+  options: ("snapshot" | "act" | "app" | "click" | "of" | "into" | "number" | "wait" | "window")[];
   details?: string;
 }
 
@@ -97,7 +99,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
   snapshot: {
     summary: "observe one window of an app: numbered lines, one element each",
     args: [],
-    options: ["app", "snapshot"],
+    options: ["app", "snapshot", "window"],
     details:
       "The first line names the snapshot id; act on the element printed as N with the ref @<id>:eN, from this or a later process.",
   },
@@ -146,10 +148,15 @@ export const COMMANDS: Record<string, CommandSpec> = {
     args: ["target"],
     options: ["act"],
   },
+  windows: {
+    summary: "list an app's windows, dialogs, open menus and popups",
+    args: [],
+    options: ["app"],
+  },
   wait: {
     summary: "wait until text or an element appears (or, with --gone, disappears) in an app, or it goes idle",
     args: [],
-    options: ["app", "wait", "snapshot"],
+    options: ["app", "wait", "window", "snapshot"],
     details:
       "Woken by the app's change events (a slow poll is the safety net). Prints the snapshot that met the condition; after --timeout, exits 1 with TIMEOUT.",
   },
@@ -196,11 +203,14 @@ const OPTION_HELP: Record<CommandSpec["options"][number] | "global", string[]> =
   of: ["--of SNAPSHOT_ID     the snapshot that names the app (and, for click-at, the screenshot)"],
   into: ["--into TARGET        the field to type into (focused and checked first)"],
   number: ["--number             set VALUE as a number (sliders, spin buttons)"],
+  window: [
+    "--window TITLE       one of the app's windows by (part of) its title; `axsnap windows` lists them",
+  ],
   wait: [
     "--text TEXT          some printed name or value contains TEXT (case-insensitive)",
     '--role ROLE          an element with this role text ("push button")...',
     "--name NAME          ...and/or whose name contains NAME",
-    "--gone               wait until it is no longer printed",
+    "--gone               wait until it is no longer printed (with --window: until it closed)",
     "--idle               wait until the app sends no change event for 150 ms",
     "--timeout MS         how long to wait, 1-600000 (default 10000)",
   ],
@@ -379,6 +389,9 @@ function setField(step: Step, field: Field, value: unknown, numberValue = false)
     case "role":
       step.role = nonEmpty("--role", value, c);
       return;
+    case "window":
+      step.window = nonEmpty("--window", value, c);
+      return;
     case "timeoutMs":
       step.timeoutMs = wholeNumber("--timeout", value, 1, 600_000, c);
       return;
@@ -434,6 +447,7 @@ const GROUP_FLAGS: Record<CommandSpec["options"][number], [string, Field | "no-s
   of: [["of", "of"]],
   into: [["into", "into"]],
   number: [["number", "number"]],
+  window: [["window", "window"]],
   wait: [
     ["text", "text"],
     ["role", "role"],
@@ -457,7 +471,7 @@ function checkComplete(step: Step, inCall: boolean): void {
         c,
       );
   }
-  if ((c === "snapshot" || c === "wait") && step.app === undefined)
+  if ((c === "snapshot" || c === "wait" || c === "windows") && step.app === undefined)
     throw new UsageError(`${c} needs --app NAME|PID; \`axsnap apps\` lists the apps`, c);
   if (step.marks === true && step.screenshot === undefined)
     throw new UsageError("--marks draws on the screenshot: give --screenshot FILE too", c);
@@ -466,9 +480,10 @@ function checkComplete(step: Step, inCall: boolean): void {
       step.text !== undefined,
       step.role !== undefined || step.name !== undefined,
       step.idle === true,
+      step.window !== undefined,
     ];
     if (kinds.filter(Boolean).length !== 1)
-      throw new UsageError("wait needs exactly one of --text, --role/--name, --idle", c);
+      throw new UsageError("wait needs exactly one of --text, --role/--name, --window, --idle", c);
     if (step.idle === true && step.gone === true)
       throw new UsageError("--gone goes with --text or --role/--name", c);
   }
@@ -635,6 +650,7 @@ const STEP_KEYS: Record<string, Field | "snapshot" | "no-snapshot"> = {
   count: "count",
   of: "of",
   role: "role",
+  window: "window",
   marks: "marks",
   gone: "gone",
   idle: "idle",

@@ -15,7 +15,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
-import { listApps, permissions } from "../desktop.js";
+import { listApps, listWindows, permissions } from "../desktop.js";
 import { AxsnapError, invalidArgument } from "../errors.js";
 import { normaliseRenderOptions } from "../render/index.js";
 import {
@@ -41,6 +41,7 @@ import {
   snapshotData,
   snapshotText,
   type TargetData,
+  windowsText,
 } from "./output.js";
 import { Store, type StoredOptions, type StoredSnapshot, storedOf } from "./store.js";
 
@@ -52,6 +53,12 @@ const PIXELS_MAX_AGE_MS = 60_000;
 export interface Outcome {
   data: unknown;
   text: string;
+}
+
+/** Stored options as the library takes them: a --window title becomes the `window` option. */
+function observation(o: StoredOptions, withWindow = true) {
+  const { window, ...render } = o;
+  return withWindow && window !== undefined ? { ...render, window: { title: window } } : render;
 }
 
 /** The screenshot a step asks for: --screenshot FILE, with --marks the element indices drawn on it. */
@@ -98,6 +105,13 @@ export class Runner {
         return this.snapshot(step);
       case "wait":
         return this.wait(step);
+      case "windows": {
+        const windows = await listWindows(
+          step.app!,
+          step.deadlineMs === undefined ? {} : { deadlineMs: step.deadlineMs },
+        );
+        return { data: { windows }, text: windowsText(windows) };
+      }
       case "resolve":
         return this.resolve(step);
       case "click":
@@ -129,7 +143,13 @@ export class Runner {
       ...(step.maxNodes === undefined ? {} : { maxNodes: step.maxNodes }),
       ...(step.maxDepth === undefined ? {} : { maxDepth: step.maxDepth }),
     });
-    return { style: o.style, textLimit: o.textLimit, maxNodes: o.maxNodes, maxDepth: o.maxDepth };
+    return {
+      style: o.style,
+      textLimit: o.textLimit,
+      maxNodes: o.maxNodes,
+      maxDepth: o.maxDepth,
+      ...(step.window === undefined ? {} : { window: step.window }),
+    };
   }
 
   /** Stores a snapshot handed to the caller, writes its screenshot where asked, and returns its data. */
@@ -157,7 +177,7 @@ export class Runner {
     const snap = await this.session.snapshot({
       app: step.app!,
       screenshot: shotOf(step),
-      ...this.renderOptions(step),
+      ...observation(this.renderOptions(step)),
       ...(step.deadlineMs === undefined ? {} : { deadlineMs: step.deadlineMs }),
     });
     const data = this.hand(snap, step);
@@ -168,18 +188,20 @@ export class Runner {
     const condition: WaitCondition =
       step.idle === true
         ? { idle: true }
-        : step.text !== undefined
-          ? { text: step.text, gone: step.gone === true }
-          : {
-              element: {
-                ...(step.role === undefined ? {} : { role: step.role }),
-                ...(step.name === undefined ? {} : { name: step.name }),
-              },
-              gone: step.gone === true,
-            };
+        : step.window !== undefined
+          ? { window: step.window, gone: step.gone === true }
+          : step.text !== undefined
+            ? { text: step.text, gone: step.gone === true }
+            : {
+                element: {
+                  ...(step.role === undefined ? {} : { role: step.role }),
+                  ...(step.name === undefined ? {} : { name: step.name }),
+                },
+                gone: step.gone === true,
+              };
     const met = await this.session.waitFor(step.app!, condition, {
       ...(step.timeoutMs === undefined ? {} : { timeoutMs: step.timeoutMs }),
-      snapshot: { screenshot: shotOf(step), ...this.renderOptions(step) },
+      snapshot: { screenshot: shotOf(step), ...observation(this.renderOptions(step), false) },
     });
     const data = this.hand(met.snapshot, step);
     const head = `met after ${met.ms} ms (${met.rounds} observations, woken by ${met.via})${met.match ? `; element ${met.match.index}` : ""}`;
@@ -219,7 +241,7 @@ export class Runner {
     const fresh = await this.session.snapshot({
       app: stored.app.pid,
       screenshot,
-      ...stored.options,
+      ...observation(stored.options),
       ...(step.deadlineMs === undefined ? {} : { deadlineMs: step.deadlineMs }),
     });
     this.reobserved.set(key, fresh);
@@ -307,7 +329,10 @@ export class Runner {
   private actOptions(step: Step): ActOptions {
     return {
       // The fresh snapshot after acting is taken with this command's style, limits and screenshot setting.
-      snapshot: step.snapshot ? { ...this.renderOptions(step), screenshot: shotOf(step) } : false,
+      // An action's fresh snapshot shows what the user faces now (a named window may have just closed).
+      snapshot: step.snapshot
+        ? { ...observation(this.renderOptions(step), false), screenshot: shotOf(step) }
+        : false,
       ...(step.deadlineMs === undefined ? {} : { deadlineMs: step.deadlineMs }),
     };
   }
@@ -403,7 +428,7 @@ export class Runner {
     const snap = await this.session.snapshot({
       app,
       screenshot: false,
-      ...this.renderOptions(step),
+      ...observation(this.renderOptions(step)),
       ...(step.deadlineMs === undefined ? {} : { deadlineMs: step.deadlineMs }),
     });
     this.app = snap.app.name;

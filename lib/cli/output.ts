@@ -11,6 +11,7 @@ import { AxsnapError, type Delivery, type Retry } from "../errors.js";
 import type { RawApp, Rect } from "../model.js";
 import type { ActionResult, ResolvedTarget } from "../session.js";
 import type { Snapshot } from "../snapshot.js";
+import type { WindowListing } from "../windows.js";
 
 export interface ScreenshotData {
   path: string;
@@ -163,6 +164,16 @@ export function resolveText(d: ResolveData): string {
 export function appsText(apps: RawApp[]): string {
   return apps
     .map((a) => `${a.name}\tpid ${a.pid}${a.responsive === false ? "\t(not answering)" : ""}\n`)
+    .join("");
+}
+
+export function windowsText(windows: WindowListing[]): string {
+  if (windows.length === 0) return "no windows\n";
+  return windows
+    .map(
+      (w) =>
+        `${w.index}\t${w.kind}${w.modal ? " (modal)" : ""}\t${JSON.stringify(w.title)}\t${w.visible ? "" : "hidden\t"}id ${w.id}\n`,
+    )
     .join("");
 }
 

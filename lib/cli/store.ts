@@ -66,6 +66,8 @@ export interface StoredOptions {
   textLimit: TextLimit;
   maxNodes: number;
   maxDepth: number;
+  /** --window: the snapshot was of the app's window with this title (or part of one). */
+  window?: string;
 }
 
 export interface StoredSnapshot {
