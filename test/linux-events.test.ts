@@ -202,7 +202,7 @@ describe("gtk3-widget-factory page transitions", () => {
           const d = later.changesSince(atQuiet);
           expect(
             { added: d.added.length, removed: d.removed.length, changed: d.changed.length },
-            `${page}: quiet after ${Math.round(q.ms)} ms, then within 1 s: ${d.summary}`,
+            `${page}: quiet after ${Math.round(q.ms)} ms, then within 1 s:\n${d.text}`,
           ).toEqual({ added: 0, removed: 0, changed: 0 });
           await atQuiet.release();
           await later.release();

@@ -76,12 +76,14 @@ export async function click(
 ): Promise<ActionResult> {
   const button = options.button ?? "left";
   const count = options.count ?? 1;
-  await guardDestructive(env, "click", env.store.address(target, options.app));
+  const addressed = env.store.address(target, options.app);
+  await guardDestructive(env, "click", addressed);
+  // Listed before the checks, never between the last identity read and the action.
+  await noteWindows(env, addressed.snapshot, ctx);
   const r = await resolveIn(env, target, options.app, ctx);
   const notes = [...r.notes];
   await confirmLanded(r, ctx, await flushWebTree(r, ctx, notes));
   guardEnabled(r);
-  await noteWindows(env, r.snapshot, ctx);
   const done = (o: Parameters<typeof finish>[3]) => finish(env, ctx, options, o);
   // A text field is clicked to put the caret in it: its only action ("activate") would submit its form.
   if (button === "left" && count === 1 && ENTRY_ROLES.has(r.record.role)) {
@@ -148,11 +150,11 @@ export async function setValue(
       "NOT_SETTABLE",
       `element ${addressed.record.index} (${addressed.record.roleText}) cannot be set`,
     );
+  await noteWindows(env, addressed.snapshot, ctx);
   const r = await resolveIn(env, target, options.app, ctx);
   await confirmLanded(r, ctx);
   guardEnabled(r);
   guardNotSecureNow(r);
-  await noteWindows(env, r.snapshot, ctx);
   const uncertain = await semanticCall(ctx, () =>
     typeof value === "number"
       ? r.live.backend.setNumber(r.handle, value, ctx.remaining())
@@ -222,10 +224,10 @@ export async function performAction(
     snapshot: addressed.snapshot,
     record: { ...addressed.record, title: prettyActionName(raw), description: raw },
   });
+  await noteWindows(env, addressed.snapshot, ctx);
   const r = await resolveIn(env, target, options.app, ctx);
   await confirmLanded(r, ctx, await flushWebTree(r, ctx, r.notes));
   guardEnabled(r);
-  await noteWindows(env, r.snapshot, ctx);
   const uncertain = await semanticCall(ctx, () => r.live.backend.doAction(r.handle, raw, ctx.remaining()));
   return finish(env, ctx, options, semanticOutcome("performAction", r, [...r.notes], uncertain));
 }
@@ -239,9 +241,9 @@ export async function scroll(
   pages: number,
   options: ActOptions,
 ): Promise<ActionResult> {
+  await noteWindows(env, env.store.address(target, options.app).snapshot, ctx);
   const r = await resolveIn(env, target, options.app, ctx);
   await confirmLanded(r, ctx);
-  await noteWindows(env, r.snapshot, ctx);
   const name = `AXScroll${direction[0]!.toUpperCase()}${direction.slice(1)}ByPage`;
   const semantic = findAction(r.record.actions, [name, `scroll ${direction}`]);
   if (semantic !== undefined) {
@@ -284,6 +286,7 @@ export async function drag(
     );
   await guardDestructive(env, "drag", from0);
   await guardDestructive(env, "drag", to0);
+  await noteWindows(env, from0.snapshot, ctx);
   const a = await resolveIn(env, from, options.app, ctx);
   const b = await resolveIn(env, to, options.app, ctx);
   guardFresh(env, a.snapshot);
@@ -292,7 +295,6 @@ export async function drag(
   if (!p || !q) throw new AxsnapError("ACTION_NOT_SUPPORTED", "both elements need a frame to drag between");
   await confirmLanded(a, ctx);
   await confirmLanded(b, ctx);
-  await noteWindows(env, a.snapshot, ctx);
   const notes = [...a.notes, ...b.notes];
   const start = clamp(a.live, p.x, p.y, notes);
   const end = clamp(a.live, q.x, q.y, notes);

@@ -55,8 +55,9 @@ export async function pressKey(
   options: ActOptions,
 ): Promise<ActionResult> {
   const { snap, live } = liveLatest(env, options.app);
-  await guardKeys(env, "pressKey", snap, live, ctx, { combo });
+  // Listed before the focus check, never between it and the keys.
   await noteWindows(env, snap, ctx);
+  await guardKeys(env, "pressKey", snap, live, ctx, { combo });
   await ctx.step("input", () => live.backend.keys(live.window, combo, ctx.remaining()));
   return finish(env, ctx, options, {
     action: "pressKey",
@@ -87,12 +88,13 @@ export async function typeText(
       notes,
     });
   }
-  guardNotSecure(env.store.address(options.target, options.app).record, "typing into");
+  const addressed = env.store.address(options.target, options.app);
+  guardNotSecure(addressed.record, "typing into");
+  await noteWindows(env, addressed.snapshot, ctx);
   const r = await resolveIn(env, options.target, options.app, ctx);
   await confirmLanded(r, ctx);
   guardEnabled(r);
   guardNotSecureNow(r);
-  await noteWindows(env, r.snapshot, ctx);
   const notes = [...r.notes];
   if (r.record.settable && TEXT_ROLES.has(r.record.role)) {
     if (textActivates(text, true)) await guardDestructive(env, "typeText", r);
