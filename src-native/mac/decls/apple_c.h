@@ -676,6 +676,9 @@ extern CGEventRef CGEventCreateScrollWheelEvent2(CGEventSourceRef source, CGScro
     AXSNAP_API_AVAILABLE(macos(10.13));
 // Only the first 20 UTF-16 code units are used by the receiving app.
 extern void CGEventKeyboardSetUnicodeString(CGEventRef event, UniCharCount stringLength, const UniChar* unicodeString);
+// The event's flags: a keyboard event is made with the key's own (arrows carry
+// SecondaryFn and NumericPad); CGEventSetFlags replaces them all.
+extern CGEventFlags CGEventGetFlags(CGEventRef event);
 extern void CGEventSetFlags(CGEventRef event, CGEventFlags flags);
 // Where the event happens, in global top-left points.
 extern void CGEventSetLocation(CGEventRef event, CGPoint location);
