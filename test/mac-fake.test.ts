@@ -802,8 +802,12 @@ describe("actions and input", () => {
       "event rightMouseUp 150,130 clicks=1 flags=0x0",
       "event mouseMoved 150,130 flags=0x0",
       "event scroll 0 -3 line at 150,130",
+      "event keyDown code=55 flags=0x100000",
+      "event keyDown code=56 flags=0x120000",
       "event keyDown code=17 flags=0x120000",
       "event keyUp code=17 flags=0x120000",
+      "event keyUp code=56 flags=0x100000",
+      "event keyUp code=55 flags=0x0",
       'event unicode "héllo wörld, more th"',
       "event keyUp code=0 flags=0x0",
       'event unicode "an twenty units 😀!"',
@@ -1608,5 +1612,159 @@ describe("surfaces", () => {
     const r = addon.macDirectWindows(PID, 2000);
     expect(r.windows.map((w) => [w.role, w.title])).toEqual([["AXWindow", "Doc"]]);
     expect(addon.macDirectWindows(4242, 2000).code).not.toBe("NONE");
+  });
+});
+
+// ---------------------------------------------------------------- issue 12, items 1 and 2
+
+describe("issue 12 items 1 and 2: line breaks and tabs as keys, modifier keys", () => {
+  const events = (b: NativeBackend) => logOf(b).filter((l) => l.startsWith("event"));
+  const unicodeChunks = (b: NativeBackend) =>
+    events(b)
+      .filter((l) => l.startsWith("event unicode "))
+      .map((l) => JSON.parse(l.slice("event unicode ".length).replace(/ flags=.*$/, "")) as string);
+  const RETURN = ["event keyDown code=36 flags=0x0", "event keyUp code=36 flags=0x0"];
+  const TAB = ["event keyDown code=48 flags=0x0", "event keyUp code=48 flags=0x0"];
+  const text = (s: string) => [`event unicode ${JSON.stringify(s)}`, "event keyUp code=0 flags=0x0"];
+
+  it('typeText("\\n") presses Return and counts it; "\\t" presses Tab', async () => {
+    const b = backend(simpleWorld([button(21, "OK")]));
+    await expect(b.typeText(INPUT_WINDOW, "\n", 5000)).resolves.toEqual({ typed: 1 });
+    await expect(b.typeText(INPUT_WINDOW, "\t", 5000)).resolves.toEqual({ typed: 1 });
+    expect(events(b)).toEqual([...RETURN, ...TAB]);
+  });
+
+  it('"a\\nb" is the text "a", Return, the text "b"; CRLF is one Return', async () => {
+    const b = backend(simpleWorld([button(21, "OK")]));
+    await expect(b.typeText(INPUT_WINDOW, "a\nb", 5000)).resolves.toEqual({ typed: 3 });
+    await expect(b.typeText(INPUT_WINDOW, "x\r\ny\rz", 5000)).resolves.toEqual({ typed: 6 });
+    expect(events(b)).toEqual([
+      ...text("a"),
+      ...RETURN,
+      ...text("b"),
+      ...text("x"),
+      ...RETURN,
+      ...text("y"),
+      ...RETURN,
+      ...text("z"),
+    ]);
+  });
+
+  it("no Unicode chunk holds a control character, wherever the chunk boundaries fall", async () => {
+    const b = backend(simpleWorld([button(21, "OK")]));
+    // A line break right at the 20-unit chunk boundary, runs of breaks and tabs, a leading and a trailing one.
+    const typed = `\n${"a".repeat(19)}\n\n\tcol\t\t${"b".repeat(25)}\r\n😀\n`;
+    await expect(b.typeText(INPUT_WINDOW, typed, 5000)).resolves.toEqual({ typed: [...typed].length });
+    const chunks = unicodeChunks(b);
+    expect(chunks.length).toBeGreaterThan(0);
+    const isControl = (ch: string) =>
+      ch.codePointAt(0)! < 0x20 || (ch.codePointAt(0)! >= 0x7f && ch.codePointAt(0)! <= 0x9f);
+    for (const c of chunks) expect([...c].filter(isControl), JSON.stringify(c)).toEqual([]);
+    expect(chunks.join("")).toBe(typed.replace(/[\r\n\t]/g, ""));
+    expect(events(b).filter((l) => l.startsWith("event keyDown code=36"))).toHaveLength(5);
+    expect(events(b).filter((l) => l.startsWith("event keyDown code=48"))).toHaveLength(3);
+  });
+
+  it("backspace, escape and delete characters are their keys; other control characters are refused, nothing sent", async () => {
+    const b = backend(simpleWorld([button(21, "OK")]));
+    await expect(b.typeText(INPUT_WINDOW, "ab\b\u001b\u007f", 5000)).resolves.toEqual({ typed: 5 });
+    expect(events(b)).toEqual([
+      ...text("ab"),
+      "event keyDown code=51 flags=0x0",
+      "event keyUp code=51 flags=0x0",
+      "event keyDown code=53 flags=0x0",
+      "event keyUp code=53 flags=0x0",
+      "event keyDown code=117 flags=0x800000",
+      "event keyUp code=117 flags=0x800000",
+    ]);
+    const before = events(b).length;
+    await expect(b.typeText(INPUT_WINDOW, "ring \u0007 the bell", 5000)).rejects.toMatchObject({
+      nativeCode: "INVALID_ARGUMENT",
+      typed: 0,
+      message: expect.stringMatching(/U\+0007/),
+    });
+    expect(events(b)).toHaveLength(before);
+  });
+
+  it("a Return that cannot be made stops the typing honestly: DELIVERY_UNCERTAIN, 1 of 3 typed", async () => {
+    const b = backend(simpleWorld([button(21, "OK")], { keyEventFails: [36] }));
+    await expect(b.typeText(INPUT_WINDOW, "a\nb", 5000)).rejects.toMatchObject({
+      nativeCode: "DELIVERY_UNCERTAIN",
+      typed: 1,
+      message: expect.stringMatching(/typed 1 of 3 characters/),
+    });
+    expect(events(b)).toEqual(text("a"));
+  });
+
+  it("the focus is checked again before a Return: it is not pressed in an app that came to the front", async () => {
+    const world = simpleWorld([button(21, "OK")], { focusMoves: { afterEvents: 2, toPid: 900 } });
+    addOtherApp(world, "Terminal");
+    const b = backend(world);
+    await expect(b.typeText(INPUT_WINDOW, "a\nb", 5000)).rejects.toMatchObject({
+      nativeCode: "DELIVERY_UNCERTAIN",
+      typed: 1,
+      message: expect.stringMatching(/Terminal \(pid 900\)/),
+    });
+    expect(events(b)).toEqual(text("a"));
+  });
+
+  it("ctrl+left: control key down, the arrow with its own SecondaryFn|NumericPad plus Control, key up, control up", async () => {
+    const b = backend(simpleWorld([button(21, "OK")]));
+    await b.keys(INPUT_WINDOW, "ctrl+left", 5000);
+    expect(events(b)).toEqual([
+      "event keyDown code=59 flags=0x40000",
+      "event keyDown code=123 flags=0xa40000",
+      "event keyUp code=123 flags=0xa40000",
+      "event keyUp code=59 flags=0x0",
+    ]);
+  });
+
+  it("modifiers go down in the order written and up in reverse; navigation keys keep SecondaryFn", async () => {
+    const b = backend(simpleWorld([button(21, "OK")]));
+    await b.keys(INPUT_WINDOW, "cmd+shift+t", 5000);
+    await b.keys(INPUT_WINDOW, "cmd+down", 5000); // the caret move typeText makes on macOS
+    await b.keys(INPUT_WINDOW, "home", 5000);
+    await b.keys(INPUT_WINDOW, "alt+f5", 5000);
+    await b.keys(INPUT_WINDOW, "A", 5000); // an upper-case letter alone is shift + the letter
+    expect(events(b)).toEqual([
+      "event keyDown code=55 flags=0x100000",
+      "event keyDown code=56 flags=0x120000",
+      "event keyDown code=17 flags=0x120000",
+      "event keyUp code=17 flags=0x120000",
+      "event keyUp code=56 flags=0x100000",
+      "event keyUp code=55 flags=0x0",
+      "event keyDown code=55 flags=0x100000",
+      "event keyDown code=125 flags=0xb00000",
+      "event keyUp code=125 flags=0xb00000",
+      "event keyUp code=55 flags=0x0",
+      "event keyDown code=115 flags=0x800000",
+      "event keyUp code=115 flags=0x800000",
+      "event keyDown code=58 flags=0x80000",
+      "event keyDown code=96 flags=0x880000",
+      "event keyUp code=96 flags=0x880000",
+      "event keyUp code=58 flags=0x0",
+      "event keyDown code=56 flags=0x20000",
+      "event keyDown code=0 flags=0x20000",
+      "event keyUp code=0 flags=0x20000",
+      "event keyUp code=56 flags=0x0",
+    ]);
+  });
+
+  it("no modifier is left down when an event of the combination cannot be made: nothing is sent", async () => {
+    for (const failing of [123, 59]) {
+      const b = backend(simpleWorld([button(21, "OK")], { keyEventFails: [failing] }));
+      await expect(b.keys(INPUT_WINDOW, "ctrl+left", 5000)).rejects.toMatchObject({
+        nativeCode: "INPUT_FAILED",
+        message: expect.stringMatching(/nothing was sent/),
+      });
+      const sent = events(b);
+      const downs = sent.filter((l) => l.startsWith("event keyDown code=59")).length;
+      const ups = sent.filter((l) => l.startsWith("event keyUp code=59")).length;
+      expect(ups, `key code ${failing} failing`).toBe(downs);
+      expect(sent, `key code ${failing} failing`).toEqual([]);
+      await b.close();
+      open.splice(open.indexOf(b), 1);
+      loadMacFake().fakeWorldClear();
+    }
   });
 });

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <thread>
 #include <vector>
 
@@ -84,20 +85,62 @@ bool KeyCodeForChar(char c, CGKeyCode& code) {
   return false;
 }
 
-bool Modifier(const std::string& lower, CGEventFlags& flag) {
+// A modifier: its flag, and the key (left-hand one) that makes it.
+struct ModifierKey {
+  CGEventFlags flag;
+  CGKeyCode code;
+};
+
+bool Modifier(const std::string& lower, ModifierKey& mod) {
   if (lower == "cmd" || lower == "command" || lower == "super" || lower == "meta" || lower == "win")
-    flag = kCGEventFlagMaskCommand;
+    mod = {kCGEventFlagMaskCommand, 55};
   else if (lower == "ctrl" || lower == "control")
-    flag = kCGEventFlagMaskControl;
+    mod = {kCGEventFlagMaskControl, 59};
   else if (lower == "alt" || lower == "option" || lower == "opt")
-    flag = kCGEventFlagMaskAlternate;
+    mod = {kCGEventFlagMaskAlternate, 58};
   else if (lower == "shift")
-    flag = kCGEventFlagMaskShift;
+    mod = {kCGEventFlagMaskShift, 56};
   else if (lower == "fn")
-    flag = kCGEventFlagMaskSecondaryFn;
+    mod = {kCGEventFlagMaskSecondaryFn, 63};
   else
     return false;
   return true;
+}
+
+const ModifierKey kShift = {kCGEventFlagMaskShift, 56};
+
+// The flags a key carries of its own, as a keyboard makes them: the arrows
+// are keypad and function keys, Home/End/Page Up/Page Down/forward Delete/Help
+// and F1-F20 function keys. Apps read them: ctrl+arrow without SecondaryFn is
+// not the Mission Control shortcut, and some text views ignore an arrow
+// without them.
+const CGEventFlags kKeyOwnFlags = kCGEventFlagMaskSecondaryFn | kCGEventFlagMaskNumericPad;
+
+CGEventFlags OwnFlags(CGKeyCode code) {
+  if (code >= 123 && code <= 126) return kCGEventFlagMaskSecondaryFn | kCGEventFlagMaskNumericPad;
+  static const CGKeyCode kFunctionKeys[] = {114, 115, 116, 117, 119, 121, 122, 120, 99,  118, 96, 97, 98,
+                                            100, 101, 109, 103, 111, 105, 107, 113, 106, 64,  79, 80, 90};
+  for (CGKeyCode k : kFunctionKeys)
+    if (k == code) return kCGEventFlagMaskSecondaryFn;
+  return 0;
+}
+
+// A key event with `flags` added to the key's own (those CGEventCreateKeyboardEvent
+// gave it and those of OwnFlags): CGEventSetFlags replaces every flag, so
+// setting the modifiers alone would drop them. Null when it cannot be made.
+EventRef KeyEvent(CGEventSourceRef source, CGKeyCode code, bool down, CGEventFlags flags) {
+  EventRef e = EventRef::Adopt(CGEventCreateKeyboardEvent(source, code, down));
+  if (e) CGEventSetFlags(e.get(), (CGEventGetFlags(e.get()) & kKeyOwnFlags) | OwnFlags(code) | flags);
+  return e;
+}
+
+// A modifier key event carrying exactly the modifiers held once it is
+// processed: nothing of its own, so the fn key's release does not say fn is
+// still down.
+EventRef ModifierEvent(CGEventSourceRef source, const ModifierKey& m, bool down, CGEventFlags held) {
+  EventRef e = EventRef::Adopt(CGEventCreateKeyboardEvent(source, m.code, down));
+  if (e) CGEventSetFlags(e.get(), held);
+  return e;
 }
 
 std::string Lower(std::string s) {
@@ -200,7 +243,8 @@ Error PostPointer(const PointerEvent& ev) {
 
 namespace {
 
-Error ParseKeys(const std::string& combo, CGKeyCode& code, CGEventFlags& flags) {
+// The key and its modifiers, in the order written (each once).
+Error ParseKeys(const std::string& combo, CGKeyCode& code, std::vector<ModifierKey>& mods) {
   std::vector<std::string> parts;
   size_t start = 0;
   // "cmd++" names the plus key: a '+' right after a separator is the key itself.
@@ -215,12 +259,18 @@ Error ParseKeys(const std::string& combo, CGKeyCode& code, CGEventFlags& flags) 
     return {ErrorCode::kInvalidArgument, "malformed key combination \"" + combo + "\""};
   const std::string key = parts.back();
   parts.pop_back();
-  flags = 0;
+  mods.clear();
+  CGEventFlags flags = 0;
+  auto add = [&](const ModifierKey& m) {
+    if (flags & m.flag) return;
+    flags |= m.flag;
+    mods.push_back(m);
+  };
   for (const std::string& p : parts) {
-    CGEventFlags f = 0;
-    if (p.empty() || !Modifier(Lower(p), f))
+    ModifierKey m{};
+    if (p.empty() || !Modifier(Lower(p), m))
       return {ErrorCode::kInvalidArgument, "unknown modifier \"" + p + "\" in \"" + combo + "\""};
-    flags |= f;
+    add(m);
   }
   const std::string lower = Lower(key);
   code = 0;
@@ -232,13 +282,13 @@ Error ParseKeys(const std::string& combo, CGKeyCode& code, CGEventFlags& flags) 
     }
   if (!found && key == "+") {
     code = 24;  // "+" is shift and the = key on the ANSI layout
-    flags |= kCGEventFlagMaskShift;
+    add(kShift);
     found = true;
   }
   if (!found && key.size() == 1) {
     found = KeyCodeForChar(key[0], code);
     // An upper-case letter alone means shift + letter, as typed.
-    if (found && std::isupper(static_cast<unsigned char>(key[0])) && flags == 0) flags = kCGEventFlagMaskShift;
+    if (found && std::isupper(static_cast<unsigned char>(key[0])) && mods.empty()) add(kShift);
   }
   if (!found) return {ErrorCode::kInvalidArgument, "unknown key \"" + key + "\" (macOS: ANSI layout names)"};
   return {};
@@ -248,55 +298,145 @@ Error ParseKeys(const std::string& combo, CGKeyCode& code, CGEventFlags& flags) 
 
 Error CheckKeys(const std::string& combo) {
   CGKeyCode code = 0;
-  CGEventFlags flags = 0;
-  return ParseKeys(combo, code, flags);
+  std::vector<ModifierKey> mods;
+  return ParseKeys(combo, code, mods);
 }
 
 Error PostKeys(const std::string& combo) {
   CGKeyCode code = 0;
-  CGEventFlags flags = 0;
-  if (Error err = ParseKeys(combo, code, flags)) return err;
+  std::vector<ModifierKey> mods;
+  if (Error err = ParseKeys(combo, code, mods)) return err;
   CFRef<CGEventSourceRef> source = Source();
-  EventRef down = EventRef::Adopt(CGEventCreateKeyboardEvent(source.get(), code, true));
-  EventRef up = EventRef::Adopt(CGEventCreateKeyboardEvent(source.get(), code, false));
-  if (!down || !up) return {ErrorCode::kInputFailed, "could not create the key events"};
-  // Flags on the key events themselves: posting separate modifier key events
-  // races with the user's own keyboard state.
-  CGEventSetFlags(down.get(), flags);
-  CGEventSetFlags(up.get(), flags);
-  if (Error err = Post(down, "key")) return err;
-  Pace();
-  return Post(up, "key");
+  // A combination is typed as a person types it (CGEvent.h: every keystroke,
+  // modifiers included, must be entered): each modifier key goes down in the
+  // order written, the key goes down and up carrying its own flags and the
+  // modifiers, the modifiers come up in reverse. Every event is made before
+  // the first is posted, so a failure sends nothing and no modifier is ever
+  // left down (CGEventPost itself cannot fail).
+  std::vector<EventRef> events;
+  CGEventFlags held = 0;
+  for (const ModifierKey& m : mods) {
+    held |= m.flag;
+    events.push_back(ModifierEvent(source.get(), m, true, held));
+  }
+  events.push_back(KeyEvent(source.get(), code, true, held));
+  events.push_back(KeyEvent(source.get(), code, false, held));
+  for (size_t i = mods.size(); i-- > 0;) {
+    held &= ~mods[i].flag;
+    events.push_back(ModifierEvent(source.get(), mods[i], false, held));
+  }
+  for (const EventRef& e : events)
+    if (!e) return {ErrorCode::kInputFailed, "could not create the key events; nothing was sent"};
+  for (size_t i = 0; i < events.size(); i++) {
+    if (i > 0) Pace();
+    CGEventPost(kCGHIDEventTap, events[i].get());
+  }
+  return {};
 }
+
+namespace {
+
+// Characters typed as keys, never inside a Unicode string: the system drops a
+// Unicode string that starts with a line break (enigo documents it), and a
+// line break in one never presses Return, so submit-on-Enter fields would not
+// submit. As on Linux: \n, \r and CRLF are Return, \t Tab, \b Backspace,
+// ESC Escape, DEL forward Delete; any other control character is refused.
+bool ControlKey(UniChar c, CGKeyCode& code) {
+  switch (c) {
+    case '\n':
+    case '\r': code = 36; return true;
+    case '\t': code = 48; return true;
+    case '\b': code = 51; return true;
+    case 0x1B: code = 53; return true;
+    case 0x7F: code = 117; return true;
+    default: return false;
+  }
+}
+
+bool IsControl(UniChar c) { return c < 0x20 || (c >= 0x7F && c <= 0x9F); }
+
+// What the text is typed as: Unicode strings of at most 20 UTF-16 units
+// (CGEventKeyboardSetUnicodeString's limit; never splitting a surrogate pair)
+// and single keys for the control characters.
+struct Piece {
+  bool key = false;
+  CGKeyCode code = 0;     // key
+  size_t start = 0;       // text: first unit
+  size_t units = 0;       // text: units, key: 1 or 2 (CRLF)
+  size_t codePoints = 0;  // what it counts as typed
+};
+
+Error Pieces(const std::vector<UniChar>& units, std::vector<Piece>& out) {
+  const size_t kChunk = 20;
+  for (size_t i = 0; i < units.size();) {
+    CGKeyCode code = 0;
+    if (ControlKey(units[i], code)) {
+      const bool crlf = units[i] == '\r' && i + 1 < units.size() && units[i + 1] == '\n';
+      Piece p;
+      p.key = true;
+      p.code = code;
+      p.start = i;
+      p.units = p.codePoints = crlf ? 2 : 1;
+      out.push_back(p);
+      i += p.units;
+      continue;
+    }
+    if (IsControl(units[i])) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "%04X", static_cast<unsigned>(units[i]));
+      return {ErrorCode::kInvalidArgument, std::string("cannot type control character U+") + hex};
+    }
+    size_t n = 0;
+    while (i + n < units.size() && n < kChunk && !IsControl(units[i + n])) n++;
+    // The chunk is full and ends on the first half of a surrogate pair.
+    if (n == kChunk && i + n < units.size() && units[i + n - 1] >= 0xD800 && units[i + n - 1] <= 0xDBFF) n--;
+    Piece p;
+    p.start = i;
+    p.units = n;
+    // Code points: every unit but the second half of a surrogate pair.
+    for (size_t k = i; k < i + n; k++) p.codePoints += !(units[k] >= 0xDC00 && units[k] <= 0xDFFF);
+    out.push_back(p);
+    i += n;
+  }
+  return {};
+}
+
+}  // namespace
 
 Error PostText(const std::string& utf8, size_t& typed, const std::function<Error()>& beforeChunk) {
   typed = 0;
   std::vector<UniChar> units;
   if (!Utf16(utf8, units)) return {ErrorCode::kInvalidArgument, "the text is not valid UTF-8"};
+  std::vector<Piece> pieces;
+  // Refused as a whole, before anything is posted.
+  if (Error err = Pieces(units, pieces)) return err;
   CFRef<CGEventSourceRef> source = Source();
-  // CGEventKeyboardSetUnicodeString carries at most 20 UTF-16 units per event;
-  // a chunk never splits a surrogate pair.
-  const size_t kChunk = 20;
-  for (size_t i = 0; i < units.size();) {
-    size_t n = std::min(kChunk, units.size() - i);
-    if (n < units.size() - i && units[i + n - 1] >= 0xD800 && units[i + n - 1] <= 0xDBFF) n--;
+  for (const Piece& p : pieces) {
     if (beforeChunk)
       if (Error err = beforeChunk()) return err;
-    EventRef down = EventRef::Adopt(CGEventCreateKeyboardEvent(source.get(), 0, true));
-    EventRef up = EventRef::Adopt(CGEventCreateKeyboardEvent(source.get(), 0, false));
+    EventRef down, up;
+    if (p.key) {
+      // The key's own flags only: a modifier held now must not make Return cmd+Return.
+      down = KeyEvent(source.get(), p.code, true, 0);
+      up = KeyEvent(source.get(), p.code, false, 0);
+    } else {
+      down = EventRef::Adopt(CGEventCreateKeyboardEvent(source.get(), 0, true));
+      up = EventRef::Adopt(CGEventCreateKeyboardEvent(source.get(), 0, false));
+      if (down && up) {
+        CGEventKeyboardSetUnicodeString(down.get(), static_cast<UniCharCount>(p.units), units.data() + p.start);
+        CGEventKeyboardSetUnicodeString(up.get(), static_cast<UniCharCount>(p.units), units.data() + p.start);
+        // Key code 0 is the A key: a modifier held at this moment would turn the
+        // text into cmd+A. The events carry no modifiers of their own.
+        CGEventSetFlags(down.get(), 0);
+        CGEventSetFlags(up.get(), 0);
+      }
+    }
     if (!down || !up) return {ErrorCode::kInputFailed, "could not create the key events"};
-    CGEventKeyboardSetUnicodeString(down.get(), static_cast<UniCharCount>(n), units.data() + i);
-    CGEventKeyboardSetUnicodeString(up.get(), static_cast<UniCharCount>(n), units.data() + i);
-    // Key code 0 is the A key: a modifier held at this moment would turn the
-    // text into cmd+A. The events carry no modifiers of their own.
-    CGEventSetFlags(down.get(), 0);
-    CGEventSetFlags(up.get(), 0);
-    if (Error err = Post(down, "key")) return err;
-    if (Error err = Post(up, "key")) return err;
-    // Code points: every unit but the second half of a surrogate pair.
-    for (size_t k = i; k < i + n; k++) typed += !(units[k] >= 0xDC00 && units[k] <= 0xDFFF);
+    CGEventPost(kCGHIDEventTap, down.get());
+    if (p.key) Pace();
+    CGEventPost(kCGHIDEventTap, up.get());
+    typed += p.codePoints;
     Pace();
-    i += n;
   }
   return {};
 }

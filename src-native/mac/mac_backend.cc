@@ -290,7 +290,8 @@ AXUIElementRef MacBackend::SystemWide() {
 
 void MacBackend::SetTimeoutFor(AXUIElementRef element, Clock::time_point deadline) {
   const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
-  // Never longer than the snapshot has left; never zero, which AX reads as "the default".
+  // Never longer than the snapshot has left; never zero, which on an element
+  // means "use the current global timeout" (2 s here), not "no time".
   const float seconds = static_cast<float>(std::max(0.05, std::min(kMessagingTimeoutS, left)));
   AXUIElementSetMessagingTimeout(element, seconds);
 }

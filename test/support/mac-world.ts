@@ -62,6 +62,8 @@ export interface World {
   postDelay?: { afterEvents: number; ms: number };
   /** Once `afterEvents` events were posted, the app `toPid` has the focus. */
   focusMoves?: { afterEvents: number; toPid: number };
+  /** Issue 12 (items 1, 2): CGEventCreateKeyboardEvent returns NULL for these virtual key codes. */
+  keyEventFails?: number[];
   apps: WorldApp[];
   windows: CGWindow[];
 }

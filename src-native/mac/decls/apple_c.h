@@ -400,20 +400,19 @@ AXSNAP_CF_ENUM(int32_t, AXError){
 typedef const struct AXSNAP_CF_BRIDGED_TYPE(id) __AXValue* AXValueRef;
 
 AXSNAP_CF_ENUM(UInt32, AXValueType){
-    kAXValueTypeCGPoint = 1,
-    kAXValueTypeCGSize = 2,
-    kAXValueTypeCGRect = 3,
-    kAXValueTypeCFRange = 4,
-    kAXValueTypeAXError = 5,
-    kAXValueTypeIllegal = 0,
-    // The names before macOS 10.11.
-    kAXValueCGPointType = kAXValueTypeCGPoint,
-    kAXValueCGSizeType = kAXValueTypeCGSize,
-    kAXValueCGRectType = kAXValueTypeCGRect,
-    kAXValueCFRangeType = kAXValueTypeCFRange,
-    kAXValueAXErrorType = kAXValueTypeAXError,
-    kAXValueIllegalType = kAXValueTypeIllegal,
+    kAXValueTypeCGPoint = 1, kAXValueTypeCGSize = 2,  kAXValueTypeCGRect = 3,
+    kAXValueTypeCFRange = 4, kAXValueTypeAXError = 5, kAXValueTypeIllegal = 0,
 };
+// The names before macOS 10.11, declared as Apple's AXValue.h declares them:
+// plain UInt32 constants, not enum members, so in C++ they do not convert to
+// AXValueType (AXValueCreate(kAXValueCGPointType, ...) does not compile on a
+// Mac). Use the kAXValueType* names.
+static const UInt32 kAXValueCGPointType = kAXValueTypeCGPoint;
+static const UInt32 kAXValueCGSizeType = kAXValueTypeCGSize;
+static const UInt32 kAXValueCGRectType = kAXValueTypeCGRect;
+static const UInt32 kAXValueCFRangeType = kAXValueTypeCFRange;
+static const UInt32 kAXValueAXErrorType = kAXValueTypeAXError;
+static const UInt32 kAXValueIllegalType = kAXValueTypeIllegal;
 
 extern CFTypeID AXValueGetTypeID(void);
 // Create rule: +1. `valuePtr` points at a CGPoint, CGSize, CGRect, CFRange or AXError.
@@ -462,7 +461,11 @@ extern AXError AXUIElementSetAttributeValue(AXUIElementRef element, CFStringRef 
 extern AXError AXUIElementCopyActionNames(AXUIElementRef element, CFArrayRef* AXSNAP_CF_RETURNS_RETAINED names);
 extern AXError AXUIElementPerformAction(AXUIElementRef element, CFStringRef action);
 extern AXError AXUIElementGetPid(AXUIElementRef element, pid_t* pid);
-// Per element; on the system-wide element it sets the default for all. 0 restores the default (6 s).
+// On the system-wide element: the process's global timeout, which every
+// reference without its own uses; 0 there resets it to the default (about 6 s).
+// On any other element: that reference only (not other references equal to
+// it); 0 there means "use the current global timeout". Negative is
+// kAXErrorIllegalArgument.
 extern AXError AXUIElementSetMessagingTimeout(AXUIElementRef element, float timeoutInSeconds);
 // Copy: +1 in `*element`. `x`, `y` in global top-left points.
 extern AXError AXUIElementCopyElementAtPosition(AXUIElementRef application, float x, float y,
@@ -676,6 +679,9 @@ extern CGEventRef CGEventCreateScrollWheelEvent2(CGEventSourceRef source, CGScro
     AXSNAP_API_AVAILABLE(macos(10.13));
 // Only the first 20 UTF-16 code units are used by the receiving app.
 extern void CGEventKeyboardSetUnicodeString(CGEventRef event, UniCharCount stringLength, const UniChar* unicodeString);
+// The event's flags: a keyboard event is made with the key's own (arrows carry
+// SecondaryFn and NumericPad); CGEventSetFlags replaces them all.
+extern CGEventFlags CGEventGetFlags(CGEventRef event);
 extern void CGEventSetFlags(CGEventRef event, CGEventFlags flags);
 // Where the event happens, in global top-left points.
 extern void CGEventSetLocation(CGEventRef event, CGPoint location);

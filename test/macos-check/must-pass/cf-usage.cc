@@ -54,3 +54,9 @@ int Observe(pid_t pid, AXUIElementRef app) {
   CFRunLoopRemoveSource(loop, source, kCFRunLoopDefaultMode);
   return result == kCFRunLoopRunHandledSource ? count : 0;
 }
+
+// AXValue types by their kAXValueType* names; the legacy UInt32 constants
+// still compare with what AXValueGetType returns (as on a Mac).
+bool IsPoint(AXValueRef value, CGPoint* point) {
+  return AXValueGetType(value) == kAXValueCGPointType && AXValueGetValue(value, kAXValueTypeCGPoint, point);
+}

@@ -2359,12 +2359,45 @@ CGEventRef CGEventCreateMouseEvent(CGEventSourceRef source, CGEventType mouseTyp
   return AsTyped<CGEventRef>(ev);
 }
 
+// ---- issue 12 (items 1, 2): keyboard events as a Mac makes them ----------
+
+namespace {
+
+// The flags CGEventCreateKeyboardEvent gives a key of its own (fake_cf.h).
+CGEventFlags OwnKeyFlags(CGKeyCode code) {
+  if (code >= 123 && code <= 126) return kCGEventFlagMaskSecondaryFn | kCGEventFlagMaskNumericPad;  // arrows
+  static const CGKeyCode kFunctionKeys[] = {114, 115, 116, 117, 119, 121,  // Help Home PgUp FwdDel End PgDn
+                                            122, 120, 99,  118, 96,  97,  98,  100,
+                                            101, 109, 103, 111, 105, 107, 113, 106,  // F1-F16
+                                            64,  79,  80,  90};                      // F17-F20
+  for (CGKeyCode k : kFunctionKeys)
+    if (k == code) return kCGEventFlagMaskSecondaryFn;
+  static const CGKeyCode kKeypad[] = {65, 67, 69, 71, 75, 76, 78, 81, 82, 83, 84, 85, 86, 87, 88, 89, 91, 92};
+  for (CGKeyCode k : kKeypad)
+    if (k == code) return kCGEventFlagMaskNumericPad;
+  return 0;
+}
+
+bool KeyEventFails(CGKeyCode code) {
+  std::lock_guard<std::mutex> lock(State().mu);
+  const FakeWorld* w = State().world.get();
+  return w && w->keyEventFails.count(code) > 0;
+}
+
+}  // namespace
+
 CGEventRef CGEventCreateKeyboardEvent(CGEventSourceRef source, CGKeyCode virtualKey, bool keyDown) {
   CheckSource(source, "CGEventCreateKeyboardEvent");
+  if (KeyEventFails(virtualKey)) return nullptr;
   EventObj* ev = NewEvent(keyDown ? kCGEventKeyDown : kCGEventKeyUp);
   ev->keyCode = virtualKey;
+  ev->flags = OwnKeyFlags(virtualKey);
   return AsTyped<CGEventRef>(ev);
 }
+
+CGEventFlags CGEventGetFlags(CGEventRef event) { return Checked<EventObj>(event, "CGEventGetFlags")->flags; }
+
+// ---- end issue 12 (items 1, 2) --------------------------------------------
 
 CGEventRef CGEventCreateScrollWheelEvent2(CGEventSourceRef source, CGScrollEventUnit units, uint32_t wheelCount,
                                           int32_t wheel1, int32_t wheel2, int32_t wheel3) {

@@ -68,6 +68,12 @@
 //    Recording is "granted" (as on macOS 10.15+); kCGWindowIsOnscreen only for
 //    on-screen windows; kCGWindowListExcludeDesktopElements drops layers < 0.
 //    Only the keys apple_c.h declares are filled.
+//  - CGEventCreateKeyboardEvent gives the key's own flags as a Mac is
+//    reported to (Karabiner EventViewer, rustdesk #2770, Hammerspoon #3101):
+//    arrows SecondaryFn|NumericPad, Home/End/Page Up/Page Down/forward
+//    Delete/Help and F1-F20 SecondaryFn, keypad keys NumericPad; modifier key
+//    events are keyDown/keyUp with the modifier's key code (a Mac reports
+//    them as flagsChanged).
 //  - CGEventCreateMouseEvent: the click state defaults to 1 for button
 //    down/up events, 0 otherwise (set kCGMouseEventClickState to change it).
 //  - CFURLCreateWithString rejects only empty strings and strings holding
@@ -277,6 +283,10 @@ struct FakeWorld {
   std::map<std::string, FakeValue> systemWideAttrs;
   std::optional<FakePostDelay> postDelay;
   std::optional<FakeFocusMove> focusMoves;
+  // Issue 12 (items 1, 2): CGEventCreateKeyboardEvent returns NULL for these
+  // virtual key codes (an event that cannot be made, midway through a combo
+  // or a text).
+  std::set<int64_t> keyEventFails;
   int64_t eventsPosted = 0;  // state: CGEventPost calls while this world was installed
 
   FakeApp* App(int64_t pid);

@@ -55,7 +55,7 @@ class Parser {
   FakeWorld Parse(Napi::Object js) {
     Keys(js, "world",
          {"trusted", "screenRecording", "scale", "focusedPid", "captureFails", "systemWide", "apps", "windows",
-          "postDelay", "focusMoves"});
+          "postDelay", "focusMoves", "keyEventFails"});
     CollectIds(js, "world", 0);
 
     FakeWorld w;
@@ -96,6 +96,18 @@ class Parser {
       move.toPid = Int(f, "toPid", "world.focusMoves", 0);
       if (move.afterEvents < 1) Fail("world.focusMoves.afterEvents", "must be at least 1");
       w.focusMoves = move;
+    }
+    // issue 12 (items 1, 2): key codes whose keyboard events cannot be created.
+    if (Has(js, "keyEventFails")) {
+      Napi::Array codes = ArrayField(js, "keyEventFails", "world");
+      for (uint32_t i = 0; i < codes.Length(); ++i) {
+        const std::string path = "world.keyEventFails[" + std::to_string(i) + "]";
+        Napi::Value v = codes.Get(i);
+        if (!v.IsNumber()) Fail(path, "must be a key code");
+        const int64_t code = v.As<Napi::Number>().Int64Value();
+        if (code < 0 || code > 0xFFFF) Fail(path, "must be a key code in 0...65535");
+        w.keyEventFails.insert(code);
+      }
     }
     if (Has(js, "systemWide")) {
       Napi::Object sys = ObjectField(js, "systemWide", "world");
