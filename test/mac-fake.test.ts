@@ -1716,7 +1716,9 @@ describe("issue 12 (items 3, 6, 7, 8, 10): Chromium switch, Spaces, unreadable s
     await expect(snapshot({ app: "Editor", screenshot: false }, b)).rejects.toMatchObject({
       code: "WINDOW_NOT_FOUND",
     });
-    expect(b.fakeLog().filter((l) => l.startsWith("system open"))).toEqual(["system open -b com.example.editor"]);
+    expect(b.fakeLog().filter((l) => l.startsWith("system open"))).toEqual([
+      "system open -b com.example.editor",
+    ]);
   });
 
   // ---- item 7: one case each
@@ -1812,7 +1814,12 @@ describe("issue 12 (items 3, 6, 7, 8, 10): Chromium switch, Spaces, unreadable s
 
   it("item 8: a window of the host process covering another app's point refuses the click, without a hit test", async () => {
     const world = simpleWorld([button(21, "OK")]);
-    world.windows.unshift({ number: 77, pid: process.pid, bounds: { x: 100, y: 80, w: 300, h: 200 }, name: "Host" });
+    world.windows.unshift({
+      number: 77,
+      pid: process.pid,
+      bounds: { x: 100, y: 80, w: 300, h: 200 },
+      name: "Host",
+    });
     const b = backend(world);
     await expect(b.pointer(INPUT_WINDOW, { kind: "click", x: 150, y: 130 }, 5000)).rejects.toMatchObject({
       nativeCode: "INPUT_FAILED",

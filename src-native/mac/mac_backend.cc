@@ -193,9 +193,8 @@ enum class WebEngine { kNone, kChromium, kElectron };
 WebEngine EngineOf(const std::string& bundlePath, const std::string& bundleId) {
   static const char* kElectronFrameworks[] = {"Electron Framework", "nwjs Framework"};
   static const char* kChromiumFrameworks[] = {
-      "Chromium Embedded Framework", "Chromium Framework",      "Google Chrome Framework",
-      "Microsoft Edge Framework",    "Brave Browser Framework", "Vivaldi Framework",
-      "Opera Framework",             "Arc Framework"};
+      "Chromium Embedded Framework", "Chromium Framework", "Google Chrome Framework", "Microsoft Edge Framework",
+      "Brave Browser Framework",     "Vivaldi Framework",  "Opera Framework",         "Arc Framework"};
   static const char* kCefBundleIds[] = {"com.spotify.client", "com.valvesoftware.steam"};
   if (!bundlePath.empty()) {
     for (const char* f : kElectronFrameworks)
@@ -1229,10 +1228,9 @@ void MacBackend::PrepareWalk(const AppInfo& app, const WindowInfo& window, Clock
       enhanced_.insert(app.pid);
       notes.push_back(std::string("AXManualAccessibility was refused (") + AXErrorName(e) +
                       "); AXEnhancedUserInterface was set instead" +
-                      (enhanced == kAXErrorSuccess
-                           ? std::string()
-                           : std::string(" (it answered ") + AXErrorName(enhanced) +
-                                 ", as Chromium does even when it switches)") +
+                      (enhanced == kAXErrorSuccess ? std::string()
+                                                   : std::string(" (it answered ") + AXErrorName(enhanced) +
+                                                         ", as Chromium does even when it switches)") +
                       " (window managers may animate or misplace this app's windows while it is on)");
       e = kAXErrorSuccess;
     }

@@ -1997,8 +1997,7 @@ AXError AXUIElementCopyMultipleAttributeValues(AXUIElementRef element, CFArrayRe
   if (!t.system && t.el->faults.batchError != 0) {
     // batchErrorTimes: a refusal that passes (issue 12 item 10).
     FakeFaults& f = t.el->faults;
-    if (f.batchErrorTimes <= 0 || ++f.batchRefused <= f.batchErrorTimes)
-      return static_cast<AXError>(f.batchError);
+    if (f.batchErrorTimes <= 0 || ++f.batchRefused <= f.batchErrorTimes) return static_cast<AXError>(f.batchError);
   }
   std::vector<const Obj*> slots;
   slots.reserve(list.size());
