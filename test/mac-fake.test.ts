@@ -1707,6 +1707,7 @@ describe("issue 12 (items 3, 6, 7, 8, 10): Chromium switch, Spaces, unreadable s
     await expect(snapshot({ app: "Editor", screenshot: false }, b)).rejects.toMatchObject({
       code: "WINDOW_NOT_FOUND",
       message: expect.stringMatching(/the window is on another Space.*Switch to that Space/),
+      hint: expect.stringMatching(/switch to that Space.*do not open a new window/),
     });
     expect(b.fakeLog().filter((l) => l.startsWith("system open"))).toEqual([]);
   });

@@ -1081,8 +1081,8 @@ Error MacBackend::Recover(RecoveryStep step, const AppInfo& app, const std::opti
       if (int elsewhere = WindowsElsewhere(app.pid))
         return {ErrorCode::kWindowNotFound,
                 "the window is on another Space: the window server lists " + std::to_string(elsewhere) + " window" +
-                    (elsewhere == 1 ? "" : "s") + " of " + NameOf(app.pid) +
-                    " that are not on this Space (or not on screen), and AX lists none here; it was not reopened "
+                    (elsewhere == 1 ? " that is" : "s that are") + " of " + NameOf(app.pid) +
+                    " not on this Space (or not on screen), and AX lists none here; it was not reopened "
                     "(that would make a new window). Switch to that Space, or move the window to this one (Mission "
                     "Control), then try again"};
       return system_->OpenBundle(app.bundleId, Sooner(deadline, Clock::now() + std::chrono::seconds(3)));
