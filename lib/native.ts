@@ -298,9 +298,14 @@ export function mapNativeError(e: unknown, stack: string | undefined): AxsnapErr
   const message = e instanceof Error ? e.message : String(e);
   const mapped: { code: ErrorCode; hint?: string; delivery?: Delivery } = (nativeCode &&
     NATIVE_CODES[nativeCode]) || { code: "ACTION_FAILED" };
+  // macOS: the app's windows are all on another Space (issue 12 item 6): opening one would make a new window.
+  const hint =
+    nativeCode === "WINDOW_NOT_FOUND" && /the window is on another Space/.test(message)
+      ? "the app's window is on another Space: switch to that Space (or move the window to this one with Mission Control), then take a new snapshot; do not open a new window"
+      : mapped.hint;
   const err = new AxsnapError(mapped.code, message, {
     cause: e,
-    ...(mapped.hint === undefined ? {} : { hint: mapped.hint }),
+    ...(hint === undefined ? {} : { hint }),
     ...(mapped.delivery === undefined ? {} : { delivery: mapped.delivery }),
   });
   if (stack) err.stack = `${err.name}: ${message}\n${stack.split("\n").slice(1).join("\n")}`;

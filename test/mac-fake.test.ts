@@ -1768,3 +1768,259 @@ describe("issue 12 items 1 and 2: line breaks and tabs as keys, modifier keys", 
     }
   });
 });
+
+// ---------------------------------------------------------------- issue 12, items 3, 6, 7, 8, 10
+
+describe("issue 12 (items 3, 6, 7, 8, 10): Chromium switch, Spaces, unreadable subroles, own-pid hit tests, batch retry, relative URLs", () => {
+  const SNAP = { app: "Editor", maxNodes: 500, maxDepth: 16, deadlineMs: 5000, screenshot: false } as const;
+
+  /** A Chromium-like app: one window whose web area fills once the tree is asked for. */
+  const webWorld = (chromium: NonNullable<WorldApp["chromium"]>, extra: Partial<WorldApp> = {}): World => {
+    const webArea: AXElement = {
+      id: 40,
+      attrs: {
+        AXRole: "AXWebArea",
+        AXRoleDescription: "HTML content",
+        AXPosition: { x: 100, y: 120 },
+        AXSize: { w: 800, h: 500 },
+        AXChildren: [],
+      },
+      hiddenChildren: [button(41, "Sign in")],
+    };
+    const w = windowEl(10, "Page", [webArea], { AXMain: true });
+    return { focusedPid: PID, apps: [appWith([w], { chromium, ...extra }, 10)], windows: [cg(10, "Page")] };
+  };
+  /** A bundle directory holding Contents/Frameworks/<framework>.framework. */
+  const bundleWith = (framework: string): string => {
+    const dir = mkdtempSync(join(tmpdir(), "axsnap-bundle-"));
+    tempDirs.push(dir);
+    mkdirSync(join(dir, "Contents", "Frameworks", `${framework}.framework`), { recursive: true });
+    return dir;
+  };
+  const notesOf = (s: Awaited<ReturnType<typeof snapshot>>) => liveObservation(s)!.raw.walk.notes!.join(" ");
+
+  // ---- item 3
+
+  it("item 3: Chrome answers AXEnhancedUserInterface with an error yet switches: the content is waited for, and the attribute is turned off at close", async () => {
+    const b = backend(
+      webWorld(
+        { revealAfterMs: 400, attribute: "AXEnhancedUserInterface", setError: "kAXErrorFailure" },
+        { bundlePath: bundleWith("Google Chrome Framework") },
+      ),
+    );
+    const s = await snapshot({ app: "Editor", screenshot: false }, b);
+    expect(s.text).toMatch(/\d+ button Sign in/);
+    expect(s.complete).toBe(true);
+    expect(notesOf(s)).toMatch(/AXEnhancedUserInterface was set instead \(it answered kAXErrorFailure/);
+    expect(notesOf(s)).toMatch(/may drop actions on web content sent right after the switch/);
+    await s.release();
+    await b.close();
+    expect(
+      b
+        .fakeLog()
+        .filter((l) => l.includes("EnhancedUser"))
+        .map((l) => l.replace(/ -> .*/, "")),
+    ).toEqual(["set 1 AXEnhancedUserInterface true", "set 1 AXEnhancedUserInterface false"]);
+  });
+
+  it("item 3: an (older) Electron app that answers AXManualAccessibility with an error but applies it is waited for; AXEnhancedUserInterface is never set", async () => {
+    const b = backend(
+      webWorld(
+        { revealAfterMs: 400, setError: "kAXErrorAttributeUnsupported" },
+        { bundlePath: bundleWith("Electron Framework") },
+      ),
+    );
+    const s = await snapshot({ app: "Editor", screenshot: false }, b);
+    expect(s.text).toMatch(/\d+ button Sign in/);
+    expect(notesOf(s)).toMatch(/just exposed \(AXManualAccessibility\)/);
+    expect(b.fakeLog().filter((l) => l.includes("EnhancedUser"))).toEqual([]);
+    await s.release();
+  });
+
+  it("item 3: Chromium Embedded Framework apps are Chromium apps (by their framework, or Spotify/Steam by bundle id)", async () => {
+    for (const extra of [
+      { bundlePath: bundleWith("Chromium Embedded Framework") },
+      { bundleId: "com.spotify.client" },
+    ]) {
+      const b = backend(webWorld({ revealAfterMs: 200, attribute: "AXEnhancedUserInterface" }, extra));
+      const s = await snapshot({ app: "Editor", screenshot: false }, b);
+      expect(s.text).toMatch(/\d+ button Sign in/);
+      await s.release();
+      await b.close();
+      open.splice(open.indexOf(b), 1);
+      loadMacFake().fakeWorldClear();
+    }
+  });
+
+  // ---- item 6
+
+  it("item 6: an app whose windows are all on another Space is not reopened: WINDOW_NOT_FOUND says the window is on another Space", async () => {
+    const world: World = {
+      focusedPid: PID,
+      apps: [{ ...appWith([]), recoverOn: "never" }],
+      // The window server lists the window (every Space); AXWindows does not (this Space only).
+      windows: [cg(10, "Doc", { onScreen: false })],
+    };
+    const b = backend(world);
+    await expect(snapshot({ app: "Editor", screenshot: false }, b)).rejects.toMatchObject({
+      code: "WINDOW_NOT_FOUND",
+      message: expect.stringMatching(/the window is on another Space.*Switch to that Space/),
+      hint: expect.stringMatching(/switch to that Space.*do not open a new window/),
+    });
+    expect(b.fakeLog().filter((l) => l.startsWith("system open"))).toEqual([]);
+  });
+
+  it("item 6: an app with no window anywhere is still reopened (open -b)", async () => {
+    const b = backend({ focusedPid: PID, apps: [{ ...appWith([]), recoverOn: "never" }], windows: [] });
+    await expect(snapshot({ app: "Editor", screenshot: false }, b)).rejects.toMatchObject({
+      code: "WINDOW_NOT_FOUND",
+    });
+    expect(b.fakeLog().filter((l) => l.startsWith("system open"))).toEqual([
+      "system open -b com.example.editor",
+    ]);
+  });
+
+  // ---- item 7: one case each
+
+  const recordOf = async (field: AXElement) => {
+    const b = backend(simpleWorld([field]));
+    const session = createSession({ backend: b });
+    const s = await session.snapshot({ app: "Editor", screenshot: false });
+    return { b, session, s, record: s.records.find((r) => r.title === "Code")! };
+  };
+
+  for (const error of ["kAXErrorFailure", "kAXErrorIllegalArgument"]) {
+    it(`item 7: a subrole answered ${error} (not implemented) and no other sign: an ordinary text field`, async () => {
+      const field = textField(22, "plain text", { AXTitle: "Code" });
+      field.faults = { failAttribute: { AXSubrole: error } };
+      const { b, session, s, record } = await recordOf(field);
+      expect(record.secure).toBeFalsy();
+      expect(s.text).toContain("plain text");
+      const set = await session.setValue(record.index, "new", { snapshot: false });
+      expect(set.delivery).toBe("delivered_verified");
+      expect(logOf(b).filter((l) => l.startsWith("set 22"))).toEqual(['set 22 AXValue "new"']);
+      await session.close();
+    });
+  }
+
+  it("item 7: subrole AXSecureTextField: secure, its value never read", async () => {
+    const field = textField(22, "hunter2", { AXTitle: "Code", AXSubrole: "AXSecureTextField" });
+    field.faults = { logReads: ["AXValue"] };
+    const { b, s, record, session } = await recordOf(field);
+    expect(record.secure).toBe(true);
+    expect(s.text).not.toContain("hunter2");
+    expect(b.fakeLog().filter((l) => l.startsWith("read 22"))).toEqual([]);
+    await session.close();
+  });
+
+  it("item 7: subrole unreadable (kAXErrorFailure) but role description 'secure text field': secure, its value never read", async () => {
+    const field = textField(22, "hunter2", { AXTitle: "Code", AXRoleDescription: "secure text field" });
+    field.faults = { failAttribute: { AXSubrole: "kAXErrorFailure" }, logReads: ["AXValue"] };
+    const { b, s, record, session } = await recordOf(field);
+    expect(record.secure).toBe(true);
+    expect(s.text).not.toContain("hunter2");
+    expect(b.fakeLog().filter((l) => l.startsWith("read 22"))).toEqual([]);
+    await session.close();
+  });
+
+  it("item 7: subrole unreadable (kAXErrorFailure) and the value read refused: secure, not settable by the agent", async () => {
+    const field = textField(22, "hunter2", { AXTitle: "Code" });
+    field.faults = { failAttribute: { AXSubrole: "kAXErrorFailure", AXValue: "kAXErrorFailure" } };
+    const { b, s, record, session } = await recordOf(field);
+    expect(record.secure).toBe(true);
+    expect(s.text).not.toContain("hunter2");
+    await expect(session.setValue(record.index, "x")).rejects.toMatchObject({ code: "POLICY_DENIED" });
+    expect(logOf(b).filter((l) => l.startsWith("set 22"))).toEqual([]);
+    await session.close();
+  });
+
+  it("item 7: insertText goes into a field whose subrole is not implemented (kAXErrorFailure)", async () => {
+    const field = textField(22, "abc", {
+      AXTitle: "Code",
+      AXNumberOfCharacters: 3,
+      AXSelectedTextRange: { location: 0, length: 0 },
+    });
+    field.settable = ["AXValue", "AXSelectedTextRange", "AXSelectedText"];
+    field.faults = { failAttribute: { AXSubrole: "kAXErrorFailure" } };
+    const b = backend(simpleWorld([field]));
+    const s = await b.snapshot(SNAP);
+    const handle = s.raw.root.children![0]!.handle!;
+    await b.insertText(handle, "d", 2000);
+    expect(logOf(b).filter((l) => l.startsWith("set 22"))).toEqual([
+      "set 22 AXSelectedTextRange range(3,0)",
+      'set 22 AXSelectedText "d"',
+    ]);
+    await b.release(s.handles);
+  });
+
+  // ---- item 8
+
+  it("item 8: no AX hit test over a window of the host process itself: a click there is refused with a reason", async () => {
+    const self = process.pid;
+    const w = windowEl(10, "Doc", [button(21, "OK")], { AXMain: true });
+    const app = { ...appWith([w], {}, 10), pid: self };
+    const b = backend({ focusedPid: self, apps: [app], windows: [cg(10, "Doc", { pid: self })] });
+    const before = loadMacFake().fakeAXCalls();
+    await expect(
+      b.pointer({ ...INPUT_WINDOW, pid: self }, { kind: "click", x: 150, y: 130 }, 5000),
+    ).rejects.toMatchObject({
+      nativeCode: "INPUT_FAILED",
+      message: expect.stringMatching(/window of the process axsnap runs in.*nothing was sent/),
+    });
+    expect(loadMacFake().fakeAXCalls()).toBeGreaterThan(before); // the front checks ran
+    expect(logOf(b).filter((l) => l.startsWith("event"))).toEqual([]);
+  });
+
+  it("item 8: a window of the host process covering another app's point refuses the click, without a hit test", async () => {
+    const world = simpleWorld([button(21, "OK")]);
+    world.windows.unshift({
+      number: 77,
+      pid: process.pid,
+      bounds: { x: 100, y: 80, w: 300, h: 200 },
+      name: "Host",
+    });
+    const b = backend(world);
+    await expect(b.pointer(INPUT_WINDOW, { kind: "click", x: 150, y: 130 }, 5000)).rejects.toMatchObject({
+      nativeCode: "INPUT_FAILED",
+      message: expect.stringMatching(/covered by a window of the process axsnap runs in/),
+    });
+    expect(logOf(b).filter((l) => l.startsWith("event"))).toEqual([]);
+  });
+
+  // ---- item 10
+
+  it("item 10: one refused batch does not end batching for the app: it is offered again after a while", async () => {
+    const buttons = Array.from({ length: 80 }, (_, i) => button(100 + i, `B${i}`));
+    buttons[0]!.faults = { batchError: "kAXErrorFailure", batchErrorTimes: 1 };
+    const world = simpleWorld(buttons);
+    world.apps[0]!.faults = { logReads: ["AXUIElementCopyMultipleAttributeValues"] };
+    const b = backend(world);
+    const s = await b.snapshot(SNAP);
+    expect(s.raw.root.children).toHaveLength(80);
+    const batched = logOf(b)
+      .filter((l) => l.startsWith("batch "))
+      .map((l) => Number(l.split(" ")[1]));
+    // The refusal came at element 100; later elements were batched again.
+    expect(batched).toContain(100);
+    expect(batched.filter((id) => id > 100).length).toBeGreaterThan(10);
+    await b.release(s.handles);
+  });
+
+  it("item 10: a URL relative to a base is read as its absolute URL", async () => {
+    const link: AXElement = {
+      id: 21,
+      attrs: {
+        AXRole: "AXLink",
+        AXTitle: "Docs",
+        AXURL: { url: "/docs/page.html", base: "https://example.com/app/index.html" },
+        AXPosition: { x: 120, y: 120 },
+        AXSize: { w: 50, h: 20 },
+      },
+      actions: ["AXPress"],
+    };
+    const b = backend(simpleWorld([link]));
+    const s = await b.snapshot(SNAP);
+    expect(s.raw.root.children![0]!.url).toBe("https://example.com/docs/page.html");
+    await b.release(s.handles);
+  });
+});

@@ -6,7 +6,14 @@ namespace axsnap {
 
 std::optional<std::string> CFToString(CFTypeRef v) {
   if (!v) return std::nullopt;
-  if (CFGetTypeID(v) == CFURLGetTypeID()) v = CFURLGetString(static_cast<CFURLRef>(v));
+  // A CFURL made relative to a base (web links in Chromium and Safari are)
+  // answers CFURLGetString with only its relative part: the absolute URL's
+  // string is the whole address.
+  CFRef<CFURLRef> absolute;
+  if (CFGetTypeID(v) == CFURLGetTypeID()) {
+    absolute = CFRef<CFURLRef>::Adopt(CFURLCopyAbsoluteURL(static_cast<CFURLRef>(v)));
+    v = CFURLGetString(absolute ? absolute.get() : static_cast<CFURLRef>(v));
+  }
   if (!v || CFGetTypeID(v) != CFStringGetTypeID()) return std::nullopt;
   CFStringRef s = static_cast<CFStringRef>(v);
   if (const char* fast = CFStringGetCStringPtr(s, kCFStringEncodingUTF8)) return std::string(fast);

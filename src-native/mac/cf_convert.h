@@ -14,7 +14,7 @@
 
 namespace axsnap {
 
-std::optional<std::string> CFToString(CFTypeRef v);  // CFString, or CFURL as its string
+std::optional<std::string> CFToString(CFTypeRef v);  // CFString, or CFURL as its absolute string
 std::optional<double> CFToNumber(CFTypeRef v);       // CFNumber
 std::optional<bool> CFToBool(CFTypeRef v);           // CFBoolean, or CFNumber 0/1
 std::optional<CGPoint> CFToPoint(CFTypeRef v);       // AXValue kAXValueTypeCGPoint

@@ -1,6 +1,7 @@
 #include "mac_backend.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -18,6 +19,15 @@ constexpr double kMessagingTimeoutS = 2.0;
 constexpr size_t kMaxChildren = 10000;  // per attribute copy; the walk's node limit cuts long before
 constexpr auto kChromiumWait = std::chrono::milliseconds(3000);
 constexpr auto kChromiumPoll = std::chrono::milliseconds(100);
+// Electron implements AXManualAccessibility (older versions answer
+// kAXErrorAttributeUnsupported yet apply it): its web content is waited for
+// this long before AXEnhancedUserInterface, which has side effects, is tried.
+constexpr auto kElectronLook = std::chrono::milliseconds(1500);
+// An app that refused one batched read is read one attribute at a time, and
+// offered the batch again after this many elements or this long, whichever
+// comes first: one refusal (a busy moment, one odd element) is not forever.
+constexpr int kBatchRetryReads = 50;
+constexpr auto kBatchRetryAfter = std::chrono::seconds(10);
 constexpr auto kFrontWait = std::chrono::milliseconds(2000);  // activation is asynchronous (and may switch Spaces)
 constexpr auto kFrontPoll = std::chrono::milliseconds(50);
 constexpr auto kCaptureFloor = std::chrono::milliseconds(1000);
@@ -173,14 +183,28 @@ bool PathExists(const std::string& path) {
   return !path.empty() && ::stat(path.c_str(), &st) == 0;
 }
 
-// Chromium and Electron apps carry their engine as a framework in the bundle.
-bool IsChromiumBundle(const std::string& bundlePath) {
-  static const char* kFrameworks[] = {
-      "Electron Framework",      "Chromium Framework", "Google Chrome Framework", "Microsoft Edge Framework",
-      "Brave Browser Framework", "Vivaldi Framework",  "Opera Framework",         "Arc Framework"};
-  for (const char* f : kFrameworks)
-    if (PathExists(bundlePath + "/Contents/Frameworks/" + f + ".framework")) return true;
-  return false;
+// The web engine an app carries. Chromium and Electron apps carry theirs as
+// a framework in the bundle; so do apps built on the Chromium Embedded
+// Framework (Spotify), and NW.js apps. A few CEF apps keep the framework
+// elsewhere (Steam's lives in a bundle under Application Support): those are
+// known by bundle id.
+enum class WebEngine { kNone, kChromium, kElectron };
+
+WebEngine EngineOf(const std::string& bundlePath, const std::string& bundleId) {
+  static const char* kElectronFrameworks[] = {"Electron Framework", "nwjs Framework"};
+  static const char* kChromiumFrameworks[] = {
+      "Chromium Embedded Framework", "Chromium Framework", "Google Chrome Framework", "Microsoft Edge Framework",
+      "Brave Browser Framework",     "Vivaldi Framework",  "Opera Framework",         "Arc Framework"};
+  static const char* kCefBundleIds[] = {"com.spotify.client", "com.valvesoftware.steam"};
+  if (!bundlePath.empty()) {
+    for (const char* f : kElectronFrameworks)
+      if (PathExists(bundlePath + "/Contents/Frameworks/" + f + ".framework")) return WebEngine::kElectron;
+    for (const char* f : kChromiumFrameworks)
+      if (PathExists(bundlePath + "/Contents/Frameworks/" + f + ".framework")) return WebEngine::kChromium;
+  }
+  for (const char* id : kCefBundleIds)
+    if (bundleId == id) return WebEngine::kChromium;
+  return WebEngine::kNone;
 }
 
 }  // namespace
@@ -219,11 +243,12 @@ AXUIElementRef ElementTable::Get(ElementId id) const {
   return it == entries_.end() ? nullptr : it->second.ref.get();
 }
 
-void ElementTable::Remember(ElementId id, const std::string& role, const std::string& subrole) {
+void ElementTable::Remember(ElementId id, const std::string& role, const std::string& subrole, bool secure) {
   auto it = entries_.find(id);
   if (it == entries_.end()) return;
   it->second.role = role;
   it->second.subrole = subrole;
+  it->second.secure = secure;
 }
 
 const std::string* ElementTable::Role(ElementId id) const {
@@ -233,7 +258,7 @@ const std::string* ElementTable::Role(ElementId id) const {
 
 bool ElementTable::IsSecure(ElementId id) const {
   auto it = entries_.find(id);
-  return it != entries_.end() && it->second.subrole == "AXSecureTextField";
+  return it != entries_.end() && (it->second.secure || it->second.subrole == "AXSecureTextField");
 }
 
 void ElementTable::Release(ElementId id) {
@@ -334,7 +359,8 @@ Error MacBackend::ListApps(std::vector<AppInfo>& out, Clock::time_point deadline
   for (int64_t pid : gone) Unwatch(pid);
   prune(apps_);
   prune(manualAccessibility_);
-  for (std::set<int64_t>* set : {&chromiumReady_, &enhanced_, &noBatch_})
+  prune(noBatch_);
+  for (std::set<int64_t>* set : {&chromiumReady_, &enhanced_})
     for (auto it = set->begin(); it != set->end();) it = alive.count(*it) ? std::next(it) : set->erase(it);
   // Apps with a Dock icon first: a name shared with a helper process finds the app people mean.
   std::stable_sort(running.begin(), running.end(),
@@ -622,10 +648,18 @@ Error MacBackend::ReadOne(ElementId id, AXUIElementRef el, int64_t pid, NodeAttr
   // the like, from apps that do not implement it) is read one attribute at a
   // time instead.
   Attributes read;
-  // An app that refused one batched read refuses them all: ~22 calls per
-  // element from then on, instead of a wasted batch call before them.
-  if (Error err = ReadAttributes(el, batch_.get(), !noBatch_.count(pid), read)) return err;
-  if (read.batchRefused) noBatch_.insert(pid);
+  // An app that refused a batched read is read one attribute at a time for a
+  // while (~22 calls per element, instead of a wasted batch call before
+  // them), then offered the batch again (kBatchRetryReads, kBatchRetryAfter).
+  bool tryBatch = true;
+  auto refused = noBatch_.find(pid);
+  if (refused != noBatch_.end())
+    tryBatch = ++refused->second.skipped > kBatchRetryReads || Clock::now() - refused->second.since >= kBatchRetryAfter;
+  if (Error err = ReadAttributes(el, batch_.get(), tryBatch, read)) return err;
+  if (read.batchRefused)
+    noBatch_[pid] = NoBatch{Clock::now(), 0};
+  else if (tryBatch)
+    noBatch_.erase(pid);
   const std::vector<AXError>& errors = read.errors;
   if (Fatal(errors[kRole])) return AXFailure(errors[kRole], "reading an element");
   auto slot = [&](int i) -> CFTypeRef { return read.slots[static_cast<size_t>(i)]; };
@@ -669,15 +703,23 @@ Error MacBackend::ReadOne(ElementId id, AXUIElementRef el, int64_t pid, NodeAttr
   if (std::optional<double> n = CFToNumber(slot(kIndex)); n && a.role == "AXRow") a.rowIndex = static_cast<int64_t>(*n);
   if (std::optional<double> n = CFToNumber(slot(kCharCount))) a.charCount = static_cast<int64_t>(*n);
 
-  // A text field whose subrole could not be read might be a secure one: its
-  // value is not read either.
-  const bool subroleFailed =
-      !slot(kSubrole) && errors[kSubrole] != kAXErrorNoValue && errors[kSubrole] != kAXErrorAttributeUnsupported;
-  const bool secure = (a.subrole && *a.subrole == "AXSecureTextField") ||
-                      (subroleFailed && (a.role == "AXTextField" || a.role == "AXComboBox"));
-  // Marked secure either way: the safety rules then refuse to set or type into it.
-  if (secure) a.states.secure = true;
-  elements_.Remember(id, a.role, a.subrole.value_or(""));
+  // Secure text fields. A positive sign makes a field secure: the subrole
+  // AXSecureTextField, the role description "secure text field", or (below)
+  // a value read the app refuses. A subrole answered with kAXErrorFailure or
+  // kAXErrorIllegalArgument is one the app does not implement (many apps
+  // answer unimplemented attributes so): absent, no sign either way. A
+  // subrole that could not be read for another reason (a slot the app did
+  // not answer) proves nothing: that field is kept secure, to be safe.
+  const AXError subroleError = slot(kSubrole) ? kAXErrorSuccess : errors[kSubrole];
+  const bool textField = a.role == "AXTextField" || a.role == "AXComboBox";
+  const bool subroleUnimplemented = subroleError == kAXErrorFailure || subroleError == kAXErrorIllegalArgument;
+  const bool subroleUnknown = subroleError != kAXErrorSuccess && subroleError != kAXErrorNoValue &&
+                              subroleError != kAXErrorAttributeUnsupported && !subroleUnimplemented;
+  bool secure = (a.subrole && *a.subrole == "AXSecureTextField") ||
+                (textField && a.roleDescription && *a.roleDescription == "secure text field") ||
+                (textField && subroleUnknown);
+  // Without a subrole, the value read is what tells: a field that refuses it is taken for a secure one.
+  const bool valueTells = textField && !secure && subroleUnimplemented;
   if (live_) liveRead_.insert(id);
 
   // A secure field's value is never read: only its length (AXNumberOfCharacters above).
@@ -694,15 +736,25 @@ Error MacBackend::ReadOne(ElementId id, AXUIElementRef el, int64_t pid, NodeAttr
         value.reset();
       }
     }
-    if (!value)
-      if (Error err = CopyAttribute(el, CFSTR("AXValue"), value)) return err;
-    a.value = CFToValue(value.get(), a.valueType);
-    if (IsTextRole(a.role)) {
+    if (!value) {
+      const AXError ve = AXUIElementCopyAttributeValue(el, CFSTR("AXValue"), value.OutParam());
+      if (ve != kAXErrorSuccess) {
+        value.reset();
+        if (Fatal(ve)) return AXFailure(ve, "reading AXValue");
+        // A text field with no readable subrole whose value is refused: secure.
+        if (valueTells && ve != kAXErrorNoValue) secure = true;
+      }
+    }
+    if (!secure) a.value = CFToValue(value.get(), a.valueType);
+    if (!secure && IsTextRole(a.role)) {
       CFAny selected;
       if (Error err = CopyAttribute(el, CFSTR("AXSelectedText"), selected)) return err;
       if (std::optional<std::string> s = CFToString(selected.get()); s && !s->empty()) a.selectedText = s;
     }
   }
+  // Marked secure: the safety rules then refuse to set or type into it.
+  if (secure) a.states.secure = true;
+  elements_.Remember(id, a.role, a.subrole.value_or(""), secure);
   if (MaySetValue(a.role)) {
     Boolean settable = false;
     if (AXUIElementIsAttributeSettable(el, CFSTR("AXValue"), &settable) == kAXErrorSuccess) a.settable = settable;
@@ -907,6 +959,32 @@ Error MacBackend::ScreenWindows(std::vector<ScreenWindow>& out) {
   return {};
 }
 
+int MacBackend::WindowsElsewhere(int64_t pid) {
+  // Every window of every Space (kCGWindowListOptionAll), not only those on screen.
+  CFRef<CFArrayRef> list =
+      CFRef<CFArrayRef>::Adopt(CGWindowListCopyWindowInfo(kCGWindowListOptionAll, kCGNullWindowID));
+  if (!list) return 0;
+  int count = 0;
+  for (CFIndex i = 0; i < CFArrayGetCount(list.get()); i++) {
+    CFTypeRef item = CFArrayGetValueAtIndex(list.get(), i);
+    if (!item || CFGetTypeID(item) != CFDictionaryGetTypeID()) continue;
+    CFDictionaryRef d = static_cast<CFDictionaryRef>(item);
+    if (CFToNumber(CFDictionaryGetValue(d, kCGWindowOwnerPID)).value_or(0) != static_cast<double>(pid)) continue;
+    // Ordinary windows only (layer 0): not menus, status items or panels above them.
+    if (CFToNumber(CFDictionaryGetValue(d, kCGWindowLayer)).value_or(-1) != 0) continue;
+    if (CFToBool(CFDictionaryGetValue(d, kCGWindowIsOnscreen)).value_or(false)) continue;
+    // A window the size of a placeholder (apps keep tiny off-screen helper windows) is none.
+    CFTypeRef bounds = CFDictionaryGetValue(d, kCGWindowBounds);
+    CGRect r{};
+    if (!bounds || CFGetTypeID(bounds) != CFDictionaryGetTypeID() ||
+        !CGRectMakeWithDictionaryRepresentation(static_cast<CFDictionaryRef>(bounds), &r) || r.size.width < 40 ||
+        r.size.height < 40)
+      continue;
+    count++;
+  }
+  return count;
+}
+
 Error MacBackend::CaptureTarget(const WindowInfo& window, bool& capturable, std::string& why) {
   std::vector<ScreenWindow> list;
   if (Error err = ScreenWindows(list)) return err;
@@ -997,6 +1075,17 @@ Error MacBackend::Recover(RecoveryStep step, const AppInfo& app, const std::opti
         if (!windows(&known).empty() || !known)
           return {ErrorCode::kActionNotSupported, "the app has windows, or did not say"};
       }
+      // AXWindows lists only the windows of the current Space: an app whose
+      // windows are all on another Space (or full screen in one) looks
+      // windowless, and reopening it would make a new window. The window
+      // server's list covers every Space.
+      if (int elsewhere = WindowsElsewhere(app.pid))
+        return {ErrorCode::kWindowNotFound,
+                "the window is on another Space: the window server lists " + std::to_string(elsewhere) + " window" +
+                    (elsewhere == 1 ? " that is" : "s that are") + " of " + NameOf(app.pid) +
+                    " not on this Space (or not on screen), and AX lists none here; it was not reopened "
+                    "(that would make a new window). Switch to that Space, or move the window to this one (Mission "
+                    "Control), then try again"};
       return system_->OpenBundle(app.bundleId, Sooner(deadline, Clock::now() + std::chrono::seconds(3)));
     case RecoveryStep::kUnminimize: {
       CFRef<AXUIElementRef> w;
@@ -1086,67 +1175,82 @@ void MacBackend::PrepareWalk(const AppInfo& app, const WindowInfo& window, Clock
   if (!appEl || !windowEl) return;
   SetTimeoutFor(appEl, deadline);
   auto running = running_.find(app.pid);
-  const bool chromiumBundle = running != running_.end() && IsChromiumBundle(running->second.bundlePath);
+  const WebEngine engine =
+      running != running_.end() ? EngineOf(running->second.bundlePath, running->second.bundleId) : WebEngine::kNone;
+  const bool chromiumBundle = engine != WebEngine::kNone;
   // Half of what is left at most: the walk itself needs the rest.
   const Clock::time_point t0 = Clock::now();
   const Clock::time_point until = Sooner(t0 + kChromiumWait, t0 + (deadline - t0) / 2);
+  bool filled = false;
+  bool polled = false;  // the content was not there at the first look
+  // Polls, bounded by `by`, until a web area with content is there.
+  auto waitForContent = [&](Clock::time_point by) {
+    for (;;) {
+      if (FindWebArea(windowEl, by, filled) && filled) return true;
+      if (Clock::now() + kChromiumPoll >= by) return false;
+      polled = true;
+      std::this_thread::sleep_for(kChromiumPoll);
+    }
+  };
+  // Chromium reported dropping actions on web content sent while its tree
+  // is being built: said whenever the content came only after a request.
+  auto switched = [&](const char* attribute) {
+    notes.push_back(std::string("the app's web content was just exposed (") + attribute +
+                    "); Chromium may drop actions on web content sent right after the switch: if one has no "
+                    "visible effect, take a new snapshot before repeating it");
+  };
 
   auto asked = manualAccessibility_.find(app.pid);
   // An app that refused the request and carries no Chromium engine is a native app: nothing to wait for.
   if (asked != manualAccessibility_.end() && !asked->second && !chromiumBundle) return;
   const bool firstAsk = asked == manualAccessibility_.end();
-  bool filled = false;
+  const char* attribute = "AXManualAccessibility";
   if (firstAsk) {
     // Chromium builds its accessibility tree only for a client that asks.
     AXError e = AXUIElementSetAttributeValue(appEl, CFSTR("AXManualAccessibility"), kCFBooleanTrue);
     if (e != kAXErrorSuccess && chromiumBundle) {
-      // Older Electron answers kAXErrorAttributeUnsupported yet applies it:
-      // look before escalating to the attribute with side effects.
-      if (FindWebArea(windowEl, until, filled) && filled) {
+      // Electron implements AXManualAccessibility, older versions answering
+      // kAXErrorAttributeUnsupported yet applying it: its content is given a
+      // while before the attribute with side effects. Other Chromium apps get one look.
+      const bool there = engine == WebEngine::kElectron ? waitForContent(Sooner(until, t0 + kElectronLook))
+                                                        : FindWebArea(windowEl, until, filled) && filled;
+      if (there) {
         manualAccessibility_[app.pid] = true;
         chromiumReady_.insert(app.pid);
+        if (polled) switched(attribute);
         return;
       }
-      e = AXUIElementSetAttributeValue(appEl, CFSTR("AXEnhancedUserInterface"), kCFBooleanTrue);
-      if (e == kAXErrorSuccess) enhanced_.insert(app.pid);
-      if (e == kAXErrorSuccess)
-        notes.push_back(
-            "AXManualAccessibility was refused; AXEnhancedUserInterface was set instead (window managers may animate "
-            "or "
-            "misplace this app's windows while it is on)");
+      attribute = "AXEnhancedUserInterface";
+      const AXError enhanced = AXUIElementSetAttributeValue(appEl, CFSTR("AXEnhancedUserInterface"), kCFBooleanTrue);
+      // Chrome answers this set with an error even when it takes effect (full
+      // accessibility mode comes about 2 s later): the attempt is recorded
+      // whatever the answer, so the attribute is turned off again when the
+      // backend closes, and the content is waited for below.
+      enhanced_.insert(app.pid);
+      notes.push_back(std::string("AXManualAccessibility was refused (") + AXErrorName(e) +
+                      "); AXEnhancedUserInterface was set instead" +
+                      (enhanced == kAXErrorSuccess ? std::string()
+                                                   : std::string(" (it answered ") + AXErrorName(enhanced) +
+                                                         ", as Chromium does even when it switches)") +
+                      " (window managers may animate or misplace this app's windows while it is on)");
+      e = kAXErrorSuccess;
     }
     manualAccessibility_[app.pid] = e == kAXErrorSuccess;
-    if (e != kAXErrorSuccess) {
-      if (chromiumBundle) {
-        notes.push_back(std::string("the app did not accept a request to expose its web content (") + AXErrorName(e) +
-                        "); the tree may be incomplete");
-        contentPending = true;
-      }
-      return;
-    }
+    if (e != kAXErrorSuccess) return;  // not a Chromium bundle: a native app
   }
-  // A Chromium bundle that refused both: say so each time, after a look.
-  const bool refused = !manualAccessibility_[app.pid];
 
   const bool webArea = FindWebArea(windowEl, until, filled);
   if (filled) {
     chromiumReady_.insert(app.pid);
     return;
   }
-  if (refused) {
-    notes.push_back("the app refused the request to expose its web content; the tree may be incomplete");
-    contentPending = true;
-    return;
-  }
   // Wait when a web area is there but empty, or right after asking a known
   // Chromium bundle (its tree is being built). Anything else: nothing to wait for.
   if (!webArea && !(firstAsk && chromiumBundle)) return;
-  while (Clock::now() < until) {
-    std::this_thread::sleep_for(kChromiumPoll);
-    if (FindWebArea(windowEl, until, filled) && filled) {
-      chromiumReady_.insert(app.pid);
-      return;
-    }
+  if (waitForContent(until)) {
+    chromiumReady_.insert(app.pid);
+    if (firstAsk) switched(attribute);
+    return;
   }
   const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
   notes.push_back("the app's web content had not appeared in the accessibility tree after " + std::to_string(waited) +
@@ -1373,6 +1477,26 @@ Error MacBackend::Front(const WindowInfo& window, Clock::time_point deadline) {
 Error MacBackend::Covered(const WindowInfo& window, double x, double y) {
   const std::string where =
       "the point (" + std::to_string(static_cast<int>(x)) + ", " + std::to_string(static_cast<int>(y)) + ")";
+  // A hit test over a window of this very process asks the process itself
+  // over AX, off its main thread: hosts that serve AX on their main thread
+  // only (Electron, NW.js) can crash. The window server says whose window is
+  // frontmost there; over our own, no hit test is made.
+  const int64_t self = static_cast<int64_t>(getpid());
+  std::vector<ScreenWindow> front;
+  if (ScreenWindows(front).code == ErrorCode::kNone)
+    for (const ScreenWindow& s : front) {
+      if (s.layer < 0 || s.alpha <= 0) continue;
+      if (x < s.bounds.x || y < s.bounds.y || x >= s.bounds.x + s.bounds.w || y >= s.bounds.y + s.bounds.h) continue;
+      if (s.pid != self) break;
+      if (window.pid == self)
+        return {ErrorCode::kInputFailed,
+                where + " is over a window of the process axsnap runs in (pid " + std::to_string(self) +
+                    "); it cannot check what is under the point there (an accessibility hit test on its own "
+                    "windows off the main thread can crash Electron and NW.js hosts), so nothing was sent. Act on "
+                    "the element (click by index uses its AXPress) or drive this app from another process"};
+      return {ErrorCode::kInputFailed, where + " is covered by a window of the process axsnap runs in (pid " +
+                                           std::to_string(self) + "); nothing was sent"};
+    }
   CFRef<AXUIElementRef> hit;
   const AXError e =
       AXUIElementCopyElementAtPosition(SystemWide(), static_cast<float>(x), static_cast<float>(y), hit.OutParam());
@@ -1516,7 +1640,20 @@ Error MacBackend::InsertText(ElementId id, const std::string& text, Clock::time_
   const AXError se = AXUIElementCopyAttributeValue(el, CFSTR("AXSubrole"), subrole.OutParam());
   if (se == kAXErrorSuccess && Str(subrole.get()) == "AXSecureTextField")
     return {ErrorCode::kNotSettable, "a secure text field: nothing is inserted into it"};
-  if (se != kAXErrorSuccess && se != kAXErrorNoValue && se != kAXErrorAttributeUnsupported) {
+  if (se == kAXErrorFailure || se == kAXErrorIllegalArgument) {
+    // A subrole the app does not implement: no sign either way. The role
+    // description and a value read decide, as when the element was read.
+    CFAny description, value;
+    const AXError de = AXUIElementCopyAttributeValue(el, CFSTR("AXRoleDescription"), description.OutParam());
+    if (Fatal(de)) return AXFailure(de, "reading the role description");
+    if (de == kAXErrorSuccess && Str(description.get()) == "secure text field")
+      return {ErrorCode::kNotSettable, "a secure text field: nothing is inserted into it"};
+    const AXError ve = AXUIElementCopyAttributeValue(el, CFSTR("AXValue"), value.OutParam());
+    if (Fatal(ve)) return AXFailure(ve, "reading the value");
+    if (ve != kAXErrorSuccess && ve != kAXErrorNoValue)
+      return {ErrorCode::kNotSettable,
+              "the element's subrole cannot be read and its value is refused (it may be a secure field)"};
+  } else if (se != kAXErrorSuccess && se != kAXErrorNoValue && se != kAXErrorAttributeUnsupported) {
     if (Fatal(se)) return AXFailure(se, "reading the subrole");
     return {ErrorCode::kNotSettable, "the element's subrole could not be read (it may be a secure field)"};
   }

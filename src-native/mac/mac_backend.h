@@ -33,7 +33,8 @@ class ElementTable {
   // The id of `element` when it is in the table, else 0 (never adds).
   ElementId Find(AXUIElementRef element) const;
   AXUIElementRef Get(ElementId id) const;
-  void Remember(ElementId id, const std::string& role, const std::string& subrole);
+  // `secure`: the read found a positive sign of a secure text field (not only its subrole).
+  void Remember(ElementId id, const std::string& role, const std::string& subrole, bool secure = false);
   const std::string* Role(ElementId id) const;
   bool IsSecure(ElementId id) const;
   void Release(ElementId id);
@@ -44,6 +45,7 @@ class ElementTable {
     CFRef<AXUIElementRef> ref;
     CFHashCode hash = 0;
     std::string role, subrole;
+    bool secure = false;
   };
   std::unordered_map<ElementId, Entry> entries_;
   std::unordered_multimap<CFHashCode, ElementId> byHash_;
@@ -142,6 +144,9 @@ class MacBackend : public Backend {
   std::string NameOf(int64_t pid);
   bool IsWindowOrChild(AXUIElementRef w, ElementId target);
   Error ScreenWindows(std::vector<ScreenWindow>& out);
+  // Ordinary windows (layer 0, not tiny) of `pid` that the window server
+  // lists and does not show: windows on another Space (or ordered out).
+  int WindowsElsewhere(int64_t pid);
   // Before any input: the app still runs (kAppNotFound) and the observed
   // window still exists (kWindowNotFound); nothing is sent otherwise.
   Error InputTarget(const WindowInfo& window, Clock::time_point deadline);
@@ -169,10 +174,16 @@ class MacBackend : public Backend {
   // those that have shown one.
   std::unordered_map<int64_t, bool> manualAccessibility_;
   std::set<int64_t> chromiumReady_;
-  // Apps we set AXEnhancedUserInterface on; it is reset when the backend closes.
+  // Apps we set AXEnhancedUserInterface on, whatever they answered (Chrome
+  // answers an error and switches anyway); it is reset when the backend closes.
   std::set<int64_t> enhanced_;
-  // Apps that refuse batched reads.
-  std::set<int64_t> noBatch_;
+  // Apps that refused a batched read: since when, and how many elements were
+  // read singly since. The batch is offered again after a while (ReadOne).
+  struct NoBatch {
+    Clock::time_point since;
+    int skipped = 0;
+  };
+  std::unordered_map<int64_t, NoBatch> noBatch_;
   // Live reads (SetLiveReads): the one cache of attribute reads, the role the
   // element table remembers for ChildrenOf, serves only roles read while on.
   bool live_ = false;

@@ -30,7 +30,8 @@ export interface WorldApp {
   regular?: boolean;
   hungMs?: number;
   activationDelayMs?: number;
-  chromium?: { revealAfterMs: number; attribute?: string };
+  /** setError (issue 12 item 3): the switch is applied, then answered with this AXError. */
+  chromium?: { revealAfterMs: number; attribute?: string; setError?: string | number };
   recoverOn?: string;
   faults?: Record<string, unknown>;
   /** Notifications the app posts, `atMs` after an AXObserver of it is created. */

@@ -297,6 +297,9 @@ extern CFStringRef CFURLGetString(CFURLRef anURL);
 // Create rule: +1. NULL when `URLString` is not a valid URL.
 extern CFURLRef CFURLCreateWithString(CFAllocatorRef allocator, CFStringRef URLString,
                                       CFURLRef baseURL) AXSNAP_CF_RETURNS_RETAINED;
+// Copy rule: +1. The URL resolved against its base (itself when it has none);
+// CFURLGetString of a URL with a base is only its relative part.
+extern CFURLRef CFURLCopyAbsoluteURL(CFURLRef relativeURL) AXSNAP_CF_RETURNS_RETAINED;
 
 // ---------------------------------------------------------------------------
 // CoreFoundation: CFRunLoop (and CFTimeInterval from CFDate.h)

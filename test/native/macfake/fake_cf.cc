@@ -470,14 +470,22 @@ BoolObj* ImmortalBool(bool v) { return Registry::Get().Add(std::make_unique<Bool
 
 struct UrlObj : Obj {
   static constexpr Kind kKind = Kind::kURL;
-  explicit UrlObj(const StrObj* s) : Obj(kKind), str(s) {}  // takes over +1
+  explicit UrlObj(const StrObj* s, const UrlObj* b = nullptr) : Obj(kKind), str(s), base(b) {}  // takes over +1s
   void DropReferences() override {
     if (str) CFRelease(AsRef(std::exchange(str, nullptr)));
+    if (base) CFRelease(AsRef(std::exchange(base, nullptr)));
   }
-  std::string Describe() const override { return "CFURL " + (str ? Quote(str->utf8) : std::string("(freed)")); }
-  bool Equals(const Obj& other) const override { return str->Equals(*static_cast<const UrlObj&>(other).str); }
+  std::string Describe() const override {
+    return "CFURL " + (str ? Quote(str->utf8) : std::string("(freed)")) +
+           (base ? " relative to " + base->Describe() : std::string());
+  }
+  bool Equals(const Obj& other) const override {
+    const auto& o = static_cast<const UrlObj&>(other);
+    return str->Equals(*o.str) && (!base) == (!o.base) && (!base || base->Equals(*o.base));
+  }
   CFHashCode Hash() const override { return str->Hash(); }
   const StrObj* str;
+  const UrlObj* base;  // issue 12 item 10: a URL relative to a base
 };
 
 bool ValidUrl(const std::string& s) {
@@ -488,6 +496,28 @@ bool ValidUrl(const std::string& s) {
 }
 
 UrlObj* NewUrl(const std::string& s) { return Registry::Get().Add(std::make_unique<UrlObj>(NewString(s))); }
+
+// Issue 12 item 10: a URL relative to a base, as web content's links are.
+UrlObj* NewUrlWithBase(const std::string& relative, const std::string& base) {
+  return Registry::Get().Add(std::make_unique<UrlObj>(NewString(relative), NewUrl(base)));
+}
+
+// The fake's URL resolution (see fake_cf.h): enough for links in a page.
+std::string ResolveUrl(const std::string& relative, const std::string& base) {
+  const size_t colon = relative.find(':');
+  if (colon != std::string::npos && relative.find('/') > colon) return relative;  // has a scheme
+  const size_t schemeEnd = base.find("://");
+  if (relative.rfind("//", 0) == 0)
+    return (schemeEnd == std::string::npos ? std::string() : base.substr(0, schemeEnd + 1)) + relative;
+  if (!relative.empty() && relative[0] == '/') {
+    const size_t hostEnd = schemeEnd == std::string::npos ? std::string::npos : base.find('/', schemeEnd + 3);
+    return (hostEnd == std::string::npos ? base : base.substr(0, hostEnd)) + relative;
+  }
+  const size_t slash = base.rfind('/');
+  if (slash == std::string::npos || (schemeEnd != std::string::npos && slash < schemeEnd + 3))
+    return base + "/" + relative;
+  return base.substr(0, slash + 1) + relative;
+}
 
 struct AXValObj : Obj {
   static constexpr Kind kKind = Kind::kAXValue;
@@ -813,7 +843,7 @@ const Obj* ToCF(const FakeValue& v, FakeWorld& world) {
       a->range = CFRangeMake(static_cast<CFIndex>(v.x), static_cast<CFIndex>(v.w));
       return Registry::Get().Add(std::move(a));
     }
-    case FakeValue::Kind::kUrl: return NewUrl(v.text);
+    case FakeValue::Kind::kUrl: return v.base.empty() ? NewUrl(v.text) : NewUrlWithBase(v.text, v.base);
     case FakeValue::Kind::kElement: {
       const FakeElement* el = world.Element(v.integer);
       return NewElement(ElemKind::kElement, el ? el->pid : 0, v.integer);
@@ -841,7 +871,11 @@ bool FromCF(const Obj* o, FakeWorld& world, FakeValue& out) {
       return true;
     }
     case Kind::kBoolean: out = FakeValue::Bool(static_cast<const BoolObj*>(o)->value); return true;
-    case Kind::kURL: out = FakeValue::Url(static_cast<const UrlObj*>(o)->str->utf8); return true;
+    case Kind::kURL: {
+      const auto* u = static_cast<const UrlObj*>(o);
+      out = u->base ? FakeValue::UrlWithBase(u->str->utf8, u->base->str->utf8) : FakeValue::Url(u->str->utf8);
+      return true;
+    }
     case Kind::kAXValue: {
       const auto* a = static_cast<const AXValObj*>(o);
       switch (a->type) {
@@ -1175,6 +1209,11 @@ FakeValue FakeValue::Url(std::string s) {
   v.text = std::move(s);
   return v;
 }
+FakeValue FakeValue::UrlWithBase(std::string relative, std::string base) {
+  FakeValue v = Url(std::move(relative));
+  v.base = std::move(base);
+  return v;
+}
 FakeValue FakeValue::Element(int64_t id) {
   FakeValue v;
   v.kind = Kind::kElement;
@@ -1213,6 +1252,8 @@ void CheckRefs(FakeWorld& w, const FakeValue& v, const std::string& where) {
                                 ", which does not exist");
   if (v.kind == FakeValue::Kind::kUrl && !ValidUrl(v.text))
     throw std::invalid_argument(where + ": " + Quote(v.text) + " is not a URL CFURLCreateWithString accepts");
+  if (v.kind == FakeValue::Kind::kUrl && !v.base.empty() && !ValidUrl(v.base))
+    throw std::invalid_argument(where + ": " + Quote(v.base) + " is not a URL CFURLCreateWithString accepts");
   for (const FakeValue& item : v.items) CheckRefs(w, item, where);
 }
 
@@ -1749,10 +1790,22 @@ CFStringRef CFURLGetString(CFURLRef anURL) {
 CFURLRef CFURLCreateWithString(CFAllocatorRef allocator, CFStringRef URLString, CFURLRef baseURL) {
   CheckAllocator(allocator, "CFURLCreateWithString");
   const StrObj* s = Checked<StrObj>(URLString, "CFURLCreateWithString");
-  if (baseURL) Fatal("CFURLCreateWithString: the fake supports a NULL baseURL only");
+  const UrlObj* base = baseURL ? Checked<UrlObj>(baseURL, "CFURLCreateWithString baseURL") : nullptr;
   if (!ValidUrl(s->utf8)) return nullptr;
-  return AsTyped<CFURLRef>(
-      Registry::Get().Add(std::make_unique<UrlObj>(static_cast<const StrObj*>(AsObj(CFRetain(URLString))))));
+  return AsTyped<CFURLRef>(Registry::Get().Add(
+      std::make_unique<UrlObj>(static_cast<const StrObj*>(AsObj(CFRetain(URLString))),
+                               base ? static_cast<const UrlObj*>(AsObj(CFRetain(baseURL))) : nullptr)));
+}
+
+// Issue 12 item 10: the URL resolved against its base; itself (+1) without one.
+CFURLRef CFURLCopyAbsoluteURL(CFURLRef relativeURL) {
+  const UrlObj* u = Checked<UrlObj>(relativeURL, "CFURLCopyAbsoluteURL");
+  if (!u->base) return static_cast<CFURLRef>(CFRetain(relativeURL));
+  const UrlObj* b = u->base;
+  std::string base = b->str->utf8;
+  // A base relative to its own base resolves first.
+  if (b->base) base = ResolveUrl(base, b->base->str->utf8);
+  return AsTyped<CFURLRef>(NewUrl(ResolveUrl(u->str->utf8, base)));
 }
 
 // ---- CGGeometry -----------------------------------------------------------
@@ -1935,7 +1988,17 @@ AXError AXUIElementCopyMultipleAttributeValues(AXUIElementRef element, CFArrayRe
   Target t;
   if (AXError err = Enter(e, Call::kRead, t, lock)) return err;
   FakeWorld& w = *State().world;
-  if (!t.system && t.el->faults.batchError != 0) return static_cast<AXError>(t.el->faults.batchError);
+  if (!t.system)
+    for (const FakeFaults* f : {&t.el->faults, &t.app->faults})
+      if (f->logReads.count("AXUIElementCopyMultipleAttributeValues")) {
+        AppendLog("batch " + t.Name());
+        break;
+      }
+  if (!t.system && t.el->faults.batchError != 0) {
+    // batchErrorTimes: a refusal that passes (issue 12 item 10).
+    FakeFaults& f = t.el->faults;
+    if (f.batchErrorTimes <= 0 || ++f.batchRefused <= f.batchErrorTimes) return static_cast<AXError>(f.batchError);
+  }
   std::vector<const Obj*> slots;
   slots.reserve(list.size());
   for (const std::string& name : list) {
@@ -2004,7 +2067,7 @@ AXError AXUIElementSetAttributeValue(AXUIElementRef element, CFStringRef attribu
     el.attrs[name] = next;
     if (next.flag && !app.revealRequestedAt) app.revealRequestedAt = Clock::now();
     if (!next.flag) app.revealRequestedAt.reset();
-    return done(kAXErrorSuccess);
+    return done(static_cast<AXError>(app.chromium->setError));  // applied, whatever it answers
   }
 
   // AXFrontmost and AXHidden on the app element: activation and unhiding by

@@ -78,7 +78,10 @@
 //    down/up events, 0 otherwise (set kCGMouseEventClickState to change it).
 //  - CFURLCreateWithString rejects only empty strings and strings holding
 //    spaces, control characters or <>"{}|\^`; it does no RFC 3986 parsing.
-//    A base URL must be NULL.
+//    A base URL is kept as given; CFURLGetString answers the relative part
+//    and CFURLCopyAbsoluteURL resolves it simply (a scheme: as is; "//":
+//    the base's scheme; "/": the base's scheme and host; else the base up to
+//    its last "/"), with no "." / ".." or query handling.
 //  - Setting a value of another kind than the attribute holds (a string on a
 //    number) is kAXErrorIllegalArgument; Apple leaves that to each app.
 //  - The app element's AXHidden and AXFrontmost are derived from the world
@@ -114,7 +117,11 @@
 // Scripted faults beyond Apple's own behaviour, for tests: performError and
 // setError (the action or set happens, then the call answers an error, as
 // AppKit does after a press that opened a modal), batchError (the batched
-// read refused as a whole), logReads (reads of chosen attributes are logged),
+// read refused as a whole; batchErrorTimes: only the first N times),
+// logReads (reads of chosen attributes are logged; the name
+// "AXUIElementCopyMultipleAttributeValues" logs each batched read as
+// "batch <id>"), chromium.setError (the tree switch answers an error yet
+// applies),
 // postDelay (slow event posting) and focusMoves (focus taken mid-input),
 // and FakeAXCalls() counts every call that would be an IPC on macOS.
 #pragma once
@@ -157,6 +164,7 @@ struct FakeValue {
   bool flag = false;                  // kBool
   double x = 0, y = 0, w = 0, h = 0;  // kPoint (x,y), kSize (w,h), kRect; kRange: x=location, w=length
   std::vector<FakeValue> items;       // kArray
+  std::string base;                   // kUrl (issue 12 item 10): the base URL `text` is relative to ("": none)
 
   static FakeValue NoValue() { return {}; }
   static FakeValue String(std::string s);
@@ -168,6 +176,7 @@ struct FakeValue {
   static FakeValue RectValue(double x, double y, double w, double h);
   static FakeValue Range(int64_t location, int64_t length);
   static FakeValue Url(std::string s);
+  static FakeValue UrlWithBase(std::string relative, std::string base);  // issue 12 item 10
   static FakeValue Element(int64_t id);
   static FakeValue Array(std::vector<FakeValue> items);
   static FakeValue Error(int32_t code);
@@ -187,6 +196,9 @@ struct FakeFaults {
   int32_t performError = 0;                      // actions are performed, then answered with this AXError
   int32_t setError = 0;                          // sets are applied, then answered with this AXError
   int32_t batchError = 0;                        // CopyMultipleAttributeValues refused as a whole with this AXError
+  // Issue 12 item 10: only the first N batched reads (of the element) are refused; 0: every one.
+  int batchErrorTimes = 0;
+  int batchRefused = 0;  // state: batched reads refused so far
 };
 
 struct FakeElement {
@@ -208,6 +220,9 @@ struct FakeElement {
 struct FakeChromium {
   int revealAfterMs = 0;
   std::string attribute = "AXManualAccessibility";  // or "AXEnhancedUserInterface"
+  // Issue 12 item 3: the switch's set is applied, then answered with this
+  // AXError (Chrome answers AXEnhancedUserInterface so and switches anyway).
+  int32_t setError = 0;
 };
 
 // A notification the app posts, at a time after an observer of it was

@@ -259,7 +259,7 @@ class Parser {
   FakeFaults Faults(Napi::Object o, const std::string& path) {
     Keys(o, path,
          {"dieAfterReads", "failAttribute", "cannotComplete", "failBatchSlots", "logReads", "performError", "setError",
-          "batchError"});
+          "batchError", "batchErrorTimes"});
     FakeFaults f;
     f.dieAfterReads = static_cast<int>(Int(o, "dieAfterReads", path, -1));
     f.cannotComplete = Bool(o, "cannotComplete", path, false);
@@ -273,6 +273,7 @@ class Parser {
     if (Has(o, "performError")) f.performError = AXErrorCode(o.Get("performError"), path + ".performError");
     if (Has(o, "setError")) f.setError = AXErrorCode(o.Get("setError"), path + ".setError");
     if (Has(o, "batchError")) f.batchError = AXErrorCode(o.Get("batchError"), path + ".batchError");
+    f.batchErrorTimes = static_cast<int>(Int(o, "batchErrorTimes", path, 0));  // issue 12 item 10
     return f;
   }
 
@@ -351,6 +352,8 @@ class Parser {
     }
     if (is({"error"})) return FakeValue::Error(AXErrorCode(o.Get("error"), path + ".error"));
     if (is({"url"})) return FakeValue::Url(String(o, "url", path, ""));
+    // Issue 12 item 10: a URL relative to a base.
+    if (is({"url", "base"})) return FakeValue::UrlWithBase(String(o, "url", path, ""), String(o, "base", path, ""));
     if (is({"double"})) return FakeValue::Double(num("double"));
     if (is({"x", "y", "w", "h"})) return FakeValue::RectValue(num("x"), num("y"), num("w"), num("h"));
     if (is({"x", "y"})) return FakeValue::Point(num("x"), num("y"));
@@ -383,10 +386,11 @@ class Parser {
     if (Has(o, "chromium")) {
       const std::string p = path + ".chromium";
       Napi::Object c = ObjectField(o, "chromium", path);
-      Keys(c, p, {"revealAfterMs", "attribute"});
+      Keys(c, p, {"revealAfterMs", "attribute", "setError"});
       macfake::FakeChromium chromium;
       chromium.revealAfterMs = static_cast<int>(Int(c, "revealAfterMs", p, 0));
       chromium.attribute = String(c, "attribute", p, "AXManualAccessibility");
+      if (Has(c, "setError")) chromium.setError = AXErrorCode(c.Get("setError"), p + ".setError");  // issue 12 item 3
       if (chromium.attribute != "AXManualAccessibility" && chromium.attribute != "AXEnhancedUserInterface")
         Fail(p + ".attribute", "must be \"AXManualAccessibility\" or \"AXEnhancedUserInterface\"");
       app.chromium = chromium;

@@ -57,7 +57,7 @@
 //     cgWindow: 41 }                       // the CG window this AX window is (default: same pid and title)
 // Values: string, number (integer → CFNumber SInt64, else Float64), boolean,
 // null, arrays of values, { x, y } point, { w, h } size, { x, y, w, h } rect,
-// { location, length } range, { url }, { ref }, { error }, { double }, and
+// { location, length } range, { url }, { url, base } (a URL relative to a base), { ref }, { error }, { double }, and
 // inline elements (objects with `attrs`).
 //
 // Log lines (FakeWorldLog), with " -> <AXError>" appended when the call failed:
