@@ -264,6 +264,8 @@ MacBackend::~MacBackend() {
     }
 }
 
+std::function<void()> MacBackend::BeginJob() { return {}; }
+
 Error MacBackend::Trusted() const {
   if (AXIsProcessTrusted()) return {};
   return {ErrorCode::kPermissionDenied,
@@ -928,8 +930,8 @@ Error MacBackend::Capture(const WindowInfo& window, std::vector<uint8_t>& rgba, 
   // The snapshot's deadline, with a floor: a walk cut by its deadline still
   // gets a screenshot when the window server answers quickly.
   const Clock::time_point bound = std::max(deadline, Clock::now() + kCaptureFloor);
-  if (Error err =
-          system_->CaptureWindow(w.number, w.bounds, system_->BackingScale(w.bounds), rgba, width, height, bound))
+  if (Error err = system_->CaptureWindow(w.number, w.bounds, system_->BackingScale(w.bounds), CaptureFilter::kWindow,
+                                         nullptr, rgba, width, height, bound))
     return err;
   captured = w.bounds;
   return {};
@@ -1159,10 +1161,11 @@ Error MacBackend::Permissions(PermissionStatus& out, bool prompt) {
   CFRef<CFDictionaryRef> options = CFRef<CFDictionaryRef>::Adopt(CFDictionaryCreate(
       kCFAllocatorDefault, keys, values, 1, &kCFTypeDictionaryKeyCallBacks, &kCFTypeDictionaryValueCallBacks));
   out.accessibility = AXIsProcessTrustedWithOptions(options.get()) ? "granted" : "denied";
-  Access screen = system_->ScreenRecordingAccess();
+  Access screen = system_->ScreenRecordingPreflight();
+  if (screen != Access::kGranted) screen = system_->ScreenRecordingProbe();
   if (screen != Access::kGranted && prompt) {
     system_->RequestScreenRecording();
-    screen = system_->ScreenRecordingAccess();
+    screen = system_->ScreenRecordingPreflight();
   }
   out.screenRecording = screen == Access::kGranted ? "granted" : screen == Access::kDenied ? "denied" : "unknown";
   return {};
