@@ -55,11 +55,11 @@ struct ScreenCapturePlan {
 inline ScreenCapturePlan PlanScreenCapture(CaptureFilter filter, const Rect& window, double contentScale,
                                            double fallbackScale, const Rect& display) {
   ScreenCapturePlan plan;
-  double scale = fallbackScale;  // OLD (test-first)
+  double scale = contentScale > 0 && std::isfinite(contentScale) ? contentScale : fallbackScale;
   if (!(scale > 0) || !std::isfinite(scale)) scale = 1;
   plan.width = static_cast<size_t>(std::lround(std::max(1.0, window.w * scale)));
   plan.height = static_cast<size_t>(std::lround(std::max(1.0, window.h * scale)));
-  plan.scalesToFit = false;  // OLD
+  plan.scalesToFit = true;
   if (filter == CaptureFilter::kDisplay) {
     plan.cropped = true;
     plan.sourceRect = Rect{window.x - display.x, window.y - display.y, window.w, window.h};

@@ -1,6 +1,7 @@
 // The Objective-C half of the macOS backend, behind a C++ interface: AppKit
 // (running apps, unhide, activate), `open -b`, CoreGraphics display modes (backing scale),
-// ScreenCaptureKit / CoreGraphics capture and the Screen Recording probe.
+// ScreenCaptureKit / CoreGraphics capture, the Screen Recording preflight and
+// probe, and autorelease pools around worker jobs.
 // Everything else on macOS (AX, CF, CGWindowList, CGEvent) is C and lives in
 // the C++ files beside this one, so the backend's logic builds on Linux
 // against a fake CoreFoundation/AX layer; only this interface is swapped.

@@ -412,8 +412,9 @@ class Parser {
   }
 
   FakeCGWindow ParseWindow(Napi::Object o, const std::string& path) {
-    Keys(o, path, {"number", "pid", "layer", "bounds", "name", "ownerName", "onScreen", "alpha", "captureFails",
-                   "blackWithWindowFilter", "backingScale", "captureHangs"});
+    Keys(o, path,
+         {"number", "pid", "layer", "bounds", "name", "ownerName", "onScreen", "alpha", "captureFails",
+          "blackWithWindowFilter", "backingScale", "captureHangs"});
     if (!Has(o, "number")) Fail(path + ".number", "required");
     if (!Has(o, "pid")) Fail(path + ".pid", "required");
     FakeCGWindow cg;
