@@ -1617,7 +1617,7 @@ describe("surfaces", () => {
 // ---------------------------------------------------------------- issue 12 items 4, 5, 9, 11
 
 describe("issue 12: capture filter, output scale, threads and lifetimes, silent permissions", () => {
-  const notesOf = (s: Awaited<ReturnType<typeof snapshot>>) => liveObservation(s)!.raw.walk.notes;
+  const notesOf = (s: Awaited<ReturnType<typeof snapshot>>) => liveObservation(s)!.raw.walk.notes ?? [];
   const pngOf = (s: Awaited<ReturnType<typeof snapshot>>) => {
     expect(s.screenshot).toBeDefined();
     return decodePng(s.screenshot!.data as Uint8Array);
@@ -1625,7 +1625,8 @@ describe("issue 12: capture filter, output scale, threads and lifetimes, silent 
   const pixel = (img: { width: number; data: Uint8Array }, x: number, y: number) =>
     Array.from(img.data.subarray((y * img.width + x) * 4, (y * img.width + x) * 4 + 4));
   const allBlack = (img: { data: Uint8Array }) => {
-    for (let i = 0; i < img.data.length; i += 4) if (img.data[i] || img.data[i + 1] || img.data[i + 2]) return false;
+    for (let i = 0; i < img.data.length; i += 4)
+      if (img.data[i] || img.data[i + 1] || img.data[i + 2]) return false;
     return true;
   };
 
@@ -1686,7 +1687,9 @@ describe("issue 12: capture filter, output scale, threads and lifetimes, silent 
     expect(logOf(first).filter((l) => l.startsWith("system capture"))).toEqual([
       "system capture 10 -> failed: ScreenCaptureKit did not capture window 10 in time",
     ]);
-    expect(notesOf(s1).join("\n")).toMatch(/no screenshot: ScreenCaptureKit did not capture window 10 in time/);
+    expect(notesOf(s1).join("\n")).toMatch(
+      /no screenshot: ScreenCaptureKit did not capture window 10 in time/,
+    );
     expect(addon.fakeCaptureGateBusy()).toBe(true);
 
     const second = backend(world);
