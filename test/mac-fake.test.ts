@@ -14,6 +14,8 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { afterEach, describe, expect, it } from "vitest";
 import { liveObservation, permissions, requestPermissions, snapshot } from "../lib/desktop.js";
 import type { RawNode, RawSnapshot } from "../lib/model.js";
@@ -29,6 +31,7 @@ import {
   type WorldApp,
   worldFromFixture,
 } from "./support/mac-world.js";
+import { decodePng } from "./support/png.js";
 
 const open: NativeBackend[] = [];
 const tempDirs: string[] = [];
@@ -2022,5 +2025,150 @@ describe("issue 12 (items 3, 6, 7, 8, 10): Chromium switch, Spaces, unreadable s
     const s = await b.snapshot(SNAP);
     expect(s.raw.root.children![0]!.url).toBe("https://example.com/docs/page.html");
     await b.release(s.handles);
+  });
+});
+
+// ---------------------------------------------------------------- issue 12 items 4, 5, 9, 11
+
+describe("issue 12: capture filter, output scale, threads and lifetimes, silent permissions", () => {
+  const notesOf = (s: Awaited<ReturnType<typeof snapshot>>) => liveObservation(s)!.raw.walk.notes ?? [];
+  const pngOf = (s: Awaited<ReturnType<typeof snapshot>>) => {
+    expect(s.screenshot).toBeDefined();
+    return decodePng(s.screenshot!.data as Uint8Array);
+  };
+  const pixel = (img: { width: number; data: Uint8Array }, x: number, y: number) =>
+    Array.from(img.data.subarray((y * img.width + x) * 4, (y * img.width + x) * 4 + 4));
+  const allBlack = (img: { data: Uint8Array }) => {
+    for (let i = 0; i < img.data.length; i += 4)
+      if (img.data[i] || img.data[i + 1] || img.data[i + 2]) return false;
+    return true;
+  };
+
+  afterEach(() => {
+    // A capture scripted never to complete must not hold the gate for the next test.
+    loadMacFake().fakeCaptureComplete();
+  });
+
+  it("item 4: an all-black capture with the window filter is retried with the display filter; origin and scale unchanged", async () => {
+    const world = simpleWorld([button(21, "OK")]);
+    world.windows = [cg(10, "Doc", { blackWithWindowFilter: true })];
+    const b = backend(world);
+    const s = await snapshot({ app: "Editor" }, b);
+    const captures = logOf(b).filter((l) => l.startsWith("system capture"));
+    expect(captures).toEqual(["system capture 10 1600x1200", "system capture 10 1600x1200 (display filter)"]);
+    const img = pngOf(s);
+    expect(allBlack(img)).toBe(false);
+    // The display filter's image is still exactly the window: origin at the frame, the window's scale.
+    expect(s.screenshot!.windowOrigin).toEqual({ x: FRAME.x, y: FRAME.y });
+    expect(s.screenshot!.pixelWidth / s.screenshot!.scale).toBeCloseTo(FRAME.w, 0);
+    const br = pixel(img, img.width - 1, img.height - 1);
+    expect(br[0]).toBeGreaterThan(240);
+    expect(br[1]).toBeGreaterThan(240);
+  });
+
+  it("item 4: the display-filter retry is one more capture, never a loop", async () => {
+    const world = simpleWorld([button(21, "OK")]);
+    world.windows = [cg(10, "Doc", { blackWithWindowFilter: true })];
+    const b = backend(world);
+    await snapshot({ app: "Editor" }, b);
+    // Only one retry, never a loop.
+    expect(logOf(b).filter((l) => l.startsWith("system capture"))).toHaveLength(2);
+  });
+
+  it("item 5: a window backed at 1x on a 2x display fills the whole image (scalesToFit, the window's own scale)", async () => {
+    const world = simpleWorld([button(21, "OK")], { scale: 2 });
+    world.windows = [cg(10, "Doc", { backingScale: 1 })];
+    const b = backend(world);
+    const s = await snapshot({ app: "Editor" }, b);
+    const img = pngOf(s);
+    // Red grows to the right and green downwards across the window: the
+    // bottom-right pixel is the window's bottom-right corner, not empty canvas.
+    const br = pixel(img, img.width - 1, img.height - 1);
+    expect(br[0]).toBeGreaterThan(240);
+    expect(br[1]).toBeGreaterThan(240);
+    expect(br[3]).toBe(255);
+    const mid = pixel(img, Math.floor(img.width * 0.75), Math.floor(img.height * 0.75));
+    expect(mid[3]).toBe(255);
+    expect(s.screenshot!.windowOrigin).toEqual({ x: FRAME.x, y: FRAME.y });
+  });
+
+  it("item 9: a capture that never completes holds the process-wide gate: the next one, from another backend, fails fast", async () => {
+    const addon = loadMacFake();
+    const world = simpleWorld([button(21, "OK")]);
+    world.windows = [cg(10, "Doc", { captureHangs: true })];
+    const first = backend(world);
+    const s1 = await snapshot({ app: "Editor" }, first);
+    expect(logOf(first).filter((l) => l.startsWith("system capture"))).toEqual([
+      "system capture 10 -> failed: ScreenCaptureKit did not capture window 10 in time",
+    ]);
+    expect(notesOf(s1).join("\n")).toMatch(
+      /no screenshot: ScreenCaptureKit did not capture window 10 in time/,
+    );
+    expect(addon.fakeCaptureGateBusy()).toBe(true);
+
+    const second = backend(world);
+    const t0 = Date.now();
+    const s2 = await snapshot({ app: "Editor" }, second);
+    expect(Date.now() - t0).toBeLessThan(1000);
+    expect(notesOf(s2).join("\n")).toMatch(/no screenshot: a previous screen capture is still outstanding/);
+    // Nothing new was asked of ScreenCaptureKit while the first one is outstanding
+    // (the log restarted when the second backend installed the world).
+    expect(logOf(second).filter((l) => l.startsWith("system capture"))).toEqual([]);
+
+    // ScreenCaptureKit answers at last: the gate opens and captures work again.
+    addon.fakeCaptureComplete();
+    expect(addon.fakeCaptureGateBusy()).toBe(false);
+    world.windows = [cg(10, "Doc")];
+    addon.fakeWorldReplace(world);
+    const s3 = await snapshot({ app: "Editor" }, second);
+    expect(s3.screenshot).toBeDefined();
+  });
+
+  it("item 9: every job on the worker runs inside one autorelease pool, pushed and popped on the worker", async () => {
+    const addon = loadMacFake();
+    const before = addon.fakePoolCounts();
+    const b = macBackend(simpleWorld([button(21, "OK")]));
+    await snapshot({ app: "Editor" }, b);
+    await permissions(b);
+    await b.close();
+    const after = addon.fakePoolCounts();
+    // snapshot, permissions, close (and the backend's destruction inside it): at least three jobs.
+    expect(after.pushes - before.pushes).toBeGreaterThanOrEqual(3);
+    expect(after.pops - before.pops).toBe(after.pushes - before.pushes);
+    expect(after.maxDepth).toBe(1);
+    expect(after.wrongThread).toBe(0);
+  });
+
+  it("item 9: a backend collected without close() tears down (observers, AX resets) on its worker, not on the JavaScript thread", async () => {
+    const addon = loadMacFake();
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    await (async () => {
+      const b = macBackend(simpleWorld([button(21, "OK")]));
+      await b.watch(PID, 2000);
+      expect(addon.fakeObservers()).toBeGreaterThan(0);
+    })();
+    addon.fakeMarkThread();
+    for (let i = 0; i < 100 && addon.fakeObservers() > 0; i++) {
+      gc();
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(addon.fakeObservers()).toBe(0);
+    expect(addon.fakeAXCallsOnMarkedThread()).toBe(0);
+  });
+
+  it("item 11: permissions() without prompting never runs the ScreenCaptureKit probe; requestPermissions() may", async () => {
+    const addon = loadMacFake();
+    for (const screenRecording of ["denied", "unknown", "granted"] as const) {
+      const b = backend(simpleWorld([button(21, "OK")], { screenRecording }));
+      const before = addon.fakeScreenRecordingProbes();
+      const status = await permissions(b);
+      expect(status.screenRecording).toBe(screenRecording);
+      expect(addon.fakeScreenRecordingProbes()).toBe(before);
+      expect(logOf(b)).toEqual([]);
+    }
+    const b = backend(simpleWorld([button(21, "OK")], { screenRecording: "unknown" }));
+    await requestPermissions(b);
+    expect(logOf(b)).toContain("system request screen recording");
   });
 });

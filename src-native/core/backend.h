@@ -17,6 +17,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,12 @@ struct PermissionStatus {
 class Backend {
  public:
   virtual ~Backend() = default;
+
+  // Called on the worker thread before each job (the addon's calls and the
+  // backend's own destruction); what it returns runs after the job on the
+  // same thread, and must not need the backend: the closing job destroys it.
+  // macOS: one autorelease pool per job.
+  virtual std::function<void()> BeginJob() { return {}; }
   virtual const char* Platform() const = 0;
 
   // Connect to the platform's accessibility service. Fails with

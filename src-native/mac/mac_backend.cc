@@ -289,6 +289,17 @@ MacBackend::~MacBackend() {
     }
 }
 
+// One autorelease pool per worker job: the worker thread lives as long as the
+// backend and has no pool of its own, so whatever AppKit, ScreenCaptureKit or
+// CoreFoundation autoreleases inside a job would pile up until the thread
+// ends. The pop holds the system by shared_ptr: the closing job destroys this
+// backend before its pool is popped.
+std::function<void()> MacBackend::BeginJob() {
+  std::shared_ptr<MacSystem> system = system_;
+  void* pool = system->PushAutoreleasePool();
+  return [system, pool] { system->PopAutoreleasePool(pool); };
+}
+
 Error MacBackend::Trusted() const {
   if (AXIsProcessTrusted()) return {};
   return {ErrorCode::kPermissionDenied,
@@ -1007,9 +1018,30 @@ Error MacBackend::Capture(const WindowInfo& window, std::vector<uint8_t>& rgba, 
   // The snapshot's deadline, with a floor: a walk cut by its deadline still
   // gets a screenshot when the window server answers quickly.
   const Clock::time_point bound = std::max(deadline, Clock::now() + kCaptureFloor);
+  const double scale = system_->BackingScale(w.bounds);
+  // One capture at a time in the process (CaptureGate): ScreenCaptureKit
+  // calls cannot be cancelled, so one that timed out is still in flight, and
+  // separate backends' captures would otherwise overlap. The pass is held by
+  // every completion handler the capture starts.
+  Error gateErr;
+  std::shared_ptr<CapturePass> pass = CaptureGate::Process().Enter(bound, gateErr);
+  if (!pass) return gateErr;
   if (Error err =
-          system_->CaptureWindow(w.number, w.bounds, system_->BackingScale(w.bounds), rgba, width, height, bound))
+          system_->CaptureWindow(w.number, w.bounds, scale, CaptureFilter::kWindow, pass, rgba, width, height, bound))
     return err;
+  // ScreenCaptureKit's window filter gives an all-black image for some
+  // GPU-rendered windows; the display filter showing only that window does
+  // not. Retried once, with the same pass; a window black both ways is black.
+  if (AllBlack(rgba) && Clock::now() < bound) {
+    std::vector<uint8_t> again;
+    int w2 = 0, h2 = 0;
+    if (!system_->CaptureWindow(w.number, w.bounds, scale, CaptureFilter::kDisplay, pass, again, w2, h2, bound) &&
+        w2 == width && h2 == height) {
+      rgba = std::move(again);
+    }
+  }
+  // Both filters return the window exactly (mac_system.h): its frame's origin
+  // and `scale` map the pixels to points.
   captured = w.bounds;
   return {};
 }
@@ -1264,10 +1296,16 @@ Error MacBackend::Permissions(PermissionStatus& out, bool prompt) {
   CFRef<CFDictionaryRef> options = CFRef<CFDictionaryRef>::Adopt(CFDictionaryCreate(
       kCFAllocatorDefault, keys, values, 1, &kCFTypeDictionaryKeyCallBacks, &kCFTypeDictionaryValueCallBacks));
   out.accessibility = AXIsProcessTrustedWithOptions(options.get()) ? "granted" : "denied";
-  Access screen = system_->ScreenRecordingAccess();
+  // Without `prompt`, silent: the preflight only. The ScreenCaptureKit probe
+  // may itself show the Screen Recording prompt, so it runs only when
+  // prompting is allowed (README, macOS: which call may prompt).
+  Access screen = system_->ScreenRecordingPreflight();
   if (screen != Access::kGranted && prompt) {
-    system_->RequestScreenRecording();
-    screen = system_->ScreenRecordingAccess();
+    screen = system_->ScreenRecordingProbe();
+    if (screen != Access::kGranted) {
+      system_->RequestScreenRecording();
+      screen = system_->ScreenRecordingPreflight();
+    }
   }
   out.screenRecording = screen == Access::kGranted ? "granted" : screen == Access::kDenied ? "denied" : "unknown";
   return {};

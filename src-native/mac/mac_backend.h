@@ -56,6 +56,7 @@ class MacBackend : public Backend {
  public:
   explicit MacBackend(std::unique_ptr<MacSystem> system);
   ~MacBackend() override;
+  std::function<void()> BeginJob() override;
 
   const char* Platform() const override { return "macos"; }
   Error Connect() override;
@@ -164,7 +165,9 @@ class MacBackend : public Backend {
   Error CheckFront(const WindowInfo& window, Clock::time_point deadline, FrontState& out);
   Error Trusted() const;
 
-  std::unique_ptr<MacSystem> system_;
+  // Shared with the end-of-job step BeginJob returns, which may run after
+  // this backend is gone (the closing job).
+  std::shared_ptr<MacSystem> system_;
   ElementTable elements_;
   CFRef<CFArrayRef> batch_;                          // the attribute names of one batched read
   std::unordered_map<int64_t, RunningApp> running_;  // from the last ListApps

@@ -1,6 +1,7 @@
 // The Objective-C half of the macOS backend, behind a C++ interface: AppKit
 // (running apps, unhide, activate), `open -b`, CoreGraphics display modes (backing scale),
-// ScreenCaptureKit / CoreGraphics capture and the Screen Recording probe.
+// ScreenCaptureKit / CoreGraphics capture, the Screen Recording preflight and
+// probe, and autorelease pools around worker jobs.
 // Everything else on macOS (AX, CF, CGWindowList, CGEvent) is C and lives in
 // the C++ files beside this one, so the backend's logic builds on Linux
 // against a fake CoreFoundation/AX layer; only this interface is swapped.
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "../core/types.h"
+#include "capture_plan.h"
 
 namespace axsnap {
 
@@ -52,17 +54,34 @@ class MacSystem {
 
   // Pixels per point of the screen holding most of `frame` (global top-left points).
   virtual double BackingScale(const Rect& frame) = 0;
-  // One window's pixels as RGBA rows (stride = width * 4) at `scale` pixels per
-  // point, without cursor or shadow: ScreenCaptureKit on macOS 14+, CoreGraphics
-  // before. Bounded by `deadline` and by 5 s. kCaptureFailed with the reason otherwise.
-  virtual Error CaptureWindow(uint32_t windowNumber, const Rect& frame, double scale, std::vector<uint8_t>& rgba,
-                              int& width, int& height, std::chrono::steady_clock::time_point deadline) = 0;
+  // One window's pixels as RGBA rows (stride = width * 4), exactly the window
+  // `frame` (global top-left points) at `scale` pixels per point: pixel (0, 0)
+  // is the frame's top-left corner, whatever `filter` and the window's own
+  // backing scale. Without cursor or shadow: ScreenCaptureKit on macOS 14+
+  // with `filter` (PlanScreenCapture sizes it), CoreGraphics before (`filter`
+  // unused). Bounded by `deadline` and by 5 s. kCaptureFailed with the reason
+  // otherwise. `pass` (CaptureGate) is kept by every completion handler the
+  // capture starts, and abandoned when one is given up on.
+  virtual Error CaptureWindow(uint32_t windowNumber, const Rect& frame, double scale, CaptureFilter filter,
+                              const std::shared_ptr<CapturePass>& pass, std::vector<uint8_t>& rgba, int& width,
+                              int& height, std::chrono::steady_clock::time_point deadline) = 0;
 
-  // Screen Recording: CGPreflightScreenCaptureAccess, confirmed by a
-  // ScreenCaptureKit probe (the preflight is unreliable in child processes).
-  virtual Access ScreenRecordingAccess() = 0;
+  // Screen Recording, silently: CGPreflightScreenCaptureAccess, confirmed by
+  // readable names of other processes' windows (the preflight answers no in
+  // a child of the process that holds the grant). Never shows a prompt.
+  virtual Access ScreenRecordingPreflight() = 0;
+  // The ScreenCaptureKit probe (SCShareableContent): asks the right question,
+  // but when the user has never been asked, the listing itself makes macOS
+  // show the Screen Recording prompt. Only where prompting is allowed.
+  virtual Access ScreenRecordingProbe() = 0;
   // CGRequestScreenCaptureAccess: shows the system prompt once per process.
   virtual void RequestScreenRecording() = 0;
+
+  // Autorelease pool around one worker job (objc_autoreleasePoolPush/Pop):
+  // the worker thread lives as long as the backend and never drains an
+  // implicit pool. Pop gets what Push returned, on the same thread.
+  virtual void* PushAutoreleasePool() = 0;
+  virtual void PopAutoreleasePool(void* pool) = 0;
 
   // Lets the app settle after recovery steps. The test double records it instead.
   virtual void Sleep(std::chrono::milliseconds ms) = 0;

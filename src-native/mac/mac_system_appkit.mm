@@ -2,8 +2,8 @@
 // list for running applications, AppKit for unhiding and activation;
 // `/usr/bin/open -b` for launching; CoreGraphics display modes for the backing
 // scale; ScreenCaptureKit (macOS 14+) or CoreGraphics (12.3-13) for one
-// window's pixels; CoreGraphics, the window list and a ScreenCaptureKit probe
-// for the Screen Recording permission.
+// window's pixels; CoreGraphics and the window list for the Screen Recording
+// permission (silently), and a ScreenCaptureKit probe that may prompt.
 //
 // Apple documentation: NSRunningApplication (its overview on when properties
 // change), NSWorkspace.runningApplications, NSRunningApplication
@@ -70,6 +70,12 @@ extern char** environ;
 #if !__has_feature(objc_arc)
 #error "mac_system_appkit.mm must be compiled with -fobjc-arc"
 #endif
+
+// The runtime functions @autoreleasepool compiles to, exported by libobjc
+// (Apple's and GNUstep's) but declared in no public Apple header: a pool that
+// spans a whole worker job, pushed and popped from C++ (MacSystem).
+extern "C" void* objc_autoreleasePoolPush(void);
+extern "C" void objc_autoreleasePoolPop(void* pool);
 
 namespace axsnap {
 namespace {
@@ -155,7 +161,11 @@ class Completion {
 
 using ContentResult = Completion<SCShareableContent*>;
 
-__attribute__((availability(macos, introduced = 12.3))) std::shared_ptr<ContentResult> RequestShareableContent() {
+// `pass` (CaptureGate, may be null for the permission probe) is kept by the
+// completion handler: the process-wide capture gate stays closed until
+// ScreenCaptureKit has answered, even when the waiter gave up.
+__attribute__((availability(macos, introduced = 12.3))) std::shared_ptr<ContentResult> RequestShareableContent(
+    std::shared_ptr<CapturePass> pass = nullptr) {
   auto result = std::make_shared<ContentResult>();
   // On-screen windows only: that is what a capture can show (a minimized
   // window or one on another Space has no current pixels), and the listing is
@@ -164,6 +174,7 @@ __attribute__((availability(macos, introduced = 12.3))) std::shared_ptr<ContentR
                                              onScreenWindowsOnly:YES
                                                completionHandler:^(SCShareableContent* content, NSError* error) {
                                                  result->Finish(content, error);
+                                                 (void)pass;  // released with the handler
                                                }];
   return result;
 }
@@ -298,13 +309,41 @@ Error ImageToRgba(CGImageRef image, size_t width, size_t height, std::vector<uin
   return {};
 }
 
+// The display holding most of `frame` (global points), for a display-based filter.
+__attribute__((availability(macos, introduced = 12.3))) SCDisplay* DisplayOf(SCShareableContent* content,
+                                                                             const Rect& frame) {
+  SCDisplay* best = nil;
+  double bestArea = 0;
+  for (SCDisplay* display in content.displays) {
+    CGRect b = display.frame;
+    double area = OverlapArea(frame, Rect{b.origin.x, b.origin.y, b.size.width, b.size.height});
+    if (area > bestArea) {
+      bestArea = area;
+      best = display;
+    }
+  }
+  return best;
+}
+
+// One capture with `kind` (capture_plan.h):
+//   kWindow   initWithDesktopIndependentWindow: - the window alone;
+//   kDisplay  initWithDisplay:includingWindows:@[window] - the display showing
+//             only that window, cropped to the window with sourceRect (the
+//             retry for GPU-rendered windows the window filter gives black).
+// Either way the output is the window's frame: sized from the filter's own
+// pixels per point (pointPixelScale: the window's backing scale, which may be
+// lower than its display's) with scalesToFit YES, so the window fills the
+// image; the caller redraws it at frame x scale. `pass` goes into every
+// completion handler and is abandoned when one is given up on.
 __attribute__((availability(macos, introduced = 14.0))) Error CaptureWithScreenCaptureKit(
-    uint32_t windowNumber, const Rect& frame, double scale, Clock::time_point until, CFRef<CGImageRef>& image) {
+    uint32_t windowNumber, const Rect& frame, double scale, CaptureFilter kind,
+    const std::shared_ptr<CapturePass>& pass, Clock::time_point until, CFRef<CGImageRef>& image) {
   // The caller's deadline, and never more than 5 s.
   const auto deadline = std::min(until, Clock::now() + kCaptureBound);
 
-  auto content = RequestShareableContent();
+  auto content = RequestShareableContent(pass);
   if (!content->Wait(deadline)) {
+    if (pass) pass->Abandon();
     return Fail(ErrorCode::kCaptureFailed, "ScreenCaptureKit did not list the windows in time");
   }
   if (IsUserDeclined(content->nsError())) {
@@ -330,28 +369,56 @@ __attribute__((availability(macos, introduced = 14.0))) Error CaptureWithScreenC
                                                 " on screen (closed, minimized, hidden or on another Space?)");
   }
 
-  // The size ScreenCaptureKit knows for this window is the one it draws; the
+  // The frame ScreenCaptureKit knows for this window is the one it draws; the
   // caller's frame only stands in when it reports none.
   CGRect bounds = window.frame;
-  double w = bounds.size.width > 0 ? bounds.size.width : frame.w;
-  double h = bounds.size.height > 0 ? bounds.size.height : frame.h;
+  Rect shown = frame;
+  if (bounds.size.width > 0 && bounds.size.height > 0) {
+    shown = Rect{bounds.origin.x, bounds.origin.y, bounds.size.width, bounds.size.height};
+  }
 
-  SCContentFilter* filter = [[SCContentFilter alloc] initWithDesktopIndependentWindow:window];
+  SCContentFilter* filter = nil;
+  Rect displayFrame;
+  if (kind == CaptureFilter::kDisplay) {
+    SCDisplay* display = DisplayOf(content->value(), shown);
+    if (!display) {
+      return Fail(ErrorCode::kCaptureFailed,
+                  "window " + std::to_string(windowNumber) + " is on no display ScreenCaptureKit lists");
+    }
+    CGRect d = display.frame;
+    displayFrame = Rect{d.origin.x, d.origin.y, d.size.width, d.size.height};
+    filter = [[SCContentFilter alloc] initWithDisplay:display includingWindows:[NSArray arrayWithObject:window]];
+  } else {
+    filter = [[SCContentFilter alloc] initWithDesktopIndependentWindow:window];
+  }
+
+  // The window's own pixels per point; the display's when unknown.
+  double contentScale = 0;
+  if (@available(macOS 14.0, *)) contentScale = filter.pointPixelScale;
+  const ScreenCapturePlan plan = PlanScreenCapture(kind, shown, contentScale, scale, displayFrame);
+
   SCStreamConfiguration* config = [[SCStreamConfiguration alloc] init];
-  config.width = static_cast<size_t>(std::lround(std::max(1.0, w * scale)));
-  config.height = static_cast<size_t>(std::lround(std::max(1.0, h * scale)));
+  config.width = plan.width;
+  config.height = plan.height;
+  config.scalesToFit = plan.scalesToFit ? YES : NO;
+  if (plan.cropped) {
+    config.sourceRect = CGRectMake(plan.sourceRect.x, plan.sourceRect.y, plan.sourceRect.w, plan.sourceRect.h);
+  }
   config.showsCursor = NO;
   config.ignoreShadowsSingleWindow = YES;
   config.captureResolution = SCCaptureResolutionBest;
 
   auto shot = std::make_shared<Completion<CFRef<CGImageRef>>>();
+  std::shared_ptr<CapturePass> held = pass;
   [SCScreenshotManager captureImageWithFilter:filter
                                 configuration:config
                             completionHandler:^(CGImageRef captured, NSError* error) {
                               // `captured` is only borrowed for the duration of the handler.
                               shot->Finish(CFRef<CGImageRef>::Adopt(CGImageRetain(captured)), error);
+                              (void)held;  // released with the handler: the capture gate opens
                             }];
   if (!shot->Wait(deadline)) {
+    if (pass) pass->Abandon();
     return Fail(ErrorCode::kCaptureFailed,
                 "ScreenCaptureKit did not capture window " + std::to_string(windowNumber) + " in time");
   }
@@ -362,8 +429,8 @@ __attribute__((availability(macos, introduced = 14.0))) Error CaptureWithScreenC
                     shot->error());
   }
   if (shot->failed() || !shot->value()) {
-    return Fail(ErrorCode::kCaptureFailed,
-                "ScreenCaptureKit could not capture window " + std::to_string(windowNumber) + ": " + shot->error());
+    return Fail(ErrorCode::kCaptureFailed, "ScreenCaptureKit could not capture window " + std::to_string(windowNumber) +
+                                               " (" + CaptureFilterName(kind) + " filter): " + shot->error());
   }
   image = std::move(shot->value());
   return {};
@@ -570,20 +637,23 @@ class AppKitSystem final : public MacSystem {
     return scale > 0 && std::isfinite(scale) ? scale : 1.0;
   }
 
-  Error CaptureWindow(uint32_t windowNumber, const Rect& frame, double scale, std::vector<uint8_t>& rgba, int& width,
-                      int& height, Clock::time_point deadline) override {
+  Error CaptureWindow(uint32_t windowNumber, const Rect& frame, double scale, CaptureFilter filter,
+                      const std::shared_ptr<CapturePass>& pass, std::vector<uint8_t>& rgba, int& width, int& height,
+                      Clock::time_point deadline) override {
     @autoreleasepool {
       if (!(scale > 0) || !std::isfinite(scale)) scale = 1.0;
       CFRef<CGImageRef> image;
       Error err;
       if (@available(macOS 14.0, *)) {
-        err = CaptureWithScreenCaptureKit(windowNumber, frame, scale, deadline, image);
+        err = CaptureWithScreenCaptureKit(windowNumber, frame, scale, filter, pass, deadline, image);
       } else {
         err = CaptureWithCoreGraphics(windowNumber, image);
       }
       if (err) return err;
 
-      // The requested scale wins over whatever resolution the capture chose.
+      // The requested scale wins over whatever resolution the capture chose:
+      // the image is redrawn at frame x scale, so its pixels map to points
+      // from the frame's origin whichever filter and backing scale produced it.
       size_t w = CGImageGetWidth(image.get());
       size_t h = CGImageGetHeight(image.get());
       if (frame.w > 0 && frame.h > 0) {
@@ -601,16 +671,21 @@ class AppKitSystem final : public MacSystem {
     }
   }
 
-  // From the cheapest question that cannot show a prompt to the one that can.
-  Access ScreenRecordingAccess() override {
+  // Silent: never shows a prompt (MacSystem).
+  Access ScreenRecordingPreflight() override {
     if (CGPreflightScreenCaptureAccess()) return Access::kGranted;
     // The preflight answers "no" for a child of the process that holds the
     // grant (a terminal, an editor). Readable names of other processes'
     // windows prove the grant without a prompt.
     if (OtherWindowNamesVisible()) return Access::kGranted;
-    // ScreenCaptureKit asks the right question, but when the user has never
-    // been asked, this listing itself makes macOS show the Screen Recording
-    // prompt.
+    return Access::kDenied;
+  }
+
+  // ScreenCaptureKit asks the right question, but when the user has never
+  // been asked, this listing itself makes macOS show the Screen Recording
+  // prompt: only on the prompting path (requestPermissions).
+  Access ScreenRecordingProbe() override {
+    if (ScreenRecordingPreflight() == Access::kGranted) return Access::kGranted;
     if (@available(macOS 12.3, *)) {
       @autoreleasepool {
         auto probe = RequestShareableContent();
@@ -632,6 +707,14 @@ class AppKitSystem final : public MacSystem {
   void RequestScreenRecording() override { CGRequestScreenCaptureAccess(); }
 
   void Sleep(std::chrono::milliseconds ms) override { std::this_thread::sleep_for(ms); }
+
+  // One pool per worker job (MacBackend::BeginJob), around the per-call
+  // @autoreleasepool blocks: it also drains what the C++ side's CF and AX
+  // calls autorelease.
+  void* PushAutoreleasePool() override { return objc_autoreleasePoolPush(); }
+  void PopAutoreleasePool(void* pool) override {
+    if (pool) objc_autoreleasePoolPop(pool);
+  }
 
  private:
   static Error Find(int64_t pid, NSRunningApplication* __strong& app) {

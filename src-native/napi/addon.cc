@@ -67,6 +67,21 @@ class LiveReads {
   Backend& b_;
 };
 
+// Whatever the backend wants around each worker job (Backend::BeginJob:
+// macOS pushes an autorelease pool), ended when the job ends, thrown or not.
+class JobScope {
+ public:
+  explicit JobScope(Backend& b) : end_(b.BeginJob()) {}
+  ~JobScope() {
+    if (end_) end_();
+  }
+  JobScope(const JobScope&) = delete;
+  JobScope& operator=(const JobScope&) = delete;
+
+ private:
+  std::function<void()> end_;
+};
+
 class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
  public:
   static Napi::Function Init(Napi::Env env) {
@@ -155,11 +170,23 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
     shutDown_ = true;
     closed_ = true;
     if (dropQueued) worker_->Cancel();
-    // Jobs already queued still run and settle (the tsfn outlives them), then the thread joins.
+    // The backend is destroyed on its worker, after the jobs already queued
+    // (which still run and settle: the tsfn outlives them): its destructor
+    // makes platform calls (macOS: AX observers removed, attributes reset)
+    // that belong on that thread, not on the JavaScript thread. Then the
+    // thread joins.
+    worker_->Post([this] { DestroyBackend(); });
     worker_->Stop();
-    // Destroy the backend on this thread only after the worker has stopped using it.
-    backend_.reset();
+    backend_.reset();  // only if the worker could not take it (already stopped)
     tsfn_.Release();
+  }
+
+  // On the worker: the backend's destruction is a job like the others (in
+  // close() it is part of the closing job).
+  void DestroyBackend() {
+    if (!backend_) return;
+    JobScope scope(*backend_);
+    backend_.reset();
   }
 
   // Posts `work` to the worker; `work` returns the settle step run on the JS thread.
@@ -178,6 +205,7 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
     worker_->Post([this, call, backend, work = std::move(work), tsfn]() mutable {
       // Nothing thrown on the worker may reach std::terminate: it becomes a rejection.
       try {
+        JobScope scope(*backend);
         call->settle = work(*backend);
       } catch (const std::exception& e) {
         call->settle = Fail({ErrorCode::kInternal, std::string("internal error: ") + e.what()});

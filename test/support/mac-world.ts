@@ -50,6 +50,13 @@ export interface CGWindow {
   onScreen?: boolean;
   alpha?: number;
   captureFails?: boolean;
+  // issue 12 items 4, 5, 9 (capture): ScreenCaptureKit as FakeMacSystem models it.
+  /** The window filter gives an all-black image (a GPU-rendered window); the display filter works. */
+  blackWithWindowFilter?: boolean;
+  /** The window's own pixels per point (0 or absent: its display's, world.scale). */
+  backingScale?: number;
+  /** ScreenCaptureKit never answers a capture of this window (until fakeCaptureComplete()). */
+  captureHangs?: boolean;
 }
 
 export interface World {
@@ -117,6 +124,18 @@ export type MacFakeAddon = NativeAddon & {
   fakeObservers: () => number;
   /** The fake world's log (also what a mac-fake NativeBackend's fakeLog() returns). */
   fakeWorldLog: () => string[];
+  // issue 12 items 4, 5, 9, 11 (capture, threads, permissions): test/native/macfake/mac_direct.cc
+  /** ScreenCaptureKit answers the captures it never answered (captureHangs): their completion handlers run. */
+  fakeCaptureComplete: () => void;
+  /** A capture holds the process-wide capture gate. */
+  fakeCaptureGateBusy: () => boolean;
+  /** Autorelease pools pushed and popped (FakeMacSystem), the deepest nesting, pops off their push's thread. */
+  fakePoolCounts: () => { pushes: number; pops: number; maxDepth: number; wrongThread: number };
+  /** ScreenCaptureKit permission probes (the call that may show the Screen Recording prompt). */
+  fakeScreenRecordingProbes: () => number;
+  /** Marks the calling thread (the JavaScript thread) and counts the AX calls made on it from now on. */
+  fakeMarkThread: () => void;
+  fakeAXCallsOnMarkedThread: () => number;
 };
 
 let addon: MacFakeAddon | undefined;

@@ -130,6 +130,8 @@ typedef struct {
 @property(readonly) NSUInteger count;
 - (ObjectType)objectAtIndex:(NSUInteger)index;
 - (ObjectType)objectAtIndexedSubscript:(NSUInteger)idx;
+// issue 12 item 4: a one-window list for SCContentFilter.
++ (instancetype)arrayWithObject:(ObjectType)anObject;
 @end
 
 @interface NSURL : NSObject
@@ -213,6 +215,16 @@ AXSNAP_API_AVAILABLE(macos(12.3))
 @property(readonly, getter=isOnScreen) BOOL onScreen;
 @end
 
+// issue 12 item 4: the display a display-based filter shows.
+AXSNAP_API_AVAILABLE(macos(12.3))
+@interface SCDisplay : NSObject
+@property(readonly) CGDirectDisplayID displayID;
+@property(readonly) NSInteger width;
+@property(readonly) NSInteger height;
+// Top-left origin, global points.
+@property(readonly) CGRect frame;
+@end
+
 AXSNAP_API_AVAILABLE(macos(12.3))
 @interface SCShareableContent : NSObject
 // The handler runs on an arbitrary queue. Fails with an NSError when Screen
@@ -222,12 +234,19 @@ AXSNAP_API_AVAILABLE(macos(12.3))
                                  completionHandler:(void (^)(SCShareableContent* _Nullable shareableContent,
                                                              NSError* _Nullable error))completionHandler;
 @property(readonly) NSArray<SCWindow*>* windows;
+@property(readonly) NSArray<SCDisplay*>* displays;
 @end
 
 AXSNAP_API_AVAILABLE(macos(12.3))
 @interface SCContentFilter : NSObject
 // Only this window, wherever it is, whatever covers it.
 - (instancetype)initWithDesktopIndependentWindow:(SCWindow*)window;
+// issue 12 items 4, 5: the display, showing only `includedWindows`.
+- (instancetype)initWithDisplay:(SCDisplay*)display includingWindows:(NSArray<SCWindow*>*)includedWindows;
+// Pixels per point of the filter's content (a window's own backing scale).
+@property(readonly) float pointPixelScale AXSNAP_API_AVAILABLE(macos(14.0));
+// The content's size and place, in screen points.
+@property(readonly) CGRect contentRect AXSNAP_API_AVAILABLE(macos(14.0));
 @end
 
 typedef NSInteger SCCaptureResolutionType;
@@ -243,6 +262,11 @@ AXSNAP_API_AVAILABLE(macos(12.3))
 @property(nonatomic, assign) size_t width;
 @property(nonatomic, assign) size_t height;
 @property(nonatomic, assign) BOOL showsCursor;
+// issue 12 items 4, 5: NO only scales down (a smaller content stays small in
+// the output); YES scales the content to the output size.
+@property(nonatomic, assign) BOOL scalesToFit;
+// The part of the display to capture, in the display's points (display filters).
+@property(nonatomic, assign) CGRect sourceRect;
 // A CoreVideo pixel format ('BGRA' by default).
 @property(nonatomic, assign) OSType pixelFormat;
 @property(nonatomic, assign) BOOL ignoreShadowsSingleWindow AXSNAP_API_AVAILABLE(macos(14.0));

@@ -963,10 +963,21 @@ enum class Call { kRead, kOther };
 // tests can hold the backend to a number of calls per element.
 std::atomic<int64_t> gAXCalls{0};
 
+// issue 12 item 9 (threads): calls made on the marked thread.
+std::mutex gMarkMu;
+std::thread::id gMarkedThread;
+std::atomic<int64_t> gAXCallsOnMarked{0};
+
+void CountThread() {
+  std::lock_guard<std::mutex> lock(gMarkMu);
+  if (gMarkedThread != std::thread::id() && std::this_thread::get_id() == gMarkedThread) gAXCallsOnMarked++;
+}
+
 // Resolves `e`, applies the trust check, the app's hang and the scripted
 // faults. On success `t` is valid while `lock` stays held.
 AXError Enter(const ElemObj* e, Call call, Target& t, std::unique_lock<std::mutex>& lock) {
   gAXCalls++;
+  CountThread();
   WorldState& st = State();
   FakeWorld* w = st.world.get();
   if (!w)
@@ -1435,6 +1446,16 @@ std::string LiveObjectsSummary() { return Registry::Get().Summary(); }
 
 int64_t FakeCFLiveObjects() { return macfake::LiveObjects(); }
 int64_t FakeAXCalls() { return macfake::gAXCalls.load(); }
+
+namespace macfake {
+// issue 12 item 9 (threads)
+void MarkThread() {
+  std::lock_guard<std::mutex> lock(gMarkMu);
+  gMarkedThread = std::this_thread::get_id();
+  gAXCallsOnMarked = 0;
+}
+int64_t AXCallsOnMarkedThread() { return gAXCallsOnMarked.load(); }
+}  // namespace macfake
 std::string FakeCFLiveObjectsSummary() { return macfake::LiveObjectsSummary(); }
 std::vector<std::string> FakeWorldLog() { return macfake::Log(); }
 void ClearFakeWorld() { macfake::ClearWorld(); }

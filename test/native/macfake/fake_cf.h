@@ -265,6 +265,10 @@ struct FakeCGWindow {
   bool onScreen = true;
   double alpha = 1;
   bool captureFails = false;  // FakeMacSystem::CaptureWindow fails for it
+  // issue 12 items 4, 5, 9 (capture): ScreenCaptureKit as FakeMacSystem models it.
+  bool blackWithWindowFilter = false;  // the window filter gives an all-black image (GPU-rendered window)
+  double backingScale = 0;             // the window's own pixels per point; 0: its display's (world.scale)
+  bool captureHangs = false;           // ScreenCaptureKit never answers a capture of it
 };
 
 // CGEventPost made slow: the first `afterEvents` events go at once, each later
@@ -307,6 +311,11 @@ struct FakeWorld {
   FakeApp* App(int64_t pid);
   FakeElement* Element(int64_t id);
 };
+
+// issue 12 item 9 (threads): AX calls made on one marked thread (the
+// JavaScript thread, marked by the test) since it was marked.
+void MarkThread();
+int64_t AXCallsOnMarkedThread();
 
 // Replaces the world (checks references, fills the app elements' defaults:
 // AXRole AXApplication, AXTitle = name) and clears the log. Throws

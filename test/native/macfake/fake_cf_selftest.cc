@@ -383,11 +383,14 @@ void TestWindowsAndRecovery() {
   std::vector<uint8_t> rgba;
   int width = 0, height = 0;
   const auto soon = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  CHECK(!system.CaptureWindow(41, axsnap::Rect{0, 25, 100, 50}, system.BackingScale({}), rgba, width, height, soon));
+  CHECK(!system.CaptureWindow(41, axsnap::Rect{0, 25, 100, 50}, system.BackingScale({}), axsnap::CaptureFilter::kWindow,
+                              nullptr, rgba, width, height, soon));
   CHECK(width == 200 && height == 100 && rgba.size() == 200u * 100u * 4u);
   CHECK(rgba[0] == 0 && rgba[(199) * 4] == 255 && rgba[3] == 255 && rgba[2] == 41);
-  CHECK(system.CaptureWindow(99, axsnap::Rect{0, 0, 10, 10}, 2, rgba, width, height, soon).code ==
-        axsnap::ErrorCode::kCaptureFailed);
+  CHECK(system
+            .CaptureWindow(99, axsnap::Rect{0, 0, 10, 10}, 2, axsnap::CaptureFilter::kWindow, nullptr, rgba, width,
+                           height, soon)
+            .code == axsnap::ErrorCode::kCaptureFailed);
   system.Sleep(std::chrono::milliseconds(700));
   CHECK(HasLine("system sleep 700") && HasLine("system capture 41 200x100"));
 
@@ -397,7 +400,7 @@ void TestWindowsAndRecovery() {
   CHECK(CFDictionaryGetValue(static_cast<CFDictionaryRef>(CFArrayGetValueAtIndex(all.get(), 0)), kCGWindowName) ==
         nullptr);
   CHECK(!CGPreflightScreenCaptureAccess());
-  CHECK(system.ScreenRecordingAccess() == axsnap::Access::kDenied);
+  CHECK(system.ScreenRecordingPreflight() == axsnap::Access::kDenied);
 }
 
 void TestChromium() {

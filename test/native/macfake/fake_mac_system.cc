@@ -3,7 +3,11 @@
 
 #include "fake_mac_system.h"
 
+#include <atomic>
 #include <cmath>
+#include <map>
+#include <mutex>
+#include <thread>
 
 #include "fake_cf.h"
 
@@ -89,9 +93,45 @@ double FakeMacSystem::BackingScale(const Rect&) {
   return scale;
 }
 
-Error FakeMacSystem::CaptureWindow(uint32_t windowNumber, const Rect& frame, double scale, std::vector<uint8_t>& rgba,
-                                   int& width, int& height, std::chrono::steady_clock::time_point) {
+// issue 12 items 4, 5, 9 (capture): ScreenCaptureKit as the fake models it.
+// The window's content is rendered at its own backing scale into a canvas of
+// the size PlanScreenCapture asks for; with scalesToFit NO it is only scaled
+// down (a smaller content stays at the top-left corner, the rest empty), with
+// YES it fills the canvas. The canvas is then redrawn at frame x scale, as
+// mac_system_appkit.mm's ImageToRgba does. The window filter gives black for
+// a window scripted blackWithWindowFilter; a window scripted captureHangs is
+// never answered: its pass is kept (as ScreenCaptureKit keeps the completion
+// handler) until FakeCompleteCaptures.
+namespace {
+
+std::mutex gHungMu;
+std::vector<std::shared_ptr<CapturePass>>& Hung() {
+  static auto* hung = new std::vector<std::shared_ptr<CapturePass>>;
+  return *hung;
+}
+
+struct Canvas {
+  int w = 0, h = 0;
+  std::vector<uint8_t> px;
+};
+
+}  // namespace
+
+void FakeCompleteCaptures() {
+  std::vector<std::shared_ptr<CapturePass>> done;
+  {
+    std::lock_guard<std::mutex> lock(gHungMu);
+    done.swap(Hung());
+  }
+  // The passes are released here, outside the lock: the gate opens.
+}
+
+Error FakeMacSystem::CaptureWindow(uint32_t windowNumber, const Rect& frame, double scale, CaptureFilter filter,
+                                   const std::shared_ptr<CapturePass>& pass, std::vector<uint8_t>& rgba, int& width,
+                                   int& height, std::chrono::steady_clock::time_point) {
   std::string why;
+  bool black = false, hangs = false;
+  double own = 0;
   macfake::WithWorld([&](FakeWorld* w) {
     const macfake::FakeCGWindow* cg = nullptr;
     if (w)
@@ -105,34 +145,76 @@ Error FakeMacSystem::CaptureWindow(uint32_t windowNumber, const Rect& frame, dou
       why = "scripted capture failure";
     else if (!cg->onScreen)
       why = "the window is not on screen";
+    if (cg) {
+      black = cg->blackWithWindowFilter && filter == CaptureFilter::kWindow;
+      hangs = cg->captureHangs;
+      own = cg->backingScale;
+    }
   });
   const double pw = std::round(frame.w * scale), ph = std::round(frame.h * scale);
   if (why.empty() && (!(pw >= 1 && ph >= 1) || pw > kMaxSide || ph > kMaxSide))
     why = "bad capture size " + std::to_string(pw) + "x" + std::to_string(ph);
   const std::string head = "system capture " + std::to_string(windowNumber);
+  if (why.empty() && hangs) {
+    {
+      std::lock_guard<std::mutex> lock(gHungMu);
+      if (pass) Hung().push_back(pass);
+    }
+    if (pass) pass->Abandon();
+    why = "ScreenCaptureKit did not capture window " + std::to_string(windowNumber) + " in time";
+  }
   if (!why.empty()) {
     macfake::AppendLog(head + " -> failed: " + why);
     return {ErrorCode::kCaptureFailed, why};
   }
-  width = static_cast<int>(pw);
-  height = static_cast<int>(ph);
-  // A gradient, so an encoder or a crop that loses the image shows: red grows
-  // to the right, green downwards, blue is the window number.
-  rgba.assign(static_cast<size_t>(width) * static_cast<size_t>(height) * 4, 0);
-  for (int y = 0; y < height; ++y) {
-    uint8_t* row = rgba.data() + static_cast<size_t>(y) * static_cast<size_t>(width) * 4;
-    for (int x = 0; x < width; ++x) {
-      row[x * 4 + 0] = static_cast<uint8_t>(width > 1 ? x * 255 / (width - 1) : 0);
-      row[x * 4 + 1] = static_cast<uint8_t>(height > 1 ? y * 255 / (height - 1) : 0);
-      row[x * 4 + 2] = static_cast<uint8_t>(windowNumber & 0xFF);
+  // The canvas ScreenCaptureKit is asked for (the display filter's display is
+  // taken to start at 0,0), and the window drawn into it at its own scale.
+  const double ownScale = own > 0 ? own : scale;
+  const ScreenCapturePlan plan = PlanScreenCapture(filter, frame, ownScale, scale, Rect{0, 0, 100000, 100000});
+  Canvas canvas;
+  canvas.w = static_cast<int>(plan.width);
+  canvas.h = static_cast<int>(plan.height);
+  canvas.px.assign(static_cast<size_t>(canvas.w) * static_cast<size_t>(canvas.h) * 4, 0);
+  double cw = frame.w * ownScale, ch = frame.h * ownScale;
+  if (plan.scalesToFit || cw > canvas.w || ch > canvas.h) {
+    const double fit = std::min(canvas.w / cw, canvas.h / ch);
+    cw *= fit;
+    ch *= fit;
+  }
+  const int iw = std::max(1, static_cast<int>(std::lround(cw))), ih = std::max(1, static_cast<int>(std::lround(ch)));
+  for (int y = 0; y < std::min(ih, canvas.h); ++y) {
+    uint8_t* row = canvas.px.data() + static_cast<size_t>(y) * static_cast<size_t>(canvas.w) * 4;
+    for (int x = 0; x < std::min(iw, canvas.w); ++x) {
+      // A gradient, so an encoder or a crop that loses the image shows: red
+      // grows to the right, green downwards, blue is the window number.
+      row[x * 4 + 0] = black ? 0 : static_cast<uint8_t>(iw > 1 ? x * 255 / (iw - 1) : 0);
+      row[x * 4 + 1] = black ? 0 : static_cast<uint8_t>(ih > 1 ? y * 255 / (ih - 1) : 0);
+      row[x * 4 + 2] = black ? 0 : static_cast<uint8_t>(windowNumber & 0xFF);
       row[x * 4 + 3] = 255;
     }
   }
-  macfake::AppendLog(head + " " + std::to_string(width) + "x" + std::to_string(height));
+  // Redrawn at the size the caller asked for (nearest pixel).
+  width = static_cast<int>(pw);
+  height = static_cast<int>(ph);
+  rgba.assign(static_cast<size_t>(width) * static_cast<size_t>(height) * 4, 0);
+  for (int y = 0; y < height; ++y) {
+    const int sy = std::min(canvas.h - 1, static_cast<int>(static_cast<int64_t>(y) * canvas.h / height));
+    for (int x = 0; x < width; ++x) {
+      const int sx = std::min(canvas.w - 1, static_cast<int>(static_cast<int64_t>(x) * canvas.w / width));
+      const uint8_t* from = canvas.px.data() + (static_cast<size_t>(sy) * static_cast<size_t>(canvas.w) + sx) * 4;
+      uint8_t* to = rgba.data() + (static_cast<size_t>(y) * static_cast<size_t>(width) + x) * 4;
+      std::copy(from, from + 4, to);
+    }
+  }
+  macfake::AppendLog(head + " " + std::to_string(width) + "x" + std::to_string(height) +
+                     (filter == CaptureFilter::kDisplay ? " (display filter)" : ""));
   return {};
 }
 
-Access FakeMacSystem::ScreenRecordingAccess() {
+namespace {
+std::atomic<int64_t> gProbes{0};
+
+Access WorldAccess() {
   Access access = Access::kGranted;
   macfake::WithWorld([&](FakeWorld* w) {
     if (!w) return;
@@ -142,6 +224,50 @@ Access FakeMacSystem::ScreenRecordingAccess() {
       access = Access::kUnknown;
   });
   return access;
+}
+}  // namespace
+
+// issue 12 item 11: the preflight and the probe answer alike in the fake; the
+// probe is counted, since on a Mac it is the call that may show the prompt.
+Access FakeMacSystem::ScreenRecordingPreflight() { return WorldAccess(); }
+
+Access FakeMacSystem::ScreenRecordingProbe() {
+  gProbes++;
+  return WorldAccess();
+}
+
+int64_t FakeScreenRecordingProbes() { return gProbes.load(); }
+
+// issue 12 item 9: pools counted per thread.
+namespace {
+std::mutex gPoolMu;
+FakePoolCounts gPools;
+std::map<std::thread::id, int64_t> gDepth;
+struct PoolToken {
+  std::thread::id thread;
+};
+}  // namespace
+
+void* FakeMacSystem::PushAutoreleasePool() {
+  std::lock_guard<std::mutex> lock(gPoolMu);
+  gPools.pushes++;
+  const int64_t depth = ++gDepth[std::this_thread::get_id()];
+  gPools.maxDepth = std::max(gPools.maxDepth, depth);
+  return new PoolToken{std::this_thread::get_id()};
+}
+
+void FakeMacSystem::PopAutoreleasePool(void* pool) {
+  std::lock_guard<std::mutex> lock(gPoolMu);
+  auto* token = static_cast<PoolToken*>(pool);
+  gPools.pops++;
+  if (!token || token->thread != std::this_thread::get_id()) gPools.wrongThread++;
+  --gDepth[std::this_thread::get_id()];
+  delete token;
+}
+
+FakePoolCounts FakeAutoreleasePools() {
+  std::lock_guard<std::mutex> lock(gPoolMu);
+  return gPools;
 }
 
 void FakeMacSystem::RequestScreenRecording() { macfake::AppendLog("system request screen recording"); }

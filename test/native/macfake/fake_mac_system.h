@@ -7,6 +7,8 @@
 //   system activate <pid>
 //   system open -b <bundleId>
 //   system capture <windowNumber> <width>x<height>      (or "... -> failed: <why>")
+//   system capture <windowNumber> <width>x<height> (display filter)
+//                                                        a capture with ScreenCaptureKit's display filter
 //   system request screen recording
 //   system sleep <ms>                                    (never actually sleeps)
 #pragma once
@@ -24,13 +26,26 @@ class FakeMacSystem : public MacSystem {
   Error ActivateAllWindows(int64_t pid) override;
   Error OpenBundle(const std::string& bundleId, std::chrono::steady_clock::time_point deadline) override;
   double BackingScale(const Rect& frame) override;
-  Error CaptureWindow(uint32_t windowNumber, const Rect& frame, double scale, std::vector<uint8_t>& rgba, int& width,
-                      int& height, std::chrono::steady_clock::time_point deadline) override;
-  Access ScreenRecordingAccess() override;
+  Error CaptureWindow(uint32_t windowNumber, const Rect& frame, double scale, CaptureFilter filter,
+                      const std::shared_ptr<CapturePass>& pass, std::vector<uint8_t>& rgba, int& width, int& height,
+                      std::chrono::steady_clock::time_point deadline) override;
+  Access ScreenRecordingPreflight() override;
+  Access ScreenRecordingProbe() override;
   void RequestScreenRecording() override;
+  void* PushAutoreleasePool() override;
+  void PopAutoreleasePool(void* pool) override;
   void Sleep(std::chrono::milliseconds ms) override;
 };
 
 std::unique_ptr<MacSystem> CreateFakeMacSystem();
+
+// issue 12 items 4, 5, 9, 11 (capture, threads, permissions): test hooks.
+struct FakePoolCounts {
+  int64_t pushes = 0, pops = 0, maxDepth = 0, wrongThread = 0;
+};
+FakePoolCounts FakeAutoreleasePools();
+// Runs the completion handlers of the captures that never completed (drops their passes).
+void FakeCompleteCaptures();
+int64_t FakeScreenRecordingProbes();
 
 }  // namespace axsnap

@@ -23,6 +23,8 @@
 
 #include "../../../src-native/core/worker.h"
 #include "../../../src-native/mac/mac_backend.h"
+#include "fake_cf.h"
+#include "fake_mac_system.h"
 #include "world_from_js.h"
 
 namespace axsnap {
@@ -187,6 +189,34 @@ void RegisterMacDirect(Napi::Env env, Napi::Object exports) {
               }));
   exports.Set("fakeObservers", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
                 return Napi::Number::New(info.Env(), static_cast<double>(macfake::LiveObservers()));
+              }));
+
+  // ---- issue 12 items 4, 5, 9, 11 (capture, threads, permissions)
+  exports.Set("fakeCaptureComplete", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
+                FakeCompleteCaptures();
+                return info.Env().Undefined();
+              }));
+  exports.Set("fakeCaptureGateBusy", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
+                return Napi::Boolean::New(info.Env(), CaptureGate::Process().Busy());
+              }));
+  exports.Set("fakePoolCounts", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
+                const FakePoolCounts c = FakeAutoreleasePools();
+                Napi::Object o = Napi::Object::New(info.Env());
+                o.Set("pushes", static_cast<double>(c.pushes));
+                o.Set("pops", static_cast<double>(c.pops));
+                o.Set("maxDepth", static_cast<double>(c.maxDepth));
+                o.Set("wrongThread", static_cast<double>(c.wrongThread));
+                return o;
+              }));
+  exports.Set("fakeScreenRecordingProbes", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
+                return Napi::Number::New(info.Env(), static_cast<double>(FakeScreenRecordingProbes()));
+              }));
+  exports.Set("fakeMarkThread", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
+                macfake::MarkThread();
+                return info.Env().Undefined();
+              }));
+  exports.Set("fakeAXCallsOnMarkedThread", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
+                return Napi::Number::New(info.Env(), static_cast<double>(macfake::AXCallsOnMarkedThread()));
               }));
 }
 

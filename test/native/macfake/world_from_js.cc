@@ -428,7 +428,9 @@ class Parser {
   }
 
   FakeCGWindow ParseWindow(Napi::Object o, const std::string& path) {
-    Keys(o, path, {"number", "pid", "layer", "bounds", "name", "ownerName", "onScreen", "alpha", "captureFails"});
+    Keys(o, path,
+         {"number", "pid", "layer", "bounds", "name", "ownerName", "onScreen", "alpha", "captureFails",
+          "blackWithWindowFilter", "backingScale", "captureHangs"});
     if (!Has(o, "number")) Fail(path + ".number", "required");
     if (!Has(o, "pid")) Fail(path + ".pid", "required");
     FakeCGWindow cg;
@@ -449,6 +451,11 @@ class Parser {
     cg.onScreen = Bool(o, "onScreen", path, true);
     cg.alpha = Number(o, "alpha", path, 1);
     cg.captureFails = Bool(o, "captureFails", path, false);
+    // issue 12 items 4, 5, 9 (capture)
+    cg.blackWithWindowFilter = Bool(o, "blackWithWindowFilter", path, false);
+    cg.backingScale = Number(o, "backingScale", path, 0);
+    if (cg.backingScale < 0 || !(cg.backingScale == cg.backingScale)) Fail(path + ".backingScale", "must be >= 0");
+    cg.captureHangs = Bool(o, "captureHangs", path, false);
     return cg;
   }
 
