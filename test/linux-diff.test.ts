@@ -282,27 +282,31 @@ describe("gtk3-widget-factory", () => {
       });
       // Checked is printed as the value and kept as a state: both fields say so.
       for (const c of [byKey(off)!, byKey(on)!]) expect(c.fields).toEqual(["value", "states"]);
-      // Nothing else: the two radios are the whole diff.
-      expect(changes.changed).toHaveLength(2);
-      expect(changes.unchanged).toBe(after.records.length - 2);
+      // The radio group: exactly these two. A live app may change something else in the same moment (a
+      // spinner's state, a progress value; the action's result is taken once the app went quiet, ~150 ms
+      // later), so other changes are allowed, but never another radio and never anything added or removed.
+      const radiosChanged = changes.changed.filter((c) => radio.test(`${c.index} ${c.line}`));
+      expect(radiosChanged, changes.text).toHaveLength(2);
+      expect(changes.unchanged).toBe(after.records.length - changes.changed.length);
 
       // The text: the window line (their ancestor), the two radios in index order, the summary.
       const [first, second] = [off.index, on.index].sort((a, b) => a - b);
       const mark = "[changed: value, states]";
-      expect(changes.text).toBe(
-        [
-          "0 frame",
-          `\t${first} ${lineOf(after, first!)} ${mark}`,
-          `\t${second} ${lineOf(after, second!)} ${mark}`,
-          `2 changed, 0 added, 0 removed; ${after.records.length - 2} unchanged`,
-        ].join("\n"),
-      );
+      const lines = changes.text.split("\n");
+      expect(lines[0]).toBe("0 frame");
+      const a = lines.indexOf(`\t${first} ${lineOf(after, first!)} ${mark}`);
+      const b = lines.indexOf(`\t${second} ${lineOf(after, second!)} ${mark}`);
+      expect(a, changes.text).toBeGreaterThan(0);
+      expect(b, changes.text).toBeGreaterThan(a);
+      expect(lines.at(-1)).toBe(expectedSummary(changes));
       expect(result.text).toBe(changes.text);
 
       // And back: the check moves home, the diff says the reverse.
       const back = await session.click(on.index);
       const reverse = expectResultDiff(back, after);
-      expect(reverse.changed.map((c) => [c.index, c.line])).toEqual(
+      expect(
+        reverse.changed.filter((c) => radio.test(`${c.index} ${c.line}`)).map((c) => [c.index, c.line]),
+      ).toEqual(
         [
           [off.index, "radio button radiobutton, Value: off"],
           [on.index, "radio button radiobutton, Value: on"],

@@ -184,7 +184,7 @@ describe("axsnap wait", () => {
       });
       const usage = await cli(["wait", "--app", String(cal.pid)]);
       expect(usage.code).toBe(2);
-      expect(usage.stderr).toContain("exactly one of --text, --role/--name, --idle");
+      expect(usage.stderr).toContain("exactly one of --text, --role/--name, --window, --idle");
     },
     TIMEOUT,
   );
