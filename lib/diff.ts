@@ -52,7 +52,10 @@ export interface SnapshotChanges {
   renumbered: number;
   /** "3 changed, 1 added, 0 removed; 54 unchanged", or "no changes; 54 unchanged". */
   summary: string;
-  /** Changed and added lines with their ancestors, then "- <old index> <old line>" per removed, then the summary. */
+  /**
+   * Changed and added lines with their ancestors, then "- <old index> <old line>" per removed (beyond ten,
+   * one line of their old indices), then the summary.
+   */
   text: string;
   /**
    * Set when the two could not be compared by live handle (one was released before the other was
@@ -205,7 +208,27 @@ function fieldsChanged(a: Entry, b: Entry): ChangedField[] {
   return out;
 }
 
-export function summaryOf(
+export /**
+ * Beyond this many, removed elements are named by their old indices only: when
+ * a window's content was replaced (a page switch, a mode change), printing
+ * every old line again would make the diff longer than the new window, and
+ * the agent then reads the whole snapshot instead.
+ */
+const REMOVED_LINES = 10;
+
+/** "5-20, 22, 30-108": sorted indices as runs. */
+function indexRanges(indices: number[]): string {
+  const runs: string[] = [];
+  for (let i = 0; i < indices.length; ) {
+    let j = i;
+    while (j + 1 < indices.length && indices[j + 1] === indices[j]! + 1) j++;
+    runs.push(j === i ? `${indices[i]}` : `${indices[i]}-${indices[j]}`);
+    i = j + 1;
+  }
+  return runs.join(", ");
+}
+
+function summaryOf(
   changed: number,
   added: number,
   removed: number,
@@ -261,7 +284,11 @@ export function diffSnapshots(previous: Snapshot, next: Snapshot): SnapshotChang
   removed.sort((a, b) => a.index - b.index);
   const summary = summaryOf(changed.length, added.length, removed.length, unchanged, renumbered);
   const out = marks.size > 0 ? contextLines(next, after, marks) : [];
-  for (const r of removed) out.push(`- ${r.index} ${r.line}`);
+  if (removed.length <= REMOVED_LINES) for (const r of removed) out.push(`- ${r.index} ${r.line}`);
+  else
+    out.push(
+      `- ${removed.length} elements of the previous snapshot: ${indexRanges(removed.map((r) => r.index))}`,
+    );
   if (note !== undefined) out.push(`(${note})`);
   out.push(summary);
   const changes: SnapshotChanges = {

@@ -152,6 +152,21 @@ describe("diff goldens over fixture pairs", () => {
     expect(c.text).toContain("- 4 push button Save");
   });
 
+  it("a window whose content was replaced names more than ten removed elements by their old indices, in one line", () => {
+    const buttons = (prefix: string, n: number, from: number) =>
+      Array.from({ length: n }, (_, i) => button(`${prefix} ${i}`, 30 + i * 22, from + i));
+    const before = snap([button("Keep", 8, 900), ...buttons("Old", 14, 100)]);
+    const after = snap([button("Keep", 8, 900), ...buttons("New", 3, 200)]);
+    const c = diffSnapshots(before, after);
+    expect(c.removed).toHaveLength(14);
+    const lines = c.text.split("\n");
+    expect(lines.filter((l) => l.startsWith("- "))).toEqual(["- 14 elements of the previous snapshot: 2-15"]);
+    expect(lines.at(-1)).toBe("0 changed, 3 added, 14 removed; 2 unchanged");
+    // Ten or fewer keep their lines (the dialog golden above).
+    const few = diffSnapshots(snap([button("Keep", 8, 900), ...buttons("Old", 10, 100)]), after);
+    expect(few.text.split("\n").filter((l) => l.startsWith("- "))).toHaveLength(10);
+  });
+
   it("nothing changed: the text is the summary alone", () => {
     const [before, after] = PAIRS["nothing-changed"]!;
     const c = before.changesSince(after);
