@@ -391,6 +391,22 @@ std::string Lower(const std::string& s) {
   return folded ? std::string(folded.get()) : s;
 }
 
+// GTK3's toggle cells (GtkBooleanCellAccessible) return the descriptions of
+// their inherited cell actions as both names and localized names ("Expands or
+// contracts the row in the tree view containing this cell"). An action is
+// named by its name, never its description: these map back to GTK's names.
+std::string ActionNameOf(const std::string& name) {
+  static const std::pair<const char*, const char*> kGtkDescriptions[] = {
+      {"Expands or contracts the row in the tree view containing this cell", "expand or contract"},
+      {"Creates a widget in which the contents of the cell can be edited", "edit"},
+      {"Activates the cell", "activate"},
+      {"Toggles the cell", "toggle"},
+  };
+  for (const auto& [description, short_name] : kGtkDescriptions)
+    if (name == description) return short_name;
+  return name;
+}
+
 // ---------------------------------------------------------------------------
 // Outcome of one call.
 
@@ -1768,7 +1784,7 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
         const gchar *name = nullptr, *desc = nullptr, *keys = nullptr;
         while (g_variant_iter_next(&it, "(&s&s&s)", &name, &desc, &keys)) {
           if (!name || !*name) missing.push_back(names->size());
-          names->emplace_back(name ? name : "");
+          names->emplace_back(ActionNameOf(name ? name : ""));
           if (names->size() >= 64) break;
         }
         auto publish = [j, names]() {
@@ -1783,7 +1799,7 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
                    if (!Fail(*j, gr, perCall) && gr.outcome == Outcome::kOk) {
                      const gchar* s = nullptr;
                      g_variant_get(gr.value, "(&s)", &s);
-                     (*names)[k] = s ? s : "";
+                     (*names)[k] = ActionNameOf(s ? s : "");
                    }
                    if (--*left == 0) publish();
                  });
@@ -2215,7 +2231,7 @@ Error AtspiBackend::DoAction(ElementId id, const std::string& name, Clock::time_
       if (o != Outcome::kOk) return OutcomeError(o, target.bus, msg, perCall);
       const gchar* s = nullptr;
       g_variant_get(gn.get(), "(&s)", &s);
-      names.emplace_back(s ? s : "");
+      names.emplace_back(ActionNameOf(s ? s : ""));
     }
   }
   const std::string wanted = Lower(name);
@@ -2230,7 +2246,7 @@ Error AtspiBackend::DoAction(ElementId id, const std::string& name, Clock::time_
       g_variant_iter_init(&it, arr.get());
       const gchar *n = nullptr, *d = nullptr, *k = nullptr;
       for (int i = 0; index < 0 && g_variant_iter_next(&it, "(&s&s&s)", &n, &d, &k); ++i)
-        if (n && *n && Lower(n) == wanted && static_cast<size_t>(i) < names.size()) index = i;
+        if (n && *n && Lower(ActionNameOf(n)) == wanted && static_cast<size_t>(i) < names.size()) index = i;
     }
   }
   if (index < 0) {
