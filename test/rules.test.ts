@@ -465,6 +465,54 @@ describe("rows", () => {
   });
 });
 
+describe("rows of a table without row objects (GTK3 tree views)", () => {
+  // 3 columns: a check box cell, a name, a nickname; 30 rows of 20 px, the table shows 5 of them.
+  const cells = (n: number, y0: number): RawNode[] =>
+    Array.from({ length: n }).flatMap((_, i): RawNode[] => {
+      const frame = (x: number, w: number) => ({ x, y: y0 + i * 20, w, h: 20 });
+      const states = { selectable: true, ...(i === 12 ? { selected: true } : {}) };
+      return [
+        {
+          role: "table cell",
+          frame: frame(100, 40),
+          states: { ...states, checked: i % 2 === 0 },
+          actions: ["toggle"],
+        },
+        { role: "table cell", title: `name ${i}`, frame: frame(140, 100), states },
+        { role: "table cell", title: `nick ${i}`, frame: frame(240, 100), states },
+      ];
+    });
+
+  it("prints one numbered line per visible row, the other cells' texts under it, and showing A-B of M", () => {
+    const table: RawNode = {
+      role: "tree table",
+      frame: { x: 100, y: 100, w: 300, h: 100 },
+      children: [
+        { role: "table column header", title: "Name", frame: { x: 140, y: 80, w: 100, h: 20 } },
+        ...cells(30, 100 - 20 * 10),
+      ],
+    };
+    const r = render(win([table]));
+    expect(body(r.text).slice(1)).toEqual([
+      "\t1 tree table (showing 10-14 of 30 items)",
+      "\t\t2 table column header Name",
+      "\t\t3 table cell (selectable) Value: on",
+      "\t\t\t| name 10 | nick 10",
+      "\t\t4 table cell (selectable) Value: off",
+      "\t\t\t| name 11 | nick 11",
+      "\t\t5 table cell (selected) Value: on",
+      "\t\t\t| name 12 | nick 12",
+      "\t\t6 table cell (selectable) Value: off",
+      "\t\t\t| name 13 | nick 13",
+      "\t\t7 table cell (selectable) Value: on",
+      "\t\t\t| name 14 | nick 14",
+    ]);
+    // A row line's record is its first cell: a click selects that cell's row.
+    expect(r.records[5]!.role).toBe("table cell");
+    expect(r.records[5]!.path).toEqual([0, 1 + 12 * 3]);
+  });
+});
+
 describe("hidden elements", () => {
   it("skips AT-SPI widgets at the hidden coordinate and closed menus", () => {
     const s = win([

@@ -36,7 +36,7 @@ import {
   roleText,
 } from "./roles.js";
 import { present, sanitize, type TextLimit } from "./sanitize.js";
-import { textSummary } from "./summary.js";
+import { nodeText, textSummary } from "./summary.js";
 
 export interface PlanOptions {
   textLimit: TextLimit;
@@ -111,6 +111,35 @@ function listItems(list: RawNode): RawNode[] {
   return (list.children ?? []).filter((c) => isItemOf(list, c) && !isHidden(c));
 }
 
+/**
+ * A table without row objects (GTK3 tree views list their cells directly):
+ * consecutive cells on one line (same top and height) make one row. Undefined
+ * when the list has other items or a cell has no frame to group by.
+ */
+function cellRows(items: RawNode[]): RawNode[][] | undefined {
+  if (items.length === 0 || !items.every((c) => isCell(c) && c.frame !== undefined)) return undefined;
+  const rows: RawNode[][] = [];
+  let cur: RawNode[] | undefined;
+  for (const c of items) {
+    const head = cur?.[0]?.frame;
+    if (cur !== undefined && head !== undefined && head.y === c.frame!.y && head.h === c.frame!.h)
+      cur.push(c);
+    else {
+      cur = [c];
+      rows.push(cur);
+    }
+  }
+  return rows;
+}
+
+/** A cell's text in its row's line: its name or value, else on/off for a check-box column. */
+function cellText(cell: RawNode): string | undefined {
+  const t = nodeText(cell);
+  if (t !== undefined) return t;
+  const checked = cell.states?.checked;
+  return checked === undefined ? undefined : checked === true ? "on" : "off";
+}
+
 /** Platforms repeat action names (a slider's AXIncrement twice); a record lists each once. */
 function uniqueActions(actions: string[]): string[] {
   const unique = new Set(actions);
@@ -137,6 +166,10 @@ class Planner {
   /** Child positions from the path root to the node being visited; records copy it. */
   private readonly path: number[] = [];
   private readonly shownRows = new Map<RawNode, Set<RawNode>>();
+  /** Row-less tables' cells grouped into rows (cellRows). */
+  private readonly cellRowsOf = new Map<RawNode, RawNode[][]>();
+  /** A shown cell row's first cell → its other cells, which print as `| b | c` on the first cell's line. */
+  private readonly rowRest = new Map<RawNode, RawNode[]>();
   private readonly complete: boolean;
 
   constructor(
@@ -331,6 +364,9 @@ class Planner {
       const child = children[i]!;
       if (skipApple && child.title === "Apple") continue;
       if (shown !== undefined && isItemOf(node, child) && !shown.has(child)) continue;
+      // A cell row prints once, as its first cell's line.
+      if (shown !== undefined && this.cellRowsOf.has(node) && isCell(child) && !this.rowRest.has(child))
+        continue;
       this.path.push(i);
       this.visit(child, depth, ctx);
       this.path.pop();
@@ -342,6 +378,20 @@ class Planner {
     const cached = this.shownRows.get(list);
     if (cached !== undefined) return cached;
     const rows = listItems(list);
+    const grouped = cellRows(rows);
+    if (grouped !== undefined) {
+      // A row-less table (GTK3): whole rows of cells, a row shown when one of its cells is.
+      const visibleGroups =
+        clip === undefined ? grouped : grouped.filter((g) => g.some((c) => overlaps(c.frame!, clip)));
+      const shown = new Set<RawNode>();
+      for (const g of visibleGroups.slice(0, MAX_ROWS)) {
+        for (const c of g) shown.add(c);
+        this.rowRest.set(g[0]!, g.slice(1));
+      }
+      this.cellRowsOf.set(list, grouped);
+      this.shownRows.set(list, shown);
+      return shown;
+    }
     const measurable = clip !== undefined && rows.some((r) => r.frame !== undefined);
     const visible = measurable ? rows.filter((r) => r.frame !== undefined && overlaps(r.frame, clip!)) : rows;
     // A table without rows (GTK) lists cells: the cap then counts cells, a few per row.
@@ -352,14 +402,19 @@ class Planner {
   }
 
   private listSuffix(list: RawNode, clip: Rect | undefined): string | undefined {
-    const rows = listItems(list);
-    const total = list.rowCount ?? rows.length;
-    if (total === 0) return undefined;
     const shown = this.visibleRows(list, clip);
-    if (shown.size >= total) return undefined;
-    if (shown.size === 0) return `(showing none of ${total} items)`;
+    const grouped = this.cellRowsOf.get(list);
+    // Rows of cells: each row counts once, by its first cell.
+    const rows = grouped !== undefined ? grouped.map((g) => g[0]!) : listItems(list);
+    const total = grouped !== undefined ? rows.length : (list.rowCount ?? rows.length);
+    if (total === 0) return undefined;
+    const shownCount = rows.filter((r) => shown.has(r)).length;
+    if (shownCount >= total) return undefined;
+    if (shownCount === 0) return `(showing none of ${total} items)`;
     // Positions are 0-based, as in the recorded official output "(showing 0-19 of 161 items)".
-    const positions = rows.map((r, i) => (shown.has(r) ? (r.rowIndex ?? i) : -1)).filter((p) => p >= 0);
+    const positions = rows
+      .map((r, i) => (shown.has(r) ? (grouped !== undefined ? i : (r.rowIndex ?? i)) : -1))
+      .filter((p) => p >= 0);
     return `(showing ${Math.min(...positions)}-${Math.max(...positions)} of ${total} items)`;
   }
 
@@ -425,6 +480,13 @@ class Planner {
 
     if (!this.admit(node, depth)) return;
     const line = this.emit(node, depth, ctx);
+    const rest = this.rowRest.get(node);
+    if (rest !== undefined) {
+      // A row of a row-less table: the first cell's line, then the other cells'
+      // texts on one unnumbered `| b | c` line, as an unselected row's texts print.
+      const texts = rest.map(cellText).filter((t): t is string => t !== undefined && present(t));
+      if (texts.length > 0) this.rowTextLine(texts, depth + 1);
+    }
     if (isList(node)) {
       const suffix = this.listSuffix(node, ctx.clip);
       if (suffix !== undefined) line.suffix = suffix;

@@ -2348,6 +2348,33 @@ Error AtspiBackend::Focus(ElementId id, Clock::time_point deadline) {
 
 // Selects a row or cell in its list: Selection.SelectChild on the parent, at
 // the element's index in it (the AT-SPI way to "click" a row without input).
+namespace {
+
+// GTK3's tree view refuses Selection.SelectChild for a cell of a table with
+// more than one column; its Table interface selects the cell's row instead
+// (Table.GetRowAtIndex, then AddRowSelection). True when the row was selected.
+template <typename ImplT>
+bool SelectTableRow(ImplT& im, const std::string& bus, const std::string& path, gint32 index,
+                    Clock::time_point deadline) {
+  Outcome o;
+  std::string msg;
+  constexpr char kIfTable[] = "org.a11y.atspi.Table";
+  VariantPtr rv =
+      im.CallSync(bus, path, kIfTable, "GetRowAtIndex", g_variant_new("(i)", index), "(i)", deadline, o, msg);
+  if (o != Outcome::kOk) return false;
+  gint32 row = -1;
+  g_variant_get(rv.get(), "(i)", &row);
+  if (row < 0) return false;
+  VariantPtr av =
+      im.CallSync(bus, path, kIfTable, "AddRowSelection", g_variant_new("(i)", row), "(b)", deadline, o, msg);
+  if (o != Outcome::kOk) return false;
+  gboolean ok = FALSE;
+  g_variant_get(av.get(), "(b)", &ok);
+  return ok != FALSE;
+}
+
+}  // namespace
+
 Error AtspiBackend::Select(ElementId id, Clock::time_point deadline) {
   Impl& im = *impl_;
   if (Error e = Ready(deadline)) return e;
@@ -2382,6 +2409,7 @@ Error AtspiBackend::Select(ElementId id, Clock::time_point deadline) {
   if (o != Outcome::kOk) return OutcomeError(o, pBus, msg, perCall);
   gboolean ok = FALSE;
   g_variant_get(sv.get(), "(b)", &ok);
+  if (!ok && SelectTableRow(im, pBus, pPath, index, deadline)) return {};
   if (!ok) return MakeError(ErrorCode::kActionFailed, "the list refused to select the element");
   return {};
 }
