@@ -700,3 +700,41 @@ describe("hostile names and edge cases", () => {
     expect(r.text).toMatch(/node limit of 8 was reached; elements deeper than 3 levels were not printed/);
   });
 });
+
+describe("issue 13: whitespace and noise in names (Linux)", () => {
+  it("prints runs of spaces in names and descriptions as one, values as they are", () => {
+    const s = win([
+      { role: "push button", title: "Backspace    BackSpace", actions: ["click"] },
+      { role: "push button", title: "Go", description: "Go  \t  now", actions: ["click"] },
+      { role: "text", value: "a    b", settable: true },
+    ]);
+    s.platform = "linux";
+    expect(body(render(s).text).slice(1)).toEqual([
+      "\t1 push button Backspace BackSpace",
+      "\t2 push button Go, Description: Go now",
+      "\t3 text (settable, string) Value: a    b",
+    ]);
+  });
+
+  it("drops a menu's description that only says '<name> menu'", () => {
+    const s = win([
+      { role: "menu", title: "File", description: "file Menu", actions: ["click"] },
+      { role: "menu", title: "Edit", description: "Edit things", actions: ["click"] },
+    ]);
+    s.platform = "linux";
+    expect(body(render(s).text).slice(1)).toEqual([
+      "\t1 menu File",
+      "\t2 menu Edit, Description: Edit things",
+    ]);
+  });
+
+  it("names an untitled window by its window title", () => {
+    const s = win([{ role: "push button", title: "OK", actions: ["click"] }]);
+    s.platform = "linux";
+    s.root = { role: "frame", children: s.root.children };
+    s.window.title = "gtk3-widget-factory";
+    expect(body(render(s).text)[0]).toBe("0 frame gtk3-widget-factory");
+    s.window.title = "";
+    expect(body(render(s).text)[0]).toBe("0 frame");
+  });
+});

@@ -318,7 +318,10 @@ class Planner {
     };
     if (!this.admit(node, 0)) return;
     this.path.length = 0;
-    this.emit(node, 0, ctx);
+    // A window with no accessible name is known by its window title (on Linux, the X title).
+    const winTitle = this.snap.window.title;
+    const untitledWindow = root === "window" && !present(node.title) && present(winTitle);
+    this.emit(node, 0, ctx, untitledWindow ? { nameText: winTitle } : {});
     this.visitChildren(node, 1, ctx, root === "menuBar");
   }
 
