@@ -47,7 +47,7 @@ describe("gtk3-widget-factory", () => {
   });
 
   it("names the window, whose accessible name is empty, by its X title (issue 13)", () => {
-    expect(lines()[1]).toBe("Window: \"gtk3-widget-factory\", App: gtk3-widget-factory.");
+    expect(lines()[1]).toBe('Window: "gtk3-widget-factory", App: gtk3-widget-factory.');
     expect(lines()[2]).toBe("0 frame gtk3-widget-factory");
     expect(snap.window.title).toBe("gtk3-widget-factory");
   });
