@@ -121,6 +121,12 @@ export interface RawNode {
   rowIndex?: number;
   /** On a list, table or outline: the total row count when only some rows were read. */
   rowCount?: number;
+  /**
+   * Handles of the elements this one's title came from (AT-SPI LABELLED_BY,
+   * read when the element has no name of its own): a label among them that
+   * only says that title need not print again.
+   */
+  labelledBy?: number[];
   children?: RawNode[];
   /** Opaque id of the live element in the backend's handle table. Never in fixtures. */
   handle?: number;

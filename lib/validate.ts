@@ -132,6 +132,12 @@ function checkNode(n: Obj, path: string): void {
         for (let i = 0; i < v.length; i++)
           if (typeof v[i] !== "string") fail(`${path}.actions[${i}]`, "expected a string");
         break;
+      case "labelledBy":
+        if (!Array.isArray(v)) fail(`${path}.labelledBy`, "expected an array of handles");
+        for (let i = 0; i < v.length; i++)
+          if (!finite(v[i]) || !Number.isInteger(v[i]) || v[i] < 0)
+            fail(`${path}.labelledBy[${i}]`, "expected an integer >= 0");
+        break;
       case "states":
         checkStates(v, path);
         break;

@@ -46,6 +46,12 @@ describe("gtk3-widget-factory", () => {
     expect(snap.complete).toBe(true);
   });
 
+  it("names the window, whose accessible name is empty, by its X title (issue 13)", () => {
+    expect(lines()[1]).toBe('Window: "gtk3-widget-factory", App: gtk3-widget-factory.');
+    expect(lines()[2]).toBe("0 frame gtk3-widget-factory");
+    expect(snap.window.title).toBe("gtk3-widget-factory");
+  });
+
   it("shows the header bar's window buttons", () => {
     for (const name of ["Minimize", "Maximize", "Close"])
       expect(snap.text).toMatch(new RegExp(`\\d+ push button ${name}\\b`));

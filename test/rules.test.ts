@@ -748,3 +748,72 @@ describe("hostile names and edge cases", () => {
     expect(r.text).toMatch(/node limit of 8 was reached; elements deeper than 3 levels were not printed/);
   });
 });
+
+describe("issue 13: whitespace and noise in names (Linux)", () => {
+  it("prints runs of spaces in names and descriptions as one, values as they are", () => {
+    const s = win([
+      { role: "push button", title: "Backspace    BackSpace", actions: ["click"] },
+      { role: "push button", title: "Go", description: "Go  \t  now", actions: ["click"] },
+      { role: "text", value: "a    b", settable: true },
+    ]);
+    s.platform = "linux";
+    expect(body(render(s).text).slice(1)).toEqual([
+      "\t1 push button Backspace BackSpace",
+      "\t2 push button Go, Description: Go now",
+      "\t3 text (settable, string) Value: a    b",
+    ]);
+  });
+
+  it("drops a menu's description that only says '<name> menu'", () => {
+    const s = win([
+      { role: "menu", title: "File", description: "file Menu", actions: ["click"] },
+      { role: "menu", title: "Edit", description: "Edit things", actions: ["click"] },
+    ]);
+    s.platform = "linux";
+    expect(body(render(s).text).slice(1)).toEqual([
+      "\t1 menu File",
+      "\t2 menu Edit, Description: Edit things",
+    ]);
+  });
+
+  it("names an untitled window by its window title", () => {
+    const s = win([{ role: "push button", title: "OK", actions: ["click"] }]);
+    s.platform = "linux";
+    s.root = { role: "frame", children: s.root.children ?? [] };
+    s.window.title = "gtk3-widget-factory";
+    expect(body(render(s).text)[0]).toBe("0 frame gtk3-widget-factory");
+    s.window.title = "";
+    expect(body(render(s).text)[0]).toBe("0 frame");
+  });
+});
+
+describe("issue 13: names from labels (AT-SPI LABELLED_BY)", () => {
+  it("does not print again a label that only names another printed element", () => {
+    const s = win([
+      {
+        role: "text",
+        title: "User name",
+        labelledBy: [7],
+        settable: true,
+        valueType: "string",
+        value: "",
+        handle: 5,
+      },
+      { role: "label", title: "User name", handle: 7 },
+      { role: "password text", title: "Password", labelledBy: [9], states: { secure: true }, handle: 8 },
+      { role: "label", title: "Password", handle: 9 },
+      // Same text, but not the label of anything: it prints.
+      { role: "label", title: "User name", handle: 10 },
+      // The label of something, but it says more than the name it gave: it prints.
+      { role: "label", title: "Notes", handle: 12 },
+      { role: "text", title: "Other", labelledBy: [12], handle: 11 },
+    ]);
+    s.platform = "linux";
+    const lines = body(render(s).text).slice(1);
+    expect(lines.some((l) => /^\t\d+ text .*User name/.test(l))).toBe(true);
+    expect(lines.some((l) => /^\t\d+ password text .*Password/.test(l))).toBe(true);
+    expect(lines.filter((l) => / label User name$/.test(l))).toHaveLength(1);
+    expect(lines.some((l) => / label Password$/.test(l))).toBe(false);
+    expect(lines.some((l) => / label Notes$/.test(l))).toBe(true);
+  });
+});

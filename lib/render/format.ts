@@ -7,7 +7,7 @@ import type { RawSnapshot } from "../model.js";
 import { compactStates, type Line } from "./lines.js";
 import type { Plan } from "./plan.js";
 import { compactRole, isSecure } from "./roles.js";
-import { cut, present, sanitize, type TextLimit } from "./sanitize.js";
+import { cut, present, sanitize, sanitizeLabel, type TextLimit } from "./sanitize.js";
 
 export type Style = "tree" | "compact";
 
@@ -48,7 +48,7 @@ interface CompactView {
 function compactView(line: Line, limit: TextLimit): CompactView {
   const node = line.node!;
   const description =
-    line.name === undefined && present(node.description) ? sanitize(node.description, limit) : undefined;
+    line.name === undefined && present(node.description) ? sanitizeLabel(node.description, limit) : undefined;
   return {
     line,
     role: line.compactRole ?? sanitize(compactRole(node), limit),

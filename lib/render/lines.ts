@@ -8,6 +8,7 @@ import type { NameSource } from "../records.js";
 import {
   isCell,
   isCheckbox,
+  isMenu,
   isRadio,
   isRow,
   isSearchField,
@@ -19,7 +20,7 @@ import {
   printsBareValue,
   usesDescriptionAsTitle,
 } from "./roles.js";
-import { present, sanitize, type TextLimit } from "./sanitize.js";
+import { present, sanitize, sanitizeLabel, type TextLimit } from "./sanitize.js";
 import { nodeText } from "./summary.js";
 
 export interface Line {
@@ -219,16 +220,27 @@ export interface LineInput {
   secureNames: boolean;
 }
 
+/** A menu described as "<name> menu" says nothing its role and name do not. */
+function namesItsMenu(node: RawNode, name: Name | undefined): boolean {
+  if (name === undefined || !isMenu(node) || node.description === undefined) return false;
+  return node.description.trim().toLowerCase() === `${name.text.trim()} menu`.toLowerCase();
+}
+
 export function buildLine(input: LineInput): Line {
   const { node, limit, name } = input;
   const traits = traitsOf(node);
   const segments: string[] = [];
-  const shownName = name === undefined ? undefined : sanitize(name.text, limit);
+  const shownName = name === undefined ? undefined : sanitizeLabel(name.text, limit);
   let title = shownName;
   // A link with no text still prints its URL: `[](url)` is the only way an agent learns where it goes.
   if (input.linkUrl !== undefined) title = `[${shownName ?? ""}](${sanitize(input.linkUrl, limit)})`;
-  if (present(node.description) && name?.from !== "description" && node.description !== name?.text)
-    segments.push(`Description: ${sanitize(node.description, limit)}`);
+  if (
+    present(node.description) &&
+    name?.from !== "description" &&
+    node.description !== name?.text &&
+    !namesItsMenu(node, name)
+  )
+    segments.push(`Description: ${sanitizeLabel(node.description, limit)}`);
   if (present(node.help) && node.help !== node.title && node.help !== node.description)
     segments.push(`Help: ${sanitize(node.help, limit)}`);
   if (present(node.url) && input.linkUrl === undefined && (isWebArea(node) || node.role === "AXWindow"))

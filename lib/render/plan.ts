@@ -32,6 +32,7 @@ import {
   isRow,
   isScrollArea,
   isSecure,
+  isStaticText,
   isWebArea,
   roleText,
 } from "./roles.js";
@@ -171,6 +172,8 @@ class Planner {
   /** A shown cell row's first cell → its other cells, which print as `| b | c` on the first cell's line. */
   private readonly rowRest = new Map<RawNode, RawNode[]>();
   private readonly complete: boolean;
+  /** Label handles (AT-SPI LABELLED_BY) to the name they gave the element they label. */
+  private readonly labelFor = new Map<number, string>();
 
   constructor(
     private readonly snap: RawSnapshot,
@@ -186,6 +189,8 @@ class Planner {
     while (stack.length > 0) {
       const node = stack.pop()!;
       this.counts.add(node);
+      if (node.labelledBy !== undefined && present(node.title) && !isHidden(node))
+        for (const h of node.labelledBy) this.labelFor.set(h, node.title);
       if (node.children) for (const c of node.children) stack.push(c);
     }
   }
@@ -351,7 +356,10 @@ class Planner {
     };
     if (!this.admit(node, 0)) return;
     this.path.length = 0;
-    this.emit(node, 0, ctx);
+    // A window with no accessible name is known by its window title (on Linux, the X title).
+    const winTitle = this.snap.window.title;
+    const untitledWindow = root === "window" && !present(node.title) && present(winTitle);
+    this.emit(node, 0, ctx, untitledWindow ? { nameText: winTitle } : {});
     this.visitChildren(node, 1, ctx, root === "menuBar");
   }
 
@@ -418,8 +426,22 @@ class Planner {
     return `(showing ${Math.min(...positions)}-${Math.max(...positions)} of ${total} items)`;
   }
 
+  /**
+   * A label that only names another element: its text is that element's
+   * name, and it has nothing of its own to act on or to hold.
+   */
+  private onlyNamesAnother(node: RawNode): boolean {
+    if (this.labelFor.size === 0 || node.handle === undefined) return false;
+    const named = this.labelFor.get(node.handle);
+    if (named === undefined || !isStaticText(node)) return false;
+    if ((node.actions?.length ?? 0) > 0 || (node.children?.length ?? 0) > 0) return false;
+    const text = nodeText(node);
+    // Several labels name one element with their texts joined by spaces.
+    return text !== undefined && ` ${named.trim()} `.includes(` ${text.trim()} `);
+  }
+
   private visit(node: RawNode, depth: number, parentCtx: Ctx): void {
-    if (isHidden(node) || isColumn(node)) return;
+    if (isHidden(node) || isColumn(node) || this.onlyNamesAnother(node)) return;
     const entersWeb = !parentCtx.inWeb && isWebArea(node);
     const clips = isScrollArea(node) || isList(node);
     const ctx: Ctx =

@@ -42,6 +42,17 @@ export function sanitize(text: string, limit: TextLimit): string {
   return limit === "max" ? out : cut(out, limit);
 }
 
+const SPACE_RUN = /[ \t\u00a0]{2,}/g;
+
+/**
+ * A name or description as printed: `sanitize`, with runs of spaces as one
+ * ("Backspace    BackSpace" reads "Backspace BackSpace"). Values keep their
+ * spaces: they are the field's content.
+ */
+export function sanitizeLabel(text: string, limit: TextLimit): string {
+  return sanitize(text.replace(SPACE_RUN, " "), limit);
+}
+
 /** Cuts to `limit` code points and marks the cut; never splits a surrogate pair. */
 export function cut(text: string, limit: number): string {
   if (text.length <= limit) return text;

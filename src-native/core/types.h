@@ -80,6 +80,9 @@ struct NodeAttributes {
   std::vector<std::string> actions;
   std::optional<Rect> frame;
   std::optional<int64_t> rowIndex, rowCount;
+  // The title came from these elements (AT-SPI LABELLED_BY): the renderer
+  // need not print a label again that only names this element.
+  std::vector<ElementId> labelledBy;
 };
 
 struct RawNode {

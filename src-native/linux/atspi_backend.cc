@@ -1626,7 +1626,39 @@ struct NodeJob {
   std::optional<double> number;
   std::optional<std::string> text;
   int64_t childCount = -1;  // from the Accessible properties, when given
+
+  // Relations of a nameless control: the names of its LABELLED_BY and
+  // DESCRIBED_BY targets (by slot, in the app's order), the labels' handles.
+  std::vector<std::string> labelNames, describerNames;
+  std::vector<ElementId> labelledBy;
 };
+
+// AtspiRelationType (atspi-constants.h).
+constexpr uint32_t kRelationLabelledBy = 2;
+constexpr uint32_t kRelationDescribedBy = 18;
+constexpr size_t kMaxRelationTargets = 4;
+
+// A control an agent must tell apart by name: without one it prints as a bare
+// role, so its label is looked up through its relations (as screen readers do).
+bool WantsRelationName(const NodeJob& job) {
+  if (!job.name.empty()) return false;
+  if (IsTextEntryRole(job.role) || IsCheckableRole(job.role)) return true;
+  if (job.ifaces & (kHasEditableText | kHasValue)) return true;
+  const std::string r = RoleName(job.role);
+  return r == "combo box" || r == "slider" || r == "push button" || r == "list box" || r == "spin button" ||
+         r == "table" || r == "tree table" || r == "tree" || r == "list";
+}
+
+// Names joined by a space, blank ones skipped.
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) {
+    if (n.find_first_not_of(" \t\n") == std::string::npos) continue;
+    if (!out.empty()) out.push_back(' ');
+    out += n;
+  }
+  return out;
+}
 
 bool Fail(NodeJob& job, const Reply& r, int perCallMs) {
   if (r.outcome == Outcome::kOk || r.outcome == Outcome::kFailed) return false;
@@ -1678,6 +1710,17 @@ void FinishNode(NodeJob& job) {
   a.role = RoleName(job.role);
   a.title = job.name;  // the accessible name, empty included (the renderer decides)
   if (job.name.empty()) a.title.reset();
+  if (job.name.empty()) {
+    std::string label = JoinNames(job.labelNames);
+    if (!label.empty()) {
+      a.title = std::move(label);
+      a.labelledBy = job.labelledBy;
+    }
+  }
+  if (!a.description) {
+    std::string described = JoinNames(job.describerNames);
+    if (!described.empty()) a.description = std::move(described);
+  }
   const StateSet& s = job.states;
   States& st = a.states;
   st.enabled = s.Has(kStateEnabled);
@@ -1883,6 +1926,47 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
              });
     } else {
       issueText(j);
+    }
+    if (WantsRelationName(job)) {
+      // LABELLED_BY and DESCRIBED_BY targets; their names from the bulk cache when it has them.
+      b.Call(busName, path, kIfAccessible, "GetRelationSet", nullptr, "(a(ua(so)))",
+             [j, perCall, &b, &im](const Reply& r) {
+               if (Fail(*j, r, perCall) || r.outcome != Outcome::kOk) return;
+               VariantPtr arr = AdoptVariant(g_variant_get_child_value(r.value, 0));
+               GVariantIter it;
+               g_variant_iter_init(&it, arr.get());
+               guint32 type = 0;
+               GVariantIter* targets = nullptr;
+               while (g_variant_iter_next(&it, "(ua(so))", &type, &targets)) {
+                 const bool label = type == kRelationLabelledBy;
+                 const bool describer = type == kRelationDescribedBy;
+                 const gchar *tBus = nullptr, *tPath = nullptr;
+                 while ((label || describer) && g_variant_iter_next(targets, "(&s&o)", &tBus, &tPath)) {
+                   std::vector<std::string>& names = label ? j->labelNames : j->describerNames;
+                   if (names.size() >= kMaxRelationTargets) continue;
+                   const std::string targetBus = tBus;
+                   const std::string targetPath = tPath;
+                   if (targetPath == "/org/a11y/atspi/null") continue;
+                   const size_t slot = names.size();
+                   names.emplace_back();
+                   if (label) j->labelledBy.push_back(im.Intern(targetBus, targetPath));
+                   auto cached = im.bulk.find(targetBus);
+                   if (cached != im.bulk.end()) {
+                     auto item = cached->second.items.find(targetPath);
+                     if (item != cached->second.items.end()) {
+                       names[slot] = item->second.name;
+                       continue;
+                     }
+                   }
+                   b.GetProperty(targetBus, targetPath, kIfAccessible, "Name", [j, label, slot](const Reply& nr) {
+                     // A label that cannot be read only leaves the name empty: never the control's error.
+                     if (nr.outcome != Outcome::kOk || !g_variant_is_of_type(nr.value, G_VARIANT_TYPE_STRING)) return;
+                     (label ? j->labelNames : j->describerNames)[slot] = g_variant_get_string(nr.value, nullptr);
+                   });
+                 }
+                 g_variant_iter_free(targets);
+               }
+             });
     }
     if (job.ifaces & kHasDocument) {
       b.Call(busName, path, kIfDocument, "GetAttributes", nullptr, "(a{ss})", [j, perCall](const Reply& r) {

@@ -1,5 +1,8 @@
 #include "linux_backend.h"
 
+#include <algorithm>
+#include <chrono>
+
 namespace axsnap {
 namespace {
 
@@ -41,6 +44,21 @@ Error LinuxBackend::TypeText(const WindowInfo& window, const std::string& text, 
   Error err = x11_.TypeText(TargetOf(window), text, deadline, typed);
   InvalidateBulkCache();
   return err;
+}
+
+Error LinuxBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point deadline) {
+  if (Error err = AtspiBackend::Windows(app, out, deadline)) return err;
+  for (WindowInfo& w : out) {
+    // A toolkit that leaves the frame's accessible name empty (gtk3-widget-factory) still titles its X window.
+    if (!w.title.empty() || w.inParent || !w.hasFrame || w.frame.w <= 0 || w.frame.h <= 0) continue;
+    if (w.role != "frame" && w.role != "dialog" && w.role != "window") continue;
+    if (!w.kind.empty() && w.kind != "window" && w.kind != "dialog") continue;
+    const auto until = std::min(deadline, Clock::now() + std::chrono::milliseconds(300));
+    std::string title;
+    // The window's pid is set by the caller; the app's is the one to match.
+    if (!x11_.WindowTitle(w.pid > 0 ? w.pid : app.pid, w.frame, title, until) && !title.empty()) w.title = title;
+  }
+  return {};
 }
 
 }  // namespace axsnap

@@ -19,6 +19,8 @@ class LinuxBackend : public AtspiBackend {
   Error Pointer(const WindowInfo& window, const PointerEvent& ev, Clock::time_point deadline) override;
   Error Keys(const WindowInfo& window, const std::string& combo, Clock::time_point deadline) override;
   Error TypeText(const WindowInfo& window, const std::string& text, Clock::time_point deadline, size_t& typed) override;
+  // The AT-SPI windows; an untitled frame or dialog takes its X title.
+  Error Windows(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point deadline) override;
 
  private:
   X11Display x11_;

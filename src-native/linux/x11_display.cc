@@ -1918,6 +1918,27 @@ Error X11Display::FindWindow(int64_t pid, const Rect& frame, unsigned long& xid,
   return e;
 }
 
+Error X11Display::WindowTitle(int64_t pid, const Rect& frame, std::string& title, Clock::time_point deadline) {
+  title.clear();
+  auto out = std::make_shared<std::string>();
+  Error e = Simple(deadline, [pid, frame, out](Impl& d) {
+    if (!d.Alive()) return Error{ErrorCode::kCaptureFailed, "X display not open"};
+    d.BeginTrap();
+    const std::vector<Client> all = d.Clients();
+    const Client* best = nullptr;
+    for (const auto& c : all) {
+      if (!c.viewable || c.pid != pid || pid <= 0) continue;
+      if (FrameKnown(frame) && IntersectionArea(c.rect, frame) <= 0) continue;
+      if (BetterMatch(c, best, frame)) best = &c;
+    }
+    if (best != nullptr) *out = d.Name(best->client);
+    d.EndTrap();
+    return Error{};
+  });
+  title = *out;
+  return e;
+}
+
 Error X11Display::RaiseAndVerify(unsigned long xid, const Rect& frame, Clock::time_point deadline) {
   return Simple(deadline, [xid, frame](Impl& d) { return XRaiseAndVerify(d, xid, frame); });
 }

@@ -86,6 +86,8 @@ class X11Display {
   // geometry best matches `frame` (screen points). 0 when none; never a
   // window of another pid.
   Error FindWindow(int64_t pid, const Rect& frame, unsigned long& xid, Clock::time_point deadline = DefaultDeadline());
+  // The X title (_NET_WM_NAME, else WM_NAME) of the pid's viewable window over `frame`; empty when none.
+  Error WindowTitle(int64_t pid, const Rect& frame, std::string& title, Clock::time_point deadline);
   // XRaiseWindow + sync; then confirm the window is the topmost viewable
   // top-level window covering the frame's centre.
   Error RaiseAndVerify(unsigned long xid, const Rect& frame, Clock::time_point deadline = DefaultDeadline());

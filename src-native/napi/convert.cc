@@ -117,6 +117,11 @@ Napi::Object NodeToJs(Napi::Env env, const RawNode& node) {
   SetOpt(o, "via", node.via);
   if (a.rowIndex) o.Set("rowIndex", static_cast<double>(*a.rowIndex));
   if (a.rowCount) o.Set("rowCount", static_cast<double>(*a.rowCount));
+  if (!a.labelledBy.empty()) {
+    Napi::Array labels = Napi::Array::New(env, a.labelledBy.size());
+    for (size_t i = 0; i < a.labelledBy.size(); i++) labels.Set(i, static_cast<double>(a.labelledBy[i]));
+    o.Set("labelledBy", labels);
+  }
   if (node.id != 0) o.Set("handle", static_cast<double>(node.id));
   if (!node.children.empty()) {
     Napi::Array children = Napi::Array::New(env, node.children.size());
