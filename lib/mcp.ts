@@ -30,7 +30,7 @@ import {
   createSession,
   type Session,
   type Target,
-  type WaitCondition,
+  waitConditionOf,
 } from "./session.js";
 import type { Snapshot } from "./snapshot.js";
 
@@ -347,28 +347,7 @@ export function createMcpServer(session: Session): McpServer {
     },
     (args, extra) =>
       guarded(false, async () => {
-        const kinds = [
-          args.text !== undefined,
-          args.role !== undefined || args.name !== undefined,
-          args.idle === true,
-          args.window !== undefined,
-        ];
-        if (kinds.filter(Boolean).length !== 1)
-          throw invalidArgument("give exactly one of: text, role/name, window, idle");
-        const condition: WaitCondition =
-          args.idle === true
-            ? { idle: true }
-            : args.window !== undefined
-              ? { window: args.window, gone: args.gone === true }
-              : args.text !== undefined
-                ? { text: args.text, gone: args.gone === true }
-                : {
-                    element: {
-                      ...(args.role === undefined ? {} : { role: args.role }),
-                      ...(args.name === undefined ? {} : { name: args.name }),
-                    },
-                    gone: args.gone === true,
-                  };
+        const condition = waitConditionOf(args);
         const met = await session.waitFor(appOf(args.app)!, condition, {
           timeoutMs: args.timeout_ms ?? 10_000,
           signal: extra.signal,

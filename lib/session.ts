@@ -38,6 +38,7 @@ export { findAgain } from "./act/resolve.js";
 export type { ActionResult, ActOptions, SettleOptions } from "./act/result.js";
 export type { Target } from "./act/store.js";
 export type { WaitCondition, WaitOptions, WaitResult } from "./act/wait.js";
+export { waitConditionOf } from "./act/wait.js";
 
 export interface SessionOptions {
   /** Asked before a destructive action; without it such actions are refused. */

@@ -143,21 +143,23 @@ describe("waitFor on galculator", () => {
 
 const state = mkdtempSync(join(tmpdir(), "axsnap-wait-"));
 
-describe("axsnap wait", () => {
-  const cli = (args: string[]) =>
-    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, ["--import", "tsx", "lib/cli.ts", ...args], {
-        env: { ...process.env, XDG_STATE_HOME: state },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-      child.on("error", reject);
-      child.on("close", (code) => resolve({ code, stdout, stderr }));
+/** The CLI as an agent runs it: a child process; its exit code and both streams. */
+function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "lib/cli.ts", ...args], {
+      env: { ...process.env, XDG_STATE_HOME: state },
+      stdio: ["ignore", "pipe", "pipe"],
     });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
 
+describe("axsnap wait", () => {
   it(
     "prints the snapshot that met the condition, and exits 1 with TIMEOUT when it never holds",
     async () => {
@@ -192,19 +194,6 @@ describe("axsnap wait", () => {
 
 describe("axsnap windows, --window, wait --window", () => {
   const TEST_APP = "axsnap-windows-test";
-  const cli = (args: string[]) =>
-    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, ["--import", "tsx", "lib/cli.ts", ...args], {
-        env: { ...process.env, XDG_STATE_HOME: state },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-      child.on("error", reject);
-      child.on("close", (code) => resolve({ code, stdout, stderr }));
-    });
 
   it(
     "lists the app's windows, waits for a dialog a click opens, and snapshots a window by title",

@@ -59,6 +59,39 @@ export interface WaitResult {
   via: "events" | "poll";
 }
 
+/** A condition as flat fields (CLI flags, MCP arguments): exactly one of text, role/name, window, idle. */
+export interface WaitFields {
+  text?: string | undefined;
+  role?: string | undefined;
+  name?: string | undefined;
+  window?: string | undefined;
+  idle?: boolean | undefined;
+  gone?: boolean | undefined;
+}
+
+/** The condition flat fields name; INVALID_ARGUMENT unless exactly one kind is given. */
+export function waitConditionOf(f: WaitFields): WaitCondition {
+  const kinds = [
+    f.text !== undefined,
+    f.role !== undefined || f.name !== undefined,
+    f.idle === true,
+    f.window !== undefined,
+  ];
+  if (kinds.filter(Boolean).length !== 1)
+    throw invalidArgument("give exactly one of: text, role/name, window, idle");
+  const gone = f.gone === true;
+  if (f.idle === true) return { idle: true };
+  if (f.window !== undefined) return { window: f.window, gone };
+  if (f.text !== undefined) return { text: f.text, gone };
+  return {
+    element: {
+      ...(f.role === undefined ? {} : { role: f.role }),
+      ...(f.name === undefined ? {} : { name: f.name }),
+    },
+    gone,
+  };
+}
+
 /** The safety net: an observation at least this often, events or not. */
 const POLL_MS = 1000;
 /** The longest one native wait holds the backend's worker. */

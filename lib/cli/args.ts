@@ -425,10 +425,10 @@ const POSITIONAL: Record<string, Field> = {
   y: "y",
 };
 
-/** Option groups → (flag, field). */
 /** Flags that take no value. */
 const SWITCHES = new Set(["no-snapshot", "number", "gone", "idle", "marks"]);
 
+/** Option groups → (flag, field). */
 const GROUP_FLAGS: Record<CommandSpec["options"][number], [string, Field | "no-snapshot" | "number"][]> = {
   app: [["app", "app"]],
   snapshot: [

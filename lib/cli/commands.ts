@@ -24,7 +24,7 @@ import {
   createSession,
   findAgain,
   type Session,
-  type WaitCondition,
+  waitConditionOf,
 } from "../session.js";
 import type { Snapshot } from "../snapshot.js";
 import type { Globals, Step, Target } from "./args.js";
@@ -185,20 +185,7 @@ export class Runner {
   }
 
   private async wait(step: Step): Promise<Outcome> {
-    const condition: WaitCondition =
-      step.idle === true
-        ? { idle: true }
-        : step.window !== undefined
-          ? { window: step.window, gone: step.gone === true }
-          : step.text !== undefined
-            ? { text: step.text, gone: step.gone === true }
-            : {
-                element: {
-                  ...(step.role === undefined ? {} : { role: step.role }),
-                  ...(step.name === undefined ? {} : { name: step.name }),
-                },
-                gone: step.gone === true,
-              };
+    const condition = waitConditionOf(step);
     const met = await this.session.waitFor(step.app!, condition, {
       ...(step.timeoutMs === undefined ? {} : { timeoutMs: step.timeoutMs }),
       snapshot: { screenshot: shotOf(step), ...observation(this.renderOptions(step), false) },
