@@ -165,6 +165,8 @@ export async function snapshot(options: SnapshotOptions, backend?: NativeBackend
       releaseHandles,
       ...(result.screenshot
         ? {
+            captureMs: result.screenshot.captureMs,
+            encodeMs: result.screenshot.encodeMs,
             screenshot: {
               format: "png" as const,
               data: result.screenshot.png,
@@ -192,6 +194,7 @@ export async function snapshot(options: SnapshotOptions, backend?: NativeBackend
           marks: marked.marks,
         },
         startedAt,
+        { captureMs: pixels.captureMs, encodeMs: marked.encodeMs },
       );
     }
   } catch (e) {

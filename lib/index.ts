@@ -52,6 +52,7 @@ export type {
   RawStates,
   RawWalk,
   RawWindow,
+  ReadStat,
   Rect,
   ValueType,
   WalkEnd,
@@ -105,6 +106,7 @@ export {
   type Snapshot,
   type SnapshotCut,
   type SnapshotInput,
+  type SnapshotTimings,
 } from "./snapshot.js";
 export { validateRawSnapshot } from "./validate.js";
 export {

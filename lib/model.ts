@@ -147,11 +147,21 @@ export type WalkEnd =
   | "unresponsive"
   | "errors";
 
+export interface ReadStat {
+  kind: string;
+  calls: number;
+  ms: number;
+}
+
 export interface RawWalk {
   ended: WalkEnd;
   /** Elements read during the walk, printed or not. */
   nodesObserved: number;
   elapsedMs?: number;
+  /** Where the native time went: finding the app, choosing the window, the window's walk, the menu bar's. */
+  timings?: { appMs: number; windowMs: number; walkMs: number; menuBarMs?: number };
+  /** Reads by kind (Linux: the D-Bus method, or "Get <property>"), with the time attributed to them. */
+  reads?: ReadStat[];
   /** Backend notes an agent should see, e.g. "web content still loading". */
   notes?: string[];
 }

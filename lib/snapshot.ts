@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { diffSnapshots, rememberFacts, type SnapshotChanges } from "./diff.js";
 import type { ScreenshotMark } from "./marks.js";
-import type { RawApp, RawSnapshot, RawWindow, Rect, WalkEnd } from "./model.js";
+import type { RawApp, RawSnapshot, RawWindow, ReadStat, Rect, WalkEnd } from "./model.js";
 import type { ElementRecord } from "./records.js";
 import { normaliseRenderOptions, type RenderOptions, renderValidated, type Style } from "./render/index.js";
 import { validateRawSnapshot } from "./validate.js";
@@ -23,6 +23,22 @@ export interface CoordinateContract {
   scale: number;
   /** The window's top-left corner on screen, in points. */
   windowOrigin: { x: number; y: number };
+}
+
+/** Where a snapshot's time went, in ms. */
+export interface SnapshotTimings {
+  /** Finding the app and choosing its window (native). */
+  appMs?: number;
+  windowMs?: number;
+  /** The window's walk (native; before 0.2: the whole native observation). */
+  walkMs?: number;
+  menuBarMs?: number;
+  captureMs?: number;
+  encodeMs?: number;
+  renderMs: number;
+  totalMs: number;
+  /** Reads by kind (Linux: the D-Bus method, or "Get <property>"), with the time attributed to them. */
+  reads?: readonly ReadStat[];
 }
 
 export interface Screenshot extends CoordinateContract {
@@ -53,7 +69,7 @@ export interface Snapshot {
   readonly focusedIndex?: number;
   readonly selectedText?: string;
   readonly screenshot?: Screenshot;
-  readonly timings: { walkMs?: number; renderMs: number; totalMs: number };
+  readonly timings: SnapshotTimings;
   readonly takenAt: number;
   /** Frees the live element handles behind the records. Idempotent; also happens when the snapshot is collected. */
   release(): Promise<void>;
@@ -82,6 +98,9 @@ export interface SnapshotInput {
   screenshot?: Screenshot;
   /** Time the observation started (ms, performance.now()); defaults to the render start. */
   startedAt?: number;
+  /** The screenshot's capture and encode times (native). */
+  captureMs?: number;
+  encodeMs?: number;
   /** Frees the handles of a live observation; called once, by release() or after collection. */
   releaseHandles?: () => Promise<void>;
 }
@@ -101,8 +120,19 @@ export function createSnapshot(input: SnapshotInput): Snapshot {
   if (raw.walk.ended !== "complete") cutBy.push(raw.walk.ended);
   if (result.cut.nodeLimit) cutBy.push("render_node_limit");
   if (result.cut.depthLimit) cutBy.push("render_depth_limit");
-  const timings: Snapshot["timings"] = { renderMs: t1 - t0, totalMs: t1 - (input.startedAt ?? t0) };
-  if (raw.walk.elapsedMs !== undefined) timings.walkMs = raw.walk.elapsedMs;
+  const timings: SnapshotTimings = { renderMs: t1 - t0, totalMs: t1 - (input.startedAt ?? t0) };
+  const native = raw.walk.timings;
+  if (native !== undefined) {
+    timings.appMs = native.appMs;
+    timings.windowMs = native.windowMs;
+    timings.walkMs = native.walkMs;
+    if (native.menuBarMs !== undefined) timings.menuBarMs = native.menuBarMs;
+  } else if (raw.walk.elapsedMs !== undefined) {
+    timings.walkMs = raw.walk.elapsedMs;
+  }
+  if (raw.walk.reads !== undefined) timings.reads = raw.walk.reads;
+  if (input.captureMs !== undefined) timings.captureMs = input.captureMs;
+  if (input.encodeMs !== undefined) timings.encodeMs = input.encodeMs;
   const free = input.releaseHandles;
   let released = free === undefined;
   const snapshot: Snapshot = {
@@ -143,8 +173,14 @@ export function createSnapshot(input: SnapshotInput): Snapshot {
  * needs the records (which elements printed, at which index) first.
  * Internal (lib/desktop.ts).
  */
-export function attachScreenshot(snapshot: Snapshot, screenshot: Screenshot, startedAt?: number): void {
+export function attachScreenshot(
+  snapshot: Snapshot,
+  screenshot: Screenshot,
+  startedAt?: number,
+  ms?: { captureMs: number; encodeMs: number },
+): void {
   (snapshot as { screenshot?: Screenshot }).screenshot = screenshot;
+  if (ms !== undefined) Object.assign(snapshot.timings, ms);
   if (startedAt !== undefined) snapshot.timings.totalMs = performance.now() - startedAt;
 }
 

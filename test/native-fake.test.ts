@@ -218,6 +218,48 @@ describe("limits and the cycle guard", () => {
     expect(s.text).toContain("table T (showing 0-19 of 300 items)");
   });
 
+  describe("a long list is cut to its visible rows while reading (binary search over frames)", () => {
+    const rowsAt = (n: number, top: (i: number) => number) =>
+      Array.from({ length: n }, (_, i) => ({
+        role: "table row",
+        title: `row ${i}`,
+        frame: { x: 100, y: top(i), w: 800, h: 20 },
+      }));
+    const listWith = (rows: Node[]) =>
+      fake({ apps: [app("Editor", [win("W", [{ role: "table", title: "T", frame, children: rows }])])] });
+
+    it("reads only the rows on screen of 5,000: complete, with their real positions and the total", async () => {
+      const s = await snap(listWith(rowsAt(5000, (i) => 100 + i * 20)));
+      expect(s.complete).toBe(true);
+      expect(s.nodesObserved).toBeLessThan(100);
+      expect(s.text).toContain("table T (showing 0-19 of 5000 items)");
+    });
+
+    it("finds the rows of a list scrolled to row 2,000", async () => {
+      const s = await snap(listWith(rowsAt(5000, (i) => 100 + (i - 2000) * 20)));
+      expect(s.complete).toBe(true);
+      expect(s.nodesObserved).toBeLessThan(100);
+      expect(s.text).toContain("table T (showing 2000-2019 of 5000 items)");
+      expect(s.text).toContain("row 2000");
+      expect(s.text).not.toContain("row 1999\n");
+    });
+
+    it("keeps every row when their order does not follow the layout", async () => {
+      // 30 rows on screen, listed interleaved with off-screen ones: no range can be cut. (Children
+      // are assumed to follow the layout; the samples outside a found range catch this layout.)
+      const rows = rowsAt(600, (i) => (i % 2 === 0 ? 100 + (i / 2) * 20 : 100000 + i * 20));
+      const s = await snap(listWith(rows), { maxNodes: 2000 });
+      for (let k = 0; k < 20; k++) expect(s.text).toMatch(new RegExp(`row ${k * 2}(\n|$)`));
+      expect(s.text).toContain("table T (showing 0-38 of 600 items)");
+    });
+
+    it("keeps every row when rows have no frames (nothing to search by)", async () => {
+      const rows = Array.from({ length: 300 }, (_, i) => ({ role: "table row", title: `row ${i}` }));
+      const s = await snap(listWith(rows), { maxNodes: 2000 });
+      expect(s.text).toContain("table T (showing 0-19 of 300 items)");
+    });
+  });
+
   it("does not descend into hidden elements", async () => {
     const hidden = { x: -2147483648, y: -2147483648, w: 1, h: 1 };
     const b = fake({

@@ -33,7 +33,21 @@ struct ChildList {
   std::vector<ElementId> ids;
   std::vector<std::string> via;  // parallel to ids; empty string = "children"
   std::optional<int64_t> total;  // when only some rows were read
+  // When children were left out: each listed child's index among all of the
+  // parent's children (parallel to ids). Empty when ids are all of them.
+  std::vector<int64_t> positions;
+  // Children the backend knew to be hidden without reading them (Linux: the
+  // bulk cache's states) and did not list: they would not print.
+  int64_t hiddenLeftOut = 0;
+  // A long list only counted, not listed (ids empty): the walk asks for the
+  // children it keeps by index (Backend::ChildrenAt).
+  std::optional<int64_t> unlisted;
 };
+
+// A parent with at least this many children is a long list: the walk keeps
+// only its children on screen (walk.cc), and a backend may count such a list
+// instead of listing it (ChildList::unlisted).
+constexpr size_t kLongChildList = 256;
 
 struct PointerEvent {
   enum class Kind { kClick, kWheel, kDrag, kMove } kind = Kind::kClick;
@@ -92,6 +106,13 @@ class Backend {
                           Clock::time_point deadline) = 0;
   virtual Error ReadChildren(const std::vector<ElementId>& ids, std::vector<ChildList>& out, std::vector<Error>& errs,
                              Clock::time_point deadline) = 0;
+  // The children of `parent` at `indices` (out[i] for indices[i]; errs[i] set
+  // for one that could not be read). Only for a list ReadChildren returned as
+  // unlisted; a backend that never does need not implement it.
+  virtual Error ChildrenAt(ElementId parent, const std::vector<int64_t>& indices, std::vector<ElementId>& out,
+                           std::vector<Error>& errs, Clock::time_point deadline) {
+    return {ErrorCode::kActionNotSupported, "this backend lists children whole"};
+  }
 
   // Screen scale (pixels per point) for a window.
   virtual double Scale(const WindowInfo& window) = 0;
@@ -122,6 +143,11 @@ class Backend {
   // them; `typed` is the number of characters (code points) sent, also on error.
   virtual Error TypeText(const WindowInfo& window, const std::string& text, Clock::time_point deadline,
                          size_t& typed) = 0;
+
+  // Counting of reads by kind, for where a snapshot's time goes (the bench):
+  // reset when a snapshot starts, taken when it ends. Default: none counted.
+  virtual void ResetReadStats() {}
+  virtual std::vector<ReadStat> TakeReadStats() { return {}; }
 
   // Forget handles (a snapshot was released).
   virtual void Release(const std::vector<ElementId>& ids) = 0;

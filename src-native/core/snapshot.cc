@@ -258,8 +258,11 @@ Error TakeSnapshot(Backend& backend, const SnapshotRequest& request, SnapshotRes
     Backend& b;
     ~Restore() { b.SetSecureNameHeuristic(true); }
   } restore{backend};
+  backend.ResetReadStats();
+  SnapshotTimings timings;
   AppInfo app;
   if (Error err = FindApp(backend, request.app, request.deadline, app)) return err;
+  timings.appMs = MsSince(t0);
   WindowInfo window;
   std::vector<std::string> notes;
   std::vector<ElementId> seen;
@@ -287,6 +290,8 @@ Error TakeSnapshot(Backend& backend, const SnapshotRequest& request, SnapshotRes
   bool contentPending = false;
   backend.PrepareWalk(app, window, request.deadline, notes, contentPending);
 
+  const Clock::time_point w0 = Clock::now();
+  timings.windowMs = std::chrono::duration<double, std::milli>(w0 - t0).count() - timings.appMs;
   WalkOptions walk;
   walk.maxNodes = request.maxNodes;
   walk.maxDepth = request.maxDepth;
@@ -324,11 +329,16 @@ Error TakeSnapshot(Backend& backend, const SnapshotRequest& request, SnapshotRes
   raw.nodesObserved = result.nodesObserved;
   raw.notes = std::move(notes);
   raw.notes.insert(raw.notes.end(), result.notes.begin(), result.notes.end());
-  raw.elapsedMs = MsSince(t0);
+  timings.walkMs = MsSince(w0);
   out.ids = std::move(result.ids);
   // Appended: the unchosen windows are in it already.
   out.dropped.insert(out.dropped.end(), result.dropped.begin(), result.dropped.end());
+  const Clock::time_point m0 = Clock::now();
   WalkMenuBar(backend, app, request.deadline, out);
+  timings.menuBarMs = MsSince(m0);
+  raw.elapsedMs = MsSince(t0);
+  raw.timings = timings;
+  raw.reads = backend.TakeReadStats();
 
   // The window element is the root; its frame may be fresher than the window list's.
   if (raw.root.attrs.frame && !window.hasFrame) {

@@ -137,6 +137,19 @@ struct AppEventState {
                                     // ("object:children-changed:add", "AXValueChanged")
 };
 
+// Reads of one kind during a snapshot (Linux: a D-Bus method, or "Get <property>"):
+// how many, and the time attributed to them (backend.h, Backend::TakeReadStats).
+struct ReadStat {
+  std::string kind;
+  int64_t calls = 0;
+  double ms = 0;
+};
+
+// Where a snapshot's time went, in ms (walkMs: the window's walk alone).
+struct SnapshotTimings {
+  double appMs = 0, windowMs = 0, walkMs = 0, menuBarMs = 0;
+};
+
 // kContentPending: the app was asked to build its tree (Chromium on macOS)
 // and had not finished within the bound; the notes say so.
 // kUnresponsive: some reads got no answer within their per-call timeout (the
@@ -156,6 +169,8 @@ struct RawSnapshot {
   WalkEnd ended = WalkEnd::kComplete;
   int64_t nodesObserved = 0;
   double elapsedMs = 0;
+  SnapshotTimings timings;
+  std::vector<ReadStat> reads;  // empty where the backend does not count
   std::vector<std::string> notes;
 };
 

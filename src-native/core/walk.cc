@@ -35,6 +35,7 @@ struct Slot {
   int depth = 0;
   std::optional<Rect> clip;  // visible area at this node
   std::vector<size_t> children;
+  int64_t position = -1;  // index among all the parent's children, when the backend left some out
   bool dead = false;
 };
 
@@ -97,6 +98,170 @@ Error Abandon(const std::vector<Slot>& slots, const std::vector<ChildList>* list
       for (ElementId id : l.ids)
         if (id != 0 && id != slots[0].id && held.insert(id).second) out.dropped.push_back(id);
   return err;
+}
+
+// A container with this many children is cut to its visible ones before they
+// are read: a 50,000-item page or a 5,000-row list would spend the node budget
+// (and the deadline) on elements that cannot print.
+constexpr size_t kCutSamples = 16;    // spread over both sides
+constexpr size_t kCutNeighbours = 8;  // per side
+
+// The frame of one element, read alone; nullopt when it has none, or it is at
+// the hidden coordinate, or it could not be read.
+std::optional<Rect> FrameOf(Backend& backend, ElementId id, Clock::time_point deadline) {
+  if (id == 0) return std::nullopt;
+  std::vector<NodeAttributes> attrs;
+  std::vector<Error> errs;
+  if (backend.ReadNodes({id}, attrs, errs, deadline) || errs.empty() || errs[0] || !attrs[0].frame) return std::nullopt;
+  const Rect& f = *attrs[0].frame;
+  if (f.x == kHiddenCoordinate || f.y == kHiddenCoordinate) return std::nullopt;
+  return f;
+}
+
+// The children of one parent by index: the listed ids, or (a list the backend
+// only counted) asked for by index and remembered.
+class ChildIndex {
+ public:
+  ChildIndex(Backend& backend, ElementId parent, const ChildList& list, Clock::time_point deadline)
+      : backend_(backend), parent_(parent), list_(list), deadline_(deadline) {}
+  size_t size() const { return list_.unlisted ? static_cast<size_t>(*list_.unlisted) : list_.ids.size(); }
+  // Fetches the ids at `indices` (one batch); 0 for one that could not be read.
+  void Fetch(const std::vector<int64_t>& indices) {
+    if (!list_.unlisted) return;
+    std::vector<int64_t> missing;
+    for (int64_t k : indices)
+      if (!got_.count(k)) missing.push_back(k);
+    if (missing.empty()) return;
+    std::vector<ElementId> ids;
+    std::vector<Error> errs;
+    if (backend_.ChildrenAt(parent_, missing, ids, errs, deadline_)) ids.assign(missing.size(), 0);
+    for (size_t i = 0; i < missing.size(); i++) got_[missing[i]] = i < ids.size() && !(i < errs.size() && errs[i]) ? ids[i] : 0;
+  }
+  ElementId At(size_t k) {
+    if (!list_.unlisted) return list_.ids[k];
+    Fetch({static_cast<int64_t>(k)});
+    return got_[static_cast<int64_t>(k)];
+  }
+  // Every id fetched, for release of those not kept.
+  std::vector<ElementId> Fetched() const {
+    std::vector<ElementId> out;
+    for (const auto& [k, id] : got_)
+      if (id != 0) out.push_back(id);
+    return out;
+  }
+
+ private:
+  Backend& backend_;
+  ElementId parent_;
+  const ChildList& list_;
+  Clock::time_point deadline_;
+  std::unordered_map<int64_t, ElementId> got_;
+};
+
+// The range [first, end) of children whose frames reach into `clip`
+// vertically, found by binary search over their frames (children follow the
+// layout's order: a list's rows, a page's blocks). Samples outside the range
+// are checked to be outside: a layout that does not follow the order, or an
+// element without a frame, gives no range (false).
+bool VisibleRange(Backend& backend, ChildIndex& children, const Rect& clip, Clock::time_point deadline, size_t& first,
+                  size_t& end) {
+  const size_t n = children.size();
+  if (n == 0) return false;
+  const double top = clip.y, bottom = clip.y + clip.h;
+  // 0: above the clip, 1: reaches into it, 2: below it; -1: unknown.
+  auto where = [&](const std::optional<Rect>& f) {
+    if (!f) return -1;
+    if (f->y + f->h <= top) return 0;
+    if (f->y >= bottom) return 2;
+    return 1;
+  };
+  auto probe = [&](size_t k) { return where(FrameOf(backend, children.At(k), deadline)); };
+  // All of them on screen (two reads): nothing to cut.
+  if (probe(0) == 1 && probe(n - 1) == 1) return false;
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    const int w = probe(mid);
+    if (w < 0) return false;
+    if (w == 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  first = lo;
+  hi = n;
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    const int w = probe(mid);
+    if (w < 0) return false;
+    if (w == 2)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  end = lo;
+  // Outside the range, in one batch, must lie outside: the children next to
+  // it on both sides (an interleaved layout shows there) and evenly spaced
+  // samples further out.
+  std::vector<int64_t> at;
+  std::vector<int> expect;
+  auto outside = [&](size_t k, int side) {
+    at.push_back(static_cast<int64_t>(k));
+    expect.push_back(side);
+  };
+  for (size_t d = 1; d <= kCutNeighbours; d++) {
+    if (first >= d) outside(first - d, 0);
+    if (end + d - 1 < n) outside(end + d - 1, 2);
+  }
+  for (size_t s = 1; s <= kCutSamples / 2; s++) {
+    if (first > 0) outside((first - 1) * s / (kCutSamples / 2), 0);
+    if (end < n) outside(end + (n - 1 - end) * s / (kCutSamples / 2), 2);
+  }
+  children.Fetch(at);
+  std::vector<ElementId> sample;
+  for (int64_t k : at) sample.push_back(children.At(static_cast<size_t>(k)));
+  std::vector<NodeAttributes> attrs;
+  std::vector<Error> errs;
+  if (backend.ReadNodes(sample, attrs, errs, deadline)) return false;
+  for (size_t s = 0; s < sample.size(); s++) {
+    if (sample[s] == 0 || errs[s]) return false;
+    if (IsHidden(attrs[s])) continue;
+    if (where(attrs[s].frame) != expect[s]) return false;
+  }
+  return true;
+}
+
+// A long child list cut to what shows: its visible range when there is one;
+// otherwise all of it (a listed one) or its first `cap` children (one only
+// counted, whose ids cost a call each). Ids not kept go to `dropped`.
+void CutLongList(Backend& backend, ElementId parent, ChildList& list, const std::optional<Rect>& clip, bool isList,
+                 size_t cap, Clock::time_point deadline, std::vector<ElementId>& dropped) {
+  ChildIndex children(backend, parent, list, deadline);
+  const size_t n = children.size();
+  size_t first = 0, end = n;
+  const bool cut = clip && VisibleRange(backend, children, *clip, deadline, first, end);
+  if (!cut && !list.unlisted) return;
+  if (!cut) end = std::min(n, cap);
+  std::vector<int64_t> range;
+  for (size_t k = first; k < end; k++) range.push_back(static_cast<int64_t>(k));
+  children.Fetch(range);
+  const int64_t all = static_cast<int64_t>(n) + list.hiddenLeftOut;
+  ChildList kept;
+  for (size_t k = first; k < end; k++) {
+    const ElementId id = children.At(k);
+    if (id == 0) continue;
+    kept.ids.push_back(id);
+    if (list.via.size() == n) kept.via.push_back(list.via[k]);
+    kept.positions.push_back(list.positions.size() == n ? list.positions[k] : static_cast<int64_t>(k));
+  }
+  std::unordered_set<ElementId> keep(kept.ids.begin(), kept.ids.end());
+  std::vector<ElementId> all_ids = list.unlisted ? children.Fetched() : list.ids;
+  for (ElementId id : all_ids)
+    if (id != 0 && !keep.count(id)) dropped.push_back(id);
+  kept.hiddenLeftOut = list.hiddenLeftOut;
+  kept.total = list.total;
+  if (isList && !kept.total) kept.total = all;
+  list = std::move(kept);
 }
 
 }  // namespace
@@ -174,7 +339,7 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
         failed(errs[f]);
         continue;
       }
-      const ChildList& list = lists[f];
+      ChildList& list = lists[f];
       // Every id the backend handed out and the walk does not keep is reported, so its handle is freed.
       auto dropRest = [&](size_t from) {
         for (size_t k = from; k < list.ids.size(); k++)
@@ -185,7 +350,20 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
         dropRest(0);
         continue;
       }
+      if ((list.unlisted || list.ids.size() >= kLongChildList) && !list.total) {
+        const Slot& p = slots[parent];
+        const std::optional<Rect> clip = IsClippingRole(p.attrs.role) ? IntersectOpt(p.clip, p.attrs.frame) : p.clip;
+        const size_t room = static_cast<size_t>(std::max<int64_t>(0, options.maxNodes - int64_t(slots.size())));
+        std::vector<ElementId> cut;
+        CutLongList(backend, p.id, list, clip, IsListRole(p.attrs.role), room + 1, options.deadline, cut);
+        for (ElementId id : cut)
+          if (id != 0 && seen.find(id) == seen.end()) out.dropped.push_back(id);
+      }
       if (list.total) slots[parent].attrs.rowCount = list.total;
+      // Hidden rows left out by the backend still count in "(showing A-B of M items)".
+      if (list.hiddenLeftOut > 0 && !list.total && IsListRole(slots[parent].attrs.role))
+        slots[parent].attrs.rowCount = static_cast<int64_t>(list.ids.size()) + list.hiddenLeftOut;
+      const bool positioned = list.positions.size() == list.ids.size();
       for (size_t k = 0; k < list.ids.size(); k++) {
         ElementId child = list.ids[k];
         // Cycle guard and de-duplication: an element already in the tree is not added again.
@@ -200,6 +378,7 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
         s.id = child;
         s.via = k < list.via.size() ? list.via[k] : std::string();
         s.parent = parent;
+        if (positioned) s.position = list.positions[k];
         s.depth = slots[parent].depth + 1;
         slots[parent].children.push_back(slots.size());
         added.push_back(slots.size());
@@ -258,7 +437,7 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
         Slot& row = slots[c];
         if (row.dead || !IsRowRole(row.attrs.role)) continue;
         // The row's place in the whole list, so "(showing A-B of M)" stays true after the cut.
-        if (!row.attrs.rowIndex) row.attrs.rowIndex = rows;
+        if (!row.attrs.rowIndex) row.attrs.rowIndex = row.position >= 0 ? row.position : rows;
         rows++;
         bool visible = !measurable || (clip && row.attrs.frame && Intersects(*row.attrs.frame, *clip));
         if (!visible || kept >= options.maxRows)

@@ -547,13 +547,95 @@ std::vector<ObjRef> RefsIn(GVariant* reply) {
   return out;
 }
 
+// D-Bus calls by kind (the method, or the property a Properties.Get reads), with
+// the time attributed to them: in a pipelined batch the app answers one call
+// after another, so a reply is charged the time since the previous reply (or
+// since it was sent, if later). Summed over kinds that is the batches' wall time.
+struct CallStats {
+  uint64_t calls = 0;
+  std::unordered_map<std::string, ReadStat> kinds;
+  void Add(const std::string& kind, double ms) {
+    ++calls;
+    ReadStat& k = kinds[kind];
+    if (k.kind.empty()) k.kind = kind;
+    k.calls++;
+    k.ms += ms;
+  }
+};
+
 // What one org.a11y.atspi.Cache.GetItems entry tells about an object.
 struct CacheItem {
   uint32_t role = 0;
   std::string name, description;
   StateSet states;
   uint32_t ifaces = 0;
+  std::string parent;      // path of the parent (same app), empty for none
+  int32_t index = -1;      // index in parent
+  int32_t childCount = 0;  // the app's count when it answered
 };
+
+// One GetItems answer: every object the app's bridge holds in its cache, and
+// the children of each parent in index order (built from parent + index).
+struct BulkSnapshot {
+  Clock::time_point taken;
+  std::unordered_map<std::string, CacheItem> items;                      // by path
+  std::unordered_map<std::string, std::vector<const std::string*>> kids;  // parent path -> child paths
+};
+
+// Parses a GetItems reply of the (a((so)(so)(so)iiassusau)) layout.
+void ParseBulk(GVariant* reply, BulkSnapshot& out) {
+  VariantPtr arr = AdoptVariant(g_variant_get_child_value(reply, 0));
+  out.items.reserve(g_variant_n_children(arr.get()));
+  GVariantIter it;
+  g_variant_iter_init(&it, arr.get());
+  GVariant* item = nullptr;
+  while ((item = g_variant_iter_next_value(&it)) != nullptr) {
+    VariantPtr owned = AdoptVariant(item);
+    const gchar *objPath = nullptr, *parentPath = nullptr, *name = nullptr, *desc = nullptr;
+    GVariantIter* ifIter = nullptr;
+    GVariantIter* stIter = nullptr;
+    guint32 role = 0;
+    gint32 index = 0, count = 0;
+    // path, app, parent, index in parent, child count, interfaces, name, role, description, states
+    g_variant_get(item, "((&s&o)(so)(&s&o)iias&su&sau)", nullptr, &objPath, nullptr, nullptr, nullptr, &parentPath,
+                  &index, &count, &ifIter, &name, &role, &desc, &stIter);
+    CacheItem c;
+    c.role = role;
+    c.name = name ? name : "";
+    c.description = desc ? desc : "";
+    if (parentPath && std::strcmp(parentPath, kNullPath) != 0) c.parent = parentPath;
+    c.index = index;
+    c.childCount = count;
+    const gchar* ifName = nullptr;
+    while (g_variant_iter_next(ifIter, "&s", &ifName)) c.ifaces |= IfaceBitOf(ifName);
+    guint32 word = 0;
+    for (int w = 0; w < 2 && g_variant_iter_next(stIter, "u", &word); ++w) c.states.words[w] = word;
+    g_variant_iter_free(ifIter);
+    g_variant_iter_free(stIter);
+    out.items.insert_or_assign(objPath, std::move(c));
+  }
+  for (const auto& [path, c] : out.items)
+    if (!c.parent.empty()) out.kids[c.parent].push_back(&path);
+  for (auto& [parent, kids] : out.kids)
+    std::sort(kids.begin(), kids.end(),
+              [&out](const std::string* a, const std::string* b) { return out.items.at(*a).index < out.items.at(*b).index; });
+}
+
+// The children of `path` from a bulk snapshot, when the snapshot holds all of
+// them (the app's child count, at indices 0..n-1): false otherwise (a parent
+// whose children the bridge does not cache, such as a tree view's cells).
+bool BulkChildren(const BulkSnapshot& snap, const std::string& path, std::vector<const std::string*>& out) {
+  out.clear();
+  auto self = snap.items.find(path);
+  if (self == snap.items.end()) return false;
+  if (self->second.childCount == 0) return true;
+  auto kids = snap.kids.find(path);
+  if (kids == snap.kids.end() || kids->second.size() != static_cast<size_t>(self->second.childCount)) return false;
+  for (size_t i = 0; i < kids->second.size(); ++i)
+    if (snap.items.at(*kids->second[i]).index != static_cast<int32_t>(i)) return false;
+  out = kids->second;
+  return true;
+}
 
 }  // namespace
 
@@ -580,19 +662,25 @@ struct AtspiBackend::Impl {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     return std::max(callTimeout, left / 4);
   }
-  uint64_t calls = 0;  // D-Bus calls issued (diagnostics)
+  CallStats stats;  // D-Bus calls issued (diagnostics, the bench's breakdown)
 
   // Handle table.
   std::unordered_map<std::string, ElementId> idByKey;  // bus + '\n' + path
   std::unordered_map<ElementId, ObjRef> refById;
   ElementId nextId = 1;
 
-  // Elements whose ChildCount was 0 when ReadNodes last read them (the
-  // Accessible properties come in one GetAll call that includes ChildCount).
-  // ReadChildren answers those from the hint, without a call, when the read
-  // is younger than leafHintMaxAge: a walk reads a level, then its children.
-  std::unordered_map<ElementId, Clock::time_point> leafSeen;
-  std::chrono::milliseconds leafHintMaxAge{500};
+  // Child counts of elements as ReadNodes last read them (from the bulk cache
+  // or the Accessible properties' GetAll). ReadChildren answers a leaf without
+  // a call, and counts a long list instead of listing it (the walk then asks
+  // for the children it keeps by index: Chromium takes seconds to list 10,000
+  // children), when the read is younger than countHintMaxAge: a walk reads a
+  // level, then its children.
+  struct CountSeen {
+    int64_t count = 0;
+    Clock::time_point at;
+  };
+  std::unordered_map<ElementId, CountSeen> countSeen;
+  std::chrono::milliseconds countHintMaxAge{500};
 
   // Bulk cache.
   // On by default: one GetItems call replaces per-node role, name, description,
@@ -600,17 +688,36 @@ struct AtspiBackend::Impl {
   bool useBulk = true;
   bool registeredForCache = false;
   std::unordered_set<std::string> bulkUnsupported;  // apps without GetItems
-  struct BulkSnapshot {
-    Clock::time_point taken;
-    std::unordered_map<std::string, CacheItem> items;  // by path
-  };
   std::unordered_map<std::string, BulkSnapshot> bulk;  // by app bus name
+  // An app whose cache holds more objects than this (a 50,000-element page: a
+  // GetItems reply of about a second, growing with the page, not the window) is
+  // read live from then on: the walk's visible cut keeps that to what shows.
+  static constexpr size_t kBulkMaxItems = 20000;
+
+  // Whether an app gives AccessibleId or HelpText, which only the per-element
+  // GetAll brings (GetItems has neither). GTK3 and Chromium never set them, and
+  // GetAll was the largest share of a walk (a third of its time on
+  // gtk3-widget-factory), so an app whose first kIdProbeReads answers carried
+  // neither is not asked again (bus names are per app instance); live reads
+  // follow the same decision, so a record and its re-read agree.
+  struct IdProbe {
+    int reads = 0;
+    bool seen = false;
+  };
+  static constexpr int kIdProbeReads = 64;
+  std::unordered_map<std::string, IdProbe> idProbe;  // by app bus name
+  bool WantsGetAll(const std::string& busName) const {
+    auto it = idProbe.find(busName);
+    return it == idProbe.end() || it->second.seen || it->second.reads < kIdProbeReads;
+  }
   std::chrono::milliseconds bulkMaxAge{300};
 
   // Change events of watched apps (Watch / WaitEvents), on `bus`; dropped with it.
   AtspiEvents events;
 
   Impl() {
+    // Benchmarks and diagnostics: AXSNAP_BULK=0 reads every element live.
+    if (const char* bulkEnv = std::getenv("AXSNAP_BULK")) useBulk = std::strcmp(bulkEnv, "0") != 0;
     // Tests only: a longer bulk age makes a cached read certain to be stale.
     if (const char* age = std::getenv("AXSNAP_BULK_MAX_AGE_MS"))
       if (long ms = std::strtol(age, nullptr, 10); ms > 0) bulkMaxAge = std::chrono::milliseconds(ms);
@@ -664,8 +771,9 @@ struct AtspiBackend::Impl {
   void ForgetHandles() {
     idByKey.clear();
     refById.clear();
-    leafSeen.clear();
+    countSeen.clear();
     bulk.clear();
+    idProbe.clear();
   }
 
   Error CheckConnected() const {
@@ -688,12 +796,13 @@ struct AtspiBackend::Impl {
       message = "the deadline passed";
       return nullptr;
     }
-    ++calls;
+    const Clock::time_point sent = Clock::now();
     GError* raw = nullptr;
     GVariant* r = g_dbus_connection_call_sync(bus.get(), busName.c_str(), path.c_str(), iface, method, owned.get(),
                                               replyType ? G_VARIANT_TYPE(replyType) : nullptr,
                                               G_DBUS_CALL_FLAGS_NO_AUTO_START, timeout, nullptr, &raw);
     ErrorPtr err(raw);
+    stats.Add(method, std::chrono::duration<double, std::milli>(Clock::now() - sent).count());
     if (r) {
       outcome = Outcome::kOk;
       return AdoptVariant(r);
@@ -707,7 +816,7 @@ struct AtspiBackend::Impl {
   // After acting: earlier reads may be out of date.
   void ForgetReadState() {
     bulk.clear();
-    leafSeen.clear();
+    countSeen.clear();
   }
 
   // The interface bits of one element (blocking).
@@ -738,6 +847,8 @@ struct CallCtx {
   std::string bus;
   ReplyFn fn;
   bool soft;  // a no-reply does not mark the app unresponsive
+  std::string kind;
+  Clock::time_point sent;
 };
 
 struct Queued {
@@ -748,6 +859,7 @@ struct Queued {
   const char* replyType;
   ReplyFn fn;
   bool soft;
+  std::string kind;  // for CallStats: the method, or "Get <property>"
 };
 
 struct BatchState {
@@ -763,7 +875,8 @@ struct BatchState {
   std::deque<Queued> queue;                                          // over kMaxInFlight
   std::deque<std::pair<ReplyFn, Reply>> deferred;                    // failures decided locally
   bool busClosed = false;
-  int64_t callsIssued = 0;
+  CallStats* stats = nullptr;
+  Clock::time_point lastReply;
 
   GCancellable* CancellableFor(const std::string& busName) {
     auto& c = cancellables[busName];
@@ -812,9 +925,8 @@ void Issue(const std::shared_ptr<BatchState>& st, Queued q) {
     st->queue.push_back(std::move(q));
     return;
   }
-  auto* ctx = new CallCtx{st, q.bus, std::move(q.fn), q.soft};
+  auto* ctx = new CallCtx{st, q.bus, std::move(q.fn), q.soft, std::move(q.kind), Clock::now()};
   ++st->inflight;
-  ++st->callsIssued;
   g_dbus_connection_call(st->conn, q.bus.c_str(), q.path.c_str(), q.iface, q.method, q.params.get(),
                          q.replyType ? G_VARIANT_TYPE(q.replyType) : nullptr, G_DBUS_CALL_FLAGS_NO_AUTO_START, timeout,
                          st->CancellableFor(q.bus), OnCallDone, ctx);
@@ -836,6 +948,12 @@ void OnCallDone(GObject* source, GAsyncResult* res, gpointer data) {
   BatchState& st = *ctx->state;
   --st.inflight;
   if (st.closed) return;
+  if (st.stats) {
+    const Clock::time_point now = Clock::now();
+    const Clock::time_point from = std::max(ctx->sent, st.lastReply);
+    st.lastReply = now;
+    st.stats->Add(ctx->kind, std::chrono::duration<double, std::milli>(now - from).count());
+  }
   Reply r;
   if (value) {
     r.outcome = Outcome::kOk;
@@ -869,17 +987,16 @@ void OnCallDone(GObject* source, GAsyncResult* res, gpointer data) {
 
 class Batch {
  public:
+  // `stats` (the backend's) must outlive late replies: they are counted too.
   Batch(GMainContext* ctx, GDBusConnection* conn, std::chrono::milliseconds perCall, Clock::time_point deadline,
-        uint64_t* callCounter)
-      : ctx_(ctx), st_(std::make_shared<BatchState>()), counter_(callCounter) {
+        CallStats* stats)
+      : ctx_(ctx), st_(std::make_shared<BatchState>()) {
     st_->conn = conn;
     st_->deadline = deadline;
     st_->perCall = perCall;
+    st_->stats = stats;
   }
-  ~Batch() {
-    st_->closed = true;
-    if (counter_) *counter_ += static_cast<uint64_t>(st_->callsIssued);
-  }
+  ~Batch() { st_->closed = true; }
   Batch(const Batch&) = delete;
   Batch& operator=(const Batch&) = delete;
 
@@ -889,15 +1006,15 @@ class Batch {
   // for reasons other than a stuck app, like a bulk read of a huge app).
   void Call(const std::string& busName, const std::string& path, const char* iface, const char* method,
             GVariant* params, const char* replyType, ReplyFn fn, bool soft = false) {
-    Issue(st_, Queued{busName, path, iface, method, SinkVariant(params), replyType, std::move(fn), soft});
+    Issue(st_, Queued{busName, path, iface, method, SinkVariant(params), replyType, std::move(fn), soft, method});
   }
 
   // org.freedesktop.DBus.Properties.Get; the handler gets the unwrapped value
   // in a new Reply whose value is the property (or an error outcome).
   void GetProperty(const std::string& busName, const std::string& path, const char* iface, const char* prop,
                    ReplyFn fn) {
-    Call(busName, path, kIfProperties, "Get", g_variant_new("(ss)", iface, prop), "(v)",
-         [fn = std::move(fn)](const Reply& r) {
+    Issue(st_, Queued{busName, path, kIfProperties, "Get", SinkVariant(g_variant_new("(ss)", iface, prop)), "(v)",
+                      [fn = std::move(fn)](const Reply& r) {
            if (r.outcome != Outcome::kOk) return fn(r);
            VariantPtr inner = UnwrapV(r.value);
            Reply unwrapped;
@@ -906,8 +1023,9 @@ class Batch {
              unwrapped.outcome = Outcome::kFailed;
              unwrapped.message = "malformed property reply";
            }
-           fn(unwrapped);
-         });
+                        fn(unwrapped);
+                      },
+                      false, std::string("Get ") + prop});
   }
 
   // Iterates the private context until every call (and follow-up) is done,
@@ -989,6 +1107,50 @@ class Batch {
   bool abandoned_ = false;
 };
 
+// The app's bulk snapshot, read now (one GetItems call) unless one younger than
+// bulkMaxAge is kept; null when the app does not serve GetItems (remembered),
+// the deadline passed, or the bulk cache is off or bypassed (live reads).
+template <typename ImplT>
+const BulkSnapshot* FreshBulk(ImplT& im, const std::string& busName, Clock::time_point deadline) {
+  if (!im.useBulk || im.live || im.bulkUnsupported.count(busName)) return nullptr;
+  auto kept = im.bulk.find(busName);
+  if (kept != im.bulk.end() && Clock::now() - kept->second.taken < im.bulkMaxAge) return &kept->second;
+  if (!im.registeredForCache) {
+    // The bridge only serves GetItems once someone listens for events.
+    im.registeredForCache = true;
+    Outcome o;
+    std::string msg;
+    im.CallSync(kRegistryBus, kRegistryPath, "org.a11y.atspi.Registry", "RegisterEvent",
+                g_variant_new("(s@ass)", "object:children-changed", g_variant_new_strv(nullptr, 0), ""), nullptr,
+                deadline, o, msg);
+  }
+  const BulkSnapshot* out = nullptr;
+  Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.stats);
+  b.Call(
+      busName, kCachePath, kIfCache, "GetItems", nullptr, nullptr,
+      [&](const Reply& r) {
+        // Not served, too slow to be worth it, or another layout: live reads from now on.
+        if (r.outcome == Outcome::kFailed || r.outcome == Outcome::kNoReply) im.bulkUnsupported.insert(busName);
+        if (r.outcome != Outcome::kOk) return;
+        if (!g_variant_is_of_type(r.value, G_VARIANT_TYPE("(a((so)(so)(so)iiassusau))"))) {
+          im.bulkUnsupported.insert(busName);
+          return;
+        }
+        BulkSnapshot snap;
+        snap.taken = Clock::now();
+        const Clock::time_point p0 = Clock::now();
+        ParseBulk(r.value, snap);
+        im.stats.Add("GetItems (parse)", std::chrono::duration<double, std::milli>(Clock::now() - p0).count());
+        if (snap.items.size() > im.kBulkMaxItems) im.bulkUnsupported.insert(busName);
+        auto& slot = im.bulk[busName];
+        slot = std::move(snap);
+        out = &slot;
+      },
+      /*soft=*/true);
+  b.Run();
+  return out;
+}
+
 // Connects to `address` with the given flags, bounded by `timeout`.
 GObj<GDBusConnection> ConnectAddress(GMainContext* ctx, const char* address, GDBusConnectionFlags flags,
                                      std::chrono::milliseconds timeout, std::string& message, bool& timedOutOut) {
@@ -1060,7 +1222,15 @@ void AtspiBackend::SetCallTimeout(std::chrono::milliseconds timeout) {
 void AtspiBackend::SetUseBulkCache(bool on) { impl_->useBulk = on; }
 void AtspiBackend::InvalidateBulkCache() { impl_->ForgetReadState(); }
 size_t AtspiBackend::HandleCount() const { return impl_->refById.size(); }
-uint64_t AtspiBackend::CallCount() const { return impl_->calls; }
+uint64_t AtspiBackend::CallCount() const { return impl_->stats.calls; }
+void AtspiBackend::ResetReadStats() { impl_->stats.kinds.clear(); }
+std::vector<ReadStat> AtspiBackend::TakeReadStats() {
+  std::vector<ReadStat> out;
+  for (auto& e : impl_->stats.kinds) out.push_back(std::move(e.second));
+  impl_->stats.kinds.clear();
+  std::sort(out.begin(), out.end(), [](const ReadStat& a, const ReadStat& b) { return a.ms > b.ms; });
+  return out;
+}
 
 bool AtspiBackend::Describe(ElementId id, std::string& busName, std::string& objectPath) const {
   const ObjRef* ref = impl_->Lookup(id);
@@ -1212,7 +1382,7 @@ Error AtspiBackend::ListAppsOnce(std::vector<AppInfo>& out, Clock::time_point de
   std::vector<AppWork> apps;
   Error rootError;
   {
-    Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.calls);
+    Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.stats);
     b.Call(kRegistryBus, kRootPath, kIfAccessible, "GetChildren", nullptr, "(a(so))", [&](const Reply& r) {
       if (r.outcome != Outcome::kOk) {
         rootError = OutcomeError(r.outcome, kRegistryBus, r.message, b.PerCallMs());
@@ -1276,7 +1446,7 @@ Error AtspiBackend::FocusedApp(AppInfo& out, bool& found, Clock::time_point dead
   ContextScope scope(im.ctx.get());
   std::vector<bool> active(apps.size(), false);
   {
-    Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.calls);
+    Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.stats);
     for (size_t i = 0; i < apps.size(); ++i) {
       const ObjRef* ref = im.Lookup(apps[i].element);
       if (!ref || !apps[i].responsive) continue;  // one that did not answer the listing is not asked again
@@ -1328,7 +1498,7 @@ Error AtspiBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Cl
   Error appError;
   bool noReply = false;  // some window did not answer: the app is busy, not windowless
   {
-    Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.calls);
+    Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.stats);
     b.Call(appCopy.bus, appCopy.path, kIfAccessible, "GetChildren", nullptr, "(a(so))", [&](const Reply& r) {
       if (r.outcome != Outcome::kOk) {
         appError = OutcomeError(r.outcome, appCopy.bus, r.message, b.PerCallMs());
@@ -1454,7 +1624,7 @@ void AtspiBackend::AppendMenuBarMenus(Impl& im, std::vector<WindowInfo>& out, Cl
   auto children = [&](const std::vector<Node>& parents, bool extents, bool names) {
     std::deque<Node> got;
     ContextScope scope(im.ctx.get());
-    Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.calls);
+    Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.stats);
     for (const Node& p : parents) {
       b.Call(p.bus, p.path, kIfAccessible, "GetChildren", nullptr, "(a(so))", [&, extents, names](const Reply& r) {
         if (r.outcome != Outcome::kOk) return;
@@ -1519,7 +1689,7 @@ void AtspiBackend::AppendMenuBarMenus(Impl& im, std::vector<WindowInfo>& out, Cl
   }
   if (!popovers.empty() && Clock::now() < deadline) {
     ContextScope scope(im.ctx.get());
-    Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.calls);
+    Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.stats);
     for (Node& n : popovers) {
       Node* p = &n;
       b.GetProperty(p->bus, p->path, kIfAccessible, "Name", [p](const Reply& nr) {
@@ -1793,7 +1963,7 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
     }
   }
 
-  Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.calls);
+  Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.stats);
   const int perCall = b.PerCallMs();
 
   // Phase 2: what depends on role, states and interfaces.
@@ -1872,6 +2042,9 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
                             roleName == "terminal" || roleName == "entry";
       const bool wantText = !secure && !(j->ifaces & kHasValue) && (editable || (j->name.empty() && textRole));
       const bool wantSelection = !secure && j->states.Has(kStateFocused);
+      // The count alone matters only for a secure field (whether it holds anything); Chromium
+      // implements Text on every element, so asking everywhere would cost a call per element.
+      if (!wantText && !wantSelection && !secure) return;
       b.GetProperty(j->ref->bus, j->ref->path, kIfText, "CharacterCount",
                     [j, perCall, wantText, wantSelection, editable, &b](const Reply& r) {
                       if (Fail(*j, r, perCall) || r.outcome != Outcome::kOk) return;
@@ -1968,7 +2141,8 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
                }
              });
     }
-    if (job.ifaces & kHasDocument) {
+    // Chromium puts Document on every element of a page: only documents carry a URL worth a call.
+    if ((job.ifaces & kHasDocument) && RoleName(job.role).rfind("document", 0) == 0) {
       b.Call(busName, path, kIfDocument, "GetAttributes", nullptr, "(a{ss})", [j, perCall](const Reply& r) {
         if (Fail(*j, r, perCall) || r.outcome != Outcome::kOk) return;
         VariantPtr attrs = AdoptVariant(g_variant_get_child_value(r.value, 0));
@@ -1995,6 +2169,11 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
     NodeJob* j = &job;
     const std::string& busName = job.ref->bus;
     const std::string& path = job.ref->path;
+    if (!needBasics && !im.WantsGetAll(busName)) {
+      // Role, name, states and interfaces came with the bulk read; nothing else of phase 1 is asked.
+      job.phase1Pending = 1;
+      return phase1Done(job);
+    }
     job.phase1Pending = needBasics ? 4 : 1;
     if (needBasics) {
       b.Call(busName, path, kIfAccessible, "GetRole", nullptr, "(u)", [j, perCall, &phase1Done](const Reply& r) {
@@ -2030,15 +2209,25 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
     // (atk-bridge) in one call.
     b.Call(
         busName, path, kIfProperties, "GetAll", g_variant_new("(s)", kIfAccessible), "(a{sv})",
-        [j, perCall, needBasics, &b, &phase1Done](const Reply& r) {
+        [j, perCall, needBasics, &b, &phase1Done, &im](const Reply& r) {
           if (Fail(*j, r, perCall)) return phase1Done(*j);
           if (r.outcome == Outcome::kOk) {
             VariantPtr dict = AdoptVariant(g_variant_get_child_value(r.value, 0));
             std::string s;
             if (needBasics && DictString(dict.get(), "Name", s)) j->name = s;
             if (needBasics && DictString(dict.get(), "Description", s) && !s.empty()) j->out->description = s;
-            if (DictString(dict.get(), "HelpText", s) && !s.empty()) j->out->help = s;
-            if (DictString(dict.get(), "AccessibleId", s) && !s.empty()) j->out->identifier = s;
+            // Ids and help only from an app still probed or known to give them (Impl::idProbe).
+            const bool keepIds = im.WantsGetAll(j->ref->bus);
+            auto& probe = im.idProbe[j->ref->bus];
+            probe.reads++;
+            if (DictString(dict.get(), "HelpText", s) && !s.empty()) {
+              probe.seen = true;
+              if (keepIds) j->out->help = s;
+            }
+            if (DictString(dict.get(), "AccessibleId", s) && !s.empty()) {
+              probe.seen = true;
+              if (keepIds) j->out->identifier = s;
+            }
             VariantPtr childCount = AdoptVariant(g_variant_lookup_value(dict.get(), "ChildCount", nullptr));
             int64_t n = -1;
             if (childCount && VariantToInt(childCount.get(), n)) j->childCount = n;
@@ -2076,99 +2265,40 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
   for (NodeJob& job : jobs)
     if (!job.failed) byApp[job.ref->bus].push_back(&job);
 
-  if (im.useBulk && !im.live) {
-    // The bridge only serves GetItems once someone listens for events.
-    if (!im.registeredForCache) {
-      im.registeredForCache = true;
-      Outcome o;
-      std::string msg;
-      im.CallSync(kRegistryBus, kRegistryPath, "org.a11y.atspi.Registry", "RegisterEvent",
-                  g_variant_new("(s@ass)", "object:children-changed", g_variant_new_strv(nullptr, 0), ""), nullptr,
-                  deadline, o, msg);
+  // Role, name, description, states and interfaces from the app's bulk
+  // snapshot when it holds the element; read one by one otherwise.
+  std::unordered_map<std::string, const BulkSnapshot*> snaps;
+  for (auto& [busName, group] : byApp) {
+    const BulkSnapshot* snap = nullptr;
+    if (im.useBulk && !im.live) {
+      auto kept = im.bulk.find(busName);
+      if (kept != im.bulk.end() && Clock::now() - kept->second.taken < im.bulkMaxAge)
+        snap = &kept->second;
+      else if (group.size() >= 4)  // a lone element is cheaper read live than a whole bulk read
+        snap = FreshBulk(im, busName, deadline);
     }
-    auto now = Clock::now();
-    for (auto& entry : byApp) {
-      const std::string& busName = entry.first;
-      std::vector<NodeJob*>* group = &entry.second;
-      auto fromSnapshot = [group, &issuePhase1](const Impl::BulkSnapshot& snap) {
-        for (NodeJob* j : *group) {
-          auto it = snap.items.find(j->ref->path);
-          if (it == snap.items.end()) {
-            issuePhase1(*j, true);
-            continue;
-          }
-          const CacheItem& c = it->second;
-          j->role = c.role;
-          j->name = c.name;
-          if (!c.description.empty()) j->out->description = c.description;
-          j->states = c.states;
-          j->ifaces = c.ifaces;
-          j->haveRole = j->haveStates = j->haveIfaces = true;
-          issuePhase1(*j, false);  // identifier, help, attributes; then phase 2
-        }
-      };
-      auto snap = im.bulk.find(busName);
-      if (snap != im.bulk.end() && now - snap->second.taken < im.bulkMaxAge) {
-        fromSnapshot(snap->second);
+    snaps[busName] = snap;
+  }
+  for (auto& [busName, group] : byApp) {
+    const BulkSnapshot* snap = snaps[busName];
+    for (NodeJob* j : group) {
+      const CacheItem* item = nullptr;
+      if (snap)
+        if (auto it = snap->items.find(j->ref->path); it != snap->items.end()) item = &it->second;
+      if (!item) {
+        issuePhase1(*j, true);
         continue;
       }
-      if (im.bulkUnsupported.count(busName) || group->size() < 4) {
-        for (NodeJob* j : *group) issuePhase1(*j, true);
-        continue;
-      }
-      b.Call(
-          busName, kCachePath, kIfCache, "GetItems", nullptr, nullptr,
-          [&im, busName, group, perCall, &issuePhase1, fromSnapshot](const Reply& r) {
-            // Not served, or too slow to be worth it: live reads from now on.
-            if (r.outcome == Outcome::kFailed || r.outcome == Outcome::kNoReply) im.bulkUnsupported.insert(busName);
-            const bool ok = r.outcome == Outcome::kOk &&
-                            g_variant_is_of_type(r.value, G_VARIANT_TYPE("(a((so)(so)(so)iiassusau))"));
-            if (!ok) {
-              if (r.outcome == Outcome::kOk) im.bulkUnsupported.insert(busName);  // other layout
-              if (r.outcome == Outcome::kOk || r.outcome == Outcome::kFailed || r.outcome == Outcome::kNoReply) {
-                for (NodeJob* j : *group) issuePhase1(*j, true);
-              } else {
-                for (NodeJob* j : *group) Fail(*j, r, perCall);
-              }
-              return;
-            }
-            Impl::BulkSnapshot snapshot;
-            snapshot.taken = Clock::now();
-            VariantPtr arr = AdoptVariant(g_variant_get_child_value(r.value, 0));
-            GVariantIter it;
-            g_variant_iter_init(&it, arr.get());
-            GVariant* item = nullptr;
-            while ((item = g_variant_iter_next_value(&it)) != nullptr) {
-              VariantPtr owned = AdoptVariant(item);
-              const gchar *objBus = nullptr, *objPath = nullptr, *name = nullptr, *desc = nullptr;
-              GVariantIter* ifIter = nullptr;
-              GVariantIter* stIter = nullptr;
-              guint32 role = 0;
-              gint32 index = 0, count = 0;
-              // path, app, parent, index in parent, child count, interfaces, name, role, description, states
-              g_variant_get(item, "((&s&o)(so)(so)iias&su&sau)", &objBus, &objPath, nullptr, nullptr, nullptr, nullptr,
-                            &index, &count, &ifIter, &name, &role, &desc, &stIter);
-              CacheItem c;
-              c.role = role;
-              c.name = name ? name : "";
-              c.description = desc ? desc : "";
-              const gchar* ifName = nullptr;
-              while (g_variant_iter_next(ifIter, "&s", &ifName)) c.ifaces |= IfaceBitOf(ifName);
-              guint32 word = 0;
-              for (int w = 0; w < 2 && g_variant_iter_next(stIter, "u", &word); ++w) c.states.words[w] = word;
-              g_variant_iter_free(ifIter);
-              g_variant_iter_free(stIter);
-              snapshot.items.emplace(objPath, std::move(c));
-            }
-            auto& slot = im.bulk[busName];
-            slot = std::move(snapshot);
-            fromSnapshot(slot);
-          },
-          /*soft=*/true);
+      const CacheItem& c = *item;
+      j->role = c.role;
+      j->name = c.name;
+      if (!c.description.empty()) j->out->description = c.description;
+      j->states = c.states;
+      j->ifaces = c.ifaces;
+      j->childCount = c.childCount;
+      j->haveRole = j->haveStates = j->haveIfaces = true;
+      issuePhase1(*j, false);  // identifier, help, attributes when the app gives them; then phase 2
     }
-  } else {
-    for (auto& entry : byApp)
-      for (NodeJob* j : entry.second) issuePhase1(*j, true);
   }
 
   b.Run();
@@ -2186,13 +2316,13 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
   for (NodeJob& job : jobs) {
     if (job.failed) {
       if (!firstError) firstError = *job.err;
-      if (job.ref) im.leafSeen.erase(job.id);
+      if (job.ref) im.countSeen.erase(job.id);
       continue;
     }
-    if (job.childCount == 0)
-      im.leafSeen[job.id] = readAt;
+    if (job.childCount >= 0)
+      im.countSeen[job.id] = {job.childCount, readAt};
     else
-      im.leafSeen.erase(job.id);
+      im.countSeen.erase(job.id);
     if (!job.haveRole) {
       job.failed = true;
       *job.err = MakeError(ErrorCode::kInternal, "the role could not be read");
@@ -2218,21 +2348,55 @@ Error AtspiBackend::ReadChildren(const std::vector<ElementId>& ids, std::vector<
   // the handle table does not change while handlers hold ObjRef pointers.
   std::vector<std::vector<std::pair<std::string, std::string>>> found(ids.size());
   std::vector<bool> ok(ids.size(), false);
+  // From the bulk snapshot: the parent's children when it holds them all. A
+  // child it knows to be hidden (not SHOWING and VISIBLE) is left out here,
+  // before it costs a handle, a read or a place in the walk's node budget: a
+  // hidden element never prints, and a long list's off-screen rows are most
+  // of a big page (ChildList::positions keeps the others' places).
+  std::vector<bool> fromBulk(ids.size(), false);
+  if (!im.live && im.useBulk) {
+    std::vector<const std::string*> kids;
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const ObjRef* ref = im.Lookup(ids[i]);
+      if (!ref) continue;
+      const BulkSnapshot* snap = FreshBulk(im, ref->bus, deadline);
+      if (!snap || !BulkChildren(*snap, ref->path, kids)) continue;
+      fromBulk[i] = ok[i] = true;
+      ChildList& list = out[i];
+      for (size_t k = 0; k < kids.size(); ++k) {
+        const CacheItem& c = snap->items.at(*kids[k]);
+        if (!(c.states.Has(kStateShowing) && c.states.Has(kStateVisible))) {
+          list.hiddenLeftOut++;
+          continue;
+        }
+        found[i].emplace_back(ref->bus, *kids[k]);
+        list.positions.push_back(static_cast<int64_t>(k));
+      }
+      if (list.hiddenLeftOut == 0) list.positions.clear();
+    }
+  }
   {
-    Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.calls);
+    Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.stats);
     const int perCall = b.PerCallMs();
     for (size_t i = 0; i < ids.size(); ++i) {
+      if (fromBulk[i]) continue;
       const ObjRef* ref = im.Lookup(ids[i]);
       if (!ref) {
         errs[i] = im.Unknown(ids[i]);
         continue;
       }
-      auto leaf = im.live ? im.leafSeen.end() : im.leafSeen.find(ids[i]);
-      if (leaf != im.leafSeen.end()) {
-        const bool fresh = Clock::now() - leaf->second < im.leafHintMaxAge;
-        im.leafSeen.erase(leaf);  // one use: a later ReadChildren asks the app
-        if (fresh) {
+      auto seen = im.live ? im.countSeen.end() : im.countSeen.find(ids[i]);
+      if (seen != im.countSeen.end()) {
+        const bool fresh = Clock::now() - seen->second.at < im.countHintMaxAge;
+        const int64_t count = seen->second.count;
+        im.countSeen.erase(seen);  // one use: a later ReadChildren asks the app
+        if (fresh && count == 0) {
           ok[i] = true;  // no children, read moments ago
+          continue;
+        }
+        if (fresh && count >= static_cast<int64_t>(kLongChildList)) {
+          ok[i] = true;
+          out[i].unlisted = count;
           continue;
         }
       }
@@ -2265,6 +2429,41 @@ Error AtspiBackend::ReadChildren(const std::vector<ElementId>& ids, std::vector<
     }
   }
   if (okCount == 0 && !ids.empty() && firstError.code == ErrorCode::kTimeout) return firstError;
+  return {};
+}
+
+Error AtspiBackend::ChildrenAt(ElementId parent, const std::vector<int64_t>& indices, std::vector<ElementId>& out,
+                               std::vector<Error>& errs, Clock::time_point deadline) {
+  Impl& im = *impl_;
+  out.assign(indices.size(), 0);
+  errs.assign(indices.size(), Error{});
+  if (Error e = Ready(deadline)) return e;
+  const ObjRef* ref = im.Lookup(parent);
+  if (!ref) return im.Unknown(parent);
+  ContextScope scope(im.ctx.get());
+  std::vector<std::pair<std::string, std::string>> found(indices.size());
+  {
+    Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.stats);
+    const int perCall = b.PerCallMs();
+    for (size_t i = 0; i < indices.size(); ++i) {
+      b.Call(ref->bus, ref->path, kIfAccessible, "GetChildAtIndex", g_variant_new("(i)", gint32(indices[i])), "((so))",
+             [&, i, perCall, busName = ref->bus](const Reply& r) {
+               if (r.outcome != Outcome::kOk) {
+                 errs[i] = OutcomeError(r.outcome, busName, r.message, perCall);
+                 return;
+               }
+               const gchar *childBus = nullptr, *childPath = nullptr;
+               g_variant_get(r.value, "((&s&o))", &childBus, &childPath);
+               if (childBus && *childBus && std::strcmp(childPath, kNullPath) != 0) found[i] = {childBus, childPath};
+             });
+    }
+    b.Run();
+    if (b.BusClosed()) return MakeError(ErrorCode::kNoAccessibilityBus, "the accessibility bus connection was closed");
+  }
+  for (size_t i = 0; i < indices.size(); ++i) {
+    if (!errs[i] && found[i].first.empty()) errs[i] = MakeError(ErrorCode::kElementGone, "no child at that index");
+    if (!errs[i]) out[i] = im.Intern(found[i].first, found[i].second);
+  }
   return {};
 }
 
@@ -2551,7 +2750,7 @@ Error AtspiBackend::FocusedElement(int64_t pid, ElementId& out, bool& found, Clo
   std::vector<ObjRef> noCollection;
   Error failure;
   {
-    Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.calls);
+    Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.stats);
     const int perCall = b.PerCallMs();
     for (size_t wi = 0; wi < windows.size(); ++wi) {
       const WindowInfo& w = windows[wi];
@@ -2605,7 +2804,7 @@ Error AtspiBackend::FocusedElement(int64_t pid, ElementId& out, bool& found, Clo
     std::vector<ObjRef> next;
     std::optional<ObjRef> focusedHere;
     {
-      Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.calls);
+      Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.stats);
       for (const ObjRef& ref : level) {
         ++visited;
         b.Call(ref.bus, ref.path, kIfAccessible, "GetState", nullptr, "(au)", [&, ref](const Reply& r) {
@@ -2700,7 +2899,7 @@ void AtspiBackend::Release(const std::vector<ElementId>& ids) {
     key += it->second.path;
     im.idByKey.erase(key);
     im.refById.erase(it);
-    im.leafSeen.erase(id);
+    im.countSeen.erase(id);
   }
 }
 

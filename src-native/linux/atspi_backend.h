@@ -61,6 +61,8 @@ class AtspiBackend : public Backend {
   // GetChildren, live (never the bulk cache's child lists); via = "". A node
   // that ReadNodes saw with ChildCount 0 less than 500 ms earlier is answered
   // "no children" without a call (a walk reads a level, then its children).
+  Error ChildrenAt(ElementId parent, const std::vector<int64_t>& indices, std::vector<ElementId>& out,
+                   std::vector<Error>& errs, Clock::time_point deadline) override;
   Error ReadChildren(const std::vector<ElementId>& ids, std::vector<ChildList>& out, std::vector<Error>& errs,
                      Clock::time_point deadline) override;
 
@@ -134,6 +136,8 @@ class AtspiBackend : public Backend {
   size_t HandleCount() const;
   // D-Bus calls issued so far (diagnostics).
   uint64_t CallCount() const;
+  void ResetReadStats() override;
+  std::vector<ReadStat> TakeReadStats() override;
 
  private:
   // Connected, reconnecting first (once, within `deadline`) when the

@@ -191,6 +191,23 @@ Napi::Object SnapshotToJs(Napi::Env env, const SnapshotResult& r) {
   walk.Set("ended", WalkEndName(raw.ended));
   walk.Set("nodesObserved", static_cast<double>(raw.nodesObserved));
   walk.Set("elapsedMs", raw.elapsedMs);
+  Napi::Object timings = Napi::Object::New(env);
+  timings.Set("appMs", raw.timings.appMs);
+  timings.Set("windowMs", raw.timings.windowMs);
+  timings.Set("walkMs", raw.timings.walkMs);
+  if (raw.timings.menuBarMs > 0.05) timings.Set("menuBarMs", raw.timings.menuBarMs);
+  walk.Set("timings", timings);
+  if (!raw.reads.empty()) {
+    Napi::Array reads = Napi::Array::New(env, raw.reads.size());
+    for (size_t i = 0; i < raw.reads.size(); i++) {
+      Napi::Object r = Napi::Object::New(env);
+      r.Set("kind", raw.reads[i].kind);
+      r.Set("calls", static_cast<double>(raw.reads[i].calls));
+      r.Set("ms", raw.reads[i].ms);
+      reads.Set(i, r);
+    }
+    walk.Set("reads", reads);
+  }
   if (!raw.notes.empty()) {
     Napi::Array notes = Napi::Array::New(env, raw.notes.size());
     for (size_t i = 0; i < raw.notes.size(); i++) notes.Set(i, raw.notes[i]);
