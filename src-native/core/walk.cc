@@ -34,6 +34,7 @@ struct Slot {
   size_t parent = SIZE_MAX;
   int depth = 0;
   std::optional<Rect> clip;  // visible area at this node
+  std::optional<int64_t> rowIndex;  // ChildList::rowIndex, kept over the node's read
   std::vector<size_t> children;
   bool dead = false;
 };
@@ -199,6 +200,7 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
         Slot s;
         s.id = child;
         s.via = k < list.via.size() ? list.via[k] : std::string();
+        if (k < list.rowIndex.size() && list.rowIndex[k] >= 0) s.rowIndex = list.rowIndex[k];
         s.parent = parent;
         s.depth = slots[parent].depth + 1;
         slots[parent].children.push_back(slots.size());
@@ -237,6 +239,7 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
         continue;
       }
       s.attrs = std::move(attrs[k]);
+      if (s.rowIndex) s.attrs.rowIndex = s.rowIndex;
       const Slot& p = slots[s.parent];
       s.clip = IsClippingRole(p.attrs.role) ? IntersectOpt(p.clip, p.attrs.frame) : p.clip;
     }

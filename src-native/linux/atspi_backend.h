@@ -144,6 +144,12 @@ class AtspiBackend : public Backend {
                    std::string& path);
   Error ListAppsOnce(std::vector<AppInfo>& out, Clock::time_point deadline);
   struct Impl;
+  // ReadChildren: a big table that manages its cells (a GTK3 tree view) read
+  // as its column headers and the cells of its rows on screen, with its row
+  // count. handled[i]: out[i] (or errs[i]) is its answer; the others are left
+  // to GetChildren.
+  std::vector<bool> ReadVisibleTableRows(const std::vector<ElementId>& ids, std::vector<ChildList>& out,
+                                         std::vector<Error>& errs, Clock::time_point deadline);
   // Windows(): the open menus of menu bars, which GTK3 keeps inside their window.
   void AppendMenuBarMenus(Impl& im, std::vector<WindowInfo>& out, Clock::time_point deadline);
   std::unique_ptr<Impl> impl_;
