@@ -38,6 +38,7 @@
 #include <gio/gio.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -2241,15 +2242,19 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
 // table of more than kTableCutCells cells is read as: its column headers
 // (GetColumnHeader: the children GTK lists first), the cell just below them
 // (the first row on screen; its row from TableCell.Position, else
-// Table.GetRowAtIndex of its index in the table), then the cells of the next
-// kTableCutRows rows (GetAccessibleAt), keeping the rows whose first cell is
-// on screen. ChildList::total (NRows) and each cell's row number carry the
-// real "(showing A-B of M items)" to the renderer. Five dependent steps, a few
-// milliseconds; an app that refuses a Table call gets GetChildren instead.
+// Table.GetRowAtIndex of its index in the table), then the cells of the rows
+// from there that can fit above the table's bottom, at most kTableCutRows
+// (GetAccessibleAt), keeping the rows whose first cell is on screen.
+// ChildList::total (NRows) and each cell's row number carry the real
+// "(showing A-B of M items)" to the renderer. Five dependent steps, about
+// 8 ms for 13 rows on screen (most of it GTK making the cells' accessibles);
+// an app that refuses a Table call gets GetChildren instead. Which tables:
+// ReadNodes notes the ones that manage their cells (ManagesCells); a small
+// one (at most kTableCutCells cells) is read whole, as any other list.
 namespace {
 
 constexpr int64_t kTableCutCells = 256;
-constexpr int64_t kTableCutRows = 20;  // the walk's and the renderer's cap on visible rows
+constexpr int64_t kTableCutRows = 20;  // the walk's and the renderer's cap on rows shown
 constexpr int64_t kTableMaxColumns = 64;
 
 struct TableRead {
@@ -2260,6 +2265,7 @@ struct TableRead {
   std::optional<Rect> headerFrame;   // the first column's header
   std::vector<std::string> probes;   // cells found below the headers, top first
   std::string probe;                 // the first of them
+  std::optional<Rect> probeFrame;    // its place: a row is no taller than the distance to the next
   int64_t position = -1, rowAtIndex = -1;
   int64_t first = -1;                       // the first row on screen
   std::vector<std::vector<std::string>> cells;  // rows first.., columns
@@ -2397,10 +2403,14 @@ std::vector<bool> AtspiBackend::ReadVisibleTableRows(const std::vector<ElementId
         break;
       }
 
-  // 4. Its row: TableCell.Position, else the table's row of its index.
+  // 4. Its row: TableCell.Position, else the table's row of its index; and its height.
   open = open && step([&](Batch& b, TableRead& t) {
            if (t.probe.empty()) return;
            TableRead* tp = &t;
+           b.Call(t.ref.bus, t.probe, kIfComponent, "GetExtents", g_variant_new("(u)", 0u), "((iiii))",
+                  [tp](const Reply& r) {
+                    if (r.outcome == Outcome::kOk) tp->probeFrame = RectOf(r.value);
+                  });
            b.GetProperty(t.ref.bus, t.probe, kIfTableCell, "Position", [tp](const Reply& r) {
              if (r.outcome != Outcome::kOk || !g_variant_is_of_type(r.value, G_VARIANT_TYPE("(ii)"))) return;
              gint32 row = -1, col = -1;
@@ -2438,7 +2448,12 @@ std::vector<bool> AtspiBackend::ReadVisibleTableRows(const std::vector<ElementId
   open = open && step([&](Batch& b, TableRead& t) {
            if (t.first < 0) return;
            const int64_t cols = static_cast<int64_t>(t.headers.size());
-           const int64_t n = std::min(t.rows - t.first, kTableCutRows);
+           int64_t n = std::min(t.rows - t.first, kTableCutRows);
+           if (t.probeFrame && OnScreen(*t.probeFrame) && t.frame) {
+             // Rows are at least a cell high: no more than this many fit between the first and the bottom.
+             const double below = t.frame->y + t.frame->h - t.probeFrame->y;
+             n = std::min<int64_t>(n, static_cast<int64_t>(std::ceil(below / t.probeFrame->h)) + 1);
+           }
            t.cells.assign(static_cast<size_t>(n), std::vector<std::string>(static_cast<size_t>(cols)));
            t.rowFrames.assign(static_cast<size_t>(n), std::nullopt);
            TableRead* tp = &t;

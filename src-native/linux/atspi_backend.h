@@ -61,6 +61,9 @@ class AtspiBackend : public Backend {
   // GetChildren, live (never the bulk cache's child lists); via = "". A node
   // that ReadNodes saw with ChildCount 0 less than 500 ms earlier is answered
   // "no children" without a call (a walk reads a level, then its children).
+  // A big table that manages its cells (GTK3 tree view) gives its column
+  // headers and the cells of its rows on screen, via "visibleRows", with
+  // total = its row count and each cell's rowIndex (ReadVisibleTableRows).
   Error ReadChildren(const std::vector<ElementId>& ids, std::vector<ChildList>& out, std::vector<Error>& errs,
                      Clock::time_point deadline) override;
 
