@@ -133,25 +133,33 @@ describe("a 10,000-row tree view scrolled to row 5000", () => {
     await app?.stop();
   });
 
-  it("prints the rows around 5000 with their real numbers", async () => {
-    app = await startList(["--select", "5000"]);
-    const snap = await until(app.pid, (s) => /Item 5000\b/.test(s.text));
-    expect(snap.complete, snap.text).toBe(true);
-    const shown = showing(snap);
-    expect(shown, snap.text).toBeDefined();
-    expect(shown!.total).toBe(10_000);
-    expect(shown!.from).toBeGreaterThanOrEqual(4990);
-    expect(shown!.from).toBeLessThanOrEqual(5000);
-    expect(shown!.to).toBeGreaterThan(5000);
-    const rows = rowLines(snap);
-    expect(rows, snap.text).toHaveLength(shown!.to - shown!.from + 1);
-    rows.forEach((line, k) => {
-      const i = shown!.from + k;
-      expect(line).toMatch(new RegExp(`table cell \\([^)]*\\) Item ${i}\\b.* \\| ${size(i)} \\| ${kind(i)}$`));
-    });
-    expect(rows.find((l) => / Item 5000\b/.test(l))).toMatch(/^\d+ table cell \([^)]*\bselected\) Item 5000\b/);
-    expect(snap.text).not.toMatch(/ Item 0\b/);
-  }, TIMEOUT);
+  it(
+    "prints the rows around 5000 with their real numbers",
+    async () => {
+      app = await startList(["--select", "5000"]);
+      const snap = await until(app.pid, (s) => /Item 5000\b/.test(s.text));
+      expect(snap.complete, snap.text).toBe(true);
+      const shown = showing(snap);
+      expect(shown, snap.text).toBeDefined();
+      expect(shown!.total).toBe(10_000);
+      expect(shown!.from).toBeGreaterThanOrEqual(4990);
+      expect(shown!.from).toBeLessThanOrEqual(5000);
+      expect(shown!.to).toBeGreaterThan(5000);
+      const rows = rowLines(snap);
+      expect(rows, snap.text).toHaveLength(shown!.to - shown!.from + 1);
+      rows.forEach((line, k) => {
+        const i = shown!.from + k;
+        expect(line).toMatch(
+          new RegExp(`table cell \\([^)]*\\) Item ${i}\\b.* \\| ${size(i)} \\| ${kind(i)}$`),
+        );
+      });
+      expect(rows.find((l) => / Item 5000\b/.test(l))).toMatch(
+        /^\d+ table cell \([^)]*\bselected\) Item 5000\b/,
+      );
+      expect(snap.text).not.toMatch(/ Item 0\b/);
+    },
+    TIMEOUT,
+  );
 });
 
 describe("a 5-row tree view", () => {
@@ -160,16 +168,22 @@ describe("a 5-row tree view", () => {
     await app?.stop();
   });
 
-  it("prints every row and no suffix", async () => {
-    app = await startList(["--rows", "5"]);
-    const snap = await until(app.pid, (s) => /Item 4\b/.test(s.text));
-    expect(snap.complete, snap.text).toBe(true);
-    const rows = rowLines(snap);
-    expect(rows, snap.text).toHaveLength(5);
-    rows.forEach((line, k) => {
-      expect(line).toMatch(new RegExp(`^\\d+ table cell \\(selectable\\) Item ${k}\\b.* \\| ${size(k)} \\| ${kind(k)}$`));
-    });
-    expect(snap.text).not.toContain("(showing");
-    expect(snap.text).toMatch(/^\t*\d+ label 5 items$/m);
-  }, TIMEOUT);
+  it(
+    "prints every row and no suffix",
+    async () => {
+      app = await startList(["--rows", "5"]);
+      const snap = await until(app.pid, (s) => /Item 4\b/.test(s.text));
+      expect(snap.complete, snap.text).toBe(true);
+      const rows = rowLines(snap);
+      expect(rows, snap.text).toHaveLength(5);
+      rows.forEach((line, k) => {
+        expect(line).toMatch(
+          new RegExp(`^\\d+ table cell \\(selectable\\) Item ${k}\\b.* \\| ${size(k)} \\| ${kind(k)}$`),
+        );
+      });
+      expect(snap.text).not.toContain("(showing");
+      expect(snap.text).toMatch(/^\t*\d+ label 5 items$/m);
+    },
+    TIMEOUT,
+  );
 });

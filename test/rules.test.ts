@@ -519,7 +519,10 @@ describe("rows of a table without row objects (GTK3 tree views)", () => {
       role: "table",
       frame: { x: 100, y: 100, w: 300, h: 100 },
       rowCount: 10_000,
-      children: [{ role: "table column header", title: "Name", frame: { x: 140, y: 80, w: 100, h: 20 } }, ...read],
+      children: [
+        { role: "table column header", title: "Name", frame: { x: 140, y: 80, w: 100, h: 20 } },
+        ...read,
+      ],
     };
     const r = render(win([table]));
     expect(body(r.text).slice(1, 5)).toEqual([
@@ -530,7 +533,11 @@ describe("rows of a table without row objects (GTK3 tree views)", () => {
     ]);
     expect(body(r.text).filter((l) => /^\t\t\d+ table cell/.test(l))).toHaveLength(5);
     // All rows read and on screen: no suffix.
-    const all: RawNode = { ...table, rowCount: 5, children: read.map((c) => ({ ...c, rowIndex: c.rowIndex! - 5000 })) };
+    const all: RawNode = {
+      ...table,
+      rowCount: 5,
+      children: read.map((c) => ({ ...c, rowIndex: c.rowIndex! - 5000 })),
+    };
     expect(body(render(win([all])).text)[1]).toBe("\t1 table");
   });
 });

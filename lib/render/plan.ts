@@ -421,9 +421,7 @@ class Planner {
     if (shownCount >= total) return undefined;
     if (shownCount === 0) return `(showing none of ${total} items)`;
     // Positions are 0-based, as in the recorded official output "(showing 0-19 of 161 items)".
-    const positions = rows
-      .map((r, i) => (shown.has(r) ? (r.rowIndex ?? i) : -1))
-      .filter((p) => p >= 0);
+    const positions = rows.map((r, i) => (shown.has(r) ? (r.rowIndex ?? i) : -1)).filter((p) => p >= 0);
     return `(showing ${Math.min(...positions)}-${Math.max(...positions)} of ${total} items)`;
   }
 

@@ -33,7 +33,7 @@ struct Slot {
   std::string via;
   size_t parent = SIZE_MAX;
   int depth = 0;
-  std::optional<Rect> clip;  // visible area at this node
+  std::optional<Rect> clip;         // visible area at this node
   std::optional<int64_t> rowIndex;  // ChildList::rowIndex, kept over the node's read
   std::vector<size_t> children;
   bool dead = false;

@@ -2267,10 +2267,10 @@ struct TableRead {
   std::string probe;                 // the first of them
   std::optional<Rect> probeFrame;    // its place: a row is no taller than the distance to the next
   int64_t position = -1, rowAtIndex = -1;
-  int64_t first = -1;                       // the first row on screen
+  int64_t first = -1;                           // the first row on screen
   std::vector<std::vector<std::string>> cells;  // rows first.., columns
   std::vector<std::optional<Rect>> rowFrames;   // each row's first cell
-  bool fallback = false;  // the app refused a Table call: GetChildren
+  bool fallback = false;                        // the app refused a Table call: GetChildren
   Error err;
   bool Live() const { return !fallback && !err; }
 };
@@ -2383,7 +2383,7 @@ std::vector<bool> AtspiBackend::ReadVisibleTableRows(const std::vector<ElementId
            if (t.headerFrame && OnScreen(*t.headerFrame)) {
              const Rect& h = *t.headerFrame;
              top = std::max(top, std::min(h.y + h.h, f.y + f.h));
-             x = h.x + h.w / 2;
+             x = std::clamp(h.x + h.w / 2, f.x + 1, f.x + f.w - 1);  // a header scrolled half out
            }
            TableRead* tp = &t;
            t.probes.assign(std::size(kProbeDy), std::string());
