@@ -2266,6 +2266,7 @@ struct TableRead {
   std::vector<std::string> probes;   // cells found below the headers, top first
   std::string probe;                 // the first of them
   std::optional<Rect> probeFrame;    // its place: a row is no taller than the distance to the next
+  bool probeIsCell = false;          // a table cell (a table with row objects is read whole)
   int64_t position = -1, rowAtIndex = -1;
   int64_t first = -1;                           // the first row on screen
   std::vector<std::vector<std::string>> cells;  // rows first.., columns
@@ -2411,6 +2412,11 @@ std::vector<bool> AtspiBackend::ReadVisibleTableRows(const std::vector<ElementId
                   [tp](const Reply& r) {
                     if (r.outcome == Outcome::kOk) tp->probeFrame = RectOf(r.value);
                   });
+           b.Call(t.ref.bus, t.probe, kIfAccessible, "GetRole", nullptr, "(u)", [tp](const Reply& r) {
+             guint32 role = 0;
+             if (r.outcome == Outcome::kOk) g_variant_get(r.value, "(u)", &role);
+             tp->probeIsCell = RoleName(role) == "table cell";
+           });
            b.GetProperty(t.ref.bus, t.probe, kIfTableCell, "Position", [tp](const Reply& r) {
              if (r.outcome != Outcome::kOk || !g_variant_is_of_type(r.value, G_VARIANT_TYPE("(ii)"))) return;
              gint32 row = -1, col = -1;
@@ -2436,11 +2442,12 @@ std::vector<bool> AtspiBackend::ReadVisibleTableRows(const std::vector<ElementId
     TableRead& t = entry.second;
     if (!t.Live()) continue;
     if (t.probe.empty()) {
-      // Nothing below the headers (an empty stretch, or the table is off screen): the top rows, if on screen.
-      t.first = t.frame && OnScreen(*t.frame) ? 0 : -1;
+      // Nothing below the headers: off screen, only headers are shown; else the table cannot say, read it whole.
+      if (t.frame && OnScreen(*t.frame)) t.fallback = true;
     } else {
       t.first = t.position >= 0 ? t.position : t.rowAtIndex;
-      if (t.first < 0 || t.first >= t.rows) t.fallback = true;  // a cell the table cannot place
+      // Not a cell the table can place (or a table of rows, which the renderer lists as rows): read it whole.
+      if (!t.probeIsCell || t.first < 0 || t.first >= t.rows) t.fallback = true;
     }
   }
 
