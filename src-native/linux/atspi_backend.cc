@@ -2248,7 +2248,8 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
 // ChildList::total (NRows) and each cell's row number carry the real
 // "(showing A-B of M items)" to the renderer. Five dependent steps, about
 // 8 ms for 13 rows on screen (most of it GTK making the cells' accessibles);
-// an app that refuses a Table call gets GetChildren instead. Which tables:
+// an app that refuses a Table call, or whose cell below the headers is not
+// a table cell it can place, gets GetChildren instead. Which tables:
 // ReadNodes notes the ones that manage their cells (ManagesCells); a small
 // one (at most kTableCutCells cells) is read whole, as any other list.
 namespace {
@@ -2425,13 +2426,14 @@ std::vector<bool> AtspiBackend::ReadVisibleTableRows(const std::vector<ElementId
            });
            b.Call(t.ref.bus, t.probe, kIfAccessible, "GetIndexInParent", nullptr, "(i)",
                   [tp, &b, &unusable](const Reply& r) {
-                    if (unusable(*tp, r)) return;
+                    // Only needed without Position: a refusal here is not the table's.
+                    if (r.outcome == Outcome::kFailed || unusable(*tp, r)) return;
                     gint32 index = -1;
                     g_variant_get(r.value, "(i)", &index);
                     if (index < 0) return;
                     b.Call(tp->ref.bus, tp->ref.path, kIfTable, "GetRowAtIndex", g_variant_new("(i)", index), "(i)",
                            [tp, &unusable](const Reply& rr) {
-                             if (unusable(*tp, rr)) return;
+                             if (rr.outcome == Outcome::kFailed || unusable(*tp, rr)) return;
                              gint32 row = -1;
                              g_variant_get(rr.value, "(i)", &row);
                              tp->rowAtIndex = row;
