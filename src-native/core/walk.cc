@@ -31,10 +31,10 @@ struct Slot {
   ElementId id = 0;
   NodeAttributes attrs;
   std::string via;
+  std::optional<int64_t> rowIndex;  // ChildList::rowIndex, kept over the node's read
   size_t parent = SIZE_MAX;
   int depth = 0;
-  std::optional<Rect> clip;         // visible area at this node
-  std::optional<int64_t> rowIndex;  // ChildList::rowIndex, kept over the node's read
+  std::optional<Rect> clip;  // visible area at this node
   std::vector<size_t> children;
   bool dead = false;
 };
