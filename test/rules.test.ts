@@ -511,6 +511,35 @@ describe("rows of a table without row objects (GTK3 tree views)", () => {
     expect(r.records[5]!.role).toBe("table cell");
     expect(r.records[5]!.path).toEqual([0, 1 + 12 * 3]);
   });
+
+  it("counts rows by the list's rowCount and the cells' rowIndex when only the rows on screen were read", () => {
+    // The Linux backend reads a big tree view's rows on screen only: rows 5000-5004 of 10,000.
+    const read = cells(5, 100).map((c, k) => ({ ...c, rowIndex: 5000 + Math.floor(k / 3) }));
+    const table: RawNode = {
+      role: "table",
+      frame: { x: 100, y: 100, w: 300, h: 100 },
+      rowCount: 10_000,
+      children: [
+        { role: "table column header", title: "Name", frame: { x: 140, y: 80, w: 100, h: 20 } },
+        ...read,
+      ],
+    };
+    const r = render(win([table]));
+    expect(body(r.text).slice(1, 5)).toEqual([
+      "\t1 table (showing 5000-5004 of 10000 items)",
+      "\t\t2 table column header Name",
+      "\t\t3 table cell (selectable) Value: on",
+      "\t\t\t| name 0 | nick 0",
+    ]);
+    expect(body(r.text).filter((l) => /^\t\t\d+ table cell/.test(l))).toHaveLength(5);
+    // All rows read and on screen: no suffix.
+    const all: RawNode = {
+      ...table,
+      rowCount: 5,
+      children: read.map((c) => ({ ...c, rowIndex: c.rowIndex! - 5000 })),
+    };
+    expect(body(render(win([all])).text)[1]).toBe("\t1 table");
+  });
 });
 
 describe("hidden elements", () => {

@@ -412,17 +412,16 @@ class Planner {
   private listSuffix(list: RawNode, clip: Rect | undefined): string | undefined {
     const shown = this.visibleRows(list, clip);
     const grouped = this.cellRowsOf.get(list);
-    // Rows of cells: each row counts once, by its first cell.
+    // Rows of cells: each row counts once, by its first cell. A backend that read only some
+    // rows (GTK3 tree views: the rows on screen) gives the list's rowCount and each cell's rowIndex.
     const rows = grouped !== undefined ? grouped.map((g) => g[0]!) : listItems(list);
-    const total = grouped !== undefined ? rows.length : (list.rowCount ?? rows.length);
+    const total = list.rowCount ?? rows.length;
     if (total === 0) return undefined;
     const shownCount = rows.filter((r) => shown.has(r)).length;
     if (shownCount >= total) return undefined;
     if (shownCount === 0) return `(showing none of ${total} items)`;
     // Positions are 0-based, as in the recorded official output "(showing 0-19 of 161 items)".
-    const positions = rows
-      .map((r, i) => (shown.has(r) ? (grouped !== undefined ? i : (r.rowIndex ?? i)) : -1))
-      .filter((p) => p >= 0);
+    const positions = rows.map((r, i) => (shown.has(r) ? (r.rowIndex ?? i) : -1)).filter((p) => p >= 0);
     return `(showing ${Math.min(...positions)}-${Math.max(...positions)} of ${total} items)`;
   }
 

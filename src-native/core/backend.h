@@ -32,6 +32,11 @@ using Clock = std::chrono::steady_clock;
 struct ChildList {
   std::vector<ElementId> ids;
   std::vector<std::string> via;  // parallel to ids; empty string = "children"
+  // Parallel to ids when not empty: the row of the whole list a child is in
+  // (or a cell of), -1 for none; the walk sets it as the child's rowIndex.
+  // For lists whose rows were read from a window (total set) and whose
+  // children cannot say their row themselves (GTK3 tree views' cells).
+  std::vector<int64_t> rowIndex;
   std::optional<int64_t> total;  // when only some rows were read
   // When children were left out: each listed child's index among all of the
   // parent's children (parallel to ids). Empty when ids are all of them.

@@ -31,6 +31,7 @@ struct Slot {
   ElementId id = 0;
   NodeAttributes attrs;
   std::string via;
+  std::optional<int64_t> rowIndex;  // ChildList::rowIndex, kept over the node's read
   size_t parent = SIZE_MAX;
   int depth = 0;
   std::optional<Rect> clip;  // visible area at this node
@@ -377,6 +378,7 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
         Slot s;
         s.id = child;
         s.via = k < list.via.size() ? list.via[k] : std::string();
+        if (k < list.rowIndex.size() && list.rowIndex[k] >= 0) s.rowIndex = list.rowIndex[k];
         s.parent = parent;
         if (positioned) s.position = list.positions[k];
         s.depth = slots[parent].depth + 1;
@@ -416,6 +418,7 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
         continue;
       }
       s.attrs = std::move(attrs[k]);
+      if (s.rowIndex) s.attrs.rowIndex = s.rowIndex;
       const Slot& p = slots[s.parent];
       s.clip = IsClippingRole(p.attrs.role) ? IntersectOpt(p.clip, p.attrs.frame) : p.clip;
     }

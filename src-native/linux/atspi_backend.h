@@ -58,13 +58,21 @@ class AtspiBackend : public Backend {
   // the deadline left no element read.
   Error ReadNodes(const std::vector<ElementId>& ids, std::vector<NodeAttributes>& out, std::vector<Error>& errs,
                   Clock::time_point deadline) override;
-  // GetChildren, live (never the bulk cache's child lists); via = "". A node
-  // that ReadNodes saw with ChildCount 0 less than 500 ms earlier is answered
-  // "no children" without a call (a walk reads a level, then its children).
-  Error ChildrenAt(ElementId parent, const std::vector<int64_t>& indices, std::vector<ElementId>& out,
-                   std::vector<Error>& errs, Clock::time_point deadline) override;
+  // From the bulk cache when it holds all of a parent's children (hidden ones
+  // left out: ChildList::hiddenLeftOut, positions), else GetChildren; via = "".
+  // A node ReadNodes saw less than 500 ms earlier with ChildCount 0 is answered
+  // "no children" without a call, and one with ChildCount >= kLongChildList is
+  // counted, not listed (ChildList::unlisted: the walk reads what it keeps by
+  // index with ChildrenAt). Never from a cache in live mode.
+  // A big table that manages its cells (GTK3 tree view) gives its column
+  // headers and the cells of its rows on screen, via "visibleRows", with
+  // total = its row count and each cell's rowIndex (ReadVisibleTableRows).
   Error ReadChildren(const std::vector<ElementId>& ids, std::vector<ChildList>& out, std::vector<Error>& errs,
                      Clock::time_point deadline) override;
+  // The children at these indices (GetChildAtIndex, pipelined), for a long
+  // list ReadChildren only counted.
+  Error ChildrenAt(ElementId parent, const std::vector<int64_t>& indices, std::vector<ElementId>& out,
+                   std::vector<Error>& errs, Clock::time_point deadline) override;
 
   double Scale(const WindowInfo& window) override;
 
@@ -148,6 +156,12 @@ class AtspiBackend : public Backend {
                    std::string& path);
   Error ListAppsOnce(std::vector<AppInfo>& out, Clock::time_point deadline);
   struct Impl;
+  // ReadChildren: a big table that manages its cells (a GTK3 tree view) read
+  // as its column headers and the cells of its rows on screen, with its row
+  // count. handled[i]: out[i] (or errs[i]) is its answer; the others are left
+  // to GetChildren.
+  std::vector<bool> ReadVisibleTableRows(const std::vector<ElementId>& ids, std::vector<ChildList>& out,
+                                         std::vector<Error>& errs, Clock::time_point deadline);
   // Windows(): the open menus of menu bars, which GTK3 keeps inside their window.
   void AppendMenuBarMenus(Impl& im, std::vector<WindowInfo>& out, Clock::time_point deadline);
   std::unique_ptr<Impl> impl_;
