@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSession, type Session, type Snapshot } from "../lib/index.js";
-import { type App, type Desktop, startApp } from "../scripts/desktop.mjs";
+import { type App, type Desktop, gtkWidgetFactory, startApp } from "../scripts/desktop.mjs";
 import { useDesktop } from "./support/linux.js";
 
 const TIMEOUT = 90_000;
@@ -68,6 +68,41 @@ describe("names from labels (AT-SPI relations)", () => {
       const compact = await until("compact", (s) => /password/.test(s.text));
       expect(compact.text).toMatch(/^\s*\d+: textbox "User name"$/m);
       expect(compact.text).toMatch(/^\s*\d+: password "Password"$/m);
+    },
+    TIMEOUT,
+  );
+});
+
+describe("ids (AccessibleId, read per element only from apps that give them)", () => {
+  it(
+    "an app that gives ids has them on its records, snapshot after snapshot",
+    async () => {
+      for (let i = 0; i < 3; i++) {
+        const snap = await until("tree", (s) => /push button Sign in/.test(s.text));
+        const button = snap.records.find((r) => r.title === "Sign in");
+        expect(button?.identifier, snap.text).toBe("sign-in");
+        expect(button?.identity.identifier).toBe("sign-in");
+      }
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "an app that gives none is not asked for them element by element once it has been probed",
+    async () => {
+      const gtk = await gtkWidgetFactory(desktop);
+      try {
+        let snap: Snapshot | undefined;
+        for (let i = 0; i < 4; i++) {
+          snap = await session.snapshot({ app: gtk.pid, screenshot: false, deadlineMs: 8000 });
+        }
+        const getAll = snap?.timings.reads?.find((r) => r.kind === "GetAll")?.calls ?? 0;
+        // Only the elements the bulk cache does not hold (a tree view's cells) are read whole.
+        expect(getAll, JSON.stringify(snap?.timings.reads)).toBeLessThan((snap?.nodesObserved ?? 0) / 3);
+        expect(snap?.records.some((r) => r.identifier !== undefined)).toBe(false);
+      } finally {
+        await gtk.stop();
+      }
     },
     TIMEOUT,
   );

@@ -364,6 +364,21 @@ describe("text summaries", () => {
     expect(rec.clickPoint).toEqual({ x: 120 + 90, y: 120 });
   });
 
+  it("gives a summary of a wrapper whose frame was not read its texts' union, for the click point", () => {
+    // The Linux walk does not read a nameless AT-SPI filler's extents; its texts have theirs.
+    const filler: RawNode = {
+      role: "filler",
+      children: [
+        { role: "label", title: "Alice", frame: { x: 120, y: 100, w: 60, h: 20 } },
+        { role: "label", title: "Lunch at noon?", frame: { x: 120, y: 120, w: 200, h: 20 } },
+      ],
+    };
+    const r = render(win([filler]));
+    expect(body(r.text)[1]).toBe("\t1 container Alice Lunch at noon?");
+    expect(r.records[1]!.screenFrame).toEqual({ x: 120, y: 100, w: 200, h: 40 });
+    expect(r.records[1]!.clickPoint).toEqual({ x: 120 + 60, y: 120 });
+  });
+
   it.each([
     ["date and time", ["Bob", "Yesterday at 10:42 AM"]],
     ["date and time (CJK)", ["小明", "2026年11月28日 下午3:05"]],

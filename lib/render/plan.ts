@@ -147,6 +147,36 @@ function uniqueActions(actions: string[]): string[] {
   return unique.size === actions.length ? actions.slice() : [...unique];
 }
 
+/**
+ * A wrapper's frame when the backend did not read it (the Linux walk skips the
+ * extents of nameless wrappers with nothing to act on, which print only as a
+ * text summary or a web section): the union of its visible descendants'
+ * frames, the nearest ones with a frame on each branch.
+ */
+function unionFrame(node: RawNode): Rect | undefined {
+  let box: { x0: number; y0: number; x1: number; y1: number } | undefined;
+  const stack: { n: RawNode; depth: number }[] = (node.children ?? []).map((n) => ({ n, depth: 1 }));
+  while (stack.length > 0) {
+    const { n, depth } = stack.pop()!;
+    if (isHidden(n)) continue;
+    const f = n.frame;
+    if (f === undefined) {
+      if (depth < 4) for (const c of n.children ?? []) stack.push({ n: c, depth: depth + 1 });
+      continue;
+    }
+    box =
+      box === undefined
+        ? { x0: f.x, y0: f.y, x1: f.x + f.w, y1: f.y + f.h }
+        : {
+            x0: Math.min(box.x0, f.x),
+            y0: Math.min(box.y0, f.y),
+            x1: Math.max(box.x1, f.x + f.w),
+            y1: Math.max(box.y1, f.y + f.h),
+          };
+  }
+  return box === undefined ? undefined : { x: box.x0, y: box.y0, w: box.x1 - box.x0, h: box.y1 - box.y0 };
+}
+
 function subtreeSize(node: RawNode): number {
   let n = 0;
   const stack: RawNode[] = [node];
@@ -278,7 +308,7 @@ class Planner {
     if (name !== undefined) rec.title = name;
     if (node.description !== undefined) rec.description = node.description;
     if (node.identifier !== undefined) rec.identifier = node.identifier;
-    const f = node.frame;
+    const f = node.frame ?? (isGenericContainer(node) ? unionFrame(node) : undefined);
     if (f !== undefined && f.x !== HIDDEN_COORDINATE && f.y !== HIDDEN_COORDINATE) {
       rec.screenFrame = { ...f };
       rec.frame = relativeFrame(f, window);

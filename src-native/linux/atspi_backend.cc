@@ -338,6 +338,12 @@ constexpr char kNoSessionBus[] =
     "no D-Bus session bus: start one (dbus-daemon --session) and export DBUS_SESSION_BUS_ADDRESS";
 
 // Text-entry roles: the only ones the password name heuristic applies to.
+// Containers that carry no meaning of their own (the renderer's generic containers).
+bool IsWrapperRole(uint32_t role) {
+  const std::string r = role < kRoleCount ? kRoleNames[role] : "";
+  return r == "filler" || r == "panel" || r == "section" || r == "unknown" || r == "invalid";
+}
+
 bool IsTextEntryRole(uint32_t role) {
   const std::string r = role < kRoleCount ? kRoleNames[role] : "";
   return r == "entry" || r == "text" || r == "password text" || r == "spin button" || r == "editbar";
@@ -1992,7 +1998,14 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
     const std::string& busName = job.ref->bus;
     const std::string& path = job.ref->path;
     NodeJob* j = &job;
-    if (job.ifaces & kHasComponent) {
+    // Extents cost GTK an X round trip each, the largest share of a walk: not
+    // asked (outside live reads) where no line can use them: a hidden element
+    // never prints, and a nameless wrapper with nothing to act on is elided or
+    // printed with its children's union (lib/render/plan.ts).
+    const bool hidden = !(job.states.Has(kStateShowing) && job.states.Has(kStateVisible));
+    const bool wrapper = IsWrapperRole(job.role) && job.name.empty() && !job.out->description &&
+                         !(job.ifaces & (kHasAction | kHasValue | kHasEditableText));
+    if ((job.ifaces & kHasComponent) && (im.live || !(hidden || wrapper))) {
       b.Call(busName, path, kIfComponent, "GetExtents", g_variant_new("(u)", 0u), "((iiii))",
              [j, perCall](const Reply& r) {
                if (Fail(*j, r, perCall) || r.outcome != Outcome::kOk) return;

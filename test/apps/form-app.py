@@ -6,7 +6,7 @@ which GTK exposes as AT-SPI LABELLED_BY / LABEL_FOR): a text entry "User
 name", a password entry "Password" (its label after it, as zenity lays out
 a form) and a spin button "Copies" with a hint label that describes it
 (DESCRIBED_BY). Runs with Debian's python3-gi and gir1.2-gtk-3.0; its AT-SPI
-name is "axsnap-form-test".
+name is "axsnap-form-test". The "Sign in" button has the AccessibleId "sign-in".
 """
 import gi
 
@@ -46,7 +46,10 @@ def main():
     grid.attach(copies, 1, 2, 1, 1)
     grid.attach(hint, 1, 3, 1, 1)
 
-    grid.attach(Gtk.Button(label="Sign in"), 1, 4, 1, 1)
+    sign_in = Gtk.Button(label="Sign in")
+    # An AT-SPI AccessibleId (ATK 2.34+), as Qt and GTK4 apps give their widgets.
+    sign_in.get_accessible().set_accessible_id("sign-in")
+    grid.attach(sign_in, 1, 4, 1, 1)
     window.add(grid)
     window.show_all()
     Gtk.main()
