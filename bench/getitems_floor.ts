@@ -556,6 +556,8 @@ export interface GetItemsResult {
    * reply's parent references; absent when the app has no web document.
    */
   documentItems?: number;
+  /** That document's own child count as the reply states it (its children may still be missing from the reply). */
+  documentChildCount?: number;
 }
 
 /** AT-SPI's ROLE_DOCUMENT_WEB. */
@@ -565,18 +567,22 @@ const ROLE_DOCUMENT_WEB = 95;
  * From a decoded GetItems reply (a((so)(so)(so)iiassusau): object, app, parent, index in parent, child
  * count, interfaces, name, role, description, states), the size of the largest document web subtree.
  */
-function largestDocument(items: Value[]): number | undefined {
+function largestDocument(items: Value[]): { items: number; childCount: number } | undefined {
   const key = (ref: Value) => {
     const [bus, path] = ref as [string, string];
     return `${bus}${path}`;
   };
   const parent = new Map<string, string>();
   const documents: string[] = [];
+  const childCount = new Map<string, number>();
   for (const item of items) {
     const fields = item as Value[];
     const self = key(fields[0] ?? ["", ""]);
     parent.set(self, key(fields[2] ?? ["", ""]));
-    if (fields[7] === ROLE_DOCUMENT_WEB) documents.push(self);
+    if (fields[7] === ROLE_DOCUMENT_WEB) {
+      documents.push(self);
+      childCount.set(self, Number(fields[4] ?? 0));
+    }
   }
   if (documents.length === 0) return undefined;
   const size = new Map<string, number>(documents.map((d) => [d, 0]));
@@ -592,7 +598,10 @@ function largestDocument(items: Value[]): number | undefined {
       at = parent.get(at);
     }
   }
-  return Math.max(...size.values());
+  let best: { items: number; childCount: number } | undefined;
+  for (const [d, n] of size)
+    if (!best || n > best.items) best = { items: n, childCount: childCount.get(d) ?? 0 };
+  return best;
 }
 
 export function median(values: number[]): number {
@@ -660,7 +669,9 @@ export async function measureGetItems(
       ms,
       median: Math.round(median(ms) * 1000) / 1000,
       decodeMs,
-      ...(documentItems !== undefined ? { documentItems } : {}),
+      ...(documentItems !== undefined
+        ? { documentItems: documentItems.items, documentChildCount: documentItems.childCount }
+        : {}),
     };
   } finally {
     conn.close();

@@ -32,71 +32,15 @@ function pageElements(n: number): number {
 }
 
 /**
- * Reads the page with pyatspi (Debian's python3-pyatspi), independently of axsnap: waits until the
- * document titled TITLE has its list of ROWS items, then counts the page's elements: every element
- * outside the list's items, plus, per item, the size of the first item of its kind (odd rows: button,
- * even rows: link). Prints one JSON line.
+ * Waits, bounded, until Chromium has built the page's accessibility tree (the list holds all its rows)
+ * and counts the page's elements, with pyatspi (bench/pyatspi_walk.py --page), independently of axsnap.
  */
-const PAGE_PROBE = `
-import json, sys, time
-import pyatspi
-rows, title, limit = int(sys.argv[1]), sys.argv[2], time.monotonic() + float(sys.argv[3])
-def size(acc):
-    n = 1
-    for i in range(acc.childCount):
-        c = acc.getChildAtIndex(i)
-        if c is not None:
-            n += size(c)
-    return n
-def find_doc():
-    desktop = pyatspi.Registry.getDesktop(0)
-    for a in range(desktop.childCount):
-        app = desktop.getChildAtIndex(a)
-        if app is None or app.name != "Chromium":
-            continue
-        queue = [(app, 0)]
-        while queue:
-            acc, depth = queue.pop(0)
-            if acc.getRoleName() == "document web" and acc.name == title:
-                return acc
-            if depth < 12:
-                queue.extend((acc.getChildAtIndex(i), depth + 1) for i in range(acc.childCount))
-                queue = [q for q in queue if q[0] is not None]
-    return None
-last = "no document"
-while True:
-    try:
-        doc = find_doc()
-        lists = [c for c in (doc.getChildAtIndex(i) for i in range(doc.childCount)) if c is not None and c.getRoleName() == "list"] if doc else []
-        if lists and lists[0].childCount == rows:
-            lst = lists[0]
-            count = 1
-            for i in range(doc.childCount):
-                c = doc.getChildAtIndex(i)
-                count += 1 if c.getRoleName() == "list" else size(c)
-            odd, even = size(lst.getChildAtIndex(0)), size(lst.getChildAtIndex(1))
-            count += (rows - rows // 2) * odd + (rows // 2) * even
-            print(json.dumps({"rows": lst.childCount, "elements": count, "odd": odd, "even": even}))
-            sys.exit(0)
-        last = "list has %d of %d items" % (lists[0].childCount, rows) if lists else ("document without its list" if doc else "no document")
-    except Exception as e:
-        last = repr(e)
-    if time.monotonic() > limit:
-        sys.stderr.write("page never built: " + last + "\\n")
-        sys.exit(1)
-    time.sleep(0.5)
-`;
-
-/** Waits, bounded, until Chromium has built the page's accessibility tree; returns its element count. */
 async function waitForPage(n: number): Promise<{ rows: number; elements: number }> {
   const rows = Math.max(1, Math.round((n - 11) / 4.5));
   const { stdout } = await run(
     "/usr/bin/python3",
-    ["-c", PAGE_PROBE, String(rows), `axsnap huge ${n}`, "90"],
-    {
-      env: { ...process.env, ...desktop.env },
-      timeout: 120_000,
-    },
+    ["bench/pyatspi_walk.py", "--page", `axsnap huge ${n}`, String(rows), "90"],
+    { env: { ...process.env, ...desktop.env }, timeout: 120_000 },
   );
   return JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as { rows: number; elements: number };
 }
