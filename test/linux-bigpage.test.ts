@@ -6,6 +6,11 @@
  * its deadline (returns soon after it, marked cut by it). The 5,000 page's default snapshot is complete:
  * the list items off screen (Chromium marks them not SHOWING) are cut while reading, so the node limit
  * never has to cut the walk.
+ *
+ * The page is read (pyatspi, polling) while Chromium still builds it, as an agent that snapshots a
+ * loading page would. Measured: then the app's bulk cache (org.a11y.atspi.Cache.GetItems) never gets
+ * the page (its document item says 0 children for good; bench/linux-snapshot.ts avoids this to
+ * measure the floor). So these tests also hold a walk to finding the page without that cache.
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
