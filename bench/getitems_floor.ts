@@ -285,7 +285,10 @@ function socketPath(address: string): string {
 
 export class DBusConnection {
   private socket: net.Socket;
-  private input: Buffer = Buffer.alloc(0);
+  // Received bytes not yet dispatched: chunks, joined only once a whole message is in (a reply of
+  // tens of MB arrives in thousands of chunks; joining on each would copy it thousands of times).
+  private chunks: Buffer[] = [];
+  private buffered = 0;
   private serial = 0;
   private pending = new Map<number, (m: Message) => void>();
   private authWaiter: ((line: string) => void) | null = null;
@@ -344,27 +347,45 @@ export class DBusConnection {
     });
   }
 
+  /** The buffered bytes as one Buffer (joined once, then kept as the only chunk). */
+  private joined(): Buffer {
+    if (this.chunks.length !== 1) this.chunks = [Buffer.concat(this.chunks, this.buffered)];
+    return this.chunks[0] ?? Buffer.alloc(0);
+  }
+
+  private consume(n: number): void {
+    const rest = this.joined().subarray(n);
+    this.chunks = rest.length > 0 ? [rest] : [];
+    this.buffered = rest.length;
+  }
+
   private onData(chunk: Buffer): void {
-    this.input = this.input.length === 0 ? chunk : Buffer.concat([this.input, chunk]);
+    if (chunk.length > 0) {
+      this.chunks.push(chunk);
+      this.buffered += chunk.length;
+    }
     if (!this.authenticated) {
-      const eol = this.input.indexOf("\r\n");
+      const input = this.joined();
+      const eol = input.indexOf("\r\n");
       if (eol >= 0 && this.authWaiter) {
-        const line = this.input.toString("ascii", 0, eol);
-        this.input = this.input.subarray(eol + 2);
+        const line = input.toString("ascii", 0, eol);
+        this.consume(eol + 2);
         const waiter = this.authWaiter;
         this.authWaiter = null;
         waiter(line);
       }
       return;
     }
-    while (this.input.length >= 16) {
-      const fieldsLength = this.input.readUInt32LE(12);
+    while (this.buffered >= 16) {
+      const first = this.chunks[0] ?? Buffer.alloc(0);
+      const head = first.length >= 16 ? first : this.joined();
+      const fieldsLength = head.readUInt32LE(12);
       const headerEnd = 16 + fieldsLength + ((8 - ((16 + fieldsLength) % 8)) % 8);
-      const total = headerEnd + this.input.readUInt32LE(4);
-      if (this.input.length < total) return;
+      const total = headerEnd + head.readUInt32LE(4);
+      if (this.buffered < total) return;
       const receivedAt = process.hrtime.bigint();
-      const raw = this.input.subarray(0, total);
-      this.input = this.input.subarray(total);
+      const raw = this.joined().subarray(0, total);
+      this.consume(total);
       this.dispatch(raw, headerEnd, receivedAt);
     }
   }
@@ -522,10 +543,65 @@ const GET_ITEMS: Omit<Call, "destination"> = {
 export interface GetItemsResult {
   app: string;
   bus: string;
+  /** Objects in one reply. */
   items: number;
+  /** Size of one reply message. */
   bytes: number;
   ms: number[];
   median: number;
+  /** Time this script took to decode one reply into JavaScript values (not part of `ms`). */
+  decodeMs: number;
+  /**
+   * Objects in the largest "document web" subtree (the web page, the node included), counted from the
+   * reply's parent references; absent when the app has no web document.
+   */
+  documentItems?: number;
+  /** That document's own child count as the reply states it (its children may still be missing from the reply). */
+  documentChildCount?: number;
+}
+
+/** AT-SPI's ROLE_DOCUMENT_WEB. */
+const ROLE_DOCUMENT_WEB = 95;
+
+/**
+ * From a decoded GetItems reply (a((so)(so)(so)iiassusau): object, app, parent, index in parent, child
+ * count, interfaces, name, role, description, states), the size of the largest document web subtree.
+ */
+function largestDocument(items: Value[]): { items: number; childCount: number } | undefined {
+  const key = (ref: Value) => {
+    const [bus, path] = ref as [string, string];
+    return `${bus}${path}`;
+  };
+  const parent = new Map<string, string>();
+  const documents: string[] = [];
+  const childCount = new Map<string, number>();
+  for (const item of items) {
+    const fields = item as Value[];
+    const self = key(fields[0] ?? ["", ""]);
+    parent.set(self, key(fields[2] ?? ["", ""]));
+    if (fields[7] === ROLE_DOCUMENT_WEB) {
+      documents.push(self);
+      childCount.set(self, Number(fields[4] ?? 0));
+    }
+  }
+  if (documents.length === 0) return undefined;
+  const size = new Map<string, number>(documents.map((d) => [d, 0]));
+  for (const start of parent.keys()) {
+    // Each object counts once for the nearest document above it (or itself); bounded against cycles.
+    let at: string | undefined = start;
+    for (let hops = 0; at !== undefined && hops < 4096; hops++) {
+      const n = size.get(at);
+      if (n !== undefined) {
+        size.set(at, n + 1);
+        break;
+      }
+      at = parent.get(at);
+    }
+  }
+  let best: { items: number; childCount: number } | undefined;
+  for (const [d, n] of size)
+    if (!best || n > best.items) best = { items: n, childCount: childCount.get(d) ?? 0 };
+  return best;
 }
 
 export function median(values: number[]): number {
@@ -534,11 +610,15 @@ export function median(values: number[]): number {
   return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }
 
-/** Times `runs` GetItems calls on the app (after one unmeasured call). */
+/**
+ * Times `runs` GetItems calls on the app (after one unmeasured call). A big app's reply (a web page
+ * of 50,000 elements: tens of MB) can take seconds: each call may take up to `timeoutMs` (default 60 s).
+ */
 export async function measureGetItems(
   appName: string,
   runs: number,
   env: NodeJS.ProcessEnv = process.env,
+  { timeoutMs = 60_000 }: { timeoutMs?: number } = {},
 ): Promise<GetItemsResult> {
   const conn = await DBusConnection.open(await a11yBusAddress(env));
   try {
@@ -546,7 +626,7 @@ export async function measureGetItems(
     const call = { destination: bus, ...GET_ITEMS };
     let first: Awaited<ReturnType<DBusConnection["call"]>> | null = null;
     try {
-      first = await conn.call(call);
+      first = await conn.call(call, timeoutMs);
     } catch (error) {
       if ((error as { dbusName?: string }).dbusName !== "org.freedesktop.DBus.Error.UnknownMethod")
         throw error;
@@ -562,22 +642,37 @@ export async function measureGetItems(
       const deadline = Date.now() + 3000;
       while (!first) {
         try {
-          first = await conn.call(call);
+          first = await conn.call(call, timeoutMs);
         } catch (retryError) {
           if (Date.now() > deadline) throw retryError;
           await sleep(50);
         }
       }
     }
-    const items = (first.values()[0] as Value[]).length;
+    const t0 = performance.now();
+    const decoded = first.values()[0] as Value[];
+    const decodeMs = Math.round((performance.now() - t0) * 1000) / 1000;
+    const items = decoded.length;
+    const documentItems = largestDocument(decoded);
     const ms: number[] = [];
     let bytes = first.message.bytes;
     for (let i = 0; i < runs; i++) {
-      const r = await conn.call(call);
+      const r = await conn.call(call, timeoutMs);
       ms.push(Math.round(r.ms * 1000) / 1000);
       bytes = r.message.bytes;
     }
-    return { app: appName, bus, items, bytes, ms, median: Math.round(median(ms) * 1000) / 1000 };
+    return {
+      app: appName,
+      bus,
+      items,
+      bytes,
+      ms,
+      median: Math.round(median(ms) * 1000) / 1000,
+      decodeMs,
+      ...(documentItems !== undefined
+        ? { documentItems: documentItems.items, documentChildCount: documentItems.childCount }
+        : {}),
+    };
   } finally {
     conn.close();
   }

@@ -15,6 +15,16 @@ current value (for nodes with the Value interface). Repeats RUNS times
 By default libatspi's per-object cache is cleared before each run, so every
 run reads from the app as a fresh snapshot would; --warm keeps it.
 --dump FILE writes the last run's tree as JSON (to check what was read).
+
+    /usr/bin/python3 bench/pyatspi_walk.py --page TITLE ROWS [TIMEOUT_S]
+
+Waits (default 90 s) until Chromium's web document named TITLE holds its list
+of ROWS items (test/pages/huge.html: Chromium builds a big page's tree seconds
+after its window shows), then counts the page's elements: every element
+outside the list's items, plus, per item, the size of the first item of its
+kind (odd rows hold a button, even rows a link). Prints one JSON line:
+{"rows": r, "elements": e, "odd": o, "even": v, "waited_ms": w}; exits 1 with
+what it saw last if the page never builds.
 """
 
 import json
@@ -174,7 +184,74 @@ def walk(acc, depth=0, seen=None):
     return node, count
 
 
+def subtree_size(acc):
+    n = 1
+    for i in range(acc.childCount):
+        child = acc.getChildAtIndex(i)
+        if child is not None:
+            n += subtree_size(child)
+    return n
+
+
+def find_document(title, app_name="Chromium", max_depth=12):
+    """Breadth-first through the app's windows to its web document named `title`."""
+    desktop = pyatspi.Registry.getDesktop(0)
+    for a in range(desktop.childCount):
+        app = desktop.getChildAtIndex(a)
+        if app is None or app.name != app_name:
+            continue
+        queue = [(app, 0)]
+        while queue:
+            acc, depth = queue.pop(0)
+            if acc.getRoleName() == "document web" and acc.name == title:
+                return acc
+            if depth < max_depth:
+                for i in range(acc.childCount):
+                    child = acc.getChildAtIndex(i)
+                    if child is not None:
+                        queue.append((child, depth + 1))
+    return None
+
+
+def page_main(argv):
+    if len(argv) < 2:
+        usage()
+    title, rows = argv[0], int(argv[1])
+    timeout_s = float(argv[2]) if len(argv) > 2 else 90.0
+    start = time.monotonic()
+    last = "no document"
+    while True:
+        try:
+            doc = find_document(title)
+            children = [doc.getChildAtIndex(i) for i in range(doc.childCount)] if doc else []
+            lists = [c for c in children if c is not None and c.getRoleName() == "list"]
+            if lists and lists[0].childCount == rows:
+                count = 1
+                for child in children:
+                    if child is not None:
+                        count += 1 if child.getRoleName() == "list" else subtree_size(child)
+                odd = subtree_size(lists[0].getChildAtIndex(0))
+                even = subtree_size(lists[0].getChildAtIndex(1)) if rows > 1 else 0
+                count += (rows - rows // 2) * odd + (rows // 2) * even
+                waited = round((time.monotonic() - start) * 1000)
+                print(json.dumps({"rows": rows, "elements": count, "odd": odd, "even": even, "waited_ms": waited}))
+                return
+            if lists:
+                last = "its list has %d of %d items" % (lists[0].childCount, rows)
+            else:
+                last = "a document without its list" if doc else "no document named %r" % title
+        except Exception as e:  # the tree changes under us while the page builds
+            last = repr(e)
+        if time.monotonic() - start > timeout_s:
+            sys.stderr.write("pyatspi_walk: the page never built in %.0f s: %s\n" % (timeout_s, last))
+            sys.exit(1)
+        time.sleep(0.5)
+
+
 def main():
+    if sys.argv[1:2] == ["--page"]:
+        page_main(sys.argv[2:])
+        return
     app_name, runs, warm, dump = parse_args(sys.argv[1:])
     app = find_app(app_name)
     if app is None:
