@@ -143,16 +143,28 @@ for (const n of [5000, 50_000]) {
 
     if (n === 50_000) {
       it("keeps a short deadline: returns soon after it, marked incomplete by the deadline", async () => {
+        // Shorter than the page's walk (about 0.2-0.3 s): cut inside the walk, or (a loaded machine)
+        // before it, as a TIMEOUT error. Either way bounded, and never a complete-looking result.
         const t0 = performance.now();
-        const snap = await take(app, { deadlineMs: 300 });
+        let snap: Snapshot | undefined;
+        let error: unknown;
+        try {
+          snap = await take(app, { deadlineMs: 60 });
+        } catch (e) {
+          error = e;
+        }
         const elapsed = performance.now() - t0;
         try {
           // Bounded, not fast: deadline + a generous margin.
           expect(elapsed).toBeLessThan(3000);
-          expect(snap.complete).toBe(false);
-          expect(snap.cutBy).toContain("deadline");
+          if (snap === undefined) {
+            expect((error as { code?: string }).code, String(error)).toBe("TIMEOUT");
+          } else {
+            expect(snap.complete, snap.text).toBe(false);
+            expect(snap.cutBy).toContain("deadline");
+          }
         } finally {
-          await snap.release();
+          await snap?.release();
         }
       }, 60_000);
     }

@@ -111,6 +111,19 @@ class Backend {
                           Clock::time_point deadline) = 0;
   virtual Error ReadChildren(const std::vector<ElementId>& ids, std::vector<ChildList>& out, std::vector<Error>& errs,
                              Clock::time_point deadline) = 0;
+  // Just the frames of these elements (out[i] empty when one has none or could
+  // not be read), for the walk's search of a long list: a hidden element's
+  // frame included, which ReadNodes may leave out. Default: ReadNodes.
+  virtual Error ReadFrames(const std::vector<ElementId>& ids, std::vector<std::optional<Rect>>& out,
+                           Clock::time_point deadline) {
+    std::vector<NodeAttributes> attrs;
+    std::vector<Error> errs;
+    out.assign(ids.size(), std::nullopt);
+    if (Error err = ReadNodes(ids, attrs, errs, deadline)) return err;
+    for (size_t i = 0; i < ids.size() && i < attrs.size(); i++)
+      if (!(i < errs.size() && errs[i])) out[i] = attrs[i].frame;
+    return {};
+  }
   // The children of `parent` at `indices` (out[i] for indices[i]; errs[i] set
   // for one that could not be read). Only for a list ReadChildren returned as
   // unlisted; a backend that never does need not implement it.

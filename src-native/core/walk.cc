@@ -111,10 +111,9 @@ constexpr size_t kCutNeighbours = 8;  // per side
 // the hidden coordinate, or it could not be read.
 std::optional<Rect> FrameOf(Backend& backend, ElementId id, Clock::time_point deadline) {
   if (id == 0) return std::nullopt;
-  std::vector<NodeAttributes> attrs;
-  std::vector<Error> errs;
-  if (backend.ReadNodes({id}, attrs, errs, deadline) || errs.empty() || errs[0] || !attrs[0].frame) return std::nullopt;
-  const Rect& f = *attrs[0].frame;
+  std::vector<std::optional<Rect>> frames;
+  if (backend.ReadFrames({id}, frames, deadline) || frames.empty() || !frames[0]) return std::nullopt;
+  const Rect& f = *frames[0];
   if (f.x == kHiddenCoordinate || f.y == kHiddenCoordinate) return std::nullopt;
   return f;
 }
@@ -221,13 +220,13 @@ bool VisibleRange(Backend& backend, ChildIndex& children, const Rect& clip, Cloc
   children.Fetch(at);
   std::vector<ElementId> sample;
   for (int64_t k : at) sample.push_back(children.At(static_cast<size_t>(k)));
-  std::vector<NodeAttributes> attrs;
-  std::vector<Error> errs;
-  if (backend.ReadNodes(sample, attrs, errs, deadline)) return false;
+  std::vector<std::optional<Rect>> frames;
+  if (backend.ReadFrames(sample, frames, deadline)) return false;
   for (size_t s = 0; s < sample.size(); s++) {
-    if (sample[s] == 0 || errs[s]) return false;
-    if (IsHidden(attrs[s])) continue;
-    if (where(attrs[s].frame) != expect[s]) return false;
+    if (sample[s] == 0 || s >= frames.size() || !frames[s]) return false;
+    const Rect& f = *frames[s];
+    if (f.x == kHiddenCoordinate || f.y == kHiddenCoordinate) continue;  // hidden: not on screen either way
+    if (where(f) != expect[s]) return false;
   }
   return true;
 }

@@ -2766,6 +2766,29 @@ Error AtspiBackend::ReadChildren(const std::vector<ElementId>& ids, std::vector<
   return {};
 }
 
+Error AtspiBackend::ReadFrames(const std::vector<ElementId>& ids, std::vector<std::optional<Rect>>& out,
+                               Clock::time_point deadline) {
+  Impl& im = *impl_;
+  out.assign(ids.size(), std::nullopt);
+  if (Error e = Ready(deadline)) return e;
+  ContextScope scope(im.ctx.get());
+  Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.stats);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const ObjRef* ref = im.Lookup(ids[i]);
+    if (!ref) continue;
+    b.Call(ref->bus, ref->path, kIfComponent, "GetExtents", g_variant_new("(u)", 0u), "((iiii))",
+           [&out, i](const Reply& r) {
+             if (r.outcome != Outcome::kOk) return;
+             gint32 x = 0, y = 0, w = 0, h = 0;
+             g_variant_get(r.value, "((iiii))", &x, &y, &w, &h);
+             out[i] = Rect{double(x), double(y), double(w), double(h)};
+           });
+  }
+  b.Run();
+  if (b.BusClosed()) return MakeError(ErrorCode::kNoAccessibilityBus, "the accessibility bus connection was closed");
+  return {};
+}
+
 Error AtspiBackend::ChildrenAt(ElementId parent, const std::vector<int64_t>& indices, std::vector<ElementId>& out,
                                std::vector<Error>& errs, Clock::time_point deadline) {
   Impl& im = *impl_;

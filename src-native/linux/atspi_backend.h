@@ -69,6 +69,9 @@ class AtspiBackend : public Backend {
   // total = its row count and each cell's rowIndex (ReadVisibleTableRows).
   Error ReadChildren(const std::vector<ElementId>& ids, std::vector<ChildList>& out, std::vector<Error>& errs,
                      Clock::time_point deadline) override;
+  // GetExtents alone (screen coordinates), pipelined.
+  Error ReadFrames(const std::vector<ElementId>& ids, std::vector<std::optional<Rect>>& out,
+                   Clock::time_point deadline) override;
   // The children at these indices (GetChildAtIndex, pipelined), for a long
   // list ReadChildren only counted.
   Error ChildrenAt(ElementId parent, const std::vector<int64_t>& indices, std::vector<ElementId>& out,
