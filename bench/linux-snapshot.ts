@@ -55,6 +55,20 @@ const wanted = (s: Scenario) => chosen.includes("all") || chosen.includes(s);
 
 const RUNS = Math.max(1, Number(process.env.RUNS ?? 20));
 const RUNS_50K = Math.max(1, Number(process.env.RUNS_50K ?? Math.min(RUNS, 5)));
+/** Spaced snapshots: past the bulk cache's 300 ms age, so each reads GetItems afresh. */
+const GAP_MS = 400;
+
+/** The spaced median (an agent loop's snapshot), printed beside the back-to-back one, with its reads. */
+async function spaced(app: number, runs: number, deadlineMs: number, targetMs?: number): Promise<number> {
+  const { wall, timings } = await measureSnapshots(app, runs, 0, deadlineMs, GAP_MS);
+  const a = median(wall);
+  const bulk = medianTimings(timings)?.reads?.find((r) => r.kind === "GetItems");
+  console.log(
+    `  spaced ${GAP_MS} ms apart (${runs} runs)     ${ms(a).padStart(10)}   a fresh bulk read each: GetItems ${bulk ? `${bulk.calls}× ${ms(bulk.ms)}` : "n/a"}` +
+      (targetMs === undefined ? "" : `; target ≤ ${targetMs} ms → ${verdict(a <= targetMs)}`),
+  );
+  return a;
+}
 const DEADLINE_MS = Number(process.env.DEADLINE_MS ?? 60_000);
 const root = join(import.meta.dirname, "..");
 const run = promisify(execFile);
@@ -146,12 +160,18 @@ function ended(s: Snapshot): string {
   return s.complete ? "complete" : `cut by ${s.cutBy.join(", ")}`;
 }
 
-/** Runs `runs` snapshots (after `warm` unmeasured ones); their wall times, timings, and the last one's facts. */
+/**
+ * Runs `runs` snapshots (after `warm` unmeasured ones); their wall times, timings, and the last one's
+ * facts. `gapMs` apart (untimed): past the backend's 300 ms bulk-cache age, each snapshot then reads
+ * the app's Cache.GetItems afresh, as in an agent loop where snapshots are seconds apart; back to back
+ * (0), a snapshot may reuse the previous one's bulk read.
+ */
 async function measureSnapshots(
   app: number,
   runs: number,
   warm: number,
   deadlineMs: number,
+  gapMs = 0,
 ): Promise<{
   wall: number[];
   timings: Timings[];
@@ -162,6 +182,7 @@ async function measureSnapshots(
   const timings: Timings[] = [];
   let last = { text: "", printed: 0, read: 0, end: "" };
   for (let i = 0; i < runs; i++) {
+    if (gapMs > 0) await new Promise((r) => setTimeout(r, gapMs));
     const t0 = performance.now();
     const s = await snapshot({ app, screenshot: false, deadlineMs });
     wall.push(performance.now() - t0);
@@ -232,15 +253,29 @@ async function gtkScenario(desktop: Desktop): Promise<void> {
     console.log(
       `  axsnap snapshot (walk + render)  ${ms(a).padStart(10)}   ${last.read} elements read, ${last.printed} printed, ${last.end}`,
     );
+    const s = await spaced(gtk.pid, Math.min(RUNS, 10), 5000);
     console.log(`  pyatspi walk (same fields)       ${ms(p).padStart(10)}   ${pyResult.nodes} elements`);
     console.log(`  Cache.GetItems (floor)           ${describeFloor(floor)}`);
-    console.log(`\n  axsnap / pyatspi = ${(a / p).toFixed(3)}×  (target ≤ 0.1× → ${verdict(a / p <= 0.1)})`);
-    if (typeof floor !== "string") {
-      const f = floor.median;
-      console.log(`  axsnap / floor   = ${(a / f).toFixed(1)}×  (target ≤ 10× → ${verdict(a / f <= 10)})`);
-    } else {
-      console.log("  axsnap / floor   = n/a  (target ≤ 10× → NOT met: no floor)");
+    for (const [label, v] of [
+      ["back to back", a],
+      ["spaced", s],
+    ] as const) {
+      console.log(
+        `\n  ${label}: axsnap / pyatspi = ${(v / p).toFixed(3)}×  (target ≤ 0.1× → ${verdict(v / p <= 0.1)})`,
+      );
+      if (typeof floor !== "string") {
+        const f = floor.median;
+        console.log(
+          `  ${label}: axsnap / floor   = ${(v / f).toFixed(1)}×  (target ≤ 10× → ${verdict(v / f <= 10)})`,
+        );
+      } else {
+        console.log(`  ${label}: axsnap / floor   = n/a  (target ≤ 10× → NOT met: no floor)`);
+      }
     }
+    // What a walk cannot go below while every printed element carries its frame: GTK answers each
+    // GetExtents with an X round trip (gdk_window_get_origin).
+    const ext = medianTimings(timings)?.reads?.find((r) => r.kind === "GetExtents");
+    if (ext) console.log(`  of which GetExtents: ${ext.calls}× ${ms(ext.ms)} (one X round trip each in GTK)`);
     const shot = await withScreenshot(gtk.pid, 5000);
     printBreakdown([
       [`snapshot (median of ${RUNS})`, medianTimings(timings)],
@@ -312,6 +347,7 @@ async function webScenario(desktop: Desktop, n: number, runs: number, targetMs: 
       `  axsnap snapshot (walk + render)  ${ms(a).padStart(10)}   ${last.read} elements read, ${last.printed} printed, ${last.end}`,
     );
     console.log(`  first snapshot                   ${ms(firstMs).padStart(10)}   ${firstEnd}`);
+    await spaced(web.pid, Math.min(runs, 10), DEADLINE_MS, targetMs);
     console.log(`  Cache.GetItems (floor)           ${describeFloor(floor)}`);
     if (typeof floor !== "string") {
       const inPage = floor.documentItems ?? 0;
@@ -324,7 +360,7 @@ async function webScenario(desktop: Desktop, n: number, runs: number, targetMs: 
     console.log(
       `  list: ${shown}; footer's Save ${/^\s*\d+ push button Save\b/m.test(last.text) ? "printed" : "NOT printed"}`,
     );
-    console.log(`\n  target ≤ ${targetMs} ms → ${verdict(a <= targetMs)}`);
+    console.log(`\n  back to back: target ≤ ${targetMs} ms → ${verdict(a <= targetMs)}`);
     const shot = await withScreenshot(web.pid, DEADLINE_MS);
     printBreakdown([
       [`snapshot (median of ${runs})`, medianTimings(timings)],
@@ -352,10 +388,11 @@ async function listScenario(desktop: Desktop): Promise<void> {
     console.log(
       `  axsnap snapshot (walk + render)  ${ms(a).padStart(10)}   ${last.read} elements read, ${last.printed} printed, ${last.end}`,
     );
+    await spaced(app.pid, Math.min(RUNS, 10), DEADLINE_MS, 100);
     console.log(`  Cache.GetItems (floor)           ${describeFloor(floor)}`);
     const shown = last.text.match(/\(showing \d+-\d+ of \d+ items\)/)?.[0] ?? "no (showing …) suffix";
     console.log(`  list: ${shown}`);
-    console.log(`\n  target ≤ 100 ms → ${verdict(a <= 100)}`);
+    console.log(`\n  back to back: target ≤ 100 ms → ${verdict(a <= 100)}`);
     const shot = await withScreenshot(app.pid, DEADLINE_MS);
     printBreakdown([
       [`snapshot (median of ${RUNS})`, medianTimings(timings)],

@@ -292,6 +292,38 @@ describe("reads", () => {
     expect(s.text).toMatch(/\d+ button OK/);
   });
 
+  it("a field without a title is named by its AXTitleUIElement label, which does not print again", async () => {
+    const label: AXElement = {
+      id: 20,
+      attrs: {
+        AXRole: "AXStaticText",
+        AXRoleDescription: "text",
+        AXValue: "User name",
+        AXPosition: { x: 120, y: 170 },
+        AXSize: { w: 80, h: 20 },
+      },
+    };
+    const field = textField(21, "", { AXTitleUIElement: { ref: 20 } });
+    // A titled field keeps its own title; its label still prints.
+    const titled = textField(22, "", {
+      AXTitle: "Email",
+      AXTitleUIElement: { ref: 23 },
+      AXPosition: { x: 120, y: 260 },
+    });
+    const other: AXElement = {
+      id: 23,
+      attrs: { AXRole: "AXStaticText", AXValue: "E-mail address", AXPosition: { x: 120, y: 240 }, AXSize: { w: 90, h: 20 } },
+    };
+    const b = backend(simpleWorld([label, field, titled, other]));
+    const s = await snapshot({ app: "Editor", screenshot: false }, b);
+    expect(s.text).toMatch(/^\t\d+ text field \(settable, string\) User name$/m);
+    expect(s.text).not.toMatch(/^\t\d+ text User name$/m);
+    expect(s.records.find((r) => r.title === "User name")?.role).toBe("AXTextField");
+    expect(s.text).toMatch(/^\t\d+ text field \(settable, string\) Email$/m);
+    expect(s.text).toMatch(/E-mail address/);
+    await s.release();
+  });
+
   it("a secure text field's value is never read; only its length", async () => {
     const secret: AXElement = {
       id: 21,

@@ -57,6 +57,7 @@ enum Slot {
   kSize,
   kIndex,
   kCharCount,
+  kTitleElement,
   kSlotCount
 };
 
@@ -84,6 +85,7 @@ CFRef<CFArrayRef> BatchAttributes() {
       CFSTR("AXSize"),
       CFSTR("AXIndex"),
       CFSTR("AXNumberOfCharacters"),
+      CFSTR("AXTitleUIElement"),
   };
   return CFRef<CFArrayRef>::Adopt(CFArrayCreate(kCFAllocatorDefault, names, kSlotCount, &kCFTypeArrayCallBacks));
 }
@@ -713,6 +715,25 @@ Error MacBackend::ReadOne(ElementId id, AXUIElementRef el, int64_t pid, NodeAttr
   if (pos && size) a.frame = Rect{pos->x, pos->y, size->width, size->height};
   if (std::optional<double> n = CFToNumber(slot(kIndex)); n && a.role == "AXRow") a.rowIndex = static_cast<int64_t>(*n);
   if (std::optional<double> n = CFToNumber(slot(kCharCount))) a.charCount = static_cast<int64_t>(*n);
+  // A control with no title or description of its own is named by the static
+  // text its AXTitleUIElement points at (a form's label), as VoiceOver does:
+  // the label's text becomes the title, its handle `labelledBy`, so the
+  // renderer need not print the label again. In the batch; one more read only
+  // for such a control.
+  if (IsElement(slot(kTitleElement)) && (!a.title || a.title->empty()) && (!a.description || a.description->empty())) {
+    AXUIElementRef label = static_cast<AXUIElementRef>(const_cast<void*>(slot(kTitleElement)));
+    SetTimeoutFor(label, deadline);
+    // A label that cannot be read leaves the name empty: never the control's error.
+    for (CFStringRef attr : {CFSTR("AXValue"), CFSTR("AXTitle")}) {
+      CFAny text;
+      if (AXUIElementCopyAttributeValue(label, attr, text.OutParam()) != kAXErrorSuccess) continue;
+      std::optional<std::string> s = CFToString(text.get());
+      if (!s || s->find_first_not_of(" \t\n") == std::string::npos) continue;
+      a.title = *s;
+      a.labelledBy.push_back(elements_.Intern(label));
+      break;
+    }
+  }
 
   // Secure text fields. A positive sign makes a field secure: the subrole
   // AXSecureTextField, the role description "secure text field", or (below)
