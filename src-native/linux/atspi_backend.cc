@@ -645,6 +645,19 @@ void ParseBulk(VariantPtr reply, BulkSnapshot& out) {
     });
 }
 
+// Direct (peer-to-peer) connections to apps, by bus name: atk-bridge serves
+// its objects on a socket of its own too (Application.GetApplicationBusAddress),
+// as libatspi uses it. A walk's calls then skip the bus daemon's two hops.
+struct Peers {
+  std::unordered_map<std::string, GObj<GDBusConnection>> conns;
+  std::unordered_set<std::string> none;  // apps without one (or that did not answer for it)
+  GDBusConnection* For(const std::string& busName) const {
+    auto it = conns.find(busName);
+    if (it == conns.end() || g_dbus_connection_is_closed(it->second.get())) return nullptr;
+    return it->second.get();
+  }
+};
+
 // The children of `path` from a bulk snapshot, when the snapshot holds all of
 // them (the app's child count, at indices 0..n-1): false otherwise (a parent
 // whose children the bridge does not cache, such as a tree view's cells).
@@ -744,9 +757,14 @@ struct AtspiBackend::Impl {
   // Change events of watched apps (Watch / WaitEvents), on `bus`; dropped with it.
   AtspiEvents events;
 
+  // Direct connections for the walk's reads (AXSNAP_P2P=0 turns them off).
+  Peers peers;
+  bool usePeers = true;
+
   Impl() {
-    // Benchmarks and diagnostics: AXSNAP_BULK=0 reads every element live.
+    // Benchmarks and diagnostics: AXSNAP_BULK=0 reads every element live, AXSNAP_P2P=0 over the bus only.
     if (const char* bulkEnv = std::getenv("AXSNAP_BULK")) useBulk = std::strcmp(bulkEnv, "0") != 0;
+    if (const char* p2pEnv = std::getenv("AXSNAP_P2P")) usePeers = std::strcmp(p2pEnv, "0") != 0;
     // Tests only: a longer bulk age makes a cached read certain to be stale.
     if (const char* age = std::getenv("AXSNAP_BULK_MAX_AGE_MS"))
       if (long ms = std::strtol(age, nullptr, 10); ms > 0) bulkMaxAge = std::chrono::milliseconds(ms);
@@ -755,6 +773,8 @@ struct AtspiBackend::Impl {
 
   void Disconnect() {
     events.Drop();
+    for (auto& [name, conn] : peers.conns) g_dbus_connection_close_sync(conn.get(), nullptr, nullptr);
+    peers = Peers{};
     if (bus) {
       g_dbus_connection_close_sync(bus.get(), nullptr, nullptr);
       bus.reset();
@@ -804,6 +824,7 @@ struct AtspiBackend::Impl {
     managesCells.clear();
     bulk.clear();
     idProbe.clear();
+    peers = Peers{};
   }
 
   Error CheckConnected() const {
@@ -879,6 +900,7 @@ struct CallCtx {
   bool soft;  // a no-reply does not mark the app unresponsive
   std::string kind;
   Clock::time_point sent;
+  bool direct = false;  // on the app's own connection (Peers)
 };
 
 struct Queued {
@@ -906,6 +928,7 @@ struct BatchState {
   std::deque<std::pair<ReplyFn, Reply>> deferred;                    // failures decided locally
   bool busClosed = false;
   CallStats* stats = nullptr;
+  const Peers* peers = nullptr;  // direct connections to use where there is one
   Clock::time_point lastReply;
 
   GCancellable* CancellableFor(const std::string& busName) {
@@ -955,9 +978,11 @@ void Issue(const std::shared_ptr<BatchState>& st, Queued q) {
     st->queue.push_back(std::move(q));
     return;
   }
-  auto* ctx = new CallCtx{st, q.bus, std::move(q.fn), q.soft, std::move(q.kind), Clock::now()};
+  GDBusConnection* direct = st->peers ? st->peers->For(q.bus) : nullptr;
+  auto* ctx = new CallCtx{st, q.bus, std::move(q.fn), q.soft, std::move(q.kind), Clock::now(), direct != nullptr};
   ++st->inflight;
-  g_dbus_connection_call(st->conn, q.bus.c_str(), q.path.c_str(), q.iface, q.method, q.params.get(),
+  g_dbus_connection_call(direct ? direct : st->conn, direct ? nullptr : q.bus.c_str(), q.path.c_str(), q.iface,
+                         q.method, q.params.get(),
                          q.replyType ? G_VARIANT_TYPE(q.replyType) : nullptr, G_DBUS_CALL_FLAGS_NO_AUTO_START, timeout,
                          st->CancellableFor(q.bus), OnCallDone, ctx);
 }
@@ -1006,6 +1031,9 @@ void OnCallDone(GObject* source, GAsyncResult* res, gpointer data) {
       } else if (!ctx->soft) {
         st.MarkDead(ctx->bus);
       }
+    } else if (r.outcome == Outcome::kBusClosed && ctx->direct) {
+      // The app's own connection closed: the app exited, the bus is fine.
+      r.outcome = Outcome::kGone;
     } else if (r.outcome == Outcome::kBusClosed) {
       st.busClosed = true;
       st.CancelAll();
@@ -1027,6 +1055,8 @@ class Batch {
     st_->stats = stats;
   }
   ~Batch() { st_->closed = true; }
+  // Calls to an app with a direct connection go on it (Peers).
+  void UsePeers(const Peers* peers) { st_->peers = peers; }
   Batch(const Batch&) = delete;
   Batch& operator=(const Batch&) = delete;
 
@@ -1141,6 +1171,9 @@ class Batch {
 // bulkMaxAge is kept; null when the app does not serve GetItems (remembered),
 // the deadline passed, or the bulk cache is off or bypassed (live reads).
 template <typename ImplT>
+void EnsurePeer(ImplT& im, const std::string& busName, Clock::time_point deadline);
+
+template <typename ImplT>
 const BulkSnapshot* FreshBulk(ImplT& im, const std::string& busName, Clock::time_point deadline) {
   if (!im.useBulk || im.live || im.bulkUnsupported.count(busName)) return nullptr;
   auto kept = im.bulk.find(busName);
@@ -1155,7 +1188,9 @@ const BulkSnapshot* FreshBulk(ImplT& im, const std::string& busName, Clock::time
                 deadline, o, msg);
   }
   const BulkSnapshot* out = nullptr;
+  EnsurePeer(im, busName, deadline);
   Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.stats);
+  b.UsePeers(&im.peers);
   b.Call(
       busName, kCachePath, kIfCache, "GetItems", nullptr, nullptr,
       [&](const Reply& r) {
@@ -1238,6 +1273,44 @@ GObj<GDBusConnection> ConnectAddress(GMainContext* ctx, const char* address, GDB
   }
   g_dbus_connection_set_exit_on_close(wait->conn.get(), FALSE);
   return std::move(wait->conn);
+}
+
+// Opens the app's direct connection once (Peers): its address from
+// Application.GetApplicationBusAddress, at most 300 ms in all. An app without
+// one, or that does not answer, is read over the bus, and not asked again.
+template <typename ImplT>
+void EnsurePeer(ImplT& im, const std::string& busName, Clock::time_point deadline) {
+  if (!im.usePeers || im.peers.For(busName) || im.peers.none.count(busName)) return;
+  im.peers.conns.erase(busName);  // closed: the app went away, or its socket did
+  const Clock::time_point until = std::min(deadline, Clock::now() + std::chrono::milliseconds(300));
+  Outcome o;
+  std::string msg;
+  VariantPtr r = im.CallSync(busName, kRootPath, "org.a11y.atspi.Application", "GetApplicationBusAddress", nullptr,
+                             "(s)", until, o, msg);
+  const gchar* address = nullptr;
+  if (r) g_variant_get(r.get(), "(&s)", &address);
+  if (!address || !*address) {
+    im.peers.none.insert(busName);
+    return;
+  }
+  bool timedOut = false;
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now());
+  GObj<GDBusConnection> conn = ConnectAddress(im.ctx.get(), address, G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT,
+                                              left, msg, timedOut);
+  if (!conn) {
+    im.peers.none.insert(busName);
+    return;
+  }
+  im.peers.conns[busName] = std::move(conn);
+}
+
+// EnsurePeer for the apps of these elements.
+template <typename ImplT>
+void EnsurePeersFor(ImplT& im, const std::vector<ElementId>& ids, Clock::time_point deadline) {
+  if (!im.usePeers) return;
+  std::unordered_set<std::string> seen;
+  for (ElementId id : ids)
+    if (const ObjRef* ref = im.Lookup(id); ref && seen.insert(ref->bus).second) EnsurePeer(im, ref->bus, deadline);
 }
 
 }  // namespace
@@ -2006,8 +2079,10 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
       errs[i] = im.Unknown(ids[i]);
     }
   }
+  EnsurePeersFor(im, ids, deadline);
 
   Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.stats);
+  b.UsePeers(&im.peers);
   const int perCall = b.PerCallMs();
 
   // Phase 2: what depends on role, states and interfaces.
@@ -2485,6 +2560,7 @@ std::vector<bool> AtspiBackend::ReadVisibleTableRows(const std::vector<ElementId
   // One dependent step: `issue` queues a table's calls in a batch. False when the bus closed (GetChildren says so).
   auto step = [&](const std::function<void(Batch&, TableRead&)>& issue) {
     Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.stats);
+    b.UsePeers(&im.peers);
     for (auto& entry : tables)
       if (entry.second.Live()) issue(b, entry.second);
     b.Run();
@@ -2689,6 +2765,7 @@ Error AtspiBackend::ReadChildren(const std::vector<ElementId>& ids, std::vector<
   errs.assign(ids.size(), Error{});
   if (Error e = Ready(deadline)) return e;
   ContextScope scope(im.ctx.get());
+  EnsurePeersFor(im, ids, deadline);
   // Big tree views: their rows on screen only (ReadVisibleTableRows).
   const std::vector<bool> tableRead = ReadVisibleTableRows(ids, out, errs, deadline);
 
@@ -2725,6 +2802,7 @@ Error AtspiBackend::ReadChildren(const std::vector<ElementId>& ids, std::vector<
   }
   {
     Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.stats);
+    b.UsePeers(&im.peers);
     const int perCall = b.PerCallMs();
     for (size_t i = 0; i < ids.size(); ++i) {
       if (tableRead[i]) {
@@ -2790,7 +2868,9 @@ Error AtspiBackend::ReadFrames(const std::vector<ElementId>& ids, std::vector<st
   out.assign(ids.size(), std::nullopt);
   if (Error e = Ready(deadline)) return e;
   ContextScope scope(im.ctx.get());
+  EnsurePeersFor(im, ids, deadline);
   Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.stats);
+  b.UsePeers(&im.peers);
   for (size_t i = 0; i < ids.size(); ++i) {
     const ObjRef* ref = im.Lookup(ids[i]);
     if (!ref) continue;
@@ -2816,9 +2896,11 @@ Error AtspiBackend::ChildrenAt(ElementId parent, const std::vector<int64_t>& ind
   const ObjRef* ref = im.Lookup(parent);
   if (!ref) return im.Unknown(parent);
   ContextScope scope(im.ctx.get());
+  EnsurePeer(im, ref->bus, deadline);
   std::vector<std::pair<std::string, std::string>> found(indices.size());
   {
     Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.stats);
+    b.UsePeers(&im.peers);
     const int perCall = b.PerCallMs();
     for (size_t i = 0; i < indices.size(); ++i) {
       b.Call(ref->bus, ref->path, kIfAccessible, "GetChildAtIndex", g_variant_new("(i)", gint32(indices[i])), "((so))",
