@@ -312,7 +312,12 @@ describe("reads", () => {
     });
     const other: AXElement = {
       id: 23,
-      attrs: { AXRole: "AXStaticText", AXValue: "E-mail address", AXPosition: { x: 120, y: 240 }, AXSize: { w: 90, h: 20 } },
+      attrs: {
+        AXRole: "AXStaticText",
+        AXValue: "E-mail address",
+        AXPosition: { x: 120, y: 240 },
+        AXSize: { w: 90, h: 20 },
+      },
     };
     const b = backend(simpleWorld([label, field, titled, other]));
     const s = await snapshot({ app: "Editor", screenshot: false }, b);

@@ -101,9 +101,10 @@ Error Abandon(const std::vector<Slot>& slots, const std::vector<ChildList>* list
   return err;
 }
 
-// A container with this many children is cut to its visible ones before they
-// are read: a 50,000-item page or a 5,000-row list would spend the node budget
-// (and the deadline) on elements that cannot print.
+// A long child list (kLongChildList, backend.h) is cut to its visible
+// children before they are read: a 50,000-item page or a 5,000-row list would
+// spend the node budget (and the deadline) on elements that cannot print. A
+// range found by binary search is checked with these many children outside it.
 constexpr size_t kCutSamples = 16;    // spread over both sides
 constexpr size_t kCutNeighbours = 8;  // per side
 
@@ -135,7 +136,8 @@ class ChildIndex {
     std::vector<ElementId> ids;
     std::vector<Error> errs;
     if (backend_.ChildrenAt(parent_, missing, ids, errs, deadline_)) ids.assign(missing.size(), 0);
-    for (size_t i = 0; i < missing.size(); i++) got_[missing[i]] = i < ids.size() && !(i < errs.size() && errs[i]) ? ids[i] : 0;
+    for (size_t i = 0; i < missing.size(); i++)
+      got_[missing[i]] = i < ids.size() && !(i < errs.size() && errs[i]) ? ids[i] : 0;
   }
   ElementId At(size_t k) {
     if (!list_.unlisted) return list_.ids[k];

@@ -593,8 +593,8 @@ struct CacheItem {
 // the children of each parent in index order (built from parent + index).
 struct BulkSnapshot {
   Clock::time_point taken;
-  VariantPtr reply;                                                      // owns every string below
-  std::unordered_map<std::string_view, CacheItem> items;                 // by path
+  VariantPtr reply;                                                          // owns every string below
+  std::unordered_map<std::string_view, CacheItem> items;                     // by path
   std::unordered_map<std::string_view, std::vector<std::string_view>> kids;  // parent path -> child paths
   uint32_t IfacesOf(const CacheItem& c) const {
     VariantPtr arr = AdoptVariant(g_variant_get_child_value(reply.get(), 0));
@@ -640,9 +640,8 @@ void ParseBulk(VariantPtr reply, BulkSnapshot& out) {
   for (const auto& [path, c] : out.items)
     if (!c.parent.empty()) out.kids[c.parent].push_back(path);
   for (auto& [parent, kids] : out.kids)
-    std::sort(kids.begin(), kids.end(), [&out](std::string_view a, std::string_view b) {
-      return out.items.at(a).index < out.items.at(b).index;
-    });
+    std::sort(kids.begin(), kids.end(),
+              [&out](std::string_view a, std::string_view b) { return out.items.at(a).index < out.items.at(b).index; });
 }
 
 // Direct (peer-to-peer) connections to apps, by bus name: atk-bridge serves
@@ -729,7 +728,7 @@ struct AtspiBackend::Impl {
   // state and interface reads (bench: about a third less time per snapshot).
   bool useBulk = true;
   bool registeredForCache = false;
-  std::unordered_set<std::string> bulkUnsupported;  // apps without GetItems
+  std::unordered_set<std::string> bulkUnsupported;     // apps without GetItems
   std::unordered_map<std::string, BulkSnapshot> bulk;  // by app bus name
   // An app whose cache holds more objects than this (a 50,000-element page: a
   // GetItems reply of about a second, growing with the page, not the window) is
@@ -982,9 +981,8 @@ void Issue(const std::shared_ptr<BatchState>& st, Queued q) {
   auto* ctx = new CallCtx{st, q.bus, std::move(q.fn), q.soft, std::move(q.kind), Clock::now(), direct != nullptr};
   ++st->inflight;
   g_dbus_connection_call(direct ? direct : st->conn, direct ? nullptr : q.bus.c_str(), q.path.c_str(), q.iface,
-                         q.method, q.params.get(),
-                         q.replyType ? G_VARIANT_TYPE(q.replyType) : nullptr, G_DBUS_CALL_FLAGS_NO_AUTO_START, timeout,
-                         st->CancellableFor(q.bus), OnCallDone, ctx);
+                         q.method, q.params.get(), q.replyType ? G_VARIANT_TYPE(q.replyType) : nullptr,
+                         G_DBUS_CALL_FLAGS_NO_AUTO_START, timeout, st->CancellableFor(q.bus), OnCallDone, ctx);
 }
 
 void PumpQueue(const std::shared_ptr<BatchState>& st) {
@@ -1075,14 +1073,14 @@ class Batch {
                    ReplyFn fn) {
     Issue(st_, Queued{busName, path, kIfProperties, "Get", SinkVariant(g_variant_new("(ss)", iface, prop)), "(v)",
                       [fn = std::move(fn)](const Reply& r) {
-           if (r.outcome != Outcome::kOk) return fn(r);
-           VariantPtr inner = UnwrapV(r.value);
-           Reply unwrapped;
-           unwrapped.value = inner.get();
-           if (!inner) {
-             unwrapped.outcome = Outcome::kFailed;
-             unwrapped.message = "malformed property reply";
-           }
+                        if (r.outcome != Outcome::kOk) return fn(r);
+                        VariantPtr inner = UnwrapV(r.value);
+                        Reply unwrapped;
+                        unwrapped.value = inner.get();
+                        if (!inner) {
+                          unwrapped.outcome = Outcome::kFailed;
+                          unwrapped.message = "malformed property reply";
+                        }
                         fn(unwrapped);
                       },
                       false, std::string("Get ") + prop});
@@ -1295,8 +1293,8 @@ void EnsurePeer(ImplT& im, const std::string& busName, Clock::time_point deadlin
   }
   bool timedOut = false;
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now());
-  GObj<GDBusConnection> conn = ConnectAddress(im.ctx.get(), address, G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT,
-                                              left, msg, timedOut);
+  GObj<GDBusConnection> conn =
+      ConnectAddress(im.ctx.get(), address, G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT, left, msg, timedOut);
   if (!conn) {
     im.peers.none.insert(busName);
     return;
