@@ -253,6 +253,34 @@ describe("limits and the cycle guard", () => {
       expect(s.text).toContain("table T (showing 0-38 of 600 items)");
     });
 
+    describe("a backend that counts a long list and reads only the children it keeps, by index", () => {
+      const countedList = (rows: Node[]) =>
+        fake({
+          countLongLists: true,
+          apps: [app("Editor", [win("W", [{ role: "table", title: "T", frame, children: rows }])])],
+        });
+
+      it("finds the rows on screen of 5,000 scrolled to row 2,000", async () => {
+        const s = await snap(countedList(rowsAt(5000, (i) => 100 + (i - 2000) * 20)));
+        expect(s.complete).toBe(true);
+        expect(s.text).toContain("table T (showing 2000-2019 of 5000 items)");
+      });
+
+      it("without a visible range, reads its first children up to the node budget", async () => {
+        const rows = rowsAt(600, (i) => (i % 2 === 0 ? 100 + (i / 2) * 20 : 100000 + i * 20));
+        const s = await snap(countedList(rows), { maxNodes: 2000 });
+        for (let k = 0; k < 20; k++) expect(s.text).toMatch(new RegExp(`row ${k * 2}(\\n|$)`));
+        const small = await snap(countedList(rows), { maxNodes: 100 });
+        expect(small.cutBy).toContain("node_limit");
+      });
+
+      it("a counted list below the depth limit cuts the walk by depth, never says complete", async () => {
+        const s = await snap(countedList(rowsAt(300, (i) => 100 + i * 20)), { maxDepth: 1 });
+        expect(s.complete).toBe(false);
+        expect(s.cutBy).toContain("depth_limit");
+      });
+    });
+
     it("keeps every row when rows have no frames (nothing to search by)", async () => {
       const rows = Array.from({ length: 300 }, (_, i) => ({ role: "table row", title: `row ${i}` }));
       const s = await snap(listWith(rows), { maxNodes: 2000 });

@@ -257,8 +257,8 @@ void CutLongList(Backend& backend, ElementId parent, ChildList& list, const std:
     kept.positions.push_back(list.positions.size() == n ? list.positions[k] : static_cast<int64_t>(k));
   }
   std::unordered_set<ElementId> keep(kept.ids.begin(), kept.ids.end());
-  std::vector<ElementId> all_ids = list.unlisted ? children.Fetched() : list.ids;
-  for (ElementId id : all_ids)
+  const std::vector<ElementId> every = list.unlisted ? children.Fetched() : list.ids;
+  for (ElementId id : every)
     if (id != 0 && !keep.count(id)) dropped.push_back(id);
   kept.hiddenLeftOut = list.hiddenLeftOut;
   kept.total = list.total;
@@ -348,7 +348,7 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
           if (list.ids[k] != 0 && seen.find(list.ids[k]) == seen.end()) out.dropped.push_back(list.ids[k]);
       };
       if (nodeLimit || slots[parent].depth + 1 > options.maxDepth) {
-        if (!nodeLimit && !list.ids.empty()) out.ended = WalkEnd::kDepthLimit;
+        if (!nodeLimit && (!list.ids.empty() || list.unlisted.value_or(0) > 0)) out.ended = WalkEnd::kDepthLimit;
         dropRest(0);
         continue;
       }

@@ -133,10 +133,30 @@ Error FakeBackend::ReadChildren(const std::vector<ElementId>& ids, std::vector<C
     }
     // A window being rebuilt shows only its first child (galculator showed its menu bar alone).
     const size_t shown = HalfBuilt(ids[i] - 1) ? std::min<size_t>(1, e->children.size()) : e->children.size();
+    if (script_.countLongLists && shown >= kLongChildList) {
+      out[i].unlisted = static_cast<int64_t>(shown);
+      continue;
+    }
     for (size_t k = 0; k < shown; k++) {
       out[i].ids.push_back(e->children[k] + 1);
       out[i].via.push_back(k < e->via.size() ? e->via[k] : std::string());
     }
+  }
+  return {};
+}
+
+Error FakeBackend::ChildrenAt(ElementId parent, const std::vector<int64_t>& indices, std::vector<ElementId>& out,
+                              std::vector<Error>& errs, Clock::time_point deadline) {
+  out.assign(indices.size(), 0);
+  errs.assign(indices.size(), Error{});
+  Error err;
+  FakeElement* e = ReadOne(parent, deadline, err);
+  if (!e) return err;
+  for (size_t i = 0; i < indices.size(); i++) {
+    if (indices[i] < 0 || static_cast<size_t>(indices[i]) >= e->children.size())
+      errs[i] = {ErrorCode::kElementGone, "fake: no child at that index"};
+    else
+      out[i] = e->children[static_cast<size_t>(indices[i])] + 1;
   }
   return {};
 }

@@ -59,6 +59,9 @@ struct FakeScript {
   bool noBus = false;
   int typeMsPerChar = 0;  // synthetic typing takes this long per character (deadline tests)
   bool noEvents = false;  // a platform without change events: Watch is kActionNotSupported
+  // Long child lists (kLongChildList or more) are counted, not listed, and read
+  // by index (ChildList::unlisted, ChildrenAt), as the Linux backend does.
+  bool countLongLists = false;
 };
 
 class FakeBackend : public Backend {
@@ -73,6 +76,8 @@ class FakeBackend : public Backend {
                   Clock::time_point deadline) override;
   Error ReadChildren(const std::vector<ElementId>& ids, std::vector<ChildList>& out, std::vector<Error>& errs,
                      Clock::time_point deadline) override;
+  Error ChildrenAt(ElementId parent, const std::vector<int64_t>& indices, std::vector<ElementId>& out,
+                   std::vector<Error>& errs, Clock::time_point deadline) override;
   double Scale(const WindowInfo&) override { return script_.scale; }
   Error Capture(const WindowInfo& window, std::vector<uint8_t>& rgba, int& width, int& height, Rect& captured,
                 Clock::time_point deadline) override;

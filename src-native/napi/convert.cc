@@ -358,6 +358,7 @@ FakeScript FakeScriptFromJs(const Napi::Object& o) {
   script.noBus = OptBool(o, "noBus").value_or(false);
   script.typeMsPerChar = static_cast<int>(OptNumber(o, "typeMsPerChar").value_or(0));
   script.noEvents = OptBool(o, "noEvents").value_or(false);
+  script.countLongLists = OptBool(o, "countLongLists").value_or(false);
   Napi::Value apps = o.Get("apps");
   if (!apps.IsArray()) return script;
   Napi::Array arr = apps.As<Napi::Array>();
