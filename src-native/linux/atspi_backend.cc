@@ -657,6 +657,21 @@ struct Peers {
   }
 };
 
+bool IsDocumentRole(uint32_t role) {
+  return role < kRoleCount && std::strncmp(kRoleNames[role], "document", 8) == 0;
+}
+
+// A document or the parent of one: its children are asked of the app. A page
+// Chromium built while a client read it can stay out of the bridge's cache,
+// or in it as an older document object (measured: a document item with 0
+// children for good); the walk must reach the live page.
+bool NearDocument(const BulkSnapshot& snap, const std::string& path, const std::vector<std::string_view>& kids) {
+  if (auto self = snap.items.find(path); self != snap.items.end() && IsDocumentRole(self->second.role)) return true;
+  for (std::string_view k : kids)
+    if (IsDocumentRole(snap.items.at(k).role)) return true;
+  return false;
+}
+
 // The children of `path` from a bulk snapshot, when the snapshot holds all of
 // them (the app's child count, at indices 0..n-1): false otherwise (a parent
 // whose children the bridge does not cache, such as a tree view's cells).
@@ -2783,7 +2798,7 @@ Error AtspiBackend::ReadChildren(const std::vector<ElementId>& ids, std::vector<
       const ObjRef* ref = tableRead[i] ? nullptr : im.Lookup(ids[i]);
       if (!ref) continue;
       const BulkSnapshot* snap = FreshBulk(im, ref->bus, deadline);
-      if (!snap || !BulkChildren(*snap, ref->path, kids)) continue;
+      if (!snap || !BulkChildren(*snap, ref->path, kids) || NearDocument(*snap, ref->path, kids)) continue;
       fromBulk[i] = ok[i] = true;
       ChildList& list = out[i];
       for (size_t k = 0; k < kids.size(); ++k) {
