@@ -657,9 +657,7 @@ struct Peers {
   }
 };
 
-bool IsDocumentRole(uint32_t role) {
-  return role < kRoleCount && std::strncmp(kRoleNames[role], "document", 8) == 0;
-}
+bool IsDocumentRole(uint32_t role) { return role < kRoleCount && std::strncmp(kRoleNames[role], "document", 8) == 0; }
 
 // A document or the parent of one: its children are asked of the app. A page
 // Chromium built while a client read it can stay out of the bridge's cache,
