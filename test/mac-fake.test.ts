@@ -680,26 +680,26 @@ describe("capture-window choice", () => {
 
 // ---------------------------------------------------------------- Chromium
 
-describe("Chromium and Electron", () => {
-  const webWorld = (revealAfterMs: number, extra: Partial<WorldApp> = {}): World => {
-    const webArea: AXElement = {
-      id: 40,
-      attrs: {
-        AXRole: "AXWebArea",
-        AXRoleDescription: "HTML content",
-        AXPosition: { x: 100, y: 120 },
-        AXSize: { w: 800, h: 500 },
-        AXChildren: [],
-      },
-      hiddenChildren: [button(41, "Sign in")],
-    };
-    const w = windowEl(10, "Page", [webArea], { AXMain: true });
-    return {
-      focusedPid: PID,
-      apps: [appWith([w], { chromium: { revealAfterMs }, ...extra }, 10)],
-      windows: [cg(10, "Page")],
-    };
+/** A Chromium-like app: one window whose web area fills once the tree is asked for. */
+function chromiumWorld(chromium: NonNullable<WorldApp["chromium"]>, extra: Partial<WorldApp> = {}): World {
+  const webArea: AXElement = {
+    id: 40,
+    attrs: {
+      AXRole: "AXWebArea",
+      AXRoleDescription: "HTML content",
+      AXPosition: { x: 100, y: 120 },
+      AXSize: { w: 800, h: 500 },
+      AXChildren: [],
+    },
+    hiddenChildren: [button(41, "Sign in")],
   };
+  const w = windowEl(10, "Page", [webArea], { AXMain: true });
+  return { focusedPid: PID, apps: [appWith([w], { chromium, ...extra }, 10)], windows: [cg(10, "Page")] };
+}
+
+describe("Chromium and Electron", () => {
+  const webWorld = (revealAfterMs: number, extra: Partial<WorldApp> = {}): World =>
+    chromiumWorld({ revealAfterMs }, extra);
 
   it("asks for the tree once (AXManualAccessibility) and waits, bounded, for web content", async () => {
     const b = backend(webWorld(250));
@@ -1814,22 +1814,6 @@ describe("issue 12 items 1 and 2: line breaks and tabs as keys, modifier keys", 
 describe("issue 12 (items 3, 6, 7, 8, 10): Chromium switch, Spaces, unreadable subroles, own-pid hit tests, batch retry, relative URLs", () => {
   const SNAP = { app: "Editor", maxNodes: 500, maxDepth: 16, deadlineMs: 5000, screenshot: false } as const;
 
-  /** A Chromium-like app: one window whose web area fills once the tree is asked for. */
-  const webWorld = (chromium: NonNullable<WorldApp["chromium"]>, extra: Partial<WorldApp> = {}): World => {
-    const webArea: AXElement = {
-      id: 40,
-      attrs: {
-        AXRole: "AXWebArea",
-        AXRoleDescription: "HTML content",
-        AXPosition: { x: 100, y: 120 },
-        AXSize: { w: 800, h: 500 },
-        AXChildren: [],
-      },
-      hiddenChildren: [button(41, "Sign in")],
-    };
-    const w = windowEl(10, "Page", [webArea], { AXMain: true });
-    return { focusedPid: PID, apps: [appWith([w], { chromium, ...extra }, 10)], windows: [cg(10, "Page")] };
-  };
   /** A bundle directory holding Contents/Frameworks/<framework>.framework. */
   const bundleWith = (framework: string): string => {
     const dir = mkdtempSync(join(tmpdir(), "axsnap-bundle-"));
@@ -1843,7 +1827,7 @@ describe("issue 12 (items 3, 6, 7, 8, 10): Chromium switch, Spaces, unreadable s
 
   it("item 3: Chrome answers AXEnhancedUserInterface with an error yet switches: the content is waited for, and the attribute is turned off at close", async () => {
     const b = backend(
-      webWorld(
+      chromiumWorld(
         { revealAfterMs: 400, attribute: "AXEnhancedUserInterface", setError: "kAXErrorFailure" },
         { bundlePath: bundleWith("Google Chrome Framework") },
       ),
@@ -1865,7 +1849,7 @@ describe("issue 12 (items 3, 6, 7, 8, 10): Chromium switch, Spaces, unreadable s
 
   it("item 3: an (older) Electron app that answers AXManualAccessibility with an error but applies it is waited for; AXEnhancedUserInterface is never set", async () => {
     const b = backend(
-      webWorld(
+      chromiumWorld(
         { revealAfterMs: 400, setError: "kAXErrorAttributeUnsupported" },
         { bundlePath: bundleWith("Electron Framework") },
       ),
@@ -1882,7 +1866,7 @@ describe("issue 12 (items 3, 6, 7, 8, 10): Chromium switch, Spaces, unreadable s
       { bundlePath: bundleWith("Chromium Embedded Framework") },
       { bundleId: "com.spotify.client" },
     ]) {
-      const b = backend(webWorld({ revealAfterMs: 200, attribute: "AXEnhancedUserInterface" }, extra));
+      const b = backend(chromiumWorld({ revealAfterMs: 200, attribute: "AXEnhancedUserInterface" }, extra));
       const s = await snapshot({ app: "Editor", screenshot: false }, b);
       expect(s.text).toMatch(/\d+ button Sign in/);
       await s.release();

@@ -479,6 +479,13 @@ VariantPtr UnwrapV(GVariant* reply) {
   return AdoptVariant(g_variant_get_variant(boxed.get()));
 }
 
+// A Component.GetExtents reply, "((iiii))".
+Rect RectOf(GVariant* reply) {
+  gint32 x = 0, y = 0, w = 0, h = 0;
+  g_variant_get(reply, "((iiii))", &x, &y, &w, &h);
+  return Rect{double(x), double(y), double(w), double(h)};
+}
+
 bool VariantToDouble(GVariant* v, double& out) {
   if (!v) return false;
   if (g_variant_is_of_type(v, G_VARIANT_TYPE_DOUBLE))
@@ -1666,9 +1673,7 @@ Error AtspiBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Cl
         });
         b.Call(w->bus, w->path, kIfComponent, "GetExtents", g_variant_new("(u)", 0u), "((iiii))", [w](const Reply& er) {
           if (er.outcome != Outcome::kOk) return;
-          gint32 x = 0, y = 0, wd = 0, ht = 0;
-          g_variant_get(er.value, "((iiii))", &x, &y, &wd, &ht);
-          w->frame = Rect{double(x), double(y), double(wd), double(ht)};
+          w->frame = RectOf(er.value);
           w->hasFrame = true;
         });
       }
@@ -1773,10 +1778,8 @@ void AtspiBackend::AppendMenuBarMenus(Impl& im, std::vector<WindowInfo>& out, Cl
           b.Call(n->bus, n->path, kIfComponent, "GetExtents", g_variant_new("(u)", 0u), "((iiii))",
                  [n](const Reply& er) {
                    if (er.outcome != Outcome::kOk) return;
-                   gint32 x = 0, y = 0, wd = 0, ht = 0;
-                   g_variant_get(er.value, "((iiii))", &x, &y, &wd, &ht);
-                   n->frame = Rect{double(x), double(y), double(wd), double(ht)};
-                   n->hasFrame = x != kHiddenCoordinate && wd > 0 && ht > 0;
+                   n->frame = RectOf(er.value);
+                   n->hasFrame = n->frame.x != kHiddenCoordinate && n->frame.w > 0 && n->frame.h > 0;
                  });
         }
       });
@@ -1828,10 +1831,8 @@ void AtspiBackend::AppendMenuBarMenus(Impl& im, std::vector<WindowInfo>& out, Cl
       });
       b.Call(p->bus, p->path, kIfComponent, "GetExtents", g_variant_new("(u)", 0u), "((iiii))", [p](const Reply& er) {
         if (er.outcome != Outcome::kOk) return;
-        gint32 x = 0, y = 0, wd = 0, ht = 0;
-        g_variant_get(er.value, "((iiii))", &x, &y, &wd, &ht);
-        p->frame = Rect{double(x), double(y), double(wd), double(ht)};
-        p->hasFrame = x != kHiddenCoordinate && wd > 0 && ht > 0;
+        p->frame = RectOf(er.value);
+        p->hasFrame = p->frame.x != kHiddenCoordinate && p->frame.w > 0 && p->frame.h > 0;
       });
     }
     b.Run();
@@ -2113,9 +2114,7 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
       b.Call(busName, path, kIfComponent, "GetExtents", g_variant_new("(u)", 0u), "((iiii))",
              [j, perCall](const Reply& r) {
                if (Fail(*j, r, perCall) || r.outcome != Outcome::kOk) return;
-               gint32 x = 0, y = 0, w = 0, h = 0;
-               g_variant_get(r.value, "((iiii))", &x, &y, &w, &h);
-               j->out->frame = Rect{double(x), double(y), double(w), double(h)};
+               j->out->frame = RectOf(r.value);
              });
     }
     if (job.ifaces & kHasAction) {
@@ -2279,7 +2278,7 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
              });
     }
     // Chromium puts Document on every element of a page: only documents carry a URL worth a call.
-    if ((job.ifaces & kHasDocument) && RoleName(job.role).rfind("document", 0) == 0) {
+    if ((job.ifaces & kHasDocument) && IsDocumentRole(job.role)) {
       b.Call(busName, path, kIfDocument, "GetAttributes", nullptr, "(a{ss})", [j, perCall](const Reply& r) {
         if (Fail(*j, r, perCall) || r.outcome != Outcome::kOk) return;
         VariantPtr attrs = AdoptVariant(g_variant_get_child_value(r.value, 0));
@@ -2533,12 +2532,6 @@ std::string RefPath(GVariant* reply) {
   g_variant_get(reply, "((&s&o))", &bus, &path);
   if (!bus || !*bus || !path || std::strcmp(path, kNullPath) == 0) return {};
   return path;
-}
-
-Rect RectOf(GVariant* reply) {  // "((iiii))"
-  gint32 x = 0, y = 0, w = 0, h = 0;
-  g_variant_get(reply, "((iiii))", &x, &y, &w, &h);
-  return Rect{double(x), double(y), double(w), double(h)};
 }
 
 }  // namespace
@@ -2887,10 +2880,7 @@ Error AtspiBackend::ReadFrames(const std::vector<ElementId>& ids, std::vector<st
     if (!ref) continue;
     b.Call(ref->bus, ref->path, kIfComponent, "GetExtents", g_variant_new("(u)", 0u), "((iiii))",
            [&out, i](const Reply& r) {
-             if (r.outcome != Outcome::kOk) return;
-             gint32 x = 0, y = 0, w = 0, h = 0;
-             g_variant_get(r.value, "((iiii))", &x, &y, &w, &h);
-             out[i] = Rect{double(x), double(y), double(w), double(h)};
+             if (r.outcome == Outcome::kOk) out[i] = RectOf(r.value);
            });
   }
   b.Run();
