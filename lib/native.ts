@@ -176,6 +176,11 @@ export interface NativeEventState {
   msSinceLast: number;
   /** Up to 16 latest event kinds, oldest first ("object:state-changed:checked", "window:create"). */
   recent: string[];
+  /**
+   * A silence shorter than this proves nothing for this app: it sends its changes in batches (Chromium,
+   * 400 ms); settling and idle wait at least this long. 0 when events come as the app changes.
+   */
+  quietFloorMs: number;
 }
 
 /** How a wait for the app to settle ended (core/settle.h). */
@@ -185,6 +190,8 @@ export interface NativeSettleResult {
   /** Change events seen while waiting, and how many of them were about windows. */
   events: number;
   windowEvents: number;
+  /** The quiet period applied: the one asked, or the app's `quietFloorMs` when longer. */
+  quietMs: number;
 }
 
 export interface NativeAddon {

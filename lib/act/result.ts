@@ -36,10 +36,13 @@ export interface ActionResult {
   text?: string;
   /**
    * How the app was given time to react before the fresh snapshot: "quiet" when its change events
-   * stopped for the quiet period, "cap" when they were still coming at the cap (the snapshot may
-   * show the app mid-change), "none" when the platform reports no events (the snapshot was taken at once).
+   * stopped for the quiet period (`quietMs`: the one asked, or longer for an app that sends its
+   * changes in batches, as Chromium does), "cap" when they were still coming at the cap (the
+   * snapshot may show the app mid-change), "none" when nothing shows it settled: the platform
+   * reports no events (the snapshot was taken at once), or the app stopped answering (its silence
+   * was not settling; a note says so).
    */
-  settled?: { mode: "quiet" | "cap" | "none"; ms: number; events: number };
+  settled?: { mode: "quiet" | "cap" | "none"; ms: number; events: number; quietMs?: number };
   /**
    * The app's windows, dialogs, menus and popups the action opened and closed (by window id), when
    * they could be listed before and after; absent when they could not.
@@ -184,7 +187,7 @@ export async function finish(
       result.settled =
         s.settled === "unsupported"
           ? { mode: "none", ms: 0, events: 0 }
-          : { mode: s.settled, ms: Math.round(s.ms), events: s.events };
+          : { mode: s.settled, ms: Math.round(s.ms), events: s.events, quietMs: Math.round(s.quietMs) };
     } catch (e) {
       if (e instanceof AxsnapError && e.code === "ABORTED") throw e;
       result.settled = { mode: "none", ms: 0, events: 0 };
@@ -203,15 +206,28 @@ export async function finish(
     // Inside the call's own deadline: the call settles by it, fresh snapshot included.
     const kept = liveObservation(o.snapshot)?.options ?? {};
     const asked = typeof options.snapshot === "object" && options.snapshot !== null ? options.snapshot : {};
+    const follow = followedWindow(o.snapshot, before, after);
     result.snapshot = await env.observe({
       ...kept,
       ...asked,
       app: o.snapshot.app.pid,
+      ...(follow ? { window: { id: follow } } : {}),
       deadlineMs: ctx.remaining(),
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     });
   } catch (e) {
     result.notes.push(cut(`no fresh snapshot after the action: ${(e as Error).message}`, NOTE_LIMIT));
+    // Silence from an app that then does not answer is not settling: it may have stopped mid-reaction.
+    if (
+      result.settled?.mode === "quiet" &&
+      e instanceof AxsnapError &&
+      (e.code === "APP_UNRESPONSIVE" || e.code === "TIMEOUT")
+    ) {
+      result.settled = { ...result.settled, mode: "none" };
+      result.notes.push(
+        "the app did not answer after the action, so its silence does not show that it settled",
+      );
+    }
   }
   const fresh = result.snapshot;
   if (!fresh) return result;
@@ -241,11 +257,30 @@ export async function finish(
   return result;
 }
 
-/** Whether two snapshots observed the same window (by its id where the platform gives one). */
-function sameWindow(a: Snapshot, b: Snapshot): boolean {
-  if (a.window.id !== undefined && a.window.id === b.window.id) return true;
-  // Ids a backend makes from a handle change when every holder let go: title and kind decide then.
+/**
+ * Whether two snapshots observed the same window: by id when both have one (two windows may share
+ * a title: a dialog titled like its document, a second document window). A handle-made id is
+ * stable while a snapshot holds the window, which the snapshot acted on and stored ones do.
+ */
+export function sameWindow(a: Snapshot, b: Snapshot): boolean {
+  if (a.window.id !== undefined && b.window.id !== undefined) return a.window.id === b.window.id;
   return a.window.title === b.window.title && (a.window.kind ?? "window") === (b.window.kind ?? "window");
+}
+
+/**
+ * The window the fresh snapshot follows: the one acted on, by id, while it is still listed and the
+ * action opened nothing; undefined lets the default choice face what opened (a menu, a dialog) or
+ * what is left when the window closed. Without both listings nothing is known: the default choice.
+ */
+function followedWindow(
+  acted: Snapshot,
+  before: WindowListing[] | undefined,
+  after: WindowListing[] | undefined,
+): string | undefined {
+  const id = acted.window.id;
+  if (id === undefined || !before || !after) return undefined;
+  if (compareWindows(before, after).opened.length > 0) return undefined;
+  return after.some((w) => w.id === id) ? id : undefined;
 }
 
 /** An action's options that take effect only after sending, checked before anything is sent. */

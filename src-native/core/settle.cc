@@ -8,6 +8,10 @@ namespace {
 double MsBetween(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
+
+std::chrono::milliseconds FloorOf(const AppEventState& st) {
+  return std::chrono::milliseconds(static_cast<int64_t>(std::max(0.0, std::min(st.quietFloorMs, 60000.0))));
+}
 }  // namespace
 
 Error WaitQuiet(Backend& backend, const AppInfo& app, std::chrono::milliseconds quiet, Clock::time_point cap,
@@ -28,6 +32,8 @@ Error WaitQuiet(Backend& backend, const AppInfo& app, std::chrono::milliseconds 
   AppEventState st;
   if (Error err = backend.WaitEvents(app.pid, 0, start, st)) return err;
   const uint64_t base = st.stamp, windowBase = st.windowStamp;
+  quiet = std::max(quiet, FloorOf(st));
+  out.quietMs = static_cast<double>(quiet.count());
   uint64_t stamp = st.stamp;
   Clock::time_point last = start;
   for (;;) {
@@ -46,6 +52,8 @@ Error WaitQuiet(Backend& backend, const AppInfo& app, std::chrono::milliseconds 
       out.events = st.stamp >= base ? st.stamp - base : 0;
       return err;
     }
+    quiet = std::max(quiet, FloorOf(st));
+    out.quietMs = static_cast<double>(quiet.count());
     if (st.stamp > stamp) {
       stamp = st.stamp;
       // When the newest event arrived (msSinceLast is measured by the backend at return).

@@ -135,6 +135,10 @@ struct AppEventState {
   double msSinceLast = -1;          // since the last event of any kind; -1 = none yet
   std::vector<std::string> recent;  // up to 16 latest event kinds, oldest first
                                     // ("object:children-changed:add", "AXValueChanged")
+  // A silence shorter than this proves nothing for this app: it sends its
+  // changes in batches this far apart (Chromium), so settling and idle wait
+  // at least this long. 0 = events come as the app changes.
+  double quietFloorMs = 0;
 };
 
 // Reads of one kind during a snapshot (Linux: a D-Bus method, or "Get <property>"):

@@ -470,6 +470,8 @@ Error FakeBackend::WaitEvents(int64_t pid, uint64_t sinceStamp, Clock::time_poin
   out.windowStamp = ev.windowStamp;
   out.msSinceLast = ev.any ? std::chrono::duration<double, std::milli>(Clock::now() - ev.last).count() : -1;
   out.recent.assign(ev.recent.begin(), ev.recent.end());
+  for (const FakeApp& a : script_.apps)
+    if (a.info.pid == pid) out.quietFloorMs = a.quietFloorMs;
   return {};
 }
 

@@ -50,6 +50,7 @@ struct FakeApp {
   AppInfo info;
   bool focused = false;
   std::vector<FakeWindow> windows;
+  double quietFloorMs = 0;  // AppEventState::quietFloorMs: an app that batches its changes
 };
 
 struct FakeScript {

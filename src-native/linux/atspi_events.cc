@@ -24,6 +24,9 @@ constexpr size_t kProbes = 4;
 constexpr auto kProbeFor = std::chrono::milliseconds(2500);
 constexpr auto kProbeEvery = std::chrono::milliseconds(50);
 constexpr auto kBurstGap = std::chrono::milliseconds(100);
+// About twice the longest gap between Chromium's update batches on a page that never stops changing (see
+// atspi_events.h), so such a page is never quiet; one more batch interval than a settled page needs.
+constexpr double kBatchedQuietMs = 400;
 
 bool Tracing() {
   static const bool on = [] {
@@ -259,6 +262,22 @@ void AtspiEvents::Deregister() {
   }
 }
 
+std::string AtspiEvents::ToolkitName(const std::string& busName, Clock::time_point deadline) {
+  const int timeout = TimeoutMs(deadline, 500);
+  if (timeout <= 0) return {};
+  GError* raw = nullptr;
+  VariantPtr r(g_dbus_connection_call_sync(conn_, busName.c_str(), kAppRoot, "org.freedesktop.DBus.Properties", "Get",
+                                           g_variant_new("(ss)", "org.a11y.atspi.Application", "ToolkitName"),
+                                           G_VARIANT_TYPE("(v)"), G_DBUS_CALL_FLAGS_NO_AUTO_START, timeout, nullptr,
+                                           &raw));
+  ErrorPtr err(raw);
+  if (!r) return {};
+  VariantPtr boxed(g_variant_get_child_value(r.get(), 0));
+  VariantPtr name(g_variant_get_variant(boxed.get()));
+  if (!g_variant_is_of_type(name.get(), G_VARIANT_TYPE_STRING)) return {};
+  return g_variant_get_string(name.get(), nullptr);
+}
+
 void AtspiEvents::Unsubscribe(App& app) {
   for (guint id : app.subs)
     if (conn_) g_dbus_connection_signal_unsubscribe(conn_, id);
@@ -303,6 +322,12 @@ Error AtspiEvents::Watch(GDBusConnection* conn, GMainContext* ctx, int64_t pid, 
   Unsubscribe(app);
   app.bus = busName;
   app.toplevels.clear();
+  {
+    // Lowercase: Chromium says "Chromium"; a branded build may say more.
+    std::string toolkit = ToolkitName(busName, deadline);
+    for (char& ch : toolkit) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    app.quietFloorMs = toolkit.find("chromium") != std::string::npos ? kBatchedQuietMs : 0;
+  }
 
   Register(deadline);
   {
@@ -352,6 +377,7 @@ Error AtspiEvents::Wait(GMainContext* ctx, int64_t pid, uint64_t since, Clock::t
     out.windowStamp = app.windowStamp;
     out.msSinceLast = app.any ? std::chrono::duration<double, std::milli>(Clock::now() - app.last).count() : -1;
     out.recent.assign(app.recent.begin(), app.recent.end());
+    out.quietFloorMs = app.quietFloorMs;
   };
   auto closed = [&]() { return app.subs.empty() || !conn_ || g_dbus_connection_is_closed(conn_); };
   ContextScope scope(ctx);

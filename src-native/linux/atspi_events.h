@@ -33,6 +33,14 @@
 // as it is dispatched ("TRACE <steady-clock ms> <class> <member> <detail>
 // <path>") and each probe that moved: bench/page-switch-trace.ts.
 //
+// Batching toolkits: Chromium sends a page's changes to its accessibility
+// tree in batches (its deferred-update delay, 150 ms after page load): a page
+// that changes every 10 ms sends one burst of children-changed or
+// property-change every 160-210 ms (measured, test/pages/ticker.html), so a
+// 150 ms silence proves nothing. An app whose toolkit is Chromium (Chrome,
+// Chromium, Electron) gets quietFloorMs = kBatchedQuietMs: settling and idle
+// wait at least that long without an event.
+//
 // Bus loss: the subscriptions belong to one connection. When it closes, Wait
 // fails with kNoAccessibilityBus; the backend drops them on reconnect
 // (Drop) and the next Watch subscribes again on the new connection. Stamps
@@ -97,6 +105,7 @@ class AtspiEvents {
     std::unordered_set<std::string> toplevels;  // object paths of the app's windows
     std::vector<Probe> probes;                  // objects newly shown: do they move?
     Clock::time_point nextProbe;
+    double quietFloorMs = 0;  // AppEventState::quietFloorMs: set for toolkits that batch (Chromium)
   };
   static void OnSignal(GDBusConnection* conn, const gchar* sender, const gchar* path, const gchar* iface,
                        const gchar* member, GVariant* params, gpointer data);
@@ -105,6 +114,8 @@ class AtspiEvents {
   // Reads the probes' extents; whether one moved since it was last read.
   bool ProbesMoved(App& app, Clock::time_point until);
   void Unsubscribe(App& app);
+  // The app's toolkit (org.a11y.atspi.Application.ToolkitName), "" when it does not say in time.
+  std::string ToolkitName(const std::string& busName, Clock::time_point deadline);
   void Register(Clock::time_point deadline);
   void Deregister();
 

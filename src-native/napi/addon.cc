@@ -682,6 +682,7 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
     o.Set("stamp", static_cast<double>(st.stamp));
     o.Set("windowStamp", static_cast<double>(st.windowStamp));
     o.Set("msSinceLast", st.msSinceLast);
+    o.Set("quietFloorMs", st.quietFloorMs);
     Napi::Array recent = Napi::Array::New(env, st.recent.size());
     for (size_t i = 0; i < st.recent.size(); i++) recent.Set(i, st.recent[i]);
     o.Set("recent", recent);
@@ -755,6 +756,7 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
         out.Set("ms", result->ms);
         out.Set("events", static_cast<double>(result->events));
         out.Set("windowEvents", static_cast<double>(result->windowEvents));
+        out.Set("quietMs", result->quietMs);
         d.Resolve(out);
       };
     });

@@ -370,6 +370,7 @@ FakeScript FakeScriptFromJs(const Napi::Object& o) {
     app.info.pid = static_cast<int64_t>(OptNumber(a, "pid").value_or(0));
     app.focused = OptBool(a, "focused").value_or(false);
     app.info.responsive = OptBool(a, "responsive").value_or(true);
+    app.quietFloorMs = std::max(0.0, std::min(OptNumber(a, "quietFloorMs").value_or(0), 60000.0));
     Napi::Value windows = a.Get("windows");
     if (windows.IsArray()) {
       Napi::Array ws = windows.As<Napi::Array>();
