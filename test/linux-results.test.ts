@@ -139,7 +139,10 @@ describe("settling", () => {
         let view = await s.snapshot({ app: app.pid, screenshot: false });
         const modes: string[] = [];
         for (let k = 0; k < 3; k++) {
-          const r = await s.click(indexOf(view, /^push button Press/), { app: app.pid, settle: { capMs: 1500 } });
+          const r = await s.click(indexOf(view, /^push button Press/), {
+            app: app.pid,
+            settle: { capMs: 1500 },
+          });
           modes.push(r.settled!.mode);
           expect(r.settled!.events).toBeGreaterThan(0);
           view = r.snapshot!;
