@@ -13,6 +13,9 @@ import { type App, chromium, type Desktop, fileUrl, gtkWidgetFactory } from "../
 import { useDesktop } from "./support/linux.js";
 
 const TIMEOUT = 90_000;
+/** The documented limits (README, ARCHITECTURE: MCP): one request line, and a text to type or set. */
+const REQUEST_LIMIT = 4 * 1024 * 1024;
+const TEXT_LIMIT = 100_000;
 const GTK = "gtk3-widget-factory";
 const WEB = "chromium";
 const SECRET = "hunter2";
@@ -232,6 +235,35 @@ describe("the MCP server", () => {
       expect(apps.isError).toBeFalsy();
       const list = JSON.parse(texts(apps)[0]!) as { name: string; pid: number }[];
       expect(list.map((a) => a.name)).toContain(GTK);
+    },
+    TIMEOUT,
+  );
+  it(
+    "type_text and set_value with a text over the documented limit, in a request under the request limit: INVALID_ARGUMENT, nothing typed",
+    async () => {
+      const before = snapshotText(await call(client, "get_app_state", { app: GTK, screenshot: false }));
+      const entry = indexOf(before, /^\d+ text \(settable, string\) Value: entry$/);
+      // Just under the request limit, far over the text limit.
+      const text = "z".repeat(REQUEST_LIMIT - 4096);
+      const typed = errorOf(await call(client, "type_text", { app: GTK, element_index: entry, text }));
+      expect(typed).toMatchObject({ code: "INVALID_ARGUMENT", delivery: "not_delivered", retry: "safe" });
+      expect(typed.message).toBe(
+        `type_text: text is ${text.length} characters, over the limit of ${TEXT_LIMIT}; nothing was typed`,
+      );
+      expect(typed.hint).toMatch(/several type_text calls/);
+      const set = errorOf(
+        await call(client, "set_value", { app: GTK, element_index: entry, value: "z".repeat(TEXT_LIMIT + 1) }),
+      );
+      expect(set).toMatchObject({ code: "INVALID_ARGUMENT", delivery: "not_delivered" });
+      expect(set.message).toMatch(/^set_value: value is 100001 characters, over the limit of 100000/);
+      const after = snapshotText(await call(client, "get_app_state", { app: GTK, screenshot: false }));
+      expect(after).toMatch(/^\s*\d+ text \(settable, string\) Value: entry$/m);
+      expect(after).not.toContain("zzz");
+      // At the limit, it goes in.
+      const ok = await call(client, "type_text", { app: GTK, element_index: entry, text: "!".repeat(TEXT_LIMIT) });
+      expect(ok.isError).toBeFalsy();
+      const reset = await call(client, "set_value", { app: GTK, element_index: entry, value: "entry" });
+      expect(reset.isError).toBeFalsy();
     },
     TIMEOUT,
   );
