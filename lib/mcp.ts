@@ -14,6 +14,11 @@
  *
  * Destructive targets go through the session's confirm callback: refused by
  * default, allowed when the server was started with --confirm-destructive.
+ *
+ * Limits (lib/mcp/limits.ts): a request line over MCP_REQUEST_LIMIT_BYTES is
+ * refused by the transport (lib/mcp/stdio.ts) with a JSON-RPC error and the
+ * server reads on; a type_text text or set_value value over MCP_TEXT_LIMIT
+ * characters is refused here with INVALID_ARGUMENT, before anything is sent.
  */
 import { readFileSync } from "node:fs";
 import type { Readable, Writable } from "node:stream";
@@ -451,7 +456,9 @@ export function createMcpServer(session: Session): McpServer {
     (args, extra) =>
       act(() => {
         const value =
-          typeof args.value === "string" ? limitedText("set_value", "value", args.value, SET_HINT) : args.value;
+          typeof args.value === "string"
+            ? limitedText("set_value", "value", args.value, SET_HINT)
+            : args.value;
         return session.setValue(requiredTarget(args), value, opts(args.app, extra.signal));
       }),
   );
@@ -467,7 +474,9 @@ export function createMcpServer(session: Session): McpServer {
           text: z
             .string()
             .min(1)
-            .describe(`The text to type: at most ${TEXT_LIMIT} characters (type a longer one in several calls).`),
+            .describe(
+              `The text to type: at most ${TEXT_LIMIT} characters (type a longer one in several calls).`,
+            ),
           ...elementFields,
         })
         .strict(),

@@ -86,7 +86,6 @@ describe("the MCP server over a pipe, a line over the request limit", () => {
     expect(await server.answer(null)).toEqual({ jsonrpc: "2.0", id: null, error: tooLarge(BIG) });
     await pong(server, 8);
   }, 30_000);
-
 });
 
 describe("the MCP server's JSON-RPC envelope, over a pipe", () => {
@@ -178,7 +177,9 @@ describe("the MCP server's framing, chunk by chunk", () => {
   });
 
   it("several requests in one chunk, CRLF line ends and blank lines among them", async () => {
-    await peer.write(`${JSON.stringify(ping(1))}\r\n\r\n${JSON.stringify(ping(2))}\n\n${JSON.stringify(ping(3))}\r\n`);
+    await peer.write(
+      `${JSON.stringify(ping(1))}\r\n\r\n${JSON.stringify(ping(2))}\n\n${JSON.stringify(ping(3))}\r\n`,
+    );
     for (const id of [1, 2, 3]) expect(await peer.answer(id)).toEqual({ jsonrpc: "2.0", id, result: {} });
   });
 
@@ -192,12 +193,14 @@ describe("the MCP server's framing, chunk by chunk", () => {
     expect(await peer.answer("edge")).toMatchObject({ error: tooLarge(REQUEST_LIMIT + 1) });
   });
 
-  it("a huge line in many chunks, its id in the last one, then a good line in the same chunk", async () => {
-    const body = `{"method":"tools/call","params":{"name":"type_text","arguments":{"text":"${"a\\\"b\\\\".repeat(BIG / 6)}"}},"jsonrpc":"2.0","id":"chunked"}`;
+  it('a huge line in many chunks (escapes cut by chunk ends, an "id" inside params), its id in the last one, then a good line in the same chunk', async () => {
+    const body = `{"method":"tools/call","params":{"name":"type_text","arguments":{"id":"inner","text":"${'a\\"b\\\\'.repeat(BIG / 6)}"}},"jsonrpc":"2.0","id":"chunked"}`;
     const bytes = Buffer.from(body);
     for (let i = 0; i < bytes.length - 10; i += 65_536)
       await peer.write(bytes.subarray(i, Math.min(i + 65_536, bytes.length - 10)));
-    await peer.write(Buffer.concat([bytes.subarray(bytes.length - 10), Buffer.from(`\n${JSON.stringify(ping("next"))}\n`)]));
+    await peer.write(
+      Buffer.concat([bytes.subarray(bytes.length - 10), Buffer.from(`\n${JSON.stringify(ping("next"))}\n`)]),
+    );
     expect(await peer.answer("chunked")).toMatchObject({ error: tooLarge(bytes.length) });
     expect(await peer.answer("next")).toMatchObject({ result: {} });
   });

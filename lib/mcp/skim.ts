@@ -51,9 +51,13 @@ export class LineSkim {
   /** What the bytes being kept are: a key, a field's string, or a field's bare value (a number). */
   private keeping: { what: "key" | Field; quoted: boolean; bytes: number[]; over: boolean } | undefined;
   private readonly fields: Partial<Record<Field, Raw>> = {};
+  /** In the chunk being read, the next quote and backslash found by the last search (the chunk's length: none). */
+  private nextQuote = -1;
+  private nextBackslash = -1;
 
   push(buf: Uint8Array): void {
     const n = buf.length;
+    this.nextQuote = this.nextBackslash = -1;
     for (let i = 0; i < n && !this.broken; i++) {
       let c = buf[i]!;
       if (this.inString) {
@@ -63,8 +67,9 @@ export class LineSkim {
           continue;
         }
         if (this.keeping === undefined) {
-          while (c !== QUOTE && c !== BACKSLASH && ++i < n) c = buf[i]!;
+          i = this.stringEnd(buf, i);
           if (i === n) break;
+          c = buf[i]!;
         }
         if (c === BACKSLASH) {
           this.escaped = true;
@@ -85,6 +90,23 @@ export class LineSkim {
       }
       this.structural(c);
     }
+  }
+
+  /**
+   * Where the string body at `from` stops (a quote or a backslash), or the
+   * chunk's end: memchr-fast, and each position is searched for once per
+   * chunk however many quotes and backslashes alternate.
+   */
+  private stringEnd(buf: Uint8Array, from: number): number {
+    if (this.nextQuote < from) {
+      const q = buf.indexOf(QUOTE, from);
+      this.nextQuote = q === -1 ? buf.length : q;
+    }
+    if (this.nextBackslash < from) {
+      const b = buf.indexOf(BACKSLASH, from);
+      this.nextBackslash = b === -1 ? buf.length : b;
+    }
+    return Math.min(this.nextQuote, this.nextBackslash);
   }
 
   result(): Skimmed {

@@ -31,7 +31,9 @@ import { LineReader, type OversizedLine } from "./lines.js";
 type Id = string | number | null;
 
 interface ParamsSchema {
-  safeParse(value: unknown):
+  safeParse(
+    value: unknown,
+  ):
     | { success: true }
     | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } };
 }

@@ -80,8 +80,7 @@ export function rpcPeer(input: Writable, output: Readable): RpcPeer & { fail(e: 
     fail,
     write: (data: string | Buffer | object) =>
       new Promise<void>((resolve, reject) => {
-        const bytes =
-          typeof data === "string" || Buffer.isBuffer(data) ? data : `${JSON.stringify(data)}\n`;
+        const bytes = typeof data === "string" || Buffer.isBuffer(data) ? data : `${JSON.stringify(data)}\n`;
         input.write(bytes, (e) => (e ? reject(e) : resolve()));
       }),
     answer: (id: RpcId) =>
