@@ -10,6 +10,7 @@
  */
 import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LineSkim } from "../lib/mcp/skim.js";
 import { runMcpServer } from "../lib/mcp.js";
 import { type RawServer, type RpcPeer, rpcPeer, spawnRawServer } from "./support/mcp-raw.js";
 
@@ -211,5 +212,38 @@ describe("the MCP server's framing, chunk by chunk", () => {
     await peer.write(`${note}${JSON.stringify(ping("after-note"))}\n`);
     expect(await peer.answer("after-note")).toMatchObject({ result: {} });
     expect(peer.lines.length).toBe(before + 1);
+  });
+});
+
+describe("what the skim of an oversized line reads, three bytes at a time", () => {
+  const skim = (line: string) => {
+    const s = new LineSkim();
+    const b = Buffer.from(line);
+    for (let i = 0; i < b.length; i += 3) s.push(b.subarray(i, i + 3));
+    return s.result();
+  };
+
+  it.each([
+    [
+      '{"jsonrpc":"2.0","id":"a\\"b","method":"tools\\/call"}',
+      { kind: "request", id: 'a"b', method: "tools/call" },
+    ],
+    [
+      '{"id" : 42 , "method" : "x", "params":{"id":7,"method":"no"}}',
+      { kind: "request", id: 42, method: "x" },
+    ],
+    [
+      '{"method":"notifications/x","params":{"id":1}}',
+      { kind: "notification", id: null, method: "notifications/x" },
+    ],
+    ['{"id":3,"result":{}}', { kind: "response", id: 3, method: undefined }],
+    [`{"id":"${"q".repeat(1000)}","method":"x"}`, { kind: "request", id: null, method: "x" }],
+    ['{"id":1.5,"method":"x"}', { kind: "request", id: null, method: "x" }],
+    ['{"id":{"a":1},"method":"x"}', { kind: "request", id: null, method: "x" }],
+    ['[{"id":1,"method":"x"}]', { kind: "unknown", id: null, method: undefined }],
+    ['{"id":1,"method":"x"} {"id":2}', { kind: "unknown", id: null, method: undefined }],
+    ['{"id":1,"method":"x"', { kind: "unknown", id: null, method: undefined }],
+  ])("%s", (line, expected) => {
+    expect(skim(line)).toEqual(expected);
   });
 });

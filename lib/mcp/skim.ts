@@ -66,7 +66,7 @@ export class LineSkim {
           this.keep(c);
           continue;
         }
-        if (this.keeping === undefined) {
+        if (this.keeping === undefined || this.keeping.over) {
           i = this.stringEnd(buf, i);
           if (i === n) break;
           c = buf[i]!;
