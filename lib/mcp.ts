@@ -14,15 +14,21 @@
  *
  * Destructive targets go through the session's confirm callback: refused by
  * default, allowed when the server was started with --confirm-destructive.
+ *
+ * Limits (lib/mcp/limits.ts): a request line over MCP_REQUEST_LIMIT_BYTES is
+ * refused by the transport (lib/mcp/stdio.ts) with a JSON-RPC error and the
+ * server reads on; a type_text text or set_value value over MCP_TEXT_LIMIT
+ * characters is refused here with INVALID_ARGUMENT, before anything is sent.
  */
 import { readFileSync } from "node:fs";
 import type { Readable, Writable } from "node:stream";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { listApps } from "./desktop.js";
 import { AxsnapError, invalidArgument } from "./errors.js";
+import { REQUEST_LIMIT_BYTES, TEXT_LIMIT } from "./mcp/limits.js";
+import { LineStdioTransport } from "./mcp/stdio.js";
 import { sanitize } from "./render/sanitize.js";
 import {
   type ActionResult,
@@ -46,6 +52,11 @@ export interface McpServerOptions {
 }
 
 export const MCP_USAGE = "usage: axsnap mcp [--confirm-destructive]";
+
+/** Bytes in one request line (its line end not counted); a longer one is refused with a JSON-RPC error. */
+export const MCP_REQUEST_LIMIT_BYTES = REQUEST_LIMIT_BYTES;
+/** Characters in type_text's text and set_value's value; a longer one is refused with INVALID_ARGUMENT. */
+export const MCP_TEXT_LIMIT = TEXT_LIMIT;
 
 /** Each call's deadline: a snapshot of a big window on a loaded machine takes a few seconds. */
 const DEADLINE_MS = 8000;
@@ -132,6 +143,22 @@ function elementOrPoint(
     "prefer an element from the latest get_app_state text; x/y are pixels of its screenshot",
   );
 }
+
+/** A text to type or set, within TEXT_LIMIT characters (code points, as typing counts them). */
+function limitedText(tool: string, field: string, text: string, hint: string): string {
+  // UTF-16 units are never fewer than code points: most texts need no count.
+  if (text.length <= TEXT_LIMIT) return text;
+  let chars = 0;
+  for (const _ of text) chars++;
+  if (chars <= TEXT_LIMIT) return text;
+  throw invalidArgument(
+    `${tool}: ${field} is ${chars} characters, over the limit of ${TEXT_LIMIT}; nothing was ${tool === "type_text" ? "typed" : "set"}`,
+    hint,
+  );
+}
+
+const TYPE_HINT = `type it in several type_text calls of at most ${TEXT_LIMIT} characters each, reading the fresh snapshot between them`;
+const SET_HINT = `set at most ${TEXT_LIMIT} characters, then add the rest with type_text calls of at most ${TEXT_LIMIT} characters each`;
 
 function ref(snapshotId: string, index: number): string {
   return `@${snapshotId}:e${index}`;
@@ -420,12 +447,20 @@ export function createMcpServer(session: Session): McpServer {
         .object({
           app: appSchema.optional().describe(APP_HELP),
           ...elementFields,
-          value: z.union([z.string(), z.number()]).describe("The new value (a number for sliders)."),
+          value: z
+            .union([z.string(), z.number()])
+            .describe(`The new value (a number for sliders); a text of at most ${TEXT_LIMIT} characters.`),
         })
         .strict(),
     },
     (args, extra) =>
-      act(() => session.setValue(requiredTarget(args), args.value, opts(args.app, extra.signal))),
+      act(() => {
+        const value =
+          typeof args.value === "string"
+            ? limitedText("set_value", "value", args.value, SET_HINT)
+            : args.value;
+        return session.setValue(requiredTarget(args), value, opts(args.app, extra.signal));
+      }),
   );
 
   server.registerTool(
@@ -436,15 +471,21 @@ export function createMcpServer(session: Session): McpServer {
       inputSchema: z
         .object({
           app: appSchema.optional().describe(APP_HELP),
-          text: z.string().min(1).describe("The text to type."),
+          text: z
+            .string()
+            .min(1)
+            .describe(
+              `The text to type: at most ${TEXT_LIMIT} characters (type a longer one in several calls).`,
+            ),
           ...elementFields,
         })
         .strict(),
     },
     (args, extra) =>
       act(() => {
+        const text = limitedText("type_text", "text", args.text, TYPE_HINT);
         const target = targetOf(args);
-        return session.typeText(args.text, {
+        return session.typeText(text, {
           ...opts(args.app, extra.signal),
           ...(target !== undefined ? { target } : {}),
         });
@@ -559,20 +600,14 @@ export async function runMcpServer(options: McpServerOptions = {}): Promise<void
       : {}),
   });
   const server = createMcpServer(session);
-  const transport = new StdioServerTransport(stdin, stdout);
+  const transport = new LineStdioTransport(stdin, stdout);
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = () => resolve();
   });
-  // The SDK's transport does not watch for the end of its input: a client that closed its end is gone.
-  const end = () => void transport.close().catch(() => undefined);
-  stdin.once("end", end);
-  stdin.once("close", end);
   try {
     await server.connect(transport);
     await closed;
   } finally {
-    stdin.off("end", end);
-    stdin.off("close", end);
     await session.close().catch(() => undefined);
     restoreLog();
   }

@@ -11,8 +11,12 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, chromium, type Desktop, fileUrl, gtkWidgetFactory } from "../scripts/desktop.mjs";
 import { useDesktop } from "./support/linux.js";
+import { spawnRawServer } from "./support/mcp-raw.js";
 
 const TIMEOUT = 90_000;
+/** The documented limits (README, ARCHITECTURE: MCP): one request line, and a text to type or set. */
+const REQUEST_LIMIT = 4 * 1024 * 1024;
+const TEXT_LIMIT = 100_000;
 const GTK = "gtk3-widget-factory";
 const WEB = "chromium";
 const SECRET = "hunter2";
@@ -232,6 +236,81 @@ describe("the MCP server", () => {
       expect(apps.isError).toBeFalsy();
       const list = JSON.parse(texts(apps)[0]!) as { name: string; pid: number }[];
       expect(list.map((a) => a.name)).toContain(GTK);
+    },
+    TIMEOUT,
+  );
+  it(
+    "type_text and set_value with a text over the documented limit, in a request under the request limit: INVALID_ARGUMENT, nothing typed",
+    async () => {
+      const before = snapshotText(await call(client, "get_app_state", { app: GTK, screenshot: false }));
+      const entry = indexOf(before, /^\d+ text \(settable, string\) Value: entry$/);
+      // Just under the request limit, far over the text limit.
+      const text = "z".repeat(REQUEST_LIMIT - 4096);
+      const typed = errorOf(await call(client, "type_text", { app: GTK, element_index: entry, text }));
+      expect(typed).toMatchObject({ code: "INVALID_ARGUMENT", delivery: "not_delivered", retry: "safe" });
+      expect(typed.message).toBe(
+        `type_text: text is ${text.length} characters, over the limit of ${TEXT_LIMIT}; nothing was typed`,
+      );
+      expect(typed.hint).toMatch(/several type_text calls/);
+      const set = errorOf(
+        await call(client, "set_value", {
+          app: GTK,
+          element_index: entry,
+          value: "z".repeat(TEXT_LIMIT + 1),
+        }),
+      );
+      expect(set).toMatchObject({ code: "INVALID_ARGUMENT", delivery: "not_delivered" });
+      expect(set.message).toMatch(/^set_value: value is 100001 characters, over the limit of 100000/);
+      const after = snapshotText(await call(client, "get_app_state", { app: GTK, screenshot: false }));
+      expect(after).toMatch(/^\s*\d+ text \(settable, string\) Value: entry$/m);
+      expect(after).not.toContain("zzz");
+      // At the limit, it goes in.
+      const ok = await call(client, "type_text", {
+        app: GTK,
+        element_index: entry,
+        text: "!".repeat(TEXT_LIMIT),
+      });
+      expect(ok.isError).toBeFalsy();
+      const reset = await call(client, "set_value", { app: GTK, element_index: entry, value: "entry" });
+      expect(reset.isError).toBeFalsy();
+    },
+    TIMEOUT,
+  );
+});
+
+describe("the MCP server after a request over the size limit", () => {
+  it(
+    "an 11 MB get_app_state line is refused with its id, and the next get_app_state answers with the window",
+    async () => {
+      const raw = spawnRawServer(desktop.env);
+      try {
+        await raw.initialize();
+        const started = Date.now();
+        await raw.write({
+          jsonrpc: "2.0",
+          id: "huge",
+          method: "tools/call",
+          params: { name: "get_app_state", arguments: { app: GTK, window: "w".repeat(11 * 1024 * 1024) } },
+        });
+        const refused = await raw.answer("huge");
+        expect(refused.error).toMatchObject({ code: -32600, data: { limitBytes: REQUEST_LIMIT } });
+        const refusedMs = Date.now() - started;
+        await raw.write({
+          jsonrpc: "2.0",
+          id: "next",
+          method: "tools/call",
+          params: { name: "get_app_state", arguments: { app: GTK, screenshot: false } },
+        });
+        const next = (await raw.answer("next")).result as unknown as CallToolResult;
+        expect(next.isError).toBeFalsy();
+        expect(snapshotText(next)).toContain("radio button");
+        expect(raw.stderr()).toMatch(/refused request "huge" \(tools\/call\): \d+ bytes on one line/);
+        console.log(
+          `11 MB get_app_state: refused in ${refusedMs} ms; the next get_app_state answered ${Date.now() - started} ms after the huge line was sent`,
+        );
+      } finally {
+        await raw.close();
+      }
     },
     TIMEOUT,
   );
