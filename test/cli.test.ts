@@ -21,6 +21,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, chromium, type Desktop, fileUrl, gtkWidgetFactory } from "../scripts/desktop.mjs";
+import { type CliRun, indexIn, type Json, runCli, runCliJson } from "./support/cli.js";
 import { useDesktop } from "./support/linux.js";
 
 const TIMEOUT = 120_000;
@@ -42,58 +43,14 @@ afterAll(async () => {
   await desktop?.stop();
 });
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
+type Run = CliRun;
 
-/** Runs the CLI as a child process with the desktop's environment. */
-function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  const t0 = performance.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "lib/cli.ts", ...args], {
-      env: { ...process.env, XDG_STATE_HOME: state, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on("data", (d: Buffer) => out.push(d));
-    child.stderr.on("data", (d: Buffer) => err.push(d));
-    child.on("error", reject);
-    child.on("close", (code) =>
-      resolve({
-        code,
-        stdout: Buffer.concat(out).toString("utf8"),
-        stderr: Buffer.concat(err).toString("utf8"),
-        ms: performance.now() - t0,
-      }),
-    );
-  });
-}
+/** Runs the CLI as a child process with the desktop's environment and this file's session directory. */
+const cli = (args: string[], env: Record<string, string> = {}): Promise<Run> =>
+  runCli(args, { XDG_STATE_HOME: state, ...env });
 
 /** Runs the CLI with --json and parses its one envelope (the whole of stdout). */
-async function cliJson(args: string[]): Promise<Run & { env: Json }> {
-  const r = await cli([...args, "--json"]);
-  let env: unknown;
-  try {
-    env = JSON.parse(r.stdout);
-  } catch {
-    throw new Error(`not one JSON envelope (exit ${r.code}):\n${r.stdout}\n${r.stderr}`);
-  }
-  return { ...r, env };
-}
-
-/** The index printed on the first line matching `re` (without indentation). */
-function indexIn(text: string, re: RegExp): number {
-  for (const raw of text.split("\n")) {
-    const line = raw.trim();
-    const m = /^(\d+) /.exec(line);
-    if (m && re.test(line)) return Number(m[1]);
-  }
-  throw new Error(`no line matches ${re} in:\n${text}`);
-}
+const cliJson = (args: string[]): Promise<Run & { env: Json }> => runCliJson(args, { XDG_STATE_HOME: state });
 
 function lineIn(text: string, index: number): string {
   return (
@@ -103,9 +60,6 @@ function lineIn(text: string, index: number): string {
       .find((l) => l.startsWith(`${index} `)) ?? ""
   );
 }
-
-// biome-ignore lint/suspicious/noExplicitAny: parsed JSON, checked field by field by the expectations
-type Json = any;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

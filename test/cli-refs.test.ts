@@ -1,0 +1,269 @@
+/**
+ * Refs from another process on a headless desktop (one for this file), each
+ * command a child process as an agent runs it:
+ *
+ * - Two surfaces with the same title (test/apps/same-title-app.py): a main
+ *   window "Doc" whose "Apply" opens a modal dialog "Doc" with its own
+ *   "Apply", or a second top-level window "Doc". A ref printed for the main
+ *   window's Apply, used after the other surface opened, must reach the main
+ *   window's Apply (found again in the window it was printed in, by that
+ *   window's id) or be refused; never the other one. The app prints which
+ *   Apply was clicked.
+ * - Stored snapshot files that are corrupt (a record without identity,
+ *   options or window null, takenAt in the future, garbage, wrong types):
+ *   refused as not found, nothing sent, with a hint to snapshot again.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listWindows } from "../lib/index.js";
+import { type App, type Desktop, startApp } from "../scripts/desktop.mjs";
+import { type CliRun, indexIn, type Json, runCliJson } from "./support/cli.js";
+import { useDesktop } from "./support/linux.js";
+
+const TIMEOUT = 120_000;
+const APP = "axsnap-same-title-test";
+
+let desktop: Desktop;
+let state: string;
+let store: string;
+
+beforeAll(async () => {
+  desktop = await useDesktop();
+  state = mkdtempSync(join(tmpdir(), "axsnap-cli-refs-"));
+  store = join(state, "axsnap");
+}, TIMEOUT);
+
+afterAll(async () => {
+  await desktop?.stop();
+});
+
+const cliJson = (args: string[]): Promise<CliRun & { env: Json }> =>
+  runCliJson(args, { XDG_STATE_HOME: state });
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function startSameTitle(mode: "dialog" | "window"): Promise<App> {
+  return startApp(desktop, "/usr/bin/python3", ["test/apps/same-title-app.py", mode], {
+    name: APP,
+    windowName: "Doc",
+  });
+}
+
+/** The app's `CLICKED apply-in-…` lines so far. */
+function clicked(app: App): string[] {
+  return app
+    .output()
+    .split("\n")
+    .filter((l) => l.startsWith("CLICKED "));
+}
+
+/** Waits (bounded) until the app has printed more than `count` CLICKED lines; returns them all. */
+async function clickedBeyond(app: App, count: number, what: string): Promise<string[]> {
+  const until = Date.now() + 10_000;
+  while (Date.now() < until) {
+    const lines = clicked(app);
+    if (lines.length > count) return lines;
+    await sleep(50);
+  }
+  throw new Error(`${what}: the app printed no new CLICKED line; its output:\n${app.output()}`);
+}
+
+/** Waits (bounded) until the app lists `n` windows titled "Doc". */
+async function docWindows(pid: number, n: number): Promise<void> {
+  const until = Date.now() + 10_000;
+  let last: unknown = [];
+  while (Date.now() < until) {
+    const ws = await listWindows(pid, { deadlineMs: 5000 });
+    last = ws;
+    if (ws.filter((w) => w.title === "Doc").length === n) return;
+    await sleep(100);
+  }
+  throw new Error(`never ${n} windows titled "Doc"; last listing:\n${JSON.stringify(last, null, 1)}`);
+}
+
+const REFUSALS = ["STALE_REF", "WINDOW_NOT_FOUND"];
+
+describe("a ref from another process, with two surfaces titled the same", () => {
+  const outcomes: string[] = [];
+
+  afterAll(() => {
+    if (outcomes.length > 0) console.log(`same-title windows through the CLI:\n  ${outcomes.join("\n  ")}`);
+  });
+
+  for (const [mode, other] of [
+    ["dialog", "apply-in-DIALOG"],
+    ["window", "apply-in-SECOND-window"],
+  ] as const) {
+    it(
+      `reaches the main window's Apply or refuses, never the ${mode === "dialog" ? "modal dialog's" : "second window's"}`,
+      async () => {
+        const app = await startSameTitle(mode);
+        try {
+          const png = join(state, `same-title-${mode}.png`);
+          const snap = await cliJson(["snapshot", "--app", APP, "--screenshot", png]);
+          expect(snap.code, snap.stdout).toBe(0);
+          const { snapshotId: id, text } = snap.env.data;
+          expect(snap.env.data.window.title).toBe("Doc");
+          const apply = indexIn(text, /^\d+ push button Apply$/);
+          const ref = `@${id}:e${apply}`;
+          const listed = await listWindows(app.pid, { deadlineMs: 5000 });
+          expect(listed.map((w) => w.title)).toEqual(["Doc"]);
+          const main = listed[0]!;
+
+          // The first click, from another process: the main window's Apply, which opens the other "Doc".
+          const first = await cliJson(["click", ref]);
+          expect(first.code, first.stdout).toBe(0);
+          expect(await clickedBeyond(app, 0, "first click")).toEqual(["CLICKED apply-in-MAIN"]);
+          await docWindows(app.pid, 2);
+
+          // The same ref again, from a third process, with two windows titled "Doc".
+          const again = await cliJson(["click", ref]);
+          let outcome: string;
+          if (again.env.ok) {
+            const lines = await clickedBeyond(app, 1, "the ref used again");
+            expect(lines).not.toContain(`CLICKED ${other}`);
+            expect(lines).toEqual(["CLICKED apply-in-MAIN", "CLICKED apply-in-MAIN"]);
+            // It says which window it observed: the one the ref was printed in, by its id.
+            expect(again.env.data.notes[0]).toMatch(
+              /^found again by its identity as element \d+ of a new observation/,
+            );
+            expect(again.env.data.notes[0]).toContain(main.id);
+            outcome = `${mode}: ref @…:e${apply} used again → clicked the main window's Apply (${lines.at(-1)}); note: ${again.env.data.notes[0]}`;
+          } else {
+            expect(REFUSALS, JSON.stringify(again.env.error)).toContain(again.env.error.code);
+            expect(again.env.error).toMatchObject({ delivery: "not_delivered", retry: "safe" });
+            outcome = `${mode}: ref @…:e${apply} used again → refused ${again.env.error.code}: ${again.env.error.message}`;
+          }
+          expect(clicked(app)).not.toContain(`CLICKED ${other}`);
+
+          // click-at the Apply's pixels of the first screenshot: the window it was taken of, or refused.
+          const stored = JSON.parse(readFileSync(join(store, `${id}.json`), "utf8"));
+          const shot = stored.screenshot;
+          const sf = stored.records[apply].screenFrame;
+          const x = Math.round((sf.x + sf.w / 2 - shot.windowOrigin.x) * shot.scale);
+          const y = Math.round((sf.y + sf.h / 2 - shot.windowOrigin.y) * shot.scale);
+          const before = clicked(app).length;
+          const at = await cliJson(["click-at", String(x), String(y), "--of", id]);
+          if (at.env.ok) {
+            expect(at.env.data.notes.join("\n")).toContain(main.id);
+            // A modal dialog's grab keeps pointer input from the main window: then nothing is printed.
+            // Either way the ref (proven above to reach the main window or be refused) flushes the app's queue.
+            const sync = await cliJson(["click", ref]);
+            if (sync.env.ok) await clickedBeyond(app, before, "the sync click");
+            outcome += `; click-at ${x},${y} → sent to the main window (${clicked(app).slice(before).join(", ") || "no CLICKED line"})`;
+          } else {
+            expect([...REFUSALS, "STALE_OBSERVATION"], JSON.stringify(at.env.error)).toContain(
+              at.env.error.code,
+            );
+            expect(at.env.error).toMatchObject({ delivery: "not_delivered", retry: "safe" });
+            outcome += `; click-at → refused ${at.env.error.code}`;
+          }
+          expect(clicked(app)).not.toContain(`CLICKED ${other}`);
+          outcomes.push(outcome);
+        } finally {
+          await app.stop();
+        }
+      },
+      TIMEOUT,
+    );
+  }
+});
+
+describe("corrupt stored snapshot files", () => {
+  it(
+    "are refused as not found with a hint to snapshot again; nothing is sent, never INTERNAL",
+    async () => {
+      const app = await startSameTitle("dialog");
+      try {
+        const snap = await cliJson(["snapshot", "--app", APP]);
+        expect(snap.code, snap.stdout).toBe(0);
+        const { snapshotId: good, text } = snap.env.data;
+        const apply = indexIn(text, /^\d+ push button Apply$/);
+        const original = readFileSync(join(store, `${good}.json`), "utf8");
+
+        const variants: [string, (s: Json) => unknown][] = [
+          ["a record lacking identity", (s) => void delete s.records[apply].identity],
+          ["a record lacking proof", (s) => void delete s.records[apply].proof],
+          ["a record's identity.role a number", (s) => void (s.records[apply].identity.role = 7)],
+          ["a record null", (s) => void (s.records[apply] = null)],
+          ["options null", (s) => void (s.options = null)],
+          ["window null", (s) => void (s.window = null)],
+          ["window.frame a string", (s) => void (s.window.frame = "0,0,10,10")],
+          ["takenAt in the future", (s) => void (s.takenAt = Date.now() + 3_600_000)],
+          ["takenAt a string", (s) => void (s.takenAt = String(s.takenAt))],
+          ["app.name missing", (s) => void delete s.app.name],
+          ["records an object", (s) => void (s.records = { 0: s.records[0] })],
+          ["cutBy not strings", (s) => void (s.cutBy = [1, 2])],
+          [
+            "screenshot.scale zero",
+            (s) =>
+              void (s.screenshot = {
+                pixelWidth: 10,
+                pixelHeight: 10,
+                scale: 0,
+                windowOrigin: { x: 0, y: 0 },
+              }),
+          ],
+        ];
+        const garbage: [string, string][] = [
+          ["garbage bytes", "\u0000\u00ff{{not json"],
+          ["JSON null", "null"],
+          ["a JSON array", "[1,2,3]"],
+        ];
+        const seen: string[] = [];
+        const check = async (what: string) => {
+          for (const args of [
+            ["click", `@${good}:e${apply}`],
+            ["resolve", `@${good}:e${apply}`],
+          ]) {
+            const r = await cliJson(args);
+            expect(r.code, `${what}: ${args[0]}: ${r.stdout}`).not.toBe(0);
+            expect(r.env.ok, what).toBe(false);
+            expect(
+              ["SNAPSHOT_NOT_FOUND", "INVALID_ARGUMENT"],
+              `${what}: ${JSON.stringify(r.env.error)}`,
+            ).toContain(r.env.error.code);
+            expect(r.env.error, what).toMatchObject({ delivery: "not_delivered", retry: "safe" });
+            expect(r.env.error.hint, what).toMatch(/axsnap snapshot --app/);
+            if (args[0] === "click") seen.push(`${what}: ${r.env.error.code}: ${r.env.error.message}`);
+          }
+        };
+        for (const [what, edit] of variants) {
+          const s = JSON.parse(original);
+          edit(s);
+          writeFileSync(join(store, `${good}.json`), JSON.stringify(s));
+          await check(what);
+        }
+        for (const [what, bytes] of garbage) {
+          writeFileSync(join(store, `${good}.json`), bytes);
+          await check(what);
+        }
+        // click-at a snapshot stamped in the future: not fresh forever.
+        const shot = await cliJson(["snapshot", "--app", APP, "--screenshot", join(state, "future.png")]);
+        const future = shot.env.data.snapshotId;
+        const f = join(store, `${future}.json`);
+        const s = JSON.parse(readFileSync(f, "utf8"));
+        s.takenAt = Date.now() + 10 * 60_000;
+        writeFileSync(f, JSON.stringify(s));
+        const at = await cliJson(["click-at", "5", "5", "--of", future]);
+        expect(at.env.ok).toBe(false);
+        expect(["SNAPSHOT_NOT_FOUND", "INVALID_ARGUMENT"]).toContain(at.env.error.code);
+        expect(at.env.error).toMatchObject({ delivery: "not_delivered", retry: "safe" });
+        // Nothing reached the app.
+        expect(clicked(app)).toEqual([]);
+        console.log(`corrupt stored files, \`axsnap click\`:\n  ${seen.join("\n  ")}`);
+
+        // The good file again: the ref works.
+        writeFileSync(join(store, `${good}.json`), original);
+        const ok = await cliJson(["click", `@${good}:e${apply}`]);
+        expect(ok.code, ok.stdout).toBe(0);
+        expect(await clickedBeyond(app, 0, "the good file")).toEqual(["CLICKED apply-in-MAIN"]);
+      } finally {
+        await app.stop();
+      }
+    },
+    TIMEOUT,
+  );
+});
