@@ -213,11 +213,10 @@ describe("corrupt stored snapshot files", () => {
           ["a JSON array", "[1,2,3]"],
         ];
         const seen: string[] = [];
+        // Every variant through click; resolve (the same lookup) for the first.
         const check = async (what: string) => {
-          for (const args of [
-            ["click", `@${good}:e${apply}`],
-            ["resolve", `@${good}:e${apply}`],
-          ]) {
+          const commands = seen.length === 0 ? ["click", "resolve"] : ["click"];
+          for (const args of commands.map((c) => [c, `@${good}:e${apply}`])) {
             const r = await cliJson(args);
             expect(r.code, `${what}: ${args[0]}: ${r.stdout}`).not.toBe(0);
             expect(r.env.ok, what).toBe(false);
