@@ -183,30 +183,39 @@ describe("corrupt stored snapshot files", () => {
         const apply = indexIn(text, /^\d+ push button Apply$/);
         const original = readFileSync(join(store, `${good}.json`), "utf8");
 
-        const variants: [string, (s: Json) => unknown][] = [
-          ["a record lacking identity", (s) => void delete s.records[apply].identity],
-          ["a record lacking proof", (s) => void delete s.records[apply].proof],
-          ["a record's identity.role a number", (s) => void (s.records[apply].identity.role = 7)],
-          ["a record null", (s) => void (s.records[apply] = null)],
-          ["options null", (s) => void (s.options = null)],
-          ["window null", (s) => void (s.window = null)],
-          ["window.frame a string", (s) => void (s.window.frame = "0,0,10,10")],
-          ["takenAt in the future", (s) => void (s.takenAt = Date.now() + 3_600_000)],
-          ["takenAt a string", (s) => void (s.takenAt = String(s.takenAt))],
-          ["app.name missing", (s) => void delete s.app.name],
-          ["records an object", (s) => void (s.records = { 0: s.records[0] })],
-          ["cutBy not strings", (s) => void (s.cutBy = [1, 2])],
+        const DROP = Symbol("drop");
+        // What is wrong, the field (a path into the file) and what it becomes (DROP: deleted).
+        const variants: [string, string, unknown][] = [
+          ["a record lacking identity", `records.${apply}.identity`, DROP],
+          ["a record lacking proof", `records.${apply}.proof`, DROP],
+          ["a record's identity.role a number", `records.${apply}.identity.role`, 7],
+          ["a record null", `records.${apply}`, null],
+          ["a record's index not its position", `records.${apply}.index`, apply + 1],
+          ["options null", "options", null],
+          ["window null", "window", null],
+          ["window.frame a string", "window.frame", "0,0,10,10"],
+          ["window.kind unknown", "window.kind", "toast"],
+          ["takenAt in the future", "takenAt", Date.now() + 3_600_000],
+          ["takenAt a string", "takenAt", "1764600000000"],
+          ["app.name missing", "app.name", DROP],
+          ["app.pid negative", "app.pid", -1],
+          ["records an object", "records", { 0: {} }],
+          ["cutBy not strings", "cutBy", [1, 2]],
           [
             "screenshot.scale zero",
-            (s) =>
-              void (s.screenshot = {
-                pixelWidth: 10,
-                pixelHeight: 10,
-                scale: 0,
-                windowOrigin: { x: 0, y: 0 },
-              }),
+            "screenshot",
+            { pixelWidth: 10, pixelHeight: 10, scale: 0, windowOrigin: { x: 0, y: 0 } },
           ],
         ];
+        const edited = (path: string, value: unknown): string => {
+          const s = JSON.parse(original);
+          const keys = path.split(".");
+          const last = keys.pop()!;
+          const parent = keys.reduce((o, k) => o[k], s);
+          if (value === DROP) delete parent[last];
+          else parent[last] = value;
+          return JSON.stringify(s);
+        };
         const garbage: [string, string][] = [
           ["garbage bytes", "\u0000\u00ff{{not json"],
           ["JSON null", "null"],
@@ -229,10 +238,8 @@ describe("corrupt stored snapshot files", () => {
             if (args[0] === "click") seen.push(`${what}: ${r.env.error.code}: ${r.env.error.message}`);
           }
         };
-        for (const [what, edit] of variants) {
-          const s = JSON.parse(original);
-          edit(s);
-          writeFileSync(join(store, `${good}.json`), JSON.stringify(s));
+        for (const [what, path, value] of variants) {
+          writeFileSync(join(store, `${good}.json`), edited(path, value));
           await check(what);
         }
         for (const [what, bytes] of garbage) {

@@ -189,10 +189,15 @@ describe("gtk3-widget-factory", () => {
       const stored = JSON.parse(readFileSync(data.stored, "utf8"));
       expect(stored).toMatchObject({
         format: "axsnap-cli-snapshot",
-        version: 1,
+        version: 2,
         id: data.snapshotId,
         app: { name: GTK, pid: gtk.pid },
-        window: { title: data.window.title },
+        // The window's id and kind: a later process observes this very window again.
+        window: {
+          title: data.window.title,
+          kind: "window",
+          id: expect.stringMatching(/^\/org\/a11y\/atspi\//),
+        },
         screenshot: { path: png },
       });
       expect(stored.records).toHaveLength(count);
@@ -300,18 +305,35 @@ describe("gtk3-widget-factory", () => {
       expect(goneText.stdout).toBe("");
       expect(goneText.stderr).toMatch(/^axsnap: STALE_REF: .*\nhint: .*axsnap snapshot --app/);
 
-      // Another window than the one observed (a dialog closed since): refused before any matching.
+      // Observed in a dialog that has closed since: its window is gone, refused before any matching.
+      let window: Json;
       doctor(id, (s) => {
+        window = { ...s.window };
         s.records[page2].identity.name = "Page 2";
-        s.window.title = "About GTK Widget Factory";
+        s.window = {
+          ...window,
+          id: "/org/a11y/atspi/accessible/99999",
+          title: "About GTK Widget Factory",
+          kind: "dialog",
+        };
       });
-      const window = await cliJson(["click", `@${id}:e${page2}`]);
-      expect(window.env.error.code).toBe("STALE_REF");
-      expect(window.env.error.message).toMatch(/observed in the window "About GTK Widget Factory"/);
+      const closed = await cliJson(["click", `@${id}:e${page2}`]);
+      expect(closed.env.error).toMatchObject({ code: "WINDOW_NOT_FOUND", delivery: "not_delivered" });
+      expect(closed.env.error.message).toMatch(
+        /the window "About GTK Widget Factory" \(dialog, id \S+\) that snapshot \w+ was taken of is gone/,
+      );
+      expect(closed.env.error.hint).toContain(`axsnap snapshot --app ${GTK}`);
+      // Its id now names another kind of window (an id reused): not the window it was printed in.
+      doctor(id, (s) => {
+        s.window = { ...window, kind: "dialog" };
+      });
+      const reused = await cliJson(["click", `@${id}:e${page2}`]);
+      expect(reused.env.error.code).toBe("STALE_REF");
+      expect(reused.env.error.message).toMatch(/observed in the window .* it is a window now, not a dialog/);
 
       // Two matches: a record (proven unique when stored) whose identity two elements now have.
       doctor(id, (s) => {
-        s.window.title = snap.env.data.window.title;
+        s.window = window;
         s.records[page2].identity = { ...s.records[twin].identity };
         s.records[page2].proof = { unique: true };
       });

@@ -7,7 +7,7 @@
  * A ref from another process: its snapshot is not in this process's
  * Session, so it is looked up in the store; the app (by the stored pid) is
  * observed again with the stored render options, in the window the ref was
- * printed in (named by its stored id, with its kind, title and frame checked:
+ * printed in (named by its stored id, with its kind and frame checked:
  * window.ts), and the element is found by its stored identity with
  * the library's rules (`findAgain`: one match, else STALE_REF,
  * AMBIGUOUS_TARGET or IDENTITY_UNPROVEN). The action then goes to the match
@@ -456,7 +456,7 @@ export class Runner {
    * process is used as it is (the library checks its age). One from another
    * process must be at most 60 s old, and its window is observed again (with
    * a screenshot; by its id, as a ref's is): it must be the same window, with
-   * the same kind, title, frame and scale, so the pixels still mean the same
+   * the same kind, frame and scale, so the pixels still mean the same
    * point of it; the click then goes through the library with the new
    * observation (which brings that window to the front).
    */

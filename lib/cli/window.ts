@@ -5,8 +5,9 @@
  * default choice may well be the other one by then, so the stored window is
  * named: by its id where the id means the same to every process (Linux: the
  * AT-SPI object path), else by its exact title (two windows with it: refused).
- * Its kind, title and frame must then be as stored: an id the app gave a new
- * window after the old one closed (GTK reuses some) is not the same window.
+ * Its kind and frame (and, without such an id, its title) must then be as
+ * stored: an id the app gave a new window after the old one closed (GTK
+ * reuses some) is not the same window.
  */
 import { AxsnapError } from "../errors.js";
 import type { Snapshot } from "../snapshot.js";
@@ -69,10 +70,12 @@ export async function observeStoredWindow(
 
 /** What differs between the stored window and the one observed now, or undefined when it is the same window, unmoved. */
 export function windowDifference(was: StoredWindow, now: Snapshot["window"]): string | undefined {
-  if (idOutlivesProcess(was.id) && now.id !== was.id) return `another window (id ${now.id ?? "none"})`;
+  const byId = idOutlivesProcess(was.id);
+  if (byId && now.id !== was.id) return `another window (id ${now.id ?? "none"})`;
   const kind = now.kind ?? "window";
   if (kind !== was.kind) return `it is a ${kind} now, not a ${was.kind}`;
-  if (now.title !== was.title) return `it is titled "${now.title}" now`;
+  // Named by its id, a window may retitle itself ("Doc" → "*Doc"); named by its title, it may not.
+  if (!byId && now.title !== was.title) return `it is titled "${now.title}" now`;
   const a = was.frame;
   const b = now.frame;
   if (a.x !== b.x || a.y !== b.y || a.w !== b.w || a.h !== b.h)
