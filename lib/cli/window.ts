@@ -38,7 +38,8 @@ export function windowWords(w: {
   id?: string | undefined;
 }): string {
   const id = w.id !== undefined && idOutlivesProcess(w.id) ? `, id ${w.id}` : "";
-  return `"${w.title}" (${w.kind ?? "window"}${id})`;
+  // Quoted as JSON: a title cannot break the line or forge text after it.
+  return `${JSON.stringify(w.title)} (${w.kind ?? "window"}${id})`;
 }
 
 /** Runs the observation of the stored window; a window that is gone or cannot be told apart is refused, nothing sent. */
@@ -61,7 +62,7 @@ export async function observeStoredWindow(
     if (e.code === "AMBIGUOUS_TARGET" && "title" in window)
       throw new AxsnapError(
         "STALE_REF",
-        `${stored.app.name} has several windows titled "${stored.window.title}" now, and another process cannot tell which one snapshot ${stored.id} was taken of; nothing was sent`,
+        `${stored.app.name} has several windows titled ${JSON.stringify(stored.window.title)} now, and another process cannot tell which one snapshot ${stored.id} was taken of; nothing was sent`,
         { hint, cause: e },
       );
     throw e;

@@ -6,7 +6,8 @@ Its main window is titled "Doc" and has a button "Apply". Clicking that
 button prints `CLICKED apply-in-MAIN` and opens, once, another surface also
 titled "Doc" with its own "Apply": with `dialog` (the default) a modal dialog
 of the main window, with `window` a second top-level window. Its button
-prints `CLICKED apply-in-DIALOG` or `CLICKED apply-in-SECOND-window`. Every
+prints `CLICKED apply-in-DIALOG` or `CLICKED apply-in-SECOND-window`; a
+click by the pointer (not by an accessibility action) adds " by-pointer". Every
 line goes to stdout, flushed, so the test reads which button was clicked. Its
 AT-SPI name is "axsnap-same-title-test".
 """
@@ -15,7 +16,7 @@ import sys
 import gi
 
 gi.require_version("Gtk", "3.0")
-from gi.repository import GLib, Gtk  # noqa: E402
+from gi.repository import Gdk, GLib, Gtk  # noqa: E402
 
 GLib.set_prgname("axsnap-same-title-test")
 GLib.set_application_name("axsnap-same-title-test")
@@ -31,7 +32,14 @@ def say(line):
 
 def apply_button(where):
     button = Gtk.Button(label="Apply")
-    button.connect("clicked", lambda _b: say("CLICKED apply-in-" + where))
+
+    def clicked(_button):
+        # A pointer click arrives as a button event; an accessibility action has none.
+        event = Gtk.get_current_event()
+        by = " by-pointer" if event is not None and event.type == Gdk.EventType.BUTTON_RELEASE else ""
+        say("CLICKED apply-in-" + where + by)
+
+    button.connect("clicked", clicked)
     return button
 
 
