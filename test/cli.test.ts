@@ -21,6 +21,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, chromium, type Desktop, fileUrl, gtkWidgetFactory } from "../scripts/desktop.mjs";
+import { type CliRun, indexIn, type Json, runCli, runCliJson } from "./support/cli.js";
 import { useDesktop } from "./support/linux.js";
 
 const TIMEOUT = 120_000;
@@ -42,58 +43,14 @@ afterAll(async () => {
   await desktop?.stop();
 });
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
+type Run = CliRun;
 
-/** Runs the CLI as a child process with the desktop's environment. */
-function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  const t0 = performance.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "lib/cli.ts", ...args], {
-      env: { ...process.env, XDG_STATE_HOME: state, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on("data", (d: Buffer) => out.push(d));
-    child.stderr.on("data", (d: Buffer) => err.push(d));
-    child.on("error", reject);
-    child.on("close", (code) =>
-      resolve({
-        code,
-        stdout: Buffer.concat(out).toString("utf8"),
-        stderr: Buffer.concat(err).toString("utf8"),
-        ms: performance.now() - t0,
-      }),
-    );
-  });
-}
+/** Runs the CLI as a child process with the desktop's environment and this file's session directory. */
+const cli = (args: string[], env: Record<string, string> = {}): Promise<Run> =>
+  runCli(args, { XDG_STATE_HOME: state, ...env });
 
 /** Runs the CLI with --json and parses its one envelope (the whole of stdout). */
-async function cliJson(args: string[]): Promise<Run & { env: Json }> {
-  const r = await cli([...args, "--json"]);
-  let env: unknown;
-  try {
-    env = JSON.parse(r.stdout);
-  } catch {
-    throw new Error(`not one JSON envelope (exit ${r.code}):\n${r.stdout}\n${r.stderr}`);
-  }
-  return { ...r, env };
-}
-
-/** The index printed on the first line matching `re` (without indentation). */
-function indexIn(text: string, re: RegExp): number {
-  for (const raw of text.split("\n")) {
-    const line = raw.trim();
-    const m = /^(\d+) /.exec(line);
-    if (m && re.test(line)) return Number(m[1]);
-  }
-  throw new Error(`no line matches ${re} in:\n${text}`);
-}
+const cliJson = (args: string[]): Promise<Run & { env: Json }> => runCliJson(args, { XDG_STATE_HOME: state });
 
 function lineIn(text: string, index: number): string {
   return (
@@ -103,9 +60,6 @@ function lineIn(text: string, index: number): string {
       .find((l) => l.startsWith(`${index} `)) ?? ""
   );
 }
-
-// biome-ignore lint/suspicious/noExplicitAny: parsed JSON, checked field by field by the expectations
-type Json = any;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -235,10 +189,15 @@ describe("gtk3-widget-factory", () => {
       const stored = JSON.parse(readFileSync(data.stored, "utf8"));
       expect(stored).toMatchObject({
         format: "axsnap-cli-snapshot",
-        version: 1,
+        version: 2,
         id: data.snapshotId,
         app: { name: GTK, pid: gtk.pid },
-        window: { title: data.window.title },
+        // The window's id and kind: a later process observes this very window again.
+        window: {
+          title: data.window.title,
+          kind: "window",
+          id: expect.stringMatching(/^\/org\/a11y\/atspi\//),
+        },
         screenshot: { path: png },
       });
       expect(stored.records).toHaveLength(count);
@@ -346,18 +305,35 @@ describe("gtk3-widget-factory", () => {
       expect(goneText.stdout).toBe("");
       expect(goneText.stderr).toMatch(/^axsnap: STALE_REF: .*\nhint: .*axsnap snapshot --app/);
 
-      // Another window than the one observed (a dialog closed since): refused before any matching.
+      // Observed in a dialog that has closed since: its window is gone, refused before any matching.
+      let window: Json;
       doctor(id, (s) => {
+        window = { ...s.window };
         s.records[page2].identity.name = "Page 2";
-        s.window.title = "About GTK Widget Factory";
+        s.window = {
+          ...window,
+          id: "/org/a11y/atspi/accessible/99999",
+          title: "About GTK Widget Factory",
+          kind: "dialog",
+        };
       });
-      const window = await cliJson(["click", `@${id}:e${page2}`]);
-      expect(window.env.error.code).toBe("STALE_REF");
-      expect(window.env.error.message).toMatch(/observed in the window "About GTK Widget Factory"/);
+      const closed = await cliJson(["click", `@${id}:e${page2}`]);
+      expect(closed.env.error).toMatchObject({ code: "WINDOW_NOT_FOUND", delivery: "not_delivered" });
+      expect(closed.env.error.message).toMatch(
+        /the window "About GTK Widget Factory" \(dialog, id \S+\) that snapshot \w+ was taken of is gone/,
+      );
+      expect(closed.env.error.hint).toContain(`axsnap snapshot --app ${GTK}`);
+      // Its id now names another kind of window (an id reused): not the window it was printed in.
+      doctor(id, (s) => {
+        s.window = { ...window, kind: "dialog" };
+      });
+      const reused = await cliJson(["click", `@${id}:e${page2}`]);
+      expect(reused.env.error.code).toBe("STALE_REF");
+      expect(reused.env.error.message).toMatch(/observed in the window .* it is a window now, not a dialog/);
 
       // Two matches: a record (proven unique when stored) whose identity two elements now have.
       doctor(id, (s) => {
-        s.window.title = snap.env.data.window.title;
+        s.window = window;
         s.records[page2].identity = { ...s.records[twin].identity };
         s.records[page2].proof = { unique: true };
       });

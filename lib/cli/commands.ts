@@ -6,8 +6,9 @@
  *
  * A ref from another process: its snapshot is not in this process's
  * Session, so it is looked up in the store; the app (by the stored pid) is
- * observed again with the stored render options, the window must be the one
- * observed (same title), and the element is found by its stored identity with
+ * observed again with the stored render options, in the window the ref was
+ * printed in (named by its stored id, with its kind and frame checked:
+ * window.ts), and the element is found by its stored identity with
  * the library's rules (`findAgain`: one match, else STALE_REF,
  * AMBIGUOUS_TARGET or IDENTITY_UNPROVEN). The action then goes to the match
  * as a ref of the new observation, through every check the library makes on
@@ -44,6 +45,7 @@ import {
   windowsText,
 } from "./output.js";
 import { Store, type StoredOptions, type StoredSnapshot, storedOf } from "./store.js";
+import { observeStoredWindow, windowDifference, windowWords } from "./window.js";
 
 const REF = /^@(s[a-z0-9]{7}):e(\d{1,9})$/;
 /** Coordinates need an observation at most this old (the library's staleAfterMs default). */
@@ -220,17 +222,24 @@ export class Runner {
     return this.printed.find((s) => s.id === id && !s.released);
   }
 
-  /** Observes the app of a stored snapshot again, with its render options (once per command). */
+  /**
+   * Observes the window of a stored snapshot again, with its render options
+   * (once per command): that window by its id, never the app's default choice,
+   * which may be another window with the same title by now.
+   */
   private async reobserve(stored: StoredSnapshot, step: Step, screenshot = false): Promise<Snapshot> {
     const key = `${stored.id}:${screenshot}`;
     const held = this.reobserved.get(key);
     if (held) return held;
-    const fresh = await this.session.snapshot({
-      app: stored.app.pid,
-      screenshot,
-      ...observation(stored.options),
-      ...(step.deadlineMs === undefined ? {} : { deadlineMs: step.deadlineMs }),
-    });
+    const fresh = await observeStoredWindow(stored, (window) =>
+      this.session.snapshot({
+        app: stored.app.pid,
+        screenshot,
+        ...observation(stored.options, false),
+        ...(window === undefined ? {} : { window }),
+        ...(step.deadlineMs === undefined ? {} : { deadlineMs: step.deadlineMs }),
+      }),
+    );
     this.reobserved.set(key, fresh);
     return fresh;
   }
@@ -277,10 +286,11 @@ export class Runner {
         `snapshot ${id} printed no element ${index} (0-${stored.records.length - 1})`,
       );
     const fresh = await this.reobserve(stored, step);
-    if (fresh.window.title !== stored.window.title)
+    const differs = windowDifference(stored.window, fresh.window);
+    if (differs)
       throw new AxsnapError(
         "STALE_REF",
-        `element ${index} was observed in the window "${stored.window.title}", and ${stored.app.name} now shows "${fresh.window.title}"; nothing was sent`,
+        `element ${index} was observed in the window ${windowWords(stored.window)} of ${stored.app.name}, and that window changed: ${differs}; nothing was sent`,
       );
     let found: ReturnType<typeof findAgain>;
     try {
@@ -297,7 +307,7 @@ export class Runner {
       ref: foundAs,
       data: { ref, snapshotId: id, index, foundAs },
       notes: [
-        `found again by its identity as element ${found.index} of a new observation (${fresh.id}), since ${id} was taken by another process`,
+        `found again by its identity as element ${found.index} of a new observation (${fresh.id}) of the window it was printed in, ${windowWords(fresh.window)}, since ${id} was taken by another process`,
       ],
     };
   }
@@ -444,10 +454,11 @@ export class Runner {
   /**
    * click-at: pixels of a snapshot's screenshot. A snapshot printed in this
    * process is used as it is (the library checks its age). One from another
-   * process must be at most 60 s old, and the window is observed again (with
-   * a screenshot): it must still have the same title, frame and scale, so the
-   * pixels still mean the same screen point; the click then goes through the
-   * library with the new observation.
+   * process must be at most 60 s old, and its window is observed again (with
+   * a screenshot; by its id, as a ref's is): it must be the same window, with
+   * the same kind, frame and scale, so the pixels still mean the same
+   * point of it; the click then goes through the library with the new
+   * observation (which brings that window to the front).
    */
   private async clickAt(step: Step): Promise<Outcome> {
     const opts = {
@@ -503,29 +514,28 @@ export class Runner {
     const fresh = await this.reobserve(stored, step, true);
     const was = stored.screenshot;
     const now = fresh.screenshot;
-    const f0 = stored.window.frame;
-    const f1 = fresh.window.frame;
-    const same =
-      now !== undefined &&
-      fresh.window.title === stored.window.title &&
-      f0.x === f1.x &&
-      f0.y === f1.y &&
-      f0.w === f1.w &&
-      f0.h === f1.h &&
-      now.scale === was.scale &&
-      now.windowOrigin.x === was.windowOrigin.x &&
-      now.windowOrigin.y === was.windowOrigin.y;
-    if (!same)
+    const differs =
+      windowDifference(stored.window, fresh.window) ??
+      (now === undefined
+        ? "no screenshot now"
+        : now.scale !== was.scale ||
+            now.windowOrigin.x !== was.windowOrigin.x ||
+            now.windowOrigin.y !== was.windowOrigin.y
+          ? "its screenshot maps to the screen differently now"
+          : undefined);
+    if (differs)
       throw new AxsnapError(
         "STALE_OBSERVATION",
-        `the window of ${stored.app.name} changed since snapshot ${stored.id} (moved, resized, another window, or no screenshot now), so its pixels no longer mean the same point; nothing was sent`,
+        `the window ${windowWords(stored.window)} of ${stored.app.name} changed since snapshot ${stored.id} (${differs}), so its pixels no longer mean the same point; nothing was sent`,
       );
     const result = await this.session.clickAt(x, y, { ...opts, of: fresh });
     return this.finish(
       result,
       step,
       undefined,
-      [`checked against a new observation (${fresh.id}): the window has not moved since ${stored.id}`],
+      [
+        `checked against a new observation (${fresh.id}) of the window it was taken of, ${windowWords(fresh.window)}: it has not moved since ${stored.id}`,
+      ],
       { at: { x, y, snapshotId: stored.id } },
     );
   }

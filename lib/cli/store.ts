@@ -4,13 +4,15 @@
  * directory only its owner can read (0700, files 0600), pruned by age (1 h)
  * and count (50 newest) on every write.
  *
- * A stored snapshot holds the app (pid, name), the window (title, frame) and,
- * per printed index, what finds the element again and what acts on it: the
- * identity predicate with its capture proof, the path, frames, click point,
- * role, actions, settable and secure flags. Never a value: no field values,
+ * A stored snapshot holds the app (pid, name), the window (id, title, kind,
+ * frame) and, per printed index, what finds the element again and what acts
+ * on it: the identity predicate with its capture proof, the path, frames,
+ * click point, role, actions, settable and secure flags. Never a value: no field values,
  * no snapshot text (which prints values), and a secure field's value never
  * reaches the model in the first place. A later process re-observes the app
  * and finds the element by its identity (`findAgain`), never by index alone.
+ * Every file is checked against one schema (schema.ts) when read: a file that
+ * fails it is SNAPSHOT_NOT_FOUND, before anything is observed or sent.
  */
 import {
   chmodSync,
@@ -26,65 +28,32 @@ import {
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { AxsnapError, invalidArgument } from "../errors.js";
-import type { Rect } from "../model.js";
-import type { CaptureProof, IdentityPredicate, PathRoot, Synthetic } from "../records.js";
-import type { Style, TextLimit } from "../render/index.js";
-import type { CoordinateContract, Snapshot } from "../snapshot.js";
+import type { Snapshot } from "../snapshot.js";
+import {
+  parseStored,
+  STORE_FORMAT,
+  STORE_VERSION,
+  type StoredOptions,
+  type StoredRecord,
+  type StoredSnapshot,
+} from "./schema.js";
 
-export const STORE_FORMAT = "axsnap-cli-snapshot";
-export const STORE_VERSION = 1;
+export { STORE_FORMAT, STORE_VERSION, type StoredOptions, type StoredRecord, type StoredSnapshot };
+
 /** Stored snapshots older than this are deleted, and refs to them are SNAPSHOT_NOT_FOUND. */
 export const STORE_MAX_AGE_MS = 60 * 60 * 1000;
 /** At most this many stored snapshots; the oldest go first. */
 export const STORE_MAX_COUNT = 50;
+/**
+ * How far in the future a takenAt may be (the clock of the writing process,
+ * read a moment before this one's): beyond it the file is not believed, else a
+ * snapshot stamped tomorrow would stay fresh for a day.
+ */
+const CLOCK_SLACK_MS = 2000;
 
 const ID = /^s[a-z0-9]{7}$/;
 const FILE = /^(s[a-z0-9]{7})\.json$/;
-
-/** One printed index: how to find the element again, and what it offers. */
-export interface StoredRecord {
-  index: number;
-  role: string;
-  subrole?: string;
-  roleText: string;
-  identity: IdentityPredicate;
-  proof: CaptureProof;
-  pathRoot: PathRoot;
-  path: number[];
-  frame?: Rect;
-  screenFrame?: Rect;
-  clickPoint?: { x: number; y: number };
-  actions: string[];
-  settable: boolean;
-  secure: boolean;
-  synthetic: Synthetic;
-}
-
-/** The render options a snapshot was taken with: a re-observation uses the same ones. */
-export interface StoredOptions {
-  style: Style;
-  textLimit: TextLimit;
-  maxNodes: number;
-  maxDepth: number;
-  /** --window: the snapshot was of the app's window with this title (or part of one). */
-  window?: string;
-}
-
-export interface StoredSnapshot {
-  format: typeof STORE_FORMAT;
-  version: typeof STORE_VERSION;
-  id: string;
-  /** ms since the epoch. */
-  takenAt: number;
-  app: { name: string; pid: number; bundleId?: string };
-  window: { title: string; frame: Rect; scale: number };
-  options: StoredOptions;
-  complete: boolean;
-  cutBy: string[];
-  /** The coordinate contract of its screenshot, and where the PNG was written; absent without one. */
-  screenshot?: CoordinateContract & { path?: string };
-  records: StoredRecord[];
-}
+const KINDS: readonly string[] = ["window", "dialog", "menu", "popup", "sheet"];
 
 function recordOf(r: Snapshot["records"][number]): StoredRecord {
   // Field by field: a new field on ElementRecord (a value, say) never lands in the store by accident.
@@ -119,7 +88,15 @@ export function storedOf(snap: Snapshot, options: StoredOptions, screenshotPath?
       pid: snap.app.pid,
       ...(snap.app.bundleId === undefined ? {} : { bundleId: snap.app.bundleId }),
     },
-    window: { title: snap.window.title, frame: { ...snap.window.frame }, scale: snap.window.scale },
+    window: {
+      id: snap.window.id ?? "",
+      title: snap.window.title,
+      kind: (KINDS.includes(snap.window.kind ?? "")
+        ? snap.window.kind
+        : "window") as StoredSnapshot["window"]["kind"],
+      frame: { ...snap.window.frame },
+      scale: snap.window.scale,
+    },
     options,
     complete: snap.complete,
     cutBy: [...snap.cutBy],
@@ -223,21 +200,26 @@ export class Store {
         `is kept in ${this.dir} (snapshots are kept ${STORE_MAX_AGE_MS / 60_000} minutes, the newest ${STORE_MAX_COUNT}; another --session?)`,
       );
     }
-    let stored: StoredSnapshot;
+    let value: unknown;
     try {
-      stored = JSON.parse(text) as StoredSnapshot;
+      value = JSON.parse(text);
     } catch {
-      throw missing(`in ${this.dir}: its file is not readable JSON`);
+      throw missing(`in ${this.dir}: its file is not readable JSON; nothing was sent`);
     }
-    if (
-      stored?.format !== STORE_FORMAT ||
-      stored.version !== STORE_VERSION ||
-      stored.id !== id ||
-      !Array.isArray(stored.records) ||
-      typeof stored.app?.pid !== "number"
-    )
-      throw missing(`in ${this.dir}: its file is not a stored snapshot of this version`);
-    if (Date.now() - stored.takenAt > STORE_MAX_AGE_MS)
+    const parsed = parseStored(value);
+    if ("problem" in parsed)
+      throw missing(
+        `in ${this.dir}: its file is not a stored snapshot of this version (${parsed.problem}); nothing was sent`,
+      );
+    const stored = parsed.stored;
+    if (stored.id !== id)
+      throw missing(`in ${this.dir}: its file holds snapshot ${stored.id}; nothing was sent`);
+    const age = Date.now() - stored.takenAt;
+    if (age < -CLOCK_SLACK_MS)
+      throw missing(
+        `in ${this.dir}: its file says it was taken ${Math.round(-age / 1000)} s in the future; nothing was sent`,
+      );
+    if (age > STORE_MAX_AGE_MS)
       throw missing(`any more: it is older than ${STORE_MAX_AGE_MS / 60_000} minutes`);
     return stored;
   }

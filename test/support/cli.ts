@@ -1,0 +1,65 @@
+/**
+ * Runs the axsnap command line the way an agent runs it: each command a child
+ * process (`node --import tsx lib/cli.ts ...`), so a ref printed by one
+ * process is acted on by another, through the session directory.
+ */
+import { spawn } from "node:child_process";
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+/** Runs the CLI as a child process with this process's environment plus `env`. */
+export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  const t0 = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "lib/cli.ts", ...args], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on("data", (d: Buffer) => out.push(d));
+    child.stderr.on("data", (d: Buffer) => err.push(d));
+    child.on("error", reject);
+    child.on("close", (code) =>
+      resolve({
+        code,
+        stdout: Buffer.concat(out).toString("utf8"),
+        stderr: Buffer.concat(err).toString("utf8"),
+        ms: performance.now() - t0,
+      }),
+    );
+  });
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: parsed JSON, checked field by field by the expectations
+export type Json = any;
+
+/** Runs the CLI with --json and parses its one envelope (the whole of stdout). */
+export async function runCliJson(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<CliRun & { env: Json }> {
+  const r = await runCli([...args, "--json"], env);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(r.stdout);
+  } catch {
+    throw new Error(`not one JSON envelope (exit ${r.code}):\n${r.stdout}\n${r.stderr}`);
+  }
+  return { ...r, env: parsed };
+}
+
+/** The index printed on the first line matching `re` (without indentation). */
+export function indexIn(text: string, re: RegExp): number {
+  for (const raw of text.split("\n")) {
+    const line = raw.trim();
+    const m = /^(\d+) /.exec(line);
+    if (m && re.test(line)) return Number(m[1]);
+  }
+  throw new Error(`no line matches ${re} in:\n${text}`);
+}
