@@ -98,6 +98,10 @@ const POLL_MS = 1000;
 /** Without events, how often the app is observed. */
 const NO_EVENTS_POLL_MS = 250;
 const DEFAULT_QUIET_MS = 150;
+/** An observation that failed with this little of the wait left was cut by the deadline... */
+const DEADLINE_CUT_MS = 20;
+/** ...when it failed so: a listing or a read that ran out of time mid-way. */
+const DEADLINE_CUT_CODES = new Set(["WINDOW_NOT_FOUND", "APP_NOT_FOUND", "APP_UNRESPONSIVE"]);
 
 type Check = (snap: Snapshot) => ElementRecord | boolean;
 
@@ -354,8 +358,14 @@ export async function waitFor(
       if (ctx.remaining() <= 1) throw timeout(describe, started, rounds, snap, env, undefined, handOver);
     }
   } catch (e) {
-    // The deadline ran out inside an observation: the last complete one is what the caller gets.
-    if (e instanceof AxsnapError && e.code === "TIMEOUT" && e.observed === undefined && last)
+    // The deadline ran out inside an observation: the last complete one is what the caller gets. A
+    // walk given almost no time can fail as a window or app not found before it says timeout.
+    if (
+      e instanceof AxsnapError &&
+      e.observed === undefined &&
+      last &&
+      (e.code === "TIMEOUT" || (ctx.remaining() <= DEADLINE_CUT_MS && DEADLINE_CUT_CODES.has(e.code)))
+    )
       throw timeout(describe, started, rounds, last, env, e, handOver);
     if (!(e instanceof AxsnapError && e.observed !== undefined && e.observed === last)) letGo();
     throw e;
