@@ -79,7 +79,9 @@ describe("waits pending on gtk3-widget-factory", () => {
       const late = await Promise.all(
         Array.from({ length: 20 }, async () => {
           const t0 = performance.now();
-          const e = (await session.waitFor(gtk.pid, NEVER, { timeoutMs: T }).catch((x: unknown) => x)) as AxsnapError;
+          const e = (await session
+            .waitFor(gtk.pid, NEVER, { timeoutMs: T })
+            .catch((x: unknown) => x)) as AxsnapError;
           expect(e.code).toBe("TIMEOUT");
           expect(e.observed?.app.pid).toBe(gtk.pid);
           return performance.now() - t0 - T;

@@ -158,7 +158,11 @@ describe("a wait's observations and the agent's snapshots", () => {
     for (let i = 0; i < 3; i++) {
       const status = `Step ${i} done`;
       setTimeout(() => void b.fakeReplace(desktop(status)), 100);
-      const met = await s.waitFor("Calc", { text: status }, { timeoutMs: 3000, snapshot: { screenshot: false } });
+      const met = await s.waitFor(
+        "Calc",
+        { text: status },
+        { timeoutMs: 3000, snapshot: { screenshot: false } },
+      );
       metLast = met.snapshot.id;
       // Bare indices now mean what the met wait's snapshot printed.
       expect(s.address(0).snapshot.id).toBe(metLast);

@@ -255,7 +255,11 @@ export async function waitFor(
     let snap: Snapshot;
     try {
       // Cut by this call's deadline or signal: the walk, when it ends, is this wait's to let go.
-      snap = await ctx.step("read", () => shared.snap, () => share.drop(shared));
+      snap = await ctx.step(
+        "read",
+        () => shared.snap,
+        () => share.drop(shared),
+      );
     } catch (e) {
       if (!shared.failed) throw e;
       share.drop(shared);
@@ -464,4 +468,3 @@ async function watch(
     return undefined;
   }
 }
-

@@ -54,7 +54,10 @@ export class EventPump {
   async fresh(): Promise<{ stamp: number; lastEventAt: number | undefined }> {
     const st = await callNative(() => this.backend.waitEvents(this.pid, Number.MAX_SAFE_INTEGER, 0));
     this.note(st.stamp);
-    return { stamp: st.stamp, lastEventAt: st.msSinceLast < 0 ? undefined : performance.now() - st.msSinceLast };
+    return {
+      stamp: st.stamp,
+      lastEventAt: st.msSinceLast < 0 ? undefined : performance.now() - st.msSinceLast,
+    };
   }
 
   /** When this app's safety-net poll next ticks (the same instant for all its waits). */
