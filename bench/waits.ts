@@ -47,6 +47,14 @@ try {
   const warm = await session.snapshot({ app, screenshot: false });
   await session.click(warmBox(warm.text), { deadlineMs: 10_000 });
   await session.click(warmBox(warm.text), { deadlineMs: 10_000 });
+  // For scale: one walk of the window (what each wait's observation costs the worker).
+  const walks: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const t0 = now();
+    await session.snapshot({ app, screenshot: false });
+    walks.push(now() - t0);
+  }
+  console.log(`one snapshot without screenshot: ${ms(median(walks))} (median of 5)`);
   console.log(
     `gtk3-widget-factory; node ${process.version}, ${process.platform}-${process.arch}; clicks with deadlineMs ${DEADLINE_MS}, ${CLICKS} per row\n`,
   );

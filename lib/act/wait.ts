@@ -5,7 +5,9 @@
  * timer; a slow poll is the safety net for changes no event announces. A
  * condition met is shown by the observation that met it, which becomes the
  * app's latest snapshot; time running out is TIMEOUT carrying the last
- * observation.
+ * observation (held for its refs, but not latest). Waits on one app share
+ * its event pump, its poll clock and their walks (watcher.ts), so pending
+ * waits cost the backend's worker about one wait's work.
  */
 import type { CallContext } from "../call.js";
 import { desktopBackend, listWindows, type ObservationOptions, snapshot as observeOnce } from "../desktop.js";
