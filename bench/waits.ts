@@ -11,7 +11,7 @@
  * together: how far past timeoutMs each one settled (median and max); the
  * library promises at most 250 ms.
  *
- *   npx tsx bench/waits.ts          (CLICKS=6 by default)
+ *   npx tsx bench/waits.ts          (CLICKS=6 by default; ROWS=0,1,3,10,20 the waits pending per row)
  */
 import { setMaxListeners } from "node:events";
 import { AxsnapError, createSession } from "../lib/index.js";
@@ -61,7 +61,7 @@ try {
   const widths = [12, 14, 12, 28];
   const row = (cells: string[]) => console.log(cells.map((c, i) => c.padStart(widths[i]!)).join("  "));
   row(["waits pending", "click median", "click max", "refused"]);
-  for (const n of [0, 1, 3, 10, 20]) {
+  for (const n of (process.env.ROWS ?? "0,1,3,10,20").split(",").map(Number)) {
     const stop = new AbortController();
     setMaxListeners(100, stop.signal);
     const waits = Array.from({ length: n }, () =>
