@@ -149,6 +149,20 @@ describe("actions with waits pending (issue 18 item 4)", () => {
   });
 });
 
+describe("waits sharing one walk", () => {
+  it("a wait that shared a walk cut by another wait's nearer deadline still meets its condition", async () => {
+    const { b, s } = setup(desktop("Ready"));
+    const short = s.waitFor("Calc", { text: "Changed" }, { timeoutMs: 900 }).catch((e: unknown) => e);
+    const long = s.waitFor("Calc", { text: "Changed" }, { timeoutMs: 8000, snapshot: { screenshot: false } });
+    await pause(300);
+    // One event wakes both; the walk it starts takes 1.5 s, longer than the short wait has left.
+    await b.fakeReplace(desktop("Changed", 1500));
+    const met = await long;
+    expect(met.match?.title).toBe("Changed");
+    expect(await short).toMatchObject({ code: "TIMEOUT" });
+  });
+});
+
 describe("a wait's observations and the agent's snapshots", () => {
   it("after 6 waits, met and timed out, the agent's first snapshot still answers its refs; only met waits become latest", async () => {
     const { b, s } = setup(desktop("Ready"));

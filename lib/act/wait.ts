@@ -100,7 +100,7 @@ const POLL_MS = 1000;
 /** Without events, how often the app is observed. */
 const NO_EVENTS_POLL_MS = 250;
 const DEFAULT_QUIET_MS = 150;
-/** An observation that failed with this little of the wait left was cut by the deadline... */
+/** A look started, or failed, with this little of the wait left is cut by the deadline... */
 const DEADLINE_CUT_MS = 20;
 /** ...when it failed so: a listing or a read that ran out of time mid-way. */
 const DEADLINE_CUT_CODES = new Set(["WINDOW_NOT_FOUND", "APP_NOT_FOUND", "APP_UNRESPONSIVE"]);
@@ -252,7 +252,7 @@ export async function waitFor(
       return snap;
     }
     const share = shareOf(backend, pid, walkKey);
-    const shared = share.acquire(wokeAt, stamp, own);
+    const shared = share.acquire(wokeAt, stamp, performance.now() + ctx.remaining(), own);
     const joined = shared.holders > 1;
     let snap: Snapshot;
     try {
@@ -265,8 +265,9 @@ export async function waitFor(
     } catch (e) {
       if (!shared.failed) throw e;
       share.drop(shared);
-      if (!(joined && e instanceof AxsnapError && e.code === "TIMEOUT") || ctx.expired()) throw e;
-      // Another wait's deadline cut the shared walk: this one still has time for a walk of its own.
+      if (!joined || ctx.expired() || shared.endsAt >= performance.now() + ctx.remaining() - 1) throw e;
+      // The walk had less time than this wait (another's deadline cut it, as a timeout or as a
+      // listing that ran out of time): this one still has time for a walk of its own.
       const mine = await ctx.step("read", own, (late) => late.release());
       letGo();
       last = mine;
@@ -339,7 +340,7 @@ export async function waitFor(
         }
         if (pump && before !== undefined) await nextEvent(pump, before, ctx);
         else await ctx.step("read", () => sleep(Math.min(ctx.remaining(), NO_EVENTS_POLL_MS)));
-        if (ctx.remaining() <= 1)
+        if (await tooLateToLook(ctx))
           throw new AxsnapError(
             "TIMEOUT",
             `waited ${Math.round(performance.now() - started)} ms for ${describe}; it did not happen (${rounds} listings; last: ${seen.map((w) => `${w.kind} "${w.title}"`).join(", ") || "no windows"})`,
@@ -361,7 +362,7 @@ export async function waitFor(
         await ctx.step("read", () => sleep(Math.min(ctx.remaining(), NO_EVENTS_POLL_MS)));
         wokeAt = performance.now();
       }
-      if (ctx.remaining() <= 1) throw timeout(describe, started, rounds, snap, env, undefined, handOver);
+      if (await tooLateToLook(ctx)) throw timeout(describe, started, rounds, snap, env, undefined, handOver);
     }
   } catch (e) {
     // The deadline ran out inside an observation: the last complete one is what the caller gets. A
@@ -405,7 +406,20 @@ async function quietFor(pump: EventPump, quietMs: number, ctx: CallContext): Pro
  * every POLL_MS), through the app's shared pump; resolves with when it woke.
  */
 async function nextEvent(pump: EventPump, since: number, ctx: CallContext): Promise<number> {
+  if (ctx.expired()) return performance.now();
   return ctx.step("read", () => pump.next(since, Math.max(0, ctx.remaining() - 1)));
+}
+
+/**
+ * Woken with this little time left, a wait does not look again: a walk or a
+ * listing this short could only be cut by the deadline. It waits the rest
+ * out and says TIMEOUT with what it last saw.
+ */
+async function tooLateToLook(ctx: CallContext): Promise<boolean> {
+  if (ctx.expired()) return true;
+  if (ctx.remaining() > DEADLINE_CUT_MS) return false;
+  await sleep(ctx.remaining() - 1);
+  return true;
 }
 
 function sleep(ms: number): Promise<void> {

@@ -144,6 +144,8 @@ export interface Shared {
   /** Started after this wake (performance.now()), when the app's stamp was this. */
   readonly startedAt: number;
   readonly stamp: number;
+  /** When the walk's own deadline passes (the starting wait's); a wait with more time left may walk again. */
+  readonly endsAt: number;
   holders: number;
   /** Given to the caller (kept in the store): the store owns its release now. */
   handed: boolean;
@@ -160,7 +162,7 @@ export class ObservationShare {
   private latest: Shared | undefined;
 
   /** An observation for a wait woken at `wokeAt` that last read `stamp`: joined, or started by `start`. */
-  acquire(wokeAt: number, stamp: number, start: () => Promise<Snapshot>): Shared {
+  acquire(wokeAt: number, stamp: number, endsAt: number, start: () => Promise<Snapshot>): Shared {
     const l = this.latest;
     if (l && !l.failed && l.holders > 0 && l.startedAt >= wokeAt && l.stamp >= stamp) {
       l.holders++;
@@ -170,6 +172,7 @@ export class ObservationShare {
       snap: start(),
       startedAt: performance.now(),
       stamp,
+      endsAt,
       holders: 1,
       handed: false,
       failed: false,
