@@ -252,7 +252,7 @@ export async function waitFor(
       return snap;
     }
     const share = shareOf(backend, pid, walkKey);
-    const shared = share.acquire(wokeAt, stamp, performance.now() + ctx.remaining(), own);
+    const shared = share.acquire(wokeAt, stamp, performance.now() + ctx.remaining(), own, rounds === 1);
     const joined = shared.holders > 1;
     let snap: Snapshot;
     try {

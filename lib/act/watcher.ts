@@ -150,6 +150,8 @@ export interface Shared {
   /** Given to the caller (kept in the store): the store owns its release now. */
   handed: boolean;
   failed: boolean;
+  /** The walk ended (with a snapshot or a failure). */
+  done: boolean;
 }
 
 /**
@@ -161,10 +163,29 @@ export interface Shared {
 export class ObservationShare {
   private latest: Shared | undefined;
 
-  /** An observation for a wait woken at `wokeAt` that last read `stamp`: joined, or started by `start`. */
-  acquire(wokeAt: number, stamp: number, endsAt: number, start: () => Promise<Snapshot>): Shared {
+  /**
+   * An observation for a wait woken at `wokeAt` that last read `stamp`:
+   * joined, or started by `start`. A wait's first look (`first`) may also
+   * join a walk still under way that started before it, at the same stamp:
+   * a change since would have moved the stamp, and one no event announces is
+   * the poll's to catch, as for every look (20 waits started together would
+   * otherwise queue 20 walks).
+   */
+  acquire(
+    wokeAt: number,
+    stamp: number,
+    endsAt: number,
+    start: () => Promise<Snapshot>,
+    first = false,
+  ): Shared {
     const l = this.latest;
-    if (l && !l.failed && l.holders > 0 && l.startedAt >= wokeAt && l.stamp >= stamp) {
+    if (
+      l &&
+      !l.failed &&
+      l.holders > 0 &&
+      (l.startedAt >= wokeAt || (first && !l.done)) &&
+      l.stamp >= stamp
+    ) {
       l.holders++;
       return l;
     }
@@ -176,10 +197,17 @@ export class ObservationShare {
       holders: 1,
       handed: false,
       failed: false,
+      done: false,
     };
-    shared.snap.catch(() => {
-      shared.failed = true;
-    });
+    shared.snap.then(
+      () => {
+        shared.done = true;
+      },
+      () => {
+        shared.done = true;
+        shared.failed = true;
+      },
+    );
     this.latest = shared;
     return shared;
   }
