@@ -4,7 +4,7 @@
  *
  * Every native step of an action runs through `step()`, which (1) refuses to
  * start once the deadline passed or the signal fired, (2) settles by the
- * deadline even when the native side does not (a backstop 250 ms after it: the native layer
+ * deadline even when the native side does not (a backstop at most 250 ms after it: the native layer
  * bounds its own calls, but a job queued behind a stuck one must not make the
  * caller wait forever), and (3) reports delivery honestly: once a request
  * that may act was sent, an abort, a timeout or an unanswered call is
@@ -17,8 +17,13 @@ import { callNative } from "./native.js";
 /** What a native step does: reads, a semantic request to the app, or synthetic input. */
 export type StepKind = "read" | "semantic" | "input";
 
-/** Slack after the deadline before the backstop fires: the native side's own bound answers first. */
-const BACKSTOP_GRACE_MS = 250;
+/**
+ * Slack after the deadline before the backstop fires: the native side's own
+ * bound answers first. The documented bound is 250 ms; the timer is set
+ * earlier than that because a busy event loop fires it late (measured: a
+ * click settled 251 ms past its deadline with waits pending).
+ */
+const BACKSTOP_GRACE_MS = 200;
 
 export class CallContext {
   private readonly end: number;

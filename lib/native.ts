@@ -163,6 +163,10 @@ export interface NativeBackend {
   ): Promise<NativeSettleResult>;
   /** Stops listening to an app's events. */
   unwatch(pid: number): Promise<void>;
+  /** The number of the call posted last (synchronous): taken right after a call, it names that call. */
+  lastCall?(): number;
+  /** Whether call `n` has started on the backend's worker (synchronous). */
+  callStarted?(n: number): boolean;
 }
 
 /** What a backend has heard from one watched app (Backend::WaitEvents). */

@@ -47,17 +47,25 @@ export function releaseLater(live: LiveObservation, handles: number[]): void {
  * Reads what a handle shows now, asked of the app (never a cache): the
  * node, "gone" when the element no longer exists, or "unknown" when it
  * could not be read (the app did not answer). Unknown is never folded into
- * gone or into a match.
+ * gone or into a match. A deadline spent before the read reached the app
+ * (queued behind other calls on the backend's worker) is not the app's
+ * silence: that is TIMEOUT, saying so.
  */
 export async function nodeNow(
   live: LiveObservation,
   handle: number,
   ctx: CallContext,
 ): Promise<RawNode | "gone" | "unknown"> {
+  const budget = ctx.remaining();
+  let call: number | undefined;
   try {
     const read = await ctx.step(
       "read",
-      () => live.backend.readElement(handle, 4, ctx.remaining()),
+      () => {
+        const p = live.backend.readElement(handle, 4, ctx.remaining());
+        call = live.backend.lastCall?.();
+        return p;
+      },
       (late) => releaseLater(live, late.handles),
     );
     releaseLater(live, read.handles);
@@ -65,8 +73,31 @@ export async function nodeNow(
   } catch (e) {
     if (e instanceof AxsnapError && (e.code === "ABORTED" || e.code === "ACCESSIBILITY_UNAVAILABLE")) throw e;
     const code = e instanceof AxsnapError ? e.code : "";
+    if (code === "TIMEOUT" && neverAsked(live, call, e, budget))
+      throw new AxsnapError(
+        "TIMEOUT",
+        `the call's deadline of ${ctx.deadlineMs} ms passed before the identity of the element could be checked: the read waited behind other calls on axsnap's backend and never reached the app (the app was not asked); nothing was sent`,
+        {
+          delivery: "not_delivered",
+          hint: "axsnap was busy with other calls to this desktop (snapshots, other actions): try again, with a longer deadlineMs if it keeps happening",
+          cause: e,
+        },
+      );
     return code === "STALE_REF" || code === "APP_NOT_FOUND" ? "gone" : "unknown";
   }
+}
+
+/** Less than this much of a read's budget left when it reached the app: it was not given a chance to answer. */
+const FAIR_CHANCE_MS = 50;
+
+/**
+ * The read timed out without reaching the app: still queued when the call
+ * settled, or started with (almost) none of its budget left.
+ */
+function neverAsked(live: LiveObservation, call: number | undefined, e: unknown, budget: number): boolean {
+  if (call !== undefined && live.backend.callStarted?.(call) === false) return true;
+  const queued = ((e as { cause?: { queuedMs?: unknown } }).cause?.queuedMs ?? 0) as number;
+  return typeof queued === "number" && queued > 0 && budget - queued < Math.min(FAIR_CHANCE_MS, budget / 2);
 }
 
 /**

@@ -25,25 +25,48 @@ export class SnapshotStore {
   private readonly byId = new Map<string, Snapshot>();
   private readonly owner = new WeakMap<ElementRecord, Snapshot>();
   private readonly lastObserved = new Map<string, number>();
+  private readonly kind = new WeakMap<Snapshot, "agent" | "wait">();
+  private readonly latestOfApp = new Map<string, Snapshot>();
   private latest: Snapshot | undefined;
 
   constructor(private readonly keepPerApp: number) {}
 
-  /** Keeps a snapshot handed to the caller: it becomes its app's latest; the oldest beyond the limit is released. */
-  keep(snap: Snapshot): void {
+  /**
+   * Keeps a snapshot handed to the caller; the oldest beyond the limit is
+   * released. `by: "wait"`: a wait's observation, held in a budget of its
+   * own, so waits never push out the snapshots the agent took or its
+   * actions returned. `latest: false` (a wait that timed out): held for
+   * refs, but the app's latest, what a bare index means, stays as it was.
+   */
+  keep(snap: Snapshot, how: { by?: "agent" | "wait"; latest?: boolean } = {}): void {
     const key = appKey(snap);
     const list = this.byApp.get(key) ?? [];
-    list.push(snap);
-    while (list.length > this.keepPerApp) {
-      const old = list.shift()!;
+    const kind = how.by ?? "agent";
+    const at = list.indexOf(snap);
+    if (at >= 0) list.splice(at, 1);
+    this.kind.set(snap, kind);
+    if (how.latest === false) {
+      // Not latest: it goes before the app's latest, which stays last.
+      const top = list.at(-1);
+      list.splice(top && this.latestOfApp.get(key) === top ? list.length - 1 : list.length, 0, snap);
+    } else {
+      list.push(snap);
+      this.latestOfApp.set(key, snap);
+    }
+    // The app's latest is never the one let go: a bare index must keep meaning what it printed.
+    const evictable = (s: Snapshot) => this.kind.get(s) === kind && s !== this.latestOfApp.get(key);
+    while (list.filter((s) => this.kind.get(s) === kind).length > this.keepPerApp && list.some(evictable)) {
+      const old = list.splice(list.findIndex(evictable), 1)[0]!;
       this.byId.delete(old.id);
       void old.release();
     }
     this.byApp.set(key, list);
     this.byId.set(snap.id, snap);
     for (const rec of snap.records) this.owner.set(rec, snap);
-    this.lastObserved.set(key, Date.now());
-    this.latest = snap;
+    if (how.latest !== false) {
+      this.lastObserved.set(key, Date.now());
+      this.latest = snap;
+    }
   }
 
   /** When the app of `snap` was last observed (ms since the epoch). */
@@ -62,8 +85,8 @@ export class SnapshotStore {
       return this.latest;
     }
     const matches: Snapshot[] = [];
-    for (const list of this.byApp.values()) {
-      const snap = list.at(-1);
+    for (const [key, list] of this.byApp) {
+      const snap = this.latestOfApp.get(key) ?? list.at(-1);
       if (snap && (snap.app.pid === app || snap.app.name.toLowerCase() === String(app).toLowerCase()))
         matches.push(snap);
     }
@@ -151,6 +174,7 @@ export class SnapshotStore {
     for (const list of this.byApp.values()) for (const s of list) await s.release();
     this.byApp.clear();
     this.byId.clear();
+    this.latestOfApp.clear();
     this.latest = undefined;
   }
 }

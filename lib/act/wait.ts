@@ -5,7 +5,9 @@
  * timer; a slow poll is the safety net for changes no event announces. A
  * condition met is shown by the observation that met it, which becomes the
  * app's latest snapshot; time running out is TIMEOUT carrying the last
- * observation.
+ * observation (held for its refs, but not latest). Waits on one app share
+ * its event pump, its poll clock and their walks (watcher.ts), so pending
+ * waits cost the backend's worker about one wait's work.
  */
 import type { CallContext } from "../call.js";
 import { desktopBackend, listWindows, type ObservationOptions, snapshot as observeOnce } from "../desktop.js";
@@ -19,6 +21,7 @@ import type { Snapshot } from "../snapshot.js";
 import type { WindowListing } from "../windows.js";
 import type { ActEnv } from "./env.js";
 import type { Target } from "./store.js";
+import { type EventPump, type ObservationShare, pumpOf, type Shared, shareOf } from "./watcher.js";
 
 /**
  * What to wait for. `text`: some printed line's name or value contains it.
@@ -94,11 +97,13 @@ export function waitConditionOf(f: WaitFields): WaitCondition {
 
 /** The safety net: an observation at least this often, events or not. */
 const POLL_MS = 1000;
-/** The longest one native wait holds the backend's worker. */
-const SLICE_MS = 250;
 /** Without events, how often the app is observed. */
 const NO_EVENTS_POLL_MS = 250;
 const DEFAULT_QUIET_MS = 150;
+/** A look started, or failed, with this little of the wait left is cut by the deadline... */
+const DEADLINE_CUT_MS = 20;
+/** ...when it failed so: a listing or a read that ran out of time mid-way. */
+const DEADLINE_CUT_CODES = new Set(["WINDOW_NOT_FOUND", "APP_NOT_FOUND", "APP_UNRESPONSIVE"]);
 
 type Check = (snap: Snapshot) => ElementRecord | boolean;
 
@@ -220,32 +225,75 @@ export async function waitFor(
   const watched = await watch(backend, app, ctx);
   const events = watched !== undefined;
   let pid = watched;
+  const pump = pid === undefined ? undefined : pumpOf(backend, pid, POLL_MS);
   let rounds = 0;
   let last: Snapshot | undefined;
-  const observe = async (): Promise<Snapshot> => {
+  let held: { share: ObservationShare; shared: Shared } | undefined;
+  const letGo = () => {
+    if (held) held.share.drop(held.shared);
+    else if (last) void last.release().catch(() => undefined);
+    held = undefined;
+    last = undefined;
+  };
+  const walkKey = JSON.stringify(render);
+  /** Observes the app, sharing the walk with the other waits on it woken by the same event or tick. */
+  const observe = async (wokeAt: number, stamp: number): Promise<Snapshot> => {
     rounds++;
-    const snap = await ctx.step(
-      "read",
-      () =>
-        observeOnce(
-          { ...render, app: pid ?? app, screenshot: false, deadlineMs: ctx.remaining() },
-          env.backend,
-        ),
-      (late) => late.release(),
-    );
-    if (last) void last.release().catch(() => undefined);
+    const own = () =>
+      observeOnce(
+        { ...render, app: pid ?? app, screenshot: false, deadlineMs: ctx.remaining() },
+        env.backend,
+      );
+    if (pid === undefined) {
+      const snap = await ctx.step("read", own, (late) => late.release());
+      letGo();
+      last = snap;
+      pid = snap.app.pid;
+      return snap;
+    }
+    const share = shareOf(backend, pid, walkKey);
+    const shared = share.acquire(wokeAt, stamp, performance.now() + ctx.remaining(), own, rounds === 1);
+    const joined = shared.holders > 1;
+    let snap: Snapshot;
+    try {
+      // Cut by this call's deadline or signal: the walk, when it ends, is this wait's to let go.
+      snap = await ctx.step(
+        "read",
+        () => shared.snap,
+        () => share.drop(shared),
+      );
+    } catch (e) {
+      if (!shared.failed) throw e;
+      share.drop(shared);
+      if (!joined || ctx.expired() || shared.endsAt >= performance.now() + ctx.remaining() - 1) throw e;
+      // The walk had less time than this wait (another's deadline cut it, as a timeout or as a
+      // listing that ran out of time): this one still has time for a walk of its own.
+      const mine = await ctx.step("read", own, (late) => late.release());
+      letGo();
+      last = mine;
+      return mine;
+    }
+    letGo();
+    held = { share, shared };
     last = snap;
-    pid = snap.app.pid;
+    return snap;
+  };
+  /** The caller gets `snap` (kept in the store): a shared walk is no longer released by the share. */
+  const handOver = (snap: Snapshot): Snapshot => {
+    if (held && last === snap) {
+      held.shared.handed = true;
+      held.share.drop(held.shared);
+    }
+    held = undefined;
+    last = undefined;
     return snap;
   };
   /** The condition held in `snap`: the caller gets it, with the picture it asked for taken now and checked again. */
   const hand = async (snap: Snapshot, hit: ElementRecord | true): Promise<WaitResult | undefined> => {
-    if (!wantShot) {
-      last = undefined;
-      return result(keep(env, snap), hit, started, rounds, events);
-    }
+    if (!wantShot) return result(keep(env, handOver(snap)), hit, started, rounds, events);
     const final = await env.observe({ ...asked, app: snap.app.pid, deadlineMs: ctx.remaining() });
     rounds++;
+    letGo();
     const again = check(final);
     if (again === false) return undefined;
     return result(final, again, started, rounds, events);
@@ -258,21 +306,19 @@ export async function waitFor(
           "this platform reports no change events, so idle cannot be told",
         );
       const quietMs = cond.quietMs ?? DEFAULT_QUIET_MS;
-      const s = await ctx.step("read", () =>
-        backend.waitQuiet(pid!, { quietMs, capMs: Math.max(1, ctx.remaining() - 1) }),
-      );
-      const snap = await observe();
-      if (s.settled !== "quiet") throw timeout(describe, started, rounds, snap, env);
+      const quiet = await quietFor(pump!, quietMs, ctx);
+      const snap = await observe(performance.now(), pump!.stamp);
+      if (!quiet) throw timeout(describe, started, rounds, snap, env, undefined, handOver);
       const done = await hand(snap, true);
       if (done) return done;
-      throw timeout(describe, started, rounds, snap, env);
+      throw timeout(describe, started, rounds, snap, env, undefined, handOver);
     }
     if ("window" in cond) {
       const needle = cond.window.trim().toLowerCase();
       const gone = cond.gone === true;
       let seen: WindowListing[] = [];
       for (;;) {
-        const before = events ? await stampOf(backend, pid!, ctx) : undefined;
+        const before = pump ? await ctx.step("read", () => pump.current()) : undefined;
         seen = await ctx.step("read", () =>
           listWindows(
             pid ?? app,
@@ -292,9 +338,9 @@ export async function waitFor(
           });
           return { ...result(snap, true, started, rounds + 1, events), ...(found ? { window: found } : {}) };
         }
-        if (before !== undefined) await nextEvent(backend, pid!, before, ctx);
+        if (pump && before !== undefined) await nextEvent(pump, before, ctx);
         else await ctx.step("read", () => sleep(Math.min(ctx.remaining(), NO_EVENTS_POLL_MS)));
-        if (ctx.remaining() <= 1)
+        if (await tooLateToLook(ctx))
           throw new AxsnapError(
             "TIMEOUT",
             `waited ${Math.round(performance.now() - started)} ms for ${describe}; it did not happen (${rounds} listings; last: ${seen.map((w) => `${w.kind} "${w.title}"`).join(", ") || "no windows"})`,
@@ -302,46 +348,78 @@ export async function waitFor(
           );
       }
     }
+    let wokeAt = performance.now();
     for (;;) {
-      const before = events ? await stampOf(backend, pid!, ctx) : undefined;
-      const snap = await observe();
+      const before = pump ? await ctx.step("read", () => pump.current()) : 0;
+      const snap = await observe(wokeAt, before);
       const hit = check(snap);
       if (hit !== false) {
         const done = await hand(snap, hit);
         if (done) return done;
       }
-      if (before !== undefined) await nextEvent(backend, pid!, before, ctx);
-      else await ctx.step("read", () => sleep(Math.min(ctx.remaining(), NO_EVENTS_POLL_MS)));
-      if (ctx.remaining() <= 1) throw timeout(describe, started, rounds, snap, env);
+      if (pump) wokeAt = await nextEvent(pump, before, ctx);
+      else {
+        await ctx.step("read", () => sleep(Math.min(ctx.remaining(), NO_EVENTS_POLL_MS)));
+        wokeAt = performance.now();
+      }
+      if (await tooLateToLook(ctx)) throw timeout(describe, started, rounds, snap, env, undefined, handOver);
     }
   } catch (e) {
-    // The deadline ran out inside an observation: the last complete one is what the caller gets.
-    if (e instanceof AxsnapError && e.code === "TIMEOUT" && e.observed === undefined && last)
-      throw timeout(describe, started, rounds, last, env, e);
-    if (last && !(e instanceof AxsnapError && e.observed === last))
-      void last.release().catch(() => undefined);
+    // The deadline ran out inside an observation: the last complete one is what the caller gets. A
+    // walk given almost no time can fail as a window or app not found before it says timeout.
+    if (
+      e instanceof AxsnapError &&
+      e.observed === undefined &&
+      last &&
+      (e.code === "TIMEOUT" || (ctx.remaining() <= DEADLINE_CUT_MS && DEADLINE_CUT_CODES.has(e.code)))
+    )
+      throw timeout(describe, started, rounds, last, env, e, handOver);
+    if (!(e instanceof AxsnapError && e.observed !== undefined && e.observed === last)) letGo();
     throw e;
   }
 }
 
 /**
- * Waits for the app's next change event, at most POLL_MS (the safety net),
- * in slices: a wait holds the backend's worker, and other calls (another
- * caller's snapshot) run between slices.
+ * Whether the app sent no change event for `quietMs` before the call's
+ * deadline, told from the app's shared pump (no native job holds the worker
+ * for the whole wait). Quiet is judged only on what was dispatched: each
+ * verdict asks the backend afresh.
  */
-async function nextEvent(
-  backend: NativeBackend,
-  pid: number,
-  since: number,
-  ctx: CallContext,
-): Promise<void> {
-  const until = performance.now() + POLL_MS;
+async function quietFor(pump: EventPump, quietMs: number, ctx: CallContext): Promise<boolean> {
+  const start = performance.now();
   for (;;) {
-    const slice = Math.min(SLICE_MS, until - performance.now(), ctx.remaining());
-    if (slice <= 1) return;
-    const st = await ctx.step("read", () => backend.waitEvents(pid, since, slice));
-    if (st.stamp > since) return;
+    const st = await ctx.step("read", () => pump.fresh());
+    const quietSince = Math.max(start, st.lastEventAt ?? start);
+    const left = quietMs - (performance.now() - quietSince);
+    if (left <= 0) return true;
+    if (ctx.remaining() <= left) {
+      // It cannot be quiet long enough before the deadline: the call settles by it, not after.
+      await ctx.step("read", () => sleep(ctx.remaining() - 1));
+      return false;
+    }
+    await ctx.step("read", () => pump.next(st.stamp, left));
   }
+}
+
+/**
+ * Waits for the app's next change event or its poll tick (the safety net,
+ * every POLL_MS), through the app's shared pump; resolves with when it woke.
+ */
+async function nextEvent(pump: EventPump, since: number, ctx: CallContext): Promise<number> {
+  if (ctx.expired()) return performance.now();
+  return ctx.step("read", () => pump.next(since, Math.max(0, ctx.remaining() - 1)));
+}
+
+/**
+ * Woken with this little time left, a wait does not look again: a walk or a
+ * listing this short could only be cut by the deadline. It waits the rest
+ * out and says TIMEOUT with what it last saw.
+ */
+async function tooLateToLook(ctx: CallContext): Promise<boolean> {
+  if (ctx.expired()) return true;
+  if (ctx.remaining() > DEADLINE_CUT_MS) return false;
+  await sleep(ctx.remaining() - 1);
+  return true;
 }
 
 function sleep(ms: number): Promise<void> {
@@ -364,9 +442,9 @@ function result(
   };
 }
 
-/** A transient observation handed to the caller becomes the app's latest. */
+/** The observation that met the condition becomes the app's latest (a wait's own, evicted before the agent's). */
 function keep(env: ActEnv, snap: Snapshot): Snapshot {
-  env.store.keep(snap);
+  env.store.keep(snap, { by: "wait" });
   return snap;
 }
 
@@ -377,8 +455,10 @@ function timeout(
   last: Snapshot,
   env: ActEnv,
   cause?: unknown,
+  handOver?: (snap: Snapshot) => Snapshot,
 ): AxsnapError {
-  keep(env, last);
+  // Held so refs into `observed` work, but not the app's latest: the agent's bare indices keep their meaning.
+  env.store.keep(handOver ? handOver(last) : last, { by: "wait", latest: false });
   return new AxsnapError(
     "TIMEOUT",
     `waited ${Math.round(performance.now() - started)} ms for ${describe}; it did not happen (${rounds} observations)`,
@@ -403,8 +483,4 @@ async function watch(
     // No events here (ACTION_NOT_SUPPORTED); an app that is not there is said by the first observation.
     return undefined;
   }
-}
-
-async function stampOf(backend: NativeBackend, pid: number, ctx: CallContext): Promise<number> {
-  return (await ctx.step("read", () => backend.waitEvents(pid, Number.MAX_SAFE_INTEGER, 0))).stamp;
 }

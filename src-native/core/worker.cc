@@ -11,6 +11,7 @@ void Worker::Post(std::function<void()> job) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (stopping_) return;
     jobs_.push_back(std::move(job));
+    queued_.store(jobs_.size(), std::memory_order_relaxed);
   }
   cv_.notify_one();
 }
@@ -18,6 +19,7 @@ void Worker::Post(std::function<void()> job) {
 void Worker::Cancel() {
   std::lock_guard<std::mutex> lock(mutex_);
   jobs_.clear();
+  queued_.store(0, std::memory_order_relaxed);
 }
 
 void Worker::Stop() {
@@ -38,6 +40,7 @@ void Worker::Run() {
       if (jobs_.empty()) return;
       job = std::move(jobs_.front());
       jobs_.pop_front();
+      queued_.store(jobs_.size(), std::memory_order_relaxed);
     }
     job();
   }

@@ -6,6 +6,7 @@
 // the public API.
 #include <napi.h>
 
+#include <atomic>
 #include <memory>
 
 #include "../core/handles.h"
@@ -33,14 +34,25 @@ namespace {
 
 using Settle = std::function<void(Napi::Env, Napi::Promise::Deferred&)>;
 
+// The longest a waitEvents job keeps the worker once another job is queued.
+constexpr std::chrono::milliseconds kWaitTurn{10};
+
 struct Call {
   Napi::Promise::Deferred deferred;
   Settle settle;
+  // How long the job waited in the worker's queue before it started.
+  double queuedMs = 0;
 };
+
+// The queue time of the call being settled (JS thread only): its rejection
+// carries it, so a deadline spent waiting behind our own jobs is not blamed
+// on the app (lib/act/resolve.ts).
+double settlingQueuedMs = 0;
 
 Napi::Error ToJsError(Napi::Env env, const Error& err) {
   Napi::Error e = Napi::Error::New(env, err.message);
   e.Set("nativeCode", ErrorCodeName(err.code));
+  if (settlingQueuedMs > 0) e.Set("queuedMs", settlingQueuedMs);
   return e;
 }
 
@@ -112,6 +124,8 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
                            InstanceMethod<&NativeBackend::WaitEvents>("waitEvents"),
                            InstanceMethod<&NativeBackend::WaitQuiet>("waitQuiet"),
                            InstanceMethod<&NativeBackend::Unwatch>("unwatch"),
+                           InstanceMethod<&NativeBackend::LastCall>("lastCall"),
+                           InstanceMethod<&NativeBackend::CallStarted>("callStarted"),
                        });
   }
 
@@ -202,7 +216,11 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
     Ref();
     Backend* backend = backend_.get();
     Napi::ThreadSafeFunction tsfn = tsfn_;
-    worker_->Post([this, call, backend, work = std::move(work), tsfn]() mutable {
+    const Clock::time_point posted = Clock::now();
+    const uint64_t id = ++lastCall_;
+    worker_->Post([this, call, backend, work = std::move(work), tsfn, posted, id]() mutable {
+      startedCall_.store(id, std::memory_order_relaxed);
+      call->queuedMs = std::chrono::duration<double, std::milli>(Clock::now() - posted).count();
       // Nothing thrown on the worker may reach std::terminate: it becomes a rejection.
       try {
         JobScope scope(*backend);
@@ -223,7 +241,9 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
         try {
           Napi::HandleScope scope(env);
           try {
+            settlingQueuedMs = c->queuedMs;
             c->settle(env, c->deferred);
+            settlingQueuedMs = 0;
           } catch (const Napi::Error& e) {
             c->deferred.Reject(e.Value());
           } catch (...) {
@@ -231,6 +251,7 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
           }
         } catch (...) {
         }
+        settlingQueuedMs = 0;
         delete c;
         try {
           if (--pending_ == 0 && !closed_) tsfn_.Unref(env);
@@ -707,21 +728,28 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
   }
 
   // waitEvents(pid, sinceStamp, timeoutMs): resolves the app's event state once its stamp exceeds sinceStamp
-  // or timeoutMs passed. Watches the app first when it is not (again after a reconnect); that step alone may
-  // take up to 1 s when timeoutMs is shorter.
+  // or timeoutMs passed, or sooner when another job is queued behind it: only waiting, it must not hold the
+  // worker from a call that reads or acts (lib/act/watcher.ts asks again). Watches the app first when it is
+  // not (again after a reconnect); that step alone may take up to 1 s when timeoutMs is shorter.
   Napi::Value WaitEvents(const Napi::CallbackInfo& info) {
     AppQuery q;
     if (Error err = AppQueryFromJs(info[0], q)) return Rejected(info.Env(), err);
     if (q.pid <= 0) return Rejected(info.Env(), {ErrorCode::kInvalidArgument, "waitEvents needs a pid"});
     const uint64_t since = static_cast<uint64_t>(Clamp(info[1], 0, 9007199254740991.0, 0));
     const double timeoutMs = Clamp(info[2], 0, 600000, 1000);
-    return Run(info.Env(), [q, since, timeoutMs](Backend& b) -> Settle {
+    Worker* worker = worker_.get();
+    return Run(info.Env(), [q, since, timeoutMs, worker](Backend& b) -> Settle {
       const Clock::time_point start = Clock::now();
       const Clock::time_point until = start + std::chrono::microseconds(static_cast<int64_t>(timeoutMs * 1000));
       AppInfo app;
       if (Error err = WatchApp(b, q, std::max(until, start + std::chrono::milliseconds(1000)), app)) return Fail(err);
       auto st = std::make_shared<AppEventState>();
-      if (Error err = b.WaitEvents(q.pid, since, until, *st)) return Fail(err);
+      // Short turns, each a full dispatch: a job posted meanwhile waits at most one turn.
+      for (;;) {
+        const Clock::time_point turn = std::min(until, Clock::now() + kWaitTurn);
+        if (Error err = b.WaitEvents(q.pid, since, turn, *st)) return Fail(err);
+        if (st->stamp > since || Clock::now() >= until || worker->HasQueued()) break;
+      }
       return [st](Napi::Env env, Napi::Promise::Deferred& d) { d.Resolve(EventStateToJs(env, *st)); };
     });
   }
@@ -762,6 +790,18 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
     });
   }
 
+  // lastCall(): the number of the call posted last (synchronous), for callStarted.
+  Napi::Value LastCall(const Napi::CallbackInfo& info) {
+    return Napi::Number::New(info.Env(), static_cast<double>(lastCall_));
+  }
+
+  // callStarted(n): whether call n has started on the worker, so a call that settled by its deadline
+  // can tell the app's silence from time spent queued behind other calls (synchronous).
+  Napi::Value CallStarted(const Napi::CallbackInfo& info) {
+    const double n = Clamp(info[0], 0, 9007199254740991.0, 0);
+    return Napi::Boolean::New(info.Env(), static_cast<double>(startedCall_.load(std::memory_order_relaxed)) >= n);
+  }
+
   // unwatch(pid): the app's events are no longer listened to.
   Napi::Value Unwatch(const Napi::CallbackInfo& info) {
     const int64_t pid = static_cast<int64_t>(Clamp(info[0], 0, 2147483647.0, 0));
@@ -777,6 +817,9 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
   FakeBackend* fake_ = nullptr;
   bool macFake_ = false;
   std::unique_ptr<Worker> worker_;
+  // Calls are numbered as posted (JS thread); the worker runs them in that order and notes the last it started.
+  uint64_t lastCall_ = 0;
+  std::atomic<uint64_t> startedCall_{0};
   Napi::ThreadSafeFunction tsfn_;
   napi_env env_ = nullptr;
   // JS-thread state: pending calls, no new calls accepted, torn down.
