@@ -390,7 +390,8 @@ async function quietFor(pump: EventPump, quietMs: number, ctx: CallContext): Pro
   for (;;) {
     const st = await ctx.step("read", () => pump.fresh());
     const quietSince = Math.max(start, st.lastEventAt ?? start);
-    const left = quietMs - (performance.now() - quietSince);
+    // The app's floor, as settling applies it (core/settle.cc): Chromium's batches come ~170 ms apart.
+    const left = Math.max(quietMs, st.quietFloorMs) - (performance.now() - quietSince);
     if (left <= 0) return true;
     if (ctx.remaining() <= left) {
       // It cannot be quiet long enough before the deadline: the call settles by it, not after.

@@ -50,13 +50,17 @@ export class EventPump {
     return (await this.fresh()).stamp;
   }
 
-  /** Asks the backend now (what is pending is dispatched first): the stamp, and when the latest event came. */
-  async fresh(): Promise<{ stamp: number; lastEventAt: number | undefined }> {
+  /**
+   * Asks the backend now (what is pending is dispatched first): the stamp, when the latest event
+   * came, and the app's quiet floor (a silence shorter than it proves nothing: Chromium batches).
+   */
+  async fresh(): Promise<{ stamp: number; lastEventAt: number | undefined; quietFloorMs: number }> {
     const st = await callNative(() => this.backend.waitEvents(this.pid, Number.MAX_SAFE_INTEGER, 0));
     this.note(st.stamp);
     return {
       stamp: st.stamp,
       lastEventAt: st.msSinceLast < 0 ? undefined : performance.now() - st.msSinceLast,
+      quietFloorMs: st.quietFloorMs ?? 0,
     };
   }
 
