@@ -454,6 +454,7 @@ export class Runner {
       ...this.actOptions(step),
       ...(step.button === undefined ? {} : { button: step.button }),
       ...(step.count === undefined ? {} : { count: step.count }),
+      ...(step.raw === undefined ? {} : { raw: step.raw }),
     };
     const x = step.x!;
     const y = step.y!;
