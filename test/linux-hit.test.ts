@@ -60,7 +60,8 @@ const sameFrame = (a: ElementRecord, b: ElementRecord) =>
   JSON.stringify(a.screenFrame) === JSON.stringify(b.screenFrame);
 
 /** The clicks the page logged ("moving #<n> <label>" in its title; none yet: 0). */
-const clicks = (s: Snapshot) => /moving #(\d+) (.*?)(?: - Chromium)?$/.exec(s.window.title)?.slice(1) ?? ["0"];
+const clicks = (s: Snapshot) =>
+  /moving #(\d+) (.*?)(?: - Chromium)?$/.exec(s.window.title)?.slice(1) ?? ["0"];
 
 /**
  * Focuses the page's "Move trigger" from `watcher` (Safe and Delete everything trade places), then waits
@@ -73,7 +74,9 @@ async function swap(watcher: Session, app: number, before: Snapshot): Promise<Sn
   return until(
     watcher,
     app,
-    (s) => sameFrame(button(s, "Delete everything"), button(before, "Safe")) && sameFrame(button(s, "Safe"), button(before, "Delete everything")),
+    (s) =>
+      sameFrame(button(s, "Delete everything"), button(before, "Safe")) &&
+      sameFrame(button(s, "Safe"), button(before, "Delete everything")),
   );
 }
 
@@ -135,7 +138,9 @@ describe("clickAt judges the point by the live UI (API)", () => {
       expect(["POLICY_DENIED", "STALE_REF"]).toContain(e.code);
       expect(e.delivery).toBe("not_delivered");
       expect(e.message).toMatch(/Delete everything/);
-      console.log(`clickAt on Safe's old centre after the swap (${ms.toFixed(0)} ms): ${e.code}: ${e.message}`);
+      console.log(
+        `clickAt on Safe's old centre after the swap (${ms.toFixed(0)} ms): ${e.code}: ${e.message}`,
+      );
 
       // Raw pixels skip the sameness check, never the guards on what is there now.
       const raw = await rejects(session.clickAt(atSafe.x, atSafe.y, { of: snap, raw: true }));

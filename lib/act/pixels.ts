@@ -147,7 +147,10 @@ async function liveAt(
     );
   } catch (e) {
     // Gone, timed out, refused by the platform: those answers say more than "could not look".
-    if (e instanceof AxsnapError && (PASS_THROUGH.has(e.code) || e.code === "STALE_REF" || e.code === "ACTION_FAILED"))
+    if (
+      e instanceof AxsnapError &&
+      (PASS_THROUGH.has(e.code) || e.code === "STALE_REF" || e.code === "ACTION_FAILED")
+    )
       throw e;
     throw new AxsnapError(
       "IDENTITY_UNPROVEN",
@@ -182,7 +185,12 @@ interface Judged {
   same: boolean;
 }
 
-function judge(snap: Snapshot, live: LiveObservation, shown: ElementRecord | undefined, chain: RawNode[]): Judged {
+function judge(
+  snap: Snapshot,
+  live: LiveObservation,
+  shown: ElementRecord | undefined,
+  chain: RawNode[],
+): Judged {
   const byHandle = new Map<number, ElementRecord[]>();
   for (const r of snap.records)
     if (r.handle !== undefined) byHandle.set(r.handle, [...(byHandle.get(r.handle) ?? []), r]);
@@ -234,7 +242,9 @@ async function guardLive(
   kind: NativePointerEvent["kind"],
 ): Promise<void> {
   for (const n of now.guarded) {
-    if (destructiveWordIn(`${n.title ?? ""} ${n.description ?? ""}`, env.policy.destructiveWords) === undefined)
+    if (
+      destructiveWordIn(`${n.title ?? ""} ${n.description ?? ""}`, env.policy.destructiveWords) === undefined
+    )
       continue;
     const printedAs = snap.records.find((r) => r.handle !== undefined && r.handle === n.handle);
     const record = {
@@ -248,7 +258,10 @@ async function guardLive(
   if (kind !== "click" && kind !== "drag") return;
   const control = now.guarded.find((n) => isInteractive(n));
   if (control?.states?.enabled === false)
-    throw new AxsnapError("NOT_ENABLED", `the point is on ${describe(control)}, which is disabled; nothing was sent`);
+    throw new AxsnapError(
+      "NOT_ENABLED",
+      `the point is on ${describe(control)}, which is disabled; nothing was sent`,
+    );
 }
 
 /** The live name a line would print (identity name, else title). */
@@ -271,5 +284,9 @@ function printed(r: ElementRecord | undefined): string {
 function thereNow(snap: Snapshot, now: Judged): string {
   if (now.chain.length === 0) return "nothing of the app";
   if (now.unseen.length > 0) return `${describe(now.unseen[0]!)}, which snapshot ${snap.id} did not have`;
+  // A handle the snapshot printed that now reads as another element (renamed, or reused) is not that element.
+  const id = identityOf(now.node!);
+  if (!snap.records.some((r) => r.handle === now.node!.handle && sameIdentity(r.identity, id)))
+    return describe(now.node!);
   return `${describe(now.node!)} (element ${now.record!.index} of snapshot ${snap.id})`;
 }
