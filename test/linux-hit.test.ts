@@ -4,9 +4,14 @@
  * (test/pages/moving.html) swaps "Safe" and "Delete everything" when its
  * "Move trigger" field gets focus; the test focuses it from a second session
  * after the agent's snapshot and waits (bounded) until a new observation shows
- * the swap, then clicks the old snapshot's pixels, through the API and
- * through the MCP server. The page logs every click in its title.
+ * the swap, then clicks the old snapshot's pixels, through the API, the MCP
+ * server and the CLI (a snapshot stored by one process, click-at by another).
+ * The page logs every click in its title.
  */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -228,6 +233,75 @@ describe("MCP click {x, y} judges the point by the live UI", () => {
       }
       const still = await until(watcher, app.pid, () => true);
       expect(clicks(still), "the page logged a click").toEqual(logged);
+    },
+    TIMEOUT,
+  );
+});
+
+describe("CLI click-at from another process compares the new observation with the stored snapshot", () => {
+  let app: App;
+  let watcher: Session;
+  let state: string;
+
+  beforeAll(async () => {
+    app = await chromium(desktop, fileUrl("test/pages/moving.html"), { windowName: "axsnap moving" });
+    watcher = createSession();
+    state = mkdtempSync(join(tmpdir(), "axsnap-hit-cli-"));
+  }, TIMEOUT);
+  afterAll(async () => {
+    await watcher?.close();
+    await app?.stop();
+    if (state) rmSync(state, { recursive: true, force: true });
+  });
+
+  /** One CLI process with --json: its envelope. */
+  function cli(
+    args: string[],
+  ): Promise<{ ok: boolean; data?: Record<string, unknown>; error?: Record<string, string> }> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, ["--import", "tsx", "lib/cli.ts", ...args, "--json"], {
+        env: { ...process.env, XDG_STATE_HOME: state },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      const out: Buffer[] = [];
+      child.stdout.on("data", (d: Buffer) => out.push(d));
+      child.on("error", reject);
+      child.on("close", () => resolve(JSON.parse(Buffer.concat(out).toString("utf8"))));
+    });
+  }
+
+  it(
+    "a harmless element moved under the point is STALE_REF; --raw clicks it; the moved destructive one is refused",
+    async () => {
+      await until(watcher, app.pid, (s) => s.text.includes("push button Keep"));
+      const file = join(state, "shot.png");
+      const printed = await cli(["snapshot", "--app", String(app.pid), "--screenshot", file]);
+      expect(printed.ok).toBe(true);
+      const id = printed.data!.snapshotId as string;
+      const shot = printed.data!.screenshot as { scale: number; windowOrigin: { x: number; y: number } };
+      const seen = await watcher.snapshot({ app: app.pid, screenshot: false });
+      const at = (r: ElementRecord) => [
+        String((r.clickPoint!.x - shot.windowOrigin.x) * shot.scale),
+        String((r.clickPoint!.y - shot.windowOrigin.y) * shot.scale),
+      ];
+      const atSafe = at(button(seen, "Safe"));
+      const atDanger = at(button(seen, "Delete everything"));
+      const moved = await swap(watcher, app.pid, seen);
+      const logged = clicks(moved);
+
+      const stale = await cli(["click-at", ...atDanger, "--of", id]);
+      expect(stale.ok).toBe(false);
+      expect(stale.error).toMatchObject({ code: "STALE_REF", delivery: "not_delivered" });
+      expect(stale.error!.message).toMatch(/push button Safe in a new observation/);
+      expect(stale.error!.hint).toMatch(/--raw/);
+      const danger = await cli(["click-at", ...atSafe, "--of", id, "--raw"]);
+      expect(danger.error).toMatchObject({ code: "POLICY_DENIED", delivery: "not_delivered" });
+      expect(clicks(await until(watcher, app.pid, () => true))).toEqual(logged);
+
+      const raw = await cli(["click-at", ...atDanger, "--of", id, "--raw"]);
+      expect(raw.ok).toBe(true);
+      const after = await until(watcher, app.pid, (s) => clicks(s)[0] !== logged[0]);
+      expect(clicks(after)[1]).toBe("Safe");
     },
     TIMEOUT,
   );

@@ -10,7 +10,7 @@ import type { CallContext } from "../call.js";
 import { type LiveObservation, liveObservation } from "../desktop.js";
 import { AxsnapError, invalidArgument } from "../errors.js";
 import { identityOf, sameIdentity } from "../identity.js";
-import type { RawNode } from "../model.js";
+import type { RawNode, Rect } from "../model.js";
 import type { NativePointerEvent } from "../native.js";
 import { destructiveWordIn } from "../policy/normalize.js";
 import type { ElementRecord } from "../records.js";
@@ -123,8 +123,17 @@ export async function atPixels(
 
 /** The smallest printed element whose frame holds the screen point: the most specific one. */
 function hitTest(snap: Snapshot, x: number, y: number): ElementRecord | undefined {
-  let best: ElementRecord | undefined;
-  for (const rec of snap.records) {
+  return recordAt(snap.records, x, y);
+}
+
+/** Of records with screen frames (a snapshot's, or a stored one's), the smallest that holds the point. */
+export function recordAt<R extends { screenFrame?: Rect }>(
+  records: readonly R[],
+  x: number,
+  y: number,
+): R | undefined {
+  let best: R | undefined;
+  for (const rec of records) {
     const f = rec.screenFrame;
     if (!f || f.w <= 0 || f.h <= 0 || x < f.x || y < f.y || x >= f.x + f.w || y >= f.y + f.h) continue;
     if (!best || f.w * f.h <= best.screenFrame!.w * best.screenFrame!.h) best = rec;

@@ -15,8 +15,10 @@
  */
 import { writeFileSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
+import { recordAt } from "../act/pixels.js";
 import { listApps, listWindows, permissions } from "../desktop.js";
 import { AxsnapError, invalidArgument } from "../errors.js";
+import { sameIdentity } from "../identity.js";
 import { normaliseRenderOptions } from "../render/index.js";
 import {
   type ActionResult,
@@ -521,6 +523,22 @@ export class Runner {
         "STALE_OBSERVATION",
         `the window of ${stored.app.name} changed since snapshot ${stored.id} (moved, resized, another window, or no screenshot now), so its pixels no longer mean the same point; nothing was sent`,
       );
+    // The library compares what is under the point now with the new observation; this compares the new
+    // observation with the stored snapshot the pixels were read from.
+    if (step.raw !== true) {
+      const px = was.windowOrigin.x + x / was.scale;
+      const py = was.windowOrigin.y + y / was.scale;
+      const then = recordAt(stored.records, px, py);
+      const there = recordAt(fresh.records, px, py);
+      if (then && !(there && sameIdentity(then.identity, there.identity)))
+        throw new AxsnapError(
+          "STALE_REF",
+          `the point is on ${there ? `${there.roleText}${there.title ? ` ${there.title}` : ""}` : "no element"} in a new observation (${fresh.id}), not on element ${then.index} (${then.roleText}${then.identity.name ? ` ${then.identity.name}` : ""}) as snapshot ${stored.id} showed; nothing was sent`,
+          {
+            hint: `run \`axsnap snapshot --app ${stored.app.name} --screenshot FILE\` and use the pixels of FILE, or pass --raw to click whatever is there now`,
+          },
+        );
+    }
     const result = await this.session.clickAt(x, y, { ...opts, of: fresh });
     return this.finish(
       result,
