@@ -18,7 +18,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { liveObservation } from "../lib/desktop.js";
 import { AxsnapError, createSession, type ElementRecord, type Session, type Snapshot } from "../lib/index.js";
-import { type App, chromium, type Desktop, fileUrl } from "../scripts/desktop.mjs";
+import { type App, chromium, type Desktop, fileUrl, gtkWidgetFactory } from "../scripts/desktop.mjs";
 import { useDesktop } from "./support/linux.js";
 
 const TIMEOUT = 90_000;
@@ -302,6 +302,37 @@ describe("CLI click-at from another process compares the new observation with th
       expect(raw.ok).toBe(true);
       const after = await until(watcher, app.pid, (s) => clicks(s)[0] !== logged[0]);
       expect(clicks(after)[1]).toBe("Safe");
+    },
+    TIMEOUT,
+  );
+});
+
+describe("GTK: where the toolkit's hit test answers for a printed element's parent", () => {
+  let app: App;
+  let session: Session;
+
+  beforeAll(async () => {
+    app = await gtkWidgetFactory(desktop);
+    session = createSession();
+  }, TIMEOUT);
+  afterAll(async () => {
+    await session?.close();
+    await app?.stop();
+  });
+
+  it(
+    "a column header (GTK's table answers for it) is clicked, named as it reads now",
+    async () => {
+      const snap = await until(session, app.pid, (s) => /table column header Name/.test(s.text));
+      const withShot = await session.snapshot({ app: app.pid });
+      const header = withShot.records.find(
+        (r) => r.roleText === "table column header" && r.title === "Name",
+      )!;
+      expect(snap.records.some((r) => r.title === "Name")).toBe(true);
+      const p = pixelsOf(withShot, header);
+      const result = await session.clickAt(p.x, p.y, { of: withShot, snapshot: false });
+      expect(result.delivery).toBe("delivered_unverified");
+      expect(result.notes).toEqual([`the point is on element ${header.index} (table column header Name)`]);
     },
     TIMEOUT,
   );

@@ -87,7 +87,12 @@ export async function atPixels(
   const end = to ? pixels(env, to.x, to.y, options, notes) : undefined;
   // What the snapshot showed under the point, and what is there now.
   const shown = hitTest(at.snap, at.x, at.y);
-  const now = judge(at.snap, at.live, shown, await liveAt(at, ctx, printedHandles(at.snap)));
+  const now = await coarse(
+    judge(at.snap, at.live, shown, await liveAt(at, ctx, printedHandles(at.snap))),
+    shown,
+    at,
+    ctx,
+  );
   if (!now.same && options.raw !== true)
     throw new AxsnapError(
       "STALE_REF",
@@ -192,6 +197,11 @@ interface Judged {
   unseen: RawNode[];
   /** The element the snapshot showed under the point is what is there now. */
   same: boolean;
+  /**
+   * The toolkit's hit test stopped at a printed element (nothing deeper answered) that, in the snapshot,
+   * holds the element shown there: GTK tables answer for their column headers. That element is then read.
+   */
+  holds?: boolean;
 }
 
 function judge(
@@ -220,23 +230,73 @@ function judge(
     shown.handle === node.handle &&
     unseen.length === 0 &&
     records.some((r) => sameIdentity(r.identity, id));
-  return { chain, record, node, guarded, unseen, same };
+  const holds =
+    !same &&
+    k === 0 &&
+    shown?.handle !== undefined &&
+    records.some((r) => sameIdentity(r.identity, id)) &&
+    ancestorsOf(live, shown.handle).includes(node.handle!);
+  return { chain, record, node, guarded, unseen, same, ...(holds ? { holds } : {}) };
 }
 
-/** Every handle of a live observation's tree (what the snapshot read, printed or not). */
-const observed = new WeakMap<LiveObservation, Set<number>>();
-function handlesOf(live: LiveObservation): Set<number> {
-  let set = observed.get(live);
-  if (set) return set;
-  set = new Set();
-  const stack: RawNode[] = [live.raw.root, ...(live.raw.menuBar ? [live.raw.menuBar] : [])];
-  while (stack.length > 0) {
-    const n = stack.pop()!;
-    if (n.handle !== undefined) set.add(n.handle);
-    if (n.children) for (const c of n.children) stack.push(c);
+/**
+ * Where the hit test stopped above the element shown at the point (`holds`), that element is asked
+ * directly: still itself, and its live frame still holds the point. Then it is what the point reaches.
+ */
+async function coarse(
+  now: Judged,
+  shown: ElementRecord | undefined,
+  at: { live: LiveObservation; x: number; y: number },
+  ctx: CallContext,
+): Promise<Judged> {
+  if (!now.holds || shown?.handle === undefined) return now;
+  let read: Awaited<ReturnType<LiveObservation["backend"]["readElement"]>>;
+  try {
+    read = await ctx.step(
+      "read",
+      () => at.live.backend.readElement(shown.handle!, 1, ctx.remaining()),
+      (late) => releaseLater(at.live, late.handles),
+    );
+  } catch (e) {
+    if (e instanceof AxsnapError && PASS_THROUGH.has(e.code)) throw e;
+    return now;
   }
-  observed.set(live, set);
-  return set;
+  releaseLater(at.live, read.handles);
+  const f = read.node.frame;
+  const inside = f !== undefined && at.x >= f.x && at.y >= f.y && at.x < f.x + f.w && at.y < f.y + f.h;
+  if (!inside || !sameIdentity(identityOf(read.node), shown.identity)) return now;
+  return { ...now, record: shown, node: read.node, guarded: [read.node, ...now.guarded], same: true };
+}
+
+/** Every handle of a live observation's tree (what the snapshot read, printed or not), with its parent's. */
+const observed = new WeakMap<LiveObservation, Map<number, number | undefined>>();
+function parentsOf(live: LiveObservation): Map<number, number | undefined> {
+  let map = observed.get(live);
+  if (map) return map;
+  map = new Map();
+  const stack: [RawNode, number | undefined][] = [
+    [live.raw.root, undefined],
+    ...(live.raw.menuBar ? [[live.raw.menuBar, undefined] as [RawNode, undefined]] : []),
+  ];
+  while (stack.length > 0) {
+    const [n, parent] = stack.pop()!;
+    if (n.handle !== undefined && !map.has(n.handle)) map.set(n.handle, parent);
+    if (n.children) for (const c of n.children) stack.push([c, n.handle ?? parent]);
+  }
+  observed.set(live, map);
+  return map;
+}
+
+function handlesOf(live: LiveObservation): { has(handle: number): boolean } {
+  return parentsOf(live);
+}
+
+/** The handles above one in the snapshot's tree, nearest first (bounded by the tree's depth). */
+function ancestorsOf(live: LiveObservation, handle: number): number[] {
+  const parents = parentsOf(live);
+  const out: number[] = [];
+  for (let h = parents.get(handle); h !== undefined && out.length < 2048; h = parents.get(h)) out.push(h);
+  return out;
 }
 
 /**
