@@ -88,6 +88,19 @@ const elementFields = {
 };
 
 const pixel = z.number().finite().describe("Screenshot pixels of the latest snapshot of the app.");
+const rawPixels = z
+  .boolean()
+  .optional()
+  .describe(
+    "With x/y only. A point is refused (STALE_REF) when the element under it now is not the one the screenshot showed there (the window changed); raw: true sends the input to whatever is there now. The safety checks (destructive names, disabled controls) still run on it.",
+  );
+
+/** `raw` belongs to points: given with an element it would mean nothing, so it is refused. */
+function rawFor(raw: boolean | undefined, point: boolean, what: string): { raw?: boolean } {
+  if (raw === undefined) return {};
+  if (!point) throw invalidArgument(`${what}: raw applies to x/y points only, not to elements`);
+  return { raw };
+}
 
 const pointSchema = z
   .object({
@@ -406,6 +419,7 @@ export function createMcpServer(session: Session): McpServer {
           y: pixel.optional(),
           click_count: z.number().int().min(1).max(2).optional().describe("1 (default) or 2 (double click)."),
           mouse_button: z.enum(["left", "right"]).optional().describe('"left" (default) or "right".'),
+          raw: rawPixels,
         })
         .strict(),
     },
@@ -414,6 +428,7 @@ export function createMcpServer(session: Session): McpServer {
         const at = elementOrPoint(args, "click");
         const o = {
           ...opts(args.app, extra.signal),
+          ...rawFor(args.raw, "point" in at, "click"),
           button: args.mouse_button ?? "left",
           count: (args.click_count ?? 1) as 1 | 2,
         };
@@ -520,6 +535,7 @@ export function createMcpServer(session: Session): McpServer {
           y: pixel.optional(),
           direction: z.enum(["up", "down", "left", "right"]),
           pages: z.number().int().min(1).max(50).optional().describe("How many pages (default 1)."),
+          raw: rawPixels,
         })
         .strict(),
     },
@@ -527,7 +543,7 @@ export function createMcpServer(session: Session): McpServer {
       act(() => {
         const at = elementOrPoint(args, "scroll");
         const pages = args.pages ?? 1;
-        const o = opts(args.app, extra.signal);
+        const o = { ...opts(args.app, extra.signal), ...rawFor(args.raw, "point" in at, "scroll") };
         if ("target" in at) return session.scroll(at.target, args.direction, pages, o);
         const steps = Math.min(100, pages * WHEEL_STEPS_PER_PAGE);
         const dx = args.direction === "left" ? -steps : args.direction === "right" ? steps : 0;
@@ -546,6 +562,7 @@ export function createMcpServer(session: Session): McpServer {
           app: appSchema.optional().describe(APP_HELP),
           from: pointSchema.describe("Where the drag starts: { element_index }, { ref } or { x, y }."),
           to: pointSchema.describe("Where it ends: { element_index }, { ref } or { x, y }."),
+          raw: rawPixels,
         })
         .strict(),
     },
@@ -553,7 +570,7 @@ export function createMcpServer(session: Session): McpServer {
       act(() => {
         const from = elementOrPoint(args.from, "drag from");
         const to = elementOrPoint(args.to, "drag to");
-        const o = opts(args.app, extra.signal);
+        const o = { ...opts(args.app, extra.signal), ...rawFor(args.raw, "point" in from, "drag") };
         if ("target" in from && "target" in to) return session.drag(from.target, to.target, o);
         if ("point" in from && "point" in to) return session.dragAt(from.point, to.point, o);
         throw invalidArgument(

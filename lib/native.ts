@@ -125,6 +125,19 @@ export interface NativeBackend {
     maxDepth: number,
     deadlineMs: number,
   ): Promise<{ node: RawNode; ended: WalkEnd; handles: number[] } | null>;
+  /**
+   * What pointer input at a screen point over the window would reach, asked live (no cache): the deepest
+   * element there (read to depth 1), and its ancestors up to the window or up to the first element of
+   * `stopAt` (handles the caller knows: each level climbed is a round trip), nearest first (attributes
+   * only). null when nothing of the window's app is under the point. Every handle in `handles` must be released.
+   */
+  elementAt(
+    window: NativeWindow,
+    x: number,
+    y: number,
+    stopAt: number[],
+    deadlineMs: number,
+  ): Promise<{ node: RawNode; ancestors: RawNode[]; ended: WalkEnd; handles: number[] } | null>;
   /** Inserts text at the end of an editable text element without rewriting its content. */
   insertText(handle: number, text: string, deadlineMs: number): Promise<void>;
   release(handles: number[]): Promise<void>;

@@ -823,6 +823,35 @@ describe("actions and input", () => {
     await session.close();
   });
 
+  it("input at pixels hit-tests the live app: AXUIElementCopyElementAtPosition, then AXParent up to the window", async () => {
+    const inWindow = { attrs: { AXParent: { ref: 10 } } };
+    const b = backend(simpleWorld([button(21, "OK", inWindow), button(22, "Cancel", inWindow)]));
+    const session = createSession({ backend: b });
+    const snap = await session.snapshot({ app: "Editor" });
+    const live = liveObservation(snap)!;
+    const ok = snap.records.find((r) => r.title === "OK")!;
+    const cancel = snap.records.find((r) => r.title === "Cancel")!;
+    // The deepest element and its ancestors, up to the window; the climb stops at an element the caller knows.
+    const hit = (await b.elementAt(live.window, ok.clickPoint!.x, ok.clickPoint!.y, [], 5000))!;
+    expect([hit.node, ...hit.ancestors].map((n) => `${n.role} ${n.title}`)).toEqual([
+      "AXButton OK",
+      "AXWindow Doc",
+    ]);
+    await b.release(hit.handles);
+    const known = (await b.elementAt(live.window, ok.clickPoint!.x, ok.clickPoint!.y, [ok.handle!], 5000))!;
+    expect(known.ancestors).toEqual([]);
+    await b.release(known.handles);
+    expect(await b.elementAt(live.window, 5000, 5000, [], 5000)).toBeNull();
+    // Through the session: the same element is clicked; Cancel where OK was is refused.
+    const shot = snap.screenshot!;
+    const px = (ok.clickPoint!.x - shot.windowOrigin.x) * shot.scale;
+    const py = (ok.clickPoint!.y - shot.windowOrigin.y) * shot.scale;
+    const result = await session.clickAt(px, py, { of: snap, snapshot: false });
+    expect(result.notes).toEqual([`the point is on element ${ok.index} (${ok.roleText} OK)`]);
+    expect(cancel.handle).not.toBe(ok.handle);
+    await session.close();
+  });
+
   it("pointer, keys and text become CGEvents at screen points", async () => {
     const b = backend(simpleWorld([button(21, "OK")]));
     await b.pointer(INPUT_WINDOW, { kind: "click", x: 150, y: 130, count: 2 }, 5000);

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { AxsnapError } from "../lib/index.js";
 import { loadNative, type NativeBackend } from "../lib/native.js";
 import { createSession, type Session } from "../lib/session.js";
+import type { Snapshot } from "../lib/snapshot.js";
 
 type Node = Record<string, unknown>;
 const native = loadNative();
@@ -275,6 +276,77 @@ describe("coordinates", () => {
     const px = (150 - snap.screenshot!.windowOrigin.x) * snap.screenshot!.scale;
     const py = (130 - snap.screenshot!.windowOrigin.y) * snap.screenshot!.scale;
     await expect(s.clickAt(px, py)).rejects.toMatchObject({ code: "POLICY_DENIED" });
+    expect(b.fakeLog()).toEqual([]);
+  });
+
+  /** A point of the snapshot's screenshot at the centre of a row made by `row(_, y)`. */
+  const rowPixels = (snap: Snapshot, y: number) => ({
+    x: (220 - snap.screenshot!.windowOrigin.x) * snap.screenshot!.scale,
+    y: (y + 10 - snap.screenshot!.windowOrigin.y) * snap.screenshot!.scale,
+  });
+
+  it("judges a point by what is under it now: the same element is clicked, and the note names it as it reads now", async () => {
+    const { b, s } = setup([row("Alpha", 120), row("Beta", 140)]);
+    const snap = await s.snapshot({ app: "Editor" });
+    const p = rowPixels(snap, 120);
+    const result = await s.clickAt(p.x, p.y, { snapshot: false });
+    expect(result.delivery).toBe("delivered_unverified");
+    expect(result.notes).toEqual([
+      `the point is on element ${indexOf(snap.text, "Alpha")} (push button Alpha)`,
+    ]);
+    expect(b.fakeLog()).toEqual(["pointer click 220,130 button=1 count=1"]);
+  });
+
+  it("refuses with STALE_REF when a harmless other element is under the point now, and clicks it when raw", async () => {
+    const { b, s } = setup([row("Alpha", 120), row("Beta", 140)]);
+    const snap = await s.snapshot({ app: "Editor" });
+    await b.fakeReplace(desktop([row("Beta", 120), row("Alpha", 140)]));
+    const p = rowPixels(snap, 120);
+    const e = await s.clickAt(p.x, p.y).catch((err: unknown) => err);
+    expect(e).toMatchObject({ code: "STALE_REF", delivery: "not_delivered", retry: "safe" });
+    expect((e as AxsnapError).message).toBe(
+      `the point is on push button "Beta" now, not on element ${indexOf(snap.text, "Alpha")} (push button Alpha) as snapshot ${snap.id} showed; nothing was sent`,
+    );
+    expect((e as AxsnapError).hint).toMatch(/raw: true/);
+    expect(b.fakeLog()).toEqual([]);
+    const raw = await s.clickAt(p.x, p.y, { raw: true, snapshot: false });
+    expect(raw.delivery).toBe("delivered_unverified");
+    expect(raw.notes.join(" ")).toMatch(
+      /the point is on push button "Beta", not on element \d+ \(push button Alpha\)/,
+    );
+    expect(b.fakeLog()).toEqual(["pointer click 220,130 button=1 count=1"]);
+  });
+
+  it("refuses a new control in front of the printed one, and one that is disabled now (raw or not)", async () => {
+    const { b, s } = setup([row("Alpha", 120)]);
+    const snap = await s.snapshot({ app: "Editor" });
+    const p = rowPixels(snap, 120);
+    // A later sibling over Alpha: drawn on top, so the click would reach it.
+    await b.fakeReplace(desktop([row("Alpha", 120), row("Gamma", 120)]));
+    const e = await s.clickAt(p.x, p.y).catch((err: unknown) => err);
+    expect(e).toMatchObject({ code: "STALE_REF", delivery: "not_delivered" });
+    expect((e as AxsnapError).message).toMatch(/push button "Gamma", which snapshot s\w+ did not have/);
+    await b.fakeReplace(desktop([row("Alpha", 120, { states: { enabled: false } })]));
+    for (const raw of [false, true])
+      await expect(s.clickAt(p.x, p.y, { raw })).rejects.toMatchObject({
+        code: "NOT_ENABLED",
+        delivery: "not_delivered",
+      });
+    // A scroll over it is not a press: allowed.
+    await s.scrollAt(p.x, p.y, { dy: 1 }, { snapshot: false });
+    expect(b.fakeLog()).toEqual(["pointer wheel 220,130 button=1 count=1"]);
+  });
+
+  it("runs the destructive guard on what is under the point now, raw or not", async () => {
+    const { b, s } = setup([row("Keep", 120), row("Delete all", 160)]);
+    const snap = await s.snapshot({ app: "Editor" });
+    await b.fakeReplace(desktop([row("Delete all", 120), row("Keep", 160)]));
+    const p = rowPixels(snap, 120);
+    await expect(s.clickAt(p.x, p.y)).rejects.toMatchObject({ code: "STALE_REF" });
+    await expect(s.clickAt(p.x, p.y, { raw: true })).rejects.toMatchObject({
+      code: "POLICY_DENIED",
+      message: expect.stringMatching(/"Delete all" looks destructive/),
+    });
     expect(b.fakeLog()).toEqual([]);
   });
 

@@ -48,6 +48,8 @@ export interface Step {
   y?: number;
   button?: "left" | "right";
   count?: 1 | 2;
+  /** click-at: send the click to whatever is under the point now, even if it is not what the snapshot showed there. */
+  raw?: boolean;
   /** A snapshot id: whose screenshot pixels click-at means, or which app press/type go to. */
   of?: string;
   /** With --screenshot: draw each printed element's index on its frame. */
@@ -87,7 +89,7 @@ interface CommandSpec {
   /** Positional names, in order; a trailing "?" marks an optional one. */
   args: string[];
   /** Option groups the command takes beyond the globals. */
-  options: ("snapshot" | "act" | "app" | "click" | "of" | "into" | "number" | "wait" | "window")[];
+  options: ("snapshot" | "act" | "app" | "click" | "of" | "into" | "number" | "wait" | "window" | "raw")[];
   details?: string;
 }
 
@@ -139,9 +141,9 @@ export const COMMANDS: Record<string, CommandSpec> = {
   "click-at": {
     summary: "click at X Y in pixels of a snapshot's screenshot (--of ID; default the newest with one)",
     args: ["x", "y"],
-    options: ["act", "snapshot", "click", "of", "app"],
+    options: ["act", "snapshot", "click", "of", "app", "raw"],
     details:
-      "The snapshot must have been taken with --screenshot FILE and be at most 60 s old; the window must not have moved since.",
+      "The snapshot must have been taken with --screenshot FILE and be at most 60 s old; the window must not have moved since, and the element under the point must still be the one the snapshot showed there (else STALE_REF; --raw clicks what is there now).",
   },
   resolve: {
     summary: "check that a ref still reaches its element, without acting",
@@ -201,6 +203,7 @@ const OPTION_HELP: Record<CommandSpec["options"][number] | "global", string[]> =
   act: ["--no-snapshot        no fresh snapshot after acting"],
   click: ["--button left|right  (default left)", "--count 1|2          (default 1)"],
   of: ["--of SNAPSHOT_ID     the snapshot that names the app (and, for click-at, the screenshot)"],
+  raw: ["--raw                click whatever is under the point now (destructive names are still refused)"],
   into: ["--into TARGET        the field to type into (focused and checked first)"],
   number: ["--number             set VALUE as a number (sliders, spin buttons)"],
   window: [
@@ -398,6 +401,7 @@ function setField(step: Step, field: Field, value: unknown, numberValue = false)
     case "gone":
     case "idle":
     case "marks":
+    case "raw":
       if (typeof value !== "boolean")
         throw new UsageError(`${field} must be true or false, got ${show(value)}`, c);
       step[field] = value;
@@ -426,7 +430,7 @@ const POSITIONAL: Record<string, Field> = {
 };
 
 /** Flags that take no value. */
-const SWITCHES = new Set(["no-snapshot", "number", "gone", "idle", "marks"]);
+const SWITCHES = new Set(["no-snapshot", "number", "gone", "idle", "marks", "raw"]);
 
 /** Option groups → (flag, field). */
 const GROUP_FLAGS: Record<CommandSpec["options"][number], [string, Field | "no-snapshot" | "number"][]> = {
@@ -445,6 +449,7 @@ const GROUP_FLAGS: Record<CommandSpec["options"][number], [string, Field | "no-s
     ["count", "count"],
   ],
   of: [["of", "of"]],
+  raw: [["raw", "raw"]],
   into: [["into", "into"]],
   number: [["number", "number"]],
   window: [["window", "window"]],
@@ -649,6 +654,7 @@ const STEP_KEYS: Record<string, Field | "snapshot" | "no-snapshot"> = {
   button: "button",
   count: "count",
   of: "of",
+  raw: "raw",
   role: "role",
   window: "window",
   marks: "marks",

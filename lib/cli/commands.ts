@@ -16,8 +16,10 @@
  */
 import { writeFileSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
+import { recordAt } from "../act/pixels.js";
 import { listApps, listWindows, permissions } from "../desktop.js";
 import { AxsnapError, invalidArgument } from "../errors.js";
+import { sameIdentity } from "../identity.js";
 import { normaliseRenderOptions } from "../render/index.js";
 import {
   type ActionResult,
@@ -465,6 +467,7 @@ export class Runner {
       ...this.actOptions(step),
       ...(step.button === undefined ? {} : { button: step.button }),
       ...(step.count === undefined ? {} : { count: step.count }),
+      ...(step.raw === undefined ? {} : { raw: step.raw }),
     };
     const x = step.x!;
     const y = step.y!;
@@ -528,6 +531,22 @@ export class Runner {
         "STALE_OBSERVATION",
         `the window ${windowWords(stored.window)} of ${stored.app.name} changed since snapshot ${stored.id} (${differs}), so its pixels no longer mean the same point; nothing was sent`,
       );
+    // The library compares what is under the point now with the new observation; this compares the new
+    // observation with the stored snapshot the pixels were read from.
+    if (step.raw !== true) {
+      const px = was.windowOrigin.x + x / was.scale;
+      const py = was.windowOrigin.y + y / was.scale;
+      const then = recordAt(stored.records, px, py);
+      const there = recordAt(fresh.records, px, py);
+      if (then && !(there && sameIdentity(then.identity, there.identity)))
+        throw new AxsnapError(
+          "STALE_REF",
+          `the point is on ${there ? `${there.roleText}${there.title ? ` ${there.title}` : ""}` : "no element"} in a new observation (${fresh.id}), not on element ${then.index} (${then.roleText}${then.identity.name ? ` ${then.identity.name}` : ""}) as snapshot ${stored.id} showed; nothing was sent`,
+          {
+            hint: `run \`axsnap snapshot --app ${stored.app.name} --screenshot FILE\` and use the pixels of FILE, or pass --raw to click whatever is there now`,
+          },
+        );
+    }
     const result = await this.session.clickAt(x, y, { ...opts, of: fresh });
     return this.finish(
       result,

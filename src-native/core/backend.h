@@ -178,6 +178,20 @@ class Backend {
     found = false;
     return {ErrorCode::kActionNotSupported, "this platform cannot read the focused element"};
   }
+  // What pointer input at the screen point (x, y) over `window` reaches,
+  // asked of the app now (never a cache): chain[0] is the deepest element
+  // under the point, then its ancestors up to the window (bounded; the window
+  // last when reached), or up to the first of `stopAt` (elements the caller
+  // already knows, such as a snapshot's printed ones: each level climbed
+  // costs the app a round trip). Empty when nothing of the app is there.
+  // Input at pixels is judged by this, not by a snapshot's frames: the UI may
+  // have moved since (Linux: Component.GetAccessibleAtPoint; macOS:
+  // AXUIElementCopyElementAtPosition).
+  virtual Error ElementAtPoint(const WindowInfo& window, double x, double y, const std::vector<ElementId>& stopAt,
+                               std::vector<ElementId>& chain, Clock::time_point deadline) {
+    chain.clear();
+    return {ErrorCode::kActionNotSupported, "this platform cannot tell what is under a point"};
+  }
   // Inserts `text` at the end of an editable text element's content without
   // rewriting what is there (AT-SPI EditableText.InsertText; macOS: the
   // selected-text range at the end, then AXSelectedText). kActionNotSupported

@@ -330,6 +330,36 @@ Error FakeBackend::FocusedElement(int64_t pid, ElementId& out, bool& found, Cloc
   return {};
 }
 
+Error FakeBackend::ElementAtPoint(const WindowInfo& window, double x, double y, const std::vector<ElementId>& stopAt,
+                                  std::vector<ElementId>& chain, Clock::time_point deadline) {
+  chain.clear();
+  if (Error err = InputWindow(window)) return err;
+  if (Clock::now() >= deadline) return {ErrorCode::kTimeout, "fake: deadline"};
+  auto holds = [x, y](const FakeElement& e) {
+    if (!e.attrs.frame || e.attrs.states.visible == false) return false;
+    const Rect& f = *e.attrs.frame;
+    return f.w > 0 && f.h > 0 && x >= f.x && y >= f.y && x < f.x + f.w && y < f.y + f.h;
+  };
+  std::vector<size_t> path{window.element - 1};
+  if (path[0] >= script_.elements.size() || !holds(script_.elements[path[0]])) return {};
+  for (;;) {
+    FakeElement& at = script_.elements[path.back()];
+    if (Error err = Touch(at, deadline)) return err;
+    std::optional<size_t> next;
+    for (size_t c : at.children)
+      if (c < script_.elements.size() && holds(script_.elements[c]) &&
+          std::find(path.begin(), path.end(), c) == path.end())
+        next = c;
+    if (!next) break;
+    path.push_back(*next);
+  }
+  for (auto it = path.rbegin(); it != path.rend(); ++it) {
+    chain.push_back(*it + 1);
+    if (std::find(stopAt.begin(), stopAt.end(), *it + 1) != stopAt.end()) break;
+  }
+  return {};
+}
+
 Error FakeBackend::InsertText(ElementId id, const std::string& text, Clock::time_point deadline) {
   FakeElement* e = Find(id);
   if (!e) return {ErrorCode::kElementGone, "fake: unknown element"};

@@ -91,6 +91,10 @@ class FakeBackend : public Backend {
   Error Keys(const WindowInfo& window, const std::string& combo, Clock::time_point deadline) override;
   Error TypeText(const WindowInfo& window, const std::string& text, Clock::time_point deadline, size_t& typed) override;
   Error FocusedElement(int64_t pid, ElementId& out, bool& found, Clock::time_point deadline) override;
+  // The deepest element whose frame holds the point (the later sibling on top
+  // of an earlier one; invisible ones skipped), and its ancestors up to the window.
+  Error ElementAtPoint(const WindowInfo& window, double x, double y, const std::vector<ElementId>& stopAt,
+                       std::vector<ElementId>& chain, Clock::time_point deadline) override;
   Error InsertText(ElementId id, const std::string& text, Clock::time_point deadline) override;
   void Release(const std::vector<ElementId>& ids) override;
 

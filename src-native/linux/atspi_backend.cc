@@ -3302,6 +3302,79 @@ Error AtspiBackend::FocusedElement(int64_t pid, ElementId& out, bool& found, Clo
   return {};
 }
 
+// Input at a point is judged by what is there now. A descent that never ends
+// (a toolkit answering an element with itself, or a cycle) stops at this depth,
+// and so does the climb back up.
+constexpr int kMaxHitDepth = 64;
+
+namespace {
+
+// The object of a "((so))" reply; nullopt for the null reference.
+std::optional<ObjRef> RefOf(GVariant* reply) {
+  const gchar* bus = nullptr;
+  const gchar* path = nullptr;
+  g_variant_get(reply, "((&s&o))", &bus, &path);
+  if (!bus || !*bus || !path || std::strcmp(path, kNullPath) == 0) return std::nullopt;
+  return ObjRef{bus, path};
+}
+
+bool SameRef(const ObjRef& a, const ObjRef& b) { return a.bus == b.bus && a.path == b.path; }
+
+}  // namespace
+
+Error AtspiBackend::ElementAtPoint(const WindowInfo& window, double x, double y, const std::vector<ElementId>& stopAt,
+                                   std::vector<ElementId>& chain, Clock::time_point deadline) {
+  Impl& im = *impl_;
+  chain.clear();
+  if (Error e = Ready(deadline)) return e;
+  const ObjRef* windowRef = im.Lookup(window.element);
+  if (!windowRef) return im.Unknown(window.element);
+  const ObjRef win = *windowRef;
+  const int perCall = static_cast<int>(im.callTimeout.count());
+  const gint32 px = static_cast<gint32>(std::floor(x));
+  const gint32 py = static_cast<gint32>(std::floor(y));
+  // Down: each answer holds the point and lies inside the element asked.
+  std::vector<ObjRef> down{win};
+  while (static_cast<int>(down.size()) < kMaxHitDepth) {
+    const ObjRef at = down.back();
+    Outcome o;
+    std::string msg;
+    VariantPtr r = im.CallSync(at.bus, at.path, kIfComponent, "GetAccessibleAtPoint",
+                               g_variant_new("(iiu)", px, py, 0u /* screen */), "((so))", deadline, o, msg);
+    // No Component (or the call refused): nothing deeper can be asked of it.
+    if (o == Outcome::kFailed && down.size() > 1) break;
+    if (o != Outcome::kOk) return OutcomeError(o, at.bus, msg, perCall);
+    std::optional<ObjRef> hit = RefOf(r.get());
+    if (!hit || std::any_of(down.begin(), down.end(), [&](const ObjRef& d) { return SameRef(d, *hit); })) break;
+    down.push_back(std::move(*hit));
+  }
+  // Up: the parents of the deepest, up to the window or an element the caller knows.
+  std::vector<ObjRef> up{down.back()};
+  auto known = [&](const ObjRef& ref) {
+    const ElementId id = im.Intern(ref.bus, ref.path);
+    return std::find(stopAt.begin(), stopAt.end(), id) != stopAt.end();
+  };
+  while (!SameRef(up.back(), win) && !known(up.back()) && static_cast<int>(up.size()) < kMaxHitDepth) {
+    const ObjRef at = up.back();
+    Outcome o;
+    std::string msg;
+    VariantPtr pv = im.CallSync(at.bus, at.path, kIfProperties, "Get", g_variant_new("(ss)", kIfAccessible, "Parent"),
+                                "(v)", deadline, o, msg);
+    if (o != Outcome::kOk) return OutcomeError(o, at.bus, msg, perCall);
+    VariantPtr parent = UnwrapV(pv.get());
+    if (!parent || !g_variant_is_of_type(parent.get(), G_VARIANT_TYPE("(so)"))) break;
+    const gchar* bus = nullptr;
+    const gchar* path = nullptr;
+    g_variant_get(parent.get(), "(&s&o)", &bus, &path);
+    if (!bus || !*bus || !path || std::strcmp(path, kNullPath) == 0) break;
+    ObjRef next{bus, path};
+    if (std::any_of(up.begin(), up.end(), [&](const ObjRef& u) { return SameRef(u, next); })) break;
+    up.push_back(std::move(next));
+  }
+  for (const ObjRef& ref : up) chain.push_back(im.Intern(ref.bus, ref.path));
+  return {};
+}
+
 Error AtspiBackend::InsertText(ElementId id, const std::string& text, Clock::time_point deadline) {
   Impl& im = *impl_;
   ObjRef target;

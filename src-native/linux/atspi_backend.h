@@ -98,6 +98,12 @@ class AtspiBackend : public Backend {
   // (STATE_FOCUSED, count 1) on each of its windows, else a bounded walk of
   // its windows for the FOCUSED state.
   Error FocusedElement(int64_t pid, ElementId& out, bool& found, Clock::time_point deadline) override;
+  // Component.GetAccessibleAtPoint from the window down, again on each answer
+  // (toolkits answer one level at a time; Chromium may answer deeper), then
+  // Accessible.Parent from the deepest up to the window, so no level the
+  // descent skipped is missing from the chain.
+  Error ElementAtPoint(const WindowInfo& window, double x, double y, const std::vector<ElementId>& stopAt,
+                       std::vector<ElementId>& chain, Clock::time_point deadline) override;
   // EditableText.InsertText at Text.CharacterCount. kActionNotSupported
   // without EditableText; kNotSettable when the states say it is not EDITABLE
   // (or READ_ONLY), or the app refuses.

@@ -1688,6 +1688,46 @@ Error MacBackend::FocusedElement(int64_t pid, ElementId& out, bool& found, Clock
   return {};
 }
 
+Error MacBackend::ElementAtPoint(const WindowInfo& window, double x, double y, const std::vector<ElementId>& stopAt,
+                                 std::vector<ElementId>& chain, Clock::time_point deadline) {
+  chain.clear();
+  if (Clock::now() >= deadline) return {ErrorCode::kTimeout, "the deadline passed"};
+  // A hit test over this very process's windows asks the process itself over AX, off its main thread: hosts
+  // that serve AX on their main thread only (Electron, NW.js) can crash (the same rule as Covered).
+  if (window.pid == static_cast<int64_t>(getpid()))
+    return {ErrorCode::kInputFailed,
+            "the window belongs to the process axsnap runs in (pid " + std::to_string(window.pid) +
+                "); what is under a point there cannot be checked, so nothing was sent. Act on the element by "
+                "index, or drive this app from another process"};
+  AXUIElementRef appEl = AppElement(window.pid);
+  if (!appEl) return {ErrorCode::kAppNotFound, "cannot reach pid " + std::to_string(window.pid)};
+  SetTimeoutFor(appEl, deadline);
+  CFRef<AXUIElementRef> hit;
+  const AXError e =
+      AXUIElementCopyElementAtPosition(appEl, static_cast<float>(x), static_cast<float>(y), hit.OutParam());
+  // Nothing of the app under the point.
+  if (e == kAXErrorNoValue) return {};
+  if (e != kAXErrorSuccess) return AXFailure(e, "asking what is under the point");
+  if (!hit) return {};
+  AXUIElementRef win = elements_.Get(window.element);
+  CFRef<AXUIElementRef> at = std::move(hit);
+  for (int depth = 0; depth < 64 && at; ++depth) {
+    const ElementId id = elements_.Intern(at.get());
+    if (std::find(chain.begin(), chain.end(), id) != chain.end()) break;
+    chain.push_back(id);
+    if ((win && CFEqual(at.get(), win)) || std::find(stopAt.begin(), stopAt.end(), id) != stopAt.end()) break;
+    CFAny parent;
+    if (Error err = CopyAttribute(at.get(), CFSTR("AXParent"), parent)) return err;
+    if (!IsElement(parent.get())) break;
+    // The application element is above every window: the climb ends below it.
+    CFAny role;
+    auto pe = static_cast<AXUIElementRef>(parent.get());
+    if (!CopyAttribute(pe, CFSTR("AXRole"), role) && Str(role.get()) == "AXApplication") break;
+    at = CFRef<AXUIElementRef>::Retain(pe);
+  }
+  return {};
+}
+
 Error MacBackend::InsertText(ElementId id, const std::string& text, Clock::time_point deadline) {
   AXUIElementRef el = elements_.Get(id);
   if (!el) return {ErrorCode::kElementGone, "unknown element"};

@@ -81,6 +81,10 @@ class MacBackend : public Backend {
   void Release(const std::vector<ElementId>& ids) override;
 
   Error FocusedElement(int64_t pid, ElementId& out, bool& found, Clock::time_point deadline) override;
+  // AXUIElementCopyElementAtPosition on the window's app (the deepest element
+  // of that app there), then AXParent up to the window.
+  Error ElementAtPoint(const WindowInfo& window, double x, double y, const std::vector<ElementId>& stopAt,
+                       std::vector<ElementId>& chain, Clock::time_point deadline) override;
   Error InsertText(ElementId id, const std::string& text, Clock::time_point deadline) override;
   void SetLiveReads(bool live) override;
 

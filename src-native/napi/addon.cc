@@ -115,6 +115,7 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
                            InstanceMethod<&NativeBackend::Close>("close"),
                            InstanceMethod<&NativeBackend::ReadElement>("readElement"),
                            InstanceMethod<&NativeBackend::FocusedElement>("focusedElement"),
+                           InstanceMethod<&NativeBackend::ElementAt>("elementAt"),
                            InstanceMethod<&NativeBackend::InsertText>("insertText"),
                            InstanceMethod<&NativeBackend::Permissions>("permissions"),
                            InstanceMethod<&NativeBackend::FakeLog>("fakeLog"),
@@ -601,6 +602,74 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
       Settle read = LiveRead(b, id, options);
       ledger_.ReleaseUnheld(b, {id});
       return read;
+    });
+  }
+
+  // What pointer input at a screen point over a window reaches now, asked live: the deepest element there,
+  // read like readElement (its children for its name), and its ancestors up to the window or the first of
+  // `stopAt` (attributes only), nearest first; null when nothing of the app is under the point.
+  Napi::Value ElementAt(const Napi::CallbackInfo& info) {
+    WindowInfo window = WindowFromJs(info[0].As<Napi::Object>());
+    const double x = Clamp(info[1], -1e9, 1e9, 0);
+    const double y = Clamp(info[2], -1e9, 1e9, 0);
+    std::vector<ElementId> stopAt;
+    if (info[3].IsArray()) {
+      Napi::Array arr = info[3].As<Napi::Array>();
+      for (uint32_t i = 0; i < arr.Length(); i++)
+        stopAt.push_back(static_cast<ElementId>(Clamp(arr.Get(i), 0, 9007199254740991.0, 0)));
+    }
+    WalkOptions options;
+    options.maxDepth = 1;
+    options.maxNodes = 400;
+    options.deadline = DeadlineFrom(info[4]);
+    return Run(info.Env(), [this, window, x, y, stopAt, options](Backend& b) -> Settle {
+      std::vector<ElementId> chain;
+      auto deepest = std::make_shared<WalkResult>();
+      auto above = std::make_shared<std::vector<RawNode>>();
+      Error err;
+      {
+        LiveReads live(b);
+        err = b.ElementAtPoint(window, x, y, stopAt, chain, options.deadline);
+        if (!err && !chain.empty()) err = Walk(b, chain[0], nullptr, options, *deepest);
+        if (!err && chain.size() > 1) {
+          const std::vector<ElementId> ids(chain.begin() + 1, chain.end());
+          std::vector<NodeAttributes> attrs;
+          std::vector<Error> errs;
+          err = b.ReadNodes(ids, attrs, errs, options.deadline);
+          for (size_t i = 0; !err && i < ids.size(); i++) {
+            if (i < errs.size() && errs[i])
+              err = errs[i];
+            else
+              above->push_back(RawNode{ids[i], i < attrs.size() ? attrs[i] : NodeAttributes{}, std::nullopt, {}});
+          }
+        }
+      }
+      if (err || chain.empty()) {
+        // The ids came from the backend's table: forgotten unless a snapshot holds them.
+        ledger_.ReleaseUnheld(b, chain);
+        ledger_.ReleaseUnheld(b, deepest->ids);
+        ledger_.ReleaseUnheld(b, deepest->dropped);
+        if (err) return Fail(err);
+        return [](Napi::Env env, Napi::Promise::Deferred& d) { d.Resolve(env.Null()); };
+      }
+      ledger_.Acquire(deepest->ids);
+      ledger_.ReleaseUnheld(b, deepest->dropped);
+      std::vector<ElementId> held(chain.begin() + 1, chain.end());
+      ledger_.Acquire(held);
+      return [deepest, above](Napi::Env env, Napi::Promise::Deferred& d) {
+        Napi::Object out = Napi::Object::New(env);
+        out.Set("node", NodeToJs(env, deepest->root));
+        out.Set("ended", WalkEndName(deepest->ended));
+        Napi::Array ancestors = Napi::Array::New(env, above->size());
+        for (size_t i = 0; i < above->size(); i++) ancestors.Set(i, NodeToJs(env, (*above)[i]));
+        out.Set("ancestors", ancestors);
+        Napi::Array ids = Napi::Array::New(env, deepest->ids.size() + above->size());
+        size_t k = 0;
+        for (ElementId id : deepest->ids) ids.Set(k++, static_cast<double>(id));
+        for (const RawNode& n : *above) ids.Set(k++, static_cast<double>(n.id));
+        out.Set("handles", ids);
+        d.Resolve(out);
+      };
     });
   }
 
