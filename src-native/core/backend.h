@@ -169,6 +169,10 @@ class Backend {
 
   // Forget handles (a snapshot was released).
   virtual void Release(const std::vector<ElementId>& ids) = 0;
+  // How many handles the backend's table holds (what Release frees): a handle
+  // no snapshot carries shows here and nowhere else. -1 for a backend without
+  // a table (the fake's ids are its script's).
+  virtual int64_t HandleTableSize() const { return -1; }
 
   // --- Live reads for the action path ---
 

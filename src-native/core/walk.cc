@@ -56,7 +56,8 @@ std::optional<Rect> IntersectOpt(const std::optional<Rect>& a, const std::option
 // Builds the tree from the flat slots without recursion, so a deep tree
 // cannot overflow the worker thread's stack. Children are appended in order;
 // a node's children vector is reserved first so pointers into it stay valid.
-RawNode Build(std::vector<Slot>& slots, std::vector<ElementId>& ids) {
+// `labels`: the labelledBy handles of the nodes kept.
+RawNode Build(std::vector<Slot>& slots, std::vector<ElementId>& ids, std::vector<ElementId>& labels) {
   RawNode root;
   std::vector<std::pair<size_t, RawNode*>> stack{{0, &root}};
   while (!stack.empty()) {
@@ -67,6 +68,7 @@ RawNode Build(std::vector<Slot>& slots, std::vector<ElementId>& ids) {
     node->attrs = std::move(s.attrs);
     if (!s.via.empty()) node->via = s.via;
     ids.push_back(node->id);
+    labels.insert(labels.end(), node->attrs.labelledBy.begin(), node->attrs.labelledBy.end());
     size_t live = 0;
     for (size_t c : s.children)
       if (!slots[c].dead) live++;
@@ -94,6 +96,9 @@ Error Abandon(const std::vector<Slot>& slots, const std::vector<ChildList>* list
   std::unordered_set<ElementId> held;
   for (size_t i = 1; i < slots.size(); i++)
     if (held.insert(slots[i].id).second) out.dropped.push_back(slots[i].id);
+  for (const Slot& s : slots)
+    for (ElementId id : s.attrs.labelledBy)
+      if (id != slots[0].id && held.insert(id).second) out.dropped.push_back(id);
   if (lists)
     for (const ChildList& l : *lists)
       for (ElementId id : l.ids)
@@ -413,9 +418,11 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
     for (size_t k = 0; k < added.size(); k++) {
       Slot& s = slots[added[k]];
       if (k < errs.size() && errs[k]) {
-        // An element that died or did not answer is dropped, not guessed at.
+        // An element that died or did not answer is dropped, not guessed at (with any label it named).
         s.dead = true;
         failed(errs[k]);
+        if (k < attrs.size())
+          out.dropped.insert(out.dropped.end(), attrs[k].labelledBy.begin(), attrs[k].labelledBy.end());
         continue;
       }
       s.attrs = std::move(attrs[k]);
@@ -489,9 +496,19 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
   out.nodesObserved = 0;
   for (const Slot& s : slots)
     if (!s.dead) out.nodesObserved++;
-  out.root = Build(slots, out.ids);
-  for (const Slot& s : slots)
-    if (s.dead) out.dropped.push_back(s.id);
+  std::vector<ElementId> labels;
+  out.root = Build(slots, out.ids, labels);
+  // A printed element's labels are the result's handles too: a label the walk did not reach itself (below a
+  // limit, outside the subtree) is held by nothing else, and would stay in the backend's table until it
+  // reconnects. After the nodes, so the root stays the first id.
+  std::unordered_set<ElementId> inResult(out.ids.begin(), out.ids.end());
+  for (ElementId id : labels)
+    if (id != 0 && inResult.insert(id).second) out.ids.push_back(id);
+  for (const Slot& s : slots) {
+    if (!s.dead) continue;
+    out.dropped.push_back(s.id);
+    out.dropped.insert(out.dropped.end(), s.attrs.labelledBy.begin(), s.attrs.labelledBy.end());
+  }
   return {};
 }
 

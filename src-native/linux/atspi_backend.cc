@@ -1918,9 +1918,12 @@ struct NodeJob {
   int64_t childCount = -1;  // from the Accessible properties, when given
 
   // Relations of a nameless control: the names of its LABELLED_BY and
-  // DESCRIBED_BY targets (by slot, in the app's order), the labels' handles.
+  // DESCRIBED_BY targets (by slot, in the app's order), the labels' objects.
+  // These are interned only when their names became the title (FinishNode):
+  // a handle the result does not carry would never be released.
   std::vector<std::string> labelNames, describerNames;
-  std::vector<ElementId> labelledBy;
+  std::vector<ObjRef> labels;
+  bool namedByLabels = false;
 };
 
 // AtspiRelationType (atspi-constants.h).
@@ -2013,7 +2016,7 @@ void FinishNode(NodeJob& job) {
     std::string label = JoinNames(job.labelNames);
     if (!label.empty()) {
       a.title = std::move(label);
-      a.labelledBy = job.labelledBy;
+      job.namedByLabels = true;
     }
   }
   if (!a.description) {
@@ -2258,7 +2261,7 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
                    if (targetPath == "/org/a11y/atspi/null") continue;
                    const size_t slot = names.size();
                    names.emplace_back();
-                   if (label) j->labelledBy.push_back(im.Intern(targetBus, targetPath));
+                   if (label) j->labels.push_back({targetBus, targetPath});
                    auto cached = im.bulk.find(targetBus);
                    if (cached != im.bulk.end()) {
                      auto item = cached->second.items.find(targetPath);
@@ -2465,6 +2468,8 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
       continue;
     }
     FinishNode(job);
+    if (job.namedByLabels)
+      for (const ObjRef& label : job.labels) job.out->labelledBy.push_back(im.Intern(label.bus, label.path));
     if (ManagesCells(job))
       im.managesCells.insert(job.id);
     else
