@@ -38,6 +38,10 @@ struct Slot {
   std::vector<size_t> children;
   int64_t position = -1;  // index among all the parent's children, when the backend left some out
   bool dead = false;
+  // A list whose children were counted, not all read (cut, or hidden ones left out): how many it has, and
+  // those known not to be rows (ChildList::nonRows), so its rows can be counted instead.
+  int64_t childrenAll = -1;
+  std::vector<int64_t> nonRows;
 };
 
 std::optional<Rect> IntersectOpt(const std::optional<Rect>& a, const std::optional<Rect>& b) {
@@ -240,9 +244,10 @@ bool VisibleRange(Backend& backend, ChildIndex& children, const Rect& clip, Cloc
 
 // A long child list cut to what shows: its visible range when there is one;
 // otherwise all of it (a listed one) or its first `cap` children (one only
-// counted, whose ids cost a call each). Ids not kept go to `dropped`.
-void CutLongList(Backend& backend, ElementId parent, ChildList& list, const std::optional<Rect>& clip, bool isList,
-                 size_t cap, Clock::time_point deadline, std::vector<ElementId>& dropped) {
+// counted, whose ids cost a call each). Ids not kept go to `dropped`. `all`:
+// how many children the list has, when it was cut (else unchanged).
+void CutLongList(Backend& backend, ElementId parent, ChildList& list, const std::optional<Rect>& clip, size_t cap,
+                 Clock::time_point deadline, std::vector<ElementId>& dropped, int64_t& all) {
   ChildIndex children(backend, parent, list, deadline);
   const size_t n = children.size();
   size_t first = 0, end = n;
@@ -252,7 +257,7 @@ void CutLongList(Backend& backend, ElementId parent, ChildList& list, const std:
   std::vector<int64_t> range;
   for (size_t k = first; k < end; k++) range.push_back(static_cast<int64_t>(k));
   children.Fetch(range);
-  const int64_t all = static_cast<int64_t>(n) + list.hiddenLeftOut;
+  all = static_cast<int64_t>(n) + list.hiddenLeftOut;
   ChildList kept;
   for (size_t k = first; k < end; k++) {
     const ElementId id = children.At(k);
@@ -267,7 +272,7 @@ void CutLongList(Backend& backend, ElementId parent, ChildList& list, const std:
     if (id != 0 && !keep.count(id)) dropped.push_back(id);
   kept.hiddenLeftOut = list.hiddenLeftOut;
   kept.total = list.total;
-  if (isList && !kept.total) kept.total = all;
+  kept.nonRows = std::move(list.nonRows);
   list = std::move(kept);
 }
 
@@ -357,19 +362,26 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
         dropRest(0);
         continue;
       }
+      int64_t all = -1;
       if ((list.unlisted || list.ids.size() >= kLongChildList) && !list.total) {
         const Slot& p = slots[parent];
         const std::optional<Rect> clip = IsClippingRole(p.attrs.role) ? IntersectOpt(p.clip, p.attrs.frame) : p.clip;
         const size_t room = static_cast<size_t>(std::max<int64_t>(0, options.maxNodes - int64_t(slots.size())));
         std::vector<ElementId> cut;
-        CutLongList(backend, p.id, list, clip, IsListRole(p.attrs.role), room + 1, options.deadline, cut);
+        CutLongList(backend, p.id, list, clip, room + 1, options.deadline, cut, all);
         for (ElementId id : cut)
           if (id != 0 && seen.find(id) == seen.end()) out.dropped.push_back(id);
       }
-      if (list.total) slots[parent].attrs.rowCount = list.total;
-      // Hidden rows left out by the backend still count in "(showing A-B of M items)".
-      if (list.hiddenLeftOut > 0 && !list.total && IsListRole(slots[parent].attrs.role))
-        slots[parent].attrs.rowCount = static_cast<int64_t>(list.ids.size()) + list.hiddenLeftOut;
+      if (list.total) {
+        slots[parent].attrs.rowCount = list.total;
+      } else if (IsListRole(slots[parent].attrs.role) && (all >= 0 || list.hiddenLeftOut > 0)) {
+        // Counted, not all read: the rows among all its children (hidden ones the backend left out still count
+        // in "(showing A-B of M items)"); the visible-row cut below takes out the non-rows it reads.
+        Slot& p = slots[parent];
+        p.childrenAll = all >= 0 ? all : static_cast<int64_t>(list.ids.size()) + list.hiddenLeftOut;
+        p.nonRows = std::move(list.nonRows);
+        p.attrs.rowCount = p.childrenAll - static_cast<int64_t>(p.nonRows.size());
+      }
       const bool positioned = list.positions.size() == list.ids.size();
       for (size_t k = 0; k < list.ids.size(); k++) {
         ElementId child = list.ids[k];
@@ -444,11 +456,23 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
       bool measurable = false;
       for (size_t c : p.children)
         if (!slots[c].dead && IsRowRole(slots[c].attrs.role) && slots[c].attrs.frame) measurable = true;
+      // Rows are counted, not children: a header before a row is no row of the list.
+      std::vector<int64_t>& nonRows = p.nonRows;
+      for (size_t c : p.children)
+        if (!slots[c].dead && slots[c].position >= 0 && !IsRowRole(slots[c].attrs.role))
+          nonRows.push_back(slots[c].position);
+      std::sort(nonRows.begin(), nonRows.end());
+      nonRows.erase(std::unique(nonRows.begin(), nonRows.end()), nonRows.end());
+      if (p.childrenAll >= 0) p.attrs.rowCount = p.childrenAll - static_cast<int64_t>(nonRows.size());
       for (size_t c : p.children) {
         Slot& row = slots[c];
         if (row.dead || !IsRowRole(row.attrs.role)) continue;
-        // The row's place in the whole list, so "(showing A-B of M)" stays true after the cut.
-        if (!row.attrs.rowIndex) row.attrs.rowIndex = row.position >= 0 ? row.position : rows;
+        // The row's place among the whole list's rows, so "(showing A-B of M)" stays true after the cut.
+        if (!row.attrs.rowIndex)
+          row.attrs.rowIndex =
+              row.position >= 0
+                  ? row.position - (std::lower_bound(nonRows.begin(), nonRows.end(), row.position) - nonRows.begin())
+                  : rows;
         rows++;
         bool visible = !measurable || (clip && row.attrs.frame && Intersects(*row.attrs.frame, *clip));
         if (!visible || kept >= options.maxRows)
