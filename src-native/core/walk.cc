@@ -245,7 +245,7 @@ bool VisibleRange(Backend& backend, ChildIndex& children, const Rect& clip, Cloc
 // A long child list cut to what shows: its visible range when there is one;
 // otherwise all of it (a listed one) or its first `cap` children (one only
 // counted, whose ids cost a call each). Ids not kept go to `dropped`. `all`:
-// how many children the list has, when it was cut (else unchanged).
+// how many children the list has, when only some are kept (else unchanged).
 void CutLongList(Backend& backend, ElementId parent, ChildList& list, const std::optional<Rect>& clip, size_t cap,
                  Clock::time_point deadline, std::vector<ElementId>& dropped, int64_t& all) {
   ChildIndex children(backend, parent, list, deadline);
