@@ -57,6 +57,7 @@ export interface NativeSnapshot {
   raw: RawSnapshot;
   window: NativeWindow;
   windowStep: string;
+  /** Every handle the snapshot holds, for release: its elements', then the labels they name (labelledBy) outside it. */
   handles: number[];
   screenshot?: NativeScreenshot;
   /** With keepPixels, instead of screenshot. */
@@ -141,6 +142,11 @@ export interface NativeBackend {
   /** Inserts text at the end of an editable text element without rewriting its content. */
   insertText(handle: number, text: string, deadlineMs: number): Promise<void>;
   release(handles: number[]): Promise<void>;
+  /**
+   * Handles the ledger holds for unreleased snapshots (`held`) and the backend's handle table size (`table`;
+   * null for the fake backend, which has none), for leak tests.
+   */
+  handleStats(): Promise<{ held: number; table: number | null }>;
   /** The subtree of one live element (bounded), read live (no cache), for identity checks; its handles must be released. */
   readElement(
     handle: number,

@@ -329,6 +329,54 @@ describe("reads", () => {
     await s.release();
   });
 
+  it("a label outside the walked subtree is held by the snapshot that printed it: re-created 1,000 times, nothing piles up", async () => {
+    // The field's AXTitleUIElement lies five levels below the window; a walk of depth 3 never reaches it.
+    const group = (id: number, children: AXElement[]): AXElement => ({
+      id,
+      attrs: {
+        AXRole: "AXGroup",
+        AXPosition: { x: 110, y: 100 },
+        AXSize: { w: 300, h: 60 },
+        AXChildren: children,
+      },
+    });
+    const relabelled = (n: number): World => {
+      const label: AXElement = {
+        id: 1000 + n,
+        attrs: {
+          AXRole: "AXStaticText",
+          AXValue: `Field ${n}`,
+          AXPosition: { x: 120, y: 170 },
+          AXSize: { w: 80, h: 20 },
+        },
+      };
+      const field = textField(21, "", { AXTitleUIElement: { ref: 1000 + n } });
+      // window > group > group > group > group > label: depth 3 lists the fourth group, never the label.
+      return simpleWorld([field, group(30, [group(31, [group(32, [group(33, [label])])])])]);
+    };
+    const b = backend(relabelled(0));
+    const addon = loadMacFake();
+    const tables = new Map<number, { table: number | null; cf: number }>();
+    for (let n = 1; n <= 1000; n++) {
+      addon.fakeWorldReplace(relabelled(n));
+      const s = await snapshot({ app: "Editor", screenshot: false, maxDepth: 3 }, b);
+      expect(s.text).toMatch(new RegExp(`^\\t\\d+ text field \\(settable, string\\) Field ${n}$`, "m"));
+      expect(s.text).not.toMatch(/\d+ text Field/);
+      await s.release();
+      if (n === 10 || n === 100 || n === 1000) {
+        const stats = await b.handleStats();
+        expect(stats.held).toBe(0);
+        tables.set(n, { table: stats.table, cf: addon.fakeCFLive() });
+      }
+    }
+    console.log(`mac-fake after 10 / 100 / 1000 label re-creations: ${JSON.stringify([...tables])}`);
+    const at10 = tables.get(10)!;
+    const at1000 = tables.get(1000)!;
+    // A label per re-creation would add 990 table entries, and as many retained AXUIElements.
+    expect(at1000.table! - at10.table!, JSON.stringify([...tables])).toBeLessThanOrEqual(2);
+    expect(at1000.cf - at10.cf, JSON.stringify([...tables])).toBeLessThanOrEqual(2);
+  });
+
   it("a secure text field's value is never read; only its length", async () => {
     const secret: AXElement = {
       id: 21,

@@ -288,6 +288,54 @@ describe("limits and the cycle guard", () => {
     });
   });
 
+  describe("a list with a header child counts its rows, not its children (issue 18)", () => {
+    // The header sits at the list's top, the rows under it: 29 rows show in the list's 600 points.
+    const headed = (list: string, row: string, head: string, n: number, options: Node = {}) =>
+      fake({
+        ...options,
+        apps: [
+          app("Editor", [
+            win("W", [
+              {
+                role: list,
+                title: "T",
+                frame,
+                children: [
+                  { role: head, title: "Name", frame: { x: 100, y: 100, w: 800, h: 20 } },
+                  ...Array.from({ length: n }, (_, i) => ({
+                    role: row,
+                    title: `row ${i}`,
+                    frame: { x: 100, y: 120 + i * 20, w: 800, h: 20 },
+                  })),
+                ],
+              },
+            ]),
+          ]),
+        ],
+      });
+    const kinds = [
+      ["table", "table row", "table column header"],
+      ["list", "list item", "heading"],
+    ] as const;
+
+    it.each(kinds)("a %s of 300 %ss under a %s: showing 0-19 of 300", async (list, row, head) => {
+      const s = await snap(headed(list, row, head, 300));
+      expect(s.text).toContain(`${list} T (showing 0-19 of 300 items)`);
+      expect(s.text).toMatch(/row 19$/m);
+      expect(s.text).not.toMatch(/row 20$/m);
+    });
+
+    it.each(kinds)("a %s of 30 %ss under a %s: showing 0-19 of 30", async (list, row, head) => {
+      const s = await snap(headed(list, row, head, 30));
+      expect(s.text).toContain(`${list} T (showing 0-19 of 30 items)`);
+    });
+
+    it.each(kinds)("a counted %s of 300 %ss under a %s: showing 0-19 of 300", async (list, row, head) => {
+      const s = await snap(headed(list, row, head, 300, { countLongLists: true }));
+      expect(s.text).toContain(`${list} T (showing 0-19 of 300 items)`);
+    });
+  });
+
   it("does not descend into hidden elements", async () => {
     const hidden = { x: -2147483648, y: -2147483648, w: 1, h: 1 };
     const b = fake({

@@ -221,7 +221,18 @@ export async function focusIsOn(r: Resolved, focus: RawNode, ctx: CallContext): 
     (late) => releaseLater(r.live, late.handles),
   );
   releaseLater(r.live, inside.handles);
-  return inside.handles.includes(focus.handle);
+  // The tree, not `handles`: those also hold the labels its elements name, which may lie outside it.
+  return contains(inside.node, focus.handle);
+}
+
+function contains(root: RawNode, handle: number): boolean {
+  const stack = [root];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node.handle === handle) return true;
+    if (node.children) stack.push(...node.children);
+  }
+  return false;
 }
 
 /** Whether keyboard focus is now on the resolved element (or inside it), asked live. */

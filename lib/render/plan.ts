@@ -103,13 +103,23 @@ function overlaps(frame: Rect, clip: Rect): boolean {
   );
 }
 
-/** A list's items: every child of an item list, the rows of a table or outline, a row-less table's cells. */
-function isItemOf(list: RawNode, child: RawNode): boolean {
-  return isItemList(list) || isRow(child) || isCell(child);
+/**
+ * A list's items: its rows (a table's, an outline's, an item list's), a
+ * row-less table's cells, and every child of an item list that has no rows
+ * (macOS lists of groups). A header or caption beside rows is no item: the
+ * list counts its rows, not its children.
+ */
+function isItemOf(child: RawNode, rowless: boolean /* an item list without rows */): boolean {
+  return rowless || isRow(child) || isCell(child);
+}
+
+function hasRows(list: RawNode): boolean {
+  return (list.children ?? []).some((c) => isRow(c));
 }
 
 function listItems(list: RawNode): RawNode[] {
-  return (list.children ?? []).filter((c) => isItemOf(list, c) && !isHidden(c));
+  const rowless = isItemList(list) && !hasRows(list);
+  return (list.children ?? []).filter((c) => isItemOf(c, rowless) && !isHidden(c));
 }
 
 /**
@@ -398,10 +408,11 @@ class Planner {
     if (!children) return;
     // In a list only the visible rows print; its other children (headers, columns) print as usual.
     const shown = isList(node) ? this.visibleRows(node, ctx.clip) : undefined;
+    const rowless = shown !== undefined && isItemList(node) && !hasRows(node);
     for (let i = 0; i < children.length; i++) {
       const child = children[i]!;
       if (skipApple && child.title === "Apple") continue;
-      if (shown !== undefined && isItemOf(node, child) && !shown.has(child)) continue;
+      if (shown !== undefined && isItemOf(child, rowless) && !shown.has(child)) continue;
       // A cell row prints once, as its first cell's line.
       if (shown !== undefined && this.cellRowsOf.has(node) && isCell(child) && !this.rowRest.has(child))
         continue;

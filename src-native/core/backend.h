@@ -44,6 +44,12 @@ struct ChildList {
   // Children the backend knew to be hidden without reading them (Linux: the
   // bulk cache's states) and did not list: they would not print.
   int64_t hiddenLeftOut = 0;
+  // Of a list, the children that are not rows (a header, a caption), by index
+  // among all of the parent's children (sorted), hidden ones included: from a
+  // backend that knows every child's role without reading it (Linux: the bulk
+  // cache). "(showing A-B of M items)" counts rows, not children; the walk
+  // adds the ones it reads itself.
+  std::vector<int64_t> nonRows;
   // A long list only counted, not listed (ids empty): the walk asks for the
   // children it keeps by index (Backend::ChildrenAt).
   std::optional<int64_t> unlisted;
@@ -169,6 +175,10 @@ class Backend {
 
   // Forget handles (a snapshot was released).
   virtual void Release(const std::vector<ElementId>& ids) = 0;
+  // How many handles the backend's table holds (what Release frees): a handle
+  // no snapshot carries shows here and nowhere else. -1 for a backend without
+  // a table (the fake's ids are its script's).
+  virtual int64_t HandleTableSize() const { return -1; }
 
   // --- Live reads for the action path ---
 

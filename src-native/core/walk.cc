@@ -38,6 +38,10 @@ struct Slot {
   std::vector<size_t> children;
   int64_t position = -1;  // index among all the parent's children, when the backend left some out
   bool dead = false;
+  // A list whose children were counted, not all read (cut, or hidden ones left out): how many it has, and
+  // those known not to be rows (ChildList::nonRows), so its rows can be counted instead.
+  int64_t childrenAll = -1;
+  std::vector<int64_t> nonRows;
 };
 
 std::optional<Rect> IntersectOpt(const std::optional<Rect>& a, const std::optional<Rect>& b) {
@@ -56,7 +60,8 @@ std::optional<Rect> IntersectOpt(const std::optional<Rect>& a, const std::option
 // Builds the tree from the flat slots without recursion, so a deep tree
 // cannot overflow the worker thread's stack. Children are appended in order;
 // a node's children vector is reserved first so pointers into it stay valid.
-RawNode Build(std::vector<Slot>& slots, std::vector<ElementId>& ids) {
+// `labels`: the labelledBy handles of the nodes kept.
+RawNode Build(std::vector<Slot>& slots, std::vector<ElementId>& ids, std::vector<ElementId>& labels) {
   RawNode root;
   std::vector<std::pair<size_t, RawNode*>> stack{{0, &root}};
   while (!stack.empty()) {
@@ -67,6 +72,7 @@ RawNode Build(std::vector<Slot>& slots, std::vector<ElementId>& ids) {
     node->attrs = std::move(s.attrs);
     if (!s.via.empty()) node->via = s.via;
     ids.push_back(node->id);
+    labels.insert(labels.end(), node->attrs.labelledBy.begin(), node->attrs.labelledBy.end());
     size_t live = 0;
     for (size_t c : s.children)
       if (!slots[c].dead) live++;
@@ -94,6 +100,9 @@ Error Abandon(const std::vector<Slot>& slots, const std::vector<ChildList>* list
   std::unordered_set<ElementId> held;
   for (size_t i = 1; i < slots.size(); i++)
     if (held.insert(slots[i].id).second) out.dropped.push_back(slots[i].id);
+  for (const Slot& s : slots)
+    for (ElementId id : s.attrs.labelledBy)
+      if (id != slots[0].id && held.insert(id).second) out.dropped.push_back(id);
   if (lists)
     for (const ChildList& l : *lists)
       for (ElementId id : l.ids)
@@ -235,9 +244,10 @@ bool VisibleRange(Backend& backend, ChildIndex& children, const Rect& clip, Cloc
 
 // A long child list cut to what shows: its visible range when there is one;
 // otherwise all of it (a listed one) or its first `cap` children (one only
-// counted, whose ids cost a call each). Ids not kept go to `dropped`.
-void CutLongList(Backend& backend, ElementId parent, ChildList& list, const std::optional<Rect>& clip, bool isList,
-                 size_t cap, Clock::time_point deadline, std::vector<ElementId>& dropped) {
+// counted, whose ids cost a call each). Ids not kept go to `dropped`. `all`:
+// how many children the list has, when only some are kept (else unchanged).
+void CutLongList(Backend& backend, ElementId parent, ChildList& list, const std::optional<Rect>& clip, size_t cap,
+                 Clock::time_point deadline, std::vector<ElementId>& dropped, int64_t& all) {
   ChildIndex children(backend, parent, list, deadline);
   const size_t n = children.size();
   size_t first = 0, end = n;
@@ -247,7 +257,7 @@ void CutLongList(Backend& backend, ElementId parent, ChildList& list, const std:
   std::vector<int64_t> range;
   for (size_t k = first; k < end; k++) range.push_back(static_cast<int64_t>(k));
   children.Fetch(range);
-  const int64_t all = static_cast<int64_t>(n) + list.hiddenLeftOut;
+  all = static_cast<int64_t>(n) + list.hiddenLeftOut;
   ChildList kept;
   for (size_t k = first; k < end; k++) {
     const ElementId id = children.At(k);
@@ -262,7 +272,7 @@ void CutLongList(Backend& backend, ElementId parent, ChildList& list, const std:
     if (id != 0 && !keep.count(id)) dropped.push_back(id);
   kept.hiddenLeftOut = list.hiddenLeftOut;
   kept.total = list.total;
-  if (isList && !kept.total) kept.total = all;
+  kept.nonRows = std::move(list.nonRows);
   list = std::move(kept);
 }
 
@@ -352,19 +362,26 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
         dropRest(0);
         continue;
       }
+      int64_t all = -1;
       if ((list.unlisted || list.ids.size() >= kLongChildList) && !list.total) {
         const Slot& p = slots[parent];
         const std::optional<Rect> clip = IsClippingRole(p.attrs.role) ? IntersectOpt(p.clip, p.attrs.frame) : p.clip;
         const size_t room = static_cast<size_t>(std::max<int64_t>(0, options.maxNodes - int64_t(slots.size())));
         std::vector<ElementId> cut;
-        CutLongList(backend, p.id, list, clip, IsListRole(p.attrs.role), room + 1, options.deadline, cut);
+        CutLongList(backend, p.id, list, clip, room + 1, options.deadline, cut, all);
         for (ElementId id : cut)
           if (id != 0 && seen.find(id) == seen.end()) out.dropped.push_back(id);
       }
-      if (list.total) slots[parent].attrs.rowCount = list.total;
-      // Hidden rows left out by the backend still count in "(showing A-B of M items)".
-      if (list.hiddenLeftOut > 0 && !list.total && IsListRole(slots[parent].attrs.role))
-        slots[parent].attrs.rowCount = static_cast<int64_t>(list.ids.size()) + list.hiddenLeftOut;
+      if (list.total) {
+        slots[parent].attrs.rowCount = list.total;
+      } else if (IsListRole(slots[parent].attrs.role) && (all >= 0 || list.hiddenLeftOut > 0)) {
+        // Counted, not all read: the rows among all its children (hidden ones the backend left out still count
+        // in "(showing A-B of M items)"); the visible-row cut below takes out the non-rows it reads.
+        Slot& p = slots[parent];
+        p.childrenAll = all >= 0 ? all : static_cast<int64_t>(list.ids.size()) + list.hiddenLeftOut;
+        p.nonRows = std::move(list.nonRows);
+        p.attrs.rowCount = p.childrenAll - static_cast<int64_t>(p.nonRows.size());
+      }
       const bool positioned = list.positions.size() == list.ids.size();
       for (size_t k = 0; k < list.ids.size(); k++) {
         ElementId child = list.ids[k];
@@ -413,9 +430,11 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
     for (size_t k = 0; k < added.size(); k++) {
       Slot& s = slots[added[k]];
       if (k < errs.size() && errs[k]) {
-        // An element that died or did not answer is dropped, not guessed at.
+        // An element that died or did not answer is dropped, not guessed at (with any label it named).
         s.dead = true;
         failed(errs[k]);
+        if (k < attrs.size())
+          out.dropped.insert(out.dropped.end(), attrs[k].labelledBy.begin(), attrs[k].labelledBy.end());
         continue;
       }
       s.attrs = std::move(attrs[k]);
@@ -437,11 +456,23 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
       bool measurable = false;
       for (size_t c : p.children)
         if (!slots[c].dead && IsRowRole(slots[c].attrs.role) && slots[c].attrs.frame) measurable = true;
+      // Rows are counted, not children: a header before a row is no row of the list.
+      std::vector<int64_t>& nonRows = p.nonRows;
+      for (size_t c : p.children)
+        if (!slots[c].dead && slots[c].position >= 0 && !IsRowRole(slots[c].attrs.role))
+          nonRows.push_back(slots[c].position);
+      std::sort(nonRows.begin(), nonRows.end());
+      nonRows.erase(std::unique(nonRows.begin(), nonRows.end()), nonRows.end());
+      if (p.childrenAll >= 0) p.attrs.rowCount = p.childrenAll - static_cast<int64_t>(nonRows.size());
       for (size_t c : p.children) {
         Slot& row = slots[c];
         if (row.dead || !IsRowRole(row.attrs.role)) continue;
-        // The row's place in the whole list, so "(showing A-B of M)" stays true after the cut.
-        if (!row.attrs.rowIndex) row.attrs.rowIndex = row.position >= 0 ? row.position : rows;
+        // The row's place among the whole list's rows, so "(showing A-B of M)" stays true after the cut.
+        if (!row.attrs.rowIndex)
+          row.attrs.rowIndex =
+              row.position >= 0
+                  ? row.position - (std::lower_bound(nonRows.begin(), nonRows.end(), row.position) - nonRows.begin())
+                  : rows;
         rows++;
         bool visible = !measurable || (clip && row.attrs.frame && Intersects(*row.attrs.frame, *clip));
         if (!visible || kept >= options.maxRows)
@@ -489,9 +520,19 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
   out.nodesObserved = 0;
   for (const Slot& s : slots)
     if (!s.dead) out.nodesObserved++;
-  out.root = Build(slots, out.ids);
-  for (const Slot& s : slots)
-    if (s.dead) out.dropped.push_back(s.id);
+  std::vector<ElementId> labels;
+  out.root = Build(slots, out.ids, labels);
+  // A printed element's labels are the result's handles too: a label the walk did not reach itself (below a
+  // limit, outside the subtree) is held by nothing else, and would stay in the backend's table until it
+  // reconnects. After the nodes, so the root stays the first id.
+  std::unordered_set<ElementId> inResult(out.ids.begin(), out.ids.end());
+  for (ElementId id : labels)
+    if (id != 0 && inResult.insert(id).second) out.ids.push_back(id);
+  for (const Slot& s : slots) {
+    if (!s.dead) continue;
+    out.dropped.push_back(s.id);
+    out.dropped.insert(out.dropped.end(), s.attrs.labelledBy.begin(), s.attrs.labelledBy.end());
+  }
   return {};
 }
 

@@ -26,7 +26,8 @@ struct WalkResult {
   WalkEnd ended = WalkEnd::kComplete;
   int64_t nodesObserved = 0;
   std::vector<std::string> notes;
-  // Every element id the result holds, for release.
+  // Every element id the result holds, for release: its nodes' (the root first), then the labels its nodes
+  // name in labelledBy that are not nodes of it.
   std::vector<ElementId> ids;
   // Ids the walk was given but did not keep (cut rows, dead or duplicate elements).
   std::vector<ElementId> dropped;

@@ -32,6 +32,7 @@
 // price: registering the listener makes apps emit events for the bus.
 
 #include "atspi_backend.h"
+#include "../core/walk.h"
 #include "atspi_events.h"
 #include "glib_ref.h"
 
@@ -307,6 +308,16 @@ enum Role : uint32_t {
 std::string RoleName(uint32_t role) {
   if (role < kRoleCount) return kRoleNames[role];
   return "unknown";
+}
+
+// The walk's row roles (IsRowRole) by role number, for the bulk cache's every child without a string each.
+bool IsRowRoleId(uint32_t role) {
+  static const std::vector<bool> rows = [] {
+    std::vector<bool> v(kRoleCount);
+    for (uint32_t r = 0; r < kRoleCount; ++r) v[r] = IsRowRole(kRoleNames[r]);
+    return v;
+  }();
+  return role < kRoleCount && rows[role];
 }
 
 bool IsWindowRole(uint32_t role) {
@@ -1918,9 +1929,12 @@ struct NodeJob {
   int64_t childCount = -1;  // from the Accessible properties, when given
 
   // Relations of a nameless control: the names of its LABELLED_BY and
-  // DESCRIBED_BY targets (by slot, in the app's order), the labels' handles.
+  // DESCRIBED_BY targets (by slot, in the app's order), the labels' objects.
+  // These are interned only when their names became the title (FinishNode):
+  // a handle the result does not carry would never be released.
   std::vector<std::string> labelNames, describerNames;
-  std::vector<ElementId> labelledBy;
+  std::vector<ObjRef> labels;
+  bool namedByLabels = false;
 };
 
 // AtspiRelationType (atspi-constants.h).
@@ -2013,7 +2027,7 @@ void FinishNode(NodeJob& job) {
     std::string label = JoinNames(job.labelNames);
     if (!label.empty()) {
       a.title = std::move(label);
-      a.labelledBy = job.labelledBy;
+      job.namedByLabels = true;
     }
   }
   if (!a.description) {
@@ -2258,7 +2272,7 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
                    if (targetPath == "/org/a11y/atspi/null") continue;
                    const size_t slot = names.size();
                    names.emplace_back();
-                   if (label) j->labelledBy.push_back(im.Intern(targetBus, targetPath));
+                   if (label) j->labels.push_back({targetBus, targetPath});
                    auto cached = im.bulk.find(targetBus);
                    if (cached != im.bulk.end()) {
                      auto item = cached->second.items.find(targetPath);
@@ -2465,6 +2479,8 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
       continue;
     }
     FinishNode(job);
+    if (job.namedByLabels)
+      for (const ObjRef& label : job.labels) job.out->labelledBy.push_back(im.Intern(label.bus, label.path));
     if (ManagesCells(job))
       im.managesCells.insert(job.id);
     else
@@ -2792,8 +2808,15 @@ Error AtspiBackend::ReadChildren(const std::vector<ElementId>& ids, std::vector<
       if (!snap || !BulkChildren(*snap, ref->path, kids) || NearDocument(*snap, ref->path, kids)) continue;
       fromBulk[i] = ok[i] = true;
       ChildList& list = out[i];
+      bool rows = false;
       for (size_t k = 0; k < kids.size(); ++k) {
         const CacheItem& c = snap->items.at(kids[k]);
+        // Every child's role is known here, listed or not: the list's header or caption is counted out of
+        // its rows by index (ChildList::nonRows), even when it is off screen and left out.
+        if (IsRowRoleId(c.role))
+          rows = true;
+        else
+          list.nonRows.push_back(static_cast<int64_t>(k));
         if (!(c.states.Has(kStateShowing) && c.states.Has(kStateVisible))) {
           list.hiddenLeftOut++;
           continue;
@@ -2802,6 +2825,8 @@ Error AtspiBackend::ReadChildren(const std::vector<ElementId>& ids, std::vector<
         list.positions.push_back(static_cast<int64_t>(k));
       }
       if (list.hiddenLeftOut == 0) list.positions.clear();
+      // Not a list of rows: nothing to count out.
+      if (!rows) list.nonRows.clear();
     }
   }
   {

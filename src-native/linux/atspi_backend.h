@@ -93,6 +93,7 @@ class AtspiBackend : public Backend {
   Error Select(ElementId id, Clock::time_point deadline) override;
 
   void Release(const std::vector<ElementId>& ids) override;
+  int64_t HandleTableSize() const override { return static_cast<int64_t>(HandleCount()); }
 
   // The focused element of app `pid`, asked live: Collection.GetMatches
   // (STATE_FOCUSED, count 1) on each of its windows, else a bounded walk of

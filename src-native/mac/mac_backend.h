@@ -79,6 +79,7 @@ class MacBackend : public Backend {
   Error Keys(const WindowInfo& window, const std::string& combo, Clock::time_point deadline) override;
   Error TypeText(const WindowInfo& window, const std::string& text, Clock::time_point deadline, size_t& typed) override;
   void Release(const std::vector<ElementId>& ids) override;
+  int64_t HandleTableSize() const override { return static_cast<int64_t>(elements_.size()); }
 
   Error FocusedElement(int64_t pid, ElementId& out, bool& found, Clock::time_point deadline) override;
   // AXUIElementCopyElementAtPosition on the window's app (the deepest element

@@ -112,6 +112,7 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
                            InstanceMethod<&NativeBackend::Keys>("keys"),
                            InstanceMethod<&NativeBackend::TypeText>("typeText"),
                            InstanceMethod<&NativeBackend::Release>("release"),
+                           InstanceMethod<&NativeBackend::HandleStats>("handleStats"),
                            InstanceMethod<&NativeBackend::Close>("close"),
                            InstanceMethod<&NativeBackend::ReadElement>("readElement"),
                            InstanceMethod<&NativeBackend::FocusedElement>("focusedElement"),
@@ -525,6 +526,21 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
     return Run(info.Env(), [this, ids](Backend& b) -> Settle {
       ledger_.Release(b, ids);
       return Done();
+    });
+  }
+
+  // What the handle ledger and the backend's table hold, asked on the worker (the only thread that touches them):
+  // the leak tests' measure of handles nobody releases.
+  Napi::Value HandleStats(const Napi::CallbackInfo& info) {
+    return Run(info.Env(), [this](Backend& b) -> Settle {
+      const double held = static_cast<double>(ledger_.Held());
+      const int64_t table = b.HandleTableSize();
+      return [held, table](Napi::Env env, Napi::Promise::Deferred& d) {
+        Napi::Object o = Napi::Object::New(env);
+        o.Set("held", held);
+        o.Set("table", table < 0 ? env.Null() : Napi::Number::New(env, static_cast<double>(table)));
+        d.Resolve(o);
+      };
     });
   }
 
