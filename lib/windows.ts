@@ -104,10 +104,13 @@ export function compareWindows(
   before: readonly WindowListing[],
   after: readonly WindowListing[],
 ): { opened: WindowListing[]; closed: WindowListing[] } {
-  const was = new Set(before.map((w) => w.id));
-  const is = new Set(after.map((w) => w.id));
+  // Keyed by id and kind: GTK reuses a closed window's object path, so a menu that closed and a
+  // dialog that opened under the same id are one closed and one opened surface.
+  const key = (w: WindowListing) => `${w.kind}\u0000${w.id}`;
+  const was = new Set(before.map(key));
+  const is = new Set(after.map(key));
   return {
-    opened: after.filter((w) => !was.has(w.id)),
-    closed: before.filter((w) => !is.has(w.id)),
+    opened: after.filter((w) => !was.has(key(w))),
+    closed: before.filter((w) => !is.has(key(w))),
   };
 }

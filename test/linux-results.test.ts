@@ -119,7 +119,7 @@ describe("settling", () => {
         expect(clicks(app)).toContain("CLICKED stop");
         expect(result.snapshot).toBeUndefined();
         expect(result.settled?.mode).toBe("none");
-        expect(result.notes.join("\n")).toMatch(/did not answer after the action/);
+        expect(result.notes.join("\n")).toMatch(/did not answer after the action|ran out of time/);
       } finally {
         process.kill(app.pid, "SIGCONT");
         await app.stop();

@@ -225,7 +225,9 @@ export async function finish(
     ) {
       result.settled = { ...result.settled, mode: "none" };
       result.notes.push(
-        "the app did not answer after the action, so its silence does not show that it settled",
+        e.code === "APP_UNRESPONSIVE"
+          ? "the app did not answer after the action, so its silence does not show that it settled"
+          : "the fresh snapshot ran out of time, so the silence before it does not show that the app settled",
       );
     }
   }
@@ -262,9 +264,11 @@ export async function finish(
  * a title: a dialog titled like its document, a second document window). A handle-made id is
  * stable while a snapshot holds the window, which the snapshot acted on and stored ones do.
  */
-export function sameWindow(a: Snapshot, b: Snapshot): boolean {
-  if (a.window.id !== undefined && b.window.id !== undefined) return a.window.id === b.window.id;
-  return a.window.title === b.window.title && (a.window.kind ?? "window") === (b.window.kind ?? "window");
+function sameWindow(a: Snapshot, b: Snapshot): boolean {
+  const sameKind = (a.window.kind ?? "window") === (b.window.kind ?? "window");
+  // The kind too: GTK reuses a closed window's object path for the next one.
+  if (a.window.id !== undefined && b.window.id !== undefined) return a.window.id === b.window.id && sameKind;
+  return a.window.title === b.window.title && sameKind;
 }
 
 /**
@@ -280,7 +284,8 @@ function followedWindow(
   const id = acted.window.id;
   if (id === undefined || !before || !after) return undefined;
   if (compareWindows(before, after).opened.length > 0) return undefined;
-  return after.some((w) => w.id === id) ? id : undefined;
+  const kind = acted.window.kind ?? "window";
+  return after.some((w) => w.id === id && w.kind === kind) ? id : undefined;
 }
 
 /** An action's options that take effect only after sending, checked before anything is sent. */

@@ -3465,7 +3465,10 @@ void AtspiBackend::Release(const std::vector<ElementId>& ids) {
 Error AtspiBackend::Watch(const AppInfo& app, Clock::time_point deadline) {
   Impl& im = *impl_;
   if (Error e = Ready(deadline)) return e;
-  if (im.events.Watching(app.pid, im.bus.get())) return {};
+  if (im.events.Watching(app.pid, im.bus.get())) {
+    im.events.Relearn(app.pid, deadline);
+    return {};
+  }
   // The app's unique name on the bus: from its element, else where a listing last found its pid.
   std::string busName;
   if (const ObjRef* ref = im.Lookup(app.element)) {

@@ -27,6 +27,9 @@ constexpr auto kBurstGap = std::chrono::milliseconds(100);
 // About twice the longest gap between Chromium's update batches on a page that never stops changing (see
 // atspi_events.h), so such a page is never quiet; one more batch interval than a settled page needs.
 constexpr double kBatchedQuietMs = 400;
+// An app that did not say its toolkit at Watch (stopped, busy) is asked again this often, this briefly.
+constexpr auto kToolkitRetryEvery = std::chrono::seconds(2);
+constexpr auto kToolkitRetryFor = std::chrono::milliseconds(150);
 
 bool Tracing() {
   static const bool on = [] {
@@ -262,20 +265,40 @@ void AtspiEvents::Deregister() {
   }
 }
 
-std::string AtspiEvents::ToolkitName(const std::string& busName, Clock::time_point deadline) {
+void AtspiEvents::Relearn(int64_t pid, Clock::time_point deadline) {
+  auto it = apps_.find(pid);
+  if (it == apps_.end() || it->second->toolkitKnown || it->second->subs.empty()) return;
+  App& app = *it->second;
+  const Clock::time_point now = Clock::now();
+  if (now < app.nextToolkitAsk) return;
+  LearnToolkit(app, std::min(deadline, now + kToolkitRetryFor));
+}
+
+void AtspiEvents::LearnToolkit(App& app, Clock::time_point deadline) {
+  app.nextToolkitAsk = Clock::now() + kToolkitRetryEvery;
+  std::optional<std::string> toolkit = ToolkitName(app.bus, deadline);
+  if (!toolkit) return;
+  app.toolkitKnown = true;
+  // Lowercase: Chromium says "Chromium"; a branded build may say more.
+  for (char& ch : *toolkit) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  app.quietFloorMs = toolkit->find("chromium") != std::string::npos ? kBatchedQuietMs : 0;
+}
+
+std::optional<std::string> AtspiEvents::ToolkitName(const std::string& busName, Clock::time_point deadline) {
   const int timeout = TimeoutMs(deadline, 500);
-  if (timeout <= 0) return {};
+  if (timeout <= 0) return std::nullopt;
   GError* raw = nullptr;
   VariantPtr r(g_dbus_connection_call_sync(conn_, busName.c_str(), kAppRoot, "org.freedesktop.DBus.Properties", "Get",
                                            g_variant_new("(ss)", "org.a11y.atspi.Application", "ToolkitName"),
                                            G_VARIANT_TYPE("(v)"), G_DBUS_CALL_FLAGS_NO_AUTO_START, timeout, nullptr,
                                            &raw));
   ErrorPtr err(raw);
-  if (!r) return {};
+  // No answer in time (stopped, busy): unknown, asked again at the next watch. An error reply is an answer.
+  if (!r) return err && err->domain == G_DBUS_ERROR ? std::optional<std::string>("") : std::nullopt;
   VariantPtr boxed(g_variant_get_child_value(r.get(), 0));
   VariantPtr name(g_variant_get_variant(boxed.get()));
-  if (!g_variant_is_of_type(name.get(), G_VARIANT_TYPE_STRING)) return {};
-  return g_variant_get_string(name.get(), nullptr);
+  if (!g_variant_is_of_type(name.get(), G_VARIANT_TYPE_STRING)) return std::string();
+  return std::string(g_variant_get_string(name.get(), nullptr));
 }
 
 void AtspiEvents::Unsubscribe(App& app) {
@@ -322,12 +345,8 @@ Error AtspiEvents::Watch(GDBusConnection* conn, GMainContext* ctx, int64_t pid, 
   Unsubscribe(app);
   app.bus = busName;
   app.toplevels.clear();
-  {
-    // Lowercase: Chromium says "Chromium"; a branded build may say more.
-    std::string toolkit = ToolkitName(busName, deadline);
-    for (char& ch : toolkit) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    app.quietFloorMs = toolkit.find("chromium") != std::string::npos ? kBatchedQuietMs : 0;
-  }
+  app.toolkitKnown = false;
+  LearnToolkit(app, deadline);
 
   Register(deadline);
   {

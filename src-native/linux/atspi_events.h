@@ -53,6 +53,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -83,6 +84,9 @@ class AtspiEvents {
   // watched; kNoAccessibilityBus when the connection closed (out still says
   // what was counted, watching = false).
   Error Wait(GMainContext* ctx, int64_t pid, uint64_t since, Clock::time_point until, AppEventState& out);
+  // A watched app whose toolkit is not known yet (it did not answer at Watch) is asked again, at most
+  // every few seconds and briefly: its quiet floor depends on it.
+  void Relearn(int64_t pid, Clock::time_point deadline);
   // Stops the app's subscriptions (deregistering the event classes after the last).
   void Unwatch(int64_t pid);
   // The connection is gone or being replaced: forget every subscription (stamps stay).
@@ -105,7 +109,9 @@ class AtspiEvents {
     std::unordered_set<std::string> toplevels;  // object paths of the app's windows
     std::vector<Probe> probes;                  // objects newly shown: do they move?
     Clock::time_point nextProbe;
-    double quietFloorMs = 0;  // AppEventState::quietFloorMs: set for toolkits that batch (Chromium)
+    double quietFloorMs = 0;           // AppEventState::quietFloorMs: set for toolkits that batch (Chromium)
+    bool toolkitKnown = false;         // the app said its toolkit (a stopped or busy app is asked again)
+    Clock::time_point nextToolkitAsk;  // not before then: a stopped app must not slow every wait
   };
   static void OnSignal(GDBusConnection* conn, const gchar* sender, const gchar* path, const gchar* iface,
                        const gchar* member, GVariant* params, gpointer data);
@@ -114,8 +120,10 @@ class AtspiEvents {
   // Reads the probes' extents; whether one moved since it was last read.
   bool ProbesMoved(App& app, Clock::time_point until);
   void Unsubscribe(App& app);
-  // The app's toolkit (org.a11y.atspi.Application.ToolkitName), "" when it does not say in time.
-  std::string ToolkitName(const std::string& busName, Clock::time_point deadline);
+  // The app's toolkit (org.a11y.atspi.Application.ToolkitName), nullopt when it does not say in time.
+  std::optional<std::string> ToolkitName(const std::string& busName, Clock::time_point deadline);
+  // Asks the app's toolkit until it answers once, and sets its quiet floor from it.
+  void LearnToolkit(App& app, Clock::time_point deadline);
   void Register(Clock::time_point deadline);
   void Deregister();
 
