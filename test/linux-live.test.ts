@@ -216,7 +216,9 @@ describe("gtk3-widget-factory", () => {
           },
           (e: unknown) => {
             expect(e).toBeInstanceOf(AxsnapError);
-            expect(["APP_UNRESPONSIVE", "TIMEOUT"]).toContain((e as AxsnapError).code);
+            expect(["APP_UNRESPONSIVE", "TIMEOUT"], (e as AxsnapError).message).toContain(
+              (e as AxsnapError).code,
+            );
             return (e as AxsnapError).code;
           },
         );
