@@ -58,7 +58,7 @@ describe("the MCP server over a pipe, a line over the request limit", () => {
     await server.write(line);
     expect(await server.answer(7)).toEqual({ jsonrpc: "2.0", id: 7, error: tooLarge(bytes) });
     await pong(server, "after-get-app-state");
-    expect(server.stderr()).toContain(
+    await server.stderrMatching(
       `axsnap mcp: refused request 7 (tools/call): ${bytes} bytes on one line, over the limit of ${REQUEST_LIMIT}; still serving`,
     );
   }, 30_000);
@@ -79,7 +79,7 @@ describe("the MCP server over a pipe, a line over the request limit", () => {
       error: tooLarge(Buffer.byteLength(line) - 1),
     });
     expect(await server.answer("right-after")).toEqual({ jsonrpc: "2.0", id: "right-after", result: {} });
-    expect(server.stderr()).toMatch(/refused request "big-type" \(tools\/call\): \d+ bytes/);
+    await server.stderrMatching(/refused request "big-type" \(tools\/call\): \d+ bytes/);
   }, 30_000);
 
   it("an 11 MB line that is not JSON is refused with id null; the server goes on", async () => {
@@ -132,7 +132,7 @@ describe("the MCP server's JSON-RPC envelope, over a pipe", () => {
     await server.write("[]\n");
     expect((await server.answer(null)).error).toMatchObject({ code: -32600 });
     await pong(server, 15);
-    expect(server.stderr()).toMatch(/axsnap mcp: invalid request 12: "jsonrpc" must be "2.0"/);
+    await server.stderrMatching(/axsnap mcp: invalid request 12: "jsonrpc" must be "2.0"/);
   }, 30_000);
 
   it("malformed JSON is a parse error (-32700, id null); the server goes on", async () => {

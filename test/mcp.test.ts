@@ -304,7 +304,7 @@ describe("the MCP server after a request over the size limit", () => {
         const next = (await raw.answer("next")).result as unknown as CallToolResult;
         expect(next.isError).toBeFalsy();
         expect(snapshotText(next)).toContain("radio button");
-        expect(raw.stderr()).toMatch(/refused request "huge" \(tools\/call\): \d+ bytes on one line/);
+        await raw.stderrMatching(/refused request "huge" \(tools\/call\): \d+ bytes on one line/);
         console.log(
           `11 MB get_app_state: refused in ${refusedMs} ms; the next get_app_state answered ${Date.now() - started} ms after the huge line was sent`,
         );

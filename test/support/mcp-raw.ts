@@ -30,6 +30,11 @@ export interface RpcPeer {
 export interface RawServer extends RpcPeer {
   readonly child: ChildProcessWithoutNullStreams;
   stderr(): string;
+  /**
+   * stderr once it matches (a separate pipe: what the server wrote there before an answer may
+   * arrive after it); rejects after `ms` with what came.
+   */
+  stderrMatching(pattern: RegExp | string, ms?: number): Promise<string>;
   /** Ends stdin and waits for the process to exit. */
   close(): Promise<void>;
 }
@@ -116,10 +121,14 @@ export function spawnRawServer(env: Record<string, string> = {}, args: string[] 
   });
   const peer = rpcPeer(child.stdin, child.stdout);
   let err = "";
+  const watchers = new Set<() => void>();
   child.stderr.setEncoding("utf8");
   child.stderr.on("data", (d: string) => {
     err += d;
+    for (const w of [...watchers]) w();
   });
+  const matches = (pattern: RegExp | string) =>
+    typeof pattern === "string" ? err.includes(pattern) : pattern.test(err);
   child.once("exit", (code, signal) => peer.fail(new Error(`the server exited (${code ?? signal})`)));
   // A server gone early must fail the test by its message, not by an EPIPE thrown elsewhere.
   child.stdin.on("error", (e) => peer.fail(e));
@@ -127,6 +136,21 @@ export function spawnRawServer(env: Record<string, string> = {}, args: string[] 
     ...peer,
     child,
     stderr: () => err,
+    stderrMatching: (pattern: RegExp | string, ms = 10_000) =>
+      new Promise<string>((resolve, reject) => {
+        const check = () => {
+          if (!matches(pattern)) return;
+          clearTimeout(timer);
+          watchers.delete(check);
+          resolve(err);
+        };
+        const timer = setTimeout(() => {
+          watchers.delete(check);
+          reject(new Error(`stderr never matched ${String(pattern)} in ${ms} ms; it holds:\n${err}`));
+        }, ms);
+        watchers.add(check);
+        check();
+      }),
     async close() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((r) => child.once("exit", r));
