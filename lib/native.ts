@@ -130,7 +130,8 @@ export interface NativeBackend {
    * What pointer input at a screen point over the window would reach, asked live (no cache): the deepest
    * element there (read to depth 1), and its ancestors up to the window or up to the first element of
    * `stopAt` (handles the caller knows: each level climbed is a round trip), nearest first (attributes
-   * only). null when nothing of the window's app is under the point. Every handle in `handles` must be released.
+   * only). null when nothing of the window's app is under the point. Every handle in `handles` (the nodes', and
+   * the labels their names came from) must be released.
    */
   elementAt(
     window: NativeWindow,

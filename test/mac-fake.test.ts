@@ -2270,3 +2270,86 @@ describe("issue 12: capture filter, output scale, threads and lifetimes, silent 
     expect(logOf(b)).toContain("system request screen recording");
   });
 });
+
+describe("the live hit test under pixel input: deadline and handles", () => {
+  /** A button under nested groups, each naming its parent (the fake derives no AXParent). */
+  const nested = (depth: number, extra: (id: number) => Record<string, unknown> = () => ({})): World => {
+    let inner: AXElement = button(21, "OK", { attrs: { AXParent: { ref: 30 + depth - 1 } } });
+    for (let i = depth - 1; i >= 0; i--) {
+      inner = {
+        id: 30 + i,
+        attrs: {
+          AXRole: "AXGroup",
+          AXPosition: { x: 110, y: 110 },
+          AXSize: { w: 400, h: 100 },
+          AXParent: { ref: i === 0 ? 10 : 30 + i - 1 },
+          AXChildren: [inner],
+          ...extra(30 + i),
+        },
+      };
+    }
+    return simpleWorld([inner]);
+  };
+
+  it("a slow app cannot hold the climb from the point past its deadline", async () => {
+    // Every AX call of the app takes 300 ms: eight levels of two reads each are ~5 s at the global timeout.
+    const world = nested(8);
+    world.apps[0]!.hungMs = 300;
+    const b = backend(world);
+    const t0 = performance.now();
+    const outcome = await b.elementAt(INPUT_WINDOW, 200, 130, [], 1200).then(
+      (r) => ({ r }),
+      (e: { nativeCode?: string }) => ({ e }),
+    );
+    const elapsed = performance.now() - t0;
+    expect(elapsed, JSON.stringify(outcome)).toBeLessThan(1200 + 500);
+    expect(
+      "e" in outcome && ["TIMEOUT", "APP_UNRESPONSIVE"].includes(outcome.e.nativeCode ?? ""),
+      JSON.stringify(outcome),
+    ).toBe(true);
+    // Every element of the climb was given what the deadline left, not the 2 s global timeout.
+    const timeouts = b.fakeLog().filter((l) => /^timeout \d+ /.test(l));
+    expect(timeouts.length, timeouts.join("\n")).toBeGreaterThan(1);
+    expect(
+      Math.max(...timeouts.map((l) => Number(l.split(" ").pop()))),
+      timeouts.join("\n"),
+    ).toBeLessThanOrEqual(1.2);
+  });
+
+  it("the labels of the ancestors read go back with the call: repeated hit tests leave the table flat", async () => {
+    // The groups above the button are named by labels outside them (AXTitleUIElement), re-created each time.
+    const relabelled = (n: number): World => {
+      const world = nested(2, (id) => ({ AXTitleUIElement: { ref: 1000 + n * 10 + id } }));
+      const win = world.apps[0]!.root.attrs.AXChildren as AXElement[];
+      const kids = win[0]!.attrs.AXChildren as AXElement[];
+      for (const id of [30, 31])
+        kids.push({
+          id: 1000 + n * 10 + id,
+          attrs: {
+            AXRole: "AXStaticText",
+            AXValue: `Group ${id} ${n}`,
+            AXParent: { ref: 10 },
+            AXPosition: { x: 600, y: 400 },
+            AXSize: { w: 80, h: 20 },
+          },
+        });
+      return world;
+    };
+    const b = backend(relabelled(0));
+    const addon = loadMacFake();
+    const tables = new Map<number, number | null>();
+    for (let n = 1; n <= 50; n++) {
+      addon.fakeWorldReplace(relabelled(n));
+      const hit = (await b.elementAt(INPUT_WINDOW, 200, 130, [], 5000))!;
+      expect(hit.ancestors.map((a) => a.title)).toEqual([`Group 31 ${n}`, `Group 30 ${n}`, "Doc"]);
+      await b.release(hit.handles);
+      if (n === 5 || n === 50) tables.set(n, (await b.handleStats()).table);
+    }
+    console.log(
+      `mac-fake table after 5 / 50 hit tests over relabelled ancestors: ${JSON.stringify([...tables])}`,
+    );
+    expect((await b.handleStats()).held).toBe(0);
+    // Two labels per round that nobody releases would add 90 entries between rounds 5 and 50.
+    expect(tables.get(50)! - tables.get(5)!, JSON.stringify([...tables])).toBeLessThanOrEqual(2);
+  });
+});

@@ -8,6 +8,7 @@
 import type { CallContext } from "../call.js";
 import type { LiveObservation } from "../desktop.js";
 import { AxsnapError } from "../errors.js";
+import { identityOf } from "../identity.js";
 import type { RawNode } from "../model.js";
 import type { NativeBackend } from "../native.js";
 import { activating, nonInserting, textActivates } from "../policy/keys.js";
@@ -200,13 +201,7 @@ export async function guardKeys(
   if (presses) {
     // The live name decides (the element may have been renamed since the snapshot); the printed
     // index only names it in the confirm request.
-    const printed = snap.records.find((r) => r.handle !== undefined && r.handle === focus.handle);
-    const record = {
-      index: printed?.index ?? -1,
-      ...(focus.title === undefined ? {} : { title: focus.title }),
-      ...(focus.description === undefined ? {} : { description: focus.description }),
-    } as ElementRecord;
-    await guardDestructive(env, action, { snapshot: snap, record });
+    await guardDestructiveLive(env, action, snap, focus);
   }
   return focus;
 }
@@ -264,8 +259,32 @@ export function clamp(
   return { x: cx, y: cy };
 }
 
+/**
+ * The destructive-name check on an element read live: its live name decides (it may have been renamed
+ * since the snapshot); the index the snapshot printed it at, if any, only names it in the confirm request.
+ */
+export async function guardDestructiveLive(
+  env: ActEnv,
+  action: string,
+  snap: Snapshot,
+  node: RawNode,
+): Promise<void> {
+  const printed = snap.records.find((r) => r.handle !== undefined && r.handle === node.handle);
+  const record = {
+    index: printed?.index ?? -1,
+    ...(node.title === undefined ? {} : { title: node.title }),
+    ...(node.description === undefined ? {} : { description: node.description }),
+  } as ElementRecord;
+  await guardDestructive(env, action, { snapshot: snap, record });
+}
+
+/** The live name a line would print (identity name, else title). */
+export function nameOf(node: RawNode): string | undefined {
+  return identityOf(node).name ?? node.title;
+}
+
 /** "push button "OK"": how a live node is named in a message. */
-function describe(node: RawNode): string {
-  const name = node.title ?? node.description;
+export function describe(node: RawNode): string {
+  const name = nameOf(node);
   return name ? `${node.role} "${cut(name, 60)}"` : node.role;
 }

@@ -18,7 +18,7 @@ import { isInteractive, isSecure } from "../render/roles.js";
 import { cut } from "../render/sanitize.js";
 import type { Snapshot } from "../snapshot.js";
 import type { ActEnv } from "./env.js";
-import { clamp, guardDestructive, guardFresh, PASS_THROUGH } from "./guards.js";
+import { clamp, describe, guardDestructiveLive, guardFresh, nameOf, PASS_THROUGH } from "./guards.js";
 import { releaseLater } from "./resolve.js";
 import { type ActionResult, type ActOptions, finish, noteWindows } from "./result.js";
 
@@ -86,7 +86,7 @@ export async function atPixels(
   const at = pixels(env, x, y, options, notes);
   const end = to ? pixels(env, to.x, to.y, options, notes) : undefined;
   // What the snapshot showed under the point, and what is there now.
-  const shown = hitTest(at.snap, at.x, at.y);
+  const shown = recordAt(at.snap.records, at.x, at.y);
   const now = await coarse(
     judge(at.snap, at.live, shown, await liveAt(at, ctx, printedHandles(at.snap))),
     shown,
@@ -126,12 +126,10 @@ export async function atPixels(
   });
 }
 
-/** The smallest printed element whose frame holds the screen point: the most specific one. */
-function hitTest(snap: Snapshot, x: number, y: number): ElementRecord | undefined {
-  return recordAt(snap.records, x, y);
-}
-
-/** Of records with screen frames (a snapshot's, or a stored one's), the smallest that holds the point. */
+/**
+ * Of records with screen frames (a snapshot's, or a stored one's), the smallest that holds the point:
+ * the most specific element printed there.
+ */
 export function recordAt<R extends { screenFrame?: Rect }>(
   records: readonly R[],
   x: number,
@@ -315,13 +313,7 @@ async function guardLive(
       destructiveWordIn(`${n.title ?? ""} ${n.description ?? ""}`, env.policy.destructiveWords) === undefined
     )
       continue;
-    const printedAs = snap.records.find((r) => r.handle !== undefined && r.handle === n.handle);
-    const record = {
-      index: printedAs?.index ?? -1,
-      ...(n.title === undefined ? {} : { title: n.title }),
-      ...(n.description === undefined ? {} : { description: n.description }),
-    } as ElementRecord;
-    await guardDestructive(env, action, { snapshot: snap, record });
+    await guardDestructiveLive(env, action, snap, n);
     break;
   }
   if (kind !== "click" && kind !== "drag") return;
@@ -331,17 +323,6 @@ async function guardLive(
       "NOT_ENABLED",
       `the point is on ${describe(control)}, which is disabled; nothing was sent`,
     );
-}
-
-/** The live name a line would print (identity name, else title). */
-function nameOf(node: RawNode): string | undefined {
-  return identityOf(node).name ?? node.title;
-}
-
-/** "push button "OK"": how a live node is named in a message. */
-function describe(node: RawNode): string {
-  const name = nameOf(node);
-  return name ? `${node.role} "${cut(name, 60)}"` : node.role;
 }
 
 function printed(r: ElementRecord | undefined): string {

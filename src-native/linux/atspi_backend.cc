@@ -3373,10 +3373,13 @@ Error AtspiBackend::ElementAtPoint(const WindowInfo& window, double x, double y,
     if (!hit || std::any_of(down.begin(), down.end(), [&](const ObjRef& d) { return SameRef(d, *hit); })) break;
     down.push_back(std::move(*hit));
   }
-  // Up: the parents of the deepest, up to the window or an element the caller knows.
+  // Up: the parents of the deepest, up to the window or an element the caller knows. Each id goes into
+  // `chain` as it is interned, so a call that fails mid-climb still hands back what it made (the caller
+  // releases the chain on error too).
   std::vector<ObjRef> up{down.back()};
   auto known = [&](const ObjRef& ref) {
     const ElementId id = im.Intern(ref.bus, ref.path);
+    chain.push_back(id);
     return std::find(stopAt.begin(), stopAt.end(), id) != stopAt.end();
   };
   while (!SameRef(up.back(), win) && !known(up.back()) && static_cast<int>(up.size()) < kMaxHitDepth) {
@@ -3396,7 +3399,8 @@ Error AtspiBackend::ElementAtPoint(const WindowInfo& window, double x, double y,
     if (std::any_of(up.begin(), up.end(), [&](const ObjRef& u) { return SameRef(u, next); })) break;
     up.push_back(std::move(next));
   }
-  for (const ObjRef& ref : up) chain.push_back(im.Intern(ref.bus, ref.path));
+  // `chain[i]` is `up[i]` for those already asked; the rest (the window, the last parent) are interned now.
+  for (size_t i = chain.size(); i < up.size(); i++) chain.push_back(im.Intern(up[i].bus, up[i].path));
   return {};
 }
 

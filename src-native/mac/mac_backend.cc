@@ -1711,17 +1711,23 @@ Error MacBackend::ElementAtPoint(const WindowInfo& window, double x, double y, c
   if (!hit) return {};
   AXUIElementRef win = elements_.Get(window.element);
   CFRef<AXUIElementRef> at = std::move(hit);
+  // Each element of the climb is a new AXUIElement: its calls get what the deadline leaves, never the 2 s
+  // global timeout, and the climb stops once the deadline passed (the caller has answered by then).
   for (int depth = 0; depth < 64 && at; ++depth) {
     const ElementId id = elements_.Intern(at.get());
     if (std::find(chain.begin(), chain.end(), id) != chain.end()) break;
     chain.push_back(id);
     if ((win && CFEqual(at.get(), win)) || std::find(stopAt.begin(), stopAt.end(), id) != stopAt.end()) break;
+    if (Clock::now() >= deadline) return {ErrorCode::kTimeout, "the deadline passed while climbing from the point"};
+    SetTimeoutFor(at.get(), deadline);
     CFAny parent;
     if (Error err = CopyAttribute(at.get(), CFSTR("AXParent"), parent)) return err;
     if (!IsElement(parent.get())) break;
+    if (Clock::now() >= deadline) return {ErrorCode::kTimeout, "the deadline passed while climbing from the point"};
     // The application element is above every window: the climb ends below it.
     CFAny role;
     auto pe = static_cast<AXUIElementRef>(parent.get());
+    SetTimeoutFor(pe, deadline);
     if (!CopyAttribute(pe, CFSTR("AXRole"), role) && Str(role.get()) == "AXApplication") break;
     at = CFRef<AXUIElementRef>::Retain(pe);
   }

@@ -642,6 +642,8 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
       std::vector<ElementId> chain;
       auto deepest = std::make_shared<WalkResult>();
       auto above = std::make_shared<std::vector<RawNode>>();
+      // The labels the ancestors' names came from (labelledBy): interned by the read, held like a walk's.
+      auto labels = std::make_shared<std::vector<ElementId>>();
       Error err;
       {
         LiveReads live(b);
@@ -652,6 +654,7 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
           std::vector<NodeAttributes> attrs;
           std::vector<Error> errs;
           err = b.ReadNodes(ids, attrs, errs, options.deadline);
+          for (const NodeAttributes& a : attrs) labels->insert(labels->end(), a.labelledBy.begin(), a.labelledBy.end());
           for (size_t i = 0; !err && i < ids.size(); i++) {
             if (i < errs.size() && errs[i])
               err = errs[i];
@@ -665,6 +668,7 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
         ledger_.ReleaseUnheld(b, chain);
         ledger_.ReleaseUnheld(b, deepest->ids);
         ledger_.ReleaseUnheld(b, deepest->dropped);
+        ledger_.ReleaseUnheld(b, *labels);
         if (err) return Fail(err);
         return [](Napi::Env env, Napi::Promise::Deferred& d) { d.Resolve(env.Null()); };
       }
@@ -672,17 +676,19 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
       ledger_.ReleaseUnheld(b, deepest->dropped);
       std::vector<ElementId> held(chain.begin() + 1, chain.end());
       ledger_.Acquire(held);
-      return [deepest, above](Napi::Env env, Napi::Promise::Deferred& d) {
+      ledger_.Acquire(*labels);
+      return [deepest, above, labels](Napi::Env env, Napi::Promise::Deferred& d) {
         Napi::Object out = Napi::Object::New(env);
         out.Set("node", NodeToJs(env, deepest->root));
         out.Set("ended", WalkEndName(deepest->ended));
         Napi::Array ancestors = Napi::Array::New(env, above->size());
         for (size_t i = 0; i < above->size(); i++) ancestors.Set(i, NodeToJs(env, (*above)[i]));
         out.Set("ancestors", ancestors);
-        Napi::Array ids = Napi::Array::New(env, deepest->ids.size() + above->size());
+        Napi::Array ids = Napi::Array::New(env, deepest->ids.size() + above->size() + labels->size());
         size_t k = 0;
         for (ElementId id : deepest->ids) ids.Set(k++, static_cast<double>(id));
         for (const RawNode& n : *above) ids.Set(k++, static_cast<double>(n.id));
+        for (ElementId id : *labels) ids.Set(k++, static_cast<double>(id));
         out.Set("handles", ids);
         d.Resolve(out);
       };
