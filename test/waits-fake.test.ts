@@ -13,6 +13,7 @@
  */
 import { setMaxListeners } from "node:events";
 import { afterEach, describe, expect, it } from "vitest";
+import { watcherSizes } from "../lib/act/watcher.js";
 import { AxsnapError } from "../lib/index.js";
 import { loadNative, type NativeBackend } from "../lib/native.js";
 import { createSession, type Session } from "../lib/session.js";
@@ -218,7 +219,9 @@ describe("waits sharing one walk: what a wait may take from it", () => {
     const { b, s } = setup(desktop("Ready", 1200));
     const stop = new AbortController();
     // Never quiet long enough: the idle wait sleeps out its budget, then looks once.
-    const idle = s.waitFor("Calc", { idle: true, quietMs: 5000 }, { timeoutMs: 400 }).catch((e: unknown) => e);
+    const idle = s
+      .waitFor("Calc", { idle: true, quietMs: 5000 }, { timeoutMs: 400 })
+      .catch((e: unknown) => e);
     await pause(50);
     // The same walk options: its walk (1.2 s) is under way when the idle wait looks.
     const other = s
@@ -279,5 +282,21 @@ describe("an idle wait that times out", () => {
       .catch((x: unknown) => x)) as AxsnapError;
     expect(e.code).toBe("TIMEOUT");
     expect(e.observed?.text).toContain("Ready");
+  });
+});
+
+describe("what waits leave behind", () => {
+  it("once no wait is pending, no pump and no shared walk is kept for the app", async () => {
+    const { b, s } = setup(desktop("Ready"));
+    setTimeout(() => void b.fakeReplace(desktop("Done")), 100);
+    const met = await s.waitFor(
+      "Calc",
+      { text: "Done" },
+      { timeoutMs: 3000, snapshot: { screenshot: false } },
+    );
+    expect(met.match?.title).toBe("Done");
+    const late = await s.waitFor("Calc", NEVER, { timeoutMs: 300 }).catch((e: unknown) => e);
+    expect(late).toMatchObject({ code: "TIMEOUT" });
+    expect(watcherSizes(b)).toEqual({ pumps: 0, shares: 0 });
   });
 });
