@@ -235,200 +235,194 @@ export async function waitFor(
   const events = watched !== undefined;
   let pid = watched;
   const pump = pid === undefined ? undefined : pumpOf(backend, pid, POLL_MS);
-  const pumpPid = pid;
-  try {
-    return await waitWith(pump);
-  } finally {
-    if (pump && pumpPid !== undefined) letPumpGo(backend, pumpPid, pump);
+  // The last wait on the app out takes its pump off the map.
+  if (pump && pid !== undefined) {
+    const pumpPid = pid;
+    ctx.defer(() => letPumpGo(backend, pumpPid, pump));
   }
-  async function waitWith(pump: EventPump | undefined): Promise<WaitResult> {
-    let rounds = 0;
-    let last: Snapshot | undefined;
-    let held: { share: ObservationShare; shared: Shared } | undefined;
-    const letGo = () => {
-      if (held) held.share.drop(held.shared);
-      else if (last) void last.release().catch(() => undefined);
-      held = undefined;
-      last = undefined;
-    };
-    const walkKey = JSON.stringify(render);
-    /** Observes the app, sharing the walk with the other waits on it woken by the same event or tick. */
-    const observe = async (wokeAt: number, stamp: number): Promise<Snapshot> => {
-      rounds++;
-      const own = () =>
-        observeOnce(
-          { ...render, app: pid ?? app, screenshot: false, deadlineMs: ctx.remaining() },
-          env.backend,
-        );
-      if (pid === undefined) {
-        const snap = await ctx.step("read", own, (late) => late.release());
-        letGo();
-        last = snap;
-        pid = snap.app.pid;
-        return snap;
-      }
-      // A wait past its deadline or aborted takes no part in a walk: it could never let it go.
-      ctx.check();
-      const share = shareOf(backend, pid, walkKey);
-      const endsAt = performance.now() + ctx.remaining();
-      const shared = share.acquire(wokeAt, stamp, endsAt, own, rounds === 1);
-      const joined = shared.holders > 1;
-      /** The walk was given less time than this wait has: another wait's nearer deadline may have cut it. */
-      const shorter = () => joined && shared.endsAt < endsAt - 1;
-      const ownWalk = async (): Promise<Snapshot> => {
-        share.drop(shared);
-        const mine = await ctx.step("read", own, (late) => late.release());
-        letGo();
-        last = mine;
-        return mine;
-      };
-      let snap: Snapshot;
-      let waited = false;
-      try {
-        // Cut by this call's deadline or signal: the walk, when it ends, is this wait's to let go.
-        snap = await ctx.step(
-          "read",
-          () => {
-            waited = true;
-            return shared.snap;
-          },
-          () => share.drop(shared),
-        );
-      } catch (e) {
-        // Refused before it waited (deadline passed, aborted): no late handler will let the walk go.
-        if (!waited) {
-          share.drop(shared);
-          throw e;
-        }
-        if (!shared.failed) throw e;
-        if (!shorter() || ctx.expired()) {
-          share.drop(shared);
-          throw e;
-        }
-        // The walk had less time than this wait (another's deadline cut it, as a timeout or as a
-        // listing that ran out of time): this one still has time for a walk of its own.
-        return ownWalk();
-      }
-      // A walk cut short by another wait's deadline is not what this wait would have seen: look again.
-      if (shorter() && !snap.complete && snap.cutBy.some((c) => DEADLINE_CUTS.has(c)) && !ctx.expired())
-        return ownWalk();
-      letGo();
-      held = { share, shared };
-      last = snap;
-      return snap;
-    };
-    /** The caller gets `snap` (kept in the store): a shared walk is no longer released by the share. */
-    const handOver = (snap: Snapshot): Snapshot => {
-      if (held && last === snap) {
-        held.shared.handed = true;
-        held.share.drop(held.shared);
-      }
-      held = undefined;
-      last = undefined;
-      return snap;
-    };
-    /** The condition held in `snap`: the caller gets it, with the picture it asked for taken now and checked again. */
-    const hand = async (snap: Snapshot, hit: ElementRecord | true): Promise<WaitResult | undefined> => {
-      if (!wantShot) return result(keep(env, handOver(snap)), hit, started, rounds, events);
-      // Not kept until it is known to meet the condition: a picture that does not is the wait's own,
-      // neither the app's latest nor in the agent's budget.
-      const final = await ctx.step(
-        "read",
-        () => observeOnce({ ...asked, app: snap.app.pid, deadlineMs: ctx.remaining() }, env.backend),
-        (late) => late.release(),
+  let rounds = 0;
+  let last: Snapshot | undefined;
+  let held: { share: ObservationShare; shared: Shared } | undefined;
+  const letGo = () => {
+    if (held) held.share.drop(held.shared);
+    else if (last) void last.release().catch(() => undefined);
+    held = undefined;
+    last = undefined;
+  };
+  const walkKey = JSON.stringify(render);
+  /** Observes the app, sharing the walk with the other waits on it woken by the same event or tick. */
+  const observe = async (wokeAt: number, stamp: number): Promise<Snapshot> => {
+    rounds++;
+    const own = () =>
+      observeOnce(
+        { ...render, app: pid ?? app, screenshot: false, deadlineMs: ctx.remaining() },
+        env.backend,
       );
-      rounds++;
+    if (pid === undefined) {
+      const snap = await ctx.step("read", own, (late) => late.release());
       letGo();
-      last = final;
-      const again = check(final);
-      if (again === false) return undefined;
-      last = undefined;
-      return result(keep(env, final), again, started, rounds, events);
-    };
-    try {
-      if ("idle" in cond) {
-        if (!events)
-          throw new AxsnapError(
-            "ACTION_NOT_SUPPORTED",
-            "this platform reports no change events, so idle cannot be told",
-          );
-        const quietMs = cond.quietMs ?? DEFAULT_QUIET_MS;
-        const quiet = await quietFor(pump!, quietMs, ctx);
-        const snap = await observe(performance.now(), pump!.stamp);
-        if (!quiet) throw timeout(describe, started, rounds, snap, env, undefined, handOver);
-        const done = await hand(snap, true);
-        if (done) return done;
-        throw timeout(describe, started, rounds, last ?? snap, env, undefined, handOver);
-      }
-      if ("window" in cond) {
-        const needle = cond.window.trim().toLowerCase();
-        const gone = cond.gone === true;
-        let seen: WindowListing[] = [];
-        for (;;) {
-          const before = pump ? await ctx.step("read", () => pump.current()) : undefined;
-          seen = await ctx.step("read", () =>
-            listWindows(
-              pid ?? app,
-              { deadlineMs: Math.max(1, ctx.remaining()), ...(ctx.signal ? { signal: ctx.signal } : {}) },
-              env.backend,
-            ),
-          );
-          rounds++;
-          const found = seen.find((w) => w.title.toLowerCase().includes(needle));
-          if (gone ? found === undefined : found !== undefined) {
-            // What opened is what the agent sees next: the snapshot is of it.
-            const snap = await env.observe({
-              ...asked,
-              app: pid ?? app,
-              ...(found ? { window: { id: found.id } } : {}),
-              deadlineMs: ctx.remaining(),
-            });
-            return {
-              ...result(snap, true, started, rounds + 1, events),
-              ...(found ? { window: found } : {}),
-            };
-          }
-          if (pump && before !== undefined) await nextEvent(pump, before, ctx);
-          else await ctx.step("read", () => sleep(Math.min(ctx.remaining(), NO_EVENTS_POLL_MS)));
-          if (await tooLateToLook(ctx))
-            throw new AxsnapError(
-              "TIMEOUT",
-              `waited ${Math.round(performance.now() - started)} ms for ${describe}; it did not happen (${rounds} listings; last: ${seen.map((w) => `${w.kind} "${w.title}"`).join(", ") || "no windows"})`,
-              { hint: "listWindows shows what the app has open; wait longer, or act on what is there" },
-            );
-        }
-      }
-      let wokeAt = performance.now();
-      for (;;) {
-        const before = pump ? await ctx.step("read", () => pump.current()) : 0;
-        const snap = await observe(wokeAt, before);
-        const hit = check(snap);
-        if (hit !== false) {
-          const done = await hand(snap, hit);
-          if (done) return done;
-        }
-        if (pump) wokeAt = await nextEvent(pump, before, ctx);
-        else {
-          await ctx.step("read", () => sleep(Math.min(ctx.remaining(), NO_EVENTS_POLL_MS)));
-          wokeAt = performance.now();
-        }
-        // The last observation: a picture taken to hand over that no longer met the condition is newer.
-        if (await tooLateToLook(ctx))
-          throw timeout(describe, started, rounds, last ?? snap, env, undefined, handOver);
-      }
-    } catch (e) {
-      // The deadline ran out inside an observation: the last complete one is what the caller gets. A
-      // walk given almost no time can fail as a window or app not found before it says timeout.
-      if (
-        e instanceof AxsnapError &&
-        e.observed === undefined &&
-        last &&
-        (e.code === "TIMEOUT" || (ctx.remaining() <= DEADLINE_CUT_MS && DEADLINE_CUT_CODES.has(e.code)))
-      )
-        throw timeout(describe, started, rounds, last, env, e, handOver);
-      if (!(e instanceof AxsnapError && e.observed !== undefined && e.observed === last)) letGo();
-      throw e;
+      last = snap;
+      pid = snap.app.pid;
+      return snap;
     }
+    // A wait past its deadline or aborted takes no part in a walk: it could never let it go.
+    ctx.check();
+    const share = shareOf(backend, pid, walkKey);
+    const endsAt = performance.now() + ctx.remaining();
+    const shared = share.acquire(wokeAt, stamp, endsAt, own, rounds === 1);
+    const joined = shared.holders > 1;
+    /** The walk was given less time than this wait has: another wait's nearer deadline may have cut it. */
+    const shorter = () => joined && shared.endsAt < endsAt - 1;
+    const ownWalk = async (): Promise<Snapshot> => {
+      share.drop(shared);
+      const mine = await ctx.step("read", own, (late) => late.release());
+      letGo();
+      last = mine;
+      return mine;
+    };
+    let snap: Snapshot;
+    let waited = false;
+    try {
+      // Cut by this call's deadline or signal: the walk, when it ends, is this wait's to let go.
+      snap = await ctx.step(
+        "read",
+        () => {
+          waited = true;
+          return shared.snap;
+        },
+        () => share.drop(shared),
+      );
+    } catch (e) {
+      // Refused before it waited (deadline passed, aborted): no late handler will let the walk go.
+      if (!waited) {
+        share.drop(shared);
+        throw e;
+      }
+      if (!shared.failed) throw e;
+      if (!shorter() || ctx.expired()) {
+        share.drop(shared);
+        throw e;
+      }
+      // The walk had less time than this wait (another's deadline cut it, as a timeout or as a
+      // listing that ran out of time): this one still has time for a walk of its own.
+      return ownWalk();
+    }
+    // A walk cut short by another wait's deadline is not what this wait would have seen: look again.
+    if (shorter() && !snap.complete && snap.cutBy.some((c) => DEADLINE_CUTS.has(c)) && !ctx.expired())
+      return ownWalk();
+    letGo();
+    held = { share, shared };
+    last = snap;
+    return snap;
+  };
+  /** The caller gets `snap` (kept in the store): a shared walk is no longer released by the share. */
+  const handOver = (snap: Snapshot): Snapshot => {
+    if (held && last === snap) {
+      held.shared.handed = true;
+      held.share.drop(held.shared);
+    }
+    held = undefined;
+    last = undefined;
+    return snap;
+  };
+  /** The condition held in `snap`: the caller gets it, with the picture it asked for taken now and checked again. */
+  const hand = async (snap: Snapshot, hit: ElementRecord | true): Promise<WaitResult | undefined> => {
+    if (!wantShot) return result(keep(env, handOver(snap)), hit, started, rounds, events);
+    // Not kept until it is known to meet the condition: a picture that does not is the wait's own,
+    // neither the app's latest nor in the agent's budget.
+    const final = await ctx.step(
+      "read",
+      () => observeOnce({ ...asked, app: snap.app.pid, deadlineMs: ctx.remaining() }, env.backend),
+      (late) => late.release(),
+    );
+    rounds++;
+    letGo();
+    last = final;
+    const again = check(final);
+    if (again === false) return undefined;
+    last = undefined;
+    return result(keep(env, final), again, started, rounds, events);
+  };
+  try {
+    if ("idle" in cond) {
+      if (!events)
+        throw new AxsnapError(
+          "ACTION_NOT_SUPPORTED",
+          "this platform reports no change events, so idle cannot be told",
+        );
+      const quietMs = cond.quietMs ?? DEFAULT_QUIET_MS;
+      const quiet = await quietFor(pump!, quietMs, ctx);
+      const snap = await observe(performance.now(), pump!.stamp);
+      if (!quiet) throw timeout(describe, started, rounds, snap, env, undefined, handOver);
+      const done = await hand(snap, true);
+      if (done) return done;
+      throw timeout(describe, started, rounds, last ?? snap, env, undefined, handOver);
+    }
+    if ("window" in cond) {
+      const needle = cond.window.trim().toLowerCase();
+      const gone = cond.gone === true;
+      let seen: WindowListing[] = [];
+      for (;;) {
+        const before = pump ? await ctx.step("read", () => pump.current()) : undefined;
+        seen = await ctx.step("read", () =>
+          listWindows(
+            pid ?? app,
+            { deadlineMs: Math.max(1, ctx.remaining()), ...(ctx.signal ? { signal: ctx.signal } : {}) },
+            env.backend,
+          ),
+        );
+        rounds++;
+        const found = seen.find((w) => w.title.toLowerCase().includes(needle));
+        if (gone ? found === undefined : found !== undefined) {
+          // What opened is what the agent sees next: the snapshot is of it.
+          const snap = await env.observe({
+            ...asked,
+            app: pid ?? app,
+            ...(found ? { window: { id: found.id } } : {}),
+            deadlineMs: ctx.remaining(),
+          });
+          return { ...result(snap, true, started, rounds + 1, events), ...(found ? { window: found } : {}) };
+        }
+        if (pump && before !== undefined) await nextEvent(pump, before, ctx);
+        else await ctx.step("read", () => sleep(Math.min(ctx.remaining(), NO_EVENTS_POLL_MS)));
+        if (await tooLateToLook(ctx))
+          throw new AxsnapError(
+            "TIMEOUT",
+            `waited ${Math.round(performance.now() - started)} ms for ${describe}; it did not happen (${rounds} listings; last: ${seen.map((w) => `${w.kind} "${w.title}"`).join(", ") || "no windows"})`,
+            { hint: "listWindows shows what the app has open; wait longer, or act on what is there" },
+          );
+      }
+    }
+    let wokeAt = performance.now();
+    for (;;) {
+      const before = pump ? await ctx.step("read", () => pump.current()) : 0;
+      const snap = await observe(wokeAt, before);
+      const hit = check(snap);
+      if (hit !== false) {
+        const done = await hand(snap, hit);
+        if (done) return done;
+      }
+      if (pump) wokeAt = await nextEvent(pump, before, ctx);
+      else {
+        await ctx.step("read", () => sleep(Math.min(ctx.remaining(), NO_EVENTS_POLL_MS)));
+        wokeAt = performance.now();
+      }
+      // The last observation: a picture taken to hand over that no longer met the condition is newer.
+      if (await tooLateToLook(ctx))
+        throw timeout(describe, started, rounds, last ?? snap, env, undefined, handOver);
+    }
+  } catch (e) {
+    // The deadline ran out inside an observation: the last complete one is what the caller gets. A
+    // walk given almost no time can fail as a window or app not found before it says timeout.
+    if (
+      e instanceof AxsnapError &&
+      e.observed === undefined &&
+      last &&
+      (e.code === "TIMEOUT" || (ctx.remaining() <= DEADLINE_CUT_MS && DEADLINE_CUT_CODES.has(e.code)))
+    )
+      throw timeout(describe, started, rounds, last, env, e, handOver);
+    if (!(e instanceof AxsnapError && e.observed !== undefined && e.observed === last)) letGo();
+    throw e;
   }
 }
 
