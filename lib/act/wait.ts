@@ -298,7 +298,11 @@ export async function waitFor(
         share.drop(shared);
         throw e;
       }
-      if (!shared.failed) throw e;
+      if (!shared.failed) {
+        // Still under way: `late` lets it go if it succeeds; a walk that fails is let go here.
+        shared.snap.catch(() => share.drop(shared));
+        throw e;
+      }
       if (!shorter() || ctx.expired()) {
         share.drop(shared);
         throw e;
