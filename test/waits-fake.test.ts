@@ -13,6 +13,7 @@
  */
 import { setMaxListeners } from "node:events";
 import { afterEach, describe, expect, it } from "vitest";
+import { watcherSizes } from "../lib/act/watcher.js";
 import { AxsnapError } from "../lib/index.js";
 import { loadNative, type NativeBackend } from "../lib/native.js";
 import { createSession, type Session } from "../lib/session.js";
@@ -191,5 +192,111 @@ describe("a wait's observations and the agent's snapshots", () => {
     expect(s.address(`@${first.id}:e${go.index}`).record.title).toBe("Go");
     const r = await s.click(`@${first.id}:e${go.index}`, { snapshot: false });
     expect(r.delivery).toBe("delivered_unverified");
+  });
+});
+
+/** Blocks this thread (timers included) for `ms`: a deadline passes while a wait is between two steps. */
+function blockFor(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    // busy: the event loop runs no timer meanwhile
+  }
+}
+
+/** Waits until the backend's handle ledger holds `n` handles (released asynchronously), or gives the last count. */
+async function heldSettles(b: NativeBackend, n: number): Promise<number> {
+  let held = -1;
+  for (let i = 0; i < 40; i++) {
+    held = (await b.handleStats()).held;
+    if (held === n) return held;
+    await pause(25);
+  }
+  return held;
+}
+
+describe("waits sharing one walk: what a wait may take from it", () => {
+  it("an idle wait whose deadline passes as it joins another wait's walk does not keep that walk's handles", async () => {
+    const { b, s } = setup(desktop("Ready", 1200));
+    const stop = new AbortController();
+    // Never quiet long enough: the idle wait sleeps out its budget, then looks once.
+    const idle = s
+      .waitFor("Calc", { idle: true, quietMs: 5000 }, { timeoutMs: 400 })
+      .catch((e: unknown) => e);
+    await pause(50);
+    // The same walk options: its walk (1.2 s) is under way when the idle wait looks.
+    const other = s
+      .waitFor("Calc", NEVER, { timeoutMs: 10_000, signal: stop.signal, snapshot: { screenshot: false } })
+      .catch((e: unknown) => e);
+    // The JS thread is held across the idle wait's deadline: its look starts after it passed.
+    await new Promise<void>((r) =>
+      setTimeout(() => {
+        blockFor(250);
+        r();
+      }, 200),
+    );
+    expect(await idle).toMatchObject({ code: "TIMEOUT" });
+    await pause(1200);
+    stop.abort();
+    expect(await other).toMatchObject({ code: "ABORTED" });
+    // No snapshot was handed to anyone: the ledger empties.
+    expect(await heldSettles(b, 0)).toBe(0);
+  });
+
+  it("a gone wait that shared a walk cut by another wait's nearer deadline does not report the element gone", async () => {
+    const { b, s } = setup(desktop("Busy"));
+    const short = s.waitFor("Calc", NEVER, { timeoutMs: 900 }).catch((e: unknown) => e);
+    const long = s
+      .waitFor("Calc", { text: "Busy", gone: true }, { timeoutMs: 3500, snapshot: { screenshot: false } })
+      .catch((e: unknown) => e);
+    await pause(300);
+    // One event wakes both; the short wait's walk is cut at its deadline before it reads the label.
+    await b.fakeReplace(desktop("Busy", 1500));
+    const e = (await long) as AxsnapError;
+    expect(e).toBeInstanceOf(AxsnapError);
+    expect(e.code).toBe("TIMEOUT");
+    expect(e.observed?.text).toContain("Busy");
+    expect(await short).toMatchObject({ code: "TIMEOUT" });
+  });
+});
+
+describe("a wait with a screenshot whose condition no longer holds", () => {
+  it("leaves the agent's snapshot as the app's latest", async () => {
+    const { b, s } = setup(desktop("Ready", 300));
+    const mine = await s.snapshot({ app: "Calc", screenshot: false });
+    // Queued on the worker behind the wait's walk: the picture taken after it no longer shows "Ready".
+    const wait = s.waitFor("Calc", { text: "Ready" }, { timeoutMs: 1500, snapshot: { screenshot: true } });
+    await pause(100);
+    await b.fakeReplace(desktop("Gone"));
+    const e = (await wait.catch((x: unknown) => x)) as AxsnapError;
+    expect(e.code).toBe("TIMEOUT");
+    expect(s.address(0).snapshot.id).toBe(mine.id);
+  });
+});
+
+describe("an idle wait that times out", () => {
+  it("carries the app as last observed", async () => {
+    // A walk takes 30 ms: the wait must leave itself that much of its budget.
+    const { s } = setup(desktop("Ready", 30));
+    const e = (await s
+      .waitFor("Calc", { idle: true, quietMs: 5000 }, { timeoutMs: 400 })
+      .catch((x: unknown) => x)) as AxsnapError;
+    expect(e.code).toBe("TIMEOUT");
+    expect(e.observed?.text).toContain("Ready");
+  });
+});
+
+describe("what waits leave behind", () => {
+  it("once no wait is pending, no pump and no shared walk is kept for the app", async () => {
+    const { b, s } = setup(desktop("Ready"));
+    setTimeout(() => void b.fakeReplace(desktop("Done")), 100);
+    const met = await s.waitFor(
+      "Calc",
+      { text: "Done" },
+      { timeoutMs: 3000, snapshot: { screenshot: false } },
+    );
+    expect(met.match?.title).toBe("Done");
+    const late = await s.waitFor("Calc", NEVER, { timeoutMs: 300 }).catch((e: unknown) => e);
+    expect(late).toMatchObject({ code: "TIMEOUT" });
+    expect(watcherSizes(b)).toEqual({ pumps: 0, shares: 0 });
   });
 });

@@ -21,7 +21,7 @@ import type { Snapshot } from "../snapshot.js";
 import type { WindowListing } from "../windows.js";
 import type { ActEnv } from "./env.js";
 import type { Target } from "./store.js";
-import { type EventPump, type ObservationShare, pumpOf, type Shared, shareOf } from "./watcher.js";
+import { type EventPump, letPumpGo, type ObservationShare, pumpOf, type Shared, shareOf } from "./watcher.js";
 
 /**
  * What to wait for. `text`: some printed line's name or value contains it.
@@ -100,12 +100,21 @@ const POLL_MS = 1000;
 /** Without events, how often the app is observed. */
 const NO_EVENTS_POLL_MS = 250;
 const DEFAULT_QUIET_MS = 150;
+/** An idle wait that cannot be quiet in time stops this long (at most a quarter of its budget) before its deadline, to look once. */
+const LOOK_RESERVE_MS = 300;
 /** A look started, or failed, with this little of the wait left is cut by the deadline... */
 const DEADLINE_CUT_MS = 20;
 /** ...when it failed so: a listing or a read that ran out of time mid-way. */
 const DEADLINE_CUT_CODES = new Set(["WINDOW_NOT_FOUND", "APP_NOT_FOUND", "APP_UNRESPONSIVE"]);
+/** How a walk that ran out of its deadline ends: reads still out when it passed count as unanswered. */
+const DEADLINE_CUTS = new Set<string>(["deadline", "unresponsive"]);
 
 type Check = (snap: Snapshot) => ElementRecord | boolean;
+
+/** Gone is told only from a whole observation: what a cut walk did not reach may still be there. */
+function goneFrom(snap: Snapshot, find: (snap: Snapshot) => ElementRecord | undefined): boolean {
+  return snap.complete && find(snap) === undefined;
+}
 
 /** Validates a condition and makes its check over one observation. */
 export function conditionCheck(env: ActEnv, cond: WaitCondition): { check: Check; describe: string } {
@@ -132,7 +141,7 @@ export function conditionCheck(env: ActEnv, cond: WaitCondition): { check: Check
         ),
       );
     return {
-      check: (snap) => (gone ? find(snap) === undefined : (find(snap) ?? false)),
+      check: (snap) => (gone ? goneFrom(snap, find) : (find(snap) ?? false)),
       describe: `text ${JSON.stringify(cond.text)} ${gone ? "to disappear" : "to appear"}`,
     };
   }
@@ -154,7 +163,7 @@ export function conditionCheck(env: ActEnv, cond: WaitCondition): { check: Check
             (r.identity.name ?? r.title ?? r.description ?? "").toLowerCase().includes(name)),
       );
     return {
-      check: (snap) => (gone ? find(snap) === undefined : (find(snap) ?? false)),
+      check: (snap) => (gone ? goneFrom(snap, find) : (find(snap) ?? false)),
       describe: `an element${e.role ? ` ${e.role}` : ""}${e.name ? ` named ${JSON.stringify(e.name)}` : ""} ${gone ? "to disappear" : "to appear"}`,
     };
   }
@@ -226,6 +235,11 @@ export async function waitFor(
   const events = watched !== undefined;
   let pid = watched;
   const pump = pid === undefined ? undefined : pumpOf(backend, pid, POLL_MS);
+  // The last wait on the app out takes its pump off the map.
+  if (pump && pid !== undefined) {
+    const pumpPid = pid;
+    ctx.defer(() => letPumpGo(backend, pumpPid, pump));
+  }
   let rounds = 0;
   let last: Snapshot | undefined;
   let held: { share: ObservationShare; shared: Shared } | undefined;
@@ -251,28 +265,55 @@ export async function waitFor(
       pid = snap.app.pid;
       return snap;
     }
+    // A wait past its deadline or aborted takes no part in a walk: it could never let it go.
+    ctx.check();
     const share = shareOf(backend, pid, walkKey);
-    const shared = share.acquire(wokeAt, stamp, performance.now() + ctx.remaining(), own, rounds === 1);
+    const endsAt = performance.now() + ctx.remaining();
+    const shared = share.acquire(wokeAt, stamp, endsAt, own, rounds === 1);
     const joined = shared.holders > 1;
-    let snap: Snapshot;
-    try {
-      // Cut by this call's deadline or signal: the walk, when it ends, is this wait's to let go.
-      snap = await ctx.step(
-        "read",
-        () => shared.snap,
-        () => share.drop(shared),
-      );
-    } catch (e) {
-      if (!shared.failed) throw e;
+    /** The walk was given less time than this wait has: another wait's nearer deadline may have cut it. */
+    const shorter = () => joined && shared.endsAt < endsAt - 1;
+    const ownWalk = async (): Promise<Snapshot> => {
       share.drop(shared);
-      if (!joined || ctx.expired() || shared.endsAt >= performance.now() + ctx.remaining() - 1) throw e;
-      // The walk had less time than this wait (another's deadline cut it, as a timeout or as a
-      // listing that ran out of time): this one still has time for a walk of its own.
       const mine = await ctx.step("read", own, (late) => late.release());
       letGo();
       last = mine;
       return mine;
+    };
+    let snap: Snapshot;
+    let waited = false;
+    try {
+      // Cut by this call's deadline or signal: the walk, when it ends, is this wait's to let go.
+      snap = await ctx.step(
+        "read",
+        () => {
+          waited = true;
+          return shared.snap;
+        },
+        () => share.drop(shared),
+      );
+    } catch (e) {
+      // Refused before it waited (deadline passed, aborted): no late handler will let the walk go.
+      if (!waited) {
+        share.drop(shared);
+        throw e;
+      }
+      if (!shared.failed) {
+        // Still under way: `late` lets it go if it succeeds; a walk that fails is let go here.
+        shared.snap.catch(() => share.drop(shared));
+        throw e;
+      }
+      if (!shorter() || ctx.expired()) {
+        share.drop(shared);
+        throw e;
+      }
+      // The walk had less time than this wait (another's deadline cut it, as a timeout or as a
+      // listing that ran out of time): this one still has time for a walk of its own.
+      return ownWalk();
     }
+    // A walk cut short by another wait's deadline is not what this wait would have seen: look again.
+    if (shorter() && !snap.complete && snap.cutBy.some((c) => DEADLINE_CUTS.has(c)) && !ctx.expired())
+      return ownWalk();
     letGo();
     held = { share, shared };
     last = snap;
@@ -291,12 +332,20 @@ export async function waitFor(
   /** The condition held in `snap`: the caller gets it, with the picture it asked for taken now and checked again. */
   const hand = async (snap: Snapshot, hit: ElementRecord | true): Promise<WaitResult | undefined> => {
     if (!wantShot) return result(keep(env, handOver(snap)), hit, started, rounds, events);
-    const final = await env.observe({ ...asked, app: snap.app.pid, deadlineMs: ctx.remaining() });
+    // Not kept until it is known to meet the condition: a picture that does not is the wait's own,
+    // neither the app's latest nor in the agent's budget.
+    const final = await ctx.step(
+      "read",
+      () => observeOnce({ ...asked, app: snap.app.pid, deadlineMs: ctx.remaining() }, env.backend),
+      (late) => late.release(),
+    );
     rounds++;
     letGo();
+    last = final;
     const again = check(final);
     if (again === false) return undefined;
-    return result(final, again, started, rounds, events);
+    last = undefined;
+    return result(keep(env, final), again, started, rounds, events);
   };
   try {
     if ("idle" in cond) {
@@ -311,7 +360,7 @@ export async function waitFor(
       if (!quiet) throw timeout(describe, started, rounds, snap, env, undefined, handOver);
       const done = await hand(snap, true);
       if (done) return done;
-      throw timeout(describe, started, rounds, snap, env, undefined, handOver);
+      throw timeout(describe, started, rounds, last ?? snap, env, undefined, handOver);
     }
     if ("window" in cond) {
       const needle = cond.window.trim().toLowerCase();
@@ -362,7 +411,9 @@ export async function waitFor(
         await ctx.step("read", () => sleep(Math.min(ctx.remaining(), NO_EVENTS_POLL_MS)));
         wokeAt = performance.now();
       }
-      if (await tooLateToLook(ctx)) throw timeout(describe, started, rounds, snap, env, undefined, handOver);
+      // The last observation: a picture taken to hand over that no longer met the condition is newer.
+      if (await tooLateToLook(ctx))
+        throw timeout(describe, started, rounds, last ?? snap, env, undefined, handOver);
     }
   } catch (e) {
     // The deadline ran out inside an observation: the last complete one is what the caller gets. A
@@ -387,15 +438,17 @@ export async function waitFor(
  */
 async function quietFor(pump: EventPump, quietMs: number, ctx: CallContext): Promise<boolean> {
   const start = performance.now();
+  // Time kept for the look after: a wait that times out still says how the app last looked.
+  const keepForLook = Math.min(LOOK_RESERVE_MS, ctx.remaining() / 4);
   for (;;) {
     const st = await ctx.step("read", () => pump.fresh());
     const quietSince = Math.max(start, st.lastEventAt ?? start);
     // The app's floor, as settling applies it (core/settle.cc): Chromium's batches come ~170 ms apart.
     const left = Math.max(quietMs, st.quietFloorMs) - (performance.now() - quietSince);
     if (left <= 0) return true;
-    if (ctx.remaining() <= left) {
+    if (ctx.remaining() - keepForLook <= left) {
       // It cannot be quiet long enough before the deadline: the call settles by it, not after.
-      await ctx.step("read", () => sleep(ctx.remaining() - 1));
+      await ctx.step("read", () => sleep(ctx.remaining() - keepForLook));
       return false;
     }
     await ctx.step("read", () => pump.next(st.stamp, left));

@@ -34,6 +34,8 @@ export class EventPump {
   private readonly waiters = new Set<Waiter>();
   private running = false;
   private readonly born = performance.now();
+  /** Waits using this pump (pumpOf / letPumpGo); at none it leaves its backend's map. */
+  users = 0;
 
   constructor(
     private readonly backend: NativeBackend,
@@ -139,7 +141,20 @@ export function pumpOf(backend: NativeBackend, pid: number, pollMs: number): Eve
     pump = new EventPump(backend, pid, pollMs);
     byPid.set(pid, pump);
   }
+  pump.users++;
   return pump;
+}
+
+/** A wait is done with the app's pump: the last one out takes it off the map (an app that quit leaves nothing). */
+export function letPumpGo(backend: NativeBackend, pid: number, pump: EventPump): void {
+  pump.users--;
+  const byPid = pumps.get(backend);
+  if (pump.users <= 0 && byPid?.get(pid) === pump) byPid.delete(pid);
+}
+
+/** How many pumps and shares this backend's waits keep (they go when no wait uses them). */
+export function watcherSizes(backend: NativeBackend | object): { pumps: number; shares: number } {
+  return { pumps: pumps.get(backend as NativeBackend)?.size ?? 0, shares: shares.get(backend)?.size ?? 0 };
 }
 
 /** One observation held by the waits that share it. */
@@ -166,6 +181,9 @@ export interface Shared {
  */
 export class ObservationShare {
   private latest: Shared | undefined;
+
+  /** `empty` runs when it holds no walk any more (its map entry goes). */
+  constructor(private readonly empty: (share: ObservationShare) => void = () => undefined) {}
 
   /**
    * An observation for a wait woken at `wokeAt` that last read `stamp`:
@@ -219,9 +237,13 @@ export class ObservationShare {
   /** A wait is done with it: the last holder releases it, unless it was handed to the caller. */
   drop(shared: Shared): void {
     shared.holders--;
-    if (shared.holders > 0 || shared.handed) return;
-    if (this.latest === shared) this.latest = undefined;
-    void shared.snap.then((s) => s.release()).catch(() => undefined);
+    if (shared.holders > 0) return;
+    // Nobody may join it now: a handed walk is the store's, and must not stay reachable from here.
+    if (this.latest === shared) {
+      this.latest = undefined;
+      this.empty(this);
+    }
+    if (!shared.handed) void shared.snap.then((s) => s.release()).catch(() => undefined);
   }
 }
 
@@ -237,7 +259,10 @@ export function shareOf(backend: NativeBackend | object, pid: number, walk: stri
   const key = `${pid} ${walk}`;
   let share = byKey.get(key);
   if (!share) {
-    share = new ObservationShare();
+    const map = byKey;
+    share = new ObservationShare((s) => {
+      if (map.get(key) === s) map.delete(key);
+    });
     byKey.set(key, share);
   }
   return share;

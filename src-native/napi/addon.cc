@@ -44,10 +44,11 @@ struct Call {
   double queuedMs = 0;
 };
 
-// The queue time of the call being settled (JS thread only): its rejection
+// The queue time of the call being settled on this JS thread: its rejection
 // carries it, so a deadline spent waiting behind our own jobs is not blamed
-// on the app (lib/act/resolve.ts).
-double settlingQueuedMs = 0;
+// on the app (lib/act/resolve.ts). One per thread: the addon is loaded in
+// worker_threads too, each settling its own calls on its own thread.
+thread_local double settlingQueuedMs = 0;
 
 Napi::Error ToJsError(Napi::Env env, const Error& err) {
   Napi::Error e = Napi::Error::New(env, err.message);
