@@ -17,9 +17,10 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { liveObservation } from "../lib/desktop.js";
-import { AxsnapError, createSession, type ElementRecord, type Session, type Snapshot } from "../lib/index.js";
+import { createSession, type ElementRecord, type Session, type Snapshot } from "../lib/index.js";
 import { type App, chromium, type Desktop, fileUrl, gtkWidgetFactory } from "../scripts/desktop.mjs";
 import { useDesktop } from "./support/linux.js";
+import { rejects } from "./support/rejects.js";
 
 const TIMEOUT = 90_000;
 let desktop: Desktop;
@@ -33,16 +34,6 @@ afterAll(async () => {
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function rejects(p: Promise<unknown>): Promise<AxsnapError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(AxsnapError);
-    return e as AxsnapError;
-  }
-  throw new Error("expected a rejection");
-}
 
 function button(snap: Snapshot, name: string): ElementRecord {
   const r = snap.records.find((x) => x.role === "push button" && x.title === name);

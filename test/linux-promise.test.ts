@@ -13,6 +13,7 @@ import { liveObservation } from "../lib/desktop.js";
 import { AxsnapError, createSession, type Session, type Snapshot } from "../lib/index.js";
 import { type App, chromium, type Desktop, fileUrl, startApp } from "../scripts/desktop.mjs";
 import { useDesktop } from "./support/linux.js";
+import { rejects } from "./support/rejects.js";
 
 const TIMEOUT = 90_000;
 let desktop: Desktop;
@@ -26,16 +27,6 @@ afterAll(async () => {
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function rejects(p: Promise<unknown>): Promise<AxsnapError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(AxsnapError);
-    return e as AxsnapError;
-  }
-  throw new Error("expected a rejection");
-}
 
 /** The first record whose printed line matches `re` (line without indentation). */
 function find(snap: Snapshot, re: RegExp): number {

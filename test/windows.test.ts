@@ -9,6 +9,7 @@ import { listWindows, snapshot } from "../lib/desktop.js";
 import { AxsnapError, compareWindows, type WindowListing } from "../lib/index.js";
 import { loadNative, type NativeBackend } from "../lib/native.js";
 import { windowOptionOf } from "../lib/windows.js";
+import { rejects } from "./support/rejects.js";
 
 type Node = Record<string, unknown>;
 const native = loadNative();
@@ -56,16 +57,6 @@ function listing(id: string, extra: Partial<WindowListing> = {}): WindowListing 
     index: 0,
     ...extra,
   };
-}
-
-async function rejects(p: Promise<unknown>): Promise<AxsnapError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(AxsnapError);
-    return e as AxsnapError;
-  }
-  throw new Error("expected a rejection");
 }
 
 describe("compareWindows", () => {
