@@ -138,10 +138,15 @@ export function recordAt<R extends { screenFrame?: Rect }>(
   let best: R | undefined;
   for (const rec of records) {
     const f = rec.screenFrame;
-    if (!f || f.w <= 0 || f.h <= 0 || x < f.x || y < f.y || x >= f.x + f.w || y >= f.y + f.h) continue;
+    if (!f || !holdsPoint(f, x, y)) continue;
     if (!best || f.w * f.h <= best.screenFrame!.w * best.screenFrame!.h) best = rec;
   }
   return best;
+}
+
+/** Whether a frame of some size holds the point (its right and bottom edges are outside). */
+function holdsPoint(f: Rect, x: number, y: number): boolean {
+  return f.w > 0 && f.h > 0 && x >= f.x && y >= f.y && x < f.x + f.w && y < f.y + f.h;
 }
 
 /** Live nodes under the point, the deepest first, then its ancestors up to the window. */
@@ -213,7 +218,7 @@ function judge(
     if (r.handle !== undefined) byHandle.set(r.handle, [...(byHandle.get(r.handle) ?? []), r]);
   const k = chain.findIndex((n) => n.handle !== undefined && byHandle.has(n.handle));
   const guarded = k < 0 ? chain : chain.slice(0, k + 1);
-  const known = handlesOf(live);
+  const known = parentsOf(live);
   // A printed control's own text and icons may be hidden from its child list yet answer a hit test
   // (Chromium's button text): only an unseen element an agent would act on is something new in front.
   const unseen = guarded.filter((n) => (n.handle === undefined || !known.has(n.handle)) && isInteractive(n));
@@ -261,7 +266,7 @@ async function coarse(
   }
   releaseLater(at.live, read.handles);
   const f = read.node.frame;
-  const inside = f !== undefined && at.x >= f.x && at.y >= f.y && at.x < f.x + f.w && at.y < f.y + f.h;
+  const inside = f !== undefined && holdsPoint(f, at.x, at.y);
   if (!inside || !sameIdentity(identityOf(read.node), shown.identity)) return now;
   return { ...now, record: shown, node: read.node, guarded: [read.node, ...now.guarded], same: true };
 }
@@ -283,10 +288,6 @@ function parentsOf(live: LiveObservation): Map<number, number | undefined> {
   }
   observed.set(live, map);
   return map;
-}
-
-function handlesOf(live: LiveObservation): { has(handle: number): boolean } {
-  return parentsOf(live);
 }
 
 /** The handles above one in the snapshot's tree, nearest first (bounded by the tree's depth). */
