@@ -40,6 +40,7 @@ import {
   snapshot,
 } from "../lib/index.js";
 import { type App, gtkWidgetFactory, startApp, startDesktop } from "../scripts/desktop.mjs";
+import { cliLoop, type DoorStep, doorTable, mcpLoop } from "./observe-doors.js";
 
 const RESNAPSHOTS = 10;
 const STEADY_AFTER_MS = 1000;
@@ -330,6 +331,86 @@ const galcSteps: Step[] = [
   click(/^\d+ radio menu item \(selectable\) Paper Mode, Value: off$/, "pick Paper Mode (mode switch)"),
 ];
 
+// The same tasks as the doors take them (bench/observe-doors.ts).
+const press = (label: RegExp, name: string): DoorStep => ({
+  name,
+  target: label,
+  tool: "click",
+  cli: ["click", "{ref}"],
+});
+const gtkDoorSteps: DoorStep[] = [
+  press(/^check box checkbutton, Value: off$/, "toggle a check button"),
+  {
+    name: "type into an entry",
+    target: /^text \(settable, string\) Value: entry$/,
+    tool: "type_text",
+    args: { text: " typed" },
+    cli: ["type", " typed", "--into", "{ref}"],
+  },
+  press(/^radio button radiobutton, Value: off$/, "select a radio button"),
+  {
+    name: "set a spin button to 42",
+    target: /^spin button \(settable, float\) Value: /,
+    tool: "set_value",
+    args: { value: 42 },
+    cli: ["set-value", "{ref}", "42", "--number"],
+  },
+  {
+    name: "set a slider to 75",
+    target: /^slider \(settable, float\) Value: 50$/,
+    tool: "set_value",
+    args: { value: 75 },
+    cli: ["set-value", "{ref}", "75", "--number"],
+  },
+  press(/^page tab \(selectable\) page 2$/, "select a notebook tab"),
+  press(/^toggle button Menu, Value: off$/, "open the Menu popover"),
+  press(/^check box Slide Pages, Value: off$/, "pick Slide Pages in the popover"),
+  press(/^radio button Page 2, Value: off$/, "switch to Page 2 (mode switch)"),
+  press(/^radio button Page 1, Value: off$/, "back to Page 1 (mode switch)"),
+];
+const galcKey = (label: string) => new RegExp(`^toggle button ${label.replace(/[+*/]/g, "\\$&")}, `);
+const galcDoorSteps: DoorStep[] = [
+  press(galcKey("7"), "click 7"),
+  press(galcKey("+"), "click +"),
+  press(galcKey("5"), "click 5"),
+  press(galcKey("="), "click = (12)"),
+  {
+    name: "press key Escape (AC)",
+    tool: "press_key",
+    args: { key: "Escape" },
+    cli: ["press", "Escape", "--app", "{app}"],
+  },
+  press(galcKey("9"), "click 9"),
+  press(galcKey("*"), "click *"),
+  press(galcKey("3"), "click 3"),
+  press(/^menu \(selectable\) View$/, "open the View menu"),
+  press(/^radio menu item \(selectable\) Paper Mode, Value: off$/, "pick Paper Mode (mode switch)"),
+];
+
+/** Each door's loop before (the full-state convention) and after (the defaults), each on a fresh app. */
+async function doors(start: () => Promise<App>, steps: DoorStep[], title: string) {
+  const env = desktop.env as Record<string, string>;
+  const run = async <T>(f: (pid: number) => Promise<T>) => {
+    const app = await start();
+    try {
+      return await f(app.pid);
+    } finally {
+      await app.stop();
+    }
+  };
+  const mcpBefore = await run((pid) =>
+    mcpLoop(pid, steps, ["--replies", "full", "--action-screenshots", "always"], env),
+  );
+  const mcpAfter = await run((pid) => mcpLoop(pid, steps, [], env));
+  const cliBefore = await run((pid) => cliLoop(pid, steps, ["--full"], env));
+  const cliAfter = await run((pid) => cliLoop(pid, steps, [], env));
+  return () => {
+    const m = doorTable(`${title} through MCP (SDK client, stdio)`, mcpBefore, mcpAfter);
+    const c = doorTable(`${title} through the CLI (a process per command)`, cliBefore, cliAfter);
+    return { m, c };
+  };
+}
+
 const desktop = await startDesktop();
 Object.assign(process.env, desktop.env);
 try {
@@ -341,6 +422,13 @@ try {
   const c = await task(galc, galcSteps);
   await galc.stop();
 
+  const gtkDoors = await doors(() => gtkWidgetFactory(desktop), gtkDoorSteps, "gtk3-widget-factory");
+  const galcDoors = await doors(
+    () => startApp(desktop, "galculator", [], { name: "galculator" }),
+    galcDoorSteps,
+    "galculator",
+  );
+
   const a = table("gtk3-widget-factory", g.rows);
   for (const line of g.resnap) console.log(`  ${line}`);
   const b = table("galculator", c.rows);
@@ -351,6 +439,12 @@ try {
     `\nboth tasks: full ${full} tok, read ${read} tok, ratio ${(read / full).toFixed(3)} (target ≤ 0.2): ${
       read / full <= 0.2 ? "met" : "NOT met"
     }`,
+  );
+  const gd = gtkDoors();
+  galcDoors();
+  const ratio = gd.m.after / gd.m.before;
+  console.log(
+    `\ngtk3-widget-factory loop through MCP: ${gd.m.after} tok after vs ${gd.m.before} before, ratio ${ratio.toFixed(3)} (target ≤ 0.1): ${ratio <= 0.1 ? "met" : "NOT met"}`,
   );
 } finally {
   await desktop.stop();

@@ -1,0 +1,266 @@
+/**
+ * bench/observe-doors: the observe loop of bench/observe-loop.ts through the
+ * doors most agents use, the MCP server (the SDK's own client over stdio)
+ * and the CLI (one process per command), counting what an agent reads per
+ * step: text by o200k, images by width×height/750.
+ *
+ * Each task runs twice on a fresh app: "before" as the full-state convention
+ * answers (MCP started with `--replies full --action-screenshots always`: the
+ * whole fresh text and its PNG after every action, as every reply was before
+ * issue 19; the CLI with `--full`), and "after" with the doors' defaults (the
+ * diff with refs, no image).
+ *
+ * The agent model: it finds each step's target in what it has read, newest
+ * reply first (a diff prints the fresh snapshot's indices), then the last
+ * whole snapshot it read (a ref into that snapshot: identity-checked by the
+ * library), and looks again (get_app_state / snapshot, charged to the step)
+ * only when neither shows it or the library refused the ref as stale.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { encode } from "gpt-tokenizer/encoding/o200k_base";
+
+export interface DoorStep {
+  name: string;
+  /** The target's line, matched against a printed line without indentation, index and markers. */
+  target?: RegExp;
+  /** The MCP tool and its arguments besides the target (`ref`). */
+  tool: string;
+  args?: Record<string, unknown>;
+  /** The CLI command line; `{ref}` is replaced by the target's ref, `{app}` by the app's pid. */
+  cli: string[];
+}
+
+export interface DoorRow {
+  name: string;
+  text: number;
+  image: number;
+  relook: number;
+  outcome: string;
+}
+
+const textTokens = (t: string) => encode(t).length;
+const imageTokens = (w: number, h: number) => Math.round((w * h) / 750);
+
+/** Numbered lines of a reply: tree (`\t12 role…`) and diff lines (the same, with `[changed: …]` after). */
+function indexOf(text: string, re: RegExp): number | undefined {
+  for (const raw of text.split("\n")) {
+    const m = /^\t*(\d+) (.*?)(?: \[(?:added|changed[^\]]*)\])?$/.exec(raw);
+    if (m && re.test(m[2]!)) return Number(m[1]);
+  }
+  return undefined;
+}
+
+/** The snapshot id a reply names (`Snapshot s…` in MCP, `snapshot s…` in the CLI). */
+function snapshotIdOf(text: string): string | undefined {
+  return /\b[Ss]napshot (s[a-z0-9]{7})\b/.exec(text)?.[1];
+}
+
+/** What the agent has read: replies newest first, each with the snapshot id its indices belong to. */
+class Memory {
+  private readonly reads: { id: string; text: string }[] = [];
+  remember(text: string): void {
+    const id = snapshotIdOf(text);
+    if (id !== undefined) this.reads.unshift({ id, text });
+    this.reads.length = Math.min(this.reads.length, 8);
+  }
+  refFor(re: RegExp): string | undefined {
+    for (const r of this.reads) {
+      const i = indexOf(r.text, re);
+      if (i !== undefined) return `@${r.id}:e${i}`;
+    }
+    return undefined;
+  }
+}
+
+function costOf(result: CallToolResult): { text: number; image: number; all: string } {
+  let text = 0;
+  let image = 0;
+  let all = "";
+  for (const c of result.content) {
+    if (c.type === "text") {
+      text += textTokens(c.text);
+      all += `${c.text}\n`;
+    } else if (c.type === "image") {
+      const png = Buffer.from(c.data, "base64");
+      image += imageTokens(png.readUInt32BE(16), png.readUInt32BE(20));
+    }
+  }
+  return { text, image, all };
+}
+
+const STALE = /STALE_REF|SNAPSHOT_NOT_FOUND|ELEMENT_NOT_FOUND|IDENTITY_UNPROVEN|AMBIGUOUS_TARGET/;
+
+/** The steps through the MCP server started with `serverArgs`, on the app with this pid. */
+export async function mcpLoop(
+  pid: number,
+  steps: DoorStep[],
+  serverArgs: string[],
+  env: Record<string, string>,
+): Promise<DoorRow[]> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ["--import", "tsx", "lib/mcp-main.ts", ...serverArgs],
+    env: { ...(process.env as Record<string, string>), ...env },
+    stderr: "ignore",
+  });
+  const client = new Client({ name: "axsnap-bench", version: "0.0.0" });
+  await client.connect(transport);
+  const memory = new Memory();
+  const call = async (name: string, args: Record<string, unknown>) =>
+    (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const look = async () => {
+    const r = costOf(await call("get_app_state", { app: pid }));
+    memory.remember(r.all);
+    return r.text + r.image;
+  };
+  const rows: DoorRow[] = [];
+  try {
+    await look();
+    for (const step of steps) {
+      const row: DoorRow = { name: step.name, text: 0, image: 0, relook: 0, outcome: "ok" };
+      rows.push(row);
+      for (let attempt = 0; attempt < 2; attempt++) {
+        let ref: string | undefined;
+        if (step.target) {
+          ref = memory.refFor(step.target);
+          if (ref === undefined) {
+            row.relook += await look();
+            ref = memory.refFor(step.target);
+            if (ref === undefined) {
+              row.outcome = `not shown: ${step.target}`;
+              break;
+            }
+          }
+        }
+        const result = await call(step.tool, { app: pid, ...(ref ? { ref } : {}), ...step.args });
+        const cost = costOf(result);
+        row.text += cost.text;
+        row.image += cost.image;
+        if (result.isError && attempt === 0 && STALE.test(cost.all)) {
+          row.relook += await look();
+          continue;
+        }
+        if (result.isError) row.outcome = `refused: ${/"code": "(\w+)"/.exec(cost.all)?.[1] ?? "?"}`;
+        else memory.remember(cost.all);
+        break;
+      }
+    }
+  } finally {
+    await client.close();
+  }
+  return rows;
+}
+
+function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "lib/cli.ts", ...args], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const out: Buffer[] = [];
+    child.stdout.on("data", (d: Buffer) => out.push(d));
+    child.stderr.on("data", (d: Buffer) => out.push(d));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, out: Buffer.concat(out).toString("utf8") }));
+  });
+}
+
+/** The steps through the CLI, each command a process of its own; `extra` goes after every action. */
+export async function cliLoop(
+  pid: number,
+  steps: DoorStep[],
+  extra: string[],
+  env: Record<string, string>,
+): Promise<DoorRow[]> {
+  const dir = mkdtempSync(join(tmpdir(), "axsnap-bench-cli-"));
+  const session = ["--session", dir];
+  const memory = new Memory();
+  const look = async () => {
+    const r = await runCli(["snapshot", "--app", String(pid), ...session], env);
+    memory.remember(r.out);
+    return textTokens(r.out);
+  };
+  const rows: DoorRow[] = [];
+  try {
+    await look();
+    for (const step of steps) {
+      const row: DoorRow = { name: step.name, text: 0, image: 0, relook: 0, outcome: "ok" };
+      rows.push(row);
+      for (let attempt = 0; attempt < 2; attempt++) {
+        let ref: string | undefined;
+        if (step.target) {
+          ref = memory.refFor(step.target);
+          if (ref === undefined) {
+            row.relook += await look();
+            ref = memory.refFor(step.target);
+            if (ref === undefined) {
+              row.outcome = `not shown: ${step.target}`;
+              break;
+            }
+          }
+        }
+        const args = step.cli.map((a) => a.replace("{ref}", ref ?? "").replace("{app}", String(pid)));
+        const r = await runCli([...args, ...extra, ...session], env);
+        row.text += textTokens(r.out);
+        if (r.code !== 0 && attempt === 0 && STALE.test(r.out)) {
+          row.relook += await look();
+          continue;
+        }
+        if (r.code !== 0)
+          row.outcome = `refused: ${/axsnap: (?:step \d+ \([^)]*\): )?(\w+)/.exec(r.out)?.[1] ?? "?"}`;
+        else memory.remember(r.out);
+        break;
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+function pad(s: string, n: number, right = false): string {
+  return s.length >= n ? s : right ? s.padStart(n) : s.padEnd(n);
+}
+
+/** Before and after side by side, per step; returns the totals. */
+export function doorTable(
+  title: string,
+  before: DoorRow[],
+  after: DoorRow[],
+): { before: number; after: number } {
+  console.log(
+    `\n${title}: tokens an agent reads per step (text o200k + images w×h/750; looks again included)`,
+  );
+  const head = ["step", "before txt", "before img", "after txt", "after img", "ratio", "outcome (after)"];
+  const w = [34, 10, 10, 9, 9, 6, 0];
+  console.log(head.map((h, i) => pad(h, w[i]!, i >= 1 && i <= 5)).join("  "));
+  let tb = 0;
+  let ta = 0;
+  for (const [i, b] of before.entries()) {
+    const a = after[i];
+    const bt = b.text + b.image + b.relook;
+    const at = a ? a.text + a.image + a.relook : 0;
+    tb += bt;
+    ta += at;
+    const cells = [
+      b.name,
+      String(b.text + b.relook),
+      String(b.image),
+      a ? String(a.text + a.relook) : "",
+      a ? String(a.image) : "",
+      bt > 0 && a ? (at / bt).toFixed(3) : "",
+      [a?.outcome ?? "", b.outcome === "ok" ? "" : `before: ${b.outcome}`]
+        .filter((x) => x && x !== "ok")
+        .join(" | "),
+    ];
+    console.log(cells.map((c, j) => pad(c, w[j]!, j >= 1 && j <= 5)).join("  "));
+  }
+  console.log(`total: before ${tb} tok, after ${ta} tok, ratio ${(ta / tb).toFixed(3)}`);
+  return { before: tb, after: ta };
+}
