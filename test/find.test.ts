@@ -7,12 +7,15 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { AxsnapError } from "../lib/errors.js";
 import { checkFindQuery, type FindQuery, findIn, findText } from "../lib/find.js";
 import type { RawNode, RawSnapshot } from "../lib/model.js";
+import { loadNative, type NativeBackend } from "../lib/native.js";
 import { PATTERN_LIMIT, patternOf } from "../lib/pattern.js";
+import { createSession, type Session } from "../lib/session.js";
 import { createSnapshot, type Snapshot } from "../lib/snapshot.js";
+import { rejects } from "./support/rejects.js";
 
 const FIXTURES = join(import.meta.dirname, "fixtures");
 const fixture = (name: string, style: "tree" | "compact" = "tree"): Snapshot =>
@@ -270,4 +273,68 @@ describe("find: hostile queries are refused with INVALID_ARGUMENT", () => {
     const p = patternOf("name", "/page/gy");
     expect(p.kind === "regex" && p.re.flags).toBe("");
   });
+});
+
+describe("Session.find over the fake backend", () => {
+  const native = loadNative();
+  const frame = { x: 100, y: 100, w: 800, h: 600 };
+  const button = (title: string, y: number) => ({
+    role: "push button",
+    title,
+    actions: ["click"],
+    frame: { x: 120, y, w: 200, h: 20 },
+  });
+  const desktop = (children: Record<string, unknown>[]) => ({
+    apps: [
+      {
+        name: "Editor",
+        pid: 77,
+        windows: [{ title: "W", frame, root: { role: "frame", title: "W", frame, children } }],
+      },
+    ],
+  });
+  const open: { b: NativeBackend; s: Session }[] = [];
+  function setup(children: Record<string, unknown>[]) {
+    const b = new native.NativeBackend("fake", desktop(children));
+    const s = createSession({ backend: b, deadlineMs: 1000 });
+    open.push({ b, s });
+    return { b, s };
+  }
+  afterEach(async () => {
+    for (const { b, s } of open.splice(0)) {
+      await s.close();
+      await b.close();
+    }
+  });
+
+  it("keeps the observation: its refs act, on the element found, and it is the app's latest", async () => {
+    const { b, s } = setup([button("Open", 120), button("Save", 140), button("Close", 160)]);
+    const r = await s.find("Editor", { role: "push button", name: "save" });
+    expect(r.matches).toHaveLength(1);
+    expect(r.snapshot.screenshot).toBeUndefined();
+    expect(s.address(0, "Editor").snapshot).toBe(r.snapshot);
+    const result = await s.click(r.matches[0]!.ref);
+    expect(b.fakeLog()).toEqual([`action ${r.matches[0]!.record.handle} click`]);
+    expect(result.target).toMatchObject({ snapshotId: r.snapshot.id, index: r.matches[0]!.index });
+  });
+
+  it("a ref from find is identity-checked like any ref", async () => {
+    const { b, s } = setup([button("Open", 120), button("Save", 140)]);
+    const r = await s.find("Editor", { name: "Save", exact: true });
+    await b.fakeReplace(desktop([button("Open", 120), button("Delete all", 140)]));
+    await expect(s.click(r.matches[0]!.ref)).rejects.toMatchObject({ code: "STALE_REF" });
+    expect(b.fakeLog()).toEqual([]);
+  });
+
+  it("a query refused while matching keeps nothing: latest unchanged, the observation released", async () => {
+    const { b, s } = setup([button(`${"a".repeat(40)}!`, 120), button("Save", 140)]);
+    const e = await rejects(s.find("Editor", { name: /(a+)+$/ }));
+    expect(e.code).toBe("INVALID_ARGUMENT");
+    expect((await b.handleStats()).held).toBe(0);
+    expect(() => s.address(0, "Editor")).toThrow(/no snapshot/);
+    const before = await s.snapshot({ app: "Editor", screenshot: false });
+    await rejects(s.find("Editor", { name: /(a+)+$/ }));
+    expect(s.address(0, "Editor").snapshot).toBe(before);
+  });
+
 });

@@ -353,6 +353,8 @@ describe("axsnap find through the CLI", () => {
         "Page 2",
         "--state",
         "!checked",
+        "--window",
+        "gtk3-widget-factory",
       ]);
       expect(found.code, found.stdout).toBe(0);
       const data = found.env.data;
@@ -380,6 +382,31 @@ describe("axsnap find through the CLI", () => {
       expect(now.env.data.matches.map((m: { line: string }) => m.line)).toEqual([
         "radio button Page 2, Value: on",
       ]);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "is in the help, and runs as a step of axsnap call",
+    async () => {
+      const help = await cli(["help"]);
+      expect(help.stdout).toContain("\n  find ");
+      const one = await cli(["find", "--help"]);
+      expect(one.code).toBe(0);
+      expect(one.stdout).toMatch(/^usage: axsnap find \[options\]\n/);
+      for (const flag of ["--role", "--name", "--exact", "--text", "--state", "--limit", "--window"])
+        expect(one.stdout).toContain(flag);
+      const steps = JSON.stringify([
+        { command: "find", app: GTK, role: "radio button", name: "page", limit: 1 },
+        { command: "find", app: GTK, name: "/^page \\d$/i", state: "checked" },
+      ]);
+      const r = await cliJson(["call", "--calls", steps]);
+      expect(r.code, r.stdout).toBe(0);
+      const [boxes, pages] = r.env.data.steps;
+      expect(boxes.data.matches).toHaveLength(1);
+      expect(boxes.data.total).toBe(3);
+      expect(boxes.data.more).toBe(2);
+      expect(pages.data.matches.every((m: { line: string }) => /Value: on|selected/.test(m.line))).toBe(true);
     },
     TIMEOUT,
   );
