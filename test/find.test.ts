@@ -336,5 +336,4 @@ describe("Session.find over the fake backend", () => {
     await rejects(s.find("Editor", { name: /(a+)+$/ }));
     expect(s.address(0, "Editor").snapshot).toBe(before);
   });
-
 });
