@@ -4,6 +4,7 @@
  * index means "that index in my latest snapshot of the app".
  */
 import type { SnapshotOptions } from "./desktop.js";
+import type { FindOptions, FindQuery, FindResult } from "./find.js";
 import type { WaitCondition, WaitOptions, WaitResult } from "./session.js";
 import {
   type ActionResult,
@@ -24,6 +25,8 @@ export function session(): Session {
 }
 
 export const snapshot = (options: SnapshotOptions): Promise<Snapshot> => session().snapshot(options);
+export const find = (app: string | number, query: FindQuery, options?: FindOptions): Promise<FindResult> =>
+  session().find(app, query, options);
 export const resolve = (target: Target, options?: ActOptions) => session().resolve(target, options);
 export const click = (
   target: Target,

@@ -11,6 +11,7 @@ export {
   doubleClickAt,
   drag,
   dragAt,
+  find,
   performAction,
   pressKey,
   resolve,
@@ -42,6 +43,15 @@ export {
   type ErrorCode,
   type Retry,
 } from "./errors.js";
+export {
+  DEFAULT_FIND_LIMIT,
+  type FindMatch,
+  type FindOptions,
+  type FindQuery,
+  type FindResult,
+  type FindTerms,
+  findText,
+} from "./find.js";
 export type { ScreenshotMark, ScreenshotOptions } from "./marks.js";
 export type {
   ChildSource,

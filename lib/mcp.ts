@@ -27,6 +27,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { listApps } from "./desktop.js";
 import { AxsnapError, invalidArgument } from "./errors.js";
+import { registerFindTool } from "./mcp/find.js";
 import { REQUEST_LIMIT_BYTES, TEXT_LIMIT } from "./mcp/limits.js";
 import { LineStdioTransport } from "./mcp/stdio.js";
 import { sanitize } from "./render/sanitize.js";
@@ -580,6 +581,7 @@ export function createMcpServer(session: Session): McpServer {
       }),
   );
 
+  registerFindTool(server, session);
   return server;
 }
 

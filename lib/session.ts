@@ -25,6 +25,14 @@ import { type WaitCondition, type WaitOptions, type WaitResult, waitFor } from "
 import { CallContext, callBudget } from "./call.js";
 import { liveObservation, snapshot as observe, type SnapshotOptions } from "./desktop.js";
 import { invalidArgument } from "./errors.js";
+import {
+  checkFindQuery,
+  type FindOptions,
+  type FindQuery,
+  type FindResult,
+  findIn,
+  limitOf,
+} from "./find.js";
 import type { NativeBackend } from "./native.js";
 import { normalizeForMatch } from "./policy/normalize.js";
 import type { ElementRecord } from "./records.js";
@@ -105,6 +113,33 @@ export class Session {
     this.store.keep(snap);
     watchOnce(snap);
     return snap;
+  }
+
+  /**
+   * Finds elements in an app's window by role, name, text and states
+   * (lib/find.ts has the rules): observes once, like snapshot (no screenshot
+   * unless asked), and returns the matching lines with refs into that
+   * observation. It is kept like any snapshot (refs into it act and are
+   * checked as any ref; it becomes the app's latest) once the query was
+   * matched; a query refused before or while matching keeps nothing.
+   */
+  async find(app: string | number, query: FindQuery, options: FindOptions = {}): Promise<FindResult> {
+    if (options === null || typeof options !== "object")
+      throw invalidArgument("find options must be an object");
+    const compiled = checkFindQuery(query);
+    const { limit, ...observation } = options;
+    limitOf(limit);
+    const snap = await observe({ screenshot: false, ...observation, app }, this.env.backend);
+    let result: FindResult;
+    try {
+      result = findIn(snap, compiled, limit === undefined ? {} : { limit });
+    } catch (e) {
+      await snap.release();
+      throw e;
+    }
+    this.store.keep(snap);
+    watchOnce(snap);
+    return result;
   }
 
   /** The snapshot and record a target names, without touching the app. */

@@ -31,6 +31,7 @@ const TOOLS = [
   "scroll",
   "drag",
   "wait_for",
+  "find_elements",
 ];
 
 let desktop: Desktop;

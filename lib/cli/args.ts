@@ -64,6 +64,12 @@ export interface Step {
   idle?: boolean;
   /** wait: how long, in ms. */
   timeoutMs?: number;
+  /** find: states the line must print (--state, repeated). */
+  states?: string[];
+  /** find: most matches printed. */
+  limit?: number;
+  /** find: --name is the whole name, case and all. */
+  exact?: boolean;
 }
 
 /** Options every command takes. */
@@ -89,7 +95,19 @@ interface CommandSpec {
   /** Positional names, in order; a trailing "?" marks an optional one. */
   args: string[];
   /** Option groups the command takes beyond the globals. */
-  options: ("snapshot" | "act" | "app" | "click" | "of" | "into" | "number" | "wait" | "window" | "raw")[];
+  options: (
+    | "snapshot"
+    | "act"
+    | "app"
+    | "click"
+    | "of"
+    | "into"
+    | "number"
+    | "wait"
+    | "window"
+    | "raw"
+    | "find"
+  )[];
   details?: string;
 }
 
@@ -104,6 +122,13 @@ export const COMMANDS: Record<string, CommandSpec> = {
     options: ["app", "snapshot", "window"],
     details:
       "The first line names the snapshot id; act on the element printed as N with the ref @<id>:eN, from this or a later process.",
+  },
+  find: {
+    summary: "find elements of an app's window by --role, --name, --text, --state: their lines, with refs",
+    args: [],
+    options: ["app", "find", "window"],
+    details:
+      "Observes the window once and prints only the lines that matched, each as its ref @<id>:eN and the elements it sits in; act on a ref as on one `axsnap snapshot` printed, from this or a later process. --name NAME matches a part of the name in any case (--exact: the whole name); --name and --text also take a regular expression written /source/flags.",
   },
   click: { summary: "click an element", args: ["target"], options: ["act", "snapshot", "click"] },
   "double-click": { summary: "double-click an element", args: ["target"], options: ["act", "snapshot"] },
@@ -208,6 +233,14 @@ const OPTION_HELP: Record<CommandSpec["options"][number] | "global", string[]> =
   number: ["--number             set VALUE as a number (sliders, spin buttons)"],
   window: [
     "--window TITLE       one of the app's windows by (part of) its title; `axsnap windows` lists them",
+  ],
+  find: [
+    '--role ROLE          the role as printed ("push button"), whole, any case',
+    "--name NAME          a part of the name, any case; /regex/flags for a regular expression",
+    "--exact              --name is the whole name, case and all",
+    "--text TEXT          a part of anything the element says (name, description, value, row text); or /regex/",
+    '--state STATE        a state its line prints ("checked", "focused", "enabled", "!checked"); repeat for more',
+    "--limit N            most matches printed, 1-1000 (default 20)",
   ],
   wait: [
     "--text TEXT          some printed name or value contains TEXT (case-insensitive)",
@@ -406,6 +439,25 @@ function setField(step: Step, field: Field, value: unknown, numberValue = false)
         throw new UsageError(`${field} must be true or false, got ${show(value)}`, c);
       step[field] = value;
       return;
+    case "states": {
+      const list = typeof value === "string" ? [value] : value;
+      if (
+        !Array.isArray(list) ||
+        list.length === 0 ||
+        list.some((v) => typeof v !== "string" || v.trim() === "")
+      )
+        throw new UsageError(`--state must be a state word like checked, got ${show(value)}`, c);
+      step.states = [...(step.states ?? []), ...(list as string[])];
+      return;
+    }
+    case "limit":
+      step.limit = wholeNumber("--limit", value, 1, 1000, c);
+      return;
+    case "exact":
+      if (typeof value !== "boolean")
+        throw new UsageError(`exact must be true or false, got ${show(value)}`, c);
+      step.exact = value;
+      return;
     case "of":
       if (typeof value !== "string" || !/^s[a-z0-9]{7}$/.test(value.trim()))
         throw new UsageError(`--of must be a snapshot id like s8f3k2p9, got ${show(value)}`, c);
@@ -430,7 +482,9 @@ const POSITIONAL: Record<string, Field> = {
 };
 
 /** Flags that take no value. */
-const SWITCHES = new Set(["no-snapshot", "number", "gone", "idle", "marks", "raw"]);
+const SWITCHES = new Set(["no-snapshot", "number", "gone", "idle", "marks", "raw", "exact"]);
+/** Flags that may be given more than once. */
+const REPEATED = new Set(["states"]);
 
 /** Option groups → (flag, field). */
 const GROUP_FLAGS: Record<CommandSpec["options"][number], [string, Field | "no-snapshot" | "number"][]> = {
@@ -453,6 +507,14 @@ const GROUP_FLAGS: Record<CommandSpec["options"][number], [string, Field | "no-s
   into: [["into", "into"]],
   number: [["number", "number"]],
   window: [["window", "window"]],
+  find: [
+    ["role", "role"],
+    ["name", "name"],
+    ["exact", "exact"],
+    ["text", "text"],
+    ["state", "states"],
+    ["limit", "limit"],
+  ],
   wait: [
     ["text", "text"],
     ["role", "role"],
@@ -476,10 +538,21 @@ function checkComplete(step: Step, inCall: boolean): void {
         c,
       );
   }
-  if ((c === "snapshot" || c === "wait" || c === "windows") && step.app === undefined)
+  if ((c === "snapshot" || c === "wait" || c === "windows" || c === "find") && step.app === undefined)
     throw new UsageError(`${c} needs --app NAME|PID; \`axsnap apps\` lists the apps`, c);
   if (step.marks === true && step.screenshot === undefined)
     throw new UsageError("--marks draws on the screenshot: give --screenshot FILE too", c);
+  if (
+    c === "find" &&
+    step.role === undefined &&
+    step.name === undefined &&
+    step.text === undefined &&
+    step.states === undefined
+  )
+    throw new UsageError(
+      "find needs at least one of --role, --name, --text, --state; `axsnap snapshot` prints the whole window",
+      c,
+    );
   if (c === "wait") {
     const kinds = [
       step.text !== undefined,
@@ -543,11 +616,14 @@ export function parseCommandLine(argv: string[]): Invocation {
   const spec = COMMANDS[command];
   if (!spec) throw new UsageError(`no command "${command}"; run \`axsnap help\` for the list`);
   const flagToField = new Map<string, Field | "no-snapshot" | "number">();
-  const options: Record<string, { type: "string" | "boolean"; short?: string }> = { ...GLOBAL_OPTIONS };
+  const options: Record<string, ParseOption> = { ...GLOBAL_OPTIONS };
   for (const group of spec.options)
     for (const [flag, field] of GROUP_FLAGS[group]) {
       flagToField.set(flag, field);
-      options[flag] = { type: SWITCHES.has(field) ? "boolean" : "string" };
+      options[flag] = {
+        type: SWITCHES.has(field) ? "boolean" : "string",
+        ...(REPEATED.has(field) ? { multiple: true } : {}),
+      };
     }
   if (command === "call") {
     options.calls = { type: "string" };
@@ -573,7 +649,8 @@ export function parseCommandLine(argv: string[]): Invocation {
     const v = values[flag];
     if (v === undefined || field === "number") continue;
     if (field === "no-snapshot") step.snapshot = v !== true;
-    else if (field === "gone" || field === "idle" || field === "marks") step[field] = v === true;
+    else if (field === "gone" || field === "idle" || field === "marks" || field === "exact")
+      step[field] = v === true;
     else setField(step, field, v);
   }
   spec.args.forEach((a, i) => {
@@ -586,11 +663,12 @@ export function parseCommandLine(argv: string[]): Invocation {
   return { kind: "run", step, globals };
 }
 
-type ParsedValues = Record<string, string | boolean | undefined>;
+type ParsedValues = Record<string, string | boolean | string[] | undefined>;
+type ParseOption = { type: "string" | "boolean"; short?: string; multiple?: boolean };
 
 function parse(
   args: string[],
-  options: Record<string, { type: "string" | "boolean"; short?: string }>,
+  options: Record<string, ParseOption>,
   command: string,
   maxPositionals: number,
 ): { values: ParsedValues; positionals: string[] } {
@@ -662,6 +740,10 @@ const STEP_KEYS: Record<string, Field | "snapshot" | "no-snapshot"> = {
   idle: "idle",
   timeout: "timeoutMs",
   timeoutMs: "timeoutMs",
+  states: "states",
+  state: "states",
+  limit: "limit",
+  exact: "exact",
 };
 
 /** Which step keys each command accepts (its positionals and its option groups). */

@@ -31,6 +31,7 @@ import {
 } from "../session.js";
 import type { Snapshot } from "../snapshot.js";
 import type { Globals, Step, Target } from "./args.js";
+import { runFind } from "./find.js";
 import {
   type ActionData,
   actionData,
@@ -109,6 +110,8 @@ export class Runner {
         return this.snapshot(step);
       case "wait":
         return this.wait(step);
+      case "find":
+        return runFind(this, step);
       case "windows": {
         const windows = await listWindows(
           step.app!,
@@ -156,8 +159,8 @@ export class Runner {
     };
   }
 
-  /** Stores a snapshot handed to the caller, writes its screenshot where asked, and returns its data. */
-  private hand(snap: Snapshot, step: Step): SnapshotData {
+  /** Stores a snapshot handed to the caller, writes its screenshot where asked, and returns its data (also find.ts). */
+  hand(snap: Snapshot, step: Step): SnapshotData {
     let path: string | undefined;
     if (step.screenshot !== undefined && snap.screenshot) {
       path = resolvePath(step.screenshot);

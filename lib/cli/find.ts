@@ -1,0 +1,65 @@
+/**
+ * `axsnap find`: the library's find (lib/find.ts) from the command line. The
+ * observation is stored like a snapshot's (Runner.hand), so a ref it prints
+ * is acted on from a later process exactly as a ref `axsnap snapshot`
+ * printed: found again in that window by its stored identity.
+ */
+import { findText, queryFromDoor } from "../find.js";
+import type { Step } from "./args.js";
+import type { Outcome, Runner } from "./commands.js";
+
+export interface FindData {
+  snapshotId: string;
+  app: { name: string; pid: number };
+  window: { title: string };
+  /** The query as the text says it. */
+  query: string;
+  complete: boolean;
+  total: number;
+  more: number;
+  matches: { index: number; ref: string; role: string; name?: string; line: string; ancestors: string[] }[];
+  /** The stored snapshot's file (what later processes resolve refs against). */
+  stored: string;
+}
+
+export async function runFind(runner: Runner, step: Step): Promise<Outcome> {
+  const query = queryFromDoor({
+    role: step.role,
+    name: step.name,
+    exact: step.exact,
+    text: step.text,
+    states: step.states,
+  });
+  const r = await runner.session.find(step.app!, query, {
+    ...(step.window === undefined ? {} : { window: { title: step.window } }),
+    ...(step.deadlineMs === undefined ? {} : { deadlineMs: step.deadlineMs }),
+    ...(step.limit === undefined ? {} : { limit: step.limit }),
+  });
+  const held = runner.hand(r.snapshot, step);
+  const snap = r.snapshot;
+  const data: FindData = {
+    snapshotId: snap.id,
+    app: { name: snap.app.name, pid: snap.app.pid },
+    window: { title: snap.window.title },
+    query: r.query,
+    complete: snap.complete,
+    total: r.total,
+    more: r.more,
+    matches: r.matches.map((m) => ({
+      index: m.index,
+      ref: m.ref,
+      role: m.role,
+      ...(m.name === undefined ? {} : { name: m.name }),
+      line: m.line,
+      ancestors: m.ancestors,
+    })),
+    stored: held.stored,
+  };
+  const app = /^[\w.-]+$/.test(snap.app.name) ? snap.app.name : JSON.stringify(snap.app.name);
+  const text = findText(r, {
+    snapshot: `\`axsnap snapshot --app ${app}\``,
+    limit: "--limit",
+    act: "act on one with `axsnap click REF` (or any command that takes a TARGET), from this or a later process",
+  });
+  return { data, text: `${text}\n` };
+}
