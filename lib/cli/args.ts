@@ -7,6 +7,8 @@
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { AxsnapError } from "../errors.js";
+import { MCP_OPTION_HELP, parseMcpArgs } from "../mcp/options.js";
 
 /** A mistake in how the command was typed: one line on stderr, exit 2. */
 export class UsageError extends Error {
@@ -64,6 +66,8 @@ export interface Step {
   idle?: boolean;
   /** wait: how long, in ms. */
   timeoutMs?: number;
+  /** An action: print the whole fresh snapshot instead of its changes (--full). */
+  full?: boolean;
 }
 
 /** Options every command takes. */
@@ -80,7 +84,8 @@ export type Invocation =
   | { kind: "version"; globals: Globals }
   | { kind: "run"; step: Step; globals: Globals }
   | { kind: "call"; steps: Step[]; globals: Globals }
-  | { kind: "mcp"; globals: Globals };
+  /** `axsnap mcp`: the server's own options (lib/mcp/options.ts), checked here, parsed again by the server. */
+  | { kind: "mcp"; argv: string[]; globals: Globals };
 
 type Field = Exclude<keyof Step, "command" | "snapshot">;
 
@@ -89,7 +94,19 @@ interface CommandSpec {
   /** Positional names, in order; a trailing "?" marks an optional one. */
   args: string[];
   /** Option groups the command takes beyond the globals. */
-  options: ("snapshot" | "act" | "app" | "click" | "of" | "into" | "number" | "wait" | "window" | "raw")[];
+  options: (
+    | "snapshot"
+    | "act"
+    | "app"
+    | "click"
+    | "of"
+    | "into"
+    | "number"
+    | "wait"
+    | "window"
+    | "raw"
+    | "mcp"
+  )[];
   details?: string;
 }
 
@@ -179,7 +196,12 @@ export const COMMANDS: Record<string, CommandSpec> = {
       "(of the step's app when it names one). The sequence stops at the first error and says which step failed.",
     ].join("\n  "),
   },
-  mcp: { summary: "run the MCP server on stdin/stdout", args: [], options: [] },
+  mcp: {
+    summary: "run the MCP server on stdin/stdout",
+    args: [],
+    options: ["mcp"],
+    details: "The same options as `node dist/mcp-main.js`; the CLI's global options do not apply.",
+  },
   help: { summary: "this help; `axsnap help COMMAND` for one command", args: ["command?"], options: [] },
 };
 
@@ -200,7 +222,11 @@ const OPTION_HELP: Record<CommandSpec["options"][number] | "global", string[]> =
     "--screenshot FILE    also capture the window, as PNG into FILE",
     "--marks              with --screenshot: draw each element's index on its frame",
   ],
-  act: ["--no-snapshot        no fresh snapshot after acting"],
+  act: [
+    "--no-snapshot        no fresh snapshot after acting",
+    "--full               print the whole fresh snapshot, not only what changed",
+  ],
+  mcp: MCP_OPTION_HELP,
   click: ["--button left|right  (default left)", "--count 1|2          (default 1)"],
   of: ["--of SNAPSHOT_ID     the snapshot that names the app (and, for click-at, the screenshot)"],
   raw: ["--raw                click whatever is under the point now (destructive names are still refused)"],
@@ -235,7 +261,7 @@ export function helpText(topic?: string): string {
       lines.push(TARGET_NOTE);
     if (spec.details) lines.push("", spec.details);
     lines.push("", "options:");
-    for (const group of [...spec.options, "global" as const])
+    for (const group of [...spec.options, ...(topic === "mcp" ? [] : ["global" as const])])
       for (const l of OPTION_HELP[group]) lines.push(`  ${l}`);
     return `${lines.join("\n")}\n`;
   }
@@ -402,6 +428,7 @@ function setField(step: Step, field: Field, value: unknown, numberValue = false)
     case "idle":
     case "marks":
     case "raw":
+    case "full":
       if (typeof value !== "boolean")
         throw new UsageError(`${field} must be true or false, got ${show(value)}`, c);
       step[field] = value;
@@ -430,7 +457,7 @@ const POSITIONAL: Record<string, Field> = {
 };
 
 /** Flags that take no value. */
-const SWITCHES = new Set(["no-snapshot", "number", "gone", "idle", "marks", "raw"]);
+const SWITCHES = new Set(["no-snapshot", "number", "gone", "idle", "marks", "raw", "full"]);
 
 /** Option groups → (flag, field). */
 const GROUP_FLAGS: Record<CommandSpec["options"][number], [string, Field | "no-snapshot" | "number"][]> = {
@@ -443,7 +470,11 @@ const GROUP_FLAGS: Record<CommandSpec["options"][number], [string, Field | "no-s
     ["screenshot", "screenshot"],
     ["marks", "marks"],
   ],
-  act: [["no-snapshot", "no-snapshot"]],
+  act: [
+    ["no-snapshot", "no-snapshot"],
+    ["full", "full"],
+  ],
+  mcp: [],
   click: [
     ["button", "button"],
     ["count", "count"],
@@ -542,6 +573,7 @@ export function parseCommandLine(argv: string[]): Invocation {
   }
   const spec = COMMANDS[command];
   if (!spec) throw new UsageError(`no command "${command}"; run \`axsnap help\` for the list`);
+  if (command === "mcp") return mcpInvocation(rest);
   const flagToField = new Map<string, Field | "no-snapshot" | "number">();
   const options: Record<string, { type: "string" | "boolean"; short?: string }> = { ...GLOBAL_OPTIONS };
   for (const group of spec.options)
@@ -563,7 +595,6 @@ export function parseCommandLine(argv: string[]): Invocation {
       throw new UsageError(`no command "${topic}"; run \`axsnap help\` for the list`, "help");
     return topic === undefined ? { kind: "help", globals } : { kind: "help", topic, globals };
   }
-  if (command === "mcp") return { kind: "mcp", globals };
   if (command === "call") return { kind: "call", steps: readCalls(values), globals };
 
   const step: Step = { command, snapshot: true };
@@ -573,7 +604,8 @@ export function parseCommandLine(argv: string[]): Invocation {
     const v = values[flag];
     if (v === undefined || field === "number") continue;
     if (field === "no-snapshot") step.snapshot = v !== true;
-    else if (field === "gone" || field === "idle" || field === "marks") step[field] = v === true;
+    else if (field === "gone" || field === "idle" || field === "marks" || field === "full")
+      step[field] = v === true;
     else setField(step, field, v);
   }
   spec.args.forEach((a, i) => {
@@ -584,6 +616,18 @@ export function parseCommandLine(argv: string[]): Invocation {
   });
   checkComplete(step, false);
   return { kind: "run", step, globals };
+}
+
+/** `axsnap mcp ...`: the server's options, one parser for both entry points; anything else is a usage error. */
+function mcpInvocation(args: string[]): Invocation {
+  const globals: Globals = { json: false, confirm: false };
+  try {
+    if (parseMcpArgs(args).help) return { kind: "help", topic: "mcp", globals };
+  } catch (e) {
+    if (e instanceof AxsnapError) throw new UsageError(`${e.message}; ${e.hint}`, "mcp");
+    throw e;
+  }
+  return { kind: "mcp", argv: args, globals };
 }
 
 type ParsedValues = Record<string, string | boolean | undefined>;
@@ -662,6 +706,7 @@ const STEP_KEYS: Record<string, Field | "snapshot" | "no-snapshot"> = {
   idle: "idle",
   timeout: "timeoutMs",
   timeoutMs: "timeoutMs",
+  full: "full",
 };
 
 /** Which step keys each command accepts (its positionals and its option groups). */
