@@ -150,7 +150,8 @@ function surfaceLine(verb: "opened" | "closed", w: WindowListing): string {
 function settledLine(s: NonNullable<ActionResult["settled"]>, words: DoorWords): string {
   switch (s.mode) {
     case "quiet":
-      return `settled: quiet after ${s.ms} ms (${s.events} change event${s.events === 1 ? "" : "s"}, then none for ${s.quietMs ?? 150} ms)`;
+      // The quiet period is said only when it is not the default (Chromium's batches need longer).
+      return `settled: quiet after ${s.ms} ms (${s.events} change event${s.events === 1 ? "" : "s"}${s.quietMs !== undefined && s.quietMs > 150 ? `, then none for ${s.quietMs} ms` : ""})`;
     case "cap":
       return `settled: not quiet: change events were still coming at the ${s.ms} ms cap (${s.events}), so the app may be mid-change; ${words.idle} before relying on it`;
     case "none":

@@ -21,7 +21,7 @@ import type { Session, Target } from "../session.js";
 import type { Snapshot } from "../snapshot.js";
 
 export const MCP_WORDS: DoorWords = {
-  whole: 'reply: "full" (or get_app_state)',
+  whole: 'reply: "full"',
   idle: "wait_for with idle: true",
 };
 
@@ -83,14 +83,14 @@ export function screenshotForReply(
 
 function head(snap: Snapshot, attached: boolean): string[] {
   const lines = [
-    `Snapshot ${snap.id} of ${JSON.stringify(sanitize(snap.app.name, 100))} (pid ${snap.app.pid}), style ${snap.style}${snap.complete ? "" : `, incomplete (cut by ${snap.cutBy.join(", ")})`}: the app's latest now; @${snap.id}:e<N> (or element_index N) is the element printed as N below.`,
+    `Snapshot ${snap.id} of ${JSON.stringify(sanitize(snap.app.name, 100))} (pid ${snap.app.pid})${snap.complete ? "" : `, incomplete (cut by ${snap.cutBy.join(", ")})`}, now the app's latest: @${snap.id}:e<N> or element_index N is its line N.`,
   ];
   const shot = snap.screenshot;
   if (shot)
     lines.push(
       attached
         ? `Screenshot: ${shot.pixelWidth}x${shot.pixelHeight} px (the image that follows); x/y arguments are in these pixels.`
-        : `Screenshot: ${shot.pixelWidth}x${shot.pixelHeight} px, not attached (screenshot: true attaches it); x/y arguments are in its pixels.`,
+        : `Screenshot ${shot.pixelWidth}x${shot.pixelHeight} px, not attached (screenshot: true attaches it); x/y are in its pixels.`,
     );
   return lines;
 }
