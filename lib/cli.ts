@@ -71,10 +71,10 @@ function succeed(command: string, data: unknown, text: string, json: boolean): n
   return 0;
 }
 
-async function runMcp(): Promise<number> {
+async function runMcp(argv: string[]): Promise<number> {
   // The MCP server lives in lib/mcp.ts; the specifier is a variable so this file builds without it.
   const specifier = "./mcp.js";
-  let mod: { runMcpServer?: () => Promise<void> };
+  let mod: { runMcpServer?: (options: { argv: string[] }) => Promise<void> };
   try {
     mod = (await import(specifier)) as typeof mod;
   } catch (e) {
@@ -85,7 +85,8 @@ async function runMcp(): Promise<number> {
     writeErr("axsnap: this build's lib/mcp.js does not export runMcpServer()\n");
     return 1;
   }
-  await mod.runMcpServer();
+  // The options were checked by the grammar (lib/cli/args.ts) with the server's own parser.
+  await mod.runMcpServer({ argv });
   return 0;
 }
 
@@ -149,7 +150,7 @@ async function main(argv: string[]): Promise<number> {
       return succeed("version", { version: v }, `${v}\n`, inv.globals.json);
     }
     case "mcp":
-      return runMcp();
+      return runMcp(inv.argv);
     case "call":
       return runCall(inv.steps, inv.globals);
     case "run":

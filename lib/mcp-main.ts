@@ -1,21 +1,36 @@
 #!/usr/bin/env node
 /**
- * The MCP server's entry point: `node dist/mcp-main.js [--confirm-destructive]`
- * (from source: `node --import tsx lib/mcp-main.ts`). Serves MCP on stdio
- * until the client closes stdin; diagnostics go to stderr.
+ * The MCP server's entry point: `node dist/mcp-main.js [options]` (from
+ * source: `node --import tsx lib/mcp-main.ts`), with the options `axsnap mcp`
+ * takes (lib/mcp/options.ts). Serves MCP on stdio until the client closes
+ * stdin; diagnostics go to stderr.
  */
 import { AxsnapError } from "./errors.js";
+import { MCP_OPTION_HELP, MCP_USAGE, parseMcpArgs } from "./mcp/options.js";
 import { runMcpServer } from "./mcp.js";
 
-runMcpServer({ argv: process.argv.slice(2) }).then(
+function usageExit(e: unknown): never {
+  if (e instanceof AxsnapError && e.code === "INVALID_ARGUMENT") {
+    console.error(`axsnap mcp: ${e.message}\n${e.hint}`);
+    process.exit(2);
+  }
+  console.error("axsnap mcp:", e);
+  process.exit(1);
+}
+
+const argv = process.argv.slice(2);
+let help = false;
+try {
+  help = parseMcpArgs(argv).help;
+} catch (e) {
+  usageExit(e);
+}
+if (help) {
+  process.stdout.write(`${MCP_USAGE}\n\n${MCP_OPTION_HELP.map((l) => `  ${l}`).join("\n")}\n`);
+  process.exit(0);
+}
+runMcpServer({ argv }).then(
   // The addon's worker may keep the loop alive: the server is done when its client is.
   () => process.exit(0),
-  (e: unknown) => {
-    if (e instanceof AxsnapError && e.code === "INVALID_ARGUMENT") {
-      console.error(`axsnap mcp: ${e.message}\n${e.hint}`);
-      process.exit(2);
-    }
-    console.error("axsnap mcp:", e);
-    process.exit(1);
-  },
+  usageExit,
 );

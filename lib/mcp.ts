@@ -3,8 +3,11 @@
  * get_app_state, click, perform_secondary_action, set_value, type_text,
  * press_key, scroll, drag) over one Session that lives as long as the server.
  *
- * Every action answers with its result (delivery, retry, channel, notes) as
- * JSON text and the fresh snapshot the session took after it (text + PNG).
+ * Every action answers with its reply (lib/doors/reply.ts, shared with the
+ * CLI): the action line, notes, how the app settled, the surfaces it opened or
+ * closed, and the diff of the fresh snapshot (or the whole of it when a surface
+ * opened, or asked with reply: "full"); the screenshot only when asked
+ * (screenshot: true, or --action-screenshots); the same as structured content.
  * A refused action is a tool result with `isError: true` carrying the
  * AxsnapError's code, message, hint, delivery and retry as JSON: never a
  * protocol error. Arguments are checked by zod schemas (the SDK answers a
@@ -29,6 +32,14 @@ import { listApps } from "./desktop.js";
 import { AxsnapError, invalidArgument } from "./errors.js";
 import { registerFindTool } from "./mcp/find.js";
 import { REQUEST_LIMIT_BYTES, TEXT_LIMIT } from "./mcp/limits.js";
+import { MCP_DEFAULTS, MCP_USAGE, type McpSettings, parseMcpArgs } from "./mcp/options.js";
+import {
+  actionOutputSchema,
+  actionReply,
+  type ReplyArgs,
+  replyFields,
+  screenshotForReply,
+} from "./mcp/reply.js";
 import { LineStdioTransport } from "./mcp/stdio.js";
 import { sanitize } from "./render/sanitize.js";
 import {
@@ -48,11 +59,18 @@ export interface McpServerOptions {
   stdout?: Writable;
   /** Let destructive targets through (the session's confirm callback says yes). Default false. */
   confirmDestructive?: boolean;
-  /** Command-line arguments after `mcp` (e.g. ["--confirm-destructive"]); unknown ones are refused. */
+  /** When action replies attach the fresh screenshot without the call asking. Default "never". */
+  actionScreenshots?: McpSettings["actionScreenshots"];
+  /** What action replies print of the fresh snapshot when the call does not say. Default "diff". */
+  replies?: McpSettings["replies"];
+  /**
+   * Command-line arguments after `mcp` (e.g. ["--confirm-destructive"]), parsed by lib/mcp/options.ts
+   * (unknown ones are refused); the fields above win over them.
+   */
   argv?: readonly string[];
 }
 
-export const MCP_USAGE = "usage: axsnap mcp [--confirm-destructive]";
+export { MCP_USAGE };
 
 /** Bytes in one request line (its line end not counted); a longer one is refused with a JSON-RPC error. */
 export const MCP_REQUEST_LIMIT_BYTES = REQUEST_LIMIT_BYTES;
@@ -68,7 +86,7 @@ const ELEMENT_HELP =
   'element_index is the number at the start of a line in the latest get_app_state text of that app (the snapshot an action returns becomes the latest too). ref is "@<snapshot id>:e<N>" (e.g. "@s8f3k2p9:e12"), built from the snapshot id printed at the top of a snapshot: it is safer than a bare index because it names the observation you read, so if the UI changed since, the action is refused (STALE_REF, nothing sent) instead of reaching whatever now has that number. Pass one of them.';
 
 const RESULT_HELP =
-  'Returns the result as JSON, then a fresh snapshot of the app (text and screenshot) whose indices are now the latest. delivery: "not_delivered" (nothing reached the app), "delivered_unverified" (sent; check the effect in the fresh snapshot), "delivered_verified" (sent and the new state read back) or "delivery_uncertain" (it may or may not have happened: look before repeating). retry: "safe" only when nothing was delivered; "unsafe" means do not repeat it blindly. channel: "semantic" (the element\'s own action or value) or "synthetic" (mouse or key events). notes: what happened on the way. A refusal is an error result with code, message, hint, delivery and retry: follow the hint.';
+  'Returns a reply: first "<action> <ref>: <delivery> (<channel>), retry <retry>", notes, how the app settled ("settled: quiet after 152 ms"), the windows, menus and dialogs it opened or closed; then the fresh snapshot the session took, which is the app\'s latest now: by default only the changes since the snapshot acted on, each line numbered as in the fresh snapshot (act on it by that element_index or @<fresh id>:e<N>; lines not shown did not change), or the whole snapshot when a menu, popup or dialog opened, when it is shorter, or with reply: "full". No screenshot unless screenshot: true (x/y stay in the pixels of the fresh snapshot\'s screenshot). The same comes as structured content (changes with refs, settled, opened, closed). delivery: "not_delivered" (nothing reached the app), "delivered_unverified" (sent; check the effect in the fresh snapshot), "delivered_verified" (sent and the new state read back) or "delivery_uncertain" (it may or may not have happened: look before repeating). retry: "safe" only when nothing was delivered; "unsafe" means do not repeat it blindly. channel: "semantic" (the element\'s own action or value) or "synthetic" (mouse or key events). notes: what happened on the way. A refusal is an error result with code, message, hint, delivery and retry: follow the hint.';
 
 const SAFETY_HELP =
   "Targets whose name says delete, remove, send, sign out, log out, erase or empty trash are refused with POLICY_DENIED unless the user started the server with --confirm-destructive; secure fields (passwords, PINs) are never typed into or set. When refused, ask the user to do it.";
@@ -78,7 +96,7 @@ const APP_HELP =
 
 const INSTRUCTIONS = `axsnap shows one window of a desktop app as numbered text lines, one UI element a line, plus a screenshot, and acts on exactly the element printed on a line.
 Start with list_apps, then get_app_state for the app. Act by element_index (the number at the start of a line of the latest snapshot of that app) or, safer, by ref "@<snapshot id>:e<N>". x/y are pixels of the latest screenshot of that app.
-Every action returns delivery/retry and a fresh snapshot: read it before the next step. Errors carry a code and a hint; follow the hint. ${SAFETY_HELP}`;
+Every action returns delivery/retry, how the app settled, what opened or closed, and what changed, numbered as in the fresh snapshot (now the latest; lines not shown did not change): read it before the next step. reply: "full" returns the whole window, screenshot: true its picture. Errors carry a code and a hint; follow the hint. ${SAFETY_HELP}`;
 
 /** An app by name or pid; a string of digits is a pid. */
 const appSchema = z.union([z.string().min(1), z.number().int().positive()]);
@@ -174,6 +192,29 @@ function limitedText(tool: string, field: string, text: string, hint: string): s
 const TYPE_HINT = `type it in several type_text calls of at most ${TEXT_LIMIT} characters each, reading the fresh snapshot between them`;
 const SET_HINT = `set at most ${TEXT_LIMIT} characters, then add the rest with type_text calls of at most ${TEXT_LIMIT} characters each`;
 
+/** What an action given as an element or a point acts on, for the reply's screenshot. */
+function onOf(at: Target | undefined | { target: Target } | { point: unknown }): {
+  target?: Target;
+  atPixels: boolean;
+} {
+  if (at === undefined) return { atPixels: false };
+  if (typeof at === "object" && "point" in at) return { atPixels: true };
+  const target = typeof at === "object" && "target" in at ? at.target : at;
+  return { target: target as Target, atPixels: false };
+}
+
+/** list_apps' structured content: the apps, as its text block lists them. */
+const appsOutputSchema = z.object({
+  apps: z.array(
+    z.object({
+      name: z.string(),
+      pid: z.number(),
+      bundleId: z.string().optional(),
+      responsive: z.boolean().optional(),
+    }),
+  ),
+});
+
 function ref(snapshotId: string, index: number): string {
   return `@${snapshotId}:e${index}`;
 }
@@ -198,26 +239,6 @@ function snapshotContent(snap: Snapshot): CallToolResult["content"] {
   if (shot)
     content.push({ type: "image", data: Buffer.from(shot.data).toString("base64"), mimeType: "image/png" });
   return content;
-}
-
-function resultContent(result: ActionResult): CallToolResult {
-  const summary = {
-    action: result.action,
-    delivery: result.delivery,
-    retry: result.retry,
-    channel: result.channel,
-    notes: result.notes,
-    ...(result.target ? { target: ref(result.target.snapshotId, result.target.index) } : {}),
-    ...(result.snapshot ? { snapshot: result.snapshot.id } : {}),
-  };
-  return {
-    content: [
-      { type: "text", text: JSON.stringify(summary, null, 2) },
-      ...(result.snapshot
-        ? snapshotContent(result.snapshot)
-        : [{ type: "text" as const, text: "No fresh snapshot came back (see notes); call get_app_state." }]),
-    ],
-  };
 }
 
 /** A refusal or a failure as a tool result the model can read: never a protocol error. */
@@ -257,13 +278,33 @@ function packageVersion(): string {
   }
 }
 
+/** Annotations of a tool that acts on the app (MCP tool annotations: hints for the client). */
+const ACTS = { readOnlyHint: false, destructiveHint: true, openWorldHint: false } as const;
+const READS = { readOnlyHint: true, openWorldHint: false } as const;
+
 /** The MCP server over a session (not connected): the tool set of this module. */
-export function createMcpServer(session: Session): McpServer {
+export function createMcpServer(session: Session, settings: Partial<McpSettings> = {}): McpServer {
   const server = new McpServer(
     { name: "axsnap", version: packageVersion() },
     { instructions: INSTRUCTIONS, capabilities: { tools: {} } },
   );
-  const act = (run: () => Promise<ActionResult>) => guarded(true, async () => resultContent(await run()));
+  const replies = settings.replies ?? MCP_DEFAULTS.replies;
+  const screenshots = settings.actionScreenshots ?? MCP_DEFAULTS.actionScreenshots;
+  /**
+   * Runs an action and answers with its reply. `on` is what it acts on (for the screenshot the
+   * reply may need); `run` gets the fresh snapshot's options to add to the action's own.
+   */
+  const act = (
+    args: ReplyArgs & { app?: string | number | undefined },
+    on: () => { target?: Target; atPixels: boolean },
+    run: (fresh: { snapshot?: { screenshot: true } }) => Promise<ActionResult>,
+  ) =>
+    guarded(true, async () => {
+      const { target, atPixels } = on();
+      const wanted = args.screenshot ?? screenshots === "always";
+      const result = await run(screenshotForReply(session, target, appOf(args.app), wanted));
+      return actionReply(result, { mode: replies, screenshots, args, atPixels });
+    });
   const opts = (app: string | number | undefined, signal: AbortSignal) => {
     const a = appOf(app);
     return { signal, ...(a !== undefined ? { app: a } : {}) };
@@ -276,12 +317,16 @@ export function createMcpServer(session: Session): McpServer {
       description:
         "Lists the desktop apps the accessibility service knows, as JSON [{ name, pid, bundleId? }]. Pass a name (or, when several share it, the pid) to get_app_state.",
       inputSchema: z.object({}).strict(),
-      annotations: { readOnlyHint: true },
+      outputSchema: appsOutputSchema,
+      annotations: { title: "List apps", ...READS },
     },
     (_args, extra) =>
       guarded(false, async () => {
         const apps = await listApps({ deadlineMs: DEADLINE_MS, signal: extra.signal });
-        return { content: [{ type: "text", text: JSON.stringify(apps, null, 2) }] };
+        return {
+          content: [{ type: "text", text: JSON.stringify(apps, null, 2) }],
+          structuredContent: { apps },
+        };
       }),
   );
 
@@ -289,7 +334,7 @@ export function createMcpServer(session: Session): McpServer {
     "get_app_state",
     {
       title: "Get app state",
-      description: `Observes one window of an app: its UI elements as numbered text lines (one element a line, indented by depth; the number at the start of a line is its element_index), and a PNG screenshot of the window. The text starts with the snapshot id and says how refs look (@<snapshot id>:e<N>). Call it before acting on an app and whenever you are unsure what the window shows; it becomes the app's latest snapshot, which bare element indices refer to. Secure field values are shown as •••.`,
+      description: `Observes one window of an app: its UI elements as numbered text lines (one element a line, indented by depth; the number at the start of a line is its element_index), and a PNG screenshot of the window (actions reply with what changed, without a screenshot unless asked). The text starts with the snapshot id and says how refs look (@<snapshot id>:e<N>). Call it before acting on an app and whenever you are unsure what the window shows; it becomes the app's latest snapshot, which bare element indices refer to. Secure field values are shown as •••.`,
       inputSchema: z
         .object({
           app: appSchema.describe("The app: its name (case-insensitive; a unique prefix works) or its pid."),
@@ -319,7 +364,7 @@ export function createMcpServer(session: Session): McpServer {
             .boolean()
             .optional()
             .describe(
-              "Draw each element's index on its frame in the screenshot, as a numbered box (default false); actions on this snapshot return marked screenshots too.",
+              "Draw each element's index on its frame in the screenshot, as a numbered box (default false); the screenshots of actions on this snapshot (when attached) are marked too.",
             ),
           window: z
             .string()
@@ -330,7 +375,7 @@ export function createMcpServer(session: Session): McpServer {
             ),
         })
         .strict(),
-      annotations: { readOnlyHint: true },
+      annotations: { title: "Get app state", ...READS },
     },
     (args, extra) =>
       guarded(false, async () => {
@@ -384,7 +429,7 @@ export function createMcpServer(session: Session): McpServer {
           screenshot: z.boolean().optional().describe("Attach a screenshot (default true)."),
         })
         .strict(),
-      annotations: { readOnlyHint: true },
+      annotations: { title: "Wait for", ...READS },
     },
     (args, extra) =>
       guarded(false, async () => {
@@ -421,20 +466,28 @@ export function createMcpServer(session: Session): McpServer {
           click_count: z.number().int().min(1).max(2).optional().describe("1 (default) or 2 (double click)."),
           mouse_button: z.enum(["left", "right"]).optional().describe('"left" (default) or "right".'),
           raw: rawPixels,
+          ...replyFields,
         })
         .strict(),
+      outputSchema: actionOutputSchema,
+      annotations: { title: "Click", ...ACTS },
     },
     (args, extra) =>
-      act(() => {
-        const at = elementOrPoint(args, "click");
-        const o = {
-          ...opts(args.app, extra.signal),
-          ...rawFor(args.raw, "point" in at, "click"),
-          button: args.mouse_button ?? "left",
-          count: (args.click_count ?? 1) as 1 | 2,
-        };
-        return "target" in at ? session.click(at.target, o) : session.clickAt(at.point.x, at.point.y, o);
-      }),
+      act(
+        args,
+        () => onOf(elementOrPoint(args, "click")),
+        (fresh) => {
+          const at = elementOrPoint(args, "click");
+          const o = {
+            ...opts(args.app, extra.signal),
+            ...fresh,
+            ...rawFor(args.raw, "point" in at, "click"),
+            button: args.mouse_button ?? "left",
+            count: (args.click_count ?? 1) as 1 | 2,
+          };
+          return "target" in at ? session.click(at.target, o) : session.clickAt(at.point.x, at.point.y, o);
+        },
+      ),
   );
 
   server.registerTool(
@@ -447,11 +500,22 @@ export function createMcpServer(session: Session): McpServer {
           app: appSchema.optional().describe(APP_HELP),
           ...elementFields,
           action: z.string().min(1).describe("The action's name as printed on the element's line."),
+          ...replyFields,
         })
         .strict(),
+      outputSchema: actionOutputSchema,
+      annotations: { title: "Perform secondary action", ...ACTS },
     },
     (args, extra) =>
-      act(() => session.performAction(requiredTarget(args), args.action, opts(args.app, extra.signal))),
+      act(
+        args,
+        () => ({ target: requiredTarget(args), atPixels: false }),
+        (fresh) =>
+          session.performAction(requiredTarget(args), args.action, {
+            ...opts(args.app, extra.signal),
+            ...fresh,
+          }),
+      ),
   );
 
   server.registerTool(
@@ -466,17 +530,24 @@ export function createMcpServer(session: Session): McpServer {
           value: z
             .union([z.string(), z.number()])
             .describe(`The new value (a number for sliders); a text of at most ${TEXT_LIMIT} characters.`),
+          ...replyFields,
         })
         .strict(),
+      outputSchema: actionOutputSchema,
+      annotations: { title: "Set value", ...ACTS },
     },
     (args, extra) =>
-      act(() => {
-        const value =
-          typeof args.value === "string"
-            ? limitedText("set_value", "value", args.value, SET_HINT)
-            : args.value;
-        return session.setValue(requiredTarget(args), value, opts(args.app, extra.signal));
-      }),
+      act(
+        args,
+        () => ({ target: requiredTarget(args), atPixels: false }),
+        (fresh) => {
+          const value =
+            typeof args.value === "string"
+              ? limitedText("set_value", "value", args.value, SET_HINT)
+              : args.value;
+          return session.setValue(requiredTarget(args), value, { ...opts(args.app, extra.signal), ...fresh });
+        },
+      ),
   );
 
   server.registerTool(
@@ -494,18 +565,26 @@ export function createMcpServer(session: Session): McpServer {
               `The text to type: at most ${TEXT_LIMIT} characters (type a longer one in several calls).`,
             ),
           ...elementFields,
+          ...replyFields,
         })
         .strict(),
+      outputSchema: actionOutputSchema,
+      annotations: { title: "Type text", ...ACTS },
     },
     (args, extra) =>
-      act(() => {
-        const text = limitedText("type_text", "text", args.text, TYPE_HINT);
-        const target = targetOf(args);
-        return session.typeText(text, {
-          ...opts(args.app, extra.signal),
-          ...(target !== undefined ? { target } : {}),
-        });
-      }),
+      act(
+        args,
+        () => onOf(targetOf(args)),
+        (fresh) => {
+          const text = limitedText("type_text", "text", args.text, TYPE_HINT);
+          const target = targetOf(args);
+          return session.typeText(text, {
+            ...opts(args.app, extra.signal),
+            ...fresh,
+            ...(target !== undefined ? { target } : {}),
+          });
+        },
+      ),
   );
 
   server.registerTool(
@@ -517,10 +596,18 @@ export function createMcpServer(session: Session): McpServer {
         .object({
           app: appSchema.optional().describe(APP_HELP),
           key: z.string().min(1).describe('The key or combination, modifiers joined by "+".'),
+          ...replyFields,
         })
         .strict(),
+      outputSchema: actionOutputSchema,
+      annotations: { title: "Press key", ...ACTS },
     },
-    (args, extra) => act(() => session.pressKey(args.key, opts(args.app, extra.signal))),
+    (args, extra) =>
+      act(
+        args,
+        () => ({ atPixels: false }),
+        (fresh) => session.pressKey(args.key, { ...opts(args.app, extra.signal), ...fresh }),
+      ),
   );
 
   server.registerTool(
@@ -537,20 +624,31 @@ export function createMcpServer(session: Session): McpServer {
           direction: z.enum(["up", "down", "left", "right"]),
           pages: z.number().int().min(1).max(50).optional().describe("How many pages (default 1)."),
           raw: rawPixels,
+          ...replyFields,
         })
         .strict(),
+      outputSchema: actionOutputSchema,
+      annotations: { title: "Scroll", ...ACTS },
     },
     (args, extra) =>
-      act(() => {
-        const at = elementOrPoint(args, "scroll");
-        const pages = args.pages ?? 1;
-        const o = { ...opts(args.app, extra.signal), ...rawFor(args.raw, "point" in at, "scroll") };
-        if ("target" in at) return session.scroll(at.target, args.direction, pages, o);
-        const steps = Math.min(100, pages * WHEEL_STEPS_PER_PAGE);
-        const dx = args.direction === "left" ? -steps : args.direction === "right" ? steps : 0;
-        const dy = args.direction === "up" ? -steps : args.direction === "down" ? steps : 0;
-        return session.scrollAt(at.point.x, at.point.y, { dx, dy }, o);
-      }),
+      act(
+        args,
+        () => onOf(elementOrPoint(args, "scroll")),
+        (fresh) => {
+          const at = elementOrPoint(args, "scroll");
+          const pages = args.pages ?? 1;
+          const o = {
+            ...opts(args.app, extra.signal),
+            ...fresh,
+            ...rawFor(args.raw, "point" in at, "scroll"),
+          };
+          if ("target" in at) return session.scroll(at.target, args.direction, pages, o);
+          const steps = Math.min(100, pages * WHEEL_STEPS_PER_PAGE);
+          const dx = args.direction === "left" ? -steps : args.direction === "right" ? steps : 0;
+          const dy = args.direction === "up" ? -steps : args.direction === "down" ? steps : 0;
+          return session.scrollAt(at.point.x, at.point.y, { dx, dy }, o);
+        },
+      ),
   );
 
   server.registerTool(
@@ -564,34 +662,36 @@ export function createMcpServer(session: Session): McpServer {
           from: pointSchema.describe("Where the drag starts: { element_index }, { ref } or { x, y }."),
           to: pointSchema.describe("Where it ends: { element_index }, { ref } or { x, y }."),
           raw: rawPixels,
+          ...replyFields,
         })
         .strict(),
+      outputSchema: actionOutputSchema,
+      annotations: { title: "Drag", ...ACTS },
     },
     (args, extra) =>
-      act(() => {
-        const from = elementOrPoint(args.from, "drag from");
-        const to = elementOrPoint(args.to, "drag to");
-        const o = { ...opts(args.app, extra.signal), ...rawFor(args.raw, "point" in from, "drag") };
-        if ("target" in from && "target" in to) return session.drag(from.target, to.target, o);
-        if ("point" in from && "point" in to) return session.dragAt(from.point, to.point, o);
-        throw invalidArgument(
-          "drag: give both ends as elements or both as points",
-          "use the element indices of the latest snapshot for both ends, or pixels of its screenshot for both",
-        );
-      }),
+      act(
+        args,
+        () => onOf(elementOrPoint(args.from, "drag from")),
+        (fresh) => {
+          const from = elementOrPoint(args.from, "drag from");
+          const to = elementOrPoint(args.to, "drag to");
+          const o = {
+            ...opts(args.app, extra.signal),
+            ...fresh,
+            ...rawFor(args.raw, "point" in from, "drag"),
+          };
+          if ("target" in from && "target" in to) return session.drag(from.target, to.target, o);
+          if ("point" in from && "point" in to) return session.dragAt(from.point, to.point, o);
+          throw invalidArgument(
+            "drag: give both ends as elements or both as points",
+            "use the element indices of the latest snapshot for both ends, or pixels of its screenshot for both",
+          );
+        },
+      ),
   );
 
   registerFindTool(server, session);
   return server;
-}
-
-function parseArgv(argv: readonly string[]): { confirmDestructive: boolean } {
-  let confirmDestructive = false;
-  for (const a of argv) {
-    if (a === "--confirm-destructive") confirmDestructive = true;
-    else throw invalidArgument(`unknown argument ${JSON.stringify(a)}`, MCP_USAGE);
-  }
-  return { confirmDestructive };
 }
 
 /**
@@ -599,8 +699,13 @@ function parseArgv(argv: readonly string[]): { confirmDestructive: boolean } {
  * or the transport closes; then releases the session's snapshots.
  */
 export async function runMcpServer(options: McpServerOptions = {}): Promise<void> {
-  const confirmDestructive =
-    options.confirmDestructive === true || parseArgv(options.argv ?? []).confirmDestructive;
+  const parsed = parseMcpArgs(options.argv ?? []);
+  const confirmDestructive = options.confirmDestructive === true || parsed.confirmDestructive;
+  const settings: McpSettings = {
+    confirmDestructive,
+    actionScreenshots: options.actionScreenshots ?? parsed.actionScreenshots,
+    replies: options.replies ?? parsed.replies,
+  };
   const stdin = options.stdin ?? process.stdin;
   const stdout = options.stdout ?? process.stdout;
   // stdout carries the protocol: anything logged there would corrupt it.
@@ -618,7 +723,7 @@ export async function runMcpServer(options: McpServerOptions = {}): Promise<void
         }
       : {}),
   });
-  const server = createMcpServer(session);
+  const server = createMcpServer(session, settings);
   const transport = new LineStdioTransport(stdin, stdout);
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = () => resolve();

@@ -30,6 +30,16 @@ export interface ActionResult {
   /** With a fresh snapshot: what changed from the snapshot acted on to it (diff.ts), keyed by live handle. */
   changes?: SnapshotChanges;
   /**
+   * With changes: the id of the snapshot they are from — the one acted on, or, when the fresh
+   * snapshot shows another surface, the session's last snapshot of that surface.
+   */
+  changesFrom?: string;
+  /**
+   * With a fresh snapshot: whether it is of the surface acted on (same window id and kind). False
+   * when a menu, popup or dialog opened (or closed back to its window) and the fresh snapshot faces it.
+   */
+  sameSurface?: boolean;
+  /**
    * With a fresh snapshot: what an agent reads. `changes.text` when it is shorter than the fresh
    * snapshot's text, else that text; the full snapshot is always `snapshot.text`.
    */
@@ -237,6 +247,7 @@ export async function finish(
   // window): the diff is then against the session's last snapshot of that surface, if it holds
   // one; a diff between two different windows would mean nothing.
   const same = sameWindow(o.snapshot, fresh);
+  result.sameSurface = same;
   const base = same ? o.snapshot : env.store.lastOf(fresh, (s) => sameWindow(s, fresh));
   if (!same) {
     const w = fresh.window;
@@ -253,6 +264,7 @@ export async function finish(
     return result;
   }
   result.changes = diffSnapshots(base, fresh);
+  result.changesFrom = base.id;
   result.text = result.changes.text.length < fresh.text.length ? result.changes.text : fresh.text;
   const changed = same && o.record ? changedAround(o.record, fresh) : undefined;
   if (changed) result.notes.push(cut(changed, NOTE_LIMIT));

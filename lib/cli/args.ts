@@ -7,6 +7,8 @@
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { AxsnapError } from "../errors.js";
+import { MCP_OPTION_HELP, parseMcpArgs } from "../mcp/options.js";
 
 /** A mistake in how the command was typed: one line on stderr, exit 2. */
 export class UsageError extends Error {
@@ -70,6 +72,8 @@ export interface Step {
   limit?: number;
   /** find: --name is the whole name, case and all. */
   exact?: boolean;
+  /** An action: print the whole fresh snapshot instead of its changes (--full). */
+  full?: boolean;
 }
 
 /** Options every command takes. */
@@ -86,7 +90,8 @@ export type Invocation =
   | { kind: "version"; globals: Globals }
   | { kind: "run"; step: Step; globals: Globals }
   | { kind: "call"; steps: Step[]; globals: Globals }
-  | { kind: "mcp"; globals: Globals };
+  /** `axsnap mcp`: the server's own options (lib/mcp/options.ts), checked here, parsed again by the server. */
+  | { kind: "mcp"; argv: string[]; globals: Globals };
 
 type Field = Exclude<keyof Step, "command" | "snapshot">;
 
@@ -107,6 +112,7 @@ interface CommandSpec {
     | "window"
     | "raw"
     | "find"
+    | "mcp"
   )[];
   details?: string;
 }
@@ -204,7 +210,12 @@ export const COMMANDS: Record<string, CommandSpec> = {
       "(of the step's app when it names one). The sequence stops at the first error and says which step failed.",
     ].join("\n  "),
   },
-  mcp: { summary: "run the MCP server on stdin/stdout", args: [], options: [] },
+  mcp: {
+    summary: "run the MCP server on stdin/stdout",
+    args: [],
+    options: ["mcp"],
+    details: "The same options as `node dist/mcp-main.js`; the CLI's global options do not apply.",
+  },
   help: { summary: "this help; `axsnap help COMMAND` for one command", args: ["command?"], options: [] },
 };
 
@@ -225,7 +236,11 @@ const OPTION_HELP: Record<CommandSpec["options"][number] | "global", string[]> =
     "--screenshot FILE    also capture the window, as PNG into FILE",
     "--marks              with --screenshot: draw each element's index on its frame",
   ],
-  act: ["--no-snapshot        no fresh snapshot after acting"],
+  act: [
+    "--no-snapshot        no fresh snapshot after acting",
+    "--full               print the whole fresh snapshot, not only what changed",
+  ],
+  mcp: MCP_OPTION_HELP,
   click: ["--button left|right  (default left)", "--count 1|2          (default 1)"],
   of: ["--of SNAPSHOT_ID     the snapshot that names the app (and, for click-at, the screenshot)"],
   raw: ["--raw                click whatever is under the point now (destructive names are still refused)"],
@@ -268,7 +283,7 @@ export function helpText(topic?: string): string {
       lines.push(TARGET_NOTE);
     if (spec.details) lines.push("", spec.details);
     lines.push("", "options:");
-    for (const group of [...spec.options, "global" as const])
+    for (const group of [...spec.options, ...(topic === "mcp" ? [] : ["global" as const])])
       for (const l of OPTION_HELP[group]) lines.push(`  ${l}`);
     return `${lines.join("\n")}\n`;
   }
@@ -435,6 +450,7 @@ function setField(step: Step, field: Field, value: unknown, numberValue = false)
     case "idle":
     case "marks":
     case "raw":
+    case "full":
       if (typeof value !== "boolean")
         throw new UsageError(`${field} must be true or false, got ${show(value)}`, c);
       step[field] = value;
@@ -482,7 +498,7 @@ const POSITIONAL: Record<string, Field> = {
 };
 
 /** Flags that take no value. */
-const SWITCHES = new Set(["no-snapshot", "number", "gone", "idle", "marks", "raw", "exact"]);
+const SWITCHES = new Set(["no-snapshot", "number", "gone", "idle", "marks", "raw", "exact", "full"]);
 /** Flags that may be given more than once. */
 const REPEATED = new Set(["states"]);
 
@@ -497,7 +513,11 @@ const GROUP_FLAGS: Record<CommandSpec["options"][number], [string, Field | "no-s
     ["screenshot", "screenshot"],
     ["marks", "marks"],
   ],
-  act: [["no-snapshot", "no-snapshot"]],
+  act: [
+    ["no-snapshot", "no-snapshot"],
+    ["full", "full"],
+  ],
+  mcp: [],
   click: [
     ["button", "button"],
     ["count", "count"],
@@ -615,6 +635,7 @@ export function parseCommandLine(argv: string[]): Invocation {
   }
   const spec = COMMANDS[command];
   if (!spec) throw new UsageError(`no command "${command}"; run \`axsnap help\` for the list`);
+  if (command === "mcp") return mcpInvocation(rest);
   const flagToField = new Map<string, Field | "no-snapshot" | "number">();
   const options: Record<string, ParseOption> = { ...GLOBAL_OPTIONS };
   for (const group of spec.options)
@@ -639,7 +660,6 @@ export function parseCommandLine(argv: string[]): Invocation {
       throw new UsageError(`no command "${topic}"; run \`axsnap help\` for the list`, "help");
     return topic === undefined ? { kind: "help", globals } : { kind: "help", topic, globals };
   }
-  if (command === "mcp") return { kind: "mcp", globals };
   if (command === "call") return { kind: "call", steps: readCalls(values), globals };
 
   const step: Step = { command, snapshot: true };
@@ -649,7 +669,13 @@ export function parseCommandLine(argv: string[]): Invocation {
     const v = values[flag];
     if (v === undefined || field === "number") continue;
     if (field === "no-snapshot") step.snapshot = v !== true;
-    else if (field === "gone" || field === "idle" || field === "marks" || field === "exact")
+    else if (
+      field === "gone" ||
+      field === "idle" ||
+      field === "marks" ||
+      field === "exact" ||
+      field === "full"
+    )
       step[field] = v === true;
     else setField(step, field, v);
   }
@@ -661,6 +687,18 @@ export function parseCommandLine(argv: string[]): Invocation {
   });
   checkComplete(step, false);
   return { kind: "run", step, globals };
+}
+
+/** `axsnap mcp ...`: the server's options, one parser for both entry points; anything else is a usage error. */
+function mcpInvocation(args: string[]): Invocation {
+  const globals: Globals = { json: false, confirm: false };
+  try {
+    if (parseMcpArgs(args).help) return { kind: "help", topic: "mcp", globals };
+  } catch (e) {
+    if (e instanceof AxsnapError) throw new UsageError(`${e.message}; ${e.hint}`, "mcp");
+    throw e;
+  }
+  return { kind: "mcp", argv: args, globals };
 }
 
 type ParsedValues = Record<string, string | boolean | string[] | undefined>;
@@ -744,6 +782,7 @@ const STEP_KEYS: Record<string, Field | "snapshot" | "no-snapshot"> = {
   state: "states",
   limit: "limit",
   exact: "exact",
+  full: "full",
 };
 
 /** Which step keys each command accepts (its positionals and its option groups). */

@@ -34,8 +34,7 @@ import type { Globals, Step, Target } from "./args.js";
 import { runFind } from "./find.js";
 import {
   type ActionData,
-  actionData,
-  actionText,
+  actionOutcome,
   appsText,
   permissionsText,
   type ResolveData,
@@ -347,8 +346,14 @@ export class Runner {
     extra: Partial<ActionData> = {},
   ): Outcome {
     const snap = result.snapshot ? this.hand(result.snapshot, step) : undefined;
-    const data = { ...actionData(result, target, snap, notes), ...extra };
-    return { data, text: actionText(data, step.screenshot !== undefined) };
+    return actionOutcome(result, {
+      target,
+      ...(extra.at ? { at: extra.at } : {}),
+      snapshot: snap,
+      notes,
+      full: step.full === true,
+      screenshotWanted: step.screenshot !== undefined,
+    });
   }
 
   private async onTarget(step: Step): Promise<Outcome> {

@@ -7,6 +7,7 @@
  */
 
 import type { PermissionStatus } from "../desktop.js";
+import { type ActionReply, composeReply, type ReplyData, replyText } from "../doors/reply.js";
 import { AxsnapError, type Delivery, type Retry } from "../errors.js";
 import type { RawApp, Rect } from "../model.js";
 import type { ActionResult, ResolvedTarget } from "../session.js";
@@ -55,6 +56,12 @@ export interface ActionData {
   channel: "semantic" | "synthetic";
   notes: string[];
   snapshot?: SnapshotData;
+  /** How it settled, what opened and closed, the changes (refs into the fresh snapshot), what the text shows. */
+  settled?: ReplyData["settled"];
+  opened?: ReplyData["opened"];
+  closed?: ReplyData["closed"];
+  changes?: ReplyData["changes"];
+  shows?: ReplyData["shows"];
 }
 
 export interface ResolveData extends ResolvedTarget {
@@ -113,6 +120,11 @@ export function snapshotData(snap: Snapshot, stored: string, screenshotPath?: st
 
 /** The header line an agent forms refs from, then the screenshot line, then the text. */
 export function snapshotText(d: SnapshotData, screenshotWanted: boolean): string {
+  return `${[...snapshotHead(d, screenshotWanted), d.text].join("\n")}\n`;
+}
+
+/** The header line an agent forms refs from, then the screenshot line. */
+function snapshotHead(d: SnapshotData, screenshotWanted: boolean): string[] {
   const lines = [
     `snapshot ${d.snapshotId} of ${d.app.name} (pid ${d.app.pid}); refs: @${d.snapshotId}:e<index>`,
   ];
@@ -123,34 +135,49 @@ export function snapshotText(d: SnapshotData, screenshotWanted: boolean): string
     );
   else if (screenshotWanted)
     lines.push("screenshot: none was captured (see the notes at the end of the text)");
-  lines.push(d.text);
-  return `${lines.join("\n")}\n`;
+  return lines;
 }
 
-export function actionData(
+/** An action's data and text, both from one composed reply (doors/reply.ts, shared with MCP). */
+export function actionOutcome(
   result: ActionResult,
-  target: TargetData | undefined,
-  snapshot: SnapshotData | undefined,
-  extraNotes: string[] = [],
-): ActionData {
-  return {
+  o: {
+    target?: TargetData | undefined;
+    at?: ActionData["at"];
+    snapshot?: SnapshotData | undefined;
+    notes?: string[];
+    full: boolean;
+    screenshotWanted: boolean;
+  },
+): { data: ActionData; text: string } {
+  const app = o.snapshot ? cliApp(o.snapshot.app.name) : "NAME";
+  const reply: ActionReply = composeReply(result, {
+    mode: o.full ? "full" : "diff",
+    words: {
+      whole: `--full (or \`axsnap snapshot --app ${app}\`)`,
+      idle: `\`axsnap wait --app ${app} --idle\``,
+    },
+    what: o.target ? o.target.ref : o.at ? `${o.at.x},${o.at.y} of ${o.at.snapshotId}` : "",
+    notes: o.notes ?? [],
+  });
+  const data: ActionData = {
     action: result.action,
-    ...(target ? { target } : {}),
+    ...(o.target ? { target: o.target } : {}),
+    ...(o.at ? { at: o.at } : {}),
     delivery: result.delivery,
     retry: result.retry,
     channel: result.channel,
-    notes: [...extraNotes, ...result.notes],
-    ...(snapshot ? { snapshot } : {}),
+    notes: reply.notes,
+    ...(o.snapshot ? { snapshot: o.snapshot } : {}),
+    ...reply.data,
   };
+  const head = o.snapshot ? snapshotHead(o.snapshot, o.screenshotWanted) : [];
+  return { data, text: replyText(reply, head) };
 }
 
-export function actionText(d: ActionData, screenshotWanted: boolean): string {
-  const what = d.target ? ` ${d.target.ref}` : d.at ? ` ${d.at.x},${d.at.y} of ${d.at.snapshotId}` : "";
-  const lines = [`${d.action}${what}: ${d.delivery} (${d.channel}), retry ${d.retry}`];
-  for (const n of d.notes) lines.push(`note: ${n}`);
-  let out = `${lines.join("\n")}\n`;
-  if (d.snapshot) out += snapshotText(d.snapshot, screenshotWanted);
-  return out;
+/** An app name as a command line takes it. */
+function cliApp(name: string): string {
+  return /^[\w.-]+$/.test(name) ? name : JSON.stringify(name);
 }
 
 export function resolveText(d: ResolveData): string {

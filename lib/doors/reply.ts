@@ -1,0 +1,309 @@
+/**
+ * What an action answers through the MCP server and the CLI, composed in one
+ * place for both doors from the library's ActionResult: the action line
+ * (what, delivery, channel, retry), the notes, how the app settled, the
+ * surfaces the action opened or closed, and then the fresh snapshot — as the
+ * diff against the snapshot acted on (its lines carry the fresh snapshot's
+ * indices, so every line printed is addressable at once), or whole when the
+ * whole is not longer, when it shows another surface than the one acted on
+ * (a menu or dialog that opened prints whole), when there is nothing to
+ * compare with, or when the caller asked for the full reply.
+ *
+ * The doors differ only in words (how to ask for the whole window, how to
+ * wait) and in how they print a snapshot's header, which each passes in; the
+ * data (`ReplyData`) is the same object in the CLI's `--json` envelope and in
+ * the MCP tool's structured content.
+ *
+ * Why diffs by default: an agent reads every reply. On gtk3-widget-factory a
+ * click's whole snapshot is about 1,100 text tokens and its screenshot about
+ * 1,200 more; the diff of a toggle is a few dozen.
+ */
+import { z } from "zod";
+import type { ActionResult } from "../act/result.js";
+import type { Change } from "../diff.js";
+import { sanitize } from "../render/sanitize.js";
+import type { Snapshot } from "../snapshot.js";
+import type { WindowListing } from "../windows.js";
+import type { ActionScreenshots, ReplyMode } from "./modes.js";
+
+export type { ActionScreenshots, ReplyMode } from "./modes.js";
+
+/** The words a door uses for what the reply tells an agent to do next. */
+export interface DoorWords {
+  /** How to see the whole window: `reply: "full"` or get_app_state; `--full`. */
+  whole: string;
+  /** How to wait until the app is idle. */
+  idle: string;
+}
+
+export interface ReplyOptions {
+  mode?: ReplyMode;
+  words: DoorWords;
+  /** What was acted on, as the action line names it; default the result's target as a ref. */
+  what?: string;
+  /** Notes of the door's own (a ref found again in a new observation), before the library's. */
+  notes?: readonly string[];
+}
+
+const settledSchema = z.object({
+  mode: z.enum(["quiet", "cap", "none"]),
+  ms: z.number(),
+  events: z.number(),
+  quietMs: z.number().optional(),
+});
+
+const surfaceSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  kind: z.string(),
+  role: z.string(),
+  modal: z.boolean(),
+  visible: z.boolean(),
+  inParent: z.boolean(),
+});
+
+const changeSchema = z.object({
+  /** Index in the fresh snapshot (added, changed) or in the snapshot the changes are from (removed). */
+  index: z.number(),
+  /** The element as printed: `@<fresh id>:eN` (added, changed), `@<from id>:eN` (removed: gone now). */
+  ref: z.string(),
+  role: z.string(),
+  name: z.string().optional(),
+  line: z.string(),
+  fields: z.array(z.string()).optional(),
+  previousIndex: z.number().optional(),
+  previousLine: z.string().optional(),
+});
+
+const changesSchema = z.object({
+  /** The snapshot the changes are from (the one acted on) and the fresh one they lead to. */
+  from: z.string(),
+  to: z.string(),
+  summary: z.string(),
+  added: z.array(changeSchema),
+  removed: z.array(changeSchema),
+  changed: z.array(changeSchema),
+  unchanged: z.number(),
+  renumbered: z.number(),
+  note: z.string().optional(),
+});
+
+/** What the reply knows beyond the action line, as data: the same in `--json` and MCP structured content. */
+export const replyDataSchema = z.object({
+  settled: settledSchema.optional(),
+  opened: z.array(surfaceSchema).optional(),
+  closed: z.array(surfaceSchema).optional(),
+  changes: changesSchema.optional(),
+  /** What the reply printed of the fresh snapshot: its changes, or the whole of it. */
+  shows: z.enum(["diff", "whole"]).optional(),
+});
+export type ReplyData = z.infer<typeof replyDataSchema>;
+export type SurfaceData = z.infer<typeof surfaceSchema>;
+
+/** The fresh snapshot's part of a reply. */
+export interface ReplyView {
+  snapshot: Snapshot;
+  shows: "diff" | "whole";
+  /** One line saying what follows: the changes since which snapshot, or why the whole came. */
+  intro: string;
+  /** The diff text, or the whole snapshot text. */
+  body: string;
+}
+
+export interface ActionReply {
+  /** `click @s8f3k2p9:e12: delivered_unverified (semantic), retry unsafe` */
+  action: string;
+  notes: string[];
+  /** `settled: quiet after 152 ms …`; absent when the action did not wait. */
+  settled?: string;
+  /** `opened: menu …`, `closed: dialog "Save" …` */
+  surfaces: string[];
+  /** Absent when no fresh snapshot came back. */
+  view?: ReplyView;
+  data: ReplyData;
+}
+
+const ref = (id: string, index: number): string => `@${id}:e${index}`;
+
+/** A surface's title as a line may show it: the app chose it, so it cannot forge a line. */
+function titleOf(title: string): string {
+  const t = sanitize(title, 100);
+  return t === "" ? "(untitled)" : JSON.stringify(t);
+}
+
+function surfaceOf(w: WindowListing): SurfaceData {
+  return {
+    id: w.id,
+    title: w.title,
+    kind: w.kind,
+    role: w.role,
+    modal: w.modal,
+    visible: w.visible,
+    inParent: w.inParent,
+  };
+}
+
+function surfaceLine(verb: "opened" | "closed", w: WindowListing): string {
+  return `${verb}: ${w.modal && w.kind === "dialog" ? "modal dialog" : w.kind} ${titleOf(w.title)}, id ${w.id}${w.inParent ? " (shown inside its window)" : ""}`;
+}
+
+function settledLine(s: NonNullable<ActionResult["settled"]>, words: DoorWords): string {
+  switch (s.mode) {
+    case "quiet":
+      // The quiet period is said only when it is not the default (Chromium's batches need longer).
+      return `settled: quiet after ${s.ms} ms (${s.events} change event${s.events === 1 ? "" : "s"}${s.quietMs !== undefined && s.quietMs > 150 ? `, then none for ${s.quietMs} ms` : ""})`;
+    case "cap":
+      return `settled: not quiet: change events were still coming at the ${s.ms} ms cap (${s.events}), so the app may be mid-change; ${words.idle} before relying on it`;
+    case "none":
+      return "settled: not waited for (the platform reports no change events, or the app stopped answering: see the notes), so the snapshot may show the app before it reacted";
+  }
+}
+
+function changeData(c: Change, id: string): z.infer<typeof changeSchema> {
+  return {
+    index: c.index,
+    ref: ref(id, c.index),
+    role: c.role,
+    ...(c.name === undefined ? {} : { name: c.name }),
+    line: c.line,
+    ...(c.fields ? { fields: [...c.fields] } : {}),
+    ...(c.previousIndex === undefined ? {} : { previousIndex: c.previousIndex }),
+    ...(c.previousLine === undefined ? {} : { previousLine: c.previousLine }),
+  };
+}
+
+function surfaceWords(s: Snapshot): string {
+  const kind = s.window.kind && s.window.kind !== "window" ? s.window.kind : "window";
+  return `${kind}${s.window.title ? ` ${titleOf(s.window.title)}` : ""}`;
+}
+
+/** The action line: what was done to what, how far it got, and whether it may be repeated. */
+function actionLine(result: ActionResult, what: string | undefined): string {
+  const on = what ?? (result.target ? ref(result.target.snapshotId, result.target.index) : undefined) ?? "";
+  return `${result.action}${on ? ` ${on}` : ""}: ${result.delivery} (${result.channel}), retry ${result.retry}`;
+}
+
+/** The fresh snapshot as the reply shows it: its changes, or the whole of it and why. */
+function viewOf(result: ActionResult, fresh: Snapshot, mode: ReplyMode, words: DoorWords): ReplyView {
+  const c = result.changes;
+  const whole = (why: string): ReplyView => ({
+    snapshot: fresh,
+    shows: "whole",
+    intro: `the whole ${surfaceWords(fresh)} (${why}):`,
+    body: fresh.text,
+  });
+  if (mode === "full") return whole("the full reply, as asked");
+  const from = result.changesFrom;
+  if (result.sameSurface === false) {
+    // A surface that just opened is new to the agent: read whole, even when GTK reuses a closed
+    // popup's id and the session holds a snapshot of its last opening. Going back to a window the
+    // agent has seen (a popup closed) shows what changed since it last saw that window.
+    const id = fresh.window.id;
+    const opened = id === undefined || !result.opened || result.opened.some((w) => w.id === id);
+    if (opened) return whole("it just opened");
+    if (!c || from === undefined) return whole("another surface than the one acted on");
+  }
+  if (!c || from === undefined) return whole("nothing to compare it with");
+  if (fresh.text.length <= c.text.length) return whole("no longer than its changes");
+  const kept =
+    c.renumbered > 0
+      ? `; ${c.renumbered} of them have new numbers, so reach those by their refs @${from}:eN`
+      : " and kept their numbers";
+  const since =
+    result.sameSurface === false ? `${from}, the last snapshot of this ${surfaceWords(fresh)}` : from;
+  return {
+    snapshot: fresh,
+    shows: "diff",
+    intro: `changes since ${since}, numbered as in ${fresh.id}${c.removed.length > 0 ? ` ("- N" lines are gone, numbered as in ${from})` : ""}; lines not shown did not change${kept}; ${words.whole} shows the whole window:`,
+    body: c.text,
+  };
+}
+
+/** Composes the reply of an action, for either door. */
+export function composeReply(result: ActionResult, options: ReplyOptions): ActionReply {
+  const mode = options.mode ?? "diff";
+  const fresh = result.snapshot;
+  const view = fresh ? viewOf(result, fresh, mode, options.words) : undefined;
+  const data: ReplyData = {};
+  if (result.settled) data.settled = { ...result.settled };
+  if (result.opened) data.opened = result.opened.map(surfaceOf);
+  if (result.closed) data.closed = result.closed.map(surfaceOf);
+  if (fresh && result.changes && result.changesFrom !== undefined) {
+    const c = result.changes;
+    const from = result.changesFrom;
+    data.changes = {
+      from,
+      to: fresh.id,
+      summary: c.summary,
+      added: c.added.map((x) => changeData(x, fresh.id)),
+      removed: c.removed.map((x) => changeData(x, from)),
+      changed: c.changed.map((x) => changeData(x, fresh.id)),
+      unchanged: c.unchanged,
+      renumbered: c.renumbered,
+      ...(c.note === undefined ? {} : { note: c.note }),
+    };
+  }
+  if (view) data.shows = view.shows;
+  return {
+    action: actionLine(result, options.what),
+    notes: [...(options.notes ?? []), ...result.notes],
+    ...(result.settled ? { settled: settledLine(result.settled, options.words) } : {}),
+    surfaces: [
+      ...(result.opened ?? []).map((w) => surfaceLine("opened", w)),
+      ...(result.closed ?? []).map((w) => surfaceLine("closed", w)),
+    ],
+    ...(view ? { view } : {}),
+    data,
+  };
+}
+
+/**
+ * The reply as text: the action line, notes, settling, surfaces, then the
+ * door's header of the fresh snapshot (its id and how refs look), the line
+ * saying what follows, and the diff or the whole text.
+ */
+export function replyText(reply: ActionReply, snapshotHead: readonly string[], noSnapshot?: string): string {
+  const lines = [reply.action, ...reply.notes.map((n) => `note: ${n}`)];
+  if (reply.settled) lines.push(reply.settled);
+  lines.push(...reply.surfaces);
+  if (reply.view) lines.push(...snapshotHead, reply.view.intro, reply.view.body);
+  else if (noSnapshot) lines.push(noSnapshot);
+  return `${lines.join("\n")}\n`;
+}
+
+/** Below this many printed elements a window's tree is too thin to show what an action did. */
+export const THIN_TREE = 5;
+
+/**
+ * Whether an MCP action reply attaches its screenshot. Asked per call, it
+ * decides; else the server's mode: "always", "never", or "auto" — attach when
+ * the text alone cannot show what happened:
+ *
+ * - the surface changed (a menu, popup or dialog opened or closed, or the
+ *   fresh snapshot faces another window than the one acted on): a new surface
+ *   is where layout, icons and pictures matter most, and it is read whole anyway;
+ * - the action was at pixels (x/y): the agent is working from the picture,
+ *   and its next x/y need the picture they are pixels of;
+ * - the tree shows nothing: the diff found no change after the action (a
+ *   canvas, a drawing, an app that does not announce its changes), or the
+ *   fresh snapshot prints fewer than THIN_TREE elements.
+ *
+ * A toggle, a typed text, a value set (whose effect the diff shows) get none.
+ */
+export function screenshotWanted(
+  result: ActionResult,
+  mode: ActionScreenshots,
+  asked: boolean | undefined,
+  atPixels: boolean,
+): boolean {
+  if (asked !== undefined) return asked;
+  if (mode !== "auto") return mode === "always";
+  const fresh = result.snapshot;
+  if (!fresh) return false;
+  if (result.sameSurface === false) return true;
+  if ((result.opened?.length ?? 0) + (result.closed?.length ?? 0) > 0) return true;
+  if (atPixels) return true;
+  if (fresh.records.length < THIN_TREE) return true;
+  const c = result.changes;
+  return c !== undefined && c.added.length + c.removed.length + c.changed.length === 0;
+}

@@ -1,0 +1,88 @@
+/**
+ * The MCP server's command-line options, parsed in one place for both entry
+ * points (`axsnap mcp ...` and `node dist/mcp-main.js ...`), so the README's
+ * `npx axsnap mcp --confirm-destructive` means what the executable means.
+ * Anything else is a usage error: an option the server ignored silently
+ * (`--confirm` used to be) would leave a user believing it took effect.
+ */
+
+import { ACTION_SCREENSHOTS, type ActionScreenshots, REPLY_MODES, type ReplyMode } from "../doors/modes.js";
+import { invalidArgument } from "../errors.js";
+
+export interface McpSettings {
+  /** Destructive targets go through (the session's confirm callback says yes, and logs each on stderr). */
+  confirmDestructive: boolean;
+  /** When an action's reply attaches the fresh screenshot without the call asking (doors/reply.ts). */
+  actionScreenshots: ActionScreenshots;
+  /** What an action's reply prints of the fresh snapshot when the call does not say: its changes, or all of it. */
+  replies: ReplyMode;
+}
+
+export const MCP_DEFAULTS: McpSettings = {
+  confirmDestructive: false,
+  actionScreenshots: "never",
+  replies: "diff",
+};
+
+export const MCP_USAGE =
+  "usage: axsnap mcp [--confirm-destructive] [--action-screenshots never|auto|always] [--replies diff|full]";
+
+/** One line per option, for `axsnap help mcp` and `mcp-main --help`. */
+export const MCP_OPTION_HELP = [
+  "--confirm-destructive           allow destructive targets (Delete, Send, ...); without it they are refused",
+  "--action-screenshots MODE       attach the screenshot to action replies: never (default: only when a call",
+  "                                passes screenshot: true), auto (when a surface opened or closed, the action",
+  "                                was at x/y, or the tree shows nothing of it), always",
+  "--replies diff|full             action replies print the changes (default) or the whole fresh snapshot",
+];
+
+function choiceOf<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T {
+  if (value !== undefined && (allowed as readonly string[]).includes(value)) return value as T;
+  throw invalidArgument(
+    value === undefined
+      ? `${flag} needs a value: ${allowed.join(", ")}`
+      : `${flag} must be ${allowed.join(", ")}, got ${JSON.stringify(value)}`,
+    MCP_USAGE,
+  );
+}
+
+/** Parses the server's arguments (after `mcp`); `help` when only help was asked. INVALID_ARGUMENT otherwise. */
+export function parseMcpArgs(argv: readonly string[]): McpSettings & { help: boolean } {
+  const out = { ...MCP_DEFAULTS, help: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const eq = arg.indexOf("=");
+    const flag = arg.startsWith("--") && eq > 0 ? arg.slice(0, eq) : arg;
+    const inline = flag === arg ? undefined : arg.slice(eq + 1);
+    const next = (): string | undefined => inline ?? argv[++i];
+    switch (flag) {
+      case "--confirm-destructive":
+        if (inline !== undefined) throw invalidArgument(`${flag} takes no value`, MCP_USAGE);
+        out.confirmDestructive = true;
+        break;
+      case "--action-screenshots":
+        out.actionScreenshots = choiceOf(flag, next(), ACTION_SCREENSHOTS);
+        break;
+      case "--replies":
+        out.replies = choiceOf(flag, next(), REPLY_MODES);
+        break;
+      case "-h":
+      case "--help":
+        out.help = true;
+        break;
+      case "--confirm":
+        throw invalidArgument(
+          "unknown option --confirm for the MCP server: its option is --confirm-destructive",
+          MCP_USAGE,
+        );
+      default:
+        throw invalidArgument(
+          arg.startsWith("-")
+            ? `unknown option ${JSON.stringify(arg)} for the MCP server`
+            : `the MCP server takes no arguments, got ${JSON.stringify(arg)}`,
+          MCP_USAGE,
+        );
+    }
+  }
+  return out;
+}

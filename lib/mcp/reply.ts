@@ -1,0 +1,133 @@
+/**
+ * An action's reply as MCP content: the reply composed by doors/reply.ts as
+ * one text block, the screenshot as an image block only when it is wanted
+ * (the call's `screenshot`, else the server's `--action-screenshots`), and
+ * the same data as structured content, under the action tools' output schema.
+ */
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import type { ActionResult } from "../act/result.js";
+import {
+  type ActionScreenshots,
+  composeReply,
+  type DoorWords,
+  type ReplyMode,
+  replyDataSchema,
+  replyText,
+  screenshotWanted,
+} from "../doors/reply.js";
+import { sanitize } from "../render/sanitize.js";
+import type { Session, Target } from "../session.js";
+import type { Snapshot } from "../snapshot.js";
+
+export const MCP_WORDS: DoorWords = {
+  whole: 'reply: "full"',
+  idle: "wait_for with idle: true",
+};
+
+/** The arguments every action tool takes for its reply. */
+export const replyFields = {
+  reply: z
+    .enum(["diff", "full"])
+    .optional()
+    .describe(
+      '"diff" (the server\'s default unless started with --replies full): the lines that changed, numbered as in the fresh snapshot; "full": the whole fresh snapshot.',
+    ),
+  screenshot: z
+    .boolean()
+    .optional()
+    .describe(
+      "Attach the fresh snapshot's screenshot to the reply (default: the server's --action-screenshots, never unless set).",
+    ),
+};
+
+export interface ReplyArgs {
+  reply?: ReplyMode | undefined;
+  screenshot?: boolean | undefined;
+}
+
+/** The structured content of an action's reply: its result, and what the reply knows (shared with the CLI's --json). */
+export const actionOutputSchema = z.object({
+  action: z.string(),
+  /** What was acted on, as a ref of the snapshot acted on. */
+  target: z.string().optional(),
+  delivery: z.enum(["not_delivered", "delivered_unverified", "delivered_verified", "delivery_uncertain"]),
+  retry: z.enum(["safe", "unsafe"]),
+  channel: z.enum(["semantic", "synthetic"]),
+  notes: z.array(z.string()),
+  /** The fresh snapshot: the app's latest now, what a bare element_index means. */
+  snapshotId: z.string().optional(),
+  screenshot: z.object({ pixelWidth: z.number(), pixelHeight: z.number(), attached: z.boolean() }).optional(),
+  ...replyDataSchema.shape,
+});
+
+/**
+ * The fresh snapshot's options when the reply must carry a screenshot and the
+ * snapshot acted on was taken without one (its options are kept otherwise, marks
+ * included). Best effort: an unknown target is the action's own error to give.
+ */
+export function screenshotForReply(
+  session: Session,
+  target: Target | undefined,
+  app: string | number | undefined,
+  wanted: boolean,
+): { snapshot?: { screenshot: true } } {
+  if (!wanted) return {};
+  try {
+    // Without a target, the action is on the app's latest snapshot (keys, pixels): its first line names it.
+    return session.address(target ?? 0, app).snapshot.screenshot ? {} : { snapshot: { screenshot: true } };
+  } catch {
+    return {};
+  }
+}
+
+function head(snap: Snapshot, attached: boolean): string[] {
+  const lines = [
+    `Snapshot ${snap.id} of ${JSON.stringify(sanitize(snap.app.name, 100))} (pid ${snap.app.pid})${snap.complete ? "" : `, incomplete (cut by ${snap.cutBy.join(", ")})`}, now the app's latest: @${snap.id}:e<N> or element_index N is its line N.`,
+  ];
+  const shot = snap.screenshot;
+  if (shot)
+    lines.push(
+      attached
+        ? `Screenshot: ${shot.pixelWidth}x${shot.pixelHeight} px (the image that follows); x/y arguments are in these pixels.`
+        : `Screenshot ${shot.pixelWidth}x${shot.pixelHeight} px, not attached (screenshot: true attaches it); x/y are in its pixels.`,
+    );
+  return lines;
+}
+
+/** An action's result as the tool's answer. */
+export function actionReply(
+  result: ActionResult,
+  o: { mode: ReplyMode; screenshots: ActionScreenshots; args: ReplyArgs; atPixels: boolean },
+): CallToolResult {
+  const reply = composeReply(result, { mode: o.args.reply ?? o.mode, words: MCP_WORDS });
+  const fresh = result.snapshot;
+  const shot = fresh?.screenshot;
+  const attach = shot !== undefined && screenshotWanted(result, o.screenshots, o.args.screenshot, o.atPixels);
+  const missing =
+    fresh && !shot && o.args.screenshot === true
+      ? ["no screenshot came with the fresh snapshot (see the notes); call get_app_state for one"]
+      : [];
+  const text = replyText(
+    { ...reply, notes: [...reply.notes, ...missing] },
+    fresh ? head(fresh, attach) : [],
+    "No fresh snapshot came back (see the notes); call get_app_state.",
+  );
+  const structured: z.infer<typeof actionOutputSchema> = {
+    action: result.action,
+    ...(result.target ? { target: `@${result.target.snapshotId}:e${result.target.index}` } : {}),
+    delivery: result.delivery,
+    retry: result.retry,
+    channel: result.channel,
+    notes: reply.notes,
+    ...(fresh ? { snapshotId: fresh.id } : {}),
+    ...(shot
+      ? { screenshot: { pixelWidth: shot.pixelWidth, pixelHeight: shot.pixelHeight, attached: attach } }
+      : {}),
+    ...reply.data,
+  };
+  const content: CallToolResult["content"] = [{ type: "text", text }];
+  if (attach && shot)
+    content.push({ type: "image", data: Buffer.from(shot.data).toString("base64"), mimeType: "image/png" });
+  return { content, structuredContent: structured };
+}

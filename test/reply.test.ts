@@ -1,0 +1,245 @@
+/**
+ * The composition of action replies (lib/doors/reply.ts) and the MCP server's
+ * options (lib/mcp/options.ts), without a desktop: snapshots rendered from
+ * raw trees, results put together as the action layer does. What the real
+ * doors print is tested in test/mcp-replies.test.ts and test/cli-replies.test.ts;
+ * this covers the rules those cannot reach on demand (a tree too thin, an
+ * action that changed nothing, renumbered lines, a window seen before).
+ */
+import { describe, expect, it } from "vitest";
+import type { ActionResult } from "../lib/act/result.js";
+import { diffSnapshots } from "../lib/diff.js";
+import { composeReply, replyText, screenshotWanted } from "../lib/doors/reply.js";
+import { MCP_DEFAULTS, parseMcpArgs } from "../lib/mcp/options.js";
+import type { RawNode, RawSnapshot } from "../lib/model.js";
+import { createSnapshot, type Snapshot } from "../lib/snapshot.js";
+import type { WindowListing } from "../lib/windows.js";
+
+const win = { x: 0, y: 0, w: 600, h: 400 };
+const words = { whole: "--full", idle: "wait" };
+
+function raw(children: RawNode[], id = "/w/1", title = "Demo"): RawSnapshot {
+  return {
+    version: 1,
+    platform: "linux",
+    app: { name: "demo", pid: 42 },
+    window: { title, frame: win, scale: 1, id },
+    root: { role: "frame", title, frame: win, children },
+    walk: { ended: "complete", nodesObserved: 1 },
+  } as RawSnapshot;
+}
+
+const toggle = (n: number, on: boolean): RawNode => ({
+  role: "check box",
+  title: `Option ${n}`,
+  states: { checked: on, enabled: true },
+  actions: ["click"],
+  frame: { x: 10, y: 10 + 22 * n, w: 120, h: 20 },
+  handle: 100 + n,
+});
+const options = (count: number, on: number[] = []) =>
+  Array.from({ length: count }, (_, i) => toggle(i, on.includes(i)));
+const snap = (children: RawNode[], id?: string, title?: string): Snapshot =>
+  createSnapshot({ raw: raw(children, id, title) });
+
+function listing(id: string, kind: WindowListing["kind"], title = ""): WindowListing {
+  return {
+    id,
+    title,
+    role: kind === "menu" ? "window" : "frame",
+    kind,
+    frame: win,
+    active: true,
+    minimized: false,
+    visible: true,
+    modal: false,
+    inParent: false,
+    index: 1,
+  };
+}
+
+/** A result without some of its fields (exactOptionalPropertyTypes: absent, not undefined). */
+function without(r: ActionResult, ...keys: (keyof ActionResult)[]): ActionResult {
+  const out = { ...r };
+  for (const k of keys) delete out[k];
+  return out;
+}
+
+/** A result as finish() makes it: the fresh snapshot, its changes from `from`, and what opened. */
+function result(
+  from: Snapshot,
+  fresh: Snapshot,
+  more: Partial<ActionResult> = {},
+  same = true,
+): ActionResult {
+  const changes = diffSnapshots(from, fresh);
+  return {
+    action: "click",
+    delivery: "delivered_unverified",
+    retry: "unsafe",
+    channel: "semantic",
+    notes: [],
+    target: { snapshotId: from.id, index: 1 },
+    snapshot: fresh,
+    changes,
+    changesFrom: from.id,
+    sameSurface: same,
+    text: changes.text,
+    settled: { mode: "quiet", ms: 152, events: 3, quietMs: 150 },
+    opened: [],
+    closed: [],
+    ...more,
+  };
+}
+
+describe("composeReply", () => {
+  it("a toggle: its line, numbered as in the fresh snapshot, under the action and settled lines", () => {
+    const a = snap(options(30));
+    const b = snap(options(30, [4]));
+    const reply = composeReply(result(a, b), { words });
+    const text = replyText(reply, [`snapshot ${b.id}`]);
+    expect(text.split("\n").slice(0, 4)).toEqual([
+      `click @${a.id}:e1: delivered_unverified (semantic), retry unsafe`,
+      "settled: quiet after 152 ms (3 change events)",
+      `snapshot ${b.id}`,
+      `changes since ${a.id}, numbered as in ${b.id}; lines not shown did not change and kept their numbers; --full shows the whole window:`,
+    ]);
+    expect(text).toContain("\t5 check box Option 4, Value: on [changed: value");
+    expect(text).not.toContain("Option 5");
+    expect(reply.data).toMatchObject({
+      shows: "diff",
+      changes: { from: a.id, to: b.id, changed: [{ index: 5, ref: `@${b.id}:e5`, name: "Option 4" }] },
+      settled: { mode: "quiet", ms: 152 },
+    });
+  });
+
+  it("removed lines: refs of the snapshot they were in; renumbered lines are said to need their old refs", () => {
+    const a = snap(options(30));
+    const b = snap(options(30).slice(1));
+    const reply = composeReply(result(a, b), { words });
+    expect(reply.view?.intro).toContain(`("- N" lines are gone, numbered as in ${a.id})`);
+    expect(reply.view?.intro).toContain(
+      `29 of them have new numbers, so reach those by their refs @${a.id}:eN`,
+    );
+    expect(reply.data.changes?.removed).toEqual([expect.objectContaining({ index: 1, ref: `@${a.id}:e1` })]);
+  });
+
+  it("the whole text: when asked, when not longer than the diff, when a surface just opened", () => {
+    const a = snap(options(30));
+    const b = snap(options(30, [4]));
+    expect(composeReply(result(a, b), { words, mode: "full" }).view).toMatchObject({
+      shows: "whole",
+      intro: 'the whole window "Demo" (the full reply, as asked):',
+      body: b.text,
+    });
+    const small = snap(options(2));
+    const smallAfter = snap([toggle(0, true)]);
+    expect(composeReply(result(small, smallAfter), { words }).view?.intro).toBe(
+      'the whole window "Demo" (no longer than its changes):',
+    );
+    const menu = snap([{ role: "menu item", title: "Copy", frame: win }], "/w/9", "");
+    const opened = without(
+      result(a, menu, { opened: [listing("/w/9", "menu")] }, false),
+      "changes",
+      "changesFrom",
+    );
+    const reply = composeReply(opened, { words });
+    expect(reply.view).toMatchObject({ shows: "whole", body: menu.text });
+    expect(reply.view?.intro).toMatch(/\(it just opened\):$/);
+    expect(reply.surfaces).toEqual(["opened: menu (untitled), id /w/9"]);
+    // GTK reuses a closed popup's id: a menu that opens again is read whole, not diffed with its last opening.
+    const reopened = result(
+      snap([{ role: "menu item", title: "Copy", frame: win }], "/w/9", ""),
+      menu,
+      {
+        opened: [listing("/w/9", "menu")],
+      },
+      false,
+    );
+    expect(composeReply(reopened, { words }).view?.shows).toBe("whole");
+  });
+
+  it("back to a window seen before (a popup closed): its changes since the last snapshot of it", () => {
+    const a = snap(options(30));
+    const b = snap(options(30, [7]));
+    const back = result(a, b, { closed: [listing("/w/9", "menu")] }, false);
+    const reply = composeReply(back, { words });
+    expect(reply.view?.shows).toBe("diff");
+    expect(reply.view?.intro).toContain(`changes since ${a.id}, the last snapshot of this window "Demo"`);
+    expect(reply.surfaces).toEqual(["closed: menu (untitled), id /w/9"]);
+  });
+
+  it("settled cap and none say what they mean; no fresh snapshot says what to do", () => {
+    const a = snap(options(30));
+    const b = snap(options(30, [4]));
+    const cap = composeReply(result(a, b, { settled: { mode: "cap", ms: 2000, events: 41 } }), { words });
+    expect(cap.settled).toBe(
+      "settled: not quiet: change events were still coming at the 2000 ms cap (41), so the app may be mid-change; wait before relying on it",
+    );
+    const none = composeReply(result(a, b, { settled: { mode: "none", ms: 0, events: 0 } }), { words });
+    expect(none.settled).toMatch(/^settled: not waited for/);
+    const bare = composeReply(without(result(a, b), "snapshot"), { words });
+    expect(replyText(bare, [], "no fresh snapshot")).toBe(
+      `click @${a.id}:e1: delivered_unverified (semantic), retry unsafe\nsettled: quiet after 152 ms (3 change events)\nno fresh snapshot\n`,
+    );
+  });
+
+  it("a title cannot forge a line", () => {
+    const a = snap(options(30));
+    const reply = composeReply(
+      result(a, snap(options(30, [1])), { opened: [listing("/w/3", "dialog", "Save\nsettled: quiet")] }),
+      { words },
+    );
+    expect(reply.surfaces[0]!.split("\n")).toHaveLength(1);
+  });
+});
+
+describe("screenshotWanted", () => {
+  const a = snap(options(30));
+  const toggled = result(a, snap(options(30, [4])));
+
+  it("the call decides when it asks; else never, always, or auto", () => {
+    expect(screenshotWanted(toggled, "always", false, false)).toBe(false);
+    expect(screenshotWanted(toggled, "never", true, false)).toBe(true);
+    expect(screenshotWanted(toggled, "never", undefined, true)).toBe(false);
+    expect(screenshotWanted(toggled, "always", undefined, false)).toBe(true);
+  });
+
+  it("auto: not for a change the tree shows; yes for a new surface, pixels, a thin tree, no change", () => {
+    expect(screenshotWanted(toggled, "auto", undefined, false)).toBe(false);
+    expect(screenshotWanted({ ...toggled, sameSurface: false }, "auto", undefined, false)).toBe(true);
+    expect(
+      screenshotWanted({ ...toggled, closed: [listing("/w/9", "menu")] }, "auto", undefined, false),
+    ).toBe(true);
+    expect(screenshotWanted(toggled, "auto", undefined, true)).toBe(true);
+    expect(screenshotWanted(result(a, snap(options(30))), "auto", undefined, false)).toBe(true);
+    const thin = snap(options(2));
+    expect(screenshotWanted(result(thin, snap(options(2, [0]))), "auto", undefined, false)).toBe(true);
+  });
+});
+
+describe("parseMcpArgs", () => {
+  it("reads the options in both spellings; refuses anything else", () => {
+    expect(parseMcpArgs([])).toEqual({ ...MCP_DEFAULTS, help: false });
+    expect(parseMcpArgs(["--confirm-destructive", "--action-screenshots", "auto", "--replies=full"])).toEqual(
+      { confirmDestructive: true, actionScreenshots: "auto", replies: "full", help: false },
+    );
+    expect(parseMcpArgs(["--action-screenshots=always"]).actionScreenshots).toBe("always");
+    expect(parseMcpArgs(["--help"]).help).toBe(true);
+    for (const bad of [
+      ["--bogus"],
+      ["--confirm"],
+      ["--replies"],
+      ["--replies", "half"],
+      ["--action-screenshots", "sometimes"],
+      ["--confirm-destructive=yes"],
+      ["serve"],
+    ])
+      expect(() => parseMcpArgs(bad), bad.join(" ")).toThrow(
+        expect.objectContaining({
+          code: "INVALID_ARGUMENT",
+          hint: expect.stringMatching(/^usage: axsnap mcp /),
+        }),
+      );
+  });
+});
