@@ -29,7 +29,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { listApps } from "./desktop.js";
-import { AxsnapError, invalidArgument } from "./errors.js";
+import { invalidArgument } from "./errors.js";
 import { registerFindTool } from "./mcp/find.js";
 import { REQUEST_LIMIT_BYTES, TEXT_LIMIT } from "./mcp/limits.js";
 import { MCP_DEFAULTS, MCP_USAGE, type McpSettings, parseMcpArgs } from "./mcp/options.js";
@@ -41,6 +41,7 @@ import {
   screenshotForReply,
 } from "./mcp/reply.js";
 import { LineStdioTransport } from "./mcp/stdio.js";
+import { ACTS, appOf, DEADLINE_MS, guarded, READS } from "./mcp/tools.js";
 import { sanitize } from "./render/sanitize.js";
 import {
   type ActionResult,
@@ -77,8 +78,6 @@ export const MCP_REQUEST_LIMIT_BYTES = REQUEST_LIMIT_BYTES;
 /** Characters in type_text's text and set_value's value; a longer one is refused with INVALID_ARGUMENT. */
 export const MCP_TEXT_LIMIT = TEXT_LIMIT;
 
-/** Each call's deadline: a snapshot of a big window on a loaded machine takes a few seconds. */
-const DEADLINE_MS = 8000;
 /** Wheel steps per page when scrolling at a point (as the session does for an element without scroll actions). */
 const WHEEL_STEPS_PER_PAGE = 5;
 
@@ -131,11 +130,6 @@ const pointSchema = z
 
 type ElementArgs = { element_index?: number | undefined; ref?: string | undefined };
 type PointArgs = ElementArgs & { x?: number | undefined; y?: number | undefined };
-
-function appOf(app: string | number | undefined): string | number | undefined {
-  if (typeof app === "string" && /^\d{1,10}$/.test(app.trim())) return Number(app.trim());
-  return app;
-}
 
 /** The element an action names: a ref or a bare index (exactly one), or none. */
 function targetOf(args: ElementArgs, what = "the element"): Target | undefined {
@@ -241,32 +235,6 @@ function snapshotContent(snap: Snapshot): CallToolResult["content"] {
   return content;
 }
 
-/** A refusal or a failure as a tool result the model can read: never a protocol error. */
-function errorResult(e: unknown, acting: boolean): CallToolResult {
-  const body =
-    e instanceof AxsnapError
-      ? e.toJSON()
-      : {
-          code: "INTERNAL_ERROR",
-          message: e instanceof Error ? e.message : String(e),
-          hint: acting
-            ? "an unexpected failure: take a new snapshot with get_app_state to see whether the action happened"
-            : "an unexpected failure: try again, or take a new snapshot",
-          // Nothing is known about what an unexpected failure in an action did.
-          delivery: acting ? "delivery_uncertain" : "not_delivered",
-          retry: acting ? "unsafe" : "safe",
-        };
-  return { isError: true, content: [{ type: "text", text: JSON.stringify(body, null, 2) }] };
-}
-
-async function guarded(acting: boolean, body: () => Promise<CallToolResult>): Promise<CallToolResult> {
-  try {
-    return await body();
-  } catch (e) {
-    return errorResult(e, acting);
-  }
-}
-
 function packageVersion(): string {
   try {
     const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
@@ -277,10 +245,6 @@ function packageVersion(): string {
     return "0.0.0";
   }
 }
-
-/** Annotations of a tool that acts on the app (MCP tool annotations: hints for the client). */
-const ACTS = { readOnlyHint: false, destructiveHint: true, openWorldHint: false } as const;
-const READS = { readOnlyHint: true, openWorldHint: false } as const;
 
 /** The MCP server over a session (not connected): the tool set of this module. */
 export function createMcpServer(session: Session, settings: Partial<McpSettings> = {}): McpServer {

@@ -6,16 +6,12 @@
  * Read-only: observing never acts on the app.
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { AxsnapError } from "../errors.js";
 import { DEFAULT_FIND_LIMIT, type FindResult, findText, MAX_FIND_LIMIT, queryFromDoor } from "../find.js";
 // No length bounds in the schema: find refuses a long pattern itself, with a hint (the transport bounds the request).
 import { PATTERN_LIMIT } from "../pattern.js";
 import type { Session } from "../session.js";
-
-/** Each call's deadline, as the server's other tools. */
-const DEADLINE_MS = 8000;
+import { appOf, DEADLINE_MS, errorResult, READS } from "./tools.js";
 
 const TERMS = {
   snapshot: "get_app_state",
@@ -114,20 +110,6 @@ function structured(r: FindResult): z.infer<typeof outputSchema> {
   };
 }
 
-function refusal(e: unknown): CallToolResult {
-  const body =
-    e instanceof AxsnapError
-      ? e.toJSON()
-      : {
-          code: "INTERNAL_ERROR",
-          message: e instanceof Error ? e.message : String(e),
-          hint: "an unexpected failure: try again, or read the window with get_app_state",
-          delivery: "not_delivered",
-          retry: "safe",
-        };
-  return { isError: true, content: [{ type: "text", text: JSON.stringify(body, null, 2) }] };
-}
-
 /** Registers `find_elements` on the server, over the server's session. */
 export function registerFindTool(server: McpServer, session: Session): void {
   server.registerTool(
@@ -137,14 +119,12 @@ export function registerFindTool(server: McpServer, session: Session): void {
       description: `Finds elements in one window of an app by role, name, text and states, instead of reading the whole window: observes it once (no screenshot) and returns only the lines that matched, each with its ref "@<snapshot id>:e<N>" and the elements it sits in. Act on a ref with click, set_value, type_text and the other tools, as on any ref (the observation is now the app's latest). At most limit matches (default ${DEFAULT_FIND_LIMIT}); the reply says how many more matched. Give at least one of role, name, text, states; when nothing matches, the reply lists the roles and states the window has.`,
       inputSchema,
       outputSchema,
-      annotations: { readOnlyHint: true, openWorldHint: false },
+      annotations: { title: "Find elements", ...READS },
     },
     async (args, extra) => {
       try {
         const query = queryFromDoor(args);
-        const app =
-          typeof args.app === "string" && /^\d{1,10}$/.test(args.app.trim()) ? Number(args.app) : args.app;
-        const r = await session.find(app, query, {
+        const r = await session.find(appOf(args.app)!, query, {
           deadlineMs: DEADLINE_MS,
           signal: extra.signal,
           ...(args.limit === undefined ? {} : { limit: args.limit }),
@@ -155,7 +135,7 @@ export function registerFindTool(server: McpServer, session: Session): void {
           structuredContent: structured(r),
         };
       } catch (e) {
-        return refusal(e);
+        return errorResult(e, false);
       }
     },
   );
