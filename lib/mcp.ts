@@ -676,6 +676,9 @@ export async function runMcpServer(options: McpServerOptions = {}): Promise<void
   const restoreLog = stdout === process.stdout ? divertConsoleLog() : () => undefined;
   const session = createSession({
     deadlineMs: DEADLINE_MS,
+    // A diff reply leaves the unchanged lines' refs in the snapshots read before: keep
+    // enough of them for an agent that acts on a line it read several replies ago.
+    keepSnapshots: 20,
     ...(confirmDestructive
       ? {
           confirm: (r: ConfirmRequest) => {
