@@ -6,6 +6,7 @@
  * record, the label keeps its own line, and identity ignores it.
  */
 import { describe, expect, it } from "vitest";
+import { identityOf, sameIdentity } from "../lib/identity.js";
 import { render } from "../lib/index.js";
 import type { RawNode, RawSnapshot, Rect } from "../lib/model.js";
 import { body, win } from "./support/build.js";
@@ -213,6 +214,48 @@ describe("labels inferred from the layout (GTK-shaped trees)", () => {
     const t = lines(s);
     expect(t).toContain("2 text (settable, string) Description: Find files");
     expect(t).toContain("4 slider (settable, float) Label: Volume, Description: 0, Value: 0");
+  });
+
+  it("the field is the same element whatever label is beside it, and its live read matches its record", () => {
+    const field = entry(at(170, 62, 200, 24));
+    const before = render(gtk([label("First", at(112, 62, 50, 24)), field])).records[2]!;
+    const relabelled = render(gtk([label("Given name", at(80, 62, 82, 24)), field])).records[2]!;
+    const alone = render(gtk([field])).records[1]!;
+    expect(before.title).toBe("First");
+    expect(relabelled.title).toBe("Given name");
+    expect(sameIdentity(before.identity, relabelled.identity)).toBe(true);
+    expect(sameIdentity(before.identity, alone.identity)).toBe(true);
+    // An action reads the element alone, without its neighbours: that read must match the record.
+    expect(sameIdentity(identityOf(field), before.identity)).toBe(true);
+  });
+
+  it("a disabled label names no enabled field (gtk3-widget-factory's demo labels beside its spin buttons)", () => {
+    const spin = (x: number, enabled: boolean, y = 325): RawNode => ({
+      role: "spin button",
+      settable: true,
+      valueType: "number",
+      value: 50,
+      states: { enabled },
+      frame: at(x, y, 116, 34),
+    });
+    const s = gtk([
+      label("label", at(115, 325, 32, 34), { states: { enabled: true } }),
+      label("label", at(167, 325, 32, 34), { states: { enabled: false } }),
+      spin(219, true),
+      spin(355, false),
+      // A disabled field keeps the enabled label beside it.
+      label("Retries", at(112, 400, 60, 24), { states: { enabled: true } }),
+      spin(180, false, 395),
+    ]);
+    const t = lines(s);
+    expect(t).toContain("3 spin button (settable, float) Value: 50");
+    expect(t).toContain("4 spin button (disabled, settable, float) Value: 50");
+    expect(t).toContain("6 spin button (disabled, settable, float) Label: Retries, Value: 50");
+    expect(
+      render(s)
+        .records.filter((r) => r.nameSource === "inferred")
+        .map((r) => r.title),
+    ).toEqual(["Retries"]);
   });
 
   it("nothing is inferred without frames", () => {

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSession, type Session, type Snapshot } from "../lib/index.js";
-import { type App, type Desktop, startApp } from "../scripts/desktop.mjs";
+import { type App, type Desktop, gtkWidgetFactory, startApp } from "../scripts/desktop.mjs";
 import { useDesktop } from "./support/linux.js";
 
 const TIMEOUT = 90_000;
@@ -148,6 +148,23 @@ describe("a GTK form of the tests' own, laid out without relations", () => {
         lines.filter((l) => /^\d+ text \(settable, string\)$/.test(l)),
         snap.text,
       ).toHaveLength(2);
+    },
+    TIMEOUT,
+  );
+});
+
+describe("gtk3-widget-factory (demo labels beside its controls, labelling none)", () => {
+  it(
+    "takes no demo label as a field's name: the disabled one beside its spin button names nothing",
+    async () => {
+      const gtk = await gtkWidgetFactory(desktop);
+      try {
+        const snap = await until(gtk, "tree", (s) => /spin button/.test(s.text));
+        expect(snap.text).not.toMatch(/Label: label\b/);
+        expect(snap.records.filter((r) => r.nameSource === "inferred")).toEqual([]);
+      } finally {
+        await gtk.stop();
+      }
     },
     TIMEOUT,
   );

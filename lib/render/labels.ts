@@ -14,7 +14,10 @@
  * - a label that names an element by relation (a printed element's
  *   labelledBy) is that element's, and one label names one field: where two
  *   fields could take it, the closer does (left before above at equal gaps);
- * - sentences are not labels (longer than LABEL_MAX_CHARS).
+ * - sentences are not labels (longer than LABEL_MAX_CHARS);
+ * - a greyed-out label beside a live field belongs to something else
+ *   (gtk3-widget-factory's row of demo labels, enabled and disabled, then
+ *   its spin buttons).
  *
  * Platform-neutral: it reads roles through roles.ts and frames from the raw
  * tree, so Linux and macOS trees go through the same rules. Cheap by design:
@@ -95,6 +98,11 @@ function overlapsAcross(a: Rect, b: Rect): boolean {
   return a.x < b.x + b.w && a.x + a.w > b.x;
 }
 
+/** A disabled label names no enabled field (a disabled field may keep an enabled label). */
+function sameSensitivity(label: Item, field: Item): boolean {
+  return label.node.states?.enabled !== false || field.node.states?.enabled === false;
+}
+
 /** The label beside a field: the nearest item on its left on its line, if that is a label near enough. */
 function leftOf(field: Item, items: Item[]): Candidate | undefined {
   const f = field.frame;
@@ -105,7 +113,7 @@ function leftOf(field: Item, items: Item[]): Candidate | undefined {
     if (g.x + g.w > f.x + EDGE_SLACK || !onOneLine(g, f)) continue;
     if (best === undefined || g.x + g.w > best.frame.x + best.frame.w) best = it;
   }
-  if (best?.label === undefined) return undefined;
+  if (best?.label === undefined || !sameSensitivity(best, field)) return undefined;
   const gap = Math.max(0, f.x - (best.frame.x + best.frame.w));
   return gap <= LEFT_MAX_GAP ? { field, label: best, score: gap } : undefined;
 }
@@ -120,7 +128,7 @@ function above(field: Item, items: Item[]): Candidate | undefined {
     if (g.y + g.h > f.y + EDGE_SLACK || !overlapsAcross(g, f)) continue;
     if (best === undefined || g.y + g.h > best.frame.y + best.frame.h) best = it;
   }
-  if (best?.label === undefined) return undefined;
+  if (best?.label === undefined || !sameSensitivity(best, field)) return undefined;
   const g = best.frame;
   if (g.x < f.x - ABOVE_ALIGN) return undefined;
   const gap = Math.max(0, f.y - (g.y + g.h));
