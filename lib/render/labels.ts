@@ -21,12 +21,12 @@
  *
  * Platform-neutral: it reads roles through roles.ts and frames from the raw
  * tree, so Linux and macOS trees go through the same rules. Cheap by design:
- * one pass over the tree, and siblings are compared only in containers that
- * hold an unnamed field.
+ * one pass over the tree (long lists not entered), and siblings are compared
+ * only in containers that hold an unnamed field.
  */
 import { HIDDEN_COORDINATE, type RawNode, type Rect } from "../model.js";
 import { chooseName } from "./lines.js";
-import { isGenericContainer, isStaticText, isTextEntry, namesSecret, takesLabel } from "./roles.js";
+import { isGenericContainer, isList, isStaticText, isTextEntry, namesSecret, takesLabel } from "./roles.js";
 import { present } from "./sanitize.js";
 import { nodeText } from "./summary.js";
 
@@ -220,7 +220,10 @@ export function inferLabels(
       holders ??= new Set();
       holders.add(path[h]!);
     }
-    if (child.children !== undefined && child.children.length > 0) {
+    // A long list's items are rows, not a form, and walking them would cost as much as the
+    // render itself (the 10,000-row table): not entered.
+    const grand = child.children;
+    if (grand !== undefined && grand.length > 0 && !(grand.length > MAX_SIBLINGS && isList(child))) {
       path.push(child);
       next.push(0);
     }
