@@ -5,6 +5,11 @@
  * whole observation) and the action layer (which reads the element live and
  * compares, or counts matches in a new observation). Keeping both on this
  * module is what makes "unique when printed" and "found again" the same test.
+ *
+ * A name inferred from a label beside the element (render/labels.ts) is not
+ * part of it: an action reads the element alone, without its neighbours, so
+ * it could not read that name back; and a label that changes or moves would
+ * make the same field "another element", or let two fields trade names.
  */
 import type { RawNode } from "./model.js";
 import type { IdentityPredicate } from "./records.js";

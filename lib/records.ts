@@ -40,6 +40,11 @@ export interface ElementRecord {
   /** The role text printed on the line. */
   roleText: string;
   title?: string;
+  /**
+   * "inferred": the title is the text of a label beside the element (render/labels.ts),
+   * not a name the app gave it; it is no part of the identity.
+   */
+  nameSource?: "inferred";
   description?: string;
   identifier?: string;
   /** Window-relative frame in points. */

@@ -61,6 +61,7 @@ function compactLine({ line, role, states, name }: CompactView, depth: number): 
   let out = `${"  ".repeat(depth)}${line.index}:`;
   if (role.length > 0) out += ` ${role}`;
   if (name !== undefined) out += ` ${quote(name, COMPACT_NAME_LIMIT)}`;
+  if (line.label !== undefined) out += ` label=${quote(line.label, COMPACT_NAME_LIMIT)}`;
   if (line.value !== undefined && line.value !== line.name)
     out += ` value=${quote(line.value, COMPACT_VALUE_LIMIT)}`;
   if (states.length > 0) out += ` ${states.join(" ")}`;

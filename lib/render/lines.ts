@@ -51,12 +51,17 @@ export interface Line {
   suffix?: string;
   /** An unnumbered line's text. */
   text?: string;
+  /** A name inferred from a label beside the element: the compact style's `label="..."`. */
+  label?: string;
 }
 
 export interface Name {
   text: string;
   from: NameSource | "value";
 }
+
+/** What a line prints as its name: the element's own, or a label's text beside it (labels.ts), printed as `Label: x`. */
+export type LineName = Name | { text: string; from: "inferred" };
 
 const MACHINE_ID = /^_NS:/;
 const LIST_MARKER = /^\s*(?:[•◦▪▫‣⁃·*-]|\d{1,3}[.)]|[a-z][.)])\s*$/i;
@@ -147,6 +152,11 @@ function hasSecureContent(node: RawNode): boolean {
   return (node.charCount ?? 0) > 0 || (node.value !== undefined && node.value !== "");
 }
 
+/** The value of a secure field: never printed, only whether it is empty. */
+function secretValue(node: RawNode): ValueParts {
+  return hasSecureContent(node) ? { segment: "Value: •••", compact: "•••" } : {};
+}
+
 export interface ValueParts {
   /** Tree style segment: `Value: x`, or the bare value for the roles that print it bare. */
   segment?: string;
@@ -162,10 +172,8 @@ export function displayValue(
   limit: TextLimit,
   secureNames = true,
 ): ValueParts {
-  if (isSecure(node, secureNames)) {
-    // The value of a secure field is never read or printed, only whether it is empty.
-    return hasSecureContent(node) ? { segment: "Value: •••", compact: "•••" } : {};
-  }
+  // The value of a secure field is never read or printed, only whether it is empty.
+  if (isSecure(node, secureNames)) return secretValue(node);
   if (name?.from === "value") return {};
   if (isCheckbox(node) || (isTab(node) && node.value !== undefined)) {
     const v = onOff(node);
@@ -207,7 +215,7 @@ export interface LineInput {
   role: string;
   compactRole: string | undefined;
   synthetic: boolean;
-  name: Name | undefined;
+  name: LineName | undefined;
   limit: TextLimit;
   window: Rect;
   /** Anonymous action targets print their frame. */
@@ -218,6 +226,8 @@ export interface LineInput {
   secondary: string[];
   /** Render option: a field named like a password is secure. */
   secureNames: boolean;
+  /** Secure for a reason the node does not carry (an inferred label that says password). */
+  secret?: boolean;
 }
 
 /** A menu described as "<name> menu" says nothing its role and name do not. */
@@ -227,9 +237,14 @@ function namesItsMenu(node: RawNode, name: Name | undefined): boolean {
 }
 
 export function buildLine(input: LineInput): Line {
-  const { node, limit, name } = input;
+  const { node, limit } = input;
+  // An inferred name is no name of the element's own: it prints as a `Label:` segment.
+  const given = input.name;
+  const inferred = given?.from === "inferred" ? sanitizeLabel(given.text, limit) : undefined;
+  const name = given?.from === "inferred" ? undefined : given;
   const traits = traitsOf(node);
   const segments: string[] = [];
+  if (inferred !== undefined) segments.push(`Label: ${inferred}`);
   const shownName = name === undefined ? undefined : sanitizeLabel(name.text, limit);
   let title = shownName;
   // A link with no text still prints its URL: `[](url)` is the only way an agent learns where it goes.
@@ -245,7 +260,8 @@ export function buildLine(input: LineInput): Line {
     segments.push(`Help: ${sanitize(node.help, limit)}`);
   if (present(node.url) && input.linkUrl === undefined && (isWebArea(node) || node.role === "AXWindow"))
     segments.push(`URL: ${sanitize(node.url, limit)}`);
-  const value = displayValue(node, name, limit, input.secureNames);
+  const value =
+    input.secret === true ? secretValue(node) : displayValue(node, name, limit, input.secureNames);
   if (value.segment !== undefined) segments.push(value.segment);
   if (present(node.placeholder) && node.placeholder !== name?.text)
     segments.push(`Placeholder: ${sanitize(node.placeholder, limit)}`);
@@ -267,6 +283,7 @@ export function buildLine(input: LineInput): Line {
     segments,
   };
   if (input.compactRole !== undefined) line.compactRole = input.compactRole;
+  if (inferred !== undefined) line.label = inferred;
   if (title !== undefined) line.title = title;
   if (shownName !== undefined) line.name = shownName;
   if (value.segment !== undefined) line.valueSegment = value.segment;

@@ -11,10 +11,11 @@ import type { RawNode, RawSnapshot, Rect } from "../model.js";
 import { HIDDEN_COORDINATE } from "../model.js";
 import type { CaptureProof, ElementRecord, IdentityPredicate, PathRoot, Synthetic } from "../records.js";
 import { hasMeaningfulAction, hasPressAction, secondaryActions } from "./actions.js";
+import { inferLabels, inferredSecure } from "./labels.js";
 import {
   buildLine,
   type Line,
-  type Name,
+  type LineName,
   relativeFrame,
   rowTexts,
   traitsOf,
@@ -214,6 +215,8 @@ class Planner {
   private readonly complete: boolean;
   /** Label handles (AT-SPI LABELLED_BY) to the name they gave the element they label. */
   private readonly labelFor = new Map<number, string>();
+  /** Unnamed fields' names inferred from the labels beside them (labels.ts). */
+  private inferred: Map<RawNode, string> | undefined;
 
   constructor(
     private readonly snap: RawSnapshot,
@@ -233,6 +236,11 @@ class Planner {
         for (const h of node.labelledBy) this.labelFor.set(h, node.title);
       if (node.children) for (const c of node.children) stack.push(c);
     }
+  }
+
+  /** After countIdentities: the relation labels are known, so inference leaves them to their fields. */
+  inferLabels(root: RawNode): void {
+    this.inferred = inferLabels(root, this.labelFor);
   }
 
   private proof(id: IdentityPredicate): CaptureProof {
@@ -347,10 +355,18 @@ class Planner {
   ): Line {
     const role = opts.role ?? this.roleOf(node);
     const ident = identify(node);
-    const name: Name | undefined =
-      opts.nameText !== undefined ? { text: opts.nameText, from: "title" } : ident.name;
+    const label = ident.name === undefined ? this.inferred?.get(node) : undefined;
+    const name: LineName | undefined =
+      opts.nameText !== undefined
+        ? { text: opts.nameText, from: "title" }
+        : label !== undefined
+          ? { text: label, from: "inferred" }
+          : ident.name;
     const secondary = secondaryActions(node);
     const rec = this.addRecord(node, role, ctx, opts.synthetic ?? false, name?.text, ident, secondary);
+    const secret = label !== undefined && !rec.secure && inferredSecure(node, label, this.opts.secureNames);
+    if (label !== undefined) rec.nameSource = "inferred";
+    if (secret) rec.secure = true;
     const input = {
       node,
       depth,
@@ -364,6 +380,7 @@ class Planner {
       withFrame: opts.withFrame === true,
       secondary: secondary.pretty,
       secureNames: this.opts.secureNames,
+      secret,
     };
     const line = buildLine(opts.linkUrl === undefined ? input : { ...input, linkUrl: opts.linkUrl });
     this.lines.push(line);
@@ -636,6 +653,7 @@ export function plan(snap: RawSnapshot, opts: PlanOptions): Plan {
   const roots = snap.menuBar ? [snap.root, snap.menuBar] : [snap.root];
   const planner = new Planner(snap, opts, findFocused(roots));
   for (const r of roots) planner.countIdentities(r);
+  planner.inferLabels(snap.root);
   planner.visitRoot(snap.root, "window");
   if (snap.menuBar) planner.visitRoot(snap.menuBar, "menuBar");
   planner.finishProofs();

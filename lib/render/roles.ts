@@ -129,6 +129,20 @@ export function isTextEntry(node: RawNode): boolean {
 }
 
 /**
+ * Controls that a label beside them names when the app ties none to them
+ * (render/labels.ts): text entries, sliders, pop-up buttons, steppers.
+ */
+export function takesLabel(node: RawNode): boolean {
+  // One lookup, both AT-SPI spellings: the label pass asks this of every node of the window.
+  return LABELLED_ROLES.has(node.role);
+}
+const LABELLED_ROLES = new Set([
+  ...["AXTextField", "AXTextArea", "AXComboBox", "AXSlider", "AXPopUpButton", "AXIncrementor"],
+  ...["entry", "text", "password text", "combo box", "spin button", "slider"],
+  ...["password-text", "combo-box", "spin-button"],
+]);
+
+/**
  * A field is secure when the platform says so (secure subrole, password role,
  * the secure state the backends set for password inputs) or, unless `byName`
  * is false (render option `secureNames: false`), when its name says it holds
@@ -175,6 +189,11 @@ function saysSecret(text: string | undefined): boolean {
   return SECRET_NAME.test(
     normalizeForMatch(text.length > SECRET_NAME_SCAN ? text.slice(0, SECRET_NAME_SCAN) : text),
   );
+}
+
+/** A label's text says password, PIN or 密码, as a field's own name would (secureByName). */
+export function namesSecret(text: string): boolean {
+  return saysSecret(text);
 }
 
 /**
