@@ -42,6 +42,13 @@ export {
   type ErrorCode,
   type Retry,
 } from "./errors.js";
+export {
+  type LaunchableApp,
+  type LaunchedApp,
+  type LaunchOptions,
+  launchApp,
+  listLaunchable,
+} from "./launch.js";
 export type { ScreenshotMark, ScreenshotOptions } from "./marks.js";
 export type {
   ChildSource,

@@ -27,8 +27,11 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { listApps } from "./desktop.js";
 import { AxsnapError, invalidArgument } from "./errors.js";
+import { listLaunchable } from "./launch.js";
+import { registerLaunchApp } from "./mcp/launch.js";
 import { REQUEST_LIMIT_BYTES, TEXT_LIMIT } from "./mcp/limits.js";
 import { LineStdioTransport } from "./mcp/stdio.js";
+import { registerListWindows } from "./mcp/windows.js";
 import { sanitize } from "./render/sanitize.js";
 import {
   type ActionResult,
@@ -273,12 +276,23 @@ export function createMcpServer(session: Session): McpServer {
     {
       title: "List apps",
       description:
-        "Lists the desktop apps the accessibility service knows, as JSON [{ name, pid, bundleId? }]. Pass a name (or, when several share it, the pid) to get_app_state.",
-      inputSchema: z.object({}).strict(),
+        "Lists the desktop apps the accessibility service knows, as JSON [{ name, pid, bundleId? }]. Pass a name (or, when several share it, the pid) to get_app_state. With launchable: true, the apps that can be started instead, as JSON [{ id, name, executable, path, hidden }], for launch_app.",
+      inputSchema: z
+        .object({
+          launchable: z
+            .boolean()
+            .optional()
+            .describe("List what launch_app can start (desktop entries, app bundles) instead of what runs."),
+        })
+        .strict(),
       annotations: { readOnlyHint: true },
     },
-    (_args, extra) =>
+    (args, extra) =>
       guarded(false, async () => {
+        if (args.launchable === true) {
+          const entries = await listLaunchable({ deadlineMs: DEADLINE_MS, signal: extra.signal });
+          return { content: [{ type: "text", text: JSON.stringify(entries, null, 2) }] };
+        }
         const apps = await listApps({ deadlineMs: DEADLINE_MS, signal: extra.signal });
         return { content: [{ type: "text", text: JSON.stringify(apps, null, 2) }] };
       }),
@@ -579,6 +593,9 @@ export function createMcpServer(session: Session): McpServer {
         );
       }),
   );
+
+  registerListWindows(server, guarded);
+  registerLaunchApp(server, guarded);
 
   return server;
 }

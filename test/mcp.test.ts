@@ -31,6 +31,8 @@ const TOOLS = [
   "scroll",
   "drag",
   "wait_for",
+  "list_windows",
+  "launch_app",
 ];
 
 let desktop: Desktop;

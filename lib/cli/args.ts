@@ -64,6 +64,12 @@ export interface Step {
   idle?: boolean;
   /** wait: how long, in ms. */
   timeoutMs?: number;
+  /** launch: the app (a name, a desktop or bundle id, or a path). */
+  program?: string;
+  /** launch: the arguments after `--`. */
+  launchArgs?: string[];
+  /** apps: list what can be launched instead of what runs. */
+  launchable?: boolean;
 }
 
 /** Options every command takes. */
@@ -89,7 +95,19 @@ interface CommandSpec {
   /** Positional names, in order; a trailing "?" marks an optional one. */
   args: string[];
   /** Option groups the command takes beyond the globals. */
-  options: ("snapshot" | "act" | "app" | "click" | "of" | "into" | "number" | "wait" | "window" | "raw")[];
+  options: (
+    | "snapshot"
+    | "act"
+    | "app"
+    | "click"
+    | "of"
+    | "into"
+    | "number"
+    | "wait"
+    | "window"
+    | "raw"
+    | "launchable"
+  )[];
   details?: string;
 }
 
@@ -97,7 +115,23 @@ const TARGET_NOTE =
   "TARGET is a ref @<snapshot id>:e<index> printed by `axsnap snapshot` (a bare index only inside `axsnap call`).";
 
 export const COMMANDS: Record<string, CommandSpec> = {
-  apps: { summary: "list the apps the accessibility service knows, with their pids", args: [], options: [] },
+  apps: {
+    summary: "list the apps the accessibility service knows, with their pids",
+    args: [],
+    options: ["launchable"],
+  },
+  launch: {
+    summary:
+      "start an app and wait for its first window: PROGRAM is a name, a desktop or bundle id, or a path",
+    args: ["program"],
+    options: [],
+    details: [
+      "Arguments for the app go after `--`: axsnap launch /usr/bin/galculator -- --help. For a desktop entry",
+      "they are files or URIs it opens. Prints the pid (pass it as --app), the name and the first window; --deadline",
+      "is how long to wait for that window (default 20000). TIMEOUT means the app was started and left running:",
+      "the error gives its pid. `axsnap apps --launchable` lists what can be started.",
+    ].join("\n  "),
+  },
   snapshot: {
     summary: "observe one window of an app: numbered lines, one element each",
     args: [],
@@ -206,6 +240,7 @@ const OPTION_HELP: Record<CommandSpec["options"][number] | "global", string[]> =
   raw: ["--raw                click whatever is under the point now (destructive names are still refused)"],
   into: ["--into TARGET        the field to type into (focused and checked first)"],
   number: ["--number             set VALUE as a number (sliders, spin buttons)"],
+  launchable: ["--launchable         list what can be started (desktop entries, app bundles) instead"],
   window: [
     "--window TITLE       one of the app's windows by (part of) its title; `axsnap windows` lists them",
   ],
@@ -398,10 +433,19 @@ function setField(step: Step, field: Field, value: unknown, numberValue = false)
     case "timeoutMs":
       step.timeoutMs = wholeNumber("--timeout", value, 1, 600_000, c);
       return;
+    case "program":
+      step.program = nonEmpty("PROGRAM", value, c);
+      return;
+    case "launchArgs":
+      if (!Array.isArray(value) || value.some((a) => typeof a !== "string"))
+        throw new UsageError(`args must be an array of texts, got ${show(value)}`, c);
+      step.launchArgs = value as string[];
+      return;
     case "gone":
     case "idle":
     case "marks":
     case "raw":
+    case "launchable":
       if (typeof value !== "boolean")
         throw new UsageError(`${field} must be true or false, got ${show(value)}`, c);
       step[field] = value;
@@ -427,10 +471,11 @@ const POSITIONAL: Record<string, Field> = {
   name: "name",
   x: "x",
   y: "y",
+  program: "program",
 };
 
 /** Flags that take no value. */
-const SWITCHES = new Set(["no-snapshot", "number", "gone", "idle", "marks", "raw"]);
+const SWITCHES = new Set(["no-snapshot", "number", "gone", "idle", "marks", "raw", "launchable"]);
 
 /** Option groups → (flag, field). */
 const GROUP_FLAGS: Record<CommandSpec["options"][number], [string, Field | "no-snapshot" | "number"][]> = {
@@ -450,6 +495,7 @@ const GROUP_FLAGS: Record<CommandSpec["options"][number], [string, Field | "no-s
   ],
   of: [["of", "of"]],
   raw: [["raw", "raw"]],
+  launchable: [["launchable", "launchable"]],
   into: [["into", "into"]],
   number: [["number", "number"]],
   window: [["window", "window"]],
@@ -531,7 +577,13 @@ export function parseCommandLine(argv: string[]): Invocation {
     }
   }
   const command = first === -1 ? undefined : argv[first]!;
-  const rest = first === -1 ? argv : [...argv.slice(0, first), ...argv.slice(first + 1)];
+  let rest = first === -1 ? argv : [...argv.slice(0, first), ...argv.slice(first + 1)];
+  // launch: everything after `--` is the app's own argv, never axsnap's options.
+  let launchArgs: string[] | undefined;
+  if (command === "launch" && rest.includes("--")) {
+    launchArgs = rest.slice(rest.indexOf("--") + 1);
+    rest = rest.slice(0, rest.indexOf("--"));
+  }
 
   if (command === undefined) {
     const { values } = parse(rest, GLOBAL_OPTIONS, "axsnap", 0);
@@ -573,7 +625,8 @@ export function parseCommandLine(argv: string[]): Invocation {
     const v = values[flag];
     if (v === undefined || field === "number") continue;
     if (field === "no-snapshot") step.snapshot = v !== true;
-    else if (field === "gone" || field === "idle" || field === "marks") step[field] = v === true;
+    else if (field === "gone" || field === "idle" || field === "marks" || field === "launchable")
+      step[field] = v === true;
     else setField(step, field, v);
   }
   spec.args.forEach((a, i) => {
@@ -582,6 +635,7 @@ export function parseCommandLine(argv: string[]): Invocation {
     const field = POSITIONAL[a.replace(/\?$/, "")]!;
     setField(step, field, v, values.number === true);
   });
+  if (launchArgs !== undefined) step.launchArgs = launchArgs;
   checkComplete(step, false);
   return { kind: "run", step, globals };
 }
@@ -662,6 +716,9 @@ const STEP_KEYS: Record<string, Field | "snapshot" | "no-snapshot"> = {
   idle: "idle",
   timeout: "timeoutMs",
   timeoutMs: "timeoutMs",
+  program: "program",
+  args: "launchArgs",
+  launchable: "launchable",
 };
 
 /** Which step keys each command accepts (its positionals and its option groups). */
@@ -669,6 +726,7 @@ function allowedKeys(command: string): Set<string> {
   const spec = COMMANDS[command]!;
   const fields = new Set<string>(["deadlineMs", "command"]);
   for (const a of spec.args) fields.add(POSITIONAL[a.replace(/\?$/, "")]!);
+  if (command === "launch") fields.add("launchArgs");
   for (const g of spec.options)
     for (const [, f] of GROUP_FLAGS[g])
       fields.add(f === "no-snapshot" ? "snapshot" : f === "number" ? "" : f);
