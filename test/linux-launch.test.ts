@@ -5,9 +5,8 @@
  * the closest desktop entries; a program that never opens a window is
  * TIMEOUT naming its pid. Then MCP launch_app, list_windows (on an app with
  * two windows), list_apps with launchable, and the CLI's launch and
- * `apps --launchable`. Every process launched here is stopped before the
- * next one of the same app starts: a GtkApplication started twice hands the
- * second start to the first and exits.
+ * `apps --launchable`. Every process launched here is stopped (SIGKILL,
+ * then gone from the registry) before the next test.
  */
 import { readFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
