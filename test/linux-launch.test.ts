@@ -8,7 +8,9 @@
  * `apps --launchable`. Every process launched here is stopped (SIGKILL,
  * then gone from the registry) before the next test.
  */
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -165,6 +167,31 @@ describe("launchApp (API)", () => {
       expect(e.retry).toBe("unsafe");
       expect(gone(e.pid!)).toBe(false);
       await stop(e.pid!);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "a .desktop file by path starts its Exec line with the output to /dev/null, never into the caller's stdout",
+    async () => {
+      // The MCP server's stdout is its protocol: a launched app must not inherit it.
+      const dir = mkdtempSync(join(tmpdir(), "axsnap-entry-"));
+      const file = join(dir, "axsnap-sleeper.desktop");
+      writeFileSync(
+        file,
+        "[Desktop Entry]\nType=Application\nName=Axsnap Sleeper\nExec=/bin/sleep 60\nTerminal=false\n",
+      );
+      try {
+        const e = await refusal(launchApp(file, { deadlineMs: 1500 }));
+        expect(e.code).toBe("TIMEOUT");
+        const pid = own(e.pid!);
+        expect(readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")).toEqual(["/bin/sleep", "60", ""]);
+        expect(readlinkSync(`/proc/${pid}/fd/1`)).toBe("/dev/null");
+        expect(readlinkSync(`/proc/${pid}/fd/2`)).toBe("/dev/null");
+        await stop(pid);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     },
     TIMEOUT,
   );

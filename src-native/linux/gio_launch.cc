@@ -94,9 +94,13 @@ Error GioLaunch(const LaunchRequest& request, int64_t& pid) {
   GError* raw = nullptr;
   // Without G_SPAWN_DO_NOT_REAP_CHILD GLib spawns through an intermediate
   // child: the app is nobody's child here (no zombie for Node to reap), and
-  // the pid reported is the app's own.
-  const gboolean ok = g_desktop_app_info_launch_uris_as_manager(info.get(), uris.get(), ctx.get(), G_SPAWN_SEARCH_PATH,
-                                                                nullptr, nullptr, OnLaunched, &pid, &raw);
+  // the pid reported is the app's own. Its output goes to /dev/null: this
+  // process's stdout may be a protocol (the MCP server's), and a descriptor
+  // left closed would be taken by the next file the app opens.
+  const GSpawnFlags flags =
+      static_cast<GSpawnFlags>(G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL);
+  const gboolean ok = g_desktop_app_info_launch_uris_as_manager(info.get(), uris.get(), ctx.get(), flags, nullptr,
+                                                                nullptr, OnLaunched, &pid, &raw);
   ErrorPtr error(raw);
   if (!ok)
     return {ErrorCode::kActionFailed,
