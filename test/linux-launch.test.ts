@@ -196,6 +196,38 @@ describe("launchApp (API)", () => {
     TIMEOUT,
   );
 
+  it(
+    "arguments to a desktop entry are its files: %f gets each as an absolute path",
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "axsnap-entry-"));
+      const file = join(dir, "axsnap-opener.desktop");
+      writeFileSync(
+        file,
+        '[Desktop Entry]\nType=Application\nName=Axsnap Opener\nExec=/usr/bin/python3 -c "import time; time.sleep(60)" %f\n',
+      );
+      try {
+        const e = await refusal(launchApp(file, { args: ["notes.txt"], deadlineMs: 1500 }));
+        expect(e.code).toBe("TIMEOUT");
+        const pid = own(e.pid!);
+        const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+        expect(argv.slice(-2)).toEqual([join(process.cwd(), "notes.txt"), ""]);
+        await stop(pid);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    TIMEOUT,
+  );
+
+  it("a program that exits before it shows a window is ACTION_FAILED at once, not a wait until the deadline", async () => {
+    // A deadline far past the test's own timeout: waiting for it would fail the test.
+    const e = await refusal(launchApp("/bin/false", { deadlineMs: 600_000 }));
+    expect(e.code).toBe("ACTION_FAILED");
+    expect(e.message).toMatch(/exited before it opened a window/);
+    expect(e.pid).toBeGreaterThan(1);
+    expect(e.delivery).toBe("delivered_unverified");
+  });
+
   it("lists what can be launched: desktop entries with their ids and names", async () => {
     const entries = await listLaunchable();
     const factory = entries.find((e) => e.id === "gtk3-widget-factory.desktop");
