@@ -209,7 +209,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
       'Each step is an object: {"command":"snapshot","app":"gtk3-widget-factory"}, {"command":"click","target":12}.',
       "Keys are the command's argument and option names in camelCase (target, text, value, key, direction, pages,",
       "from, to, name, x, y, into, of, app, style, textLimit, maxNodes, maxDepth, screenshot, deadline, button,",
-      "count, snapshot: false). A bare index means that element of the latest snapshot the sequence printed",
+      "count, snapshot: false; launch: program, args as a list; apps: launchable). A bare index means that element of the latest snapshot the sequence printed",
       "(of the step's app when it names one). The sequence stops at the first error and says which step failed.",
     ].join("\n  "),
   },
