@@ -62,6 +62,20 @@ function deadlineOf(value: unknown): number {
   return value;
 }
 
+/** A backend that cannot start apps (the fake one; a platform without a launcher) says so in launch terms. */
+async function launcherStep<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (e instanceof AxsnapError && e.code === "ACTION_NOT_SUPPORTED")
+      throw new AxsnapError("ACTION_NOT_SUPPORTED", e.message, {
+        cause: e,
+        hint: "this backend cannot start apps: start the app another way, then find it with listApps()",
+      });
+    throw e;
+  }
+}
+
 /** The apps the system can start: desktop entries (Linux), application bundles (macOS), sorted by id. */
 export async function listLaunchable(
   options: { deadlineMs?: number; signal?: AbortSignal } = {},
@@ -72,7 +86,7 @@ export async function listLaunchable(
   const ctx = new CallContext(deadlineMs, callBudget(options, deadlineMs).signal);
   ctx.check();
   const b = backend ?? (await ctx.step("read", () => desktopBackend(ctx.remaining())));
-  const all = await ctx.step("read", () => b.launchable(ctx.remaining()));
+  const all = await launcherStep(() => ctx.step("read", () => b.launchable(ctx.remaining())));
   return all.sort((a, b) => a.id.localeCompare(b.id));
 }
 
@@ -239,7 +253,9 @@ export async function launchApp(
   try {
     ctx.check();
     const b = backend ?? (await ctx.step("read", () => desktopBackend(ctx.remaining())));
-    const plan = await planOf(app.trim(), () => ctx.step("read", () => b.launchable(ctx.remaining())));
+    const plan = await planOf(app.trim(), () =>
+      launcherStep(() => ctx.step("read", () => b.launchable(ctx.remaining()))),
+    );
     const what = plan.via === "path" ? plan.path : plan.id;
     const env = environment(options.env, plan.via !== "bundle");
     // Only for an entry whose pid the platform may not give (D-Bus activation): no registry yet means no apps.

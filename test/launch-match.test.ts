@@ -5,6 +5,8 @@
 import { describe, expect, it } from "vitest";
 import { AxsnapError } from "../lib/errors.js";
 import { closestEntries, editDistance, type LaunchableApp, matchLaunchable } from "../lib/launch/match.js";
+import { launchApp, listLaunchable } from "../lib/launch.js";
+import { loadNative } from "../lib/native.js";
 
 const entry = (id: string, name: string, executable: string): LaunchableApp => ({
   id,
@@ -78,5 +80,24 @@ describe("closestEntries and editDistance", () => {
     const near = closestEntries("gtk3-dem", ENTRIES, 2);
     expect(near.length).toBeLessThanOrEqual(2);
     expect(near[0]!.id).toBe("gtk3-demo.desktop");
+  });
+});
+
+describe("a backend without a launcher", () => {
+  it("refuses listLaunchable and launchApp with ACTION_NOT_SUPPORTED, hinting at starting the app another way", async () => {
+    const b = new (loadNative().NativeBackend)("fake", { apps: [] });
+    try {
+      for (const call of [() => listLaunchable({}, b), () => launchApp("anything", {}, b)]) {
+        const e = await call().then(
+          () => undefined,
+          (err: unknown) => err,
+        );
+        expect(e).toBeInstanceOf(AxsnapError);
+        expect((e as AxsnapError).code).toBe("ACTION_NOT_SUPPORTED");
+        expect((e as AxsnapError).hint).toMatch(/cannot start apps/);
+      }
+    } finally {
+      await b.close();
+    }
   });
 });
