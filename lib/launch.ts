@@ -271,50 +271,65 @@ export async function launchApp(
             )
           ).pid;
     const entry = plan.via === "path" ? undefined : plan.entry;
-    for (;;) {
-      if (pid === 0) pid = (await newcomer(before, entry, ctx, b)) ?? 0;
-      if (pid !== 0) {
-        const windows = await windowsOf(pid, ctx, b);
-        const first = windows.find((w) => w.kind === "window" || w.kind === "dialog") ?? windows[0];
-        if (first) {
-          const known = (await appsNow(ctx, b).catch(() => [])).find((a) => a.pid === pid);
-          return {
-            pid,
-            name: known?.name ?? basename(what),
-            window: first,
-            via: plan.via,
-            ...(entry ? { entry } : {}),
-            ms: Math.round(performance.now() - started),
-          };
-        }
-        // A bundle already running is activated and its pid given: no second process to hand over to it.
-        if (plan.via !== "bundle" && exited(pid))
-          throw new AxsnapError(
-            "ACTION_FAILED",
-            `started ${what} as pid ${pid}, but it exited before it opened a window`,
-            {
+    const firstWindow = async (): Promise<LaunchedApp> => {
+      for (;;) {
+        if (pid === 0) pid = (await newcomer(before, entry, ctx, b)) ?? 0;
+        if (pid !== 0) {
+          const windows = await windowsOf(pid, ctx, b);
+          const first = windows.find((w) => w.kind === "window" || w.kind === "dialog") ?? windows[0];
+          if (first) {
+            const known = (await appsNow(ctx, b).catch(() => [])).find((a) => a.pid === pid);
+            return {
               pid,
+              name: known?.name ?? basename(what),
+              window: first,
+              via: plan.via,
+              ...(entry ? { entry } : {}),
+              ms: Math.round(performance.now() - started),
+            };
+          }
+          // A bundle already running is activated and its pid given: no second process to hand over to it.
+          if (plan.via !== "bundle" && exited(pid))
+            throw new AxsnapError(
+              "ACTION_FAILED",
+              `started ${what} as pid ${pid}, but it exited before it opened a window`,
+              {
+                pid,
+                delivery: "delivered_unverified",
+                hint: "a single-instance app hands a second start to the copy already running: look for it with listApps(); otherwise run the program from a shell to see why it stops",
+              },
+            );
+        }
+        if (ctx.remaining() <= POLL_MS)
+          throw new AxsnapError(
+            "TIMEOUT",
+            pid === 0
+              ? `started ${what}, but no new app with a window appeared within ${deadlineMs} ms (its pid is not known)`
+              : `started ${what} as pid ${pid}, but no window of it was accessible within ${deadlineMs} ms`,
+            {
+              ...(pid === 0 ? {} : { pid }),
               delivery: "delivered_unverified",
-              hint: "a single-instance app hands a second start to the copy already running: look for it with listApps(); otherwise run the program from a shell to see why it stops",
+              hint:
+                pid === 0
+                  ? "the app may still be starting: listApps() shows it once it is there; do not launch it again"
+                  : `the app is running (pid ${pid}) and may still be starting: observe it later with snapshot({ app: ${pid} }), or stop it (kill ${pid}); do not launch it again. A program without an accessibility bridge (xterm, Tk) never shows a window here`,
             },
           );
+        await ctx.step("read", () => sleep(POLL_MS));
       }
-      if (ctx.remaining() <= POLL_MS)
-        throw new AxsnapError(
-          "TIMEOUT",
-          pid === 0
-            ? `started ${what}, but no new app with a window appeared within ${deadlineMs} ms (its pid is not known)`
-            : `started ${what} as pid ${pid}, but no window of it was accessible within ${deadlineMs} ms`,
-          {
-            ...(pid === 0 ? {} : { pid }),
-            delivery: "delivered_unverified",
-            hint:
-              pid === 0
-                ? "the app may still be starting: listApps() shows it once it is there; do not launch it again"
-                : `the app is running (pid ${pid}) and may still be starting: observe it later with snapshot({ app: ${pid} }), or stop it (kill ${pid}); do not launch it again. A program without an accessibility bridge (xterm, Tk) never shows a window here`,
-          },
-        );
-      await ctx.step("read", () => sleep(POLL_MS));
+    };
+    try {
+      return await firstWindow();
+    } catch (e) {
+      // Aborted, or the bus gone while waiting: the app was started all the same, and the caller may want it stopped.
+      if (e instanceof AxsnapError && e.pid === undefined && pid !== 0)
+        throw new AxsnapError(e.code, `${e.message} (the app was started as pid ${pid})`, {
+          pid,
+          delivery: e.delivery === "not_delivered" ? "delivered_unverified" : e.delivery,
+          hint: e.hint,
+          cause: e,
+        });
+      throw e;
     }
   } finally {
     await ctx.close();

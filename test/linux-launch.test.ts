@@ -228,6 +228,23 @@ describe("launchApp (API)", () => {
     expect(e.delivery).toBe("delivered_unverified");
   });
 
+  it(
+    "aborted while it waits for the window: ABORTED, still naming the pid it started",
+    async () => {
+      const controller = new AbortController();
+      const pending = refusal(launchApp("/bin/sleep", { args: ["60"], signal: controller.signal }));
+      setTimeout(() => controller.abort(), 500);
+      const e = await pending;
+      expect(e.code).toBe("ABORTED");
+      expect(e.pid).toBeGreaterThan(1);
+      own(e.pid!);
+      expect(e.message).toContain(`pid ${e.pid}`);
+      expect(gone(e.pid!)).toBe(false);
+      await stop(e.pid!);
+    },
+    TIMEOUT,
+  );
+
   it("lists what can be launched: desktop entries with their ids and names", async () => {
     const entries = await listLaunchable();
     const factory = entries.find((e) => e.id === "gtk3-widget-factory.desktop");
