@@ -37,12 +37,13 @@
           "sources": [
             "src-native/linux/atspi_backend.cc",
             "src-native/linux/atspi_events.cc",
+            "src-native/linux/gio_launch.cc",
             "src-native/linux/x11_display.cc",
             "src-native/linux/linux_backend.cc"
           ],
           "defines": ["AXSNAP_LINUX"],
-          "cflags_cc": ["<!@(pkg-config --cflags gio-2.0 x11 xtst xext)"],
-          "libraries": ["<!@(pkg-config --libs gio-2.0 x11 xtst xext)"]
+          "cflags_cc": ["<!@(pkg-config --cflags gio-2.0 gio-unix-2.0 x11 xtst xext)"],
+          "libraries": ["<!@(pkg-config --libs gio-2.0 gio-unix-2.0 x11 xtst xext)"]
         }],
         ["OS=='mac'", {
           "sources": [

@@ -41,6 +41,8 @@ export interface AxsnapErrorOptions {
   cause?: unknown;
   /** The last observation a failed wait made (waitFor's TIMEOUT): what the app showed when time ran out. */
   observed?: Snapshot;
+  /** A process the call started (launchApp's TIMEOUT): it runs on, for the caller to observe or stop. */
+  pid?: number;
 }
 
 /** What to do about a missing macOS permission: the pane, the restart, and tccutil when a grant is stuck. */
@@ -83,24 +85,35 @@ export class AxsnapError extends Error {
   readonly retry: Retry;
   /** A wait's last observation, when it timed out (kept by the session: it is the app's latest). */
   readonly observed?: Snapshot;
+  /** The process the call started, when it failed after starting one (launchApp). */
+  readonly pid?: number;
 
   constructor(code: ErrorCode, message: string, options: AxsnapErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     if (options.observed !== undefined) this.observed = options.observed;
+    if (options.pid !== undefined) this.pid = options.pid;
     this.hint = options.hint ?? DEFAULT_HINTS[code];
     this.delivery = options.delivery ?? "not_delivered";
     // Only an action with evidence that nothing was sent may be repeated blindly.
     this.retry = this.delivery === "not_delivered" ? "safe" : "unsafe";
   }
 
-  toJSON(): { code: ErrorCode; message: string; hint: string; delivery: Delivery; retry: Retry } {
+  toJSON(): {
+    code: ErrorCode;
+    message: string;
+    hint: string;
+    delivery: Delivery;
+    retry: Retry;
+    pid?: number;
+  } {
     return {
       code: this.code,
       message: this.message,
       hint: this.hint,
       delivery: this.delivery,
       retry: this.retry,
+      ...(this.pid === undefined ? {} : { pid: this.pid }),
     };
   }
 }

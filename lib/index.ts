@@ -52,6 +52,13 @@ export {
   type FindTerms,
   findText,
 } from "./find.js";
+export {
+  type LaunchableApp,
+  type LaunchedApp,
+  type LaunchOptions,
+  launchApp,
+  listLaunchable,
+} from "./launch.js";
 export type { ScreenshotMark, ScreenshotOptions } from "./marks.js";
 export type {
   ChildSource,

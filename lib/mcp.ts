@@ -30,7 +30,9 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { listApps } from "./desktop.js";
 import { invalidArgument } from "./errors.js";
+import { listLaunchable } from "./launch.js";
 import { registerFindTool } from "./mcp/find.js";
+import { registerLaunchApp } from "./mcp/launch.js";
 import { REQUEST_LIMIT_BYTES, TEXT_LIMIT } from "./mcp/limits.js";
 import { MCP_DEFAULTS, MCP_USAGE, type McpSettings, parseMcpArgs } from "./mcp/options.js";
 import {
@@ -42,6 +44,7 @@ import {
 } from "./mcp/reply.js";
 import { LineStdioTransport } from "./mcp/stdio.js";
 import { ACTS, appOf, DEADLINE_MS, guarded, READS } from "./mcp/tools.js";
+import { registerListWindows } from "./mcp/windows.js";
 import { sanitize } from "./render/sanitize.js";
 import {
   type ActionResult,
@@ -198,15 +201,29 @@ function onOf(at: Target | undefined | { target: Target } | { point: unknown }):
 }
 
 /** list_apps' structured content: the apps, as its text block lists them. */
+/** What runs (`apps`), or with `launchable: true` what can be started (`launchable`). */
 const appsOutputSchema = z.object({
-  apps: z.array(
-    z.object({
-      name: z.string(),
-      pid: z.number(),
-      bundleId: z.string().optional(),
-      responsive: z.boolean().optional(),
-    }),
-  ),
+  apps: z
+    .array(
+      z.object({
+        name: z.string(),
+        pid: z.number(),
+        bundleId: z.string().optional(),
+        responsive: z.boolean().optional(),
+      }),
+    )
+    .optional(),
+  launchable: z
+    .array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        executable: z.string().optional(),
+        path: z.string().optional(),
+        hidden: z.boolean().optional(),
+      }),
+    )
+    .optional(),
 });
 
 function ref(snapshotId: string, index: number): string {
@@ -279,13 +296,27 @@ export function createMcpServer(session: Session, settings: Partial<McpSettings>
     {
       title: "List apps",
       description:
-        "Lists the desktop apps the accessibility service knows, as JSON [{ name, pid, bundleId? }]. Pass a name (or, when several share it, the pid) to get_app_state.",
-      inputSchema: z.object({}).strict(),
+        "Lists the desktop apps the accessibility service knows, as JSON [{ name, pid, bundleId? }]. Pass a name (or, when several share it, the pid) to get_app_state. With launchable: true, the apps that can be started instead, as JSON [{ id, name, executable, path, hidden }], for launch_app.",
+      inputSchema: z
+        .object({
+          launchable: z
+            .boolean()
+            .optional()
+            .describe("List what launch_app can start (desktop entries, app bundles) instead of what runs."),
+        })
+        .strict(),
       outputSchema: appsOutputSchema,
       annotations: { title: "List apps", ...READS },
     },
-    (_args, extra) =>
+    (args, extra) =>
       guarded(false, async () => {
+        if (args.launchable === true) {
+          const entries = await listLaunchable({ deadlineMs: DEADLINE_MS, signal: extra.signal });
+          return {
+            content: [{ type: "text", text: JSON.stringify(entries, null, 2) }],
+            structuredContent: { launchable: entries },
+          };
+        }
         const apps = await listApps({ deadlineMs: DEADLINE_MS, signal: extra.signal });
         return {
           content: [{ type: "text", text: JSON.stringify(apps, null, 2) }],
@@ -655,6 +686,9 @@ export function createMcpServer(session: Session, settings: Partial<McpSettings>
   );
 
   registerFindTool(server, session);
+  registerListWindows(server);
+  registerLaunchApp(server);
+
   return server;
 }
 

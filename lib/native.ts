@@ -31,6 +31,19 @@ export interface NativeWindow {
   inParent?: boolean;
 }
 
+/** One app the system can start (Backend::Launchable). */
+export interface NativeLaunchable {
+  /** Desktop id ("gtk3-widget-factory.desktop") or bundle id ("com.apple.TextEdit"). */
+  id: string;
+  name: string;
+  /** Linux: the entry's executable; macOS: the bundle's executable. */
+  executable: string;
+  /** The .desktop file or the .app bundle. */
+  path: string;
+  /** Linux: NoDisplay (left out of menus, still launchable). */
+  hidden: boolean;
+}
+
 export interface NativeScreenshot {
   png: Buffer;
   pixelWidth: number;
@@ -109,6 +122,15 @@ export interface NativeBackend {
   snapshot(request: NativeSnapshotRequest): Promise<NativeSnapshot>;
   /** The app's windows, dialogs, open menus and popups, in listing order (holds no handles). */
   listWindows(request: { app: string | number; deadlineMs: number }): Promise<NativeWindow[]>;
+  /** What the system can start (Linux: desktop entries; macOS: application bundles). Reads no accessibility state. */
+  launchable(deadlineMs: number): Promise<NativeLaunchable[]>;
+  /** Starts one launchable id or path in `env` (replacing the app's environment); pid 0 when the platform cannot tell. */
+  launch(request: {
+    id: string;
+    args: string[];
+    env: Record<string, string>;
+    deadlineMs: number;
+  }): Promise<{ pid: number }>;
   doAction(handle: number, name: string, deadlineMs: number): Promise<void>;
   setText(handle: number, text: string, deadlineMs: number): Promise<void>;
   setNumber(handle: number, value: number, deadlineMs: number): Promise<void>;

@@ -1,6 +1,7 @@
 /**
  * Real apps on a real Mac (issue 12): TextEdit takes two typed lines with a
- * Return between them and reads them back; Calculator computes 7+3=10. These
+ * Return between them and reads them back; Calculator computes 7+3=10, and is
+ * started by launchApp through NSWorkspace. These
  * need a Mac whose test process holds the Accessibility permission, which a
  * hosted CI runner cannot grant, so they run only where AXSNAP_MAC_SMOKE=1
  * says such a Mac is present (the `smoke` job of .github/workflows/macos.yml,
@@ -9,7 +10,14 @@
  */
 import { execFileSync } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
-import { createSession, permissions, type Snapshot } from "../lib/index.js";
+import {
+  createSession,
+  launchApp,
+  listApps,
+  listLaunchable,
+  permissions,
+  type Snapshot,
+} from "../lib/index.js";
 
 const ON_A_MAC = process.platform === "darwin" && process.env.AXSNAP_MAC_SMOKE === "1";
 const TIMEOUT = 60_000;
@@ -74,6 +82,24 @@ describe.runIf(ON_A_MAC)("macOS smoke (real apps)", () => {
       expect(typed.delivery).not.toBe("not_delivered");
       const after = await snapshotUntil("TextEdit", (s) => s.text.includes("second line"), "the typed text");
       expect(after.text).toMatch(/first line\\nsecond line/);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "launchApp: Calculator by bundle id through NSWorkspace; its pid is the running app's; a typo names Calculator",
+    async () => {
+      quit.push("Calculator");
+      const entries = await listLaunchable();
+      expect(entries.find((e) => e.id === "com.apple.calculator")?.path).toMatch(/Calculator\.app$/);
+      const app = await launchApp("com.apple.calculator");
+      expect(app.via).toBe("bundle");
+      expect((await listApps()).find((a) => a.pid === app.pid)?.bundleId).toBe("com.apple.calculator");
+      const snap = await createSession().snapshot({ app: app.pid, screenshot: false });
+      expect(snap.text).toMatch(/button/);
+      const typo = await launchApp("Calculater").catch((e: unknown) => e as { code?: string; hint?: string });
+      expect(typo).toMatchObject({ code: "APP_NOT_FOUND" });
+      expect((typo as { hint: string }).hint).toContain("com.apple.calculator");
     },
     TIMEOUT,
   );

@@ -32,6 +32,8 @@ const TOOLS = [
   "drag",
   "wait_for",
   "find_elements",
+  "list_windows",
+  "launch_app",
 ];
 
 let desktop: Desktop;

@@ -74,6 +74,12 @@ export interface Step {
   exact?: boolean;
   /** An action: print the whole fresh snapshot instead of its changes (--full). */
   full?: boolean;
+  /** launch: the app (a name, a desktop or bundle id, or a path). */
+  program?: string;
+  /** launch: the arguments after `--`. */
+  launchArgs?: string[];
+  /** apps: list what can be launched instead of what runs. */
+  launchable?: boolean;
 }
 
 /** Options every command takes. */
@@ -113,6 +119,7 @@ interface CommandSpec {
     | "raw"
     | "find"
     | "mcp"
+    | "launchable"
   )[];
   details?: string;
 }
@@ -121,7 +128,23 @@ const TARGET_NOTE =
   "TARGET is a ref @<snapshot id>:e<index> printed by `axsnap snapshot` (a bare index only inside `axsnap call`).";
 
 export const COMMANDS: Record<string, CommandSpec> = {
-  apps: { summary: "list the apps the accessibility service knows, with their pids", args: [], options: [] },
+  apps: {
+    summary: "list the apps the accessibility service knows, with their pids",
+    args: [],
+    options: ["launchable"],
+  },
+  launch: {
+    summary:
+      "start an app and wait for its first window: PROGRAM is a name, a desktop or bundle id, or a path",
+    args: ["program"],
+    options: [],
+    details: [
+      "Arguments for the app go after `--`: axsnap launch /usr/bin/galculator -- --help. For a desktop entry",
+      "they are files or URIs it opens. Prints the pid (pass it as --app), the name and the first window; --deadline",
+      "is how long to wait for that window (default 20000). TIMEOUT means the app was started and left running:",
+      "the error gives its pid. `axsnap apps --launchable` lists what can be started.",
+    ].join("\n  "),
+  },
   snapshot: {
     summary: "observe one window of an app: numbered lines, one element each",
     args: [],
@@ -206,7 +229,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
       'Each step is an object: {"command":"snapshot","app":"gtk3-widget-factory"}, {"command":"click","target":12}.',
       "Keys are the command's argument and option names in camelCase (target, text, value, key, direction, pages,",
       "from, to, name, x, y, into, of, app, style, textLimit, maxNodes, maxDepth, screenshot, deadline, button,",
-      "count, snapshot: false). A bare index means that element of the latest snapshot the sequence printed",
+      "count, snapshot: false; launch: program, args as a list; apps: launchable). A bare index means that element of the latest snapshot the sequence printed",
       "(of the step's app when it names one). The sequence stops at the first error and says which step failed.",
     ].join("\n  "),
   },
@@ -246,6 +269,7 @@ const OPTION_HELP: Record<CommandSpec["options"][number] | "global", string[]> =
   raw: ["--raw                click whatever is under the point now (destructive names are still refused)"],
   into: ["--into TARGET        the field to type into (focused and checked first)"],
   number: ["--number             set VALUE as a number (sliders, spin buttons)"],
+  launchable: ["--launchable         list what can be started (desktop entries, app bundles) instead"],
   window: [
     "--window TITLE       one of the app's windows by (part of) its title; `axsnap windows` lists them",
   ],
@@ -446,11 +470,20 @@ function setField(step: Step, field: Field, value: unknown, numberValue = false)
     case "timeoutMs":
       step.timeoutMs = wholeNumber("--timeout", value, 1, 600_000, c);
       return;
+    case "program":
+      step.program = nonEmpty("PROGRAM", value, c);
+      return;
+    case "launchArgs":
+      if (!Array.isArray(value) || value.some((a) => typeof a !== "string"))
+        throw new UsageError(`args must be an array of texts, got ${show(value)}`, c);
+      step.launchArgs = value as string[];
+      return;
     case "gone":
     case "idle":
     case "marks":
     case "raw":
     case "full":
+    case "launchable":
       if (typeof value !== "boolean")
         throw new UsageError(`${field} must be true or false, got ${show(value)}`, c);
       step[field] = value;
@@ -495,10 +528,21 @@ const POSITIONAL: Record<string, Field> = {
   name: "name",
   x: "x",
   y: "y",
+  program: "program",
 };
 
 /** Flags that take no value. */
-const SWITCHES = new Set(["no-snapshot", "number", "gone", "idle", "marks", "raw", "exact", "full"]);
+const SWITCHES = new Set([
+  "no-snapshot",
+  "number",
+  "gone",
+  "idle",
+  "marks",
+  "raw",
+  "exact",
+  "full",
+  "launchable",
+]);
 /** Flags that may be given more than once. */
 const REPEATED = new Set(["states"]);
 
@@ -524,6 +568,7 @@ const GROUP_FLAGS: Record<CommandSpec["options"][number], [string, Field | "no-s
   ],
   of: [["of", "of"]],
   raw: [["raw", "raw"]],
+  launchable: [["launchable", "launchable"]],
   into: [["into", "into"]],
   number: [["number", "number"]],
   window: [["window", "window"]],
@@ -624,7 +669,13 @@ export function parseCommandLine(argv: string[]): Invocation {
     }
   }
   const command = first === -1 ? undefined : argv[first]!;
-  const rest = first === -1 ? argv : [...argv.slice(0, first), ...argv.slice(first + 1)];
+  let rest = first === -1 ? argv : [...argv.slice(0, first), ...argv.slice(first + 1)];
+  // launch: everything after `--` is the app's own argv, never axsnap's options.
+  let launchArgs: string[] | undefined;
+  if (command === "launch" && rest.includes("--")) {
+    launchArgs = rest.slice(rest.indexOf("--") + 1);
+    rest = rest.slice(0, rest.indexOf("--"));
+  }
 
   if (command === undefined) {
     const { values } = parse(rest, GLOBAL_OPTIONS, "axsnap", 0);
@@ -674,7 +725,8 @@ export function parseCommandLine(argv: string[]): Invocation {
       field === "idle" ||
       field === "marks" ||
       field === "exact" ||
-      field === "full"
+      field === "full" ||
+      field === "launchable"
     )
       step[field] = v === true;
     else setField(step, field, v);
@@ -685,6 +737,7 @@ export function parseCommandLine(argv: string[]): Invocation {
     const field = POSITIONAL[a.replace(/\?$/, "")]!;
     setField(step, field, v, values.number === true);
   });
+  if (launchArgs !== undefined) step.launchArgs = launchArgs;
   checkComplete(step, false);
   return { kind: "run", step, globals };
 }
@@ -783,6 +836,9 @@ const STEP_KEYS: Record<string, Field | "snapshot" | "no-snapshot"> = {
   limit: "limit",
   exact: "exact",
   full: "full",
+  program: "program",
+  args: "launchArgs",
+  launchable: "launchable",
 };
 
 /** Which step keys each command accepts (its positionals and its option groups). */
@@ -790,6 +846,7 @@ function allowedKeys(command: string): Set<string> {
   const spec = COMMANDS[command]!;
   const fields = new Set<string>(["deadlineMs", "command"]);
   for (const a of spec.args) fields.add(POSITIONAL[a.replace(/\?$/, "")]!);
+  if (command === "launch") fields.add("launchArgs");
   for (const g of spec.options)
     for (const [, f] of GROUP_FLAGS[g])
       fields.add(f === "no-snapshot" ? "snapshot" : f === "number" ? "" : f);

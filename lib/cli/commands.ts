@@ -32,6 +32,7 @@ import {
 import type { Snapshot } from "../snapshot.js";
 import type { Globals, Step, Target } from "./args.js";
 import { runFind } from "./find.js";
+import { launchableCommand, launchCommand } from "./launch.js";
 import {
   type ActionData,
   actionOutcome,
@@ -98,9 +99,12 @@ export class Runner {
     this.app = step.app;
     switch (step.command) {
       case "apps": {
+        if (step.launchable === true) return launchableCommand(step);
         const apps = await listApps(step.deadlineMs === undefined ? {} : { deadlineMs: step.deadlineMs });
         return { data: { apps }, text: appsText(apps) };
       }
+      case "launch":
+        return launchCommand(step);
       case "permissions": {
         const p = await permissions();
         return { data: p, text: permissionsText(p) };

@@ -78,6 +78,8 @@ export interface ErrorData {
   /** `call`: the step that failed (1-based) and its command. */
   step?: number;
   stepCommand?: string;
+  /** A process the command started and left running (launch's TIMEOUT). */
+  pid?: number;
 }
 
 export type Envelope =
@@ -239,6 +241,8 @@ const PHRASES: [RegExp, string][] = [
   [/take a snapshot with screenshot: true/g, "run `axsnap snapshot --app APP --screenshot FILE`"],
   [/take a (?:new )?snapshot/gi, "run `axsnap snapshot --app APP`"],
   [/listApps\(\)/g, "`axsnap apps`"],
+  [/listLaunchable\(\)/g, "`axsnap apps --launchable`"],
+  [/snapshot\(\{ app: (\d+) \}\)/g, "`axsnap snapshot --app $1`"],
   [/\{ app: (\d+) \}/g, "--app $1"],
   [/as \{ app: <pid> \}/g, "as --app PID"],
   [/maxNodes/g, "--max-nodes"],
@@ -265,6 +269,7 @@ export function errorData(e: unknown, app?: string | number): ErrorData {
       hint: cliHint(e, app),
       delivery: e.delivery,
       retry: e.retry,
+      ...(e.pid === undefined ? {} : { pid: e.pid }),
     };
   return {
     code: "INTERNAL",

@@ -239,6 +239,20 @@ class Backend {
   // Stops listening to an app (its events cost nothing afterwards).
   virtual void Unwatch(int64_t pid) {}
 
+  // --- Starting apps (launchApp) ---
+
+  // What the system can start: desktop entries (Linux, GIO), application
+  // bundles (macOS, NSWorkspace). Reads no accessibility state.
+  virtual Error Launchable(std::vector<LaunchableApp>& out, Clock::time_point deadline) {
+    return {ErrorCode::kActionNotSupported, "this platform cannot list the apps it could start"};
+  }
+  // Starts the app `request.id` names (one Launchable() id or path) and
+  // gives the pid of the process started (0 when the platform started it
+  // through another process and could not tell). Does not wait for windows.
+  virtual Error Launch(const LaunchRequest& request, int64_t& pid, Clock::time_point deadline) {
+    return {ErrorCode::kActionNotSupported, "this platform cannot start apps"};
+  }
+
   // --- Hooks with defaults; macOS overrides them. ---
 
   // The inputs of window choice. The default (Linux, fake) derives them from

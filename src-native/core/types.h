@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -100,6 +101,27 @@ struct AppInfo {
   // False when the app did not answer while being listed (its name is the
   // last one it gave, or empty); a snapshot of it fails with kAppUnresponsive.
   bool responsive = true;
+};
+
+// An app the system can start (Linux: a desktop entry; macOS: an
+// application bundle), for launchApp's name matching, which is done in JS.
+struct LaunchableApp {
+  std::string id;          // desktop id ("gtk3-widget-factory.desktop") or bundle id
+  std::string name;        // the entry's Name / the bundle's display name
+  std::string executable;  // Linux: the entry's executable; macOS: the bundle's CFBundleExecutable
+  std::string path;        // the .desktop file or the .app bundle
+  bool hidden = false;     // Linux: NoDisplay (not shown in menus, still launchable)
+};
+
+// What to start: `id` is a desktop or bundle id, or the path of a .desktop
+// file or an .app bundle. `env` replaces the launched app's environment
+// when `envGiven` (the caller's process.env: a test desktop's DISPLAY and
+// buses reach the app even where this process's own environ differs).
+struct LaunchRequest {
+  std::string id;
+  std::vector<std::string> args;
+  std::vector<std::pair<std::string, std::string>> env;
+  bool envGiven = false;
 };
 
 struct WindowInfo {

@@ -1,5 +1,7 @@
 #include "linux_backend.h"
 
+#include "gio_launch.h"
+
 #include <algorithm>
 #include <chrono>
 
@@ -59,6 +61,12 @@ Error LinuxBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Cl
     if (!x11_.WindowTitle(w.pid > 0 ? w.pid : app.pid, w.frame, title, until) && !title.empty()) w.title = title;
   }
   return {};
+}
+
+Error LinuxBackend::Launchable(std::vector<LaunchableApp>& out, Clock::time_point) { return GioLaunchable(out); }
+
+Error LinuxBackend::Launch(const LaunchRequest& request, int64_t& pid, Clock::time_point) {
+  return GioLaunch(request, pid);
 }
 
 }  // namespace axsnap

@@ -21,6 +21,9 @@ class LinuxBackend : public AtspiBackend {
   Error TypeText(const WindowInfo& window, const std::string& text, Clock::time_point deadline, size_t& typed) override;
   // The AT-SPI windows; an untitled frame or dialog takes its X title.
   Error Windows(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point deadline) override;
+  // Desktop entries, through GIO (gio_launch.h).
+  Error Launchable(std::vector<LaunchableApp>& out, Clock::time_point deadline) override;
+  Error Launch(const LaunchRequest& request, int64_t& pid, Clock::time_point deadline) override;
 
  private:
   X11Display x11_;

@@ -1311,6 +1311,12 @@ void MacBackend::PrepareWalk(const AppInfo& app, const WindowInfo& window, Clock
   contentPending = true;
 }
 
+Error MacBackend::Launchable(std::vector<LaunchableApp>& out, Clock::time_point) { return system_->InstalledApps(out); }
+
+Error MacBackend::Launch(const LaunchRequest& request, int64_t& pid, Clock::time_point deadline) {
+  return system_->OpenApplication(request, pid, deadline);
+}
+
 Error MacBackend::Permissions(PermissionStatus& out, bool prompt) {
   const void* keys[] = {kAXTrustedCheckOptionPrompt};
   const void* values[] = {prompt ? kCFBooleanTrue : kCFBooleanFalse};

@@ -98,6 +98,9 @@ class MacBackend : public Backend {
   void PrepareWalk(const AppInfo& app, const WindowInfo& window, Clock::time_point deadline,
                    std::vector<std::string>& notes, bool& contentPending) override;
   Error Permissions(PermissionStatus& out, bool prompt) override;
+  // Through MacSystem (NSWorkspace): bundles in the standard folders, and opening one.
+  Error Launchable(std::vector<LaunchableApp>& out, Clock::time_point deadline) override;
+  Error Launch(const LaunchRequest& request, int64_t& pid, Clock::time_point deadline) override;
   Error MenuBar(const AppInfo& app, ElementId& out, Clock::time_point deadline) override;
 
   // Change events: one AXObserver per watched pid, its run loop source on the

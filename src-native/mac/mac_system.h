@@ -52,6 +52,20 @@ class MacSystem {
   // `/usr/bin/open -b <bundleId>`, spawned without a shell, waited for until `deadline`.
   virtual Error OpenBundle(const std::string& bundleId, std::chrono::steady_clock::time_point deadline) = 0;
 
+  // Application bundles in the standard folders (/Applications and its
+  // Utilities, /System/Applications and its Utilities, ~/Applications), each
+  // read through NSBundle: bundle id, display name, executable, path.
+  virtual Error InstalledApps(std::vector<LaunchableApp>& out) = 0;
+  // NSWorkspace openApplicationAtURL:configuration:completionHandler: for a
+  // bundle id (URLForApplicationWithBundleIdentifier:) or an .app path
+  // (request.id starting with "/"), with the request's arguments and
+  // environment, activating the app. Waits for the completion handler until
+  // `deadline` (kTimeout after: the app may still start); `pid` is the
+  // NSRunningApplication's. An app already running is activated, not started
+  // again, and its pid given.
+  virtual Error OpenApplication(const LaunchRequest& request, int64_t& pid,
+                                std::chrono::steady_clock::time_point deadline) = 0;
+
   // Pixels per point of the screen holding most of `frame` (global top-left points).
   virtual double BackingScale(const Rect& frame) = 0;
   // One window's pixels as RGBA rows (stride = width * 4), exactly the window

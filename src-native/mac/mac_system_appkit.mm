@@ -54,6 +54,7 @@ extern char** environ;
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -546,6 +547,87 @@ class AppKitSystem final : public MacSystem {
         return Fail(ErrorCode::kActionFailed, "could not activate the application with pid " + std::to_string(pid) +
                                                   " (it quit, or it is not an application that can be activated)");
       }
+    }
+  }
+
+  Error InstalledApps(std::vector<LaunchableApp>& out) override {
+    @autoreleasepool {
+      out.clear();
+      std::set<std::string> seen;
+      std::vector<std::string> folders = {"/Applications", "/Applications/Utilities", "/System/Applications",
+                                          "/System/Applications/Utilities"};
+      if (const char* home = std::getenv("HOME")) folders.push_back(std::string(home) + "/Applications");
+      NSFileManager* fm = NSFileManager.defaultManager;
+      for (const std::string& folder : folders) {
+        NSString* dir = [NSString stringWithUTF8String:folder.c_str()];
+        if (!dir) continue;
+        NSArray<NSString*>* names = [fm contentsOfDirectoryAtPath:dir error:nil];
+        if (!names) continue;
+        for (NSString* entry in names) {
+          if (![entry.pathExtension isEqualToString:@"app"]) continue;
+          NSString* path = [dir stringByAppendingPathComponent:entry];
+          NSBundle* bundle = [NSBundle bundleWithPath:path];
+          if (!bundle || !bundle.bundleIdentifier) continue;
+          LaunchableApp app;
+          app.id = ToStd(bundle.bundleIdentifier);
+          // The first folder that has a bundle id wins, as Launch Services prefers /Applications.
+          if (!seen.insert(app.id).second) continue;
+          app.path = ToStd(path);
+          app.executable = ToStd(bundle.executablePath.lastPathComponent);
+          auto info = [bundle](NSString* key) {
+            id value = [bundle objectForInfoDictionaryKey:key];
+            return [value isKindOfClass:[NSString class]] ? ToStd((NSString*)value) : std::string();
+          };
+          app.name = info(@"CFBundleDisplayName");
+          if (app.name.empty()) app.name = info(@"CFBundleName");
+          if (app.name.empty()) app.name = ToStd(entry.stringByDeletingPathExtension);
+          out.push_back(std::move(app));
+        }
+      }
+      return {};
+    }
+  }
+
+  Error OpenApplication(const LaunchRequest& request, int64_t& pid, Clock::time_point deadline) override {
+    @autoreleasepool {
+      pid = 0;
+      NSString* id = [NSString stringWithUTF8String:request.id.c_str()];
+      if (!id) return Fail(ErrorCode::kInvalidArgument, "the app id is not UTF-8");
+      NSURL* url = request.id.rfind('/', 0) == 0
+                       ? [NSURL fileURLWithPath:id isDirectory:YES]
+                       : [NSWorkspace.sharedWorkspace URLForApplicationWithBundleIdentifier:id];
+      if (!url) return Fail(ErrorCode::kAppNotFound, "Launch Services knows no application " + request.id);
+      NSWorkspaceOpenConfiguration* config = [NSWorkspaceOpenConfiguration configuration];
+      config.activates = YES;
+      NSMutableArray<NSString*>* args = [NSMutableArray array];
+      for (const std::string& a : request.args) {
+        NSString* arg = [NSString stringWithUTF8String:a.c_str()];
+        if (!arg) return Fail(ErrorCode::kInvalidArgument, "a launch argument is not UTF-8");
+        [args addObject:arg];
+      }
+      config.arguments = args;
+      if (request.envGiven) {
+        NSMutableDictionary<NSString*, NSString*>* env = [NSMutableDictionary dictionary];
+        for (const auto& [k, v] : request.env) {
+          NSString* key = [NSString stringWithUTF8String:k.c_str()];
+          NSString* value = [NSString stringWithUTF8String:v.c_str()];
+          if (key && value) [env setObject:value forKey:key];
+        }
+        config.environment = env;
+      }
+      auto result = std::make_shared<Completion<pid_t>>();
+      [NSWorkspace.sharedWorkspace openApplicationAtURL:url
+                                          configuration:config
+                                      completionHandler:^(NSRunningApplication* app, NSError* error) {
+                                        result->Finish(app ? app.processIdentifier : 0, error);
+                                      }];
+      if (!result->Wait(deadline))
+        return Fail(ErrorCode::kTimeout,
+                    "NSWorkspace did not say by the deadline whether " + request.id + " started; it may still start");
+      if (result->failed())
+        return Fail(ErrorCode::kActionFailed, "could not open " + request.id + ": " + result->error());
+      pid = result->value();
+      return {};
     }
   }
 

@@ -104,6 +104,8 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
                            InstanceMethod<&NativeBackend::ListApps>("listApps"),
                            InstanceMethod<&NativeBackend::Snapshot>("snapshot"),
                            InstanceMethod<&NativeBackend::ListWindows>("listWindows"),
+                           InstanceMethod<&NativeBackend::Launchable>("launchable"),
+                           InstanceMethod<&NativeBackend::Launch>("launch"),
                            InstanceMethod<&NativeBackend::DoAction>("doAction"),
                            InstanceMethod<&NativeBackend::SetText>("setText"),
                            InstanceMethod<&NativeBackend::SetNumber>("setNumber"),
@@ -301,6 +303,68 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
         Napi::Array arr = Napi::Array::New(env, apps->size());
         for (size_t i = 0; i < apps->size(); i++) arr.Set(i, AppToJs(env, (*apps)[i]));
         d.Resolve(arr);
+      };
+    });
+  }
+
+  // launchable(deadlineMs): what the system can start, [{ id, name, executable, path, hidden }].
+  Napi::Value Launchable(const Napi::CallbackInfo& info) {
+    Clock::time_point deadline = DeadlineFrom(info[0]);
+    return Run(info.Env(), [deadline](Backend& b) -> Settle {
+      auto apps = std::make_shared<std::vector<LaunchableApp>>();
+      if (Error err = b.Launchable(*apps, deadline)) return Fail(err);
+      return [apps](Napi::Env env, Napi::Promise::Deferred& d) {
+        Napi::Array arr = Napi::Array::New(env, apps->size());
+        for (size_t i = 0; i < apps->size(); i++) {
+          const LaunchableApp& a = (*apps)[i];
+          Napi::Object o = Napi::Object::New(env);
+          o.Set("id", a.id);
+          o.Set("name", a.name);
+          o.Set("executable", a.executable);
+          o.Set("path", a.path);
+          o.Set("hidden", a.hidden);
+          arr.Set(i, o);
+        }
+        d.Resolve(arr);
+      };
+    });
+  }
+
+  // launch({ id, args?, env?, deadlineMs }): starts one launchable() id or path; resolves { pid } (0: unknown).
+  Napi::Value Launch(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!info[0].IsObject()) return Rejected(env, {ErrorCode::kInvalidArgument, "launch needs a request object"});
+    Napi::Object o = info[0].As<Napi::Object>();
+    LaunchRequest req;
+    if (!o.Get("id").IsString() || o.Get("id").As<Napi::String>().Utf8Value().empty())
+      return Rejected(env, {ErrorCode::kInvalidArgument, "launch needs an id"});
+    req.id = o.Get("id").As<Napi::String>().Utf8Value();
+    Napi::Value args = o.Get("args");
+    if (args.IsArray()) {
+      Napi::Array a = args.As<Napi::Array>();
+      for (uint32_t i = 0; i < a.Length(); i++) {
+        if (!a.Get(i).IsString()) return Rejected(env, {ErrorCode::kInvalidArgument, "launch args must be strings"});
+        req.args.push_back(a.Get(i).As<Napi::String>().Utf8Value());
+      }
+    }
+    Napi::Value vars = o.Get("env");
+    if (vars.IsObject()) {
+      Napi::Object e = vars.As<Napi::Object>();
+      Napi::Array keys = e.GetPropertyNames();
+      for (uint32_t i = 0; i < keys.Length(); i++) {
+        Napi::Value v = e.Get(keys.Get(i));
+        if (v.IsString()) req.env.emplace_back(keys.Get(i).ToString().Utf8Value(), v.As<Napi::String>().Utf8Value());
+      }
+      req.envGiven = true;
+    }
+    Clock::time_point deadline = DeadlineFrom(o.Get("deadlineMs"));
+    return Run(env, [req, deadline](Backend& b) -> Settle {
+      int64_t pid = 0;
+      if (Error err = b.Launch(req, pid, deadline)) return Fail(err);
+      return [pid](Napi::Env env, Napi::Promise::Deferred& d) {
+        Napi::Object out = Napi::Object::New(env);
+        out.Set("pid", static_cast<double>(pid));
+        d.Resolve(out);
       };
     });
   }

@@ -73,6 +73,8 @@ export interface World {
   /** Issue 12 (items 1, 2): CGEventCreateKeyboardEvent returns NULL for these virtual key codes. */
   keyEventFails?: number[];
   apps: WorldApp[];
+  /** Installed bundles (MacSystem::InstalledApps); opening one with an `app` makes that app run. */
+  installed?: { bundleId: string; name?: string; executable?: string; path?: string; app?: WorldApp }[];
   windows: CGWindow[];
 }
 

@@ -4,8 +4,9 @@
 //
 // Written for this project; it is not a copy of Apple's headers and declares
 // only what the backend uses. Selectors, property types and availability
-// follow Apple's documentation pages for NSString, NSArray, NSURL, NSError,
-// NSRunningApplication, NSWorkspace, NSApplication.ActivationOptions,
+// follow Apple's documentation pages for NSString, NSArray, NSMutableArray,
+// NSDictionary, NSMutableDictionary, NSURL, NSError, NSFileManager, NSBundle,
+// NSRunningApplication, NSWorkspace, NSWorkspaceOpenConfiguration, NSApplication.ActivationOptions,
 // SCShareableContent, SCWindow, SCContentFilter, SCStreamConfiguration,
 // SCScreenshotManager and SCStreamError (SCError.h), and for libdispatch's
 // dispatch_semaphore and dispatch_time.
@@ -124,6 +125,11 @@ typedef struct {
 @property(nullable, readonly) const char* UTF8String AXSNAP_RETURNS_INNER_POINTER;
 // nil when the bytes are not UTF-8.
 + (nullable instancetype)stringWithUTF8String:(const char*)nullTerminatedCString;
+// Path helpers (NSString(NSStringPathExtensions)), for launchApp's bundle listing.
+@property(readonly, copy) NSString* pathExtension;
+@property(readonly, copy) NSString* lastPathComponent;
+@property(readonly, copy) NSString* stringByDeletingPathExtension;
+- (NSString*)stringByAppendingPathComponent:(NSString*)str;
 @end
 
 @interface NSArray<__covariant ObjectType> : NSObject <NSFastEnumeration>
@@ -132,10 +138,41 @@ typedef struct {
 - (ObjectType)objectAtIndexedSubscript:(NSUInteger)idx;
 // issue 12 item 4: a one-window list for SCContentFilter.
 + (instancetype)arrayWithObject:(ObjectType)anObject;
++ (instancetype)array;
+@end
+
+@interface NSMutableArray<ObjectType> : NSArray <ObjectType>
+- (void)addObject:(ObjectType)anObject;
+@end
+
+@interface NSDictionary<__covariant KeyType, __covariant ObjectType> : NSObject
++ (instancetype)dictionary;
+@end
+
+@interface NSMutableDictionary<KeyType, ObjectType> : NSDictionary <KeyType, ObjectType>
+- (void)setObject:(ObjectType)anObject forKey:(KeyType)aKey;
 @end
 
 @interface NSURL : NSObject
 @property(nullable, readonly, copy) NSString* path;
++ (NSURL*)fileURLWithPath:(NSString*)path isDirectory:(BOOL)isDir;
+@end
+
+@class NSError;
+
+@interface NSFileManager : NSObject
+@property(class, readonly, strong) NSFileManager* defaultManager;
+// nil (and *error set when given) when the folder cannot be read.
+- (nullable NSArray<NSString*>*)contentsOfDirectoryAtPath:(NSString*)path error:(NSError* _Nullable* _Nullable)error;
+@end
+
+@interface NSBundle : NSObject
+// nil when nothing bundle-like is at the path.
++ (nullable instancetype)bundleWithPath:(NSString*)path;
+@property(nullable, readonly, copy) NSString* bundleIdentifier;
+@property(nullable, readonly, copy) NSString* executablePath;
+// Localized where the bundle localizes the key (CFBundleDisplayName, CFBundleName).
+- (nullable id)objectForInfoDictionaryKey:(NSString*)key;
 @end
 
 @interface NSError : NSObject
@@ -187,10 +224,25 @@ enum : NSApplicationActivationPolicy {
                         options:(NSApplicationActivationOptions)options AXSNAP_API_AVAILABLE(macos(14.0));
 @end
 
+// macOS 10.15: how NSWorkspace opens an application.
+@interface NSWorkspaceOpenConfiguration : NSObject
++ (instancetype)configuration;
+@property(copy) NSArray<NSString*>* arguments;
+@property(copy) NSDictionary<NSString*, NSString*>* environment;
+@property BOOL activates;
+@end
+
 @interface NSWorkspace : NSObject
 @property(class, readonly, strong) NSWorkspace* sharedWorkspace;
 // Refreshed only when the main run loop runs (see NSRunningApplication).
 @property(readonly, copy) NSArray<NSRunningApplication*>* runningApplications;
+// nil when Launch Services knows no app with that bundle id.
+- (nullable NSURL*)URLForApplicationWithBundleIdentifier:(NSString*)bundleIdentifier;
+// macOS 10.15. The handler runs on a concurrent queue, once, with the app or an error.
+- (void)openApplicationAtURL:(NSURL*)applicationURL
+               configuration:(NSWorkspaceOpenConfiguration*)configuration
+           completionHandler:
+               (void (^_Nullable)(NSRunningApplication* _Nullable app, NSError* _Nullable error))completionHandler;
 @end
 
 // ---------------------------------------------------------------------------

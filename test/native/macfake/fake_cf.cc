@@ -1272,7 +1272,13 @@ void CheckRefs(FakeWorld& w, const FakeValue& v, const std::string& where) {
 
 void InstallWorld(FakeWorld world) {
   std::set<int64_t> pids;
-  for (FakeApp& app : world.apps) {
+  // Installed apps that are not running yet hold elements too: checked the same way.
+  std::vector<FakeApp*> all;
+  for (FakeApp& app : world.apps) all.push_back(&app);
+  for (FakeInstalled& i : world.installed)
+    if (i.app) all.push_back(&*i.app);
+  for (FakeApp* each : all) {
+    FakeApp& app = *each;
     if (!pids.insert(app.pid).second) throw std::invalid_argument("two apps with pid " + std::to_string(app.pid));
     FakeElement* root = world.Element(app.rootId);
     if (!root || root->pid != app.pid)
@@ -1298,7 +1304,7 @@ void InstallWorld(FakeWorld world) {
     FakeElement& el = entry.second;
     const std::string where = "element " + std::to_string(el.id);
     if (el.id != entry.first) throw std::invalid_argument(where + ": id does not match its key");
-    if (!world.App(el.pid)) throw std::invalid_argument(where + ": no app with pid " + std::to_string(el.pid));
+    if (!pids.count(el.pid)) throw std::invalid_argument(where + ": no app with pid " + std::to_string(el.pid));
     for (const auto& attr : el.attrs) CheckRefs(world, attr.second, where + " " + attr.first);
     for (const FakeValue& c : el.hiddenChildren) {
       if (c.kind != FakeValue::Kind::kElement)

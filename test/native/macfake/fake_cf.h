@@ -285,6 +285,14 @@ struct FakeFocusMove {
   int64_t toPid = 0;
 };
 
+// An application bundle the fake system has installed (MacSystem::InstalledApps),
+// and, when given, the app that runs once it is opened (OpenApplication moves it
+// into FakeWorld::apps). An entry without an app fails to open.
+struct FakeInstalled {
+  std::string bundleId, name, executable, path;
+  std::optional<FakeApp> app;
+};
+
 struct FakeWorld {
   bool trusted = true;
   std::string screenRecording = "granted";  // "granted" | "denied" | "unknown"
@@ -294,6 +302,7 @@ struct FakeWorld {
   std::optional<std::pair<int64_t, std::chrono::steady_clock::time_point>> pendingFocus;
   bool captureFails = false;
   std::vector<FakeApp> apps;
+  std::vector<FakeInstalled> installed;
   std::map<int64_t, FakeElement> elements;
   std::vector<FakeCGWindow> windows;  // front to back
   // Extra attributes of the system-wide element. AXRole, AXFocusedApplication

@@ -67,6 +67,57 @@ Error FakeMacSystem::ActivateAllWindows(int64_t pid) {
   return SystemStep(pid, Step::kActivate, "system activate " + std::to_string(pid));
 }
 
+Error FakeMacSystem::InstalledApps(std::vector<LaunchableApp>& out) {
+  out.clear();
+  macfake::WithWorld([&](FakeWorld* w) {
+    if (!w) return;
+    for (const macfake::FakeInstalled& i : w->installed) {
+      LaunchableApp app;
+      app.id = i.bundleId;
+      app.name = i.name;
+      app.executable = i.executable;
+      app.path = i.path;
+      out.push_back(std::move(app));
+    }
+  });
+  return {};
+}
+
+Error FakeMacSystem::OpenApplication(const LaunchRequest& request, int64_t& pid,
+                                     std::chrono::steady_clock::time_point) {
+  std::string line = "system open application " + request.id + " args=[";
+  for (size_t i = 0; i < request.args.size(); i++) line += (i ? "," : "") + request.args[i];
+  line += "] env=";
+  // Only the names: a test asserts that the caller's variables reach the app, not their values.
+  for (size_t i = 0; i < request.env.size(); i++) line += (i ? "," : "") + request.env[i].first;
+  macfake::AppendLog(line);
+  pid = 0;
+  Error result;
+  macfake::WithWorld([&](FakeWorld* w) {
+    macfake::FakeInstalled* entry = nullptr;
+    if (w)
+      for (macfake::FakeInstalled& i : w->installed)
+        if (i.bundleId == request.id || (!i.path.empty() && i.path == request.id)) entry = &i;
+    if (!entry) {
+      result = {ErrorCode::kAppNotFound, "Launch Services knows no application " + request.id};
+      return;
+    }
+    // Running already (opened before, or among the world's apps): NSWorkspace activates it.
+    for (const FakeApp& a : w->apps)
+      if (a.bundleId == entry->bundleId) pid = a.pid;
+    if (pid != 0) return;
+    if (!entry->app) {
+      result = {ErrorCode::kActionFailed,
+                "could not open " + request.id + ": The application cannot be opened (NSCocoaErrorDomain 260)"};
+      return;
+    }
+    pid = entry->app->pid;
+    w->apps.push_back(std::move(*entry->app));
+    entry->app.reset();
+  });
+  return result;
+}
+
 Error FakeMacSystem::OpenBundle(const std::string& bundleId, std::chrono::steady_clock::time_point) {
   macfake::AppendLog("system open -b " + bundleId);
   Error result;

@@ -6,6 +6,7 @@
 //   system unhide <pid>
 //   system activate <pid>
 //   system open -b <bundleId>
+//   system open application <bundleId or path> args=[a,b] env=K1,K2   (NSWorkspace openApplicationAtURL:)
 //   system capture <windowNumber> <width>x<height>      (or "... -> failed: <why>")
 //   system capture <windowNumber> <width>x<height> (display filter)
 //                                                        a capture with ScreenCaptureKit's display filter
@@ -25,6 +26,9 @@ class FakeMacSystem : public MacSystem {
   Error Unhide(int64_t pid) override;
   Error ActivateAllWindows(int64_t pid) override;
   Error OpenBundle(const std::string& bundleId, std::chrono::steady_clock::time_point deadline) override;
+  Error InstalledApps(std::vector<LaunchableApp>& out) override;
+  Error OpenApplication(const LaunchRequest& request, int64_t& pid,
+                        std::chrono::steady_clock::time_point deadline) override;
   double BackingScale(const Rect& frame) override;
   Error CaptureWindow(uint32_t windowNumber, const Rect& frame, double scale, CaptureFilter filter,
                       const std::shared_ptr<CapturePass>& pass, std::vector<uint8_t>& rgba, int& width, int& height,

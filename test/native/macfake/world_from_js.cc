@@ -54,8 +54,8 @@ class Parser {
 
   FakeWorld Parse(Napi::Object js) {
     Keys(js, "world",
-         {"trusted", "screenRecording", "scale", "focusedPid", "captureFails", "systemWide", "apps", "windows",
-          "postDelay", "focusMoves", "keyEventFails"});
+         {"trusted", "screenRecording", "scale", "focusedPid", "captureFails", "systemWide", "apps", "installed",
+          "windows", "postDelay", "focusMoves", "keyEventFails"});
     CollectIds(js, "world", 0);
 
     FakeWorld w;
@@ -72,6 +72,24 @@ class Parser {
     for (uint32_t i = 0; i < apps.Length(); ++i) {
       const std::string path = "world.apps[" + std::to_string(i) + "]";
       w.apps.push_back(ParseApp(ObjectAt(apps, i, path), path, w));
+    }
+    Napi::Array installed = ArrayField(js, "installed", "world");
+    for (uint32_t i = 0; i < installed.Length(); ++i) {
+      const std::string path = "world.installed[" + std::to_string(i) + "]";
+      Napi::Object o = ObjectAt(installed, i, path);
+      Keys(o, path, {"bundleId", "name", "executable", "path", "app"});
+      macfake::FakeInstalled entry;
+      entry.bundleId = String(o, "bundleId", path, "");
+      if (entry.bundleId.empty()) Fail(path + ".bundleId", "required");
+      entry.name = String(o, "name", path, "");
+      entry.executable = String(o, "executable", path, "");
+      entry.path = String(o, "path", path, "");
+      if (Has(o, "app")) {
+        entry.app = ParseApp(ObjectField(o, "app", path), path + ".app", w);
+        for (const macfake::FakeApp& a : w.apps)
+          if (a.pid == entry.app->pid) Fail(path + ".app.pid", "two apps with pid " + std::to_string(a.pid));
+      }
+      w.installed.push_back(std::move(entry));
     }
     Napi::Array windows = ArrayField(js, "windows", "world");
     for (uint32_t i = 0; i < windows.Length(); ++i) {

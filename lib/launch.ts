@@ -1,0 +1,337 @@
+/**
+ * Starting apps: launchApp(name | id | path) starts one through the
+ * platform's own launcher (Linux: its desktop entry, through GIO, as a
+ * desktop shell would; macOS: NSWorkspace, by bundle id or .app path) or,
+ * for the path of a plain executable, spawns it directly, and returns once
+ * the app's first window is accessible, so the next call can observe it.
+ * The app gets the caller's process.env (plus `env`): DISPLAY and the
+ * session bus of a test desktop reach it even when they were set in JS only.
+ */
+import { spawn } from "node:child_process";
+import { accessSync, constants, readFileSync, statSync } from "node:fs";
+import { basename, resolve as resolvePath } from "node:path";
+import { CallContext, callBudget } from "./call.js";
+import { desktopBackend, listWindows } from "./desktop.js";
+import { AxsnapError, invalidArgument } from "./errors.js";
+import { type LaunchableApp, matchLaunchable } from "./launch/match.js";
+import type { NativeBackend } from "./native.js";
+import type { WindowListing } from "./windows.js";
+
+export type { LaunchableApp } from "./launch/match.js";
+
+export interface LaunchOptions {
+  /**
+   * Arguments. For a desktop entry they are its files or URIs (filling its
+   * %f/%u, as a file manager opens files with it); for a bundle, its
+   * launch arguments; for an executable path, its argv.
+   */
+  args?: string[];
+  /** Variables added to (or replacing) the caller's process.env for the app. */
+  env?: Record<string, string>;
+  /** How long to wait for the first accessible window. Default 20000 ms. */
+  deadlineMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface LaunchedApp {
+  /** The pid of the app's process: pass it as `app` to snapshot, listWindows, waitFor. */
+  pid: number;
+  /** The app's name as the accessibility service knows it (what listApps shows). */
+  name: string;
+  /** Its first accessible window (the first window or dialog listWindows(pid) lists). */
+  window: WindowListing;
+  /** How it was started. */
+  via: "desktop-entry" | "bundle" | "path";
+  /** The desktop entry or bundle it was started from (none for an executable path). */
+  entry?: LaunchableApp;
+  /** From the call until the window was there. */
+  ms: number;
+}
+
+const DEFAULT_LAUNCH_MS = 20_000;
+const POLL_MS = 100;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function deadlineOf(value: unknown): number {
+  if (value === undefined) return DEFAULT_LAUNCH_MS;
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 1 || value > 600_000)
+    throw invalidArgument(
+      `deadlineMs must be a number of milliseconds between 1 and 600000, got ${String(value)}`,
+    );
+  return value;
+}
+
+/** A backend that cannot start apps (the fake one; a platform without a launcher) says so in launch terms. */
+async function launcherStep<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (e instanceof AxsnapError && e.code === "ACTION_NOT_SUPPORTED")
+      throw new AxsnapError("ACTION_NOT_SUPPORTED", e.message, {
+        cause: e,
+        hint: "this backend cannot start apps: start the app another way, then find it with listApps()",
+      });
+    throw e;
+  }
+}
+
+/** The apps the system can start: desktop entries (Linux), application bundles (macOS), sorted by id. */
+export async function listLaunchable(
+  options: { deadlineMs?: number; signal?: AbortSignal } = {},
+  backend?: NativeBackend,
+): Promise<LaunchableApp[]> {
+  if (options === null || typeof options !== "object") throw invalidArgument("options must be an object");
+  const deadlineMs = options.deadlineMs === undefined ? 5000 : deadlineOf(options.deadlineMs);
+  const ctx = new CallContext(deadlineMs, callBudget(options, deadlineMs).signal);
+  ctx.check();
+  const b = backend ?? (await ctx.step("read", () => desktopBackend(ctx.remaining())));
+  const all = await launcherStep(() => ctx.step("read", () => b.launchable(ctx.remaining())));
+  return all.sort((a, b) => a.id.localeCompare(b.id));
+}
+
+/** A launch target: an entry to start natively, or an executable to spawn. */
+type Plan =
+  | { via: "desktop-entry" | "bundle"; id: string; entry?: LaunchableApp }
+  | { via: "path"; path: string };
+
+function isBundlePath(path: string): boolean {
+  return /\.app\/?$/i.test(path);
+}
+
+async function planOf(app: string, entries: () => Promise<LaunchableApp[]>): Promise<Plan> {
+  if (!app.includes("/")) return entryPlan(matchLaunchable(app, await entries()));
+  const path = resolvePath(app);
+  const isEntry = /\.desktop$/i.test(path) || isBundlePath(path);
+  if (isEntry) {
+    const listed = (await entries()).find((e) => e.path === path.replace(/\/$/, ""));
+    if (listed) return entryPlan(listed);
+  }
+  let isDir = false;
+  try {
+    isDir = statSync(path).isDirectory();
+  } catch {
+    throw new AxsnapError("APP_NOT_FOUND", `nothing is at ${path}`, {
+      hint: "pass an app's name or id instead (listLaunchable() lists them), or a path that exists",
+    });
+  }
+  if (isEntry) return { via: isBundlePath(path) ? "bundle" : "desktop-entry", id: path };
+  try {
+    if (isDir) throw new Error("a directory");
+    accessSync(path, constants.X_OK);
+  } catch {
+    throw new AxsnapError("APP_NOT_FOUND", `${path} is not an executable program`, {
+      hint: "pass the path of an executable, a .desktop file or an .app bundle, or an app's name (listLaunchable() lists them)",
+    });
+  }
+  return { via: "path", path };
+}
+
+/** Bundles are the macOS listing's entries, desktop entries Linux's: told apart by the file they come from. */
+function entryPlan(entry: LaunchableApp): Plan {
+  return { via: isBundlePath(entry.path) ? "bundle" : "desktop-entry", id: entry.id, entry };
+}
+
+/**
+ * The app's environment. A desktop entry or a program gets the caller's
+ * whole process.env plus `extra` (as when started from the caller's shell);
+ * a macOS bundle gets `extra` only: Launch Services gives it the user
+ * session's environment, as the Dock would, and adds these.
+ */
+function environment(extra: Record<string, string> | undefined, whole: boolean): Record<string, string> {
+  const env: Record<string, string> = {};
+  if (whole) for (const [k, v] of Object.entries(process.env)) if (typeof v === "string") env[k] = v;
+  if (extra !== undefined) {
+    if (extra === null || typeof extra !== "object" || Array.isArray(extra))
+      throw invalidArgument("env must be an object of strings");
+    for (const [k, v] of Object.entries(extra)) {
+      if (typeof v !== "string") throw invalidArgument(`env.${k} must be a string`);
+      env[k] = v;
+    }
+  }
+  return env;
+}
+
+/** Spawns an executable detached from this process (its own session, no stdio), so it outlives the caller. */
+function spawnDetached(path: string, args: string[], env: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(path, args, { env, detached: true, stdio: "ignore" });
+    child.once("error", (e) =>
+      reject(
+        new AxsnapError("ACTION_FAILED", `could not start ${path}: ${e.message}`, {
+          hint: "check that the program runs from a shell with the same arguments",
+        }),
+      ),
+    );
+    child.once("spawn", () => {
+      child.unref();
+      resolve(child.pid!);
+    });
+  });
+}
+
+/** Whether the process has ended (a zombie no one reaped counts: it shows no window). */
+function exited(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "ESRCH";
+  }
+  if (process.platform !== "linux") return false;
+  try {
+    return / Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\)/, ""));
+  } catch {
+    return true;
+  }
+}
+
+/** The windows listWindows gives for a pid not yet known to the accessibility service: none, not an error. */
+async function windowsOf(pid: number, ctx: CallContext, backend?: NativeBackend): Promise<WindowListing[]> {
+  try {
+    return await listWindows(
+      pid,
+      { deadlineMs: Math.min(ctx.remaining(), 3000), ...(ctx.signal ? { signal: ctx.signal } : {}) },
+      backend,
+    );
+  } catch (e) {
+    if (e instanceof AxsnapError && e.code === "APP_NOT_FOUND") return [];
+    // The AT-SPI registry starts with the first app that has a bridge: on a desktop where none ran yet,
+    // it is not there until the launched app brings it up.
+    if (e instanceof AxsnapError && e.code === "ACCESSIBILITY_UNAVAILABLE") return [];
+    // One listing cut short by the call's own deadline is the launch's TIMEOUT, said below.
+    if (e instanceof AxsnapError && e.code === "TIMEOUT" && ctx.expired()) return [];
+    throw e;
+  }
+}
+
+function appsNow(ctx: CallContext, b: NativeBackend) {
+  return ctx.step("read", () => b.listApps(Math.min(ctx.remaining(), 3000)));
+}
+
+/** A pid the platform did not give (a D-Bus activated entry): the new app whose name fits the entry. */
+async function newcomer(
+  before: Set<number>,
+  entry: LaunchableApp | undefined,
+  ctx: CallContext,
+  b: NativeBackend,
+): Promise<number | undefined> {
+  const apps = await appsNow(ctx, b).catch(() => []);
+  const fresh = apps.filter((a) => !before.has(a.pid));
+  const names = entry
+    ? [entry.name, basename(entry.executable), entry.id.replace(/\.desktop$/, "")].map((s) => s.toLowerCase())
+    : [];
+  const fits = fresh.filter((a) => names.includes(a.name.toLowerCase()));
+  if (fits.length === 1) return fits[0]!.pid;
+  return fresh.length === 1 ? fresh[0]!.pid : undefined;
+}
+
+/**
+ * Starts an app and returns once its first window is accessible: `app` is
+ * a name or id from listLaunchable() (exact, case-insensitive: an id, a
+ * name or an executable's name), or the path of an executable, a .desktop
+ * file or an .app bundle. APP_NOT_FOUND names the closest launchable apps;
+ * TIMEOUT (the app was started: delivered_unverified, with its `pid`) when
+ * no window came by the deadline.
+ */
+export async function launchApp(
+  app: string,
+  options: LaunchOptions = {},
+  backend?: NativeBackend,
+): Promise<LaunchedApp> {
+  if (typeof app !== "string" || app.trim() === "")
+    throw invalidArgument(
+      `app must be an app's name, desktop or bundle id, or a path, got ${app === undefined ? "nothing" : JSON.stringify(app)}`,
+      'pass a name such as "gtk3-widget-factory"; listLaunchable() lists what can be started',
+    );
+  if (options === null || typeof options !== "object") throw invalidArgument("options must be an object");
+  const args = options.args ?? [];
+  if (!Array.isArray(args) || args.some((a) => typeof a !== "string"))
+    throw invalidArgument("args must be an array of strings");
+  const deadlineMs = deadlineOf(options.deadlineMs);
+  const started = performance.now();
+  const ctx = new CallContext(deadlineMs, callBudget(options, deadlineMs).signal);
+  try {
+    ctx.check();
+    const b = backend ?? (await ctx.step("read", () => desktopBackend(ctx.remaining())));
+    const plan = await planOf(app.trim(), () =>
+      launcherStep(() => ctx.step("read", () => b.launchable(ctx.remaining()))),
+    );
+    const what = plan.via === "path" ? plan.path : plan.id;
+    const env = environment(options.env, plan.via !== "bundle");
+    // Only for an entry whose pid the platform may not give (D-Bus activation): no registry yet means no apps.
+    const before = new Set((await appsNow(ctx, b).catch(() => [])).map((a) => a.pid));
+    ctx.check();
+    ctx.sent = true;
+    let pid =
+      plan.via === "path"
+        ? await spawnDetached(plan.path, args, env)
+        : (
+            await ctx.step("semantic", () =>
+              b.launch({ id: plan.id, args, env, deadlineMs: ctx.remaining() }),
+            )
+          ).pid;
+    const entry = plan.via === "path" ? undefined : plan.entry;
+    const firstWindow = async (): Promise<LaunchedApp> => {
+      for (;;) {
+        if (pid === 0) pid = (await newcomer(before, entry, ctx, b)) ?? 0;
+        if (pid !== 0) {
+          const windows = await windowsOf(pid, ctx, b);
+          const first = windows.find((w) => w.kind === "window" || w.kind === "dialog") ?? windows[0];
+          if (first) {
+            const known = (await appsNow(ctx, b).catch(() => [])).find((a) => a.pid === pid);
+            return {
+              pid,
+              name: known?.name ?? basename(what),
+              window: first,
+              via: plan.via,
+              ...(entry ? { entry } : {}),
+              ms: Math.round(performance.now() - started),
+            };
+          }
+          // A bundle already running is activated and its pid given: no second process to hand over to it.
+          if (plan.via !== "bundle" && exited(pid))
+            throw new AxsnapError(
+              "ACTION_FAILED",
+              `started ${what} as pid ${pid}, but it exited before it opened a window`,
+              {
+                pid,
+                delivery: "delivered_unverified",
+                hint: "a single-instance app hands a second start to the copy already running: look for it with listApps(); otherwise run the program from a shell to see why it stops",
+              },
+            );
+        }
+        if (ctx.remaining() <= POLL_MS)
+          throw new AxsnapError(
+            "TIMEOUT",
+            pid === 0
+              ? `started ${what}, but no new app with a window appeared within ${deadlineMs} ms (its pid is not known)`
+              : `started ${what} as pid ${pid}, but no window of it was accessible within ${deadlineMs} ms`,
+            {
+              ...(pid === 0 ? {} : { pid }),
+              delivery: "delivered_unverified",
+              hint:
+                pid === 0
+                  ? "the app may still be starting: listApps() shows it once it is there; do not launch it again"
+                  : `the app is running (pid ${pid}) and may still be starting: observe it later with snapshot({ app: ${pid} }), or stop it (kill ${pid}); do not launch it again. A program without an accessibility bridge (xterm, Tk) never shows a window here`,
+            },
+          );
+        await ctx.step("read", () => sleep(POLL_MS));
+      }
+    };
+    try {
+      return await firstWindow();
+    } catch (e) {
+      // Aborted, or the bus gone while waiting: the app was started all the same, and the caller may want it stopped.
+      if (e instanceof AxsnapError && e.pid === undefined && pid !== 0)
+        throw new AxsnapError(e.code, `${e.message} (the app was started as pid ${pid})`, {
+          pid,
+          delivery: e.delivery === "not_delivered" ? "delivered_unverified" : e.delivery,
+          hint: e.hint,
+          cause: e,
+        });
+      throw e;
+    }
+  } finally {
+    await ctx.close();
+  }
+}
