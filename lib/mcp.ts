@@ -97,7 +97,7 @@ const APP_HELP =
   "The app (name or pid) whose latest snapshot a bare element_index or x/y refers to; default the app observed last. Not needed with a ref.";
 
 const INSTRUCTIONS = `axsnap shows one window of a desktop app as numbered text lines, one UI element a line, plus a screenshot, and acts on exactly the element printed on a line.
-Start with list_apps, then get_app_state for the app. Act by element_index (the number at the start of a line of the latest snapshot of that app) or, safer, by ref "@<snapshot id>:e<N>". x/y are pixels of the latest screenshot of that app.
+Start with list_apps (launch_app starts one that is not running; list_apps with launchable: true lists what it can start), then get_app_state for the app. find_elements returns only the lines that match a role, name, text or state, with refs, instead of the whole window; list_windows lists an app's windows, dialogs, menus and popups. Act by element_index (the number at the start of a line of the latest snapshot of that app) or, safer, by ref "@<snapshot id>:e<N>". x/y are pixels of the latest screenshot of that app.
 Every action returns delivery/retry, how the app settled, what opened or closed, and what changed, numbered as in the fresh snapshot (now the latest; lines not shown did not change): read it before the next step. reply: "full" returns the whole window, screenshot: true its picture. Errors carry a code and a hint; follow the hint. ${SAFETY_HELP}`;
 
 /** An app by name or pid; a string of digits is a pid. */
