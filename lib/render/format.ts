@@ -73,6 +73,7 @@ function isPlainText({ line, role, states }: CompactView): boolean {
   return (
     role === "text" &&
     !line.synthetic &&
+    line.suffix === undefined &&
     states.length === 0 &&
     !line.segments.some((seg) => seg.startsWith("Secondary Actions:"))
   );
@@ -83,6 +84,7 @@ function isSilentGroup({ line, role, states, name }: CompactView): boolean {
   return (
     role === "group" &&
     name === undefined &&
+    line.suffix === undefined &&
     line.value === undefined &&
     states.length === 0 &&
     line.traits.length === 0 &&

@@ -1,0 +1,234 @@
+/**
+ * Outlines: the same planned lines, printed only down to a depth, with a
+ * container cut there ending its line with what it holds (`(+37 elements)`).
+ *
+ * The plan is made once, for the whole window, and an outline only chooses
+ * which of its lines print: records, and so indices, stay those of the full
+ * plan, so an index means the same element at every depth and every budget
+ * of one observation, and a collapsed line is addressable as any other (a
+ * `root` snapshot opens it). This is the compact style's precedent (it hides
+ * plain-text lines whose records exist) taken further: here the hidden
+ * records are not printed by any style of this snapshot, so acting on one is
+ * refused (lib/collapsed.ts) and a diff reports them under their collapsed
+ * line (lib/diff.ts).
+ */
+import type { Line } from "./lines.js";
+import { isList, isScrollArea, isWebArea } from "./roles.js";
+
+/** The tree structure of planned lines, computed once per plan. */
+export interface LineTree {
+  lines: Line[];
+  /** Position of the numbered line each line hangs under; -1 for the roots (window, menu bar). */
+  parent: Int32Array;
+  /** Numbered lines below each line, at any depth. */
+  held: Int32Array;
+  /** Position of the focused element's line, or -1. */
+  focus: number;
+  /** Deepest printed depth. */
+  maxDepth: number;
+  /** Numbered lines in all: the observation's records. */
+  records: number;
+}
+
+export function lineTree(lines: Line[], focusedIndex: number | undefined): LineTree {
+  const n = lines.length;
+  const parent = new Int32Array(n).fill(-1);
+  const held = new Int32Array(n);
+  const stack: number[] = [];
+  let focus = -1;
+  let maxDepth = 0;
+  let records = 0;
+  for (let i = 0; i < n; i++) {
+    const line = lines[i]!;
+    while (stack.length > 0 && lines[stack[stack.length - 1]!]!.depth >= line.depth) stack.pop();
+    parent[i] = stack.length > 0 ? stack[stack.length - 1]! : -1;
+    if (line.depth > maxDepth) maxDepth = line.depth;
+    if (line.index < 0) continue;
+    records++;
+    if (line.index === focusedIndex) focus = i;
+    for (const a of stack) held[a]!++;
+    stack.push(i);
+  }
+  return { lines, parent, held, focus, maxDepth, records };
+}
+
+/** Which lines print: those down to `depth`, and the children of every line in `open`. */
+export interface ViewSpec {
+  depth: number;
+  open: ReadonlySet<number>;
+}
+
+export interface OutlineView {
+  /** The lines to format; a collapsed line is a copy whose suffix says what it holds. */
+  lines: Line[];
+  /** Lines that print `(+N elements)`. */
+  collapsed: number;
+  /** Records that did not print: inside a collapsed line. */
+  hidden: number;
+  /** within[index]: the index of the collapsed line a hidden record is inside, else -1. */
+  within: Int32Array;
+  /** The collapsed line holding the most, to name in the closing line. */
+  largest?: number;
+}
+
+export function holdsText(n: number): string {
+  return n === 1 ? "(+1 element)" : `(+${n} elements)`;
+}
+
+/** The lines a view prints, in plan order. */
+export function outline(tree: LineTree, spec: ViewSpec): OutlineView {
+  const { lines, parent, held } = tree;
+  const n = lines.length;
+  const shown = new Uint8Array(n);
+  const within = new Int32Array(tree.records).fill(-1);
+  const out: Line[] = [];
+  let collapsed = 0;
+  let hidden = 0;
+  let largest: number | undefined;
+  let largestHeld = 0;
+  // Per position: the collapsed numbered line it is inside (-1: none), so hidden records know theirs.
+  const into = new Int32Array(n).fill(-1);
+  for (let i = 0; i < n; i++) {
+    const line = lines[i]!;
+    const p = parent[i]!;
+    const opens = p < 0 || spec.open.has(p) || lines[p]!.depth < spec.depth;
+    // A row's unnumbered `| b | c` line is part of the row: it prints when the row does.
+    const visible = p < 0 || (shown[p] === 1 && (opens || line.index < 0));
+    if (visible) {
+      shown[i] = 1;
+      const isOpen = spec.open.has(i) || line.depth < spec.depth;
+      const count = held[i]!;
+      if (line.index >= 0 && !isOpen && count > 0) {
+        collapsed++;
+        if (count > largestHeld) {
+          largestHeld = count;
+          largest = line.index;
+        }
+        const suffix = line.suffix === undefined ? holdsText(count) : `${line.suffix} ${holdsText(count)}`;
+        out.push({ ...line, suffix });
+      } else out.push(line);
+      continue;
+    }
+    into[i] = p >= 0 && shown[p] === 1 ? lines[p]!.index : p >= 0 ? into[p]! : -1;
+    if (line.index >= 0) {
+      hidden++;
+      within[line.index] = into[i]!;
+    }
+  }
+  const view: OutlineView = { lines: out, collapsed, hidden, within };
+  if (largest !== undefined) view.largest = largest;
+  return view;
+}
+
+/** The positions of the ancestors of line `pos` (not itself). */
+function ancestors(tree: LineTree, pos: number, into: Set<number>): void {
+  for (let p = tree.parent[pos]!; p >= 0; p = tree.parent[p]!) into.add(p);
+}
+
+const REGION_ROLES = new Set([
+  "AXToolbar",
+  "AXMenuBar",
+  "AXTabGroup",
+  "AXSplitGroup",
+  "AXSheet",
+  "tool bar",
+  "tool-bar",
+  "menu bar",
+  "menu-bar",
+  "page tab list",
+  "page-tab-list",
+  "status bar",
+  "status-bar",
+  "split pane",
+  "split-pane",
+  "document text",
+  "document-text",
+  "dialog",
+]);
+
+/**
+ * A region of a window: what an agent orients by before it reads lines —
+ * toolbars, menu bars, tab lists, lists and tables (sidebars are lists or
+ * outlines), split views, the document or web area.
+ */
+export function isRegion(line: Line): boolean {
+  const node = line.node;
+  if (node === undefined) return false;
+  return REGION_ROLES.has(node.role) || isList(node) || (isWebArea(node) && !isScrollArea(node));
+}
+
+/** Lines whose children a skeleton opens: the path to focus, and to each outermost region. */
+export interface Openings {
+  /** The focused line and its ancestors. */
+  focus: Set<number>;
+  /** Ancestors of every region that is not inside another region. */
+  regions: Set<number>;
+  /** Every list and table: their rows are what is on screen (a budget opens them). */
+  lists: Set<number>;
+}
+
+export function openings(tree: LineTree): Openings {
+  const focus = new Set<number>();
+  // The focused element's own children too: a focused list shows its rows, a field its parts.
+  if (tree.focus >= 0) {
+    ancestors(tree, tree.focus, focus);
+    focus.add(tree.focus);
+  }
+  const regions = new Set<number>();
+  const lists = new Set<number>();
+  const inRegion = new Uint8Array(tree.lines.length);
+  for (let i = 0; i < tree.lines.length; i++) {
+    const line = tree.lines[i]!;
+    const p = tree.parent[i]!;
+    const parentIn = p >= 0 && (inRegion[p] === 1 || isRegion(tree.lines[p]!));
+    inRegion[i] = parentIn ? 1 : 0;
+    if (line.index < 0) continue;
+    if (line.node !== undefined && isList(line.node)) lists.add(i);
+    if (!parentIn && isRegion(line)) ancestors(tree, i, regions);
+  }
+  return { focus, regions, lists };
+}
+
+/** Most lines a skeleton prints at its base depth, before the paths to regions and focus are opened. */
+const SKELETON_BASE_LINES = 30;
+
+/**
+ * The skeleton's base depth: the deepest level at which the window down to
+ * it is still a glance (at most SKELETON_BASE_LINES lines), at least 1.
+ */
+export function skeletonDepth(tree: LineTree): number {
+  const perDepth = new Int32Array(tree.maxDepth + 2);
+  for (const line of tree.lines) if (line.index >= 0) perDepth[line.depth]!++;
+  let total = 0;
+  let depth = 0;
+  for (let d = 0; d <= tree.maxDepth; d++) {
+    total += perDepth[d]!;
+    if (total > SKELETON_BASE_LINES) break;
+    depth = d;
+  }
+  return Math.max(1, depth);
+}
+
+export function union(...sets: ReadonlySet<number>[]): Set<number> {
+  const out = new Set<number>();
+  for (const s of sets) for (const v of s) out.add(v);
+  return out;
+}
+
+/** A branch this small prints whole in a skeleton: opening it later would cost a call for a line or two. */
+const SMALL_BRANCH = 3;
+
+/** The skeleton: its base depth, with the paths to the regions and to focus, and small branches, opened. */
+export function skeletonSpec(tree: LineTree, open: Openings): ViewSpec {
+  const small = new Set<number>();
+  for (let i = 0; i < tree.held.length; i++) if (tree.held[i]! <= SMALL_BRANCH) small.add(i);
+  return { depth: skeletonDepth(tree), open: union(open.regions, open.focus, small) };
+}
+
+/** The closing line of an outline: what is collapsed, and how to open it. */
+export function collapsedLine(view: OutlineView, records: number, lead: string): string | undefined {
+  if (view.collapsed === 0) return undefined;
+  const lines = view.collapsed === 1 ? "the line marked" : `the ${view.collapsed} lines marked`;
+  const example = view.largest === undefined ? "" : ` (e.g. root ${view.largest})`;
+  return `(${lead}${view.hidden} of ${records} elements are inside ${lines} (+N elements); open one with root and its index${example}.)`;
+}
