@@ -71,7 +71,9 @@ export {
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_NODES,
   DEFAULT_TEXT_LIMIT,
+  estimateTokens,
   type LineFacts,
+  MIN_MAX_TOKENS,
   type RenderCut,
   type RenderOptions,
   type RenderResult,
@@ -79,6 +81,9 @@ export {
   type Style,
   secureByName,
   type TextLimit,
+  TOKEN_ESTIMATE_ERROR,
+  type ViewOptions,
+  type ViewSummary,
 } from "./render/index.js";
 export {
   type ActionResult,

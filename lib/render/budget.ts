@@ -13,8 +13,8 @@ import {
   collapsedLine,
   type LineTree,
   lineTree,
-  type OutlineView,
   type Openings,
+  type OutlineView,
   openings,
   outline,
   skeletonSpec,
@@ -171,7 +171,12 @@ function fit(
   const tryOutline = (spec: ViewSpec, s: Style): Try => attempt(outlined(tree, spec, s, "budget", lead));
   const done = (t: Try): { chosen: ChosenView; text: string } => {
     const summary: ViewSummary = t.chosen.summary ?? { kind: "budget", hidden: 0, collapsed: 0 };
-    t.chosen.summary = { ...summary, kind: asked !== undefined ? summary.kind : "budget", maxTokens: budget, tokens: t.tokens };
+    t.chosen.summary = {
+      ...summary,
+      kind: asked !== undefined ? summary.kind : "budget",
+      maxTokens: budget,
+      tokens: t.tokens,
+    };
     return { chosen: t.chosen, text: t.text };
   };
 
@@ -179,7 +184,9 @@ function fit(
   const styles: Style[] = style === "tree" ? ["tree", "compact"] : ["compact"];
   for (const s of styles) {
     const t =
-      asked === undefined ? attempt({ style: s, lines: tree.lines }) : attempt(outlined(tree, asked, s, "outline", "Outline: "));
+      asked === undefined
+        ? attempt({ style: s, lines: tree.lines })
+        : attempt(outlined(tree, asked, s, "outline", "Outline: "));
     if (t.tokens <= budget) return done(t);
   }
   // 2. Skeletons, compact, at decreasing depth: the deepest that fits (a deeper view prints a
@@ -211,7 +218,10 @@ function fit(
       }
     }
     // The fullest that fits: the one that leaves the fewest elements inside collapsed lines.
-    if (best !== undefined && (fullest === undefined || best.chosen.summary!.hidden < fullest.chosen.summary!.hidden))
+    if (
+      best !== undefined &&
+      (fullest === undefined || best.chosen.summary!.hidden < fullest.chosen.summary!.hidden)
+    )
       fullest = best;
   }
   if (fullest !== undefined) return done(fullest);

@@ -8,8 +8,8 @@ import { invalidArgument } from "../errors.js";
 import type { RawSnapshot } from "../model.js";
 import type { ElementRecord } from "../records.js";
 import { validateRawSnapshot } from "../validate.js";
-import { closingLine, compactLines, footer, header, type Style, treeLine } from "./format.js";
 import { type ChosenView, chooseView, normaliseViewOptions, type ViewOptions } from "./budget.js";
+import { closingLine, compactLines, footer, header, type Style, treeLine } from "./format.js";
 import { compactStates, type Line } from "./lines.js";
 import { type Plan, type PlanStart, plan, type RenderCut } from "./plan.js";
 import { isSecure } from "./roles.js";
@@ -18,11 +18,10 @@ import { present, sanitize, type TextLimit } from "./sanitize.js";
 export type { ViewOptions, ViewSummary } from "./budget.js";
 export { MIN_MAX_TOKENS, normaliseViewOptions } from "./budget.js";
 export type { Style } from "./format.js";
-export type { PlanStart } from "./plan.js";
-export { estimateTokens, TOKEN_ESTIMATE_ERROR } from "./tokens.js";
-export type { RenderCut } from "./plan.js";
+export type { PlanStart, RenderCut } from "./plan.js";
 export { secureByName } from "./roles.js";
 export type { TextLimit } from "./sanitize.js";
+export { estimateTokens, TOKEN_ESTIMATE_ERROR } from "./tokens.js";
 
 export interface RenderOptions {
   /** "tree" (default): the computer-use format; "compact": denser, same indices. */

@@ -129,7 +129,6 @@ const REGION_ROLES = new Set([
   "AXToolbar",
   "AXMenuBar",
   "AXTabGroup",
-  "AXSplitGroup",
   "AXSheet",
   "tool bar",
   "tool-bar",
@@ -139,8 +138,6 @@ const REGION_ROLES = new Set([
   "page-tab-list",
   "status bar",
   "status-bar",
-  "split pane",
-  "split-pane",
   "document text",
   "document-text",
   "dialog",
@@ -149,7 +146,8 @@ const REGION_ROLES = new Set([
 /**
  * A region of a window: what an agent orients by before it reads lines —
  * toolbars, menu bars, tab lists, lists and tables (sidebars are lists or
- * outlines), split views, the document or web area.
+ * outlines), the document or web area. A split view is not one: it holds
+ * regions (a sidebar beside a document), and a region's inside stays shut.
  */
 export function isRegion(line: Line): boolean {
   const node = line.node;

@@ -37,16 +37,34 @@ function letterCost(piece: string): number {
     // Words up to about 8 letters are mostly one token; longer ones split every ~5 letters.
     return n <= 8 ? 1 : 1 + Math.ceil((n - 8) / 5);
   }
-  // Other scripts: CJK and the like about a token per character, others per two.
+  return Math.max(1, Math.ceil(charsCost(piece, 0.6)));
+}
+
+/**
+ * Per character, where the vocabulary holds few whole words: CJK and Hangul
+ * about one token a character; the scripts the vocabulary knows well (Latin,
+ * Greek, Cyrillic, Hebrew, Arabic, the Indic ones) `common`; anything else
+ * falls back to its UTF-8 bytes, a token each (o200k merges rare
+ * characters, and every character beyond the BMP, not at all).
+ */
+function charsCost(piece: string, common: number): number {
   let cost = 0;
-  for (const ch of piece) cost += /[\u3000-\u9fff\uac00-\ud7af\uf900-\ufaff]/u.test(ch) ? 1 : 0.5;
-  return Math.max(1, Math.ceil(cost));
+  for (const ch of piece) {
+    const c = ch.codePointAt(0)!;
+    if (c < 0x80) cost += 0.5;
+    else if (c > 0xffff) cost += 4;
+    else if ((c >= 0x3000 && c <= 0x9fff) || (c >= 0xac00 && c <= 0xd7af) || (c >= 0xf900 && c <= 0xfaff))
+      cost += 1.2;
+    else if (c < 0x0e00 || (c >= 0x2000 && c <= 0x206f)) cost += common;
+    else cost += c < 0x800 ? 2 : 3;
+  }
+  return cost;
 }
 
 function punctCost(piece: string): number {
   const body = piece.replace(/^ /, "").replace(/[\r\n]+$/, "");
-  if (body.length <= 2) return 1;
-  return Math.ceil(body.length / 2);
+  if (body.length <= 2 && /^[\x20-\x7e]*$/.test(body)) return 1;
+  return Math.max(1, Math.ceil(charsCost(body, 1)));
 }
 
 /** Estimated o200k tokens of `text` (see the module comment for the method and its error). */
