@@ -29,6 +29,7 @@ import { listApps } from "./desktop.js";
 import { AxsnapError, invalidArgument } from "./errors.js";
 import { REQUEST_LIMIT_BYTES, TEXT_LIMIT } from "./mcp/limits.js";
 import { LineStdioTransport } from "./mcp/stdio.js";
+import { viewFields, viewOptionsOf } from "./mcp/view.js";
 import { sanitize } from "./render/sanitize.js";
 import {
   type ActionResult,
@@ -327,6 +328,7 @@ export function createMcpServer(session: Session): McpServer {
             .describe(
               "Observe the app's window, dialog, menu or popup with this title (or part of it) instead of the one the user faces.",
             ),
+          ...viewFields,
         })
         .strict(),
       annotations: { readOnlyHint: true },
@@ -343,6 +345,7 @@ export function createMcpServer(session: Session): McpServer {
           ...(args.max_tree_nodes !== undefined ? { maxNodes: args.max_tree_nodes } : {}),
           ...(args.max_tree_depth !== undefined ? { maxDepth: args.max_tree_depth } : {}),
           ...(args.window !== undefined ? { window: { title: args.window } } : {}),
+          ...viewOptionsOf(args),
         });
         return { content: snapshotContent(snap) };
       }),

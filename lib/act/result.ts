@@ -211,7 +211,8 @@ export async function finish(
       ...kept,
       ...asked,
       app: o.snapshot.app.pid,
-      ...(follow ? { window: { id: follow } } : {}),
+      // Another surface now: the whole of it, not the subtree of the one acted on.
+      ...(follow ? { window: { id: follow }, root: undefined } : {}),
       deadlineMs: ctx.remaining(),
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     });

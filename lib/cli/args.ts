@@ -7,6 +7,7 @@
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { MIN_MAX_TOKENS } from "../render/budget.js";
 
 /** A mistake in how the command was typed: one line on stderr, exit 2. */
 export class UsageError extends Error {
@@ -31,6 +32,14 @@ export interface Step {
   maxDepth?: number;
   /** File to write the screenshot to (the snapshot is then taken with one). */
   screenshot?: string;
+  /** snapshot: only this element's subtree (--root @ref). */
+  root?: Target;
+  /** snapshot: print down to this depth (--depth N). */
+  depth?: number;
+  /** snapshot: an outline of the window's regions (--skeleton). */
+  skeleton?: boolean;
+  /** snapshot: at most about this many tokens (--max-tokens N). */
+  maxTokens?: number;
   deadlineMs?: number;
   /** false: no fresh snapshot after an action (--no-snapshot). */
   snapshot: boolean;
@@ -89,7 +98,19 @@ interface CommandSpec {
   /** Positional names, in order; a trailing "?" marks an optional one. */
   args: string[];
   /** Option groups the command takes beyond the globals. */
-  options: ("snapshot" | "act" | "app" | "click" | "of" | "into" | "number" | "wait" | "window" | "raw")[];
+  options: (
+    | "snapshot"
+    | "act"
+    | "app"
+    | "click"
+    | "of"
+    | "into"
+    | "number"
+    | "wait"
+    | "window"
+    | "raw"
+    | "view"
+  )[];
   details?: string;
 }
 
@@ -101,7 +122,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
   snapshot: {
     summary: "observe one window of an app: numbered lines, one element each",
     args: [],
-    options: ["app", "snapshot", "window"],
+    options: ["app", "snapshot", "window", "view"],
     details:
       "The first line names the snapshot id; act on the element printed as N with the ref @<id>:eN, from this or a later process.",
   },
@@ -199,6 +220,12 @@ const OPTION_HELP: Record<CommandSpec["options"][number] | "global", string[]> =
     "--max-depth N        deepest printed level (default 64)",
     "--screenshot FILE    also capture the window, as PNG into FILE",
     "--marks              with --screenshot: draw each element's index on its frame",
+  ],
+  view: [
+    "--root @REF          only that element's subtree, as a snapshot of its own (open a line marked (+N elements))",
+    "--depth N            print down to depth N; a container cut there ends with (+N elements)",
+    "--skeleton           an outline: the window's regions and the branch holding focus, the rest collapsed",
+    "--max-tokens N       at most about N tokens: the tree, else compact, else a skeleton as deep as fits",
   ],
   act: ["--no-snapshot        no fresh snapshot after acting"],
   click: ["--button left|right  (default left)", "--count 1|2          (default 1)"],
@@ -342,6 +369,15 @@ function setField(step: Step, field: Field, value: unknown, numberValue = false)
     case "deadlineMs":
       step.deadlineMs = wholeNumber("--deadline", value, 1, 600_000, c);
       return;
+    case "root":
+      step.root = targetOf("--root", value, c);
+      return;
+    case "depth":
+      step.depth = wholeNumber("--depth", value, 0, 512, c);
+      return;
+    case "maxTokens":
+      step.maxTokens = wholeNumber("--max-tokens", value, MIN_MAX_TOKENS, 1e7, c);
+      return;
     case "screenshot":
       step.screenshot = nonEmpty("--screenshot", value, c);
       return;
@@ -402,6 +438,7 @@ function setField(step: Step, field: Field, value: unknown, numberValue = false)
     case "idle":
     case "marks":
     case "raw":
+    case "skeleton":
       if (typeof value !== "boolean")
         throw new UsageError(`${field} must be true or false, got ${show(value)}`, c);
       step[field] = value;
@@ -430,7 +467,7 @@ const POSITIONAL: Record<string, Field> = {
 };
 
 /** Flags that take no value. */
-const SWITCHES = new Set(["no-snapshot", "number", "gone", "idle", "marks", "raw"]);
+const SWITCHES = new Set(["no-snapshot", "number", "gone", "idle", "marks", "raw", "skeleton"]);
 
 /** Option groups → (flag, field). */
 const GROUP_FLAGS: Record<CommandSpec["options"][number], [string, Field | "no-snapshot" | "number"][]> = {
@@ -444,6 +481,12 @@ const GROUP_FLAGS: Record<CommandSpec["options"][number], [string, Field | "no-s
     ["marks", "marks"],
   ],
   act: [["no-snapshot", "no-snapshot"]],
+  view: [
+    ["root", "root"],
+    ["depth", "depth"],
+    ["skeleton", "skeleton"],
+    ["max-tokens", "maxTokens"],
+  ],
   click: [
     ["button", "button"],
     ["count", "count"],
@@ -476,7 +519,9 @@ function checkComplete(step: Step, inCall: boolean): void {
         c,
       );
   }
-  if ((c === "snapshot" || c === "wait" || c === "windows") && step.app === undefined)
+  // A snapshot of a ref's subtree knows its app from the ref.
+  const rootRef = c === "snapshot" && typeof step.root === "string";
+  if ((c === "snapshot" || c === "wait" || c === "windows") && step.app === undefined && !rootRef)
     throw new UsageError(`${c} needs --app NAME|PID; \`axsnap apps\` lists the apps`, c);
   if (step.marks === true && step.screenshot === undefined)
     throw new UsageError("--marks draws on the screenshot: give --screenshot FILE too", c);
@@ -634,6 +679,11 @@ const STEP_KEYS: Record<string, Field | "snapshot" | "no-snapshot"> = {
   maxDepth: "maxDepth",
   "max-depth": "maxDepth",
   screenshot: "screenshot",
+  root: "root",
+  depth: "depth",
+  skeleton: "skeleton",
+  maxTokens: "maxTokens",
+  "max-tokens": "maxTokens",
   deadline: "deadlineMs",
   deadlineMs: "deadlineMs",
   snapshot: "snapshot",

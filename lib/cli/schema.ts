@@ -59,6 +59,12 @@ const storedOptions = z.object({
   maxDepth: z.number().int().min(1),
   /** --window: the snapshot was asked for the app's window with this title (or part of one). */
   window: z.string().min(1).exactOptional(),
+  /** --depth, --skeleton, --max-tokens: what the text printed of the window (records are always all of it). */
+  depth: z.number().int().min(0).exactOptional(),
+  skeleton: z.literal(true).exactOptional(),
+  maxTokens: z.number().int().min(1).exactOptional(),
+  /** --root: the ref (as given) whose subtree the snapshot is. */
+  root: z.string().min(1).exactOptional(),
 });
 
 export const storedSnapshotSchema = z.object({

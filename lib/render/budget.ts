@@ -146,7 +146,7 @@ export function chooseView(
     const chosen = outlined(tree, asked!, style, "outline", "Outline: ");
     return { chosen, text: compose(style, chosen.lines, chosen.closing) };
   }
-  return fit(tree, open, style, asked, view.maxTokens, compose);
+  return fitBudget(tree, open, style, asked, view.maxTokens, compose);
 }
 
 interface Try {
@@ -155,7 +155,7 @@ interface Try {
   tokens: number;
 }
 
-function fit(
+function fitBudget(
   tree: LineTree,
   open: Openings,
   style: Style,
