@@ -165,7 +165,9 @@ export class SnapshotStore {
       throw new AxsnapError(
         "ELEMENT_NOT_FOUND",
         `snapshot ${snap.id} did not print element ${index}: it is inside element ${into} (${what}), which it printed collapsed; nothing was sent`,
-        { hint: `take a snapshot with root @${snap.id}:e${into} to see that element's contents, and act on what it prints` },
+        {
+          hint: `open it with root "@${snap.id}:e${into}" (get_app_state root, \`axsnap snapshot --root\`, snapshot({ root })) and act on what that prints`,
+        },
       );
     }
     return { snapshot: snap, record };
