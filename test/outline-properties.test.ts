@@ -22,7 +22,7 @@ import { snapshotArb } from "./support/arbitrary.js";
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 200);
 const TREE_LINE = /^(\t*)(\d+)(?: (.*))?$/;
 const COMPACT_LINE = /^( *)(\d+): (.*)$/;
-const HOLDS = / \(\+(\d+) elements?\)$/;
+const HOLDS = / \(\+(\d+)( more)? elements?\)$/;
 
 const viewArb: fc.Arbitrary<ViewOptions> = fc.oneof(
   fc.record({ depth: fc.integer({ min: 0, max: 6 }) }),

@@ -194,21 +194,25 @@ function fitBudget(
   // then with less opened: no regions' paths, then no lists, then nothing but the depth; of
   // these, the one that prints the most.
   const top = Math.min(asked?.depth ?? tree.maxDepth, tree.maxDepth);
-  const families = [
-    union(open.focus, open.regions, open.lists),
-    union(open.focus, open.lists),
-    open.focus,
-    new Set<number>(),
+  const everything = union(open.focus, open.regions, open.lists);
+  const families: { opened: Set<number>; keep?: Set<number> }[] = [
+    { opened: everything },
+    { opened: union(open.focus, open.lists) },
+    { opened: open.focus },
+    { opened: new Set<number>() },
+    // Crowds thinned to their regions and the focused branch (a flat window's dozens of controls).
+    { opened: everything, keep: open.keep },
+    { opened: union(open.focus, open.regions), keep: open.keep },
   ];
   let last: Try | undefined;
   let fullest: Try | undefined;
-  for (const opened of families) {
+  for (const { opened, keep } of families) {
     let lo = 0;
     let hi = top;
     let best: Try | undefined;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
-      const t = tryOutline({ depth: mid, open: opened }, "compact");
+      const t = tryOutline(keep === undefined ? { depth: mid, open: opened } : { depth: mid, open: opened, keep }, "compact");
       if (t.tokens <= budget) {
         best = t;
         lo = mid + 1;

@@ -22,6 +22,8 @@ export interface LineTree {
   parent: Int32Array;
   /** Numbered lines below each line, at any depth. */
   held: Int32Array;
+  /** Numbered lines right below each line. */
+  kids: Int32Array;
   /** Position of the focused element's line, or -1. */
   focus: number;
   /** Deepest printed depth. */
@@ -34,6 +36,7 @@ export function lineTree(lines: Line[], focusedIndex: number | undefined): LineT
   const n = lines.length;
   const parent = new Int32Array(n).fill(-1);
   const held = new Int32Array(n);
+  const kids = new Int32Array(n);
   const stack: number[] = [];
   let focus = -1;
   let maxDepth = 0;
@@ -47,16 +50,27 @@ export function lineTree(lines: Line[], focusedIndex: number | undefined): LineT
     records++;
     if (line.index === focusedIndex) focus = i;
     for (const a of stack) held[a]!++;
+    if (stack.length > 0) kids[stack[stack.length - 1]!]!++;
     stack.push(i);
   }
-  return { lines, parent, held, focus, maxDepth, records };
+  return { lines, parent, held, kids, focus, maxDepth, records };
 }
 
-/** Which lines print: those down to `depth`, and the children of every line in `open`. */
+/**
+ * Which lines print: those down to `depth`, and the children of every line in
+ * `open`. `keep`: in a crowd (a line with more than CROWD children, as a flat
+ * GTK window's dozens of controls right under the window), only the children
+ * in `keep` and those that hold elements print; the other leaves stay inside
+ * their parent, which then says how many it holds that did not print.
+ */
 export interface ViewSpec {
   depth: number;
   open: ReadonlySet<number>;
+  keep?: ReadonlySet<number>;
 }
+
+/** More children than this under one line make a crowd (ViewSpec.keep). */
+const CROWD = 8;
 
 export interface OutlineView {
   /** The lines to format; a collapsed line is a copy whose suffix says what it holds. */
@@ -71,49 +85,69 @@ export interface OutlineView {
   largest?: number;
 }
 
-export function holdsText(n: number): string {
-  return n === 1 ? "(+1 element)" : `(+${n} elements)`;
+/** `(+37 elements)` on a collapsed line; `(+37 more elements)` on one that printed some of its children. */
+export function holdsText(n: number, more = false): string {
+  const m = more ? " more" : "";
+  return n === 1 ? `(+1${m} element)` : `(+${n}${m} elements)`;
 }
 
 /** The lines a view prints, in plan order. */
 export function outline(tree: LineTree, spec: ViewSpec): OutlineView {
-  const { lines, parent, held } = tree;
+  const { lines, parent, held, kids } = tree;
   const n = lines.length;
   const shown = new Uint8Array(n);
-  const within = new Int32Array(tree.records).fill(-1);
-  const out: Line[] = [];
-  let collapsed = 0;
-  let hidden = 0;
-  let largest: number | undefined;
-  let largestHeld = 0;
-  // Per position: the collapsed numbered line it is inside (-1: none), so hidden records know theirs.
-  const into = new Int32Array(n).fill(-1);
+  const isOpen = (i: number) => spec.open.has(i) || lines[i]!.depth < spec.depth;
   for (let i = 0; i < n; i++) {
     const line = lines[i]!;
     const p = parent[i]!;
-    const opens = p < 0 || spec.open.has(p) || lines[p]!.depth < spec.depth;
-    // A row's unnumbered `| b | c` line is part of the row: it prints when the row does.
-    const visible = p < 0 || (shown[p] === 1 && (opens || line.index < 0));
-    if (visible) {
+    if (p < 0) {
       shown[i] = 1;
-      const isOpen = spec.open.has(i) || line.depth < spec.depth;
-      const count = held[i]!;
-      if (line.index >= 0 && !isOpen && count > 0) {
-        collapsed++;
-        if (count > largestHeld) {
-          largestHeld = count;
-          largest = line.index;
-        }
-        const suffix = line.suffix === undefined ? holdsText(count) : `${line.suffix} ${holdsText(count)}`;
-        out.push({ ...line, suffix });
-      } else out.push(line);
       continue;
     }
-    into[i] = p >= 0 && shown[p] === 1 ? lines[p]!.index : p >= 0 ? into[p]! : -1;
-    if (line.index >= 0) {
-      hidden++;
-      within[line.index] = into[i]!;
+    if (shown[p] !== 1) continue;
+    // A row's unnumbered `| b | c` line is part of the row: it prints when the row does.
+    if (line.index < 0) {
+      shown[i] = 1;
+      continue;
     }
+    if (!isOpen(p)) continue;
+    const crowded = spec.keep !== undefined && kids[p]! > CROWD;
+    if (crowded && held[i] === 0 && !spec.keep!.has(i)) continue;
+    shown[i] = 1;
+  }
+  // Each hidden record is inside its nearest printed ancestor.
+  const within = new Int32Array(tree.records).fill(-1);
+  const inside = new Int32Array(n);
+  const holder = new Int32Array(n).fill(-1);
+  let hidden = 0;
+  for (let i = 0; i < n; i++) {
+    if (shown[i] === 1) continue;
+    const p = parent[i]!;
+    holder[i] = shown[p] === 1 ? p : holder[p]!;
+    if (lines[i]!.index < 0) continue;
+    hidden++;
+    within[lines[i]!.index] = lines[holder[i]!]!.index;
+    inside[holder[i]!]!++;
+  }
+  const out: Line[] = [];
+  let collapsed = 0;
+  let largest: number | undefined;
+  let largestHeld = 0;
+  for (let i = 0; i < n; i++) {
+    if (shown[i] !== 1) continue;
+    const line = lines[i]!;
+    const count = inside[i]!;
+    if (count === 0) {
+      out.push(line);
+      continue;
+    }
+    collapsed++;
+    if (count > largestHeld) {
+      largestHeld = count;
+      largest = line.index;
+    }
+    const mark = holdsText(count, count < held[i]!);
+    out.push({ ...line, suffix: line.suffix === undefined ? mark : `${line.suffix} ${mark}` });
   }
   const view: OutlineView = { lines: out, collapsed, hidden, within };
   if (largest !== undefined) view.largest = largest;
@@ -163,17 +197,22 @@ export interface Openings {
   regions: Set<number>;
   /** Every list and table: their rows are what is on screen (a budget opens them). */
   lists: Set<number>;
+  /** What a crowd keeps (ViewSpec.keep): the outermost regions, and the focused line and its ancestors. */
+  keep: Set<number>;
 }
 
 export function openings(tree: LineTree): Openings {
   const focus = new Set<number>();
-  // The focused element's own children too: a focused list shows its rows, a field its parts.
+  // The focused element's own children too (a field's parts), except a list's rows: a budget
+  // opens those where it can, a skeleton leaves them to `root`.
   if (tree.focus >= 0) {
     ancestors(tree, tree.focus, focus);
-    focus.add(tree.focus);
+    const node = tree.lines[tree.focus]!.node;
+    if (node === undefined || !isList(node)) focus.add(tree.focus);
   }
   const regions = new Set<number>();
   const lists = new Set<number>();
+  const keep = new Set<number>();
   const inRegion = new Uint8Array(tree.lines.length);
   for (let i = 0; i < tree.lines.length; i++) {
     const line = tree.lines[i]!;
@@ -182,9 +221,13 @@ export function openings(tree: LineTree): Openings {
     inRegion[i] = parentIn ? 1 : 0;
     if (line.index < 0) continue;
     if (line.node !== undefined && isList(line.node)) lists.add(i);
-    if (!parentIn && isRegion(line)) ancestors(tree, i, regions);
+    if (!parentIn && isRegion(line)) {
+      ancestors(tree, i, regions);
+      keep.add(i);
+    }
   }
-  return { focus, regions, lists };
+  for (const f of focus) keep.add(f);
+  return { focus, regions, lists, keep };
 }
 
 /** Most lines a skeleton prints at its base depth, before the paths to regions and focus are opened. */
@@ -220,13 +263,14 @@ const SMALL_BRANCH = 3;
 export function skeletonSpec(tree: LineTree, open: Openings): ViewSpec {
   const small = new Set<number>();
   for (let i = 0; i < tree.held.length; i++) if (tree.held[i]! <= SMALL_BRANCH) small.add(i);
-  return { depth: skeletonDepth(tree), open: union(open.regions, open.focus, small) };
+  return { depth: skeletonDepth(tree), open: union(open.regions, open.focus, small), keep: open.keep };
 }
 
 /** The closing line of an outline: what is collapsed, and how to open it. */
 export function collapsedLine(view: OutlineView, records: number, lead: string): string | undefined {
   if (view.collapsed === 0) return undefined;
   const lines = view.collapsed === 1 ? "the line marked" : `the ${view.collapsed} lines marked`;
+  // (+N elements) or (+N more elements): both say how many of its elements a line holds unprinted.
   const example = view.largest === undefined ? "" : ` (e.g. root ${view.largest})`;
   return `(${lead}${view.hidden} of ${records} elements are inside ${lines} (+N elements); open one with root and its index${example}.)`;
 }
