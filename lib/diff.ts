@@ -287,7 +287,10 @@ export function diffSnapshots(previous: Snapshot, next: Snapshot): SnapshotChang
   const out = marks.size > 0 ? contextLines(next, after, marks) : [];
   // Removed elements the previous snapshot showed only collapsed: their indices, not their lines.
   const removedHidden = removed.filter((r) => collapsedInto(previous, r.index) !== undefined);
-  const removedShown = removedHidden.length === 0 ? removed : removed.filter((r) => collapsedInto(previous, r.index) === undefined);
+  const removedShown =
+    removedHidden.length === 0
+      ? removed
+      : removed.filter((r) => collapsedInto(previous, r.index) === undefined);
   if (removedShown.length <= REMOVED_LINES) for (const r of removedShown) out.push(`- ${r.index} ${r.line}`);
   else
     out.push(
@@ -316,7 +319,11 @@ export function diffSnapshots(previous: Snapshot, next: Snapshot): SnapshotChang
  * Marks of records inside collapsed lines (an outline or a budget printed them
  * as `(+N elements)`) move to the collapsed line: `[inside: 2 changed, 1 added]`.
  */
-function foldCollapsed(next: Snapshot, byIndex: (Entry | undefined)[], marks: Map<number, string>): Map<number, string> {
+function foldCollapsed(
+  next: Snapshot,
+  byIndex: (Entry | undefined)[],
+  marks: Map<number, string>,
+): Map<number, string> {
   const inside = new Map<number, { changed: number; added: number }>();
   const out = new Map<number, string>();
   for (const [i, mark] of marks) {
@@ -331,7 +338,9 @@ function foldCollapsed(next: Snapshot, byIndex: (Entry | undefined)[], marks: Ma
     inside.set(into, n);
   }
   for (const [into, n] of inside) {
-    const parts = [n.changed > 0 ? `${n.changed} changed` : "", n.added > 0 ? `${n.added} added` : ""].filter(Boolean);
+    const parts = [n.changed > 0 ? `${n.changed} changed` : "", n.added > 0 ? `${n.added} added` : ""].filter(
+      Boolean,
+    );
     const own = out.get(into);
     out.set(into, `${own === undefined ? "" : `${own} `}[inside: ${parts.join(", ")}]`);
   }

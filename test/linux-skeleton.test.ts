@@ -24,8 +24,21 @@ import { encode } from "gpt-tokenizer/encoding/o200k_base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { collapsedInto } from "../lib/collapsed.js";
 import { factsOf } from "../lib/diff.js";
-import { AxsnapError, createSession, type Session, type Snapshot, TOKEN_ESTIMATE_ERROR } from "../lib/index.js";
-import { type App, chromium, type Desktop, fileUrl, gtkWidgetFactory, startApp } from "../scripts/desktop.mjs";
+import {
+  AxsnapError,
+  createSession,
+  type Session,
+  type Snapshot,
+  TOKEN_ESTIMATE_ERROR,
+} from "../lib/index.js";
+import {
+  type App,
+  chromium,
+  type Desktop,
+  fileUrl,
+  gtkWidgetFactory,
+  startApp,
+} from "../scripts/desktop.mjs";
 import { runCliJson } from "./support/cli.js";
 import { useDesktop } from "./support/linux.js";
 
@@ -103,7 +116,10 @@ async function walkFromSkeleton(s: Session, app: number): Promise<{ calls: numbe
         expect(r1, `element ${rec.index} (${want.role} ${want.name}) in the first drill`).toBeDefined();
         const second = await drill(first, collapsedInto(first, r1!.index)!, {});
         const i2 = printedByHandle(second, handle);
-        expect(i2, `element ${rec.index} (${want.role} ${want.name}) printed by the second drill`).toBeDefined();
+        expect(
+          i2,
+          `element ${rec.index} (${want.role} ${want.name}) printed by the second drill`,
+        ).toBeDefined();
         where = { snap: second, index: i2! };
       }
     }
@@ -153,7 +169,10 @@ describe("gtk3-widget-factory", () => {
       const s = session();
       const full = await s.snapshot({ app: gtk.pid, screenshot: false });
       const box = full.records.find(
-        (r) => r.roleText === "check box" && r.title === "checkbutton" && !factsOf(full, r.index)!.states.includes("disabled"),
+        (r) =>
+          r.roleText === "check box" &&
+          r.title === "checkbutton" &&
+          !factsOf(full, r.index)!.states.includes("disabled"),
       )!;
       expect(box).toBeDefined();
       // The box's parent line: the nearest earlier line with less indent.
@@ -184,7 +203,9 @@ describe("gtk3-widget-factory", () => {
         expect(result.changes?.changed.map((c) => c.index)).toContain(again.index);
       } finally {
         // Put it back for the other tests.
-        await s.click(`@${result.snapshot!.id}:e${result.snapshot!.records.find((r) => r.handle === box.handle)!.index}`);
+        await s.click(
+          `@${result.snapshot!.id}:e${result.snapshot!.records.find((r) => r.handle === box.handle)!.index}`,
+        );
       }
     },
     TIMEOUT,
@@ -213,10 +234,11 @@ describe("gtk3-widget-factory", () => {
   );
 
   it(
-    "a page switch under a skeleton: the diff folds what changed inside collapsed lines into those lines",
+    "a page switch under an outline: the diff folds what changed inside collapsed lines into those lines",
     async () => {
       const s = session();
-      const skeleton = await s.snapshot({ app: gtk.pid, screenshot: false, skeleton: true });
+      // Depth 1: the page buttons print (a skeleton thins them out of the window's crowd of controls).
+      const skeleton = await s.snapshot({ app: gtk.pid, screenshot: false, depth: 1 });
       const page2 = skeleton.records.find((r) => r.roleText === "radio button" && r.title === "Page 2")!;
       const page1 = skeleton.records.find((r) => r.roleText === "radio button" && r.title === "Page 1")!;
       expect(printedIn(skeleton, page2.index)).toBe(true);
@@ -238,7 +260,9 @@ describe("gtk3-widget-factory", () => {
         for (const c of [...changes.added, ...changes.changed])
           if (!printedIn(fresh, c.index)) expect(text).not.toMatch(new RegExp(`^\\t*${c.index} `, "m"));
       } finally {
-        await s.click(`@${result.snapshot!.id}:e${result.snapshot!.records.find((r) => r.handle === page1.handle)!.index}`);
+        await s.click(
+          `@${result.snapshot!.id}:e${result.snapshot!.records.find((r) => r.handle === page1.handle)!.index}`,
+        );
       }
     },
     TIMEOUT,
@@ -359,32 +383,35 @@ describe("galculator", () => {
 describe("Chromium, huge.html?n=5000", () => {
   let app: App;
   beforeAll(async () => {
-    app = await chromium(desktop, `${fileUrl("test/pages/huge.html")}?n=5000`, { windowName: "axsnap huge 5000" });
+    app = await chromium(desktop, `${fileUrl("test/pages/huge.html")}?n=5000`, {
+      windowName: "axsnap huge 5000",
+    });
   }, 150_000);
   afterAll(async () => {
     await app?.stop();
   });
 
-  it(
-    "the skeleton costs at most 0.3x the full snapshot, maxTokens 500 holds, and every element is reachable",
-    async () => {
-      const s = session();
-      // The page builds its tree after load: wait until the list shows its rows.
-      let full = await s.snapshot({ app: app.pid, screenshot: false, deadlineMs: 20_000 });
-      for (let i = 0; i < 60 && !/list Results \(showing/.test(full.text); i++) {
-        await new Promise((r) => setTimeout(r, 500));
-        full = await s.snapshot({ app: app.pid, screenshot: false, deadlineMs: 20_000 });
-      }
-      const skeleton = await s.snapshot({ app: app.pid, screenshot: false, skeleton: true, deadlineMs: 20_000 });
-      const budget = await s.snapshot({ app: app.pid, screenshot: false, maxTokens: 500, deadlineMs: 20_000 });
-      figures.push(
-        `chromium huge 5000: full ${tokens(full)} tokens, skeleton ${tokens(skeleton)} (${(tokens(skeleton) / tokens(full)).toFixed(2)}x), maxTokens 500 → ${tokens(budget)}`,
-      );
-      expect(tokens(budget)).toBeLessThanOrEqual(500 * (1 + TOKEN_ESTIMATE_ERROR));
-      expect(tokens(skeleton)).toBeLessThanOrEqual(0.3 * tokens(full));
-      const { calls, elements } = await walkFromSkeleton(s, app.pid);
-      figures.push(`chromium huge 5000: ${elements} elements reached with ${calls} root drills in all`);
-    },
-    240_000,
-  );
+  it("the skeleton costs at most 0.3x the full snapshot, maxTokens 500 holds, and every element is reachable", async () => {
+    const s = session();
+    // The page builds its tree after load: wait until the list shows its rows.
+    let full = await s.snapshot({ app: app.pid, screenshot: false, deadlineMs: 20_000 });
+    for (let i = 0; i < 60 && !/list Results \(showing/.test(full.text); i++) {
+      await new Promise((r) => setTimeout(r, 500));
+      full = await s.snapshot({ app: app.pid, screenshot: false, deadlineMs: 20_000 });
+    }
+    const skeleton = await s.snapshot({
+      app: app.pid,
+      screenshot: false,
+      skeleton: true,
+      deadlineMs: 20_000,
+    });
+    const budget = await s.snapshot({ app: app.pid, screenshot: false, maxTokens: 500, deadlineMs: 20_000 });
+    figures.push(
+      `chromium huge 5000: full ${tokens(full)} tokens, skeleton ${tokens(skeleton)} (${(tokens(skeleton) / tokens(full)).toFixed(2)}x), maxTokens 500 → ${tokens(budget)}`,
+    );
+    expect(tokens(budget)).toBeLessThanOrEqual(500 * (1 + TOKEN_ESTIMATE_ERROR));
+    expect(tokens(skeleton)).toBeLessThanOrEqual(0.3 * tokens(full));
+    const { calls, elements } = await walkFromSkeleton(s, app.pid);
+    figures.push(`chromium huge 5000: ${elements} elements reached with ${calls} root drills in all`);
+  }, 240_000);
 });

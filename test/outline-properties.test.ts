@@ -68,7 +68,12 @@ function checkSameObservation(snap: RawSnapshot, view: ViewOptions, wholes = who
   // (Compact hides a group that says nothing, unless it is collapsed: then it says what it holds.)
   for (const [index, line] of printed) {
     if (!whole.has(index) && r.style === "compact") expect(line.holds, `line ${index}`).toBeDefined();
-    else expect(whole.get(index)?.rest, `line ${index}`).toBe(line.rest);
+    else if (line.rest.includes("...") && (view.skeleton === true || view.maxTokens !== undefined)) {
+      // A skeleton (and a budget's) cuts long texts: what it prints of each segment starts what the whole prints.
+      const full = whole.get(index)!.rest;
+      for (const seg of line.rest.split(", "))
+        expect(full, `line ${index}`).toContain(seg.replace(/\.\.\.$/, ""));
+    } else expect(whole.get(index)?.rest, `line ${index}`).toBe(line.rest);
   }
   // Hidden records: inside a printed collapsed line, which holds at least them.
   const within = r.within;

@@ -102,9 +102,13 @@ export function scopeIn(addressed: Addressed, raw: RawSnapshot): RenderScope {
       );
     const matches = findAll(raw, (n) => sameIdentity(identityOf(n), record.identity));
     if (matches.length === 0)
-      throw new AxsnapError("STALE_REF", `element ${record.index} of snapshot ${snapshot.id} is gone from the window`, {
-        hint,
-      });
+      throw new AxsnapError(
+        "STALE_REF",
+        `element ${record.index} of snapshot ${snapshot.id} is gone from the window`,
+        {
+          hint,
+        },
+      );
     if (matches.length > 1)
       throw new AxsnapError(
         "AMBIGUOUS_TARGET",
@@ -113,5 +117,8 @@ export function scopeIn(addressed: Addressed, raw: RawSnapshot): RenderScope {
       );
     found = matches[0]!;
   }
-  return { start: { node: found.node, root: found.root, path: found.path }, headerLine: headerLine(addressed) };
+  return {
+    start: { node: found.node, root: found.root, path: found.path },
+    headerLine: headerLine(addressed),
+  };
 }

@@ -160,7 +160,8 @@ export class SnapshotStore {
     const into = collapsedInto(snap, index);
     if (into !== undefined) {
       const holder = snap.records[into]!;
-      const what = holder.title === undefined ? holder.roleText : `${holder.roleText} ${JSON.stringify(holder.title)}`;
+      const what =
+        holder.title === undefined ? holder.roleText : `${holder.roleText} ${JSON.stringify(holder.title)}`;
       // An index is the address of a line the agent read; this one is inside a collapsed line.
       throw new AxsnapError(
         "ELEMENT_NOT_FOUND",

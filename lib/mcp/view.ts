@@ -27,7 +27,7 @@ export const viewFields = {
     .boolean()
     .optional()
     .describe(
-      "An outline of the window: its regions (toolbars, lists, tables, tab lists, the document) and the branch holding focus, the rest collapsed into \"(+N elements)\" lines to open with root. Much shorter than the whole tree.",
+      'An outline of the window: its regions (toolbars, lists, tables, tab lists, the document) and the branch holding focus, the rest collapsed into "(+N elements)" lines to open with root. Much shorter than the whole tree.',
     ),
   max_tokens: z
     .number()
@@ -46,8 +46,13 @@ type ViewArgs = {
   max_tokens?: number | undefined;
 };
 
-export function viewOptionsOf(args: ViewArgs): Pick<SnapshotOptions, "root" | "depth" | "skeleton" | "maxTokens"> {
-  const root = typeof args.root === "string" && /^\d{1,9}$/.test(args.root.trim()) ? Number(args.root.trim()) : args.root;
+export function viewOptionsOf(
+  args: ViewArgs,
+): Pick<SnapshotOptions, "root" | "depth" | "skeleton" | "maxTokens"> {
+  const root =
+    typeof args.root === "string" && /^\d{1,9}$/.test(args.root.trim())
+      ? Number(args.root.trim())
+      : args.root;
   return {
     ...(root !== undefined ? { root } : {}),
     ...(args.depth !== undefined ? { depth: args.depth } : {}),

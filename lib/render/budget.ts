@@ -17,6 +17,7 @@ import {
   type OutlineView,
   openings,
   outline,
+  SKELETON_TEXT,
   skeletonSpec,
   union,
   type ViewSpec,
@@ -212,7 +213,9 @@ function fitBudget(
     let best: Try | undefined;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
-      const t = tryOutline(keep === undefined ? { depth: mid, open: opened } : { depth: mid, open: opened, keep }, "compact");
+      const spec: ViewSpec = { depth: mid, open: opened, textCut: SKELETON_TEXT };
+      if (keep !== undefined) spec.keep = keep;
+      const t = tryOutline(spec, "compact");
       if (t.tokens <= budget) {
         best = t;
         lo = mid + 1;

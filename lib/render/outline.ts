@@ -14,6 +14,7 @@
  */
 import type { Line } from "./lines.js";
 import { isList, isScrollArea, isWebArea } from "./roles.js";
+import { cut } from "./sanitize.js";
 
 /** The tree structure of planned lines, computed once per plan. */
 export interface LineTree {
@@ -67,6 +68,8 @@ export interface ViewSpec {
   depth: number;
   open: ReadonlySet<number>;
   keep?: ReadonlySet<number>;
+  /** Cut each printed text segment at this many characters (a skeleton is for finding, not reading). */
+  textCut?: number;
 }
 
 /** More children than this under one line make a crowd (ViewSpec.keep). */
@@ -135,7 +138,7 @@ export function outline(tree: LineTree, spec: ViewSpec): OutlineView {
   let largestHeld = 0;
   for (let i = 0; i < n; i++) {
     if (shown[i] !== 1) continue;
-    const line = lines[i]!;
+    const line = spec.textCut === undefined ? lines[i]! : shortened(lines[i]!, spec.textCut);
     const count = inside[i]!;
     if (count === 0) {
       out.push(line);
@@ -152,6 +155,16 @@ export function outline(tree: LineTree, spec: ViewSpec): OutlineView {
   const view: OutlineView = { lines: out, collapsed, hidden, within };
   if (largest !== undefined) view.largest = largest;
   return view;
+}
+
+/** A line with its long texts cut (a copy; the plan's lines are shared by every view). */
+function shortened(line: Line, limit: number): Line {
+  const long = (t: string | undefined) => t !== undefined && t.length > limit + 3;
+  if (!long(line.title) && !line.segments.some(long) && !long(line.text)) return line;
+  const copy: Line = { ...line, segments: line.segments.map((seg) => cut(seg, limit)) };
+  if (line.title !== undefined) copy.title = cut(line.title, limit);
+  if (line.text !== undefined) copy.text = cut(line.text, limit);
+  return copy;
 }
 
 /** The positions of the ancestors of line `pos` (not itself). */
@@ -256,14 +269,22 @@ export function union(...sets: ReadonlySet<number>[]): Set<number> {
   return out;
 }
 
-/** A branch this small prints whole in a skeleton: opening it later would cost a call for a line or two. */
+/** A branch this small prints whole in a skeleton (a region's inside excepted): opening it later would cost a call for a line or two. */
 const SMALL_BRANCH = 3;
+/** Longest text segment a skeleton prints: enough to know a field or a document by. */
+export const SKELETON_TEXT = 80;
 
 /** The skeleton: its base depth, with the paths to the regions and to focus, and small branches, opened. */
 export function skeletonSpec(tree: LineTree, open: Openings): ViewSpec {
   const small = new Set<number>();
-  for (let i = 0; i < tree.held.length; i++) if (tree.held[i]! <= SMALL_BRANCH) small.add(i);
-  return { depth: skeletonDepth(tree), open: union(open.regions, open.focus, small), keep: open.keep };
+  for (let i = 0; i < tree.held.length; i++)
+    if (tree.held[i]! <= SMALL_BRANCH && !isRegion(tree.lines[i]!)) small.add(i);
+  return {
+    depth: skeletonDepth(tree),
+    open: union(open.regions, open.focus, small),
+    keep: open.keep,
+    textCut: SKELETON_TEXT,
+  };
 }
 
 /** The closing line of an outline: what is collapsed, and how to open it. */
