@@ -59,7 +59,8 @@ afterAll(async () => {
 });
 
 function session(): Session {
-  const s = createSession({ deadlineMs: 20_000 });
+  // Drills are snapshots too: the walk keeps them all, and the ones it drills from.
+  const s = createSession({ deadlineMs: 20_000, keepSnapshots: 200 });
   sessions.push(s);
   return s;
 }

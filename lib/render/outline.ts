@@ -279,8 +279,11 @@ export function skeletonSpec(tree: LineTree, open: Openings): ViewSpec {
   const small = new Set<number>();
   for (let i = 0; i < tree.held.length; i++)
     if (tree.held[i]! <= SMALL_BRANCH && !isRegion(tree.lines[i]!)) small.add(i);
+  // No deeper than the shallowest region: a region's inside stays shut (the paths to the others open).
+  let regionDepth = Number.POSITIVE_INFINITY;
+  for (const line of tree.lines) if (line.depth < regionDepth && isRegion(line)) regionDepth = line.depth;
   return {
-    depth: skeletonDepth(tree),
+    depth: Math.max(1, Math.min(skeletonDepth(tree), regionDepth)),
     open: union(open.regions, open.focus, small),
     keep: open.keep,
     textCut: SKELETON_TEXT,
