@@ -18,8 +18,8 @@ import type { ActEnv, ConfirmRequest, Policy } from "./act/env.js";
 import { DEFAULT_DESTRUCTIVE_WORDS } from "./act/guards.js";
 import { atPixels, type PixelOptions } from "./act/pixels.js";
 import { resolveIn } from "./act/resolve.js";
-import { rememberScope, scopeIn, windowOfRoot } from "./act/root.js";
 import { type ActionResult, type ActOptions, checkActOptions } from "./act/result.js";
+import { rememberScope, scopeIn, windowOfRoot } from "./act/root.js";
 import { SnapshotStore, type Target } from "./act/store.js";
 import * as typing from "./act/typing.js";
 import { type WaitCondition, type WaitOptions, type WaitResult, waitFor } from "./act/wait.js";
@@ -27,9 +27,9 @@ import { CallContext, callBudget } from "./call.js";
 import { liveObservation, snapshot as observe, type SnapshotOptions } from "./desktop.js";
 import { AxsnapError, invalidArgument } from "./errors.js";
 import type { NativeBackend } from "./native.js";
-import type { RenderScope } from "./render/index.js";
 import { normalizeForMatch } from "./policy/normalize.js";
 import type { ElementRecord } from "./records.js";
+import type { RenderScope } from "./render/index.js";
 import type { Snapshot } from "./snapshot.js";
 
 export type { ClickOptions } from "./act/element.js";
@@ -106,7 +106,8 @@ export class Session {
    * With `root`, only that element's subtree (act/root.ts).
    */
   async snapshot(options: SnapshotOptions): Promise<Snapshot> {
-    const snap = options?.root !== undefined ? await this.subtree(options) : await observe(options, this.env.backend);
+    const snap =
+      options?.root !== undefined ? await this.subtree(options) : await observe(options, this.env.backend);
     this.store.keep(snap);
     watchOnce(snap);
     return snap;
@@ -115,7 +116,10 @@ export class Session {
   private async subtree(options: SnapshotOptions): Promise<Snapshot> {
     const { root, ...rest } = options;
     if (rest.window !== undefined)
-      throw invalidArgument("pass root or window, not both", "root observes the window its snapshot was taken of");
+      throw invalidArgument(
+        "pass root or window, not both",
+        "root observes the window its snapshot was taken of",
+      );
     const addressed = this.store.address(root!, options.app);
     const window = windowOfRoot(addressed.snapshot);
     let scope: RenderScope | undefined;

@@ -27,6 +27,7 @@ import { factsOf } from "../lib/diff.js";
 import {
   AxsnapError,
   createSession,
+  estimateTokens,
   type Session,
   type Snapshot,
   TOKEN_ESTIMATE_ERROR,
@@ -55,6 +56,10 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const s of sessions) await s.close();
   await desktop?.stop();
+  const worst = errors.filter((e) => e.real >= 200).reduce((m, e) => Math.max(m, Math.abs(e.err)), 0);
+  figures.push(
+    `token estimate on real windows: worst error ${(worst * 100).toFixed(1)}% over ${errors.length} texts`,
+  );
   if (figures.length > 0) console.log(figures.join("\n"));
 });
 
@@ -65,7 +70,20 @@ function session(): Session {
   return s;
 }
 
-const tokens = (s: Snapshot) => encode(s.text).length;
+/** The estimate's error on each real window's text (tokens.ts states TOKEN_ESTIMATE_ERROR). */
+const errors: { what: string; real: number; err: number }[] = [];
+
+/** Real o200k tokens of a snapshot's text; the estimate's error on it is recorded and checked. */
+function tokens(s: Snapshot): number {
+  const real = encode(s.text).length;
+  const err = (estimateTokens(s.text) - real) / real;
+  errors.push({ what: `${s.app.name} ${s.view?.kind ?? "full"} ${s.style}`, real, err });
+  if (real >= 200)
+    expect(Math.abs(err), `estimate on ${s.app.name}: ${real} real`).toBeLessThanOrEqual(
+      TOKEN_ESTIMATE_ERROR,
+    );
+  return real;
+}
 const printedIn = (s: Snapshot, index: number) => collapsedInto(s, index) === undefined;
 
 /** What the issue compares: role, name and states as the snapshot prints them. */
