@@ -313,6 +313,12 @@ describe("the doors: the CLI and MCP get_app_state", () => {
       const stored = JSON.parse(readFileSync(sk.env.data.stored, "utf8"));
       expect(stored.options.skeleton).toBe(true);
       const { index, holds } = collapsedLine(sk.env.data.text);
+      // An element the skeleton did not print is no address, from another process either.
+      const hidden = stored.records.find((r: { inside?: number }) => r.inside !== undefined);
+      const refused = await runCliJson(["click", `@${id}:e${hidden.index}`], env);
+      expect(refused.env.ok).toBe(false);
+      expect(refused.env.error.code).toBe("ELEMENT_NOT_FOUND");
+      expect(refused.env.error.hint).toContain(`axsnap snapshot --root @${id}:e${hidden.inside}`);
       // Another process: the ref goes through the store and a new observation of that window.
       const sub = await runCliJson(["snapshot", "--root", `@${id}:e${index}`], env);
       expect(sub.code, sub.stderr).toBe(0);

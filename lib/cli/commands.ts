@@ -304,6 +304,13 @@ export class Runner {
         "ELEMENT_NOT_FOUND",
         `snapshot ${id} printed no element ${index} (0-${stored.records.length - 1})`,
       );
+    if (record.inside !== undefined)
+      // As in the process that printed it: an index the text did not show is not an address.
+      throw new AxsnapError(
+        "ELEMENT_NOT_FOUND",
+        `snapshot ${id} did not print element ${index}: it is inside element ${record.inside}, which it printed collapsed; nothing was sent`,
+        { hint: `run \`axsnap snapshot --root @${id}:e${record.inside}\` and use a ref it prints` },
+      );
     const fresh = await this.reobserve(stored, step);
     const differs = windowDifference(stored.window, fresh.window);
     if (differs)

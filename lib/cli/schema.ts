@@ -49,6 +49,8 @@ const storedRecord = z.object({
   settable: z.boolean(),
   secure: z.boolean(),
   synthetic: z.union([z.literal(false), z.literal("text-summary"), z.literal("summary-text")]),
+  /** An outline or a budget did not print it: the index of the collapsed line that holds it. */
+  inside: index.exactOptional(),
 });
 
 /** The render options a snapshot was taken with: a re-observation uses the same ones. */
