@@ -10,7 +10,7 @@
  *   and window, and an action on its ref works and answers with the same
  *   subtree, diffed.
  * - An index the skeleton holds collapsed is refused, naming the line to open.
- * - A page switch under a skeleton: the diff names the collapsed lines, not
+ * - A page switch under an outline (depth 1): the diff names the collapsed lines, not
  *   every element inside them.
  * - Tokens (o200k): the skeleton against the full snapshot, and maxTokens 500.
  */
@@ -272,7 +272,7 @@ describe("gtk3-widget-factory", () => {
           [...changes.added, ...changes.changed].filter((c) => !printedIn(fresh, c.index)).length +
           changes.removed.filter((c) => !printedIn(skeleton, c.index)).length;
         figures.push(
-          `gtk3-widget-factory page switch under a skeleton: ${hiddenChanges} changes inside collapsed lines, diff ${text.split("\n").length} lines, ${encode(text).length} tokens`,
+          `gtk3-widget-factory page switch under an outline (depth 1): ${hiddenChanges} changes inside collapsed lines, diff ${text.split("\n").length} lines, ${encode(text).length} tokens`,
         );
         expect(hiddenChanges).toBeGreaterThan(10);
         expect(text).toMatch(/\[inside: |inside collapsed lines of the previous snapshot/);
