@@ -15,14 +15,26 @@ import {
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_NODES,
   normaliseRenderOptions,
+  normaliseViewOptions,
   type RenderOptions,
+  type RenderScope,
+  type ViewOptions,
 } from "./render/index.js";
 import { attachScreenshot, createSnapshot, type Snapshot } from "./snapshot.js";
 import { type WindowListing, type WindowOption, windowListingOf, windowOptionOf } from "./windows.js";
 
-export interface SnapshotOptions extends RenderOptions {
+export interface SnapshotOptions extends RenderOptions, ViewOptions {
   /** The app: its name (case-insensitive; a unique prefix works) or its pid. */
   app: string | number;
+  /**
+   * Only this element's subtree, as a snapshot of its own (a session's
+   * snapshot: `session.snapshot`, `snapshot()`): a ref `"@s…:e12"`, a bare
+   * index of the app's latest snapshot, or a record. The window of that
+   * snapshot is observed again and the element found by its live handle, else
+   * by its proven-unique identity; line 0 is that element, and the header says
+   * which element of which snapshot it is.
+   */
+  root?: number | string | import("./records.js").ElementRecord | undefined;
   /**
    * Capture the window's pixels (PNG, longest side ≤ 1280 px, ≤ 900 KB). Default true.
    * `{ marks: true }` also draws each printed element's index on its frame (same budget).
@@ -121,12 +133,26 @@ async function observeWindow<T>(window: WindowOption | undefined, fn: () => Prom
   }
 }
 
-/** Observes one window of one app on the live desktop. */
-export async function snapshot(options: SnapshotOptions, backend?: NativeBackend): Promise<Snapshot> {
+/**
+ * Observes one window of one app on the live desktop. `scope` (a session's
+ * `root`, lib/act/root.ts): given the fresh tree, where the subtree starts;
+ * it throws when the element cannot be found there.
+ */
+export async function snapshot(
+  options: SnapshotOptions,
+  backend?: NativeBackend,
+  scope?: (raw: RawSnapshot) => RenderScope,
+): Promise<Snapshot> {
   if (options === null || typeof options !== "object")
     throw invalidArgument("snapshot options must be an object");
   const app = appOf(options.app);
   const render = normaliseRenderOptions(options);
+  const view = normaliseViewOptions(options);
+  if (options.root !== undefined && scope === undefined)
+    throw invalidArgument(
+      "root needs a session that holds the snapshot it names",
+      "use snapshot() from axsnap or session.snapshot()",
+    );
   const deadlineMs = deadlineOf(options.deadlineMs, 5000);
   const shotRequest = screenshotRequest(options.screenshot);
   if (render.maxDepth > 512) throw invalidArgument("maxDepth must be at most 512");
@@ -160,7 +186,8 @@ export async function snapshot(options: SnapshotOptions, backend?: NativeBackend
   try {
     snap = createSnapshot({
       raw: result.raw,
-      options: render,
+      options: { ...render, ...view },
+      ...(scope ? { scope: scope(result.raw) } : {}),
       startedAt,
       releaseHandles,
       ...(result.screenshot
@@ -213,6 +240,9 @@ export async function snapshot(options: SnapshotOptions, backend?: NativeBackend
       maxDepth: render.maxDepth,
       secureNames: render.secureNames,
       screenshot: shotRequest.marks ? { marks: true } : shotRequest.capture,
+      // An action's fresh snapshot is the same view: a skeleton stays a skeleton (and a subtree a
+      // subtree: the session adds its root).
+      ...view,
     },
   });
   return snap;

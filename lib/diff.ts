@@ -19,6 +19,7 @@
  * after the other was taken is still compared by handle (that one's walk held
  * the ids first), as when a session drops the snapshot an action acted on.
  */
+import { collapsedInto } from "./collapsed.js";
 import type { ElementRecord } from "./records.js";
 import type { LineFacts } from "./render/index.js";
 import type { Snapshot } from "./snapshot.js";
@@ -284,10 +285,20 @@ export function diffSnapshots(previous: Snapshot, next: Snapshot): SnapshotChang
   removed.sort((a, b) => a.index - b.index);
   const summary = summaryOf(changed.length, added.length, removed.length, unchanged, renumbered);
   const out = marks.size > 0 ? contextLines(next, after, marks) : [];
-  if (removed.length <= REMOVED_LINES) for (const r of removed) out.push(`- ${r.index} ${r.line}`);
+  // Removed elements the previous snapshot showed only collapsed: their indices, not their lines.
+  const removedHidden = removed.filter((r) => collapsedInto(previous, r.index) !== undefined);
+  const removedShown =
+    removedHidden.length === 0
+      ? removed
+      : removed.filter((r) => collapsedInto(previous, r.index) === undefined);
+  if (removedShown.length <= REMOVED_LINES) for (const r of removedShown) out.push(`- ${r.index} ${r.line}`);
   else
     out.push(
-      `- ${removed.length} elements of the previous snapshot: ${indexRanges(removed.map((r) => r.index))}`,
+      `- ${removedShown.length} elements of the previous snapshot: ${indexRanges(removedShown.map((r) => r.index))}`,
+    );
+  if (removedHidden.length > 0)
+    out.push(
+      `- ${removedHidden.length} elements inside collapsed lines of the previous snapshot: ${indexRanges(removedHidden.map((r) => r.index))}`,
     );
   if (note !== undefined) out.push(`(${note})`);
   out.push(summary);
@@ -304,10 +315,43 @@ export function diffSnapshots(previous: Snapshot, next: Snapshot): SnapshotChang
   return changes;
 }
 
+/**
+ * Marks of records inside collapsed lines (an outline or a budget printed them
+ * as `(+N elements)`) move to the collapsed line: `[inside: 2 changed, 1 added]`.
+ */
+function foldCollapsed(
+  next: Snapshot,
+  byIndex: (Entry | undefined)[],
+  marks: Map<number, string>,
+): Map<number, string> {
+  const inside = new Map<number, { changed: number; added: number }>();
+  const out = new Map<number, string>();
+  for (const [i, mark] of marks) {
+    const into = byIndex[i]?.raw === undefined ? collapsedInto(next, i) : undefined;
+    if (into === undefined) {
+      out.set(i, mark);
+      continue;
+    }
+    const n = inside.get(into) ?? { changed: 0, added: 0 };
+    if (mark === "[added]") n.added++;
+    else n.changed++;
+    inside.set(into, n);
+  }
+  for (const [into, n] of inside) {
+    const parts = [n.changed > 0 ? `${n.changed} changed` : "", n.added > 0 ? `${n.added} added` : ""].filter(
+      Boolean,
+    );
+    const own = out.get(into);
+    out.set(into, `${own === undefined ? "" : `${own} `}[inside: ${parts.join(", ")}]`);
+  }
+  return out;
+}
+
 /** The marked lines of the new snapshot, each under its printed ancestors, in output order. */
-function contextLines(next: Snapshot, after: Map<string, Entry>, marks: Map<number, string>): string[] {
+function contextLines(next: Snapshot, after: Map<string, Entry>, allMarks: Map<number, string>): string[] {
   const byIndex: (Entry | undefined)[] = [];
   for (const e of after.values()) byIndex[e.record.index] = e;
+  const marks = foldCollapsed(next, byIndex, allMarks);
   const keep = new Set<number>();
   // Ancestors: the nearest earlier printed line at each smaller depth.
   const stack: Entry[] = [];

@@ -88,7 +88,9 @@ export {
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_NODES,
   DEFAULT_TEXT_LIMIT,
+  estimateTokens,
   type LineFacts,
+  MIN_MAX_TOKENS,
   type RenderCut,
   type RenderOptions,
   type RenderResult,
@@ -96,6 +98,9 @@ export {
   type Style,
   secureByName,
   type TextLimit,
+  TOKEN_ESTIMATE_ERROR,
+  type ViewOptions,
+  type ViewSummary,
 } from "./render/index.js";
 export {
   type ActionResult,

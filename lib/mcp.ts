@@ -44,6 +44,7 @@ import {
 } from "./mcp/reply.js";
 import { LineStdioTransport } from "./mcp/stdio.js";
 import { ACTS, appOf, DEADLINE_MS, guarded, READS } from "./mcp/tools.js";
+import { viewFields, viewOptionsOf } from "./mcp/view.js";
 import { registerListWindows } from "./mcp/windows.js";
 import { sanitize } from "./render/sanitize.js";
 import {
@@ -368,6 +369,7 @@ export function createMcpServer(session: Session, settings: Partial<McpSettings>
             .describe(
               "Observe the app's window, dialog, menu or popup with this title (or part of it) instead of the one the user faces.",
             ),
+          ...viewFields,
         })
         .strict(),
       annotations: { title: "Get app state", ...READS },
@@ -384,6 +386,7 @@ export function createMcpServer(session: Session, settings: Partial<McpSettings>
           ...(args.max_tree_nodes !== undefined ? { maxNodes: args.max_tree_nodes } : {}),
           ...(args.max_tree_depth !== undefined ? { maxDepth: args.max_tree_depth } : {}),
           ...(args.window !== undefined ? { window: { title: args.window } } : {}),
+          ...viewOptionsOf(args),
         });
         return { content: snapshotContent(snap) };
       }),

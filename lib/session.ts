@@ -19,12 +19,13 @@ import { DEFAULT_DESTRUCTIVE_WORDS } from "./act/guards.js";
 import { atPixels, type PixelOptions } from "./act/pixels.js";
 import { resolveIn } from "./act/resolve.js";
 import { type ActionResult, type ActOptions, checkActOptions } from "./act/result.js";
+import { rememberScope, scopeIn, windowOfRoot } from "./act/root.js";
 import { SnapshotStore, type Target } from "./act/store.js";
 import * as typing from "./act/typing.js";
 import { type WaitCondition, type WaitOptions, type WaitResult, waitFor } from "./act/wait.js";
 import { CallContext, callBudget } from "./call.js";
 import { liveObservation, snapshot as observe, type SnapshotOptions } from "./desktop.js";
-import { invalidArgument } from "./errors.js";
+import { AxsnapError, invalidArgument } from "./errors.js";
 import {
   checkFindQuery,
   type FindOptions,
@@ -36,6 +37,7 @@ import {
 import type { NativeBackend } from "./native.js";
 import { normalizeForMatch } from "./policy/normalize.js";
 import type { ElementRecord } from "./records.js";
+import type { RenderScope } from "./render/index.js";
 import type { Snapshot } from "./snapshot.js";
 
 export type { ClickOptions } from "./act/element.js";
@@ -107,9 +109,13 @@ export class Session {
     };
   }
 
-  /** Observes an app and keeps the snapshot for later refs; it becomes the app's latest. */
+  /**
+   * Observes an app and keeps the snapshot for later refs; it becomes the app's latest.
+   * With `root`, only that element's subtree (act/root.ts).
+   */
   async snapshot(options: SnapshotOptions): Promise<Snapshot> {
-    const snap = await observe(options, this.env.backend);
+    const snap =
+      options?.root !== undefined ? await this.subtree(options) : await observe(options, this.env.backend);
     this.store.keep(snap);
     watchOnce(snap);
     return snap;
@@ -140,6 +146,39 @@ export class Session {
     this.store.keep(snap);
     watchOnce(snap);
     return result;
+  }
+
+  private async subtree(options: SnapshotOptions): Promise<Snapshot> {
+    const { root, ...rest } = options;
+    if (rest.window !== undefined)
+      throw invalidArgument(
+        "pass root or window, not both",
+        "root observes the window its snapshot was taken of",
+      );
+    const addressed = this.store.address(root!, options.app);
+    const window = windowOfRoot(addressed.snapshot);
+    let scope: RenderScope | undefined;
+    const snap = await observe(
+      { ...rest, app: addressed.snapshot.app.pid, ...(window ? { window } : {}) },
+      this.env.backend,
+      (raw) => {
+        scope = scopeIn(addressed, raw);
+        return scope;
+      },
+    );
+    if (snap.records.length === 0) {
+      await snap.release();
+      throw new AxsnapError(
+        "STALE_REF",
+        `element ${addressed.record.index} of snapshot ${addressed.snapshot.id} is no longer shown in its window`,
+        { hint: `take a new snapshot of ${addressed.snapshot.app.name}` },
+      );
+    }
+    rememberScope(snap, scope);
+    // An action on it takes its fresh snapshot of the same subtree: rooted at this one's line 0.
+    const live = liveObservation(snap);
+    if (live) live.options.root = snap.records[0]!;
+    return snap;
   }
 
   /** The snapshot and record a target names, without touching the app. */

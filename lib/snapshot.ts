@@ -4,11 +4,21 @@
  * screenshot with the coordinate contract that maps its pixels to the screen.
  */
 import { randomBytes } from "node:crypto";
+import { rememberCollapsed } from "./collapsed.js";
 import { diffSnapshots, rememberFacts, type SnapshotChanges } from "./diff.js";
 import type { ScreenshotMark } from "./marks.js";
 import type { RawApp, RawSnapshot, RawWindow, ReadStat, Rect, WalkEnd } from "./model.js";
 import type { ElementRecord } from "./records.js";
-import { normaliseRenderOptions, type RenderOptions, renderValidated, type Style } from "./render/index.js";
+import {
+  normaliseRenderOptions,
+  normaliseViewOptions,
+  type RenderOptions,
+  type RenderScope,
+  renderValidated,
+  type Style,
+  type ViewOptions,
+  type ViewSummary,
+} from "./render/index.js";
 import { validateRawSnapshot } from "./validate.js";
 
 /**
@@ -58,8 +68,14 @@ export interface Snapshot {
   readonly id: string;
   readonly app: RawApp;
   readonly window: RawWindow;
+  /** The style printed: the one asked for, or compact where `maxTokens` needed it. */
   readonly style: Style;
   readonly text: string;
+  /**
+   * With `depth`, `skeleton` or `maxTokens`: what the text left out. Records
+   * inside collapsed lines keep their indices (the whole window's) but did not print.
+   */
+  readonly view?: ViewSummary;
   /** records[i] is the element printed with index i. */
   readonly records: readonly ElementRecord[];
   readonly complete: boolean;
@@ -94,7 +110,9 @@ export function newSnapshotId(): string {
 
 export interface SnapshotInput {
   raw: unknown;
-  options?: RenderOptions;
+  options?: RenderOptions & ViewOptions;
+  /** Only one element's subtree (a `root` snapshot). @internal */
+  scope?: RenderScope;
   screenshot?: Screenshot;
   /** Time the observation started (ms, performance.now()); defaults to the render start. */
   startedAt?: number;
@@ -113,8 +131,9 @@ const collector = new FinalizationRegistry<() => Promise<void>>((free) => {
 export function createSnapshot(input: SnapshotInput): Snapshot {
   const t0 = performance.now();
   const opts = normaliseRenderOptions(input.options);
+  const view = normaliseViewOptions(input.options ?? {});
   const raw: RawSnapshot = validateRawSnapshot(input.raw);
-  const result = renderValidated(raw, opts);
+  const result = renderValidated(raw, opts, view, input.scope);
   const t1 = performance.now();
   const cutBy: SnapshotCut[] = [];
   if (raw.walk.ended !== "complete") cutBy.push(raw.walk.ended);
@@ -139,8 +158,9 @@ export function createSnapshot(input: SnapshotInput): Snapshot {
     id: newSnapshotId(),
     app: raw.app,
     window: raw.window,
-    style: opts.style,
+    style: result.style,
     text: result.text,
+    ...(result.view !== undefined ? { view: result.view } : {}),
     records: result.records,
     complete: result.complete,
     cutBy,
@@ -164,6 +184,7 @@ export function createSnapshot(input: SnapshotInput): Snapshot {
     },
   };
   rememberFacts(snapshot, result.facts);
+  rememberCollapsed(snapshot, result.within);
   if (free !== undefined) collector.register(snapshot, free, snapshot);
   return snapshot;
 }

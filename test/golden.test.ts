@@ -7,7 +7,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { render, type Style } from "../lib/index.js";
+import { render, type Style, type ViewOptions } from "../lib/index.js";
 
 const FIXTURES = join(import.meta.dirname, "fixtures");
 const GOLDEN = join(import.meta.dirname, "golden");
@@ -44,6 +44,33 @@ describe("golden renderings", () => {
       it(name, () => {
         const raw = JSON.parse(readFileSync(join(FIXTURES, file), "utf8"));
         const text = `${render(raw, { style }).text}\n`;
+        const path = join(GOLDEN, name);
+        if (UPDATE) writeFileSync(path, text);
+        expect(existsSync(path), `missing golden ${name}; run npm run goldens:update and review it`).toBe(
+          true,
+        );
+        expect(text).toBe(readFileSync(path, "utf8"));
+      });
+    }
+  }
+});
+
+/** Outlines and budgets over the same fixtures: test/golden/<fixture>.<view>.txt. */
+const VIEWS: [string, ViewOptions][] = [
+  ["skeleton", { skeleton: true }],
+  ["depth-2", { depth: 2 }],
+  ["budget-300", { maxTokens: 300 }],
+  ["budget-500", { maxTokens: 500 }],
+  ["budget-1000", { maxTokens: 1000 }],
+];
+
+describe("golden outlines and budgets", () => {
+  for (const file of fixtures) {
+    for (const [view, options] of VIEWS) {
+      const name = `${basename(file, ".json")}.${view}.txt`;
+      it(name, () => {
+        const raw = JSON.parse(readFileSync(join(FIXTURES, file), "utf8"));
+        const text = `${render(raw, options).text}\n`;
         const path = join(GOLDEN, name);
         if (UPDATE) writeFileSync(path, text);
         expect(existsSync(path), `missing golden ${name}; run npm run goldens:update and review it`).toBe(

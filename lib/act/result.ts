@@ -221,7 +221,9 @@ export async function finish(
       ...kept,
       ...asked,
       app: o.snapshot.app.pid,
-      ...(follow ? { window: { id: follow } } : {}),
+      // A subtree snapshot's fresh one is that subtree again while its window is still there (its
+      // root names the window); another surface now: the whole of it.
+      ...(follow ? (kept.root !== undefined ? {} : { window: { id: follow } }) : { root: undefined }),
       deadlineMs: ctx.remaining(),
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     });

@@ -5,6 +5,7 @@
  * the caller are kept here; re-observations made inside an action are
  * transient and never become latest (refs-and-actions.md).
  */
+import { collapsedInto } from "../collapsed.js";
 import { AxsnapError, invalidArgument } from "../errors.js";
 import type { ElementRecord } from "../records.js";
 import type { Snapshot } from "../snapshot.js";
@@ -156,6 +157,20 @@ export class SnapshotStore {
         "ELEMENT_NOT_FOUND",
         `snapshot ${snap.id} printed no element ${index} (0-${snap.records.length - 1})`,
       );
+    const into = collapsedInto(snap, index);
+    if (into !== undefined) {
+      const holder = snap.records[into]!;
+      const what =
+        holder.title === undefined ? holder.roleText : `${holder.roleText} ${JSON.stringify(holder.title)}`;
+      // An index is the address of a line the agent read; this one is inside a collapsed line.
+      throw new AxsnapError(
+        "ELEMENT_NOT_FOUND",
+        `snapshot ${snap.id} did not print element ${index}: it is inside element ${into} (${what}), which it printed collapsed; nothing was sent`,
+        {
+          hint: `open it with root "@${snap.id}:e${into}" (get_app_state root, \`axsnap snapshot --root\`, snapshot({ root })) and act on what that prints`,
+        },
+      );
+    }
     return { snapshot: snap, record };
   }
 

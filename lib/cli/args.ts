@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { AxsnapError } from "../errors.js";
 import { MCP_OPTION_HELP, parseMcpArgs } from "../mcp/options.js";
+import { MIN_MAX_TOKENS } from "../render/budget.js";
 
 /** A mistake in how the command was typed: one line on stderr, exit 2. */
 export class UsageError extends Error {
@@ -33,6 +34,14 @@ export interface Step {
   maxDepth?: number;
   /** File to write the screenshot to (the snapshot is then taken with one). */
   screenshot?: string;
+  /** snapshot: only this element's subtree (--root @ref). */
+  root?: Target;
+  /** snapshot: print down to this depth (--depth N). */
+  depth?: number;
+  /** snapshot: an outline of the window's regions (--skeleton). */
+  skeleton?: boolean;
+  /** snapshot: at most about this many tokens (--max-tokens N). */
+  maxTokens?: number;
   deadlineMs?: number;
   /** false: no fresh snapshot after an action (--no-snapshot). */
   snapshot: boolean;
@@ -120,6 +129,7 @@ interface CommandSpec {
     | "find"
     | "mcp"
     | "launchable"
+    | "view"
   )[];
   details?: string;
 }
@@ -148,7 +158,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
   snapshot: {
     summary: "observe one window of an app: numbered lines, one element each",
     args: [],
-    options: ["app", "snapshot", "window"],
+    options: ["app", "snapshot", "window", "view"],
     details:
       "The first line names the snapshot id; act on the element printed as N with the ref @<id>:eN, from this or a later process.",
   },
@@ -258,6 +268,12 @@ const OPTION_HELP: Record<CommandSpec["options"][number] | "global", string[]> =
     "--max-depth N        deepest printed level (default 64)",
     "--screenshot FILE    also capture the window, as PNG into FILE",
     "--marks              with --screenshot: draw each element's index on its frame",
+  ],
+  view: [
+    "--root @REF          only that element's subtree, as a snapshot of its own (open a line marked (+N elements))",
+    "--depth N            print down to depth N; a container cut there ends with (+N elements)",
+    "--skeleton           an outline: the window's regions and the branch holding focus, the rest collapsed",
+    "--max-tokens N       at most about N tokens: the tree, else compact, else a skeleton as deep as fits",
   ],
   act: [
     "--no-snapshot        no fresh snapshot after acting",
@@ -414,6 +430,15 @@ function setField(step: Step, field: Field, value: unknown, numberValue = false)
     case "deadlineMs":
       step.deadlineMs = wholeNumber("--deadline", value, 1, 600_000, c);
       return;
+    case "root":
+      step.root = targetOf("--root", value, c);
+      return;
+    case "depth":
+      step.depth = wholeNumber("--depth", value, 0, 512, c);
+      return;
+    case "maxTokens":
+      step.maxTokens = wholeNumber("--max-tokens", value, MIN_MAX_TOKENS, 1e7, c);
+      return;
     case "screenshot":
       step.screenshot = nonEmpty("--screenshot", value, c);
       return;
@@ -484,6 +509,7 @@ function setField(step: Step, field: Field, value: unknown, numberValue = false)
     case "raw":
     case "full":
     case "launchable":
+    case "skeleton":
       if (typeof value !== "boolean")
         throw new UsageError(`${field} must be true or false, got ${show(value)}`, c);
       step[field] = value;
@@ -542,6 +568,7 @@ const SWITCHES = new Set([
   "exact",
   "full",
   "launchable",
+  "skeleton",
 ]);
 /** Flags that may be given more than once. */
 const REPEATED = new Set(["states"]);
@@ -562,6 +589,12 @@ const GROUP_FLAGS: Record<CommandSpec["options"][number], [string, Field | "no-s
     ["full", "full"],
   ],
   mcp: [],
+  view: [
+    ["root", "root"],
+    ["depth", "depth"],
+    ["skeleton", "skeleton"],
+    ["max-tokens", "maxTokens"],
+  ],
   click: [
     ["button", "button"],
     ["count", "count"],
@@ -603,7 +636,13 @@ function checkComplete(step: Step, inCall: boolean): void {
         c,
       );
   }
-  if ((c === "snapshot" || c === "wait" || c === "windows" || c === "find") && step.app === undefined)
+  // A snapshot of a ref's subtree knows its app from the ref.
+  const rootRef = c === "snapshot" && typeof step.root === "string";
+  if (
+    (c === "snapshot" || c === "wait" || c === "windows" || c === "find") &&
+    step.app === undefined &&
+    !rootRef
+  )
     throw new UsageError(`${c} needs --app NAME|PID; \`axsnap apps\` lists the apps`, c);
   if (step.marks === true && step.screenshot === undefined)
     throw new UsageError("--marks draws on the screenshot: give --screenshot FILE too", c);
@@ -803,6 +842,11 @@ const STEP_KEYS: Record<string, Field | "snapshot" | "no-snapshot"> = {
   maxDepth: "maxDepth",
   "max-depth": "maxDepth",
   screenshot: "screenshot",
+  root: "root",
+  depth: "depth",
+  skeleton: "skeleton",
+  maxTokens: "maxTokens",
+  "max-tokens": "maxTokens",
   deadline: "deadlineMs",
   deadlineMs: "deadlineMs",
   snapshot: "snapshot",

@@ -62,8 +62,18 @@ export interface Outcome {
 
 /** Stored options as the library takes them: a --window title becomes the `window` option. */
 function observation(o: StoredOptions, withWindow = true) {
-  const { window, ...render } = o;
+  // The view (depth, skeleton, budget, root) is what was printed; a re-observation reads the whole window.
+  const { window, depth: _d, skeleton: _s, maxTokens: _m, root: _r, ...render } = o;
   return withWindow && window !== undefined ? { ...render, window: { title: window } } : render;
+}
+
+/** A snapshot command's view options, for the library. */
+function viewOf(step: Step) {
+  return {
+    ...(step.depth === undefined ? {} : { depth: step.depth }),
+    ...(step.skeleton === true ? { skeleton: true as const } : {}),
+    ...(step.maxTokens === undefined ? {} : { maxTokens: step.maxTokens }),
+  };
 }
 
 /** The screenshot a step asks for: --screenshot FILE, with --marks the element indices drawn on it. */
@@ -159,6 +169,8 @@ export class Runner {
       maxNodes: o.maxNodes,
       maxDepth: o.maxDepth,
       ...(step.window === undefined ? {} : { window: step.window }),
+      ...viewOf(step),
+      ...(typeof step.root === "string" ? { root: step.root } : {}),
     };
   }
 
@@ -184,10 +196,15 @@ export class Runner {
   }
 
   private async snapshot(step: Step): Promise<Outcome> {
+    // --root: a ref this process holds, or one from another process found again in a new observation.
+    const root = step.root === undefined ? undefined : await this.target(step.root, step);
+    const held = root === undefined ? undefined : this.session.address(root.ref).snapshot;
     const snap = await this.session.snapshot({
-      app: step.app!,
+      app: step.app ?? held!.app.pid,
       screenshot: shotOf(step),
-      ...observation(this.renderOptions(step)),
+      ...observation(this.renderOptions(step), root === undefined),
+      ...viewOf(step),
+      ...(root === undefined ? {} : { root: root.ref }),
       ...(step.deadlineMs === undefined ? {} : { deadlineMs: step.deadlineMs }),
     });
     const data = this.hand(snap, step);
@@ -292,6 +309,13 @@ export class Runner {
       throw new AxsnapError(
         "ELEMENT_NOT_FOUND",
         `snapshot ${id} printed no element ${index} (0-${stored.records.length - 1})`,
+      );
+    if (record.inside !== undefined)
+      // As in the process that printed it: an index the text did not show is not an address.
+      throw new AxsnapError(
+        "ELEMENT_NOT_FOUND",
+        `snapshot ${id} did not print element ${index}: it is inside element ${record.inside}, which it printed collapsed; nothing was sent`,
+        { hint: `run \`axsnap snapshot --root @${id}:e${record.inside}\` and use a ref it prints` },
       );
     const fresh = await this.reobserve(stored, step);
     const differs = windowDifference(stored.window, fresh.window);

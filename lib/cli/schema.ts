@@ -49,6 +49,8 @@ const storedRecord = z.object({
   settable: z.boolean(),
   secure: z.boolean(),
   synthetic: z.union([z.literal(false), z.literal("text-summary"), z.literal("summary-text")]),
+  /** An outline or a budget did not print it: the index of the collapsed line that holds it. */
+  inside: index.exactOptional(),
 });
 
 /** The render options a snapshot was taken with: a re-observation uses the same ones. */
@@ -59,6 +61,12 @@ const storedOptions = z.object({
   maxDepth: z.number().int().min(1),
   /** --window: the snapshot was asked for the app's window with this title (or part of one). */
   window: z.string().min(1).exactOptional(),
+  /** --depth, --skeleton, --max-tokens: what the text printed of the window (records are always all of it). */
+  depth: z.number().int().min(0).exactOptional(),
+  skeleton: z.literal(true).exactOptional(),
+  maxTokens: z.number().int().min(1).exactOptional(),
+  /** --root: the ref (as given) whose subtree the snapshot is. */
+  root: z.string().min(1).exactOptional(),
 });
 
 export const storedSnapshotSchema = z.object({

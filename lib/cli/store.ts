@@ -27,6 +27,7 @@ import {
 } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { collapsedInto } from "../collapsed.js";
 import { AxsnapError, invalidArgument } from "../errors.js";
 import type { Snapshot } from "../snapshot.js";
 import {
@@ -55,7 +56,7 @@ const ID = /^s[a-z0-9]{7}$/;
 const FILE = /^(s[a-z0-9]{7})\.json$/;
 const KINDS: readonly string[] = ["window", "dialog", "menu", "popup", "sheet"];
 
-function recordOf(r: Snapshot["records"][number]): StoredRecord {
+function recordOf(r: Snapshot["records"][number], inside: number | undefined): StoredRecord {
   // Field by field: a new field on ElementRecord (a value, say) never lands in the store by accident.
   return {
     index: r.index,
@@ -73,6 +74,7 @@ function recordOf(r: Snapshot["records"][number]): StoredRecord {
     settable: r.settable,
     secure: r.secure,
     synthetic: r.synthetic,
+    ...(inside === undefined ? {} : { inside }),
   };
 }
 
@@ -111,7 +113,7 @@ export function storedOf(snap: Snapshot, options: StoredOptions, screenshotPath?
           },
         }
       : {}),
-    records: snap.records.map(recordOf),
+    records: snap.records.map((r) => recordOf(r, collapsedInto(snap, r.index))),
   };
 }
 

@@ -74,6 +74,7 @@ function isPlainText({ line, role, states }: CompactView): boolean {
   return (
     role === "text" &&
     !line.synthetic &&
+    line.suffix === undefined &&
     states.length === 0 &&
     !line.segments.some((seg) => seg.startsWith("Secondary Actions:"))
   );
@@ -84,6 +85,7 @@ function isSilentGroup({ line, role, states, name }: CompactView): boolean {
   return (
     role === "group" &&
     name === undefined &&
+    line.suffix === undefined &&
     line.value === undefined &&
     states.length === 0 &&
     line.traits.length === 0 &&

@@ -8,16 +8,20 @@ import { invalidArgument } from "../errors.js";
 import type { RawSnapshot } from "../model.js";
 import type { ElementRecord } from "../records.js";
 import { validateRawSnapshot } from "../validate.js";
+import { type ChosenView, chooseView, normaliseViewOptions, type ViewOptions } from "./budget.js";
 import { closingLine, compactLines, footer, header, type Style, treeLine } from "./format.js";
 import { compactStates, type Line } from "./lines.js";
-import { plan, type RenderCut } from "./plan.js";
+import { type Plan, type PlanStart, plan, type RenderCut } from "./plan.js";
 import { isSecure } from "./roles.js";
 import { present, sanitize, type TextLimit } from "./sanitize.js";
 
+export type { ViewOptions, ViewSummary } from "./budget.js";
+export { MIN_MAX_TOKENS, normaliseViewOptions } from "./budget.js";
 export type { Style } from "./format.js";
-export type { RenderCut } from "./plan.js";
+export type { PlanStart, RenderCut } from "./plan.js";
 export { secureByName } from "./roles.js";
 export type { TextLimit } from "./sanitize.js";
+export { estimateTokens, TOKEN_ESTIMATE_ERROR } from "./tokens.js";
 
 export interface RenderOptions {
   /** "tree" (default): the computer-use format; "compact": denser, same indices. */
@@ -53,6 +57,19 @@ export interface RenderResult {
   selectedText?: string;
   /** facts[i]: what the line of record i prints as value and states; a diff compares them. */
   facts: LineFacts[];
+  /** The style printed: the one asked for, or compact where a token budget needed it. */
+  style: Style;
+  /** What an outline or a budget left out; absent when the whole tree printed. */
+  view?: ChosenView["summary"];
+  /** within[index]: the collapsed line whose element holds record `index`, or -1 (printed). */
+  within?: Int32Array;
+}
+
+/** A subtree rendering (a `root` snapshot): where it starts, and the header line that says so. */
+export interface RenderScope {
+  start: PlanStart;
+  /** `Subtree of element 12 (list "Files") of snapshot s…, window "Doc".` */
+  headerLine: string;
 }
 
 /** The printed value and states of one numbered line (diff.ts compares them across snapshots). */
@@ -106,37 +123,66 @@ export function normaliseRenderOptions(options: RenderOptions = {}): Required<Re
   };
 }
 
-export function render(input: unknown, options?: RenderOptions): RenderResult {
+export function render(input: unknown, options?: RenderOptions & ViewOptions): RenderResult {
   const opts = normaliseRenderOptions(options);
+  const view = normaliseViewOptions(options ?? {});
   const snap = validateRawSnapshot(input);
-  return renderValidated(snap, opts);
+  return renderValidated(snap, opts, view);
 }
 
-/** For callers that already hold a validated snapshot (the native layer validates once). */
-export function renderValidated(snap: RawSnapshot, opts: Required<RenderOptions>): RenderResult {
-  const p = plan(snap, opts);
-  const out = header(snap, opts.style, opts.textLimit);
-  if (opts.style === "tree") {
-    for (const line of p.lines) out.push(treeLine(line));
+function composeText(
+  snap: RawSnapshot,
+  p: Plan,
+  opts: Required<RenderOptions>,
+  style: Style,
+  lines: Line[],
+  viewClosing: string | undefined,
+  scope: RenderScope | undefined,
+): string {
+  const out = header(snap, style, opts.textLimit);
+  if (scope !== undefined) out.splice(style === "compact" ? 1 : 2, 0, scope.headerLine);
+  if (style === "tree") {
+    for (const line of lines) out.push(treeLine(line));
   } else {
-    out.push(...compactLines(p.lines, opts.textLimit));
+    out.push(...compactLines(lines, opts.textLimit));
   }
-  if (opts.style === "tree") {
+  if (style === "tree") {
     const foot = footer(p, opts.textLimit, opts.secureNames);
     if (foot !== undefined) out.push("", foot);
   }
   for (const note of snap.walk.notes ?? []) out.push(`(${sanitize(note, opts.textLimit)})`);
   const closing = closingLine(snap, p, opts.maxNodes, opts.maxDepth);
   if (closing !== undefined) out.push(closing);
+  if (viewClosing !== undefined) out.push(viewClosing);
+  return out.join("\n");
+}
+
+/**
+ * For callers that already hold a validated snapshot (the native layer validates once).
+ * `view`: an outline or a budget (budget.ts); `scope`: only one element's subtree.
+ */
+export function renderValidated(
+  snap: RawSnapshot,
+  opts: Required<RenderOptions>,
+  view: ViewOptions = {},
+  scope?: RenderScope,
+): RenderResult {
+  const p = plan(snap, opts, scope?.start);
+  const { chosen, text } = chooseView(p.lines, p.focusedIndex, opts.style, view, (style, lines, closing) =>
+    composeText(snap, p, opts, style, lines, closing, scope),
+  );
 
   const complete = snap.walk.ended === "complete" && !p.cut.nodeLimit && !p.cut.depthLimit;
   const result: RenderResult = {
-    text: out.join("\n"),
+    text,
     records: p.records,
     facts: factsByIndex(p.lines, p.records.length),
     complete,
     cut: { ...p.cut, walk: snap.walk.ended },
+    style: chosen.style,
   };
+  if (chosen.summary !== undefined) result.view = chosen.summary;
+  if (chosen.within !== undefined) result.within = chosen.within;
   if (p.focusedIndex !== undefined) result.focusedIndex = p.focusedIndex;
   const focused = p.focusedNode;
   if (focused !== undefined && present(focused.selectedText) && !isSecure(focused, opts.secureNames))

@@ -55,6 +55,13 @@ export interface RenderCut {
   notShown: number;
 }
 
+/** Where a subtree's plan starts (a `root` snapshot): the element, and its path from its root. */
+export interface PlanStart {
+  node: RawNode;
+  root: PathRoot;
+  path: number[];
+}
+
 export interface Plan {
   lines: Line[];
   records: ElementRecord[];
@@ -420,6 +427,35 @@ class Planner {
     this.visitChildren(node, 1, ctx, root === "menuBar");
   }
 
+  /**
+   * One element's subtree at depth 0, printed as the whole plan would print
+   * it there: the context (web content, the visible part) is its ancestors'.
+   */
+  visitSubtree(start: PlanStart): void {
+    let node: RawNode | undefined = start.root === "window" ? this.snap.root : this.snap.menuBar;
+    if (node === undefined) return;
+    let ctx: Ctx = {
+      root: start.root,
+      inWeb: isWebArea(node),
+      clip: start.root === "window" ? this.snap.window.frame : undefined,
+    };
+    for (let i = 0; i < start.path.length; i++) {
+      if (i > 0) {
+        const clips = isScrollArea(node) || isList(node);
+        ctx = {
+          root: ctx.root,
+          inWeb: ctx.inWeb || isWebArea(node),
+          clip: clips ? intersect(ctx.clip, node.frame) : ctx.clip,
+        };
+      }
+      node = node.children?.[start.path[i]!];
+      if (node === undefined) return;
+    }
+    this.path.length = 0;
+    this.path.push(...start.path);
+    this.visit(start.node, 0, ctx);
+  }
+
   private visitChildren(node: RawNode, depth: number, ctx: Ctx, skipApple = false): void {
     const children = node.children;
     if (!children) return;
@@ -649,13 +685,17 @@ function findFocused(roots: RawNode[]): RawNode | undefined {
   return found;
 }
 
-export function plan(snap: RawSnapshot, opts: PlanOptions): Plan {
+/** `start`: plan only that element's subtree (identities are still counted over the whole window). */
+export function plan(snap: RawSnapshot, opts: PlanOptions, start?: PlanStart): Plan {
   const roots = snap.menuBar ? [snap.root, snap.menuBar] : [snap.root];
   const planner = new Planner(snap, opts, findFocused(roots));
   for (const r of roots) planner.countIdentities(r);
   planner.inferLabels(snap.root);
-  planner.visitRoot(snap.root, "window");
-  if (snap.menuBar) planner.visitRoot(snap.menuBar, "menuBar");
+  if (start !== undefined) planner.visitSubtree(start);
+  else {
+    planner.visitRoot(snap.root, "window");
+    if (snap.menuBar) planner.visitRoot(snap.menuBar, "menuBar");
+  }
   planner.finishProofs();
   const result: Plan = { lines: planner.lines, records: planner.records, cut: planner.cut };
   if (planner.focusedIndex !== undefined) result.focusedIndex = planner.focusedIndex;

@@ -1,0 +1,236 @@
+/**
+ * Which view of a plan prints: the whole tree, an outline (`depth`,
+ * `skeleton`), or the fullest rendering that fits a token budget
+ * (`maxTokens`): the tree, then compact, then skeletons with the focused
+ * branch and the rows of lists open, at decreasing depth. The plan is made
+ * once; each try only filters its lines and formats them (outline.ts), so a
+ * budget costs a few formatting passes, never a second walk of the tree.
+ */
+import { invalidArgument } from "../errors.js";
+import type { Style } from "./format.js";
+import type { Line } from "./lines.js";
+import {
+  collapsedLine,
+  type LineTree,
+  lineTree,
+  type Openings,
+  type OutlineView,
+  openings,
+  outline,
+  SKELETON_TEXT,
+  skeletonSpec,
+  union,
+  type ViewSpec,
+} from "./outline.js";
+import { estimateTokens } from "./tokens.js";
+
+export interface ViewOptions {
+  /**
+   * Print the tree down to this depth (0: the window's own line). A container
+   * cut there ends its line with what it holds, `(+37 elements)`, and keeps
+   * its index: a snapshot with `root` set to it opens it.
+   */
+  depth?: number;
+  /** Pick a depth that shows the window's regions, with the branch that holds focus open. */
+  skeleton?: boolean;
+  /**
+   * The fullest rendering whose estimated o200k tokens fit (tokens.ts): the
+   * tree, then compact, then skeletons at decreasing depth; the last line says
+   * what was collapsed.
+   */
+  maxTokens?: number;
+}
+
+/** Fewest tokens a budget may ask for: the header, the window's line and the closing line need about this. */
+export const MIN_MAX_TOKENS = 60;
+const MAX_VIEW_DEPTH = 512;
+
+export function normaliseViewOptions(options: ViewOptions): ViewOptions {
+  const out: ViewOptions = {};
+  const { depth, skeleton, maxTokens } = options;
+  if (depth !== undefined) {
+    if (typeof depth !== "number" || !Number.isInteger(depth) || depth < 0 || depth > MAX_VIEW_DEPTH)
+      throw invalidArgument(
+        `depth must be a whole number from 0 to ${MAX_VIEW_DEPTH}, got ${String(depth)}`,
+        "depth 2 prints the window and two levels below it",
+      );
+    out.depth = depth;
+  }
+  if (skeleton !== undefined) {
+    if (typeof skeleton !== "boolean")
+      throw invalidArgument(`skeleton must be true or false, got ${String(skeleton)}`);
+    if (skeleton) out.skeleton = true;
+  }
+  if (maxTokens !== undefined) {
+    if (typeof maxTokens !== "number" || !Number.isInteger(maxTokens) || maxTokens < MIN_MAX_TOKENS)
+      throw invalidArgument(
+        `maxTokens must be a whole number of at least ${MIN_MAX_TOKENS}, got ${String(maxTokens)}`,
+        "maxTokens 500 keeps a snapshot to about 500 tokens",
+      );
+    out.maxTokens = maxTokens;
+  }
+  if (out.depth !== undefined && out.skeleton === true)
+    throw invalidArgument("pass depth or skeleton, not both", "skeleton picks its own depth");
+  return out;
+}
+
+/** What a snapshot's view left out (Snapshot.view). */
+export interface ViewSummary {
+  /** "outline": depth or skeleton asked for; "budget": shortened to fit maxTokens. */
+  kind: "outline" | "budget";
+  /** The base depth printed (absent when a budget kept the whole tree). */
+  depth?: number;
+  /** Elements of this observation inside collapsed lines: they exist, but no line of this text shows them. */
+  hidden: number;
+  /** Lines that end with `(+N elements)`. */
+  collapsed: number;
+  /** maxTokens: the budget, and the estimated tokens of the text. */
+  maxTokens?: number;
+  tokens?: number;
+}
+
+export interface ChosenView {
+  style: Style;
+  lines: Line[];
+  closing?: string;
+  /** within[index]: the collapsed line a record is inside, or -1; absent when every record printed. */
+  within?: Int32Array;
+  summary?: ViewSummary;
+}
+
+/** Formats a candidate into the whole text, header to closing line (index.ts). */
+export type Compose = (style: Style, lines: Line[], closing: string | undefined) => string;
+
+function outlined(
+  tree: LineTree,
+  spec: ViewSpec,
+  style: Style,
+  kind: ViewSummary["kind"],
+  lead: string,
+): ChosenView & { view: OutlineView } {
+  const view = outline(tree, spec);
+  const closing = collapsedLine(view, tree.records, lead);
+  const chosen: ChosenView & { view: OutlineView } = {
+    style,
+    lines: view.lines,
+    view,
+    summary: { kind, depth: spec.depth, hidden: view.hidden, collapsed: view.collapsed },
+  };
+  if (closing !== undefined) chosen.closing = closing;
+  if (view.hidden > 0) chosen.within = view.within;
+  return chosen;
+}
+
+/**
+ * The lines to print for these view options; `style` is the one asked for
+ * (a budget may fall back to compact, and says so in `style`).
+ */
+export function chooseView(
+  lines: Line[],
+  focusedIndex: number | undefined,
+  style: Style,
+  view: ViewOptions,
+  compose: Compose,
+): { chosen: ChosenView; text: string } {
+  if (view.depth === undefined && view.skeleton !== true && view.maxTokens === undefined) {
+    return { chosen: { style, lines }, text: compose(style, lines, undefined) };
+  }
+  const tree = lineTree(lines, focusedIndex);
+  const open = openings(tree);
+  const asked: ViewSpec | undefined =
+    view.skeleton === true
+      ? skeletonSpec(tree, open)
+      : view.depth !== undefined
+        ? { depth: view.depth, open: new Set() }
+        : undefined;
+  if (view.maxTokens === undefined) {
+    const chosen = outlined(tree, asked!, style, "outline", "Outline: ");
+    return { chosen, text: compose(style, chosen.lines, chosen.closing) };
+  }
+  return fitBudget(tree, open, style, asked, view.maxTokens, compose);
+}
+
+interface Try {
+  chosen: ChosenView;
+  text: string;
+  tokens: number;
+}
+
+function fitBudget(
+  tree: LineTree,
+  open: Openings,
+  style: Style,
+  asked: ViewSpec | undefined,
+  budget: number,
+  compose: Compose,
+): { chosen: ChosenView; text: string } {
+  const attempt = (chosen: ChosenView): Try => {
+    const text = compose(chosen.style, chosen.lines, chosen.closing);
+    return { chosen, text, tokens: estimateTokens(text) };
+  };
+  const lead = `Shortened to fit ${budget} tokens: `;
+  const tryOutline = (spec: ViewSpec, s: Style): Try => attempt(outlined(tree, spec, s, "budget", lead));
+  const done = (t: Try): { chosen: ChosenView; text: string } => {
+    const summary: ViewSummary = t.chosen.summary ?? { kind: "budget", hidden: 0, collapsed: 0 };
+    t.chosen.summary = {
+      ...summary,
+      kind: asked !== undefined ? summary.kind : "budget",
+      maxTokens: budget,
+      tokens: t.tokens,
+    };
+    return { chosen: t.chosen, text: t.text };
+  };
+
+  // 1. What was asked, whole: the tree (or the asked outline) in the asked style, then compact.
+  const styles: Style[] = style === "tree" ? ["tree", "compact"] : ["compact"];
+  for (const s of styles) {
+    const t =
+      asked === undefined
+        ? attempt({ style: s, lines: tree.lines })
+        : attempt(outlined(tree, asked, s, "outline", "Outline: "));
+    if (t.tokens <= budget) return done(t);
+  }
+  // 2. Skeletons, compact, at decreasing depth: the deepest that fits (a deeper view prints a
+  // superset of lines), first with the focused branch, the paths to regions and the lists open,
+  // then with less opened: no regions' paths, then no lists, then nothing but the depth; of
+  // these, the one that prints the most.
+  const top = Math.min(asked?.depth ?? tree.maxDepth, tree.maxDepth);
+  const everything = union(open.focus, open.regions, open.lists);
+  const families: { opened: Set<number>; keep?: Set<number> }[] = [
+    { opened: everything },
+    { opened: union(open.focus, open.lists) },
+    { opened: open.focus },
+    { opened: new Set<number>() },
+    // Crowds thinned to their regions and the focused branch (a flat window's dozens of controls).
+    { opened: everything, keep: open.keep },
+    { opened: union(open.focus, open.regions), keep: open.keep },
+  ];
+  let last: Try | undefined;
+  let fullest: Try | undefined;
+  for (const { opened, keep } of families) {
+    let lo = 0;
+    let hi = top;
+    let best: Try | undefined;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const spec: ViewSpec = { depth: mid, open: opened, textCut: SKELETON_TEXT };
+      if (keep !== undefined) spec.keep = keep;
+      const t = tryOutline(spec, "compact");
+      if (t.tokens <= budget) {
+        best = t;
+        lo = mid + 1;
+      } else {
+        hi = mid - 1;
+        if (mid === 0) last = t;
+      }
+    }
+    // The fullest that fits: the one that leaves the fewest elements inside collapsed lines.
+    if (
+      best !== undefined &&
+      (fullest === undefined || best.chosen.summary!.hidden < fullest.chosen.summary!.hidden)
+    )
+      fullest = best;
+  }
+  if (fullest !== undefined) return done(fullest);
+  return done(last!);
+}
