@@ -59,7 +59,7 @@ describe("key presses by keysym name in any case, on gtk3-widget-factory", () =>
     await desktop?.stop();
   });
 
-  const valueOf = (snap: Snapshot, index: number) =>
+  const entryText = (snap: Snapshot, index: number) =>
     new RegExp(`^\\t*${index} text \\(settable, string\\)(?: Value: (.*))?$`, "m").exec(snap.text)?.[1] ?? "";
 
   it(
@@ -74,7 +74,7 @@ describe("key presses by keysym name in any case, on gtk3-widget-factory", () =>
       for (const key of ["kp_add", "KP_SUBTRACT", "greek_alpha", "GREEK_ALPHA"])
         await session.pressKey(key, { app: GTK });
       const after = await session.snapshot({ app: GTK, screenshot: false });
-      expect(valueOf(after, entry)).toBe("+-αΑ");
+      expect(entryText(after, entry)).toBe("+-αΑ");
     },
     TIMEOUT,
   );
