@@ -12,7 +12,7 @@
  *
  * Target: the snapshot command ≤ 2× `node -e 0`.
  *
- *   npm run bench:cli          (RUNS=15)
+ *   npm run bench:cli          (RUNS=15; CLI=/other/dist/cli.js compares another build)
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -23,7 +23,7 @@ import { median } from "./getitems_floor.js";
 
 const RUNS = Math.max(1, Number(process.env.RUNS ?? 15));
 const root = join(import.meta.dirname, "..");
-const cli = join(root, "dist", "cli.js");
+const cli = process.env.CLI ?? join(root, "dist", "cli.js");
 if (!existsSync(cli)) throw new Error(`${cli} is missing: run \`npm run build\` first`);
 
 const desktop = await startDesktop();
