@@ -21,7 +21,7 @@ import {
   type Step,
   UsageError,
 } from "./cli/args.js";
-import { Runner } from "./cli/commands.js";
+import type { Runner } from "./cli/commands.js";
 import {
   type Envelope,
   type ErrorData,
@@ -90,8 +90,18 @@ async function runMcp(argv: string[]): Promise<number> {
   return 0;
 }
 
+/**
+ * The commands and the library under them (the addon included), loaded only
+ * when a command runs: `--version`, help and a refused command line answer
+ * from the few modules above.
+ */
+async function newRunner(globals: Globals): Promise<Runner> {
+  const { Runner } = await import("./cli/commands.js");
+  return new Runner(globals);
+}
+
 async function runOne(step: Step, globals: Globals): Promise<number> {
-  const runner = new Runner(globals);
+  const runner = await newRunner(globals);
   try {
     const out = await runner.run(step);
     return succeed(step.command, out.data, out.text, globals.json);
@@ -105,7 +115,7 @@ async function runOne(step: Step, globals: Globals): Promise<number> {
 
 /** `axsnap call`: the steps in one process and one Session; the first error stops the sequence. */
 async function runCall(steps: Step[], globals: Globals): Promise<number> {
-  const runner = new Runner(globals);
+  const runner = await newRunner(globals);
   const done: { step: number; command: string; data: unknown }[] = [];
   const texts: string[] = [];
   try {

@@ -254,6 +254,8 @@ export interface NativeAddon {
     marks: Float64Array,
     budget?: { maxSide?: number; maxBytes?: number; minScale?: number },
   ): Promise<NativeMarkedEncode>;
+  /** Linux: the X keysym name a key name resolves to, case-insensitively ("kp_enter" → "KP_Enter"); null when none. */
+  keysymName?: (name: string) => string | null;
   /** The backend this build provides for the real desktop, or null. */
   platformBackend: "linux" | "macos" | null;
   /** Test build (test/native/macfake) only: fake CoreFoundation objects alive now. */

@@ -302,7 +302,7 @@ export class Runner {
       this.app = held.app.name;
       return { ref, data: { ref, snapshotId: id, index }, notes: [] };
     }
-    const stored = this.store.load(id, step.app === undefined ? "NAME" : String(step.app));
+    const stored = await this.store.load(id, step.app === undefined ? "NAME" : String(step.app));
     this.app = stored.app.name;
     const record = stored.records[index];
     if (!record)
@@ -449,7 +449,7 @@ export class Runner {
     let app: string | number | undefined = step.app;
     if (step.of !== undefined) {
       const held = this.printedById(step.of);
-      app = held ? held.app.pid : this.store.load(step.of).app.pid;
+      app = held ? held.app.pid : (await this.store.load(step.of)).app.pid;
     }
     const printed = this.lastPrinted(app);
     if (printed && Date.now() - printed.takenAt < PIXELS_MAX_AGE_MS) {
@@ -522,8 +522,8 @@ export class Runner {
     const app = step.app;
     const stored =
       step.of !== undefined
-        ? this.store.load(step.of, app === undefined ? "NAME" : String(app))
-        : this.store.newest(
+        ? await this.store.load(step.of, app === undefined ? "NAME" : String(app))
+        : await this.store.newest(
             (s) =>
               s.screenshot !== undefined &&
               (app === undefined ||

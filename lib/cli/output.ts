@@ -237,6 +237,28 @@ const CLI_HINTS: Partial<Record<string, string>> = {
 
 /** Library phrasings → the command line's. */
 const PHRASES: [RegExp, string][] = [
+  // The CLI names a window by its title only (--window TITLE).
+  [
+    /pass window: \{ title: "Save" \}, \{ index: 1 \} or \{ id: "…" \}; listWindows\(app\) lists them/g,
+    "pass --window with a window's title (or part of one); `axsnap windows --app APP` lists them",
+  ],
+  [
+    /pass the window's index or id from listWindows\(app\), or its whole title/g,
+    "pass --window with the window's whole title (`axsnap windows --app APP` lists them)",
+  ],
+  [/take a snapshot without the window option/g, "run `axsnap snapshot --app APP` without --window"],
+  [/listWindows(?:\(app\))?/g, "`axsnap windows --app APP`"],
+  // A wait's last observation dies with its process: the CLI looks again instead.
+  [
+    /the error's `observed` snapshot shows the app as last seen; act on it, or wait longer/g,
+    "run `axsnap snapshot --app APP` to see the app as it is now and act on that, or wait longer with a larger --timeout",
+  ],
+  [/act (?:on an element )?by (?:its )?index/g, "act on an element by its ref"],
+  [/pass raw: true/g, "pass --raw"],
+  [/\{ app: "([^"]*)" \}/g, "--app $1"],
+  [/deadlineMs/g, "--deadline"],
+  [/timeoutMs/g, "--timeout"],
+  [/maxDepth/g, "--max-depth"],
   [/create the session with a confirm callback/g, "pass --confirm if the user asked for exactly this"],
   [/take a snapshot with screenshot: true/g, "run `axsnap snapshot --app APP --screenshot FILE`"],
   [/take a (?:new )?snapshot/gi, "run `axsnap snapshot --app APP`"],

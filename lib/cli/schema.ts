@@ -9,10 +9,7 @@
  * cannot drift apart.
  */
 import { z } from "zod";
-
-export const STORE_FORMAT = "axsnap-cli-snapshot";
-/** 2: the window's id and kind (a ref is found again in the window it was printed in). */
-export const STORE_VERSION = 2;
+import { STORE_FORMAT, STORE_VERSION } from "./store-format.js";
 
 const rect = z.object({
   x: z.number().finite(),

@@ -30,14 +30,8 @@ import { join, resolve } from "node:path";
 import { collapsedInto } from "../collapsed.js";
 import { AxsnapError, invalidArgument } from "../errors.js";
 import type { Snapshot } from "../snapshot.js";
-import {
-  parseStored,
-  STORE_FORMAT,
-  STORE_VERSION,
-  type StoredOptions,
-  type StoredRecord,
-  type StoredSnapshot,
-} from "./schema.js";
+import type { StoredOptions, StoredRecord, StoredSnapshot } from "./schema.js";
+import { STORE_FORMAT, STORE_VERSION } from "./store-format.js";
 
 export { STORE_FORMAT, STORE_VERSION, type StoredOptions, type StoredRecord, type StoredSnapshot };
 
@@ -55,6 +49,13 @@ const CLOCK_SLACK_MS = 2000;
 const ID = /^s[a-z0-9]{7}$/;
 const FILE = /^(s[a-z0-9]{7})\.json$/;
 const KINDS: readonly string[] = ["window", "dialog", "menu", "popup", "sheet"];
+
+/** The schema, loaded by the first read: a snapshot command, which only writes, never loads zod. */
+let schema: Promise<typeof import("./schema.js")> | undefined;
+const loadSchema = () => {
+  schema ??= import("./schema.js");
+  return schema;
+};
 
 function recordOf(r: Snapshot["records"][number], inside: number | undefined): StoredRecord {
   // Field by field: a new field on ElementRecord (a value, say) never lands in the store by accident.
@@ -183,7 +184,7 @@ export class Store {
   }
 
   /** The stored snapshot with this id, or SNAPSHOT_NOT_FOUND saying what to do in CLI terms. */
-  load(id: string, appHint = "NAME"): StoredSnapshot {
+  async load(id: string, appHint = "NAME"): Promise<StoredSnapshot> {
     const missing = (why: string) =>
       new AxsnapError("SNAPSHOT_NOT_FOUND", `no snapshot ${id} ${why}`, {
         hint: `run \`axsnap snapshot --app ${appHint}\` and use a ref it prints`,
@@ -208,7 +209,7 @@ export class Store {
     } catch {
       throw missing(`in ${this.dir}: its file is not readable JSON; nothing was sent`);
     }
-    const parsed = parseStored(value);
+    const parsed = (await loadSchema()).parseStored(value);
     if ("problem" in parsed)
       throw missing(
         `in ${this.dir}: its file is not a stored snapshot of this version (${parsed.problem}); nothing was sent`,
@@ -253,10 +254,10 @@ export class Store {
   }
 
   /** The newest stored snapshot that passes `test` (and is not expired). */
-  newest(test: (s: StoredSnapshot) => boolean): StoredSnapshot | undefined {
+  async newest(test: (s: StoredSnapshot) => boolean): Promise<StoredSnapshot | undefined> {
     for (const { id } of this.listed()) {
       try {
-        const s = this.load(id);
+        const s = await this.load(id);
         if (test(s)) return s;
       } catch {
         // Expired, or unreadable: not a candidate.

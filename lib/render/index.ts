@@ -81,16 +81,24 @@ export interface LineFacts {
 }
 
 function factsByIndex(lines: Line[], count: number): LineFacts[] {
-  const out: LineFacts[] = Array.from({ length: count }, () => ({ states: [] }));
+  // Filled by the lines first: an empty fact is made only for an index no line printed.
+  const out = new Array<LineFacts | undefined>(count);
   for (const line of lines) if (line.index >= 0 && line.index < count) out[line.index] = factsOf(line);
-  return out;
+  for (let i = 0; i < count; i++) if (out[i] === undefined) out[i] = { states: [] };
+  return out as LineFacts[];
+}
+
+/** Adds the strings of `from` that `to` lacks (a line has a handful: cheaper than a Set). */
+function addUnique(to: string[], from: string[]): void {
+  for (const s of from) if (!to.includes(s)) to.push(s);
 }
 
 function factsOf(line: Line): LineFacts {
   const value = line.valueSegment ?? line.value ?? (line.title === undefined ? line.name : undefined);
-  const states = [
-    ...new Set([...line.traits, ...(line.node ? compactStates(line.node, line.checked) : [])]),
-  ].sort();
+  const states: string[] = [];
+  addUnique(states, line.traits);
+  if (line.node) addUnique(states, compactStates(line.node, line.checked));
+  states.sort();
   return value === undefined ? { states } : { value, states };
 }
 

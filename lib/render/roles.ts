@@ -184,11 +184,25 @@ const SECRET_NAME = new RegExp(
 // Longer labels are sentences, not field names; the cap bounds the work on a hostile name.
 const SECRET_NAME_SCAN = 200;
 
+/**
+ * Names already judged: normalising is the costly part, a line asks twice
+ * (its record and its value), and a window's names repeat in every rendering
+ * of it. Bounded: cleared when full.
+ */
+const judged = new Map<string, boolean>();
+const JUDGED_MAX = 4096;
+
 function saysSecret(text: string | undefined): boolean {
   if (text === undefined || text.length === 0) return false;
-  return SECRET_NAME.test(
-    normalizeForMatch(text.length > SECRET_NAME_SCAN ? text.slice(0, SECRET_NAME_SCAN) : text),
-  );
+  let says = judged.get(text);
+  if (says === undefined) {
+    says = SECRET_NAME.test(
+      normalizeForMatch(text.length > SECRET_NAME_SCAN ? text.slice(0, SECRET_NAME_SCAN) : text),
+    );
+    if (judged.size >= JUDGED_MAX) judged.clear();
+    judged.set(text, says);
+  }
+  return says;
 }
 
 /** A label's text says password, PIN or 密码, as a field's own name would (secureByName). */

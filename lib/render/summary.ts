@@ -83,7 +83,6 @@ function scanChildren(node: RawNode, scan: Scan, depth: number, nesting: number,
   const children = node.children ?? [];
   for (let i = 0; i < children.length; i++) {
     const child = children[i]!;
-    const childPath = [...path, i];
     if (isStaticText(child) || (isLink(child) && present(child.url))) {
       const t = isLink(child) ? linkText(child) : nodeText(child);
       if (t === undefined) continue;
@@ -93,10 +92,10 @@ function scanChildren(node: RawNode, scan: Scan, depth: number, nesting: number,
       if (scan.texts.length > MAX_TEXTS || scan.chars > MAX_CHARS) return false;
     } else if (isImage(child)) {
       if (depth > MAX_IMAGE_DEPTH || scan.images.length >= MAX_IMAGES) return false;
-      scan.images.push({ node: child, path: childPath });
+      scan.images.push({ node: child, path: [...path, i] });
     } else if (isGenericContainer(child)) {
       if (nesting + 1 >= MAX_CONTAINER_NESTING) return false;
-      if (!scanChildren(child, scan, depth + 1, nesting + 1, childPath)) return false;
+      if (!scanChildren(child, scan, depth + 1, nesting + 1, [...path, i])) return false;
     } else {
       return false;
     }

@@ -53,6 +53,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 
 namespace axsnap {
@@ -322,7 +323,61 @@ KeySym NamedKeysym(const std::string& lower) {
   return NoSymbol;
 }
 
+// Every named keysym, by its lower-case name. X resolves names exactly only
+// (XStringToKeysym) and cannot list them, so the table is built once by naming
+// every keysym value: the Latin-1 to special-key range, and the vendor pages
+// (HP, DEC, Sun, XFree86). Unicode keysyms (U20AC) are not listed: a single
+// character names its key anyway. An alias X does not give back for its value
+// (Page_Up for Prior) still resolves exactly.
+const std::unordered_map<std::string, std::vector<KeySym>>& KeysymsByLowerName() {
+  static const std::unordered_map<std::string, std::vector<KeySym>> table = [] {
+    std::unordered_map<std::string, std::vector<KeySym>> t;
+    const auto add = [&t](KeySym ks) {
+      const char* name = XKeysymToString(ks);
+      if (name != nullptr) t[Lower(name)].push_back(ks);
+    };
+    for (KeySym ks = 0x20; ks <= 0xffff; ++ks) add(ks);
+    for (const KeySym page : {0x1000ff00UL, 0x1004ff00UL, 0x1005ff00UL, 0x1008ff00UL})
+      for (KeySym ks = page; ks <= page + 0xff; ++ks) add(ks);
+    return t;
+  }();
+  return table;
+}
+
+// How many letters of `name` have the case they have in `x`.
+int CaseAgreement(const std::string& name, const char* x) {
+  int n = 0;
+  for (size_t i = 0; i < name.size() && x[i] != '\0'; ++i) n += name[i] == x[i] ? 1 : 0;
+  return n;
+}
+
+KeySym KeysymByName(const std::string& name) {
+  const KeySym exact = XStringToKeysym(name.c_str());
+  if (exact != NoSymbol) return exact;
+  const auto& table = KeysymsByLowerName();
+  const auto it = table.find(Lower(name));
+  if (it == table.end()) return NoSymbol;
+  KeySym best = NoSymbol;
+  int bestScore = -1;
+  for (KeySym ks : it->second) {
+    const int score = CaseAgreement(name, XKeysymToString(ks));
+    KeySym lower = 0, upper = 0;
+    XConvertCase(ks, &lower, &upper);
+    if (score > bestScore || (score == bestScore && ks == lower)) {
+      best = ks;
+      bestScore = score;
+    }
+  }
+  return best;
+}
+
 }  // namespace
+
+std::string KeysymNameOf(const std::string& name) {
+  const KeySym ks = KeysymByName(name);
+  const char* x = ks == NoSymbol ? nullptr : XKeysymToString(ks);
+  return x == nullptr ? std::string() : std::string(x);
+}
 
 // ---- Impl ----------------------------------------------------------------------
 
@@ -1152,7 +1207,7 @@ Error XKeys(Impl& d, const std::string& combo, const std::function<Error()>& bef
     if (hasOtherModifier && cp < 0x80) cp = static_cast<uint32_t>(std::tolower(static_cast<int>(cp)));
     key = KeysymForCodePoint(cp);
   } else {
-    key = XStringToKeysym(keyName.c_str());
+    key = KeysymByName(keyName);
   }
   if (key == NoSymbol) return Error{ErrorCode::kInvalidArgument, "unknown key \"" + keyName + "\""};
   // Everything above is parsing: a bad combination is refused before any check or event.

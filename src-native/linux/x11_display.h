@@ -138,4 +138,11 @@ class X11Display {
   std::map<std::pair<int64_t, uint64_t>, unsigned long> bound_;
 };
 
+// The X keysym a key name names, case-insensitively ("kp_enter" is KP_Enter):
+// the exact name first; else the one keysym whose name matches ignoring case,
+// and where several do (Greek_alpha, Greek_ALPHA), the one whose letters'
+// case agrees with the name's most often, the lower-case keysym on a tie.
+// Returns its X name, empty when no keysym has that name. Needs no display.
+std::string KeysymNameOf(const std::string& name);
+
 }  // namespace axsnap

@@ -1006,6 +1006,13 @@ class Addon : public Napi::Addon<Addon> {
 #endif
 #if defined(AXSNAP_LINUX)
     exports.Set("platformBackend", "linux");
+    // The X keysym a key name resolves to (case-insensitive), for tests and error messages; null when none.
+    exports.Set("keysymName", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
+                  if (info.Length() < 1 || !info[0].IsString()) return info.Env().Null();
+                  const std::string x = KeysymNameOf(info[0].As<Napi::String>().Utf8Value());
+                  if (x.empty()) return info.Env().Null();
+                  return Napi::String::New(info.Env(), x);
+                }));
 #elif defined(AXSNAP_MAC)
     exports.Set("platformBackend", "macos");
 #else
