@@ -156,6 +156,46 @@ describe("the diff after going back to a window", () => {
   };
   const app = (windows: object[]) => ({ apps: [{ name: "Editor", pid: 77, focused: true, windows }] });
 
+  /** A session whose fake replaces its tree with `next()` right after each action is delivered. */
+  function dialogSession(next: () => object | undefined) {
+    const b = new native.NativeBackend("fake", app([main]));
+    const backend = new Proxy(b, {
+      get(target, key) {
+        const v = Reflect.get(target, key, target);
+        if (key === "doAction")
+          return async (...a: unknown[]) => {
+            const r = await (v as (...x: unknown[]) => Promise<void>).apply(target, a);
+            const tree = next();
+            if (tree) await target.fakeReplace(tree);
+            return r;
+          };
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    });
+    const s = createSession({ backend, deadlineMs: 2000 });
+    open.push({ b, s });
+    return s;
+  }
+
+  it("is not computed against a snapshot of that window with other view options", async () => {
+    let next: object | undefined;
+    const s = dialogSession(() => next);
+    const whole = await s.snapshot({ app: "Editor", screenshot: false });
+    next = app([main, dialog]);
+    // The dialog's fresh snapshot, and the one after it, are budgeted; the stored one of Main is not.
+    const first = await s.click(whole.records.find((r) => r.title === "Tool A")!.index, {
+      snapshot: { maxTokens: 4000 },
+    });
+    expect(first.snapshot?.window.title).toBe("Ask");
+    next = app([main]);
+    const back = await s.click(first.snapshot!.records.find((r) => r.title === "OK")!.index);
+    expect(back.snapshot?.window.title).toBe("Main");
+    expect(back.snapshot?.view?.maxTokens).toBe(4000);
+    expect(back.changes).toBeUndefined();
+    expect(back.changesFrom).toBeUndefined();
+    expect(back.text).toBe(back.snapshot!.text);
+  });
+
   it("is not computed against a subtree snapshot of that window (the rest of it is not 'added')", async () => {
     const b = new native.NativeBackend("fake", app([main]));
     // A dialog opens on a click inside the subtree, and closes on its OK: the fake's tree is
@@ -188,6 +228,8 @@ describe("the diff after going back to a window", () => {
     const added = (back.changes?.added ?? []).map((c) => c.name);
     expect(added).not.toContain("Tool A");
     expect(added).not.toContain("Tools");
+    // The whole window's snapshot is the base: the same scope (none) and view.
+    expect(back.changesFrom).toBe(whole.id);
   });
 });
 
