@@ -127,6 +127,15 @@ interface Entry {
   facts: LineFacts | undefined;
 }
 
+/**
+ * Whether two snapshots print an element's line alike: one style, and the same
+ * view (none, or an outline or budget at the same depth: a budget's skeletons
+ * cut texts and collapse lines the whole tree prints).
+ */
+function printedAlike(a: Snapshot, b: Snapshot): boolean {
+  return a.style === b.style && a.view?.kind === b.view?.kind && a.view?.depth === b.view?.depth;
+}
+
 function baseKey(r: ElementRecord, byPath = false): string {
   const id = r.handle !== undefined && !byPath ? `h${r.handle}` : `p${r.pathRoot}/${r.path.join(".")}`;
   // A merged summary and its text child line describe the same element: two lines, two keys.
@@ -190,7 +199,14 @@ function describe(e: Entry): Change {
   return c;
 }
 
-function fieldsChanged(a: Entry, b: Entry): ChangedField[] {
+/**
+ * `samePrint`: both snapshots printed alike (printedAlike). Only then do their
+ * lines compare as text: a budget may print one as a tree and the next as
+ * compact, or at another depth, and every line would differ though nothing
+ * changed. The facts (name, value, states, frame, role) are the plan's,
+ * whatever the style, and always compare.
+ */
+function fieldsChanged(a: Entry, b: Entry, samePrint: boolean): ChangedField[] {
   const out: ChangedField[] = [];
   const ra = a.record;
   const rb = b.record;
@@ -205,7 +221,8 @@ function fieldsChanged(a: Entry, b: Entry): ChangedField[] {
     if (fa.w !== fb.w || fa.h !== fb.h) out.push("resized");
   }
   // Anything else the line prints (role, help, actions): the same element, printed differently.
-  if (out.length === 0 && (a.line !== b.line || ra.roleText !== rb.roleText)) out.push("line");
+  const lineDiffers = samePrint && a.line !== undefined && b.line !== undefined && a.line !== b.line;
+  if (out.length === 0 && (lineDiffers || ra.roleText !== rb.roleText)) out.push("line");
   return out;
 }
 
@@ -256,6 +273,7 @@ export function diffSnapshots(previous: Snapshot, next: Snapshot): SnapshotChang
   const removed: Change[] = [];
   let unchanged = 0;
   let renumbered = 0;
+  const samePrint = printedAlike(previous, next);
   // What each new line gets on the diff text: a marker for added and changed lines.
   const marks = new Map<number, string>();
   for (const [key, e] of after) {
@@ -265,7 +283,7 @@ export function diffSnapshots(previous: Snapshot, next: Snapshot): SnapshotChang
       marks.set(e.record.index, "[added]");
       continue;
     }
-    const fields = fieldsChanged(old, e);
+    const fields = fieldsChanged(old, e, samePrint);
     if (fields.length === 0) {
       unchanged++;
       if (old.record.index !== e.record.index) renumbered++;

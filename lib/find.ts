@@ -82,8 +82,15 @@ export interface FindTerms {
   act?: string;
 }
 
+/**
+ * View options a find refuses: it searches the whole window, so every ref it
+ * returns is one an action takes. (A view would either return refs to
+ * records inside collapsed lines, which actions refuse, or hide matches.)
+ */
+export const FIND_REFUSED_VIEWS = ["depth", "skeleton", "maxTokens", "root"] as const;
+
 /** How find observes (as snapshot: window, maxNodes, deadlineMs...; no screenshot unless asked), and how many it returns. */
-export type FindOptions = Omit<SnapshotOptions, "app"> & {
+export type FindOptions = Omit<SnapshotOptions, "app" | (typeof FIND_REFUSED_VIEWS)[number]> & {
   /** Most matches returned, 1-1000. Default 20; the result says how many more matched. */
   limit?: number;
 };
@@ -208,6 +215,16 @@ export function queryFromDoor(args: {
   }
   checkFindQuery(q);
   return q;
+}
+
+/** INVALID_ARGUMENT naming the view options given to a find (FIND_REFUSED_VIEWS). */
+export function refuseFindViews(options: object): void {
+  const given = FIND_REFUSED_VIEWS.filter((k) => (options as Record<string, unknown>)[k] !== undefined);
+  if (given.length === 0) return;
+  throw invalidArgument(
+    `find takes no ${given.join(", ")}: it searches the whole window, and every ref it returns can be acted on`,
+    "leave them out: find searches the whole window (pick another window with window); depth, skeleton, maxTokens and root are for reading a snapshot",
+  );
 }
 
 /** The limit of a find (default 20), or INVALID_ARGUMENT. */

@@ -33,6 +33,7 @@ import {
   type FindResult,
   findIn,
   limitOf,
+  refuseFindViews,
 } from "./find.js";
 import type { NativeBackend } from "./native.js";
 import { normalizeForMatch } from "./policy/normalize.js";
@@ -132,6 +133,7 @@ export class Session {
   async find(app: string | number, query: FindQuery, options: FindOptions = {}): Promise<FindResult> {
     if (options === null || typeof options !== "object")
       throw invalidArgument("find options must be an object");
+    refuseFindViews(options);
     const compiled = checkFindQuery(query);
     const { limit, ...observation } = options;
     limitOf(limit);

@@ -3,7 +3,8 @@
  * means the same element at every depth and budget of one observation, a
  * printed line says what the full rendering says of its element, a collapsed
  * line holds what it claims, and a budgeted rendering stays within its
- * budget by the real o200k count, give or take the estimator's stated error.
+ * budget by the real o200k count, give or take the estimator's stated error,
+ * unless its closing line says it could not fit (the smallest outline).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -90,13 +91,23 @@ function checkSameObservation(snap: RawSnapshot, view: ViewOptions, wholes = who
   expect(r.view?.hidden ?? 0).toBe(inside.size === 0 ? 0 : [...inside.values()].reduce((a, b) => a + b, 0));
 }
 
-/** Over the budget only as the smallest outline there is: nothing but the roots' lines. Returns the real count. */
+/**
+ * Over the budget only as the smallest outline there is (nothing but the roots' lines), and then
+ * saying so in the closing line; saying so only when over it. Returns the real count.
+ */
 function checkBudget(snap: RawSnapshot, maxTokens: number): number {
   const r = render(snap, { maxTokens });
   const real = encode(r.text).length;
+  const last = r.text.split("\n").at(-1) ?? "";
+  const saysUnfit = last.startsWith(`(Could not fit ${maxTokens} tokens: the smallest outline is about `);
   if (real > maxTokens * (1 + TOKEN_ESTIMATE_ERROR)) {
     expect(r.view?.depth, `${real} tokens for a budget of ${maxTokens}`).toBe(0);
     expect(r.view?.collapsed ?? 0, "the smallest outline opens nothing").toBeLessThanOrEqual(2);
+    expect(saysUnfit, `${real} tokens for a budget of ${maxTokens}, and the text does not say so`).toBe(true);
+  }
+  if (saysUnfit) {
+    expect(r.view?.tokens ?? 0).toBeGreaterThan(maxTokens);
+    expect(r.text).not.toMatch(/Shortened to fit/);
   }
   return real;
 }
@@ -109,7 +120,7 @@ describe("outlines and budgets over random trees", () => {
     );
   });
 
-  it("stay within the budget by the real o200k count, give or take the estimator's error", () => {
+  it("stay within the budget by the real o200k count, give or take the estimator's error, or say they could not", () => {
     fc.assert(
       fc.property(snapshotArb, fc.integer({ min: MIN_MAX_TOKENS, max: 1500 }), (snap, budget) => {
         checkBudget(snap, budget);

@@ -17,6 +17,7 @@ import type { Snapshot } from "../snapshot.js";
 import { compareWindows, type WindowListing } from "../windows.js";
 import type { ActEnv } from "./env.js";
 import type { Resolved } from "./resolve.js";
+import { scopeOf } from "./root.js";
 
 export interface ActionResult {
   action: string;
@@ -250,7 +251,12 @@ export async function finish(
   // one; a diff between two different windows would mean nothing.
   const same = sameWindow(o.snapshot, fresh);
   result.sameSurface = same;
-  const base = same ? o.snapshot : env.store.lastOf(fresh, (s) => sameWindow(s, fresh));
+  const comparable = (s: Snapshot) => sameWindow(s, fresh) && sameView(s, fresh);
+  const base = same
+    ? sameView(o.snapshot, fresh)
+      ? o.snapshot
+      : undefined
+    : env.store.lastOf(fresh, comparable);
   if (!same) {
     const w = fresh.window;
     const what = w.kind && w.kind !== "window" ? `a ${w.kind}` : "a window";
@@ -271,6 +277,23 @@ export async function finish(
   const changed = same && o.record ? changedAround(o.record, fresh) : undefined;
   if (changed) result.notes.push(cut(changed, NOTE_LIMIT));
   return result;
+}
+
+/**
+ * Whether two snapshots of a window show it the same way, so a diff of them
+ * says what changed: the same scope (the same root element, or the whole
+ * window: a subtree against the whole window would read everything outside it
+ * as added) and the same view options (depth, skeleton, maxTokens).
+ */
+function sameView(a: Snapshot, b: Snapshot): boolean {
+  if (scopeOf(a) !== scopeOf(b)) return false;
+  const va = liveObservation(a)?.options ?? {};
+  const vb = liveObservation(b)?.options ?? {};
+  return (
+    va.depth === vb.depth &&
+    (va.skeleton === true) === (vb.skeleton === true) &&
+    va.maxTokens === vb.maxTokens
+  );
 }
 
 /**

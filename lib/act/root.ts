@@ -25,6 +25,11 @@ export function rememberScope(snapshot: Snapshot, scope: RenderScope | undefined
   if (scope !== undefined) headers.set(snapshot, scope.headerLine);
 }
 
+/** The header line of a subtree snapshot, naming its root element; undefined for a whole window's. */
+export function scopeOf(snapshot: Snapshot): string | undefined {
+  return headers.get(snapshot);
+}
+
 /** The window to observe again for a root in `snap`: by id where it has one, else by title. */
 export function windowOfRoot(snap: Snapshot): WindowOption | undefined {
   const w = snap.window;

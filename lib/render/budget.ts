@@ -98,8 +98,17 @@ export interface ChosenView {
   summary?: ViewSummary;
 }
 
-/** Formats a candidate into the whole text, header to closing line (index.ts). */
-export type Compose = (style: Style, lines: Line[], closing: string | undefined) => string;
+/**
+ * Formats a candidate into the whole text, header to closing line (index.ts).
+ * `headerCut`: the most characters of each text the header prints (a budget's
+ * skeletons cut a long window title as they cut the lines' texts).
+ */
+export type Compose = (
+  style: Style,
+  lines: Line[],
+  closing: string | undefined,
+  headerCut?: number,
+) => string;
 
 function outlined(
   tree: LineTree,
@@ -164,12 +173,13 @@ function fitBudget(
   budget: number,
   compose: Compose,
 ): { chosen: ChosenView; text: string } {
-  const attempt = (chosen: ChosenView): Try => {
-    const text = compose(chosen.style, chosen.lines, chosen.closing);
+  const attempt = (chosen: ChosenView, headerCut?: number): Try => {
+    const text = compose(chosen.style, chosen.lines, chosen.closing, headerCut);
     return { chosen, text, tokens: estimateTokens(text) };
   };
   const lead = `Shortened to fit ${budget} tokens: `;
-  const tryOutline = (spec: ViewSpec, s: Style): Try => attempt(outlined(tree, spec, s, "budget", lead));
+  const tryOutline = (spec: ViewSpec, s: Style, said = lead): Try =>
+    attempt(outlined(tree, spec, s, "budget", said), SKELETON_TEXT);
   const done = (t: Try): { chosen: ChosenView; text: string } => {
     const summary: ViewSummary = t.chosen.summary ?? { kind: "budget", hidden: 0, collapsed: 0 };
     t.chosen.summary = {
@@ -205,7 +215,8 @@ function fitBudget(
     { opened: everything, keep: open.keep },
     { opened: union(open.focus, open.regions), keep: open.keep },
   ];
-  let last: Try | undefined;
+  // The smallest outline tried, for when none fits.
+  let smallest: { spec: ViewSpec; tokens: number } | undefined;
   let fullest: Try | undefined;
   for (const { opened, keep } of families) {
     let lo = 0;
@@ -221,7 +232,8 @@ function fitBudget(
         lo = mid + 1;
       } else {
         hi = mid - 1;
-        if (mid === 0) last = t;
+        if (mid === 0 && (smallest === undefined || t.tokens < smallest.tokens))
+          smallest = { spec, tokens: t.tokens };
       }
     }
     // The fullest that fits: the one that leaves the fewest elements inside collapsed lines.
@@ -232,5 +244,18 @@ function fitBudget(
       fullest = best;
   }
   if (fullest !== undefined) return done(fullest);
-  return done(last!);
+  // Nothing fits (a header or backend notes the budget cannot shorten): the smallest outline,
+  // whose closing line says so and about how many tokens it takes, instead of claiming the
+  // budget was met. The figure is part of the text it counts, so it is settled in a few rounds.
+  const least = smallest!;
+  let about = least.tokens;
+  let t: Try | undefined;
+  for (let round = 0; round < 3 && t?.tokens !== about; round++) {
+    if (t !== undefined) about = t.tokens;
+    const said = `Could not fit ${budget} tokens: the smallest outline is about ${about}`;
+    t = tryOutline(least.spec, "compact", `${said}; `);
+    // A window with nothing collapsed has no closing line of its own: this one says it alone.
+    if (t.chosen.closing === undefined) t = attempt({ ...t.chosen, closing: `(${said}.)` }, SKELETON_TEXT);
+  }
+  return done(t!);
 }

@@ -146,8 +146,11 @@ function composeText(
   lines: Line[],
   viewClosing: string | undefined,
   scope: RenderScope | undefined,
+  headerCut?: number,
 ): string {
-  const out = header(snap, style, opts.textLimit);
+  const limit = opts.textLimit;
+  const cut = headerCut === undefined || (limit !== "max" && limit <= headerCut) ? limit : headerCut;
+  const out = header(snap, style, cut);
   if (scope !== undefined) out.splice(style === "compact" ? 1 : 2, 0, scope.headerLine);
   if (style === "tree") {
     for (const line of lines) out.push(treeLine(line));
@@ -176,8 +179,12 @@ export function renderValidated(
   scope?: RenderScope,
 ): RenderResult {
   const p = plan(snap, opts, scope?.start);
-  const { chosen, text } = chooseView(p.lines, p.focusedIndex, opts.style, view, (style, lines, closing) =>
-    composeText(snap, p, opts, style, lines, closing, scope),
+  const { chosen, text } = chooseView(
+    p.lines,
+    p.focusedIndex,
+    opts.style,
+    view,
+    (style, lines, closing, headerCut) => composeText(snap, p, opts, style, lines, closing, scope, headerCut),
   );
 
   const complete = snap.walk.ended === "complete" && !p.cut.nodeLimit && !p.cut.depthLimit;
