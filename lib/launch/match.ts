@@ -4,7 +4,7 @@
  * executable, case-insensitive): starting an app is not undone by taking a
  * new snapshot, so a near miss is a refusal that names the candidates.
  */
-import { AxsnapError } from "../errors.js";
+import { AxsnapError, invalidArgument } from "../errors.js";
 import type { NativeLaunchable } from "../native.js";
 
 export type LaunchableApp = NativeLaunchable;
@@ -25,16 +25,45 @@ function spellings(e: LaunchableApp): string[][] {
   );
 }
 
-/** Levenshtein distance, one row at a time. */
-export function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+/**
+ * The longest name matched: ids, names and executables are far shorter, and
+ * the hint's edit distances must stay cheap on the JS thread (a 10,000-character
+ * name over 150 entries took seconds).
+ */
+export const MAX_APP_NAME = 256;
+
+/** Refuses a name no entry can have before any work is done on it. */
+export function checkAppName(query: string): void {
+  if (query.length > MAX_APP_NAME)
+    throw invalidArgument(
+      `app must be at most ${MAX_APP_NAME} characters (a name, an id or a path), got ${query.length}`,
+      "pass an app's name or id as listLaunchable() lists it",
+    );
+}
+
+/**
+ * Levenshtein distance, one row at a time, given up past `max`: only the
+ * band of width 2·max+1 around the diagonal can stay within it, so the work
+ * is O(len · max), and a row wholly past `max` ends it (returns max + 1).
+ */
+export function editDistance(a: string, b: string, max = Number.POSITIVE_INFINITY): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  const over = Number.isFinite(max) ? max + 1 : Number.POSITIVE_INFINITY;
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => (j > max ? over : j));
   for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++)
-      row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    const from = Math.max(1, i - max);
+    const to = Math.min(b.length, i + max);
+    const row = new Array<number>(b.length + 1).fill(over);
+    row[0] = i > max ? over : i;
+    let least = row[0]!;
+    for (let j = from; j <= to; j++) {
+      row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1), over);
+      if (row[j]! < least) least = row[j]!;
+    }
+    if (least > max) return max + 1;
     prev = row;
   }
-  return prev[b.length]!;
+  return Math.min(prev[b.length]!, over);
 }
 
 function label(e: LaunchableApp): string {
@@ -47,17 +76,18 @@ function label(e: LaunchableApp): string {
  * in it) counting as close. At most `limit`.
  */
 export function closestEntries(query: string, entries: LaunchableApp[], limit = 5): LaunchableApp[] {
-  const q = query.toLowerCase();
+  const q = query.slice(0, MAX_APP_NAME).toLowerCase();
+  const near = Math.max(3, Math.ceil(q.length / 3));
   const scored = entries.map((e) => {
     let best = Number.POSITIVE_INFINITY;
-    for (const s of spellings(e).flat()) {
-      const d = editDistance(q, s);
+    for (const whole of spellings(e).flat()) {
+      const s = whole.slice(0, MAX_APP_NAME);
+      const d = editDistance(q, s, near);
       const contained = s.includes(q) || q.includes(s) ? Math.abs(s.length - q.length) / 4 : d;
       best = Math.min(best, d, contained);
     }
     return { e, best };
   });
-  const near = Math.max(3, Math.ceil(q.length / 3));
   return scored
     .filter((s) => s.best <= near)
     .sort((a, b) => a.best - b.best || a.e.id.localeCompare(b.e.id))
@@ -72,6 +102,7 @@ export function closestEntries(query: string, entries: LaunchableApp[], limit = 
  * closest entries in the hint.
  */
 export function matchLaunchable(query: string, entries: LaunchableApp[]): LaunchableApp {
+  checkAppName(query);
   const q = query.trim().toLowerCase();
   for (let level = 0; level < 3; level++) {
     const hits = entries.filter((e) => spellings(e)[level]!.includes(q));
