@@ -12,7 +12,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { AxsnapError } from "../lib/errors.js";
-import { matchLaunchable } from "../lib/launch/match.js";
+import { editDistance, matchLaunchable } from "../lib/launch/match.js";
 import { launchApp } from "../lib/launch.js";
 import { parseMcpArgs } from "../lib/mcp/options.js";
 import { createMcpServer } from "../lib/mcp.js";
@@ -49,13 +49,21 @@ describe("launch: names and arguments checked before anything is asked or starte
   });
 
   it("a long near miss (256 characters) still answers fast with APP_NOT_FOUND", () => {
-    const many = Array.from({ length: 2000 }, (_, i) => ({
+    const many = Array.from({ length: 300 }, (_, i) => ({
       ...entries[0]!,
       id: `org.example.${"y".repeat(200)}${i}.desktop`,
       name: "z".repeat(250),
     }));
     const e = refusedBy(() => matchLaunchable("q".repeat(256), many));
     expect(e.code).toBe("APP_NOT_FOUND");
+  });
+
+  it("editDistance with a bound is exact within it and gives up past it", () => {
+    expect(editDistance("kitten", "sitting", 3)).toBe(3);
+    expect(editDistance("kitten", "sitting", 2)).toBe(3);
+    expect(editDistance("factroy", "factory", 5)).toBe(2);
+    expect(editDistance("a".repeat(200), "b".repeat(200), 10)).toBe(11);
+    expect(editDistance("abc", "abcdefgh", 2)).toBe(3);
   });
 
   it("a near miss still names the closest entries", () => {

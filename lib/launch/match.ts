@@ -42,28 +42,34 @@ export function checkAppName(query: string): void {
 }
 
 /**
- * Levenshtein distance, one row at a time, given up past `max`: only the
- * band of width 2·max+1 around the diagonal can stay within it, so the work
- * is O(len · max), and a row wholly past `max` ends it (returns max + 1).
+ * Levenshtein distance, given up past `max`: only the band of width
+ * 2·max+1 around the diagonal can stay within it, so the work is
+ * O(len · max) over two reused rows, and a row wholly past `max` ends it
+ * (the answer is then max + 1).
  */
 export function editDistance(a: string, b: string, max = Number.POSITIVE_INFINITY): number {
-  if (Math.abs(a.length - b.length) > max) return max + 1;
-  const over = Number.isFinite(max) ? max + 1 : Number.POSITIVE_INFINITY;
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => (j > max ? over : j));
+  const bound = Math.min(max, Math.max(a.length, b.length));
+  if (Math.abs(a.length - b.length) > bound) return bound + 1;
+  const over = bound + 1;
+  let prev = new Int32Array(b.length + 2).fill(over);
+  let row = new Int32Array(b.length + 2).fill(over);
+  for (let j = 0; j <= Math.min(b.length, bound); j++) prev[j] = j;
   for (let i = 1; i <= a.length; i++) {
-    const from = Math.max(1, i - max);
-    const to = Math.min(b.length, i + max);
-    const row = new Array<number>(b.length + 1).fill(over);
-    row[0] = i > max ? over : i;
-    let least = row[0]!;
+    const from = Math.max(1, i - bound);
+    const to = Math.min(b.length, i + bound);
+    row[from - 1] = from === 1 && i <= bound ? i : over;
+    let least = row[from - 1]!;
     for (let j = from; j <= to; j++) {
-      row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1), over);
-      if (row[j]! < least) least = row[j]!;
+      const d = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1), over);
+      row[j] = d;
+      if (d < least) least = d;
     }
-    if (least > max) return max + 1;
-    prev = row;
+    // The next row reads one cell past this band: it must count as out of reach.
+    row[to + 1] = over;
+    if (least > bound) return over;
+    [prev, row] = [row, prev];
   }
-  return Math.min(prev[b.length]!, over);
+  return prev[b.length]!;
 }
 
 function label(e: LaunchableApp): string {
@@ -75,15 +81,20 @@ function label(e: LaunchableApp): string {
  * name or executable, a spelling that contains the query (or is contained
  * in it) counting as close. At most `limit`.
  */
+const MAX_NEAR = 12;
+/** Ids, names and executables fit in this; past it only the containment test looks (it is linear). */
+const DISTANCE_CHARS = 64;
+
 export function closestEntries(query: string, entries: LaunchableApp[], limit = 5): LaunchableApp[] {
-  const q = query.slice(0, MAX_APP_NAME).toLowerCase();
-  const near = Math.max(3, Math.ceil(q.length / 3));
+  const q = query.toLowerCase();
+  const qNear = q.slice(0, DISTANCE_CHARS);
+  // Names are short: a query further than this from every spelling has no useful neighbour to name.
+  const near = Math.min(MAX_NEAR, Math.max(3, Math.ceil(q.length / 3)));
   const scored = entries.map((e) => {
     let best = Number.POSITIVE_INFINITY;
     for (const whole of spellings(e).flat()) {
-      const s = whole.slice(0, MAX_APP_NAME);
-      const d = editDistance(q, s, near);
-      const contained = s.includes(q) || q.includes(s) ? Math.abs(s.length - q.length) / 4 : d;
+      const d = editDistance(qNear, whole.slice(0, DISTANCE_CHARS), near);
+      const contained = whole.includes(q) || q.includes(whole) ? Math.abs(whole.length - q.length) / 4 : d;
       best = Math.min(best, d, contained);
     }
     return { e, best };
