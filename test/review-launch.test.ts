@@ -239,6 +239,8 @@ describe("launch on a real desktop", () => {
         arguments: { app: "x".repeat(300) },
       })) as CallToolResult;
       expect(r.isError).toBe(true);
+      // The schema's own refusal, before any matching (a launchApp refusal would say "no launchable app").
+      expect(r.content.flatMap((c) => (c.type === "text" ? [c.text] : [])).join("\n")).toMatch(/256/);
     } finally {
       await close();
     }
