@@ -11,6 +11,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, describe, expect, it } from "vitest";
+import type { Step } from "../lib/cli/args.js";
+import { launchCommand } from "../lib/cli/launch.js";
 import { AxsnapError } from "../lib/errors.js";
 import { editDistance, matchLaunchable } from "../lib/launch/match.js";
 import { launchApp } from "../lib/launch.js";
@@ -145,6 +147,16 @@ describe("launch on a real desktop", () => {
     const e = await rejects(launchApp("gtk3-widget-factory", { args: ["--help"], deadlineMs: 5000 }));
     expect(e.code).toBe("INVALID_ARGUMENT");
     expect(e.message).toContain("gtk3-widget-factory");
+  }, 60_000);
+
+  it("axsnap launch with args for such an entry answers with a hint naming CLI commands", async () => {
+    d ??= await useDesktop();
+    const e = await rejects(
+      launchCommand({ program: "gtk3-widget-factory", launchArgs: ["--help"] } as Step),
+    );
+    expect(e.code).toBe("INVALID_ARGUMENT");
+    expect(e.hint).toContain("axsnap launch /path/to/program -- ARGS");
+    expect(e.hint).not.toMatch(/launchApp\(/);
   }, 60_000);
 
   it("an entry with %f takes one file; two are refused", async () => {
