@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, describe, expect, it } from "vitest";
@@ -241,6 +242,30 @@ describe("launch on a real desktop", () => {
       await close();
     }
   }, 60_000);
+
+  for (const entry of [["lib/cli.ts", "mcp"], ["lib/mcp-main.ts"]])
+    it(`${entry.join(" ")} --allow-launch-paths reaches launch_app`, async () => {
+      d ??= await useDesktop();
+      const marker = join(dir, `ran-${entry.length}`);
+      const client = new Client({ name: "review-launch", version: "0.0.0" });
+      await client.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: ["--import", "tsx", ...entry, "--allow-launch-paths"],
+          env: { ...(process.env as Record<string, string>), ...d.env },
+          stderr: "pipe",
+        }),
+      );
+      try {
+        await client.callTool({
+          name: "launch_app",
+          arguments: { app: "/bin/sh", args: ["-c", `echo ran > ${marker}`] },
+        });
+        expect(existsSync(marker)).toBe(true);
+      } finally {
+        await client.close();
+      }
+    }, 60_000);
 
   it("MCP launch_app refuses a name over 256 characters in its schema", async () => {
     d ??= await useDesktop();
