@@ -239,7 +239,13 @@ async function newcomer(
  * Starts an app and returns once its first window is accessible: `app` is
  * a name or id from listLaunchable() (exact, case-insensitive: an id, a
  * name or an executable's name), or the path of an executable, a .desktop
- * file or an .app bundle. APP_NOT_FOUND names the closest launchable apps;
+ * file or an .app bundle. A path runs that program with any argv, as the
+ * caller's own shell would: the API and the CLI are the user's own hands;
+ * the MCP server, driven by a model, takes paths only when started with
+ * --allow-launch-paths (lib/mcp/launch.ts). A name is at most 256 characters;
+ * args and env are checked before anything starts (lib/launch/input.ts), and
+ * a desktop entry takes only the args its Exec line has room for.
+ * APP_NOT_FOUND names the closest launchable apps;
  * TIMEOUT (the app was started: delivered_unverified, with its `pid`) when
  * no window came by the deadline.
  */

@@ -33,8 +33,9 @@ using UriList = std::unique_ptr<GList, UriListFree>;
 
 std::string Str(const char* s) { return s ? s : ""; }
 
-// An entry's %f / %u take URIs: a URI stays one, anything else is a file
-// named as on a command line (relative to the working directory).
+// An entry's %f/%F/%u/%U take URIs (GIO turns them back into paths for
+// %f/%F): a URI stays one, anything else is a file named as on a command
+// line (relative to the working directory). CheckArgs refused options first.
 gchar* UriOf(const std::string& arg) {
   CharPtr scheme(g_uri_parse_scheme(arg.c_str()));
   if (scheme) return g_strdup(arg.c_str());
