@@ -13,7 +13,8 @@ import { basename, resolve as resolvePath } from "node:path";
 import { CallContext, callBudget } from "./call.js";
 import { desktopBackend, listWindows } from "./desktop.js";
 import { AxsnapError, invalidArgument } from "./errors.js";
-import { type LaunchableApp, matchLaunchable } from "./launch/match.js";
+import { checkedArgs, checkedEnv } from "./launch/input.js";
+import { checkAppName, type LaunchableApp, matchLaunchable } from "./launch/match.js";
 import type { NativeBackend } from "./native.js";
 import type { WindowListing } from "./windows.js";
 
@@ -21,12 +22,15 @@ export type { LaunchableApp } from "./launch/match.js";
 
 export interface LaunchOptions {
   /**
-   * Arguments. For a desktop entry they are its files or URIs (filling its
-   * %f/%u, as a file manager opens files with it); for a bundle, its
-   * launch arguments; for an executable path, its argv.
+   * Arguments. For a desktop entry they are its files or URIs, as a file
+   * manager opens files with it: only for an entry whose Exec line has a
+   * %F/%U (any number) or %f/%u (one); an entry with none takes no args, and
+   * an option ("--flag") is no file: start the program by path for those.
+   * For a bundle, its launch arguments; for an executable path, its argv.
+   * At most 4096, none with a NUL character.
    */
   args?: string[];
-  /** Variables added to (or replacing) the caller's process.env for the app. */
+  /** Variables added to (or replacing) the caller's process.env for the app (keys without "=", no NUL anywhere). */
   env?: Record<string, string>;
   /** How long to wait for the first accessible window. Default 20000 ms. */
   deadlineMs?: number;
@@ -141,15 +145,21 @@ function entryPlan(entry: LaunchableApp): Plan {
 function environment(extra: Record<string, string> | undefined, whole: boolean): Record<string, string> {
   const env: Record<string, string> = {};
   if (whole) for (const [k, v] of Object.entries(process.env)) if (typeof v === "string") env[k] = v;
-  if (extra !== undefined) {
-    if (extra === null || typeof extra !== "object" || Array.isArray(extra))
-      throw invalidArgument("env must be an object of strings");
-    for (const [k, v] of Object.entries(extra)) {
-      if (typeof v !== "string") throw invalidArgument(`env.${k} must be a string`);
-      env[k] = v;
-    }
-  }
+  if (extra !== undefined) for (const [k, v] of Object.entries(extra)) env[k] = v;
   return env;
+}
+
+/**
+ * The entry's Exec line cannot take these args (gio_launch.cc says which):
+ * GIO sent nothing, so the refusal is not_delivered whatever the step says.
+ */
+function entryRefusal(e: unknown, what: string): unknown {
+  if (!(e instanceof AxsnapError) || e.code !== "INVALID_ARGUMENT") return e;
+  return new AxsnapError("INVALID_ARGUMENT", e.message, {
+    cause: e,
+    delivery: "not_delivered",
+    hint: `launch ${what} without args, or start its program by path with the args (launchApp("/path/to/program", { args }))`,
+  });
 }
 
 /** Spawns an executable detached from this process (its own session, no stdio), so it outlives the caller. */
@@ -229,7 +239,13 @@ async function newcomer(
  * Starts an app and returns once its first window is accessible: `app` is
  * a name or id from listLaunchable() (exact, case-insensitive: an id, a
  * name or an executable's name), or the path of an executable, a .desktop
- * file or an .app bundle. APP_NOT_FOUND names the closest launchable apps;
+ * file or an .app bundle. A path runs that program with any argv, as the
+ * caller's own shell would: the API and the CLI are the user's own hands;
+ * the MCP server, driven by a model, takes paths only when started with
+ * --allow-launch-paths (lib/mcp/launch.ts). A name is at most 256 characters;
+ * args and env are checked before anything starts (lib/launch/input.ts), and
+ * a desktop entry takes only the args its Exec line has room for.
+ * APP_NOT_FOUND names the closest launchable apps;
  * TIMEOUT (the app was started: delivered_unverified, with its `pid`) when
  * no window came by the deadline.
  */
@@ -243,10 +259,10 @@ export async function launchApp(
       `app must be an app's name, desktop or bundle id, or a path, got ${app === undefined ? "nothing" : JSON.stringify(app)}`,
       'pass a name such as "gtk3-widget-factory"; listLaunchable() lists what can be started',
     );
+  checkAppName(app);
   if (options === null || typeof options !== "object") throw invalidArgument("options must be an object");
-  const args = options.args ?? [];
-  if (!Array.isArray(args) || args.some((a) => typeof a !== "string"))
-    throw invalidArgument("args must be an array of strings");
+  const args = checkedArgs(options.args);
+  const extraEnv = checkedEnv(options.env);
   const deadlineMs = deadlineOf(options.deadlineMs);
   const started = performance.now();
   const ctx = new CallContext(deadlineMs, callBudget(options, deadlineMs).signal);
@@ -257,7 +273,7 @@ export async function launchApp(
       launcherStep(() => ctx.step("read", () => b.launchable(ctx.remaining()))),
     );
     const what = plan.via === "path" ? plan.path : plan.id;
-    const env = environment(options.env, plan.via !== "bundle");
+    const env = environment(extraEnv, plan.via !== "bundle");
     // Only for an entry whose pid the platform may not give (D-Bus activation): no registry yet means no apps.
     const before = new Set((await appsNow(ctx, b).catch(() => [])).map((a) => a.pid));
     ctx.check();
@@ -266,9 +282,11 @@ export async function launchApp(
       plan.via === "path"
         ? await spawnDetached(plan.path, args, env)
         : (
-            await ctx.step("semantic", () =>
-              b.launch({ id: plan.id, args, env, deadlineMs: ctx.remaining() }),
-            )
+            await ctx
+              .step("semantic", () => b.launch({ id: plan.id, args, env, deadlineMs: ctx.remaining() }))
+              .catch((e) => {
+                throw entryRefusal(e, plan.id);
+              })
           ).pid;
     const entry = plan.via === "path" ? undefined : plan.entry;
     const firstWindow = async (): Promise<LaunchedApp> => {

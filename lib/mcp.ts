@@ -68,6 +68,8 @@ export interface McpServerOptions {
   actionScreenshots?: McpSettings["actionScreenshots"];
   /** What action replies print of the fresh snapshot when the call does not say. Default "diff". */
   replies?: McpSettings["replies"];
+  /** launch_app may start programs by path, with any args. Default false: listed entries by name or id only. */
+  allowLaunchPaths?: boolean;
   /**
    * Command-line arguments after `mcp` (e.g. ["--confirm-destructive"]), parsed by lib/mcp/options.ts
    * (unknown ones are refused); the fields above win over them.
@@ -690,7 +692,7 @@ export function createMcpServer(session: Session, settings: Partial<McpSettings>
 
   registerFindTool(server, session);
   registerListWindows(server);
-  registerLaunchApp(server);
+  registerLaunchApp(server, settings.allowLaunchPaths ?? MCP_DEFAULTS.allowLaunchPaths);
 
   return server;
 }
@@ -706,6 +708,7 @@ export async function runMcpServer(options: McpServerOptions = {}): Promise<void
     confirmDestructive,
     actionScreenshots: options.actionScreenshots ?? parsed.actionScreenshots,
     replies: options.replies ?? parsed.replies,
+    allowLaunchPaths: options.allowLaunchPaths === true || parsed.allowLaunchPaths,
   };
   const stdin = options.stdin ?? process.stdin;
   const stdout = options.stdout ?? process.stdout;

@@ -222,7 +222,13 @@ describe("parseMcpArgs", () => {
   it("reads the options in both spellings; refuses anything else", () => {
     expect(parseMcpArgs([])).toEqual({ ...MCP_DEFAULTS, help: false });
     expect(parseMcpArgs(["--confirm-destructive", "--action-screenshots", "auto", "--replies=full"])).toEqual(
-      { confirmDestructive: true, actionScreenshots: "auto", replies: "full", help: false },
+      {
+        confirmDestructive: true,
+        actionScreenshots: "auto",
+        replies: "full",
+        allowLaunchPaths: false,
+        help: false,
+      },
     );
     expect(parseMcpArgs(["--action-screenshots=always"]).actionScreenshots).toBe("always");
     expect(parseMcpArgs(["--help"]).help).toBe(true);

@@ -2,6 +2,7 @@
  * `axsnap launch APP [-- ARGS]` and `axsnap apps --launchable`: starting
  * apps from the command line, printed the way the other commands print.
  */
+import { AxsnapError } from "../errors.js";
 import { type LaunchableApp, type LaunchedApp, launchApp, listLaunchable } from "../launch.js";
 import type { Step } from "./args.js";
 
@@ -20,10 +21,28 @@ export function launchableText(entries: LaunchableApp[]): string {
   return entries.map((e) => `${e.id}\t${e.name}${e.hidden ? "\t(hidden from menus)" : ""}\n`).join("");
 }
 
+/** The library's phrasings in a launch refusal → this CLI's commands. */
+function cliHint(e: unknown): unknown {
+  if (!(e instanceof AxsnapError)) return e;
+  const hint = e.hint
+    .replace(/launchApp\("\/path\/to\/program", \{ args \}\)/g, "axsnap launch /path/to/program -- ARGS")
+    .replace(/listLaunchable\(\)/g, "axsnap apps --launchable")
+    .replace(/listApps\(\)/g, "axsnap apps");
+  if (hint === e.hint) return e;
+  return new AxsnapError(e.code, e.message, {
+    hint,
+    delivery: e.delivery,
+    cause: e,
+    ...(e.pid === undefined ? {} : { pid: e.pid }),
+  });
+}
+
 export async function launchCommand(step: Step): Promise<{ data: unknown; text: string }> {
   const app = await launchApp(step.program!, {
     args: step.launchArgs ?? [],
     ...(step.deadlineMs === undefined ? {} : { deadlineMs: step.deadlineMs }),
+  }).catch((e) => {
+    throw cliHint(e);
   });
   return {
     data: {

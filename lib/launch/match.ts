@@ -4,7 +4,7 @@
  * executable, case-insensitive): starting an app is not undone by taking a
  * new snapshot, so a near miss is a refusal that names the candidates.
  */
-import { AxsnapError } from "../errors.js";
+import { AxsnapError, invalidArgument } from "../errors.js";
 import type { NativeLaunchable } from "../native.js";
 
 export type LaunchableApp = NativeLaunchable;
@@ -25,14 +25,49 @@ function spellings(e: LaunchableApp): string[][] {
   );
 }
 
-/** Levenshtein distance, one row at a time. */
-export function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+/**
+ * The longest name matched: ids, names and executables are far shorter, and
+ * the hint's edit distances must stay cheap on the JS thread (a 10,000-character
+ * name over 150 entries took seconds).
+ */
+export const MAX_APP_NAME = 256;
+
+/** Refuses a name no entry can have before any work is done on it. */
+export function checkAppName(query: string): void {
+  if (query.length > MAX_APP_NAME)
+    throw invalidArgument(
+      `app must be at most ${MAX_APP_NAME} characters (a name, an id or a path), got ${query.length}`,
+      "pass an app's name or id as listLaunchable() lists it",
+    );
+}
+
+/**
+ * Levenshtein distance, given up past `max`: only the band of width
+ * 2·max+1 around the diagonal can stay within it, so the work is
+ * O(len · max) over two reused rows, and a row wholly past `max` ends it
+ * (the answer is then max + 1).
+ */
+export function editDistance(a: string, b: string, max = Number.POSITIVE_INFINITY): number {
+  const bound = Math.min(max, Math.max(a.length, b.length));
+  if (Math.abs(a.length - b.length) > bound) return bound + 1;
+  const over = bound + 1;
+  let prev = new Int32Array(b.length + 2).fill(over);
+  let row = new Int32Array(b.length + 2).fill(over);
+  for (let j = 0; j <= Math.min(b.length, bound); j++) prev[j] = j;
   for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++)
-      row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = row;
+    const from = Math.max(1, i - bound);
+    const to = Math.min(b.length, i + bound);
+    row[from - 1] = from === 1 && i <= bound ? i : over;
+    let least = row[from - 1]!;
+    for (let j = from; j <= to; j++) {
+      const d = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1), over);
+      row[j] = d;
+      if (d < least) least = d;
+    }
+    // The next row reads one cell past this band: it must count as out of reach.
+    row[to + 1] = over;
+    if (least > bound) return over;
+    [prev, row] = [row, prev];
   }
   return prev[b.length]!;
 }
@@ -46,18 +81,24 @@ function label(e: LaunchableApp): string {
  * name or executable, a spelling that contains the query (or is contained
  * in it) counting as close. At most `limit`.
  */
+const MAX_NEAR = 12;
+/** Ids, names and executables fit in this; past it only the containment test looks (it is linear). */
+const DISTANCE_CHARS = 64;
+
 export function closestEntries(query: string, entries: LaunchableApp[], limit = 5): LaunchableApp[] {
   const q = query.toLowerCase();
+  const qNear = q.slice(0, DISTANCE_CHARS);
+  // Names are short: a query further than this from every spelling has no useful neighbour to name.
+  const near = Math.min(MAX_NEAR, Math.max(3, Math.ceil(q.length / 3)));
   const scored = entries.map((e) => {
     let best = Number.POSITIVE_INFINITY;
-    for (const s of spellings(e).flat()) {
-      const d = editDistance(q, s);
-      const contained = s.includes(q) || q.includes(s) ? Math.abs(s.length - q.length) / 4 : d;
+    for (const whole of spellings(e).flat()) {
+      const d = editDistance(qNear, whole.slice(0, DISTANCE_CHARS), near);
+      const contained = whole.includes(q) || q.includes(whole) ? Math.abs(whole.length - q.length) / 4 : d;
       best = Math.min(best, d, contained);
     }
     return { e, best };
   });
-  const near = Math.max(3, Math.ceil(q.length / 3));
   return scored
     .filter((s) => s.best <= near)
     .sort((a, b) => a.best - b.best || a.e.id.localeCompare(b.e.id))
@@ -72,6 +113,7 @@ export function closestEntries(query: string, entries: LaunchableApp[], limit = 
  * closest entries in the hint.
  */
 export function matchLaunchable(query: string, entries: LaunchableApp[]): LaunchableApp {
+  checkAppName(query);
   const q = query.trim().toLowerCase();
   for (let level = 0; level < 3; level++) {
     const hits = entries.filter((e) => spellings(e)[level]!.includes(q));

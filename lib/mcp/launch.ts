@@ -1,11 +1,15 @@
 /**
  * MCP launch_app: starts an app (launchApp) and answers once its first
  * window is accessible, with the pid to pass to get_app_state. Its hints
- * name this server's tools, not the library's functions.
+ * name this server's tools, not the library's functions. A path (a program
+ * with any argv: "/bin/sh -c ...") is refused unless the server was started
+ * with --allow-launch-paths: what the model asks runs as the user, and the
+ * model may be obeying text it read in a window.
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { AxsnapError } from "../errors.js";
+import { MAX_APP_NAME } from "../launch/match.js";
 import { launchApp } from "../launch.js";
 import { guarded } from "./tools.js";
 import { windowJson, windowLine, windowOutput } from "./windows.js";
@@ -17,6 +21,10 @@ function mcpHint(e: AxsnapError): AxsnapError {
   const hint = e.hint
     .replace(/listLaunchable\(\)/g, "list_apps with launchable: true")
     .replace(/listApps\(\)/g, "list_apps")
+    .replace(
+      /launchApp\("\/path\/to\/program", \{ args \}\)/g,
+      "launch_app with the program's path as app, on a server started with --allow-launch-paths",
+    )
     .replace(/snapshot\(\{ app: (\d+) \}\)/g, "get_app_state with app $1");
   if (hint === e.hint) return e;
   return new AxsnapError(e.code, e.message, {
@@ -27,16 +35,33 @@ function mcpHint(e: AxsnapError): AxsnapError {
   });
 }
 
-export function registerLaunchApp(server: McpServer): void {
+function pathRefusal(app: string): AxsnapError {
+  return new AxsnapError(
+    "INVALID_ARGUMENT",
+    `launch_app starts listed apps by name or id; ${JSON.stringify(app)} is a path, and this server was not started with --allow-launch-paths`,
+    {
+      hint: "pass a name or id from list_apps with launchable: true; a program by path needs the server started with --allow-launch-paths",
+    },
+  );
+}
+
+export function registerLaunchApp(server: McpServer, allowPaths: boolean): void {
   server.registerTool(
     "launch_app",
     {
       title: "Launch app",
-      description:
-        'Starts an app and answers once its first window is accessible, with its pid and name (pass the pid to get_app_state). app: a name or id from list_apps with launchable: true (exact, case-insensitive: "gtk3-widget-factory", "Widget Factory", "gtk3-widget-factory.desktop", a macOS bundle id), or the path of a program. A name that matches nothing is APP_NOT_FOUND naming the closest ones; TIMEOUT means the app was started (its pid is in the error) but showed no window in time: do not launch it again, observe it later.',
+      description: `Starts an app and answers once its first window is accessible, with its pid and name (pass the pid to get_app_state). app: a name or id from list_apps with launchable: true (exact, case-insensitive: "gtk3-widget-factory", "Widget Factory", "gtk3-widget-factory.desktop", a macOS bundle id)${allowPaths ? ", or the path of a program" : ""}. args are files or URIs for an entry whose command takes them${allowPaths ? ", argv for a program path" : ""}. A name that matches nothing is APP_NOT_FOUND naming the closest ones; TIMEOUT means the app was started (its pid is in the error) but showed no window in time: do not launch it again, observe it later.`,
       inputSchema: z
         .object({
-          app: z.string().min(1).describe("A launchable app's name or id, or the path of a program."),
+          app: z
+            .string()
+            .min(1)
+            .max(MAX_APP_NAME)
+            .describe(
+              allowPaths
+                ? "A launchable app's name or id, or the path of a program."
+                : "A launchable app's name or id (list_apps with launchable: true).",
+            ),
           args: z
             .array(z.string())
             .max(256)
@@ -57,7 +82,8 @@ export function registerLaunchApp(server: McpServer): void {
       annotations: {
         title: "Launch app",
         readOnlyHint: false,
-        destructiveHint: false,
+        // It starts a process that acts as the user; with --allow-launch-paths, any program.
+        destructiveHint: true,
         idempotentHint: false,
         openWorldHint: false,
       },
@@ -66,6 +92,7 @@ export function registerLaunchApp(server: McpServer): void {
       guarded(true, async () => {
         let app: Awaited<ReturnType<typeof launchApp>>;
         try {
+          if (!allowPaths && args.app.includes("/")) throw pathRefusal(args.app.trim());
           app = await launchApp(args.app, {
             ...(args.args ? { args: args.args } : {}),
             deadlineMs: LAUNCH_DEADLINE_MS,

@@ -16,16 +16,23 @@ export interface McpSettings {
   actionScreenshots: ActionScreenshots;
   /** What an action's reply prints of the fresh snapshot when the call does not say: its changes, or all of it. */
   replies: ReplyMode;
+  /**
+   * launch_app may start a program by path with any argv (a shell command is one). Without it, only
+   * the listed desktop entries and bundles, by name or id: a model, or text in a window it obeys,
+   * must not be able to run anything on a server started with the README's config.
+   */
+  allowLaunchPaths: boolean;
 }
 
 export const MCP_DEFAULTS: McpSettings = {
   confirmDestructive: false,
   actionScreenshots: "never",
   replies: "diff",
+  allowLaunchPaths: false,
 };
 
 export const MCP_USAGE =
-  "usage: axsnap mcp [--confirm-destructive] [--action-screenshots never|auto|always] [--replies diff|full]";
+  "usage: axsnap mcp [--confirm-destructive] [--action-screenshots never|auto|always] [--replies diff|full] [--allow-launch-paths]";
 
 /** One line per option, for `axsnap help mcp` and `mcp-main --help`. */
 export const MCP_OPTION_HELP = [
@@ -34,6 +41,8 @@ export const MCP_OPTION_HELP = [
   "                                passes screenshot: true), auto (when a surface opened or closed, the action",
   "                                was at x/y, or the tree shows nothing of it), always",
   "--replies diff|full             action replies print the changes (default) or the whole fresh snapshot",
+  "--allow-launch-paths            launch_app may start any program by path, with any args (it runs what",
+  "                                the model asks); without it, only listed desktop entries / bundles by name or id",
 ];
 
 function choiceOf<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T {
@@ -59,6 +68,10 @@ export function parseMcpArgs(argv: readonly string[]): McpSettings & { help: boo
       case "--confirm-destructive":
         if (inline !== undefined) throw invalidArgument(`${flag} takes no value`, MCP_USAGE);
         out.confirmDestructive = true;
+        break;
+      case "--allow-launch-paths":
+        if (inline !== undefined) throw invalidArgument(`${flag} takes no value`, MCP_USAGE);
+        out.allowLaunchPaths = true;
         break;
       case "--action-screenshots":
         out.actionScreenshots = choiceOf(flag, next(), ACTION_SCREENSHOTS);

@@ -33,8 +33,9 @@ using UriList = std::unique_ptr<GList, UriListFree>;
 
 std::string Str(const char* s) { return s ? s : ""; }
 
-// An entry's %f / %u take URIs: a URI stays one, anything else is a file
-// named as on a command line (relative to the working directory).
+// An entry's %f/%F/%u/%U take URIs (GIO turns them back into paths for
+// %f/%F): a URI stays one, anything else is a file named as on a command
+// line (relative to the working directory). CheckArgs refused options first.
 gchar* UriOf(const std::string& arg) {
   CharPtr scheme(g_uri_parse_scheme(arg.c_str()));
   if (scheme) return g_strdup(arg.c_str());
@@ -55,6 +56,44 @@ void SetEnvironment(GAppLaunchContext* ctx, const LaunchRequest& request) {
     if (!keep.count(key)) g_app_launch_context_unsetenv(ctx, key.c_str());
   }
   for (const auto& [k, v] : request.env) g_app_launch_context_setenv(ctx, k.c_str(), v.c_str());
+}
+
+// How many files or URIs an Exec line takes: GIO spawns one process per
+// argument when the line has no %F/%U (for %f/%u, or for no field code at
+// all, where the arguments are dropped), so only these counts start the app
+// once with every argument it was given.
+enum class Takes { kNone, kOne, kMany };
+
+Takes ExecTakes(GDesktopAppInfo* info) {
+  CharPtr exec(g_desktop_app_info_get_string(info, "Exec"));
+  if (!exec) return Takes::kNone;
+  for (const char* c = exec.get(); *c; c++) {
+    if (*c != '%' || !c[1]) continue;
+    c++;
+    if (*c == 'F' || *c == 'U') return Takes::kMany;
+    if (*c == 'f' || *c == 'u') return Takes::kOne;
+  }
+  return Takes::kNone;
+}
+
+// Refuses args the entry cannot take as given (kInvalidArgument: nothing is
+// started). An option is no file: GIO would make it file:///cwd/--flag.
+Error CheckArgs(GDesktopAppInfo* info, const LaunchRequest& request) {
+  if (request.args.empty()) return {};
+  const Takes takes = ExecTakes(info);
+  if (takes == Takes::kNone)
+    return {ErrorCode::kInvalidArgument,
+            request.id + " takes no files or URIs (its Exec line has no %f, %F, %u or %U), so it cannot be given args"};
+  if (takes == Takes::kOne && request.args.size() > 1)
+    return {ErrorCode::kInvalidArgument, request.id + " takes one file or URI (its Exec line has %f or %u), got " +
+                                             std::to_string(request.args.size()) + " args"};
+  for (const auto& arg : request.args) {
+    CharPtr scheme(g_uri_parse_scheme(arg.c_str()));
+    if (!scheme && !arg.empty() && arg[0] == '-')
+      return {ErrorCode::kInvalidArgument,
+              request.id + " takes files or URIs, and \"" + arg + "\" is an option, not a file"};
+  }
+  return {};
 }
 
 void OnLaunched(GDesktopAppInfo*, GPid pid, gpointer data) { *static_cast<int64_t*>(data) = pid; }
@@ -86,6 +125,7 @@ Error GioLaunch(const LaunchRequest& request, int64_t& pid) {
   GObj<GDesktopAppInfo> info = AdoptObject(isFile ? g_desktop_app_info_new_from_filename(request.id.c_str())
                                                   : g_desktop_app_info_new(request.id.c_str()));
   if (!info) return {ErrorCode::kAppNotFound, "no desktop entry " + request.id};
+  if (Error refused = CheckArgs(info.get(), request)) return refused;
   GObj<GAppLaunchContext> ctx = AdoptObject(g_app_launch_context_new());
   SetEnvironment(ctx.get(), request);
   UriList uris(nullptr);
