@@ -285,7 +285,8 @@ export function createMcpServer(session: Session, settings: Partial<McpSettings>
   ) =>
     guarded(true, async () => {
       const { target, atPixels } = on();
-      const wanted = args.screenshot ?? screenshots === "always";
+      // Auto decides after the action, so the fresh snapshot must have a screenshot to attach.
+      const wanted = args.screenshot ?? screenshots !== "never";
       const result = await run(screenshotForReply(session, target, appOf(args.app), wanted));
       return actionReply(result, { mode: replies, screenshots, args, atPixels });
     });

@@ -252,6 +252,40 @@ describe("galculator", () => {
   });
 
   it(
+    "a ref from another process: every snapshot and ref its reply names resolves in the next process",
+    async () => {
+      const snap = await cli(["snapshot", "--app", String(calc.pid)]);
+      const seven = indexIn(snap, /^\d+ toggle button 7, /);
+      const four = indexIn(snap, /^\d+ toggle button 4, /);
+      const out = await cli(["click", `@${idIn(snap)}:e${seven}`]);
+      expect(out).toMatch(/^note: found again by its identity as element \d+ of a new observation/m);
+      const from = /^changes since (s[a-z0-9]{7}), numbered as in /m.exec(out)?.[1];
+      expect(from).toBeDefined();
+      // The observation the diff is from, taken right before the action, is stored and named.
+      expect(out).toContain(`stored as ${from}`);
+      console.log(`a reply to a ref from another process:\n${out}`);
+      const named = new Set([from!, ...[...out.matchAll(/@(s[a-z0-9]{7}):e\d/g)].map((m) => m[1]!)]);
+      for (const sid of named) {
+        const r = await runCli(["resolve", `@${sid}:e${seven}`], { XDG_STATE_HOME: state });
+        expect(`${sid}: ${r.code} ${r.stderr}`).toBe(`${sid}: 0 `);
+      }
+      const back = await cliJson(["click", `@${idIn(out)}:e${four}`]);
+      expect(back.target.foundAs).toBeDefined();
+      expect(back.changes.changed.length).toBeGreaterThan(0);
+      const refs = [
+        back.target.foundAs as string,
+        `@${back.changes.from}:e${four}`,
+        ...[...back.changes.changed, ...back.changes.added].map((c: Json) => c.ref as string),
+      ];
+      for (const ref of refs) {
+        const r = await runCli(["resolve", ref], { XDG_STATE_HOME: state });
+        expect(`${ref}: ${r.code} ${r.stderr}`).toBe(`${ref}: 0 `);
+      }
+    },
+    TIMEOUT,
+  );
+
+  it(
     "a digit's reply is the display's new value; the next digit by a ref of the reply's snapshot",
     async () => {
       const snap = await cli(["snapshot", "--app", String(calc.pid)]);

@@ -388,6 +388,23 @@ describe("server options, one set through both entry points", () => {
   );
 
   it(
+    "--action-screenshots auto after a snapshot without a screenshot: still one when a popup opens, none for a toggle",
+    async () => {
+      const c = await connect("cli", ["--action-screenshots", "auto"]);
+      const s = await state(c, GTK, false);
+      const toggle = await call(c, "click", { element_index: indexIn(s, TOGGLE) });
+      expect(images(toggle)).toEqual([]);
+      const open = await call(c, "click", { element_index: indexIn(s, /^\d+ combo box$/) });
+      expect(textOf(open)).toMatch(/^opened: menu/m);
+      expect(images(open)).toHaveLength(1);
+      expect(data(open).screenshot).toMatchObject({ attached: true });
+      await call(c, "press_key", { key: "Escape" });
+      await call(c, "click", { element_index: indexIn(await state(c), TOGGLE) });
+    },
+    TIMEOUT,
+  );
+
+  it(
     "usage errors exit 2 through both entry points; --help lists the options",
     async () => {
       // Both entry points for two mistakes (one parser); the rest through `axsnap mcp`.

@@ -266,6 +266,10 @@ export class Runner {
       }),
     );
     this.reobserved.set(key, fresh);
+    // An action on it replies with the changes since it: its refs must work from the next process too.
+    // Without its screenshot: the agent never saw those pixels, so click-at must not take them for its own.
+    const { screenshot: _unseen, ...kept } = storedOf(fresh, stored.options);
+    this.store.save(kept);
     return fresh;
   }
 
@@ -339,7 +343,7 @@ export class Runner {
       ref: foundAs,
       data: { ref, snapshotId: id, index, foundAs },
       notes: [
-        `found again by its identity as element ${found.index} of a new observation (${fresh.id}) of the window it was printed in, ${windowWords(fresh.window)}, since ${id} was taken by another process`,
+        `found again by its identity as element ${found.index} of a new observation of the window it was printed in, ${windowWords(fresh.window)}, taken right before the action and stored as ${fresh.id}, since ${id} was taken by another process`,
       ],
     };
   }
@@ -374,11 +378,18 @@ export class Runner {
     extra: Partial<ActionData> = {},
   ): Outcome {
     const snap = result.snapshot ? this.hand(result.snapshot, step) : undefined;
+    const from = result.changesFrom;
+    const since =
+      from !== undefined && [...this.reobserved.values()].some((s) => s.id === from)
+        ? [
+            `the changes are since ${from}, the window as observed right before the action; what changed before that, since the snapshot you read, is not shown`,
+          ]
+        : [];
     return actionOutcome(result, {
       target,
       ...(extra.at ? { at: extra.at } : {}),
       snapshot: snap,
-      notes,
+      notes: [...notes, ...since],
       full: step.full === true,
       screenshotWanted: step.screenshot !== undefined,
     });
@@ -589,7 +600,7 @@ export class Runner {
       step,
       undefined,
       [
-        `checked against a new observation (${fresh.id}) of the window it was taken of, ${windowWords(fresh.window)}: it has not moved since ${stored.id}`,
+        `checked against a new observation of the window it was taken of, ${windowWords(fresh.window)}, taken right before the action and stored as ${fresh.id}: it has not moved since ${stored.id}`,
       ],
       { at: { x, y, snapshotId: stored.id } },
     );

@@ -20,6 +20,7 @@
  */
 import { z } from "zod";
 import type { ActionResult } from "../act/result.js";
+import { collapsedInto } from "../collapsed.js";
 import type { Change } from "../diff.js";
 import { sanitize } from "../render/sanitize.js";
 import type { Snapshot } from "../snapshot.js";
@@ -65,8 +66,15 @@ const surfaceSchema = z.object({
 const changeSchema = z.object({
   /** Index in the fresh snapshot (added, changed) or in the snapshot the changes are from (removed). */
   index: z.number(),
-  /** The element as printed: `@<fresh id>:eN` (added, changed), `@<from id>:eN` (removed: gone now). */
-  ref: z.string(),
+  /**
+   * The element as printed: `@<fresh id>:eN` (added, changed), `@<from id>:eN` (removed: gone now).
+   * Absent for an element the fresh snapshot printed only inside a collapsed line (`inside`).
+   */
+  ref: z.string().optional(),
+  /** Added, changed: the index of the collapsed line the text folds this change into (`[inside: …]`). */
+  inside: z.number().optional(),
+  /** That collapsed line's ref: the address to open (`root`) or act on; the element has none of its own. */
+  insideRef: z.string().optional(),
   role: z.string(),
   name: z.string().optional(),
   line: z.string(),
@@ -159,10 +167,13 @@ function settledLine(s: NonNullable<ActionResult["settled"]>, words: DoorWords):
   }
 }
 
-function changeData(c: Change, id: string): z.infer<typeof changeSchema> {
+/** `shown`: the snapshot the index is in, when its collapsed lines hide records (the fresh one). */
+function changeData(c: Change, id: string, shown?: Snapshot): z.infer<typeof changeSchema> {
+  // As the text: a record the snapshot printed only collapsed is no address (the store refuses it).
+  const into = shown === undefined ? undefined : collapsedInto(shown, c.index);
   return {
     index: c.index,
-    ref: ref(id, c.index),
+    ...(into === undefined ? { ref: ref(id, c.index) } : { inside: into, insideRef: ref(id, into) }),
     role: c.role,
     ...(c.name === undefined ? {} : { name: c.name }),
     line: c.line,
@@ -235,9 +246,9 @@ export function composeReply(result: ActionResult, options: ReplyOptions): Actio
       from,
       to: fresh.id,
       summary: c.summary,
-      added: c.added.map((x) => changeData(x, fresh.id)),
+      added: c.added.map((x) => changeData(x, fresh.id, fresh)),
       removed: c.removed.map((x) => changeData(x, from)),
-      changed: c.changed.map((x) => changeData(x, fresh.id)),
+      changed: c.changed.map((x) => changeData(x, fresh.id, fresh)),
       unchanged: c.unchanged,
       renumbered: c.renumbered,
       ...(c.note === undefined ? {} : { note: c.note }),
