@@ -79,6 +79,13 @@ export interface ActOptions {
   snapshot?: boolean | ObservationOptions;
   /** Before the fresh snapshot, wait until the app's change events stop (default true). */
   settle?: boolean | SettleOptions;
+  /**
+   * What the fresh snapshot's changes are from: "acted" (default) the snapshot acted on; "latest"
+   * the session's latest snapshot of the same surface (the MCP server: its agent has read every
+   * reply, so an action by an older ref needs only what changed since the last one, not every
+   * change since the snapshot the ref names).
+   */
+  changesFrom?: "acted" | "latest";
   /** This call's deadline in ms (1-600000); default the session's deadlineMs. The call settles by it. */
   deadlineMs?: number;
   /** Aborts the call: it settles with ABORTED; its delivery says whether anything had been sent. */
@@ -250,7 +257,10 @@ export async function finish(
   // one; a diff between two different windows would mean nothing.
   const same = sameWindow(o.snapshot, fresh);
   result.sameSurface = same;
-  const base = same ? o.snapshot : env.store.lastOf(fresh, (s) => sameWindow(s, fresh));
+  const ofSurface = () => env.store.lastOf(fresh, (s) => sameWindow(s, fresh) && sameScope(s, fresh));
+  const base = same
+    ? ((options.changesFrom === "latest" ? ofSurface() : undefined) ?? o.snapshot)
+    : ofSurface();
   if (!same) {
     const w = fresh.window;
     const what = w.kind && w.kind !== "window" ? `a ${w.kind}` : "a window";
@@ -271,6 +281,12 @@ export async function finish(
   const changed = same && o.record ? changedAround(o.record, fresh) : undefined;
   if (changed) result.notes.push(cut(changed, NOTE_LIMIT));
   return result;
+}
+
+/** Whether two snapshots of a window print the same part of it: a `root` subtree diffs only with its like. */
+function sameScope(a: Snapshot, b: Snapshot): boolean {
+  const root = (s: Snapshot) => liveObservation(s)?.options.root;
+  return root(a) === root(b);
 }
 
 /**
@@ -305,6 +321,9 @@ function followedWindow(
 /** An action's options that take effect only after sending, checked before anything is sent. */
 export function checkActOptions(options: ActOptions | undefined): void {
   checkSnapshotOption(options?.snapshot);
+  const from = options?.changesFrom;
+  if (from !== undefined && from !== "acted" && from !== "latest")
+    throw invalidArgument(`changesFrom must be "acted" or "latest", got ${JSON.stringify(from)}`);
   const settle = options?.settle;
   if (settle === undefined || typeof settle === "boolean") return;
   if (settle === null || typeof settle !== "object" || Array.isArray(settle))

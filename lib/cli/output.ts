@@ -7,7 +7,13 @@
  */
 
 import type { PermissionStatus } from "../desktop.js";
-import { type ActionReply, composeReply, type ReplyData, replyText } from "../doors/reply.js";
+import {
+  type ActionReply,
+  composeReply,
+  DEFAULT_REPLY_TOKENS,
+  type ReplyData,
+  replyText,
+} from "../doors/reply.js";
 import { AxsnapError, type Delivery, type Retry } from "../errors.js";
 import type { RawApp, Rect } from "../model.js";
 import type { ActionResult, ResolvedTarget } from "../session.js";
@@ -161,6 +167,7 @@ export function actionOutcome(
     },
     what: o.target ? o.target.ref : o.at ? `${o.at.x},${o.at.y} of ${o.at.snapshotId}` : "",
     notes: o.notes ?? [],
+    replyTokens: DEFAULT_REPLY_TOKENS,
   });
   const data: ActionData = {
     action: result.action,
@@ -173,7 +180,8 @@ export function actionOutcome(
     ...(o.snapshot ? { snapshot: o.snapshot } : {}),
     ...reply.data,
   };
-  const head = o.snapshot ? snapshotHead(o.snapshot, o.screenshotWanted) : [];
+  // The reply's own line names the fresh snapshot; only its screenshot's line is added here.
+  const head = o.snapshot ? snapshotHead(o.snapshot, o.screenshotWanted).slice(1) : [];
   return { data, text: replyText(reply, head) };
 }
 
