@@ -77,9 +77,9 @@ const textOf = (r: CallToolResult): string =>
 const images = (r: CallToolResult) => r.content.filter((b) => b.type === "image");
 const data = (r: CallToolResult): Json => r.structuredContent as Json;
 
-/** The id the snapshot text or reply names first ("Snapshot s…"). */
+/** The id the snapshot text or reply names first ("Snapshot s…" of get_app_state, "snapshot s…" of a reply). */
 function snapshotIdIn(text: string): string {
-  const m = /^Snapshot (s[a-z0-9]{7}) /m.exec(text);
+  const m = /^[Ss]napshot (s[a-z0-9]{7})\b/m.exec(text);
   if (!m) throw new Error(`no snapshot id in:\n${text}`);
   return m[1]!;
 }
@@ -152,7 +152,7 @@ describe("action replies on gtk3-widget-factory (axsnap mcp)", () => {
       expect(text).toMatch(/^settled: (quiet after \d+ ms|not quiet)/m);
       const fresh = snapshotIdIn(text);
       expect(fresh).not.toBe(id0);
-      expect(text).toContain(`changes since ${id0}, numbered as in ${fresh}`);
+      expect(text.split("\n")).toContain(`snapshot ${fresh}, changes since ${id0}:`);
       const at = indexIn(text, new RegExp(`^\\d+ toggle button togglebutton, Value: ${now}$`));
       expect(text).toMatch(
         new RegExp(`^\\t*${at} toggle button togglebutton, Value: ${now} \\[changed: [^\\]]*value`, "m"),
@@ -216,7 +216,7 @@ describe("action replies on gtk3-widget-factory (axsnap mcp)", () => {
       const png = Buffer.from((images(shot)[0] as { data: string }).data, "base64");
       expect(png.subarray(1, 4).toString()).toBe("PNG");
       const size = `${png.readUInt32BE(16)}x${png.readUInt32BE(20)}`;
-      expect(textOf(shot)).toContain(`Screenshot: ${size} px (the image that follows)`);
+      expect(textOf(shot)).toContain(`screenshot ${size} px attached; x/y are in its pixels`);
       expect(data(shot).screenshot).toMatchObject({ attached: true });
       expect(data(shot).shows).toBe("diff");
     },

@@ -173,14 +173,14 @@ describe("composeReply", () => {
 
   it("a whole window longer than the reply budget prints through the budget view, indices kept", () => {
     // Eight panels of 25 toggles: about 2,000 tokens whole.
-    const panels = (on: number[]): RawNode[] =>
+    const panels = (on: number[], moved = 0): RawNode[] =>
       Array.from({ length: 8 }, (_, p) => ({
         role: "panel",
         title: `Panel ${p}`,
         frame: win,
         children: Array.from({ length: 25 }, (_, i) => ({
           ...toggle(p * 25 + i, on.includes(p * 25 + i)),
-          handle: 1000 + p * 25 + i,
+          handle: 1000 + p * 25 + i + (p > 0 ? moved : 0),
         })),
       }));
     const menu = snap([{ role: "menu item", title: "Copy", frame: win }], "/w/9", "");
@@ -220,6 +220,17 @@ describe("composeReply", () => {
       body: big.text,
     });
     expect(composeReply(opened, { words }).view).toMatchObject({ shows: "whole", body: big.text });
+    // A page switch (most elements replaced, the diff longer than the whole): shortened, with the
+    // lines that changed state after it, the switcher the budget may have collapsed.
+    const before = snap(panels([]));
+    const after = snap(panels([0], 5000));
+    const switched = composeReply(result(before, after), { words, replyTokens: 500 });
+    expect(switched.view?.shows).toBe("budget");
+    expect(switched.view?.intro).toMatch(/\(no longer than its changes\), shortened to the reply budget/);
+    expect(switched.view?.body.split("\n").slice(-2)).toEqual([
+      `changed since ${before.id}, numbered as above:`,
+      "2 check box Option 0, Value: on [changed: value, states]",
+    ]);
     // A window within the budget prints whole.
     const small = snap(options(10));
     const smallOpened = without(

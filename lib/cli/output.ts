@@ -7,13 +7,7 @@
  */
 
 import type { PermissionStatus } from "../desktop.js";
-import {
-  type ActionReply,
-  composeReply,
-  DEFAULT_REPLY_TOKENS,
-  type ReplyData,
-  replyText,
-} from "../doors/reply.js";
+import { type ActionReply, composeReply, type ReplyData, replyText } from "../doors/reply.js";
 import { AxsnapError, type Delivery, type Retry } from "../errors.js";
 import type { RawApp, Rect } from "../model.js";
 import type { ActionResult, ResolvedTarget } from "../session.js";
@@ -167,7 +161,6 @@ export function actionOutcome(
     },
     what: o.target ? o.target.ref : o.at ? `${o.at.x},${o.at.y} of ${o.at.snapshotId}` : "",
     notes: o.notes ?? [],
-    replyTokens: DEFAULT_REPLY_TOKENS,
   });
   const data: ActionData = {
     action: result.action,

@@ -22,7 +22,7 @@
  */
 import { z } from "zod";
 import type { ActionResult } from "../act/result.js";
-import type { Change } from "../diff.js";
+import type { Change, SnapshotChanges } from "../diff.js";
 import { sanitize } from "../render/sanitize.js";
 import { estimateTokens } from "../render/tokens.js";
 import { rerenderView } from "../rerender.js";
@@ -207,7 +207,13 @@ function named(fresh: Snapshot): string {
  * collapsed and how to open it). A snapshot the agent asked a view of
  * (depth, skeleton, maxTokens) prints as it came.
  */
-function wholeOf(fresh: Snapshot, why: string, budget: number | undefined, words: DoorWords): ReplyView {
+function wholeOf(
+  fresh: Snapshot,
+  why: string,
+  budget: number | undefined,
+  words: DoorWords,
+  changes?: { c: SnapshotChanges; from: string },
+): ReplyView {
   const what = `the whole ${surfaceWords(fresh)}`;
   if (budget !== undefined && fresh.view === undefined && estimateTokens(fresh.text) > budget) {
     const short = rerenderView(fresh, { maxTokens: budget });
@@ -216,10 +222,29 @@ function wholeOf(fresh: Snapshot, why: string, budget: number | undefined, words
         snapshot: fresh,
         shows: "budget",
         intro: `${named(fresh)}: ${what} (${why}), shortened to the reply budget of ${budget} tokens (${words.whole} prints all of it):`,
-        body: short.text,
+        body: [short.text, ...changedLines(changes)].join("\n"),
       };
   }
   return { snapshot: fresh, shows: "whole", intro: `${named(fresh)}: ${what} (${why}):`, body: fresh.text };
+}
+
+/** Most changed lines a shortened whole adds: what the action did to the elements that stayed. */
+const CHANGED_LINES = 20;
+
+/**
+ * The elements that changed (not those added or removed), as the diff prints them: a budget view
+ * may collapse the very controls the action moved (a page switcher in a flat window), and those
+ * are what an agent acts on next.
+ */
+function changedLines(changes: { c: SnapshotChanges; from: string } | undefined): string[] {
+  const changed = changes?.c.changed ?? [];
+  if (changed.length === 0) return [];
+  const shown = changed.slice(0, CHANGED_LINES);
+  return [
+    `changed since ${changes!.from}, numbered as above:`,
+    ...shown.map((x) => `${x.index} ${x.line}${x.fields ? ` [changed: ${x.fields.join(", ")}]` : ""}`),
+    ...(changed.length > shown.length ? [`(+${changed.length - shown.length} more changed)`] : []),
+  ];
 }
 
 /** The fresh snapshot as the reply shows it: its changes, or the whole of it and why. */
@@ -231,7 +256,8 @@ function viewOf(
   budget: number | undefined,
 ): ReplyView {
   const c = result.changes;
-  const whole = (why: string) => wholeOf(fresh, why, mode === "full" ? undefined : budget, words);
+  const diffed = c && result.changesFrom !== undefined ? { c, from: result.changesFrom } : undefined;
+  const whole = (why: string) => wholeOf(fresh, why, mode === "full" ? undefined : budget, words, diffed);
   if (mode === "full") return whole("the full reply, as asked");
   const from = result.changesFrom;
   if (result.sameSurface === false) {

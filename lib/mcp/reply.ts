@@ -17,7 +17,6 @@ import {
   replyText,
   screenshotWanted,
 } from "../doors/reply.js";
-import { sanitize } from "../render/sanitize.js";
 import type { Session, Target } from "../session.js";
 import type { Snapshot } from "../snapshot.js";
 
