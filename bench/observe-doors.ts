@@ -61,16 +61,27 @@ function snapshotIdOf(text: string): string | undefined {
   return /\b[Ss]napshot (s[a-z0-9]{7})\b/.exec(text)?.[1];
 }
 
-/** What the agent has read: replies newest first, each with the snapshot id its indices belong to. */
+/**
+ * What the agent has read: replies newest first, each with the snapshot id its indices belong
+ * to, then the whole snapshots it read (a look, a reply that printed the whole window), newest
+ * first: a short window of recent replies must not push out the one whole snapshot they are
+ * changes of (the loop's first look), or every step after the eighth would look again.
+ */
 class Memory {
   private readonly reads: { id: string; text: string }[] = [];
+  private readonly wholes: { id: string; text: string }[] = [];
   remember(text: string): void {
     const id = snapshotIdOf(text);
-    if (id !== undefined) this.reads.unshift({ id, text });
+    if (id === undefined) return;
+    this.reads.unshift({ id, text });
     this.reads.length = Math.min(this.reads.length, 8);
+    if (!/, changes since s[a-z0-9]{7}\b/.test(text)) {
+      this.wholes.unshift({ id, text });
+      this.wholes.length = Math.min(this.wholes.length, 4);
+    }
   }
   refFor(re: RegExp): string | undefined {
-    for (const r of this.reads) {
+    for (const r of [...this.reads, ...this.wholes]) {
       const i = indexOf(r.text, re);
       if (i !== undefined) return `@${r.id}:e${i}`;
     }
@@ -112,8 +123,12 @@ export async function mcpLoop(
   const client = new Client({ name: "axsnap-bench", version: "0.0.0" });
   await client.connect(transport);
   const memory = new Memory();
-  const call = async (name: string, args: Record<string, unknown>) =>
-    (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const r = (await client.callTool({ name, arguments: args })) as CallToolResult;
+    // BENCH_LOG=1: every call and its text on stderr, to see why a step looked again.
+    if (process.env.BENCH_LOG) console.error(`>>> ${name} ${JSON.stringify(args)}\n${costOf(r).all}`);
+    return r;
+  };
   const look = async () => {
     const r = costOf(await call("get_app_state", { app: pid }));
     memory.remember(r.all);
@@ -255,7 +270,11 @@ export function doorTable(
       a ? String(a.text + a.relook) : "",
       a ? String(a.image) : "",
       bt > 0 && a ? (at / bt).toFixed(3) : "",
-      [a?.outcome ?? "", b.outcome === "ok" ? "" : `before: ${b.outcome}`]
+      [
+        a?.outcome ?? "",
+        a && a.relook > 0 ? `looked again (${a.relook} tok)` : "",
+        b.outcome === "ok" ? "" : `before: ${b.outcome}`,
+      ]
         .filter((x) => x && x !== "ok")
         .join(" | "),
     ];

@@ -19,6 +19,7 @@ import {
   type ViewOptions,
   type ViewSummary,
 } from "./render/index.js";
+import { rememberRerender } from "./rerender.js";
 import { validateRawSnapshot } from "./validate.js";
 
 /**
@@ -185,6 +186,10 @@ export function createSnapshot(input: SnapshotInput): Snapshot {
   };
   rememberFacts(snapshot, result.facts);
   rememberCollapsed(snapshot, result.within);
+  rememberRerender(snapshot, (v) => {
+    const again = renderValidated(raw, opts, normaliseViewOptions(v), input.scope);
+    return again.view === undefined ? { text: again.text } : { text: again.text, view: again.view };
+  });
   if (free !== undefined) collector.register(snapshot, free, snapshot);
   return snapshot;
 }

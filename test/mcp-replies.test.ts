@@ -77,9 +77,9 @@ const textOf = (r: CallToolResult): string =>
 const images = (r: CallToolResult) => r.content.filter((b) => b.type === "image");
 const data = (r: CallToolResult): Json => r.structuredContent as Json;
 
-/** The id the snapshot text or reply names first ("Snapshot s…"). */
+/** The id the snapshot text or reply names first ("Snapshot s…" of get_app_state, "snapshot s…" of a reply). */
 function snapshotIdIn(text: string): string {
-  const m = /^Snapshot (s[a-z0-9]{7}) /m.exec(text);
+  const m = /^[Ss]napshot (s[a-z0-9]{7})\b/m.exec(text);
   if (!m) throw new Error(`no snapshot id in:\n${text}`);
   return m[1]!;
 }
@@ -152,7 +152,7 @@ describe("action replies on gtk3-widget-factory (axsnap mcp)", () => {
       expect(text).toMatch(/^settled: (quiet after \d+ ms|not quiet)/m);
       const fresh = snapshotIdIn(text);
       expect(fresh).not.toBe(id0);
-      expect(text).toContain(`changes since ${id0}, numbered as in ${fresh}`);
+      expect(text.split("\n")).toContain(`snapshot ${fresh}, changes since ${id0}:`);
       const at = indexIn(text, new RegExp(`^\\d+ toggle button togglebutton, Value: ${now}$`));
       expect(text).toMatch(
         new RegExp(`^\\t*${at} toggle button togglebutton, Value: ${now} \\[changed: [^\\]]*value`, "m"),
@@ -216,7 +216,7 @@ describe("action replies on gtk3-widget-factory (axsnap mcp)", () => {
       const png = Buffer.from((images(shot)[0] as { data: string }).data, "base64");
       expect(png.subarray(1, 4).toString()).toBe("PNG");
       const size = `${png.readUInt32BE(16)}x${png.readUInt32BE(20)}`;
-      expect(textOf(shot)).toContain(`Screenshot: ${size} px (the image that follows)`);
+      expect(textOf(shot)).toContain(`screenshot ${size} px attached; x/y are in its pixels`);
       expect(data(shot).screenshot).toMatchObject({ attached: true });
       expect(data(shot).shows).toBe("diff");
     },
@@ -246,6 +246,36 @@ describe("action replies on gtk3-widget-factory (axsnap mcp)", () => {
       expect(data(esc).closed).toMatchObject([{ kind: "menu" }]);
       const after = await state(client);
       expect(after).not.toContain("menu item");
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "a page switch (the diff longer than the window) prints the window shortened to the reply budget, with the switcher's changed lines",
+    async () => {
+      const before = await state(client);
+      const page2 = indexIn(before, /^\d+ radio button Page 2, Value: off$/);
+      const r = await call(client, "click", { ref: `@${snapshotIdIn(before)}:e${page2}` });
+      const text = textOf(r);
+      const fresh = snapshotIdIn(text);
+      expect(text).toMatch(
+        new RegExp(
+          `^snapshot ${fresh}: the whole window "gtk3-widget-factory" \\(no longer than its changes\\), shortened to the reply budget of 500 tokens \\(reply: "full" prints all of it\\):$`,
+          "m",
+        ),
+      );
+      expect(text).toMatch(
+        /^\(Shortened to fit 500 tokens: \d+ of \d+ elements are inside .*open one with root/m,
+      );
+      expect(text).toMatch(/^\d+ radio button Page 2, Value: on \[changed: [^\]]*value/m);
+      expect(data(r).shows).toBe("budget");
+      // The whole window is about 1,100 tokens; the reply stays near its budget.
+      expect(text.length).toBeLessThan(before.length / 2);
+      // The changed line's number is the fresh snapshot's: back to Page 1 by it.
+      const page1 = indexIn(text, /^\d+ radio button Page 1, Value: off$/);
+      const back = textOf(await call(client, "click", { ref: `@${fresh}:e${page1}` }));
+      expect(back).toMatch(/^\d+ radio button Page 1, Value: on \[changed: [^\]]*value/m);
+      console.log(`a page switch's reply:\n${text}`);
     },
     TIMEOUT,
   );
@@ -342,7 +372,7 @@ describe("galculator (axsnap mcp)", () => {
       const fresh = snapshotIdIn(text);
       const four = indexIn(s, /^\d+ toggle button 4, /);
       // An unchanged line's index still holds: the reply said lines not shown kept their numbers.
-      expect(text).toContain("lines not shown did not change and kept their numbers");
+      expect(text).toMatch(/^snapshot s[a-z0-9]{7}, changes since s[a-z0-9]{7}:$/m);
       const next = await call(client, "click", { ref: `@${fresh}:e${four}` });
       expect(textOf(next)).toMatch(/text \(settable, string\) Value: \d*74 \[changed: value\]/);
     },

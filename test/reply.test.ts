@@ -97,12 +97,13 @@ describe("composeReply", () => {
     const a = snap(options(30));
     const b = snap(options(30, [4]));
     const reply = composeReply(result(a, b), { words });
-    const text = replyText(reply, [`snapshot ${b.id}`]);
+    const text = replyText(reply, ["screenshot line"]);
+    // One short line names the fresh snapshot (refs are formed from it): the rest is in the tools' help.
     expect(text.split("\n").slice(0, 4)).toEqual([
       `click @${a.id}:e1: delivered_unverified (semantic), retry unsafe`,
       "settled: quiet after 152 ms (3 change events)",
-      `snapshot ${b.id}`,
-      `changes since ${a.id}, numbered as in ${b.id}; lines not shown did not change and kept their numbers; --full shows the whole window:`,
+      `snapshot ${b.id}, changes since ${a.id}:`,
+      "screenshot line",
     ]);
     expect(text).toContain("\t5 check box Option 4, Value: on [changed: value");
     expect(text).not.toContain("Option 5");
@@ -117,9 +118,8 @@ describe("composeReply", () => {
     const a = snap(options(30));
     const b = snap(options(30).slice(1));
     const reply = composeReply(result(a, b), { words });
-    expect(reply.view?.intro).toContain(`("- N" lines are gone, numbered as in ${a.id})`);
-    expect(reply.view?.intro).toContain(
-      `29 of them have new numbers, so reach those by their refs @${a.id}:eN`,
+    expect(reply.view?.intro).toBe(
+      `snapshot ${b.id}, changes since ${a.id}; 29 unchanged lines got new numbers: reach those by @${a.id}:eN:`,
     );
     expect(reply.data.changes?.removed).toEqual([expect.objectContaining({ index: 1, ref: `@${a.id}:e1` })]);
   });
@@ -129,13 +129,13 @@ describe("composeReply", () => {
     const b = snap(options(30, [4]));
     expect(composeReply(result(a, b), { words, mode: "full" }).view).toMatchObject({
       shows: "whole",
-      intro: 'the whole window "Demo" (the full reply, as asked):',
+      intro: `snapshot ${b.id}: the whole window "Demo" (the full reply, as asked):`,
       body: b.text,
     });
     const small = snap(options(2));
     const smallAfter = snap([toggle(0, true)]);
     expect(composeReply(result(small, smallAfter), { words }).view?.intro).toBe(
-      'the whole window "Demo" (no longer than its changes):',
+      `snapshot ${smallAfter.id}: the whole window "Demo" (no longer than its changes):`,
     );
     const menu = snap([{ role: "menu item", title: "Copy", frame: win }], "/w/9", "");
     const opened = without(
@@ -165,8 +165,80 @@ describe("composeReply", () => {
     const back = result(a, b, { closed: [listing("/w/9", "menu")] }, false);
     const reply = composeReply(back, { words });
     expect(reply.view?.shows).toBe("diff");
-    expect(reply.view?.intro).toContain(`changes since ${a.id}, the last snapshot of this window "Demo"`);
+    expect(reply.view?.intro).toBe(
+      `snapshot ${b.id}, changes since ${a.id}, the last snapshot of this window "Demo":`,
+    );
     expect(reply.surfaces).toEqual(["closed: menu (untitled), id /w/9"]);
+  });
+
+  it("a whole window longer than the reply budget prints through the budget view, indices kept", () => {
+    // Eight panels of 25 toggles: about 2,000 tokens whole.
+    const panels = (on: number[], moved = 0): RawNode[] =>
+      Array.from({ length: 8 }, (_, p) => ({
+        role: "panel",
+        title: `Panel ${p}`,
+        frame: win,
+        children: Array.from({ length: 25 }, (_, i) => ({
+          ...toggle(p * 25 + i, on.includes(p * 25 + i)),
+          handle: 1000 + p * 25 + i + (p > 0 ? moved : 0),
+        })),
+      }));
+    const menu = snap([{ role: "menu item", title: "Copy", frame: win }], "/w/9", "");
+    const big = snap(panels([3]));
+    const opened = without(
+      result(menu, big, { opened: [listing("/w/1", "window", "Demo")] }, false),
+      "changes",
+      "changesFrom",
+    );
+    const reply = composeReply(opened, { words, replyTokens: 500 });
+    expect(reply.view?.shows).toBe("budget");
+    expect(reply.data.shows).toBe("budget");
+    expect(reply.view?.intro).toBe(
+      `snapshot ${big.id}: the whole window "Demo" (it just opened), shortened to the reply budget of 500 tokens (--full prints all of it):`,
+    );
+    const body = reply.view!.body;
+    expect(body.length).toBeLessThan(big.text.length / 2);
+    expect(body.split("\n").at(-1)).toMatch(
+      /^\(Shortened to fit 500 tokens: \d+ of \d+ elements are inside .* open one with root and its index/,
+    );
+    // Every line it prints (compact: `N: role "name"`) is the whole snapshot's line N: its refs are the snapshot's.
+    const whole = new Map(
+      big.text.split("\n").flatMap((l) => {
+        const m = /^\t*(\d+) (.*)$/.exec(l);
+        return m ? [[Number(m[1]), m[2]!] as const] : [];
+      }),
+    );
+    const shown = body.split("\n").flatMap((l) => {
+      const m = /^ *(\d+): \w+ "([^"]*)"/.exec(l);
+      return m ? [[Number(m[1]), m[2]!] as const] : [];
+    });
+    expect(shown.length).toBeGreaterThan(2);
+    for (const [i, name] of shown) expect(whole.get(i)).toContain(name);
+    // The full reply prints all of it; without a budget, the whole.
+    expect(composeReply(opened, { words, replyTokens: 500, mode: "full" }).view).toMatchObject({
+      shows: "whole",
+      body: big.text,
+    });
+    expect(composeReply(opened, { words }).view).toMatchObject({ shows: "whole", body: big.text });
+    // A page switch (most elements replaced, the diff longer than the whole): shortened, with the
+    // lines that changed state after it, the switcher the budget may have collapsed.
+    const before = snap(panels([]));
+    const after = snap(panels([0], 5000));
+    const switched = composeReply(result(before, after), { words, replyTokens: 500 });
+    expect(switched.view?.shows).toBe("budget");
+    expect(switched.view?.intro).toMatch(/\(no longer than its changes\), shortened to the reply budget/);
+    expect(switched.view?.body.split("\n").slice(-2)).toEqual([
+      `changed since ${before.id}, numbered as above:`,
+      "2 check box Option 0, Value: on [changed: value, states]",
+    ]);
+    // A window within the budget prints whole.
+    const small = snap(options(10));
+    const smallOpened = without(
+      result(menu, small, { opened: [listing("/w/1", "window", "Demo")] }, false),
+      "changes",
+      "changesFrom",
+    );
+    expect(composeReply(smallOpened, { words, replyTokens: 500 }).view?.shows).toBe("whole");
   });
 
   it("settled cap and none say what they mean; no fresh snapshot says what to do", () => {
@@ -227,12 +299,18 @@ describe("parseMcpArgs", () => {
         actionScreenshots: "auto",
         replies: "full",
         allowLaunchPaths: false,
+        replyTokens: 500,
         help: false,
       },
     );
     expect(parseMcpArgs(["--action-screenshots=always"]).actionScreenshots).toBe("always");
     expect(parseMcpArgs(["--help"]).help).toBe(true);
+    expect(parseMcpArgs(["--reply-tokens", "800"]).replyTokens).toBe(800);
+    expect(parseMcpArgs(["--reply-tokens=0"]).replyTokens).toBe(0);
     for (const bad of [
+      ["--reply-tokens"],
+      ["--reply-tokens", "20"],
+      ["--reply-tokens", "many"],
       ["--bogus"],
       ["--confirm"],
       ["--replies"],

@@ -80,6 +80,13 @@ export interface ActOptions {
   snapshot?: boolean | ObservationOptions;
   /** Before the fresh snapshot, wait until the app's change events stop (default true). */
   settle?: boolean | SettleOptions;
+  /**
+   * What the fresh snapshot's changes are from: "acted" (default) the snapshot acted on; "latest"
+   * the session's latest snapshot of the same surface (the MCP server: its agent has read every
+   * reply, so an action by an older ref needs only what changed since the last one, not every
+   * change since the snapshot the ref names).
+   */
+  changesFrom?: "acted" | "latest";
   /** This call's deadline in ms (1-600000); default the session's deadlineMs. The call settles by it. */
   deadlineMs?: number;
   /** Aborts the call: it settles with ABORTED; its delivery says whether anything had been sent. */
@@ -252,10 +259,10 @@ export async function finish(
   const same = sameWindow(o.snapshot, fresh);
   result.sameSurface = same;
   const comparable = (s: Snapshot) => sameWindow(s, fresh) && sameView(s, fresh);
+  // "latest": the agent read every reply, so the changes since the last one of this surface.
+  const latest = options.changesFrom === "latest" ? env.store.lastOf(fresh, comparable) : undefined;
   const base = same
-    ? sameView(o.snapshot, fresh)
-      ? o.snapshot
-      : undefined
+    ? (latest ?? (sameView(o.snapshot, fresh) ? o.snapshot : undefined))
     : env.store.lastOf(fresh, comparable);
   if (!same) {
     const w = fresh.window;
@@ -328,6 +335,9 @@ function followedWindow(
 /** An action's options that take effect only after sending, checked before anything is sent. */
 export function checkActOptions(options: ActOptions | undefined): void {
   checkSnapshotOption(options?.snapshot);
+  const from = options?.changesFrom;
+  if (from !== undefined && from !== "acted" && from !== "latest")
+    throw invalidArgument(`changesFrom must be "acted" or "latest", got ${JSON.stringify(from)}`);
   const settle = options?.settle;
   if (settle === undefined || typeof settle === "boolean") return;
   if (settle === null || typeof settle !== "object" || Array.isArray(settle))

@@ -173,7 +173,8 @@ export function actionOutcome(
     ...(o.snapshot ? { snapshot: o.snapshot } : {}),
     ...reply.data,
   };
-  const head = o.snapshot ? snapshotHead(o.snapshot, o.screenshotWanted) : [];
+  // The reply's own line names the fresh snapshot; only its screenshot's line is added here.
+  const head = o.snapshot ? snapshotHead(o.snapshot, o.screenshotWanted).slice(1) : [];
   return { data, text: replyText(reply, head) };
 }
 

@@ -7,7 +7,9 @@
  * indices, so every line printed is addressable at once), or whole when the
  * whole is not longer, when it shows another surface than the one acted on
  * (a menu or dialog that opened prints whole), when there is nothing to
- * compare with, or when the caller asked for the full reply.
+ * compare with, or when the caller asked for the full reply. A whole window
+ * longer than the reply budget prints through the budget view (indices kept,
+ * its last line saying what was collapsed), except in the full reply.
  *
  * The doors differ only in words (how to ask for the whole window, how to
  * wait) and in how they print a snapshot's header, which each passes in; the
@@ -21,8 +23,10 @@
 import { z } from "zod";
 import type { ActionResult } from "../act/result.js";
 import { collapsedInto } from "../collapsed.js";
-import type { Change } from "../diff.js";
+import type { Change, SnapshotChanges } from "../diff.js";
 import { sanitize } from "../render/sanitize.js";
+import { estimateTokens } from "../render/tokens.js";
+import { rerenderView } from "../rerender.js";
 import type { Snapshot } from "../snapshot.js";
 import type { WindowListing } from "../windows.js";
 import type { ActionScreenshots, ReplyMode } from "./modes.js";
@@ -44,7 +48,15 @@ export interface ReplyOptions {
   what?: string;
   /** Notes of the door's own (a ref found again in a new observation), before the library's. */
   notes?: readonly string[];
+  /**
+   * Estimated tokens above which a whole window prints through the budget
+   * view instead (not with mode "full"); absent: no budget.
+   */
+  replyTokens?: number;
 }
+
+/** The reply budget the doors default to: a whole gtk3-widget-factory page is about 1,100–1,500 tokens. */
+export const DEFAULT_REPLY_TOKENS = 500;
 
 const settledSchema = z.object({
   mode: z.enum(["quiet", "cap", "none"]),
@@ -102,8 +114,8 @@ export const replyDataSchema = z.object({
   opened: z.array(surfaceSchema).optional(),
   closed: z.array(surfaceSchema).optional(),
   changes: changesSchema.optional(),
-  /** What the reply printed of the fresh snapshot: its changes, or the whole of it. */
-  shows: z.enum(["diff", "whole"]).optional(),
+  /** What the reply printed of the fresh snapshot: its changes, the whole of it, or the whole through the reply budget. */
+  shows: z.enum(["diff", "whole", "budget"]).optional(),
 });
 export type ReplyData = z.infer<typeof replyDataSchema>;
 export type SurfaceData = z.infer<typeof surfaceSchema>;
@@ -111,10 +123,10 @@ export type SurfaceData = z.infer<typeof surfaceSchema>;
 /** The fresh snapshot's part of a reply. */
 export interface ReplyView {
   snapshot: Snapshot;
-  shows: "diff" | "whole";
+  shows: "diff" | "whole" | "budget";
   /** One line saying what follows: the changes since which snapshot, or why the whole came. */
   intro: string;
-  /** The diff text, or the whole snapshot text. */
+  /** The diff text, the whole snapshot text, or its budget view. */
   body: string;
 }
 
@@ -194,15 +206,69 @@ function actionLine(result: ActionResult, what: string | undefined): string {
   return `${result.action}${on ? ` ${on}` : ""}: ${result.delivery} (${result.channel}), retry ${result.retry}`;
 }
 
+/** The one line naming the fresh snapshot, so refs `@<id>:eN` can be formed from the lines below it. */
+function named(fresh: Snapshot): string {
+  return `snapshot ${fresh.id}${fresh.complete ? "" : ` (incomplete: cut by ${fresh.cutBy.join(", ")})`}`;
+}
+
+/**
+ * The whole fresh snapshot, or, when its text is longer than the reply
+ * budget, the same snapshot through the budget view (render/budget.ts: the
+ * fullest rendering that fits, indices kept, its last line saying what was
+ * collapsed and how to open it). A snapshot the agent asked a view of
+ * (depth, skeleton, maxTokens) prints as it came.
+ */
+function wholeOf(
+  fresh: Snapshot,
+  why: string,
+  budget: number | undefined,
+  words: DoorWords,
+  changes?: { c: SnapshotChanges; from: string },
+): ReplyView {
+  const what = `the whole ${surfaceWords(fresh)}`;
+  if (budget !== undefined && fresh.view === undefined && estimateTokens(fresh.text) > budget) {
+    const short = rerenderView(fresh, { maxTokens: budget });
+    if (short?.view !== undefined && short.view.hidden > 0)
+      return {
+        snapshot: fresh,
+        shows: "budget",
+        intro: `${named(fresh)}: ${what} (${why}), shortened to the reply budget of ${budget} tokens (${words.whole} prints all of it):`,
+        body: [short.text, ...changedLines(changes)].join("\n"),
+      };
+  }
+  return { snapshot: fresh, shows: "whole", intro: `${named(fresh)}: ${what} (${why}):`, body: fresh.text };
+}
+
+/** Most changed lines a shortened whole adds: what the action did to the elements that stayed. */
+const CHANGED_LINES = 20;
+
+/**
+ * The elements that changed (not those added or removed), as the diff prints them: a budget view
+ * may collapse the very controls the action moved (a page switcher in a flat window), and those
+ * are what an agent acts on next.
+ */
+function changedLines(changes: { c: SnapshotChanges; from: string } | undefined): string[] {
+  const changed = changes?.c.changed ?? [];
+  if (changed.length === 0) return [];
+  const shown = changed.slice(0, CHANGED_LINES);
+  return [
+    `changed since ${changes!.from}, numbered as above:`,
+    ...shown.map((x) => `${x.index} ${x.line}${x.fields ? ` [changed: ${x.fields.join(", ")}]` : ""}`),
+    ...(changed.length > shown.length ? [`(+${changed.length - shown.length} more changed)`] : []),
+  ];
+}
+
 /** The fresh snapshot as the reply shows it: its changes, or the whole of it and why. */
-function viewOf(result: ActionResult, fresh: Snapshot, mode: ReplyMode, words: DoorWords): ReplyView {
+function viewOf(
+  result: ActionResult,
+  fresh: Snapshot,
+  mode: ReplyMode,
+  words: DoorWords,
+  budget: number | undefined,
+): ReplyView {
   const c = result.changes;
-  const whole = (why: string): ReplyView => ({
-    snapshot: fresh,
-    shows: "whole",
-    intro: `the whole ${surfaceWords(fresh)} (${why}):`,
-    body: fresh.text,
-  });
+  const diffed = c && result.changesFrom !== undefined ? { c, from: result.changesFrom } : undefined;
+  const whole = (why: string) => wholeOf(fresh, why, mode === "full" ? undefined : budget, words, diffed);
   if (mode === "full") return whole("the full reply, as asked");
   const from = result.changesFrom;
   if (result.sameSurface === false) {
@@ -216,16 +282,15 @@ function viewOf(result: ActionResult, fresh: Snapshot, mode: ReplyMode, words: D
   }
   if (!c || from === undefined) return whole("nothing to compare it with");
   if (fresh.text.length <= c.text.length) return whole("no longer than its changes");
-  const kept =
-    c.renumbered > 0
-      ? `; ${c.renumbered} of them have new numbers, so reach those by their refs @${from}:eN`
-      : " and kept their numbers";
+  // Short on purpose: it is paid on every action; the tools' descriptions say how to read it.
+  const renumbered =
+    c.renumbered > 0 ? `; ${c.renumbered} unchanged lines got new numbers: reach those by @${from}:eN` : "";
   const since =
     result.sameSurface === false ? `${from}, the last snapshot of this ${surfaceWords(fresh)}` : from;
   return {
     snapshot: fresh,
     shows: "diff",
-    intro: `changes since ${since}, numbered as in ${fresh.id}${c.removed.length > 0 ? ` ("- N" lines are gone, numbered as in ${from})` : ""}; lines not shown did not change${kept}; ${words.whole} shows the whole window:`,
+    intro: `${named(fresh)}, changes since ${since}${renumbered}:`,
     body: c.text,
   };
 }
@@ -234,7 +299,7 @@ function viewOf(result: ActionResult, fresh: Snapshot, mode: ReplyMode, words: D
 export function composeReply(result: ActionResult, options: ReplyOptions): ActionReply {
   const mode = options.mode ?? "diff";
   const fresh = result.snapshot;
-  const view = fresh ? viewOf(result, fresh, mode, options.words) : undefined;
+  const view = fresh ? viewOf(result, fresh, mode, options.words, options.replyTokens) : undefined;
   const data: ReplyData = {};
   if (result.settled) data.settled = { ...result.settled };
   if (result.opened) data.opened = result.opened.map(surfaceOf);
@@ -270,14 +335,14 @@ export function composeReply(result: ActionResult, options: ReplyOptions): Actio
 
 /**
  * The reply as text: the action line, notes, settling, surfaces, then the
- * door's header of the fresh snapshot (its id and how refs look), the line
- * saying what follows, and the diff or the whole text.
+ * line naming the fresh snapshot and saying what follows, the door's lines
+ * about it (its screenshot), and the diff or the whole text.
  */
 export function replyText(reply: ActionReply, snapshotHead: readonly string[], noSnapshot?: string): string {
   const lines = [reply.action, ...reply.notes.map((n) => `note: ${n}`)];
   if (reply.settled) lines.push(reply.settled);
   lines.push(...reply.surfaces);
-  if (reply.view) lines.push(...snapshotHead, reply.view.intro, reply.view.body);
+  if (reply.view) lines.push(reply.view.intro, ...snapshotHead, reply.view.body);
   else if (noSnapshot) lines.push(noSnapshot);
   return `${lines.join("\n")}\n`;
 }

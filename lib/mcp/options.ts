@@ -7,7 +7,9 @@
  */
 
 import { ACTION_SCREENSHOTS, type ActionScreenshots, REPLY_MODES, type ReplyMode } from "../doors/modes.js";
+import { DEFAULT_REPLY_TOKENS } from "../doors/reply.js";
 import { invalidArgument } from "../errors.js";
+import { MIN_MAX_TOKENS } from "../render/budget.js";
 
 export interface McpSettings {
   /** Destructive targets go through (the session's confirm callback says yes, and logs each on stderr). */
@@ -22,6 +24,8 @@ export interface McpSettings {
    * must not be able to run anything on a server started with the README's config.
    */
   allowLaunchPaths: boolean;
+  /** Estimated tokens above which an action reply's whole window prints through the budget view; 0: never. */
+  replyTokens: number;
 }
 
 export const MCP_DEFAULTS: McpSettings = {
@@ -29,10 +33,11 @@ export const MCP_DEFAULTS: McpSettings = {
   actionScreenshots: "never",
   replies: "diff",
   allowLaunchPaths: false,
+  replyTokens: DEFAULT_REPLY_TOKENS,
 };
 
 export const MCP_USAGE =
-  "usage: axsnap mcp [--confirm-destructive] [--action-screenshots never|auto|always] [--replies diff|full] [--allow-launch-paths]";
+  "usage: axsnap mcp [--confirm-destructive] [--action-screenshots never|auto|always] [--replies diff|full] [--reply-tokens N] [--allow-launch-paths]";
 
 /** One line per option, for `axsnap help mcp` and `mcp-main --help`. */
 export const MCP_OPTION_HELP = [
@@ -43,6 +48,8 @@ export const MCP_OPTION_HELP = [
   "--replies diff|full             action replies print the changes (default) or the whole fresh snapshot",
   "--allow-launch-paths            launch_app may start any program by path, with any args (it runs what",
   "                                the model asks); without it, only listed desktop entries / bundles by name or id",
+  `--reply-tokens N                a whole window longer than about N tokens prints shortened to fit them,`,
+  `                                indices kept (default ${DEFAULT_REPLY_TOKENS}; 0: always whole; reply: "full" prints all)`,
 ];
 
 function choiceOf<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T {
@@ -51,6 +58,15 @@ function choiceOf<T extends string>(flag: string, value: string | undefined, all
     value === undefined
       ? `${flag} needs a value: ${allowed.join(", ")}`
       : `${flag} must be ${allowed.join(", ")}, got ${JSON.stringify(value)}`,
+    MCP_USAGE,
+  );
+}
+
+function tokensOf(flag: string, value: string | undefined): number {
+  const n = value !== undefined && /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (n === 0 || n >= MIN_MAX_TOKENS) return n;
+  throw invalidArgument(
+    `${flag} must be 0 or a whole number of at least ${MIN_MAX_TOKENS}, got ${JSON.stringify(value ?? "")}`,
     MCP_USAGE,
   );
 }
@@ -78,6 +94,9 @@ export function parseMcpArgs(argv: readonly string[]): McpSettings & { help: boo
         break;
       case "--replies":
         out.replies = choiceOf(flag, next(), REPLY_MODES);
+        break;
+      case "--reply-tokens":
+        out.replyTokens = tokensOf(flag, next());
         break;
       case "-h":
       case "--help":

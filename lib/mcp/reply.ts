@@ -10,13 +10,13 @@ import type { ActionResult } from "../act/result.js";
 import {
   type ActionScreenshots,
   composeReply,
+  DEFAULT_REPLY_TOKENS,
   type DoorWords,
   type ReplyMode,
   replyDataSchema,
   replyText,
   screenshotWanted,
 } from "../doors/reply.js";
-import { sanitize } from "../render/sanitize.js";
 import type { Session, Target } from "../session.js";
 import type { Snapshot } from "../snapshot.js";
 
@@ -81,26 +81,32 @@ export function screenshotForReply(
   }
 }
 
+/** The reply's lines about the fresh snapshot besides the one naming it: only an attached screenshot's size. */
 function head(snap: Snapshot, attached: boolean): string[] {
-  const lines = [
-    `Snapshot ${snap.id} of ${JSON.stringify(sanitize(snap.app.name, 100))} (pid ${snap.app.pid})${snap.complete ? "" : `, incomplete (cut by ${snap.cutBy.join(", ")})`}, now the app's latest: @${snap.id}:e<N> or element_index N is its line N.`,
-  ];
   const shot = snap.screenshot;
-  if (shot)
-    lines.push(
-      attached
-        ? `Screenshot: ${shot.pixelWidth}x${shot.pixelHeight} px (the image that follows); x/y arguments are in these pixels.`
-        : `Screenshot ${shot.pixelWidth}x${shot.pixelHeight} px, not attached (screenshot: true attaches it); x/y are in its pixels.`,
-    );
-  return lines;
+  return shot && attached
+    ? [`screenshot ${shot.pixelWidth}x${shot.pixelHeight} px attached; x/y are in its pixels`]
+    : [];
 }
 
 /** An action's result as the tool's answer. */
 export function actionReply(
   result: ActionResult,
-  o: { mode: ReplyMode; screenshots: ActionScreenshots; args: ReplyArgs; atPixels: boolean },
+  o: {
+    mode: ReplyMode;
+    screenshots: ActionScreenshots;
+    args: ReplyArgs;
+    atPixels: boolean;
+    /** The server's reply budget (0: none). */
+    replyTokens?: number;
+  },
 ): CallToolResult {
-  const reply = composeReply(result, { mode: o.args.reply ?? o.mode, words: MCP_WORDS });
+  const budget = o.replyTokens ?? DEFAULT_REPLY_TOKENS;
+  const reply = composeReply(result, {
+    mode: o.args.reply ?? o.mode,
+    words: MCP_WORDS,
+    ...(budget > 0 ? { replyTokens: budget } : {}),
+  });
   const fresh = result.snapshot;
   const shot = fresh?.screenshot;
   const attach = shot !== undefined && screenshotWanted(result, o.screenshots, o.args.screenshot, o.atPixels);
