@@ -255,7 +255,7 @@ describe("galculator", () => {
       const four = indexIn(snap, /^\d+ toggle button 4, /);
       const out = await cli(["click", `@${idIn(snap)}:e${seven}`]);
       expect(out).toMatch(/^note: found again by its identity as element \d+ of a new observation/m);
-      const from = /^changes since (s[a-z0-9]{7}), numbered as in /m.exec(out)?.[1];
+      const from = /^snapshot s[a-z0-9]{7}(?: \([^)]*\))?, changes since (s[a-z0-9]{7})/m.exec(out)?.[1];
       expect(from).toBeDefined();
       // The observation the diff is from, taken right before the action, is stored and named.
       expect(out).toContain(`stored as ${from}`);

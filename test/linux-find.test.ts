@@ -239,7 +239,8 @@ describe("find_elements through MCP", () => {
 
       const click = await call("click", { ref: m.ref });
       expect(click.isError).toBeFalsy();
-      expect(JSON.parse((click.content[0] as { text: string }).text)).toMatchObject({ target: m.ref });
+      expect(click.structuredContent).toMatchObject({ target: m.ref });
+      expect((click.content[0] as { text: string }).text).toMatch(new RegExp(`^click ${m.ref}: delivered`));
       const after = await call("find_elements", {
         app: GTK,
         role: "toggle button",
