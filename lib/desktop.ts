@@ -151,7 +151,7 @@ export async function snapshot(
   if (options.root !== undefined && scope === undefined)
     throw invalidArgument(
       "root needs a session that holds the snapshot it names",
-      "use snapshot() from axsnap or session.snapshot()",
+      "pass root to a session's snapshot (the default session's, or one from createSession) that took the snapshot it names",
     );
   const deadlineMs = deadlineOf(options.deadlineMs, 5000);
   const shotRequest = screenshotRequest(options.screenshot);

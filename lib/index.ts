@@ -45,6 +45,7 @@ export {
 } from "./errors.js";
 export {
   DEFAULT_FIND_LIMIT,
+  FIND_REFUSED_VIEWS,
   type FindMatch,
   type FindOptions,
   type FindQuery,
@@ -75,6 +76,8 @@ export type {
   WalkEnd,
 } from "./model.js";
 export { HIDDEN_COORDINATE, MAX_TREE_DEPTH } from "./model.js";
+/** What a launchable entry is, as the backend lists it (LaunchableApp). */
+export type { NativeLaunchable } from "./native.js";
 export { destructiveWordIn, normalizeForMatch } from "./policy/normalize.js";
 export type {
   CaptureProof,

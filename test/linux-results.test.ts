@@ -136,7 +136,14 @@ describe("settling", () => {
       });
       try {
         const s = session();
-        let view = await s.snapshot({ app: app.pid, screenshot: false });
+        // The window can be listed before its page is built: wait for the button, not a fixed time.
+        let view = (
+          await s.waitFor(
+            app.pid,
+            { element: { role: "push button", name: "Press" } },
+            { timeoutMs: 15_000, snapshot: { screenshot: false } },
+          )
+        ).snapshot;
         const modes: string[] = [];
         for (let k = 0; k < 3; k++) {
           const r = await s.click(indexOf(view, /^push button Press/), {

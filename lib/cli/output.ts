@@ -238,6 +238,10 @@ const CLI_HINTS: Partial<Record<string, string>> = {
 
 /** Library phrasings → the command line's. */
 const PHRASES: [RegExp, string][] = [
+  [
+    /open it with root "(@[^"\s]+)" \(get_app_state root, `axsnap snapshot --root`, snapshot\(\{ root \}\)\)/g,
+    "open it with `axsnap snapshot --root $1`",
+  ],
   // The CLI names a window by its title only (--window TITLE).
   [
     /pass window: \{ title: "Save" \}, \{ index: 1 \} or \{ id: "…" \}; listWindows\(app\) lists them/g,
