@@ -14,3 +14,6 @@ export const REPLY_MODES: readonly ReplyMode[] = ["diff", "full"];
  */
 export type ActionScreenshots = "never" | "auto" | "always";
 export const ACTION_SCREENSHOTS: readonly ActionScreenshots[] = ["never", "auto", "always"];
+
+/** The reply budget the doors default to: a whole gtk3-widget-factory page is about 1,100–1,500 tokens. */
+export const DEFAULT_REPLY_TOKENS = 500;

@@ -20,7 +20,6 @@
  * click's whole snapshot is about 1,100 text tokens and its screenshot about
  * 1,200 more; the diff of a toggle is a few dozen.
  */
-import { z } from "zod";
 import type { ActionResult } from "../act/result.js";
 import { collapsedInto } from "../collapsed.js";
 import type { Change, SnapshotChanges } from "../diff.js";
@@ -30,8 +29,11 @@ import { rerenderView } from "../rerender.js";
 import type { Snapshot } from "../snapshot.js";
 import type { WindowListing } from "../windows.js";
 import type { ActionScreenshots, ReplyMode } from "./modes.js";
+import type { ChangeData, ReplyData, SurfaceData } from "./reply-schema.js";
 
 export type { ActionScreenshots, ReplyMode } from "./modes.js";
+export { DEFAULT_REPLY_TOKENS } from "./modes.js";
+export type { ReplyData, SurfaceData } from "./reply-schema.js";
 
 /** The words a door uses for what the reply tells an agent to do next. */
 export interface DoorWords {
@@ -54,71 +56,6 @@ export interface ReplyOptions {
    */
   replyTokens?: number;
 }
-
-/** The reply budget the doors default to: a whole gtk3-widget-factory page is about 1,100–1,500 tokens. */
-export const DEFAULT_REPLY_TOKENS = 500;
-
-const settledSchema = z.object({
-  mode: z.enum(["quiet", "cap", "none"]),
-  ms: z.number(),
-  events: z.number(),
-  quietMs: z.number().optional(),
-});
-
-const surfaceSchema = z.object({
-  id: z.string(),
-  title: z.string(),
-  kind: z.string(),
-  role: z.string(),
-  modal: z.boolean(),
-  visible: z.boolean(),
-  inParent: z.boolean(),
-});
-
-const changeSchema = z.object({
-  /** Index in the fresh snapshot (added, changed) or in the snapshot the changes are from (removed). */
-  index: z.number(),
-  /**
-   * The element as printed: `@<fresh id>:eN` (added, changed), `@<from id>:eN` (removed: gone now).
-   * Absent for an element the fresh snapshot printed only inside a collapsed line (`inside`).
-   */
-  ref: z.string().optional(),
-  /** Added, changed: the index of the collapsed line the text folds this change into (`[inside: …]`). */
-  inside: z.number().optional(),
-  /** That collapsed line's ref: the address to open (`root`) or act on; the element has none of its own. */
-  insideRef: z.string().optional(),
-  role: z.string(),
-  name: z.string().optional(),
-  line: z.string(),
-  fields: z.array(z.string()).optional(),
-  previousIndex: z.number().optional(),
-  previousLine: z.string().optional(),
-});
-
-const changesSchema = z.object({
-  /** The snapshot the changes are from (the one acted on) and the fresh one they lead to. */
-  from: z.string(),
-  to: z.string(),
-  summary: z.string(),
-  added: z.array(changeSchema),
-  removed: z.array(changeSchema),
-  changed: z.array(changeSchema),
-  unchanged: z.number(),
-  renumbered: z.number(),
-  note: z.string().optional(),
-});
-
-/** What the reply knows beyond the action line, as data: the same in `--json` and MCP structured content. */
-export const replyDataSchema = z.object({
-  settled: settledSchema.optional(),
-  opened: z.array(surfaceSchema).optional(),
-  closed: z.array(surfaceSchema).optional(),
-  changes: changesSchema.optional(),
-  /** What the reply printed of the fresh snapshot: its changes, the whole of it, or the whole through the reply budget. */
-  shows: z.enum(["diff", "whole", "budget"]).optional(),
-});
-export type ReplyData = z.infer<typeof replyDataSchema>;
-export type SurfaceData = z.infer<typeof surfaceSchema>;
 
 /** The fresh snapshot's part of a reply. */
 export interface ReplyView {
@@ -180,7 +117,7 @@ function settledLine(s: NonNullable<ActionResult["settled"]>, words: DoorWords):
 }
 
 /** `shown`: the snapshot the index is in, when its collapsed lines hide records (the fresh one). */
-function changeData(c: Change, id: string, shown?: Snapshot): z.infer<typeof changeSchema> {
+function changeData(c: Change, id: string, shown?: Snapshot): ChangeData {
   // As the text: a record the snapshot printed only collapsed is no address (the store refuses it).
   const into = shown === undefined ? undefined : collapsedInto(shown, c.index);
   return {

@@ -6,8 +6,13 @@
  * (`--confirm` used to be) would leave a user believing it took effect.
  */
 
-import { ACTION_SCREENSHOTS, type ActionScreenshots, REPLY_MODES, type ReplyMode } from "../doors/modes.js";
-import { DEFAULT_REPLY_TOKENS } from "../doors/reply.js";
+import {
+  ACTION_SCREENSHOTS,
+  type ActionScreenshots,
+  DEFAULT_REPLY_TOKENS,
+  REPLY_MODES,
+  type ReplyMode,
+} from "../doors/modes.js";
 import { invalidArgument } from "../errors.js";
 import { MIN_MAX_TOKENS } from "../render/budget.js";
 

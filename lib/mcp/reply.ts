@@ -13,10 +13,10 @@ import {
   DEFAULT_REPLY_TOKENS,
   type DoorWords,
   type ReplyMode,
-  replyDataSchema,
   replyText,
   screenshotWanted,
 } from "../doors/reply.js";
+import { replyDataSchema } from "../doors/reply-schema.js";
 import type { Session, Target } from "../session.js";
 import type { Snapshot } from "../snapshot.js";
 

@@ -1,0 +1,70 @@
+/**
+ * The data of an action's reply as a zod schema: the MCP action tools'
+ * output schema spreads it, and doors/reply.ts fills it. Kept apart from the
+ * composer so that the CLI, which prints replies but validates nothing with
+ * them, never loads zod (about 50 ms of a command's start).
+ */
+import { z } from "zod";
+
+const settledSchema = z.object({
+  mode: z.enum(["quiet", "cap", "none"]),
+  ms: z.number(),
+  events: z.number(),
+  quietMs: z.number().optional(),
+});
+
+const surfaceSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  kind: z.string(),
+  role: z.string(),
+  modal: z.boolean(),
+  visible: z.boolean(),
+  inParent: z.boolean(),
+});
+
+const changeSchema = z.object({
+  /** Index in the fresh snapshot (added, changed) or in the snapshot the changes are from (removed). */
+  index: z.number(),
+  /**
+   * The element as printed: `@<fresh id>:eN` (added, changed), `@<from id>:eN` (removed: gone now).
+   * Absent for an element the fresh snapshot printed only inside a collapsed line (`inside`).
+   */
+  ref: z.string().optional(),
+  /** Added, changed: the index of the collapsed line the text folds this change into (`[inside: …]`). */
+  inside: z.number().optional(),
+  /** That collapsed line's ref: the address to open (`root`) or act on; the element has none of its own. */
+  insideRef: z.string().optional(),
+  role: z.string(),
+  name: z.string().optional(),
+  line: z.string(),
+  fields: z.array(z.string()).optional(),
+  previousIndex: z.number().optional(),
+  previousLine: z.string().optional(),
+});
+
+const changesSchema = z.object({
+  /** The snapshot the changes are from (the one acted on) and the fresh one they lead to. */
+  from: z.string(),
+  to: z.string(),
+  summary: z.string(),
+  added: z.array(changeSchema),
+  removed: z.array(changeSchema),
+  changed: z.array(changeSchema),
+  unchanged: z.number(),
+  renumbered: z.number(),
+  note: z.string().optional(),
+});
+
+/** What the reply knows beyond the action line, as data: the same in `--json` and MCP structured content. */
+export const replyDataSchema = z.object({
+  settled: settledSchema.optional(),
+  opened: z.array(surfaceSchema).optional(),
+  closed: z.array(surfaceSchema).optional(),
+  changes: changesSchema.optional(),
+  /** What the reply printed of the fresh snapshot: its changes, the whole of it, or the whole through the reply budget. */
+  shows: z.enum(["diff", "whole", "budget"]).optional(),
+});
+export type ReplyData = z.infer<typeof replyDataSchema>;
+export type SurfaceData = z.infer<typeof surfaceSchema>;
+export type ChangeData = z.infer<typeof changeSchema>;
