@@ -100,7 +100,32 @@ async function newRunner(globals: Globals): Promise<Runner> {
   return new Runner(globals);
 }
 
+/**
+ * `axsnap snapshot --app NAME`: its walk starts now, on the addon's thread,
+ * while the commands and the library under them load (about 40 ms each, run
+ * one after the other before). The snapshot the runner asks for takes it when
+ * it is the same walk (lib/desktop-backend.ts); options the library would
+ * refuse start nothing, so the refusal is the library's as always.
+ */
+async function startEarly(step: Step): Promise<void> {
+  if (step.command !== "snapshot" || step.root !== undefined || step.app === undefined) return;
+  const [{ snapshotOptionsOf }, { deadlineOf, walkRequestOrUndefined }, { startEarlyWalk }] =
+    await Promise.all([
+      import("./cli/observation.js"),
+      import("./observe-request.js"),
+      import("./desktop-backend.js"),
+    ]);
+  try {
+    const options = snapshotOptionsOf(step, step.app);
+    const request = walkRequestOrUndefined(options);
+    if (request) startEarlyWalk(request, deadlineOf(options.deadlineMs, 5000));
+  } catch {
+    // Not startable here (bad options, no addon): the runner meets the same and says why.
+  }
+}
+
 async function runOne(step: Step, globals: Globals): Promise<number> {
+  await startEarly(step);
   const runner = await newRunner(globals);
   try {
     const out = await runner.run(step);

@@ -7,10 +7,15 @@
  * never a side effect of importing axsnap).
  */
 import { CallContext, callBudget } from "./call.js";
+import { desktopBackend, takeEarlyWalk } from "./desktop-backend.js";
 import { AxsnapError, invalidArgument, MACOS_PERMISSION_HINT } from "./errors.js";
 import { encodeMarked, type ScreenshotOptions, screenshotRequest } from "./marks.js";
 import type { RawApp, RawSnapshot } from "./model.js";
+
+export { desktopBackend } from "./desktop-backend.js";
+
 import { callNative, loadNative, type NativeBackend, type NativeWindow } from "./native.js";
+import { appOf, deadlineOf, walkRequestOf } from "./observe-request.js";
 import {
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_NODES,
@@ -75,50 +80,6 @@ export function liveObservation(snapshot: Snapshot): LiveObservation | undefined
   return live.get(snapshot);
 }
 
-let shared: { backend: NativeBackend; ready: Promise<void> } | undefined;
-
-/**
- * The process's backend for the real desktop, connected once. Connecting is
- * bounded by `connectDeadlineMs`: a session bus that never answers fails it.
- */
-export async function desktopBackend(connectDeadlineMs = 5000): Promise<NativeBackend> {
-  if (!shared) {
-    const native = loadNative();
-    if (native.platformBackend === null)
-      throw new AxsnapError(
-        "PLATFORM_NOT_SUPPORTED",
-        `axsnap has no desktop backend for ${process.platform} in this build`,
-      );
-    const backend = new native.NativeBackend(native.platformBackend);
-    shared = { backend, ready: callNative(() => backend.connect(connectDeadlineMs)) };
-    // A failed connection is not cached: the next call tries again (the bus may have started since).
-    shared.ready.catch(() => {
-      shared = undefined;
-    });
-  }
-  const { backend, ready } = shared;
-  await ready;
-  return backend;
-}
-
-function deadlineOf(value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isFinite(value) || value < 1 || value > 600_000)
-    throw invalidArgument(
-      `deadlineMs must be a number of milliseconds between 1 and 600000, got ${String(value)}`,
-    );
-  return value;
-}
-
-function appOf(value: unknown): string | number {
-  if (typeof value === "string" && value.trim().length > 0) return value.trim();
-  if (typeof value === "number" && Number.isInteger(value) && value > 0 && value <= 2 ** 31 - 1) return value;
-  throw invalidArgument(
-    `app must be an app name or a pid, got ${value === undefined ? "nothing" : JSON.stringify(value)}`,
-    'pass { app: "gtk3-widget-factory" } or { app: 1234 }; listApps() shows what is running',
-  );
-}
-
 /** A named window that is not there gets a hint about listWindows, not about unminimizing. */
 async function observeWindow<T>(window: WindowOption | undefined, fn: () => Promise<T>): Promise<T> {
   try {
@@ -161,21 +122,13 @@ export async function snapshot(
   const startedAt = performance.now();
   ctx.check();
   const b = backend ?? (await ctx.step("read", () => desktopBackend(ctx.remaining())));
+  const request = walkRequestOf(app, render, shotRequest, window);
+  // The walk the CLI started while the library loaded, when it is this one (desktop-backend.ts).
+  const early = backend === undefined ? takeEarlyWalk(b, request) : undefined;
   const result = await observeWindow(window, () =>
     ctx.step(
       "read",
-      () =>
-        b.snapshot({
-          app,
-          // The walk reads up to twice the printed limit: about half of a window's elements are elided wrappers.
-          maxNodes: Math.max(render.maxNodes * 2, render.maxNodes + 100),
-          maxDepth: render.maxDepth,
-          deadlineMs: ctx.remaining(),
-          screenshot: shotRequest.capture,
-          ...(shotRequest.marks ? { keepPixels: true } : {}),
-          secureNames: render.secureNames,
-          ...(window ? { window } : {}),
-        }),
+      () => early ?? b.snapshot({ ...request, deadlineMs: ctx.remaining() }),
       // Aborted or cut by the backstop: the walk still ends, and what it holds is let go.
       (late) => b.release(late.handles),
     ),

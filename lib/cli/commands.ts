@@ -20,7 +20,6 @@ import { recordAt } from "../act/pixels.js";
 import { listApps, listWindows, permissions } from "../desktop.js";
 import { AxsnapError, invalidArgument } from "../errors.js";
 import { sameIdentity } from "../identity.js";
-import { normaliseRenderOptions } from "../render/index.js";
 import {
   type ActionResult,
   type ActOptions,
@@ -33,6 +32,7 @@ import type { Snapshot } from "../snapshot.js";
 import type { Globals, Step, Target } from "./args.js";
 import { runFind } from "./find.js";
 import { launchableCommand, launchCommand } from "./launch.js";
+import { observation, renderOptionsOf, shotOf, snapshotOptionsOf } from "./observation.js";
 import {
   type ActionData,
   actionOutcome,
@@ -47,7 +47,7 @@ import {
   type TargetData,
   windowsText,
 } from "./output.js";
-import { Store, type StoredOptions, type StoredSnapshot, storedOf } from "./store.js";
+import { Store, type StoredSnapshot, storedOf } from "./store.js";
 import { observeStoredWindow, windowDifference, windowWords } from "./window.js";
 
 const REF = /^@(s[a-z0-9]{7}):e(\d{1,9})$/;
@@ -58,28 +58,6 @@ const PIXELS_MAX_AGE_MS = 60_000;
 export interface Outcome {
   data: unknown;
   text: string;
-}
-
-/** Stored options as the library takes them: a --window title becomes the `window` option. */
-function observation(o: StoredOptions, withWindow = true) {
-  // The view (depth, skeleton, budget, root) is what was printed; a re-observation reads the whole window.
-  const { window, depth: _d, skeleton: _s, maxTokens: _m, root: _r, ...render } = o;
-  return withWindow && window !== undefined ? { ...render, window: { title: window } } : render;
-}
-
-/** A snapshot command's view options, for the library. */
-function viewOf(step: Step) {
-  return {
-    ...(step.depth === undefined ? {} : { depth: step.depth }),
-    ...(step.skeleton === true ? { skeleton: true as const } : {}),
-    ...(step.maxTokens === undefined ? {} : { maxTokens: step.maxTokens }),
-  };
-}
-
-/** The screenshot a step asks for: --screenshot FILE, with --marks the element indices drawn on it. */
-function shotOf(step: Step): boolean | { marks: true } {
-  if (step.screenshot === undefined) return false;
-  return step.marks === true ? { marks: true } : true;
 }
 
 export class Runner {
@@ -156,24 +134,6 @@ export class Runner {
 
   // ---- snapshots -------------------------------------------------------------
 
-  private renderOptions(step: Step): StoredOptions {
-    const o = normaliseRenderOptions({
-      ...(step.style === undefined ? {} : { style: step.style }),
-      ...(step.textLimit === undefined ? {} : { textLimit: step.textLimit }),
-      ...(step.maxNodes === undefined ? {} : { maxNodes: step.maxNodes }),
-      ...(step.maxDepth === undefined ? {} : { maxDepth: step.maxDepth }),
-    });
-    return {
-      style: o.style,
-      textLimit: o.textLimit,
-      maxNodes: o.maxNodes,
-      maxDepth: o.maxDepth,
-      ...(step.window === undefined ? {} : { window: step.window }),
-      ...viewOf(step),
-      ...(typeof step.root === "string" ? { root: step.root } : {}),
-    };
-  }
-
   /** Stores a snapshot handed to the caller, writes its screenshot where asked, and returns its data (also find.ts). */
   hand(snap: Snapshot, step: Step): SnapshotData {
     let path: string | undefined;
@@ -188,7 +148,7 @@ export class Runner {
         );
       }
     }
-    const file = this.store.save(storedOf(snap, this.renderOptions(step), path));
+    const file = this.store.save(storedOf(snap, renderOptionsOf(step), path));
     this.printed.push(snap);
     if (this.printed.length > 50) this.printed.shift();
     this.app = snap.app.name;
@@ -199,14 +159,7 @@ export class Runner {
     // --root: a ref this process holds, or one from another process found again in a new observation.
     const root = step.root === undefined ? undefined : await this.target(step.root, step);
     const held = root === undefined ? undefined : this.session.address(root.ref).snapshot;
-    const snap = await this.session.snapshot({
-      app: step.app ?? held!.app.pid,
-      screenshot: shotOf(step),
-      ...observation(this.renderOptions(step), root === undefined),
-      ...viewOf(step),
-      ...(root === undefined ? {} : { root: root.ref }),
-      ...(step.deadlineMs === undefined ? {} : { deadlineMs: step.deadlineMs }),
-    });
+    const snap = await this.session.snapshot(snapshotOptionsOf(step, step.app ?? held!.app.pid, root?.ref));
     const data = this.hand(snap, step);
     return { data, text: snapshotText(data, step.screenshot !== undefined) };
   }
@@ -215,7 +168,7 @@ export class Runner {
     const condition = waitConditionOf(step);
     const met = await this.session.waitFor(step.app!, condition, {
       ...(step.timeoutMs === undefined ? {} : { timeoutMs: step.timeoutMs }),
-      snapshot: { screenshot: shotOf(step), ...observation(this.renderOptions(step), false) },
+      snapshot: { screenshot: shotOf(step), ...observation(renderOptionsOf(step), false) },
     });
     const data = this.hand(met.snapshot, step);
     const head = `met after ${met.ms} ms (${met.rounds} observations, woken by ${met.via})${met.match ? `; element ${met.match.index}` : ""}`;
@@ -364,7 +317,7 @@ export class Runner {
       // The fresh snapshot after acting is taken with this command's style, limits and screenshot setting.
       // An action's fresh snapshot shows what the user faces now (a named window may have just closed).
       snapshot: step.snapshot
-        ? { ...observation(this.renderOptions(step), false), screenshot: shotOf(step) }
+        ? { ...observation(renderOptionsOf(step), false), screenshot: shotOf(step) }
         : false,
       ...(step.deadlineMs === undefined ? {} : { deadlineMs: step.deadlineMs }),
     };
@@ -474,7 +427,7 @@ export class Runner {
     const snap = await this.session.snapshot({
       app,
       screenshot: false,
-      ...observation(this.renderOptions(step)),
+      ...observation(renderOptionsOf(step)),
       ...(step.deadlineMs === undefined ? {} : { deadlineMs: step.deadlineMs }),
     });
     this.app = snap.app.name;

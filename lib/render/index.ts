@@ -4,45 +4,31 @@
  * native call, no clock, so the same input always gives the same output.
  */
 
-import { invalidArgument } from "../errors.js";
 import type { RawSnapshot } from "../model.js";
 import type { ElementRecord } from "../records.js";
 import { validateRawSnapshot } from "../validate.js";
 import { type ChosenView, chooseView, normaliseViewOptions, type ViewOptions } from "./budget.js";
 import { closingLine, compactLines, footer, header, type Style, treeLine } from "./format.js";
 import { compactStates, type Line } from "./lines.js";
+import { normaliseRenderOptions, type RenderOptions } from "./options.js";
 import { type Plan, type PlanStart, plan, type RenderCut } from "./plan.js";
 import { isSecure } from "./roles.js";
-import { present, sanitize, type TextLimit } from "./sanitize.js";
+import { present, sanitize } from "./sanitize.js";
 
 export type { ViewOptions, ViewSummary } from "./budget.js";
 export { MIN_MAX_TOKENS, normaliseViewOptions } from "./budget.js";
 export type { Style } from "./format.js";
+export {
+  DEFAULT_MAX_DEPTH,
+  DEFAULT_MAX_NODES,
+  DEFAULT_TEXT_LIMIT,
+  normaliseRenderOptions,
+  type RenderOptions,
+} from "./options.js";
 export type { PlanStart, RenderCut } from "./plan.js";
 export { secureByName } from "./roles.js";
 export type { TextLimit } from "./sanitize.js";
 export { estimateTokens, TOKEN_ESTIMATE_ERROR } from "./tokens.js";
-
-export interface RenderOptions {
-  /** "tree" (default): the computer-use format; "compact": denser, same indices. */
-  style?: Style;
-  /** Longest printed text field, in characters; "max" for no cut. Default 500. */
-  textLimit?: TextLimit;
-  /** Most elements printed. Default 1200. */
-  maxNodes?: number;
-  /** Deepest printed level (elided containers add none). Default 64. */
-  maxDepth?: number;
-  /**
-   * Treat a text-entry field whose name, description or placeholder says
-   * password, passcode, PIN or 密码 as secure: its value never prints. Default
-   * true; false leaves only the platform's secure flag.
-   */
-  secureNames?: boolean;
-}
-
-export const DEFAULT_TEXT_LIMIT = 500;
-export const DEFAULT_MAX_NODES = 1200;
-export const DEFAULT_MAX_DEPTH = 64;
 
 export interface RenderResult {
   text: string;
@@ -100,35 +86,6 @@ function factsOf(line: Line): LineFacts {
   if (line.node) addUnique(states, compactStates(line.node, line.checked));
   states.sort();
   return value === undefined ? { states } : { value, states };
-}
-
-function positiveInt(name: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1)
-    throw invalidArgument(`${name} must be a positive integer, got ${String(value)}`);
-  return value;
-}
-
-export function normaliseRenderOptions(options: RenderOptions = {}): Required<RenderOptions> {
-  if (options === null || typeof options !== "object")
-    throw invalidArgument("render options must be an object");
-  const style = options.style ?? "tree";
-  if (style !== "tree" && style !== "compact")
-    throw invalidArgument(`style must be "tree" or "compact", got ${String(style)}`);
-  const textLimit = options.textLimit ?? DEFAULT_TEXT_LIMIT;
-  if (textLimit !== "max" && (typeof textLimit !== "number" || !Number.isInteger(textLimit) || textLimit < 1))
-    throw invalidArgument(`textLimit must be a positive integer or "max", got ${String(textLimit)}`);
-  // Strict: a null here is a bug in the caller, not a request for the default of a safety option.
-  const secureNames = options.secureNames === undefined ? true : options.secureNames;
-  if (typeof secureNames !== "boolean")
-    throw invalidArgument(`secureNames must be true or false, got ${String(secureNames)}`);
-  return {
-    style,
-    textLimit,
-    maxNodes: positiveInt("maxNodes", options.maxNodes, DEFAULT_MAX_NODES),
-    maxDepth: positiveInt("maxDepth", options.maxDepth, DEFAULT_MAX_DEPTH),
-    secureNames,
-  };
 }
 
 export function render(input: unknown, options?: RenderOptions & ViewOptions): RenderResult {
