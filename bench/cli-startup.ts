@@ -7,8 +7,15 @@
  *   node -e 0                  node's own start and exit: the floor
  *   axsnap --version           the CLI's start: what it loads before it can answer anything
  *   usage error                a refused command line (exit 2)
+ *   addon + connect            a process that loads the addon and connects to the bus, nothing else
+ *   addon + connect + walk     the same, then one walk of the window: the first walk of a process is
+ *                              cold (the app's peer connection and bulk cache), about twice a warm one
  *   axsnap snapshot --app …    the whole command: start, connect, find the app, walk, render, store
  *   in-process snapshot        snapshot() in this process, backend warm: the library's own share
+ *
+ * The rows between say where a command's time goes: node's start, the CLI's modules, the addon and
+ * the bus, the cold walk (which the CLI starts while its modules load: lib/desktop-backend.ts), and
+ * what is left (rendering once with cold code, storing, printing).
  *
  * Target: the snapshot command ≤ 2× `node -e 0`.
  *
@@ -53,10 +60,23 @@ function timed(args: string[], status: number): () => Promise<number> {
   };
 }
 
+/** A fresh process running `code` (an ES module) against the built library in dist/. */
+function script(code: string): () => Promise<number> {
+  return timed(["--input-type=module", "-e", code], 0);
+}
+const dist = join(root, "dist");
+const connectOnly = `import { desktopBackend } from ${JSON.stringify(join(dist, "desktop-backend.js"))}; await desktopBackend();`;
+const connectAndWalk = `import { desktopBackend } from ${JSON.stringify(join(dist, "desktop-backend.js"))};
+import { walkRequestOrUndefined } from ${JSON.stringify(join(dist, "observe-request.js"))};
+const b = await desktopBackend();
+await b.snapshot({ ...walkRequestOrUndefined({ app: "gtk3-widget-factory", screenshot: false }), deadlineMs: 5000 });`;
+
 const rows: Row[] = [
   { label: "node -e 0", once: timed(["-e", "0"], 0), samples: [] },
   { label: "axsnap --version", once: timed([cli, "--version"], 0), samples: [] },
   { label: "usage error (snapshot --bogus)", once: timed([cli, "snapshot", "--bogus"], 2), samples: [] },
+  { label: "addon + connect (no walk)", once: script(connectOnly), samples: [] },
+  { label: "addon + connect + first walk", once: script(connectAndWalk), samples: [] },
   {
     label: "axsnap snapshot --app gtk3-widget-factory",
     once: timed([cli, "snapshot", "--app", "gtk3-widget-factory"], 0),
@@ -95,7 +115,7 @@ for (const row of rows) {
     `${row.label.padEnd(44)}${fmt(m).padStart(10)}${fmt(Math.min(...row.samples)).padStart(10)}${`${(m / floor).toFixed(2)}×`.padStart(14)}`,
   );
 }
-const cmd = median(rows[3]!.samples);
+const cmd = median(rows.find((r) => r.label.startsWith("axsnap snapshot"))!.samples);
 console.log(
   `\ntarget: snapshot command ≤ 2× node -e 0 (${fmt(2 * floor)}): ${fmt(cmd)} → ${cmd <= 2 * floor ? "met" : "NOT met"}`,
 );

@@ -8,8 +8,9 @@
  * walk runs on the addon's thread, so the CLI starts it (`startEarlyWalk`)
  * as soon as it has parsed its arguments, and `snapshot()` takes it
  * (`takeEarlyWalk`) when it asks for exactly the same walk of the same
- * backend. Any other walk leaves it untaken: its handles are released when
- * it ends, and nothing it read is shown.
+ * backend, within a second of its end. Any other walk, or a later one,
+ * leaves it untaken: its handles are released when it ends, and nothing it
+ * read is shown.
  */
 import { AxsnapError } from "./errors.js";
 import { callNative, loadNative, type NativeBackend, type NativeSnapshot } from "./native.js";
@@ -46,7 +47,12 @@ interface EarlyWalk {
   /** Set once connected: a walk of another backend is never taken. */
   backend?: NativeBackend;
   result: Promise<NativeSnapshot>;
+  /** When the walk ended (performance.now()): an older result is not what the app shows now. */
+  endedAt?: number;
 }
+
+/** How long an ended early walk stays takeable: the CLI takes it some 50 ms after it starts. */
+const EARLY_WALK_FRESH_MS = 1000;
 
 let early: EarlyWalk | undefined;
 
@@ -63,15 +69,24 @@ function abandon(walk: EarlyWalk): void {
 /** Starts `request` on the desktop backend now, to be taken by the `snapshot()` that asks for it. */
 export function startEarlyWalk(request: WalkRequest, deadlineMs: number): void {
   if (early) abandon(early);
-  const walk: EarlyWalk = { key: keyOf(request), result: Promise.resolve() as never };
   const started = performance.now();
-  walk.result = desktopBackend(deadlineMs).then((backend) => {
-    walk.backend = backend;
+  const connected = desktopBackend(deadlineMs);
+  const result = connected.then((backend) => {
     const left = Math.max(1, deadlineMs - (performance.now() - started));
     return callNative(() => backend.snapshot({ ...request, deadlineMs: left }));
   });
+  const walk: EarlyWalk = { key: keyOf(request), result };
+  connected.then(
+    (backend) => {
+      walk.backend = backend;
+    },
+    () => undefined,
+  );
+  const ended = () => {
+    walk.endedAt = performance.now();
+  };
   // Its failure is the taker's to report (the same walk would fail the same way); untaken, it is nobody's.
-  walk.result.catch(() => undefined);
+  result.then(ended, ended);
   early = walk;
 }
 
@@ -83,7 +98,8 @@ export function takeEarlyWalk(
   const walk = early;
   if (!walk) return undefined;
   early = undefined;
-  if (walk.backend === backend && walk.key === keyOf(request)) return walk.result;
+  const fresh = walk.endedAt === undefined || performance.now() - walk.endedAt <= EARLY_WALK_FRESH_MS;
+  if (fresh && walk.backend === backend && walk.key === keyOf(request)) return walk.result;
   abandon(walk);
   return undefined;
 }

@@ -123,8 +123,9 @@ export async function snapshot(
   ctx.check();
   const b = backend ?? (await ctx.step("read", () => desktopBackend(ctx.remaining())));
   const request = walkRequestOf(app, render, shotRequest, window);
-  // The walk the CLI started while the library loaded, when it is this one (desktop-backend.ts).
-  const early = backend === undefined ? takeEarlyWalk(b, request) : undefined;
+  // The walk the CLI started while the library loaded, when it is this one (desktop-backend.ts);
+  // any other observation lets it go, so it is never taken after one that saw the app later.
+  const early = takeEarlyWalk(b, request);
   const result = await observeWindow(window, () =>
     ctx.step(
       "read",

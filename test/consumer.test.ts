@@ -275,6 +275,65 @@ describe("a consumer project", () => {
     expect(help.stdout).toMatch(/snapshot/);
   });
 
+  it("runs the installed CLI (one bundled file) on the desktop: a snapshot, then a click by its ref from another process", () => {
+    const env = consumerEnv({ ...desktop!.env, XDG_STATE_HOME: join(work, "cli-state") });
+    const cli = join(project.installed, "dist", "cli.js");
+    const snap = ok(
+      process.execPath,
+      [cli, "snapshot", "--app", "gtk3-widget-factory", "--json"],
+      project.dir,
+      env,
+    );
+    const data = JSON.parse(snap.stdout) as { ok: boolean; data: { snapshotId: string; text: string } };
+    expect(data.ok).toBe(true);
+    const line = data.data.text.split("\n").find((l) => /^\t*\d+ radio button Page 2\b/.test(l));
+    expect(line, data.data.text).toBeDefined();
+    const index = Number(/^\t*(\d+)/.exec(line!)![1]);
+    const click = ok(
+      process.execPath,
+      [cli, "click", `@${data.data.snapshotId}:e${index}`, "--json"],
+      project.dir,
+      env,
+    );
+    const acted = JSON.parse(click.stdout) as { ok: boolean; data: { delivery: string } };
+    expect(acted.ok, click.output).toBe(true);
+    expect(acted.data.delivery).toMatch(/^delivered_/);
+  });
+
+  it("runs the installed MCP server through the CLI: it answers initialize and lists get_app_state", async () => {
+    const { spawn } = await import("node:child_process");
+    const child = spawn(process.execPath, [join(project.installed, "dist", "cli.js"), "mcp"], {
+      cwd: project.dir,
+      env: consumerEnv(desktop!.env),
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let out = "";
+    const listed = new Promise<string>((resolve, reject) => {
+      child.stdout.on("data", (d: Buffer) => {
+        out += d.toString("utf8");
+        if (out.includes('"id":2')) resolve(out);
+      });
+      child.on("exit", (code) => reject(new Error(`the server exited ${code}: ${out}`)));
+    });
+    const send = (m: object) => child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...m })}\n`);
+    send({
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "consumer", version: "1" },
+      },
+    });
+    send({ method: "notifications/initialized" });
+    send({ id: 2, method: "tools/list" });
+    try {
+      expect(await listed).toContain('"get_app_state"');
+    } finally {
+      child.kill();
+    }
+  });
+
   it("installs without pkg-config, a compiler or make on PATH, from the prebuild", async () => {
     // PATH: a directory holding only node, npm, npx and a shell (npm runs scripts with sh),
     // so a node-gyp build would fail at its first pkg-config.
