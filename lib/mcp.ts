@@ -43,7 +43,7 @@ import {
   screenshotForReply,
 } from "./mcp/reply.js";
 import { LineStdioTransport } from "./mcp/stdio.js";
-import { ACTS, appOf, DEADLINE_MS, guarded, READS } from "./mcp/tools.js";
+import { ACTS, appArgument, appOf, appSchema, DEADLINE_MS, guarded, READS } from "./mcp/tools.js";
 import { viewFields, viewOptionsOf } from "./mcp/view.js";
 import { registerListWindows } from "./mcp/windows.js";
 import { sanitize } from "./render/sanitize.js";
@@ -104,9 +104,6 @@ const APP_HELP =
 const INSTRUCTIONS = `axsnap shows one window of a desktop app as numbered text lines, one UI element a line, plus a screenshot, and acts on exactly the element printed on a line.
 Start with list_apps (launch_app starts one that is not running; list_apps with launchable: true lists what it can start), then get_app_state for the app. find_elements returns only the lines that match a role, name, text or state, with refs, instead of the whole window; list_windows lists an app's windows, dialogs, menus and popups. Act by element_index (the number at the start of a line of the latest snapshot of that app) or, safer, by ref "@<snapshot id>:e<N>". x/y are pixels of the latest screenshot of that app.
 Every action returns delivery/retry, how the app settled, what opened or closed, then "snapshot <id>, changes since <old id>:" and the lines that changed, numbered as in that fresh snapshot (now the latest; "@<id>:e<N>" refs are formed from its id; lines not shown did not change and kept their numbers), or "snapshot <id>: the whole window" (shortened to a reply budget when long, indices kept): read it before the next step. reply: "full" returns the whole window, screenshot: true its picture. Errors carry a code and a hint; follow the hint. ${SAFETY_HELP}`;
-
-/** An app by name or pid; a string of digits is a pid. */
-const appSchema = z.union([z.string().min(1), z.number().int().positive()]);
 
 const elementFields = {
   element_index: z.number().int().min(0).optional().describe("Index printed at the start of a line."),
@@ -340,7 +337,7 @@ export function createMcpServer(session: Session, settings: Partial<McpSettings>
       description: `Observes one window of an app: its UI elements as numbered text lines (one element a line, indented by depth; the number at the start of a line is its element_index), and a PNG screenshot of the window (actions reply with what changed, without a screenshot unless asked). The text starts with the snapshot id and says how refs look (@<snapshot id>:e<N>). Call it before acting on an app and whenever you are unsure what the window shows; it becomes the app's latest snapshot, which bare element indices refer to. Secure field values are shown as •••.`,
       inputSchema: z
         .object({
-          app: appSchema.describe("The app: its name (case-insensitive; a unique prefix works) or its pid."),
+          app: appArgument,
           style: z
             .enum(["tree", "compact"])
             .optional()

@@ -5,6 +5,7 @@
  * protocol error).
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import { AxsnapError } from "../errors.js";
 
 /** Each call's deadline: a snapshot of a big window on a loaded machine takes a few seconds. */
@@ -14,6 +15,14 @@ export const DEADLINE_MS = 8000;
 export const ACTS = { readOnlyHint: false, destructiveHint: true, openWorldHint: false } as const;
 /** Annotations of a tool that only observes. */
 export const READS = { readOnlyHint: true, openWorldHint: false } as const;
+
+/** An app argument: its name or its pid (appOf reads a string of digits as a pid). */
+export const appSchema = z.union([z.string().min(1), z.number().int().positive()]);
+
+/** The app argument of a tool that needs one, described for the model. */
+export const appArgument = appSchema.describe(
+  "The app: its name (case-insensitive; a unique prefix works) or its pid.",
+);
 
 /** An app by name or pid; a string of digits is a pid. */
 export function appOf(app: string | number | undefined): string | number | undefined {
