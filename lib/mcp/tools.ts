@@ -7,6 +7,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { AxsnapError } from "../errors.js";
+import { mcpHint } from "./hints.js";
 
 /** Each call's deadline: a snapshot of a big window on a loaded machine takes a few seconds. */
 export const DEADLINE_MS = 8000;
@@ -30,11 +31,14 @@ export function appOf(app: string | number | undefined): string | number | undef
   return app;
 }
 
-/** A refusal or a failure as a tool result the model can read: never a protocol error. */
+/**
+ * A refusal or a failure as a tool result the model can read: never a protocol error. Its hint
+ * names this server's tools and arguments, not the library's calls.
+ */
 export function errorResult(e: unknown, acting: boolean): CallToolResult {
   const body =
     e instanceof AxsnapError
-      ? e.toJSON()
+      ? { ...e.toJSON(), hint: mcpHint(e.hint) }
       : {
           code: "INTERNAL_ERROR",
           message: e instanceof Error ? e.message : String(e),
