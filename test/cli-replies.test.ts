@@ -114,6 +114,29 @@ describe("gtk3-widget-factory", () => {
   );
 
   it(
+    "an action captures the window for its fresh snapshot only with --screenshot FILE, whatever the snapshot acted on had",
+    async () => {
+      const snap = await cli(["snapshot", "--app", GTK]);
+      const toggle = indexIn(snap, /^\d+ toggle button togglebutton, Value: off$/);
+      const look = join(state, "look.png");
+      const after = join(state, "after-toggle.png");
+      const calls = JSON.stringify([
+        { command: "snapshot", app: GTK, screenshot: look },
+        { command: "click", target: toggle },
+        { command: "click", target: toggle, screenshot: after },
+      ]);
+      const json = await cliJson(["call", "--calls", calls]);
+      expect({
+        look: json.steps[0].data.screenshot?.path,
+        plain: json.steps[1].data.snapshot.screenshot,
+        asked: json.steps[2].data.snapshot.screenshot?.path,
+      }).toEqual({ look, plain: undefined, asked: after });
+      expect(readFileSync(after).subarray(1, 4).toString()).toBe("PNG");
+    },
+    TIMEOUT,
+  );
+
+  it(
     "a page switch prints the whole window (no longer than its changes), whose refs work from the next process",
     async () => {
       const snap = await cli(["snapshot", "--app", GTK]);

@@ -154,8 +154,9 @@ describe("action replies on gtk3-widget-factory (axsnap mcp)", () => {
         closed: [],
         settled: { mode: expect.stringMatching(/^(quiet|cap)$/) },
         changes: { from: id0, to: fresh },
-        screenshot: { attached: false },
       });
+      // No picture to attach (the server's default --action-screenshots never): none was captured.
+      expect(data(r).screenshot).toBeUndefined();
       expect(data(r).changes.changed).toEqual(
         expect.arrayContaining([
           expect.objectContaining({ index: at, ref: `@${fresh}:e${at}`, role: "toggle button" }),
