@@ -6,46 +6,36 @@
  * error result (errorResult in tools.ts); test/mcp-hints.test.ts passes
  * every hint the library writes through it.
  */
+import { LIBRARY_PHRASES as P } from "../doors/phrases.js";
+
 /** Library phrasings → this server's tools and arguments; the more specific first. */
 const PHRASES: [RegExp, string][] = [
-  [
-    /open it with root "(@[^"\s]+)" \(get_app_state root, `axsnap snapshot --root`, snapshot\(\{ root \}\)\)/g,
-    'open it with get_app_state with root "$1"',
-  ],
+  [P.openCollapsed, 'open it with get_app_state with root "$1"'],
   // get_app_state names a window by its title only.
-  [
-    /pass window: \{ title: "Save" \}, \{ index: 1 \} or \{ id: "…" \}; listWindows\(app\) lists them/g,
-    "pass window with a window's title (or part of one); list_windows lists them",
-  ],
-  [
-    /pass the window's index or id from listWindows\(app\), or its whole title/g,
-    "pass window with the window's whole title (list_windows lists them)",
-  ],
+  [P.passWindow, "pass window with a window's title (or part of one); list_windows lists them"],
+  [P.ambiguousWindow, "pass window with the window's whole title (list_windows lists them)"],
   [
     /pass root to a session's snapshot \(the default session's, or one from createSession\) that took the snapshot it names/g,
     "pass root as a ref of a snapshot this server took",
   ],
-  [/take a snapshot without the window option/g, "call get_app_state without window"],
+  [P.withoutWindowOption, "call get_app_state without window"],
   [/take a snapshot without a screenshot/g, "call get_app_state with screenshot: false"],
-  [/take a snapshot with screenshot: true/g, "call get_app_state with screenshot: true"],
+  [P.withScreenshot, "call get_app_state with screenshot: true"],
   [/take a new snapshot of /gi, "call get_app_state for "],
-  [/take a (?:new )?snapshot/gi, "call get_app_state"],
-  [/listWindows(?:\(app\))?/g, "list_windows"],
+  [P.takeSnapshot, "call get_app_state"],
+  [P.listWindows, "list_windows"],
   [/\bfind searches/g, "find_elements searches"],
-  [/listLaunchable\(\)/g, "list_apps with launchable: true"],
-  [/listApps\(\)/g, "list_apps"],
-  [
-    /launchApp\("\/path\/to\/program", \{ args \}\)/g,
-    "launch_app with the program's path as app, on a server started with --allow-launch-paths",
-  ],
-  [/snapshot\(\{ app: (\d+) \}\)/g, "get_app_state with app $1"],
+  [P.listLaunchable, "list_apps with launchable: true"],
+  [P.listApps, "list_apps"],
+  [P.launchPath, "launch_app with the program's path as app, on a server started with --allow-launch-paths"],
+  [P.snapshotOfPid, "get_app_state with app $1"],
   // A timed-out wait's last observation is not in the error result: the model looks again.
   [
-    /the error's `observed` snapshot shows the app as last seen; act on it, or wait longer/g,
+    P.waitObserved,
     "call get_app_state to see the app as it is now and act on that, or wait longer with a larger timeout_ms",
   ],
-  [/act (?:on an element )?by (?:its )?index/g, "act on an element by its element_index or ref"],
-  [/as \{ app: <pid> \}/g, "as app"],
+  [P.byIndex, "act on an element by its element_index or ref"],
+  [P.asPid, "as app"],
   [/\{ app: ("[^"]*"|\d+) \}/g, "app: $1"],
   // The server's deadline is fixed: there is nothing to lengthen.
   [/, with a longer deadlineMs if it keeps happening/g, ""],
@@ -53,10 +43,10 @@ const PHRASES: [RegExp, string][] = [
     /, or create the session with a confirm callback/g,
     " (a server started with --confirm-destructive allows it)",
   ],
-  [/maxNodes/g, "max_tree_nodes"],
-  [/maxDepth/g, "max_tree_depth"],
+  [P.maxNodes, "max_tree_nodes"],
+  [P.maxDepth, "max_tree_depth"],
   [/maxTokens/g, "max_tokens"],
-  [/timeoutMs/g, "timeout_ms"],
+  [P.timeoutMs, "timeout_ms"],
 ];
 
 /** A hint in MCP terms. */
