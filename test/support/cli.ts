@@ -57,9 +57,10 @@ export async function runCliJson(
 /**
  * The index printed on the first line matching `re`, matched without its
  * indentation and without a reply's trailing `[changed: …]`/`[added]` mark
- * (snapshot and reply texts of the CLI and of MCP alike).
+ * (snapshot and reply texts of the CLI and of MCP alike, or a snapshot's own).
  */
-export function indexIn(text: string, re: RegExp): number {
+export function indexIn(of: string | { text: string }, re: RegExp): number {
+  const text = typeof of === "string" ? of : of.text;
   for (const raw of text.split("\n")) {
     const line = raw.trim().replace(/ \[(changed|added)[^\]]*\]$/, "");
     const m = /^(\d+) /.exec(line);
