@@ -7,55 +7,36 @@
  * one by default) captures nothing: a capture costs tens of ms on a real
  * desktop. Counted as the screenshot requests the fake backend receives.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { McpSettings } from "../lib/mcp/options.js";
-import { createMcpServer } from "../lib/mcp.js";
-import type { NativeBackend, NativeSnapshotRequest } from "../lib/native.js";
-import { button, editorDesktop, useFakeSessions } from "./support/editor.js";
+import type { NativeBackend } from "../lib/native.js";
+import { button, editorDesktop, useFakeSessions, withMethod } from "./support/editor.js";
+import { errorOf, useMcpClients } from "./support/mcp.js";
 
 const sessions = useFakeSessions();
-const clients: Client[] = [];
-afterEach(async () => {
-  for (const c of clients.splice(0)) await c.close();
-});
+const connect = useMcpClients();
 
 /** A client of a server over the Editor whose backend counts the captures it is asked for. */
 async function server(settings: Partial<McpSettings> = {}) {
   let captures = 0;
   const counting = (b: NativeBackend) =>
-    new Proxy(b, {
-      get(target, key) {
-        const v = Reflect.get(target, key, target);
-        if (key === "snapshot")
-          return (request: NativeSnapshotRequest) => {
-            if (request.screenshot) captures++;
-            return target.snapshot(request);
-          };
-        return typeof v === "function" ? v.bind(target) : v;
-      },
+    withMethod(b, "snapshot", (snapshot) => (request) => {
+      if (request.screenshot) captures++;
+      return snapshot(request);
     });
   const { s } = sessions.open(
     editorDesktop([button("Open", 120), button("Save", 140), button("Close", 160), button("Quit", 180)]),
     { wrap: counting },
   );
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: "action-screenshots", version: "0.0.0" });
-  await Promise.all([createMcpServer(s, settings).connect(b), client.connect(a)]);
-  clients.push(client);
+  const client = await connect(s, settings);
   const call = async (name: string, args: Record<string, unknown>) => {
     const r = (await client.callTool({ name, arguments: args })) as CallToolResult;
     expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
     return r;
   };
-  const refusal = async (name: string, args: Record<string, unknown>) => {
-    const r = (await client.callTool({ name, arguments: args })) as CallToolResult;
-    expect(r.isError).toBe(true);
-    const text = r.content.flatMap((c) => (c.type === "text" ? [c.text] : [])).join("");
-    return JSON.parse(text) as { code: string; hint: string; delivery: string };
-  };
+  const refusal = async (name: string, args: Record<string, unknown>) =>
+    errorOf((await client.callTool({ name, arguments: args })) as CallToolResult);
   return { call, refusal, captures: () => captures };
 }
 

@@ -8,16 +8,14 @@
  * through the one translation every tool's error result goes through; then
  * the same over a client of the server, on the fake Editor.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AxsnapError, ERROR_CODES } from "../lib/errors.js";
 import { mcpHint } from "../lib/mcp/hints.js";
-import { createMcpServer } from "../lib/mcp.js";
-import type { Session } from "../lib/session.js";
 import { button, EDITOR_FRAME, useFakeSessions } from "./support/editor.js";
 import { libraryHints, mcpDoorHints } from "./support/hints.js";
+import { errorOf, useMcpClients } from "./support/mcp.js";
 
 /** The words of another door: a library call or a command line. */
 const OTHER_DOORS = [
@@ -81,25 +79,11 @@ describe("MCP hints name MCP tools", () => {
 
 describe("MCP hints, through a client of the server over the fake Editor", () => {
   const sessions = useFakeSessions();
-  const clients: Client[] = [];
-  afterEach(async () => {
-    for (const c of clients.splice(0)) await c.close();
-  });
-
-  async function connect(s: Session): Promise<Client> {
-    const [a, b] = InMemoryTransport.createLinkedPair();
-    const client = new Client({ name: "mcp-hints", version: "0.0.0" });
-    await Promise.all([createMcpServer(s).connect(b), client.connect(a)]);
-    clients.push(client);
-    return client;
-  }
+  const connect = useMcpClients();
 
   /** The error result's hint (the tool must have refused). */
   async function hintOf(c: Client, name: string, args: Record<string, unknown>): Promise<string> {
-    const r = (await c.callTool({ name, arguments: args })) as CallToolResult;
-    expect(r.isError, JSON.stringify(r.content)).toBe(true);
-    const text = r.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
-    return (JSON.parse(text) as { hint: string }).hint;
+    return errorOf((await c.callTool({ name, arguments: args })) as CallToolResult).hint;
   }
 
   const panel = {

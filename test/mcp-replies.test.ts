@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, type Desktop, gtkWidgetFactory, startApp } from "../scripts/desktop.mjs";
 import { indexIn, type Json, runCli, snapshotIdIn } from "./support/cli.js";
 import { useDesktop } from "./support/linux.js";
+import { textOf } from "./support/mcp.js";
 
 const TIMEOUT = 120_000;
 const GTK = "gtk3-widget-factory";
@@ -72,8 +73,6 @@ async function call(c: Client, name: string, args: Record<string, unknown>): Pro
   return r;
 }
 
-const textOf = (r: CallToolResult): string =>
-  r.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
 const images = (r: CallToolResult) => r.content.filter((b) => b.type === "image");
 const data = (r: CallToolResult): Json => r.structuredContent as Json;
 

@@ -12,6 +12,7 @@ import {
   editorDesktop as desktop,
   EDITOR_FRAME as frame,
   useFakeSessions,
+  withMethod,
 } from "./support/editor.js";
 import { rejects } from "./support/rejects.js";
 
@@ -133,18 +134,10 @@ describe("the diff after going back to a window", () => {
   /** A session whose fake replaces its tree with `next()` right after each action is delivered. */
   function dialogSession(next: () => object | undefined) {
     const wrap = (b: NativeBackend) =>
-      new Proxy(b, {
-        get(target, key) {
-          const v = Reflect.get(target, key, target);
-          if (key === "doAction")
-            return async (...a: unknown[]) => {
-              const r = await (v as (...x: unknown[]) => Promise<void>).apply(target, a);
-              const tree = next();
-              if (tree) await target.fakeReplace(tree);
-              return r;
-            };
-          return typeof v === "function" ? v.bind(target) : v;
-        },
+      withMethod(b, "doAction", (doAction) => async (...a) => {
+        await doAction(...a);
+        const tree = next();
+        if (tree) await b.fakeReplace(tree);
       });
     return open(app([main]), { wrap }).s;
   }

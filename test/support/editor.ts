@@ -36,6 +36,24 @@ export const editorDesktop = (children: Record<string, unknown>[]) => ({
   ],
 });
 
+/**
+ * The backend with one method replaced by `replace(original)` (the original bound to the
+ * backend): a test's hook into what the session asks, the rest untouched.
+ */
+export function withMethod<K extends keyof NativeBackend>(
+  b: NativeBackend,
+  key: K,
+  replace: (original: NativeBackend[K]) => NativeBackend[K],
+): NativeBackend {
+  return new Proxy(b, {
+    get(target, k) {
+      const v = Reflect.get(target, k, target);
+      const bound = typeof v === "function" ? v.bind(target) : v;
+      return k === key ? replace(bound) : bound;
+    },
+  });
+}
+
 export interface FakeSessions {
   /**
    * A session over a fake backend showing `tree` (a desktop), with these session options, its
