@@ -107,30 +107,30 @@ function costOf(result: CallToolResult): { text: number; image: number; all: str
 
 const STALE = /STALE_REF|SNAPSHOT_NOT_FOUND|ELEMENT_NOT_FOUND|IDENTITY_UNPROVEN|AMBIGUOUS_TARGET/;
 
-/** The steps through the MCP server started with `serverArgs`, on the app with this pid. */
-export async function mcpLoop(
-  pid: number,
-  steps: DoorStep[],
-  serverArgs: string[],
-  env: Record<string, string>,
-): Promise<DoorRow[]> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: ["--import", "tsx", "lib/mcp-main.ts", ...serverArgs],
-    env: { ...(process.env as Record<string, string>), ...env },
-    stderr: "ignore",
-  });
-  const client = new Client({ name: "axsnap-bench", version: "0.0.0" });
-  await client.connect(transport);
+/** What one call through a door gave the agent to read, and what reading it cost. */
+interface Read {
+  all: string;
+  text: number;
+  image: number;
+  /** The refusal's code, when the call was refused. */
+  refused?: string;
+}
+
+/** A door as the loop drives it: a look at the app, a step's action, the end. */
+interface Door {
+  look(): Promise<Read>;
+  act(step: DoorStep, ref: string | undefined): Promise<Read>;
+  close(): Promise<void>;
+}
+
+/**
+ * The steps through one door: look once, then for each step find the target in what was read
+ * (looking again when it is not shown), act, and look again once when the ref was stale.
+ */
+async function doorLoop(door: Door, steps: DoorStep[]): Promise<DoorRow[]> {
   const memory = new Memory();
-  const call = async (name: string, args: Record<string, unknown>) => {
-    const r = (await client.callTool({ name, arguments: args })) as CallToolResult;
-    // BENCH_LOG=1: every call and its text on stderr, to see why a step looked again.
-    if (process.env.BENCH_LOG) console.error(`>>> ${name} ${JSON.stringify(args)}\n${costOf(r).all}`);
-    return r;
-  };
   const look = async () => {
-    const r = costOf(await call("get_app_state", { app: pid }));
+    const r = await door.look();
     memory.remember(r.all);
     return r.text + r.image;
   };
@@ -153,23 +153,54 @@ export async function mcpLoop(
             }
           }
         }
-        const result = await call(step.tool, { app: pid, ...(ref ? { ref } : {}), ...step.args });
-        const cost = costOf(result);
-        row.text += cost.text;
-        row.image += cost.image;
-        if (result.isError && attempt === 0 && STALE.test(cost.all)) {
+        const r = await door.act(step, ref);
+        row.text += r.text;
+        row.image += r.image;
+        if (r.refused !== undefined && attempt === 0 && STALE.test(r.all)) {
           row.relook += await look();
           continue;
         }
-        if (result.isError) row.outcome = `refused: ${/"code": "(\w+)"/.exec(cost.all)?.[1] ?? "?"}`;
-        else memory.remember(cost.all);
+        if (r.refused !== undefined) row.outcome = `refused: ${r.refused}`;
+        else memory.remember(r.all);
         break;
       }
     }
   } finally {
-    await client.close();
+    await door.close();
   }
   return rows;
+}
+
+/** The steps through the MCP server started with `serverArgs`, on the app with this pid. */
+export async function mcpLoop(
+  pid: number,
+  steps: DoorStep[],
+  serverArgs: string[],
+  env: Record<string, string>,
+): Promise<DoorRow[]> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ["--import", "tsx", "lib/mcp-main.ts", ...serverArgs],
+    env: { ...(process.env as Record<string, string>), ...env },
+    stderr: "ignore",
+  });
+  const client = new Client({ name: "axsnap-bench", version: "0.0.0" });
+  await client.connect(transport);
+  const call = async (name: string, args: Record<string, unknown>): Promise<Read> => {
+    const r = (await client.callTool({ name, arguments: args })) as CallToolResult;
+    const cost = costOf(r);
+    // BENCH_LOG=1: every call and its text on stderr, to see why a step looked again.
+    if (process.env.BENCH_LOG) console.error(`>>> ${name} ${JSON.stringify(args)}\n${cost.all}`);
+    return r.isError ? { ...cost, refused: /"code": "(\w+)"/.exec(cost.all)?.[1] ?? "?" } : cost;
+  };
+  return doorLoop(
+    {
+      look: () => call("get_app_state", { app: pid }),
+      act: (step, ref) => call(step.tool, { app: pid, ...(ref ? { ref } : {}), ...step.args }),
+      close: () => client.close(),
+    },
+    steps,
+  );
 }
 
 function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {
@@ -195,48 +226,24 @@ export async function cliLoop(
 ): Promise<DoorRow[]> {
   const dir = mkdtempSync(join(tmpdir(), "axsnap-bench-cli-"));
   const session = ["--session", dir];
-  const memory = new Memory();
-  const look = async () => {
-    const r = await runCli(["snapshot", "--app", String(pid), ...session], env);
-    memory.remember(r.out);
-    return textTokens(r.out);
+  const command = async (args: string[], refusal = false): Promise<Read> => {
+    const r = await runCli([...args, ...session], env);
+    const read: Read = { all: r.out, text: textTokens(r.out), image: 0 };
+    if (!refusal || r.code === 0) return read;
+    return { ...read, refused: /axsnap: (?:step \d+ \([^)]*\): )?(\w+)/.exec(r.out)?.[1] ?? "?" };
   };
-  const rows: DoorRow[] = [];
-  try {
-    await look();
-    for (const step of steps) {
-      const row: DoorRow = { name: step.name, text: 0, image: 0, relook: 0, outcome: "ok" };
-      rows.push(row);
-      for (let attempt = 0; attempt < 2; attempt++) {
-        let ref: string | undefined;
-        if (step.target) {
-          ref = memory.refFor(step.target);
-          if (ref === undefined) {
-            row.relook += await look();
-            ref = memory.refFor(step.target);
-            if (ref === undefined) {
-              row.outcome = `not shown: ${step.target}`;
-              break;
-            }
-          }
-        }
-        const args = step.cli.map((a) => a.replace("{ref}", ref ?? "").replace("{app}", String(pid)));
-        const r = await runCli([...args, ...extra, ...session], env);
-        row.text += textTokens(r.out);
-        if (r.code !== 0 && attempt === 0 && STALE.test(r.out)) {
-          row.relook += await look();
-          continue;
-        }
-        if (r.code !== 0)
-          row.outcome = `refused: ${/axsnap: (?:step \d+ \([^)]*\): )?(\w+)/.exec(r.out)?.[1] ?? "?"}`;
-        else memory.remember(r.out);
-        break;
-      }
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-  return rows;
+  return doorLoop(
+    {
+      look: () => command(["snapshot", "--app", String(pid)]),
+      act: (step, ref) =>
+        command(
+          [...step.cli.map((a) => a.replace("{ref}", ref ?? "").replace("{app}", String(pid))), ...extra],
+          true,
+        ),
+      close: async () => rmSync(dir, { recursive: true, force: true }),
+    },
+    steps,
+  );
 }
 
 function pad(s: string, n: number, right = false): string {

@@ -43,7 +43,7 @@ import {
   screenshotForReply,
 } from "./mcp/reply.js";
 import { LineStdioTransport } from "./mcp/stdio.js";
-import { ACTS, appOf, DEADLINE_MS, guarded, READS } from "./mcp/tools.js";
+import { ACTS, appArgument, appOf, appSchema, DEADLINE_MS, guarded, READS } from "./mcp/tools.js";
 import { viewFields, viewOptionsOf } from "./mcp/view.js";
 import { registerListWindows } from "./mcp/windows.js";
 import { sanitize } from "./render/sanitize.js";
@@ -93,7 +93,7 @@ const ELEMENT_HELP =
   'element_index is the number at the start of a line in the latest get_app_state text of that app (the snapshot an action returns becomes the latest too). ref is "@<snapshot id>:e<N>" (e.g. "@s8f3k2p9:e12"), built from the snapshot id printed at the top of a snapshot: it is safer than a bare index because it names the observation you read, so if the UI changed since, the action is refused (STALE_REF, nothing sent) instead of reaching whatever now has that number. Pass one of them.';
 
 const RESULT_HELP =
-  'Returns a reply: first "<action> <ref>: <delivery> (<channel>), retry <retry>", notes, how the app settled ("settled: quiet after 152 ms"), the windows, menus and dialogs it opened or closed; then one line naming the fresh snapshot the session took, which is the app\'s latest now, and what follows of it. "snapshot <id>, changes since <old id>:" is followed by only the lines that changed (by default), each numbered as in the fresh snapshot: act on one by that element_index or "@<id>:e<N>"; "- N" lines are gone, numbered as in <old id>; lines not shown did not change and kept their numbers (unless the line says some got new numbers: reach those by their old refs); then a summary line. "snapshot <id>: the whole window …:" is followed by the whole snapshot (when a menu, popup or dialog opened, when it is shorter than its changes, or with reply: "full"); when that would be longer than the server\'s reply budget (about 500 tokens unless started with --reply-tokens) it says "shortened to the reply budget" and prints the fullest view that fits, indices kept: its last line says what was collapsed and how to open it (get_app_state with root), and reply: "full" prints all. No screenshot unless screenshot: true (x/y stay in the pixels of the fresh snapshot\'s screenshot). The same comes as structured content (snapshotId, changes with refs, settled, opened, closed, shows). delivery: "not_delivered" (nothing reached the app), "delivered_unverified" (sent; check the effect in the fresh snapshot), "delivered_verified" (sent and the new state read back) or "delivery_uncertain" (it may or may not have happened: look before repeating). retry: "safe" only when nothing was delivered; "unsafe" means do not repeat it blindly. channel: "semantic" (the element\'s own action or value) or "synthetic" (mouse or key events). notes: what happened on the way. A refusal is an error result with code, message, hint, delivery and retry: follow the hint.';
+  'Returns a reply: first "<action> <ref>: <delivery> (<channel>), retry <retry>", notes, how the app settled ("settled: quiet after 152 ms"), the windows, menus and dialogs it opened or closed; then one line naming the fresh snapshot the session took, which is the app\'s latest now, and what follows of it. "snapshot <id>, changes since <old id>:" is followed by only the lines that changed (by default), each numbered as in the fresh snapshot: act on one by that element_index or "@<id>:e<N>"; "- N" lines are gone, numbered as in <old id>; lines not shown did not change and kept their numbers (unless the line says some got new numbers: reach those by their old refs); then a summary line. "snapshot <id>: the whole window …:" is followed by the whole snapshot (when a menu, popup or dialog opened, when it is shorter than its changes, or with reply: "full"); when that would be longer than the server\'s reply budget (about 500 tokens unless started with --reply-tokens) it says "shortened to the reply budget" and prints the fullest view that fits, indices kept: its last line says what was collapsed and how to open it (get_app_state with root), and reply: "full" prints all. No screenshot unless screenshot: true; after a reply without one, call get_app_state before acting by x/y. The same comes as structured content (snapshotId, changes with refs, settled, opened, closed, shows). delivery: "not_delivered" (nothing reached the app), "delivered_unverified" (sent; check the effect in the fresh snapshot), "delivered_verified" (sent and the new state read back) or "delivery_uncertain" (it may or may not have happened: look before repeating). retry: "safe" only when nothing was delivered; "unsafe" means do not repeat it blindly. channel: "semantic" (the element\'s own action or value) or "synthetic" (mouse or key events). notes: what happened on the way. A refusal is an error result with code, message, hint, delivery and retry: follow the hint.';
 
 const SAFETY_HELP =
   "Targets whose name says delete, remove, send, sign out, log out, erase or empty trash are refused with POLICY_DENIED unless the user started the server with --confirm-destructive; secure fields (passwords, PINs) are never typed into or set. When refused, ask the user to do it.";
@@ -104,9 +104,6 @@ const APP_HELP =
 const INSTRUCTIONS = `axsnap shows one window of a desktop app as numbered text lines, one UI element a line, plus a screenshot, and acts on exactly the element printed on a line.
 Start with list_apps (launch_app starts one that is not running; list_apps with launchable: true lists what it can start), then get_app_state for the app. find_elements returns only the lines that match a role, name, text or state, with refs, instead of the whole window; list_windows lists an app's windows, dialogs, menus and popups. Act by element_index (the number at the start of a line of the latest snapshot of that app) or, safer, by ref "@<snapshot id>:e<N>". x/y are pixels of the latest screenshot of that app.
 Every action returns delivery/retry, how the app settled, what opened or closed, then "snapshot <id>, changes since <old id>:" and the lines that changed, numbered as in that fresh snapshot (now the latest; "@<id>:e<N>" refs are formed from its id; lines not shown did not change and kept their numbers), or "snapshot <id>: the whole window" (shortened to a reply budget when long, indices kept): read it before the next step. reply: "full" returns the whole window, screenshot: true its picture. Errors carry a code and a hint; follow the hint. ${SAFETY_HELP}`;
-
-/** An app by name or pid; a string of digits is a pid. */
-const appSchema = z.union([z.string().min(1), z.number().int().positive()]);
 
 const elementFields = {
   element_index: z.number().int().min(0).optional().describe("Index printed at the start of a line."),
@@ -284,11 +281,12 @@ export function createMcpServer(session: Session, settings: Partial<McpSettings>
   const act = (
     args: ReplyArgs & { app?: string | number | undefined },
     on: () => { target?: Target; atPixels: boolean },
-    run: (fresh: { snapshot?: { screenshot: true } }) => Promise<ActionResult>,
+    run: (fresh: { snapshot?: { screenshot: boolean } }) => Promise<ActionResult>,
   ) =>
     guarded(true, async () => {
       const { target, atPixels } = on();
-      // Auto decides after the action, so the fresh snapshot must have a screenshot to attach.
+      // Captured only for a reply that may attach it. Auto decides after the action, on the
+      // fresh tree, so in auto every fresh snapshot is captured and attached when the rule says.
       const wanted = args.screenshot ?? screenshots !== "never";
       const result = await run(screenshotForReply(session, target, appOf(args.app), wanted));
       return actionReply(result, { mode: replies, screenshots, args, atPixels, replyTokens });
@@ -340,7 +338,7 @@ export function createMcpServer(session: Session, settings: Partial<McpSettings>
       description: `Observes one window of an app: its UI elements as numbered text lines (one element a line, indented by depth; the number at the start of a line is its element_index), and a PNG screenshot of the window (actions reply with what changed, without a screenshot unless asked). The text starts with the snapshot id and says how refs look (@<snapshot id>:e<N>). Call it before acting on an app and whenever you are unsure what the window shows; it becomes the app's latest snapshot, which bare element indices refer to. Secure field values are shown as •••.`,
       inputSchema: z
         .object({
-          app: appSchema.describe("The app: its name (case-insensitive; a unique prefix works) or its pid."),
+          app: appArgument,
           style: z
             .enum(["tree", "compact"])
             .optional()

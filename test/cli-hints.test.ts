@@ -8,17 +8,13 @@
  * default, so a hint added later is checked too. Then one real run: a
  * `--window` the app does not have.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
-import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cliHint } from "../lib/cli/output.js";
 import { AxsnapError, ERROR_CODES } from "../lib/errors.js";
 import { type App, type Desktop, gtkWidgetFactory } from "../scripts/desktop.mjs";
 import { runCli } from "./support/cli.js";
+import { libraryHints } from "./support/hints.js";
 import { useDesktop } from "./support/linux.js";
-
-const LIB = join(import.meta.dirname, "..", "lib");
 
 /** What only a program calling the library can do: none of it may reach a CLI hint. */
 const API_SPEAK = [
@@ -41,46 +37,6 @@ const API_SPEAK = [
 
 function apiSpeakIn(hint: string): RegExp | undefined {
   return API_SPEAK.find((re) => re.test(hint));
-}
-
-/** A template's text with each `${…}` as a sample value (a pid where it names one). */
-function literalText(node: ts.Node, sf: ts.SourceFile): string | undefined {
-  if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return node.text;
-  if (ts.isTemplateExpression(node)) {
-    let text = node.head.text;
-    for (const span of node.templateSpans)
-      text += `${/pid/i.test(span.expression.getText(sf)) ? "1234" : "X"}${span.literal.text}`;
-    return text;
-  }
-  if (ts.isConditionalExpression(node)) return literalText(node.whenTrue, sf);
-  return undefined;
-}
-
-/** Every hint written in lib/ outside the CLI and MCP doors, with where it is. */
-function libraryHints(): { where: string; hint: string }[] {
-  const out: { where: string; hint: string }[] = [];
-  const files = readdirSync(LIB, { recursive: true, encoding: "utf8" })
-    .filter((f) => f.endsWith(".ts") && !/^(cli|mcp)(\/|\.ts$|-main\.ts$)/.test(f))
-    .map((f) => join(LIB, f));
-  for (const file of files) {
-    const sf = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
-    const add = (node: ts.Node) => {
-      const text = literalText(node, sf);
-      if (text === undefined) return;
-      const { line } = sf.getLineAndCharacterOfPosition(node.getStart(sf));
-      out.push({ where: `${relative(LIB, file)}:${line + 1}`, hint: text });
-    };
-    const visit = (node: ts.Node): void => {
-      if (ts.isPropertyAssignment(node) && node.name.getText(sf) === "hint") add(node.initializer);
-      if (ts.isVariableDeclaration(node) && node.initializer && /^hint$|_HINT$/.test(node.name.getText(sf)))
-        add(node.initializer);
-      if (ts.isCallExpression(node) && node.expression.getText(sf) === "invalidArgument" && node.arguments[1])
-        add(node.arguments[1]);
-      ts.forEachChild(node, visit);
-    };
-    visit(sf);
-  }
-  return out;
 }
 
 describe("CLI hints name CLI commands", () => {

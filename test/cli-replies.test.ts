@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, type Desktop, gtkWidgetFactory, startApp } from "../scripts/desktop.mjs";
-import { indexIn, type Json, runCli, runCliJson } from "./support/cli.js";
+import { indexIn, type Json, runCli, runCliJson, snapshotIdIn } from "./support/cli.js";
 import { useDesktop } from "./support/linux.js";
 
 const TIMEOUT = 120_000;
@@ -43,13 +43,6 @@ const cliJson = async (args: string[]): Promise<Json> => {
   return r.env.data;
 };
 
-/** The snapshot id a CLI header names ("snapshot s… of …"). */
-function idIn(text: string): string {
-  const m = /^snapshot (s[a-z0-9]{7})\b/m.exec(text);
-  if (!m) throw new Error(`no snapshot header in:\n${text}`);
-  return m[1]!;
-}
-
 describe("gtk3-widget-factory", () => {
   let gtk: App;
 
@@ -74,11 +67,11 @@ describe("gtk3-widget-factory", () => {
       const text = await cli(["call", "--calls", calls]);
       const [, first, on, off] = text.split(/^\[step \d: \w+\]$/m);
       expect(on!.split("\n")[1]).toBe(
-        `click @${idIn(first!)}:e${toggle}: delivered_unverified (semantic), retry unsafe`,
+        `click @${snapshotIdIn(first!)}:e${toggle}: delivered_unverified (semantic), retry unsafe`,
       );
       expect(on).toMatch(/^settled: (quiet after \d+ ms|not quiet)/m);
-      const fresh = idIn(on!);
-      expect(on!.split("\n")).toContain(`snapshot ${fresh}, changes since ${idIn(first!)}:`);
+      const fresh = snapshotIdIn(on!);
+      expect(on!.split("\n")).toContain(`snapshot ${fresh}, changes since ${snapshotIdIn(first!)}:`);
       expect(on).toMatch(
         new RegExp(`^\\t*${toggle} toggle button togglebutton, Value: on \\[changed: [^\\]]*value`, "m"),
       );
@@ -121,17 +114,40 @@ describe("gtk3-widget-factory", () => {
   );
 
   it(
+    "an action captures the window for its fresh snapshot only with --screenshot FILE, whatever the snapshot acted on had",
+    async () => {
+      const snap = await cli(["snapshot", "--app", GTK]);
+      const toggle = indexIn(snap, /^\d+ toggle button togglebutton, Value: off$/);
+      const look = join(state, "look.png");
+      const after = join(state, "after-toggle.png");
+      const calls = JSON.stringify([
+        { command: "snapshot", app: GTK, screenshot: look },
+        { command: "click", target: toggle },
+        { command: "click", target: toggle, screenshot: after },
+      ]);
+      const json = await cliJson(["call", "--calls", calls]);
+      expect({
+        look: json.steps[0].data.screenshot?.path,
+        plain: json.steps[1].data.snapshot.screenshot,
+        asked: json.steps[2].data.snapshot.screenshot?.path,
+      }).toEqual({ look, plain: undefined, asked: after });
+      expect(readFileSync(after).subarray(1, 4).toString()).toBe("PNG");
+    },
+    TIMEOUT,
+  );
+
+  it(
     "a page switch prints the whole window (no longer than its changes), whose refs work from the next process",
     async () => {
       const snap = await cli(["snapshot", "--app", GTK]);
-      const id = idIn(snap);
+      const id = snapshotIdIn(snap);
       const page2 = indexIn(snap, /^\d+ radio button Page 2, Value: off$/);
       const out = await cli(["click", `@${id}:e${page2}`]);
       expect(out.split("\n")[0]).toBe(
         `click @${id}:e${page2}: delivered_unverified (semantic), retry unsafe`,
       );
       expect(out).toMatch(/^note: found again by its identity as element \d+ of a new observation/m);
-      const fresh = idIn(out);
+      const fresh = snapshotIdIn(out);
       expect(out.split("\n")).toContain(
         `snapshot ${fresh}: the whole window "gtk3-widget-factory" (no longer than its changes):`,
       );
@@ -253,7 +269,7 @@ describe("galculator", () => {
       const snap = await cli(["snapshot", "--app", String(calc.pid)]);
       const seven = indexIn(snap, /^\d+ toggle button 7, /);
       const four = indexIn(snap, /^\d+ toggle button 4, /);
-      const out = await cli(["click", `@${idIn(snap)}:e${seven}`]);
+      const out = await cli(["click", `@${snapshotIdIn(snap)}:e${seven}`]);
       expect(out).toMatch(/^note: found again by its identity as element \d+ of a new observation/m);
       const from = /^snapshot s[a-z0-9]{7}(?: \([^)]*\))?, changes since (s[a-z0-9]{7})/m.exec(out)?.[1];
       expect(from).toBeDefined();
@@ -265,7 +281,7 @@ describe("galculator", () => {
         const r = await runCli(["resolve", `@${sid}:e${seven}`], { XDG_STATE_HOME: state });
         expect(`${sid}: ${r.code} ${r.stderr}`).toBe(`${sid}: 0 `);
       }
-      const back = await cliJson(["click", `@${idIn(out)}:e${four}`]);
+      const back = await cliJson(["click", `@${snapshotIdIn(out)}:e${four}`]);
       expect(back.target.foundAs).toBeDefined();
       expect(back.changes.changed.length).toBeGreaterThan(0);
       const refs = [
@@ -287,20 +303,20 @@ describe("galculator", () => {
       const snap = await cli(["snapshot", "--app", String(calc.pid)]);
       const seven = indexIn(snap, /^\d+ toggle button 7, /);
       const four = indexIn(snap, /^\d+ toggle button 4, /);
-      const out = await cli(["click", `@${idIn(snap)}:e${seven}`]);
+      const out = await cli(["click", `@${snapshotIdIn(snap)}:e${seven}`]);
       expect(out).toMatch(/^\t*\d+ text \(settable, string\) Value: \d*7 \[changed: value\]$/m);
       // The ref was found again in a new observation of this process: the changes are since that one.
-      expect(out).toMatch(new RegExp(`^snapshot ${idIn(out)}, changes since s[a-z0-9]{7}:$`, "m"));
-      const next = await cli(["click", `@${idIn(out)}:e${four}`]);
+      expect(out).toMatch(new RegExp(`^snapshot ${snapshotIdIn(out)}, changes since s[a-z0-9]{7}:$`, "m"));
+      const next = await cli(["click", `@${snapshotIdIn(out)}:e${four}`]);
       expect(next).toMatch(/^\t*\d+ text \(settable, string\) Value: \d*74 \[changed: value\]$/m);
 
       // --full: the whole window; --screenshot FILE: the fresh snapshot's screenshot, written.
-      const full = await cli(["click", `@${idIn(next)}:e${seven}`, "--full"]);
+      const full = await cli(["click", `@${snapshotIdIn(next)}:e${seven}`, "--full"]);
       expect(full).toContain("(the full reply, as asked):");
       expect(full).toMatch(/^App=galculator \(pid \d+\)$/m);
       expect(full).toMatch(/^\t*\d+ toggle button 4, /m);
       const png = join(state, "after.png");
-      const shot = await cli(["click", `@${idIn(full)}:e${four}`, "--screenshot", png]);
+      const shot = await cli(["click", `@${snapshotIdIn(full)}:e${four}`, "--screenshot", png]);
       expect(shot).toMatch(new RegExp(`^screenshot ${png.replace(/[.]/g, "\\.")}: \\d+x\\d+ px`, "m"));
       expect(readFileSync(png).subarray(1, 4).toString()).toBe("PNG");
       expect(shot).toMatch(/^snapshot s[a-z0-9]{7}, changes since s[a-z0-9]{7}:$/m);

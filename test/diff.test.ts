@@ -7,13 +7,12 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { diffSnapshots, keysOf } from "../lib/diff.js";
 import type { RawNode, RawSnapshot, Rect } from "../lib/model.js";
-import { loadNative, type NativeBackend } from "../lib/native.js";
-import { createSession, type Session } from "../lib/session.js";
 import { createSnapshot, type Snapshot } from "../lib/snapshot.js";
 import { snapshotArb } from "./support/arbitrary.js";
+import { useFakeSessions } from "./support/editor.js";
 
 const GOLDEN = join(import.meta.dirname, "golden");
 const UPDATE = process.env.UPDATE_GOLDENS === "1";
@@ -239,14 +238,7 @@ describe("diff properties", () => {
 
 describe("an action's result carries the changes", () => {
   type Node = Record<string, unknown>;
-  const native = loadNative();
-  const open: { b: NativeBackend; s: Session }[] = [];
-  afterEach(async () => {
-    for (const { b, s } of open.splice(0)) {
-      await s.close();
-      await b.close();
-    }
-  });
+  const sessions = useFakeSessions();
   const frame = { x: 100, y: 100, w: 800, h: 600 };
   const row = (key: string, title: string, y: number): Node => ({
     key,
@@ -299,9 +291,7 @@ describe("an action's result carries the changes", () => {
   }
 
   it("names the element whose value changed, by handle, though the rows were reordered", async () => {
-    const b = new native.NativeBackend("fake", desktop(["a", "b", "c"], "1", { a: 120, b: 140, c: 160 }));
-    const s = createSession({ backend: b, deadlineMs: 2000 });
-    open.push({ b, s });
+    const { b, s } = sessions.open(desktop(["a", "b", "c"], "1", { a: 120, b: 140, c: 160 }));
     const snap = await s.snapshot({ app: "Editor", screenshot: false });
     const alpha = snap.records.find((r) => r.title === "Alpha")!;
     expect(alpha.handle).toBeDefined();
@@ -336,10 +326,10 @@ describe("an action's result carries the changes", () => {
   });
 
   it("a snapshot released before the other was taken is compared by path, and the diff says so", async () => {
-    const b = new native.NativeBackend("fake", desktop(["a", "b", "c"], "1", { a: 120, b: 140, c: 160 }));
     // Keeps one: each snapshot releases the one before it, just after it was made.
-    const s = createSession({ backend: b, deadlineMs: 2000, keepSnapshots: 1 });
-    open.push({ b, s });
+    const { s } = sessions.open(desktop(["a", "b", "c"], "1", { a: 120, b: 140, c: 160 }), {
+      session: { keepSnapshots: 1 },
+    });
     const first = await s.snapshot({ app: "Editor", screenshot: false });
     const second = await s.snapshot({ app: "Editor", screenshot: false });
     expect(first.released).toBe(true);
@@ -361,9 +351,7 @@ describe("an action's result carries the changes", () => {
   });
 
   it("no fresh snapshot, no changes", async () => {
-    const b = new native.NativeBackend("fake", desktop(["a", "b", "c"], "1", { a: 120, b: 140, c: 160 }));
-    const s = createSession({ backend: b, deadlineMs: 2000 });
-    open.push({ b, s });
+    const { s } = sessions.open(desktop(["a", "b", "c"], "1", { a: 120, b: 140, c: 160 }));
     const snap = await s.snapshot({ app: "Editor", screenshot: false });
     const result = await s.click(snap.records.find((r) => r.title === "Beta")!.index, { snapshot: false });
     expect(result.changes).toBeUndefined();

@@ -7,14 +7,13 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AxsnapError } from "../lib/errors.js";
 import { checkFindQuery, type FindQuery, findIn, findText } from "../lib/find.js";
 import type { RawNode, RawSnapshot } from "../lib/model.js";
-import { loadNative, type NativeBackend } from "../lib/native.js";
 import { PATTERN_LIMIT, patternOf } from "../lib/pattern.js";
-import { createSession, type Session } from "../lib/session.js";
 import { createSnapshot, type Snapshot } from "../lib/snapshot.js";
+import { button, editorDesktop as desktop, useFakeSessions } from "./support/editor.js";
 import { rejects } from "./support/rejects.js";
 
 const FIXTURES = join(import.meta.dirname, "fixtures");
@@ -276,36 +275,7 @@ describe("find: hostile queries are refused with INVALID_ARGUMENT", () => {
 });
 
 describe("Session.find over the fake backend", () => {
-  const native = loadNative();
-  const frame = { x: 100, y: 100, w: 800, h: 600 };
-  const button = (title: string, y: number) => ({
-    role: "push button",
-    title,
-    actions: ["click"],
-    frame: { x: 120, y, w: 200, h: 20 },
-  });
-  const desktop = (children: Record<string, unknown>[]) => ({
-    apps: [
-      {
-        name: "Editor",
-        pid: 77,
-        windows: [{ title: "W", frame, root: { role: "frame", title: "W", frame, children } }],
-      },
-    ],
-  });
-  const open: { b: NativeBackend; s: Session }[] = [];
-  function setup(children: Record<string, unknown>[]) {
-    const b = new native.NativeBackend("fake", desktop(children));
-    const s = createSession({ backend: b, deadlineMs: 1000 });
-    open.push({ b, s });
-    return { b, s };
-  }
-  afterEach(async () => {
-    for (const { b, s } of open.splice(0)) {
-      await s.close();
-      await b.close();
-    }
-  });
+  const { setup } = useFakeSessions(1000);
 
   it("keeps the observation: its refs act, on the element found, and it is the app's latest", async () => {
     const { b, s } = setup([button("Open", 120), button("Save", 140), button("Close", 160)]);

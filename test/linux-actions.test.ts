@@ -16,6 +16,7 @@ import {
   type Snapshot,
 } from "../lib/index.js";
 import { type App, chromium, type Desktop, fileUrl, gtkWidgetFactory } from "../scripts/desktop.mjs";
+import { indexIn as indexOf } from "./support/cli.js";
 import { useDesktop } from "./support/linux.js";
 
 const TIMEOUT = 60_000;
@@ -39,16 +40,6 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 function lineOf(snap: Snapshot, index: number): string {
   const line = snap.text.split("\n").find((l) => new RegExp(`^\\t*${index} `).test(l));
   return line?.trim() ?? "";
-}
-
-/** The index of the first line matching `re` (matched against the line without indentation). */
-function indexOf(snap: Snapshot, re: RegExp): number {
-  for (const raw of snap.text.split("\n")) {
-    const line = raw.trim();
-    const m = /^(\d+) /.exec(line);
-    if (m && re.test(line)) return Number(m[1]);
-  }
-  throw new Error(`no line matches ${re} in snapshot ${snap.id}:\n${snap.text}`);
 }
 
 /**

@@ -29,6 +29,7 @@ import {
   gtkWidgetFactory,
   startApp,
 } from "../scripts/desktop.mjs";
+import { indexIn as indexOf } from "./support/cli.js";
 import { useDesktop } from "./support/linux.js";
 
 const TIMEOUT = 60_000;
@@ -44,16 +45,6 @@ afterAll(async () => {
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** The index of the first line matching `re` (matched against the line without indentation). */
-function indexOf(snap: Snapshot, re: RegExp): number {
-  for (const raw of snap.text.split("\n")) {
-    const line = raw.trim();
-    const m = /^(\d+) /.exec(line);
-    if (m && re.test(line)) return Number(m[1]);
-  }
-  throw new Error(`no line matches ${re} in snapshot ${snap.id}:\n${snap.text}`);
-}
 
 /** The printed line of an index without indentation and index, as a Change carries it. */
 function lineOf(snap: Snapshot, index: number): string {

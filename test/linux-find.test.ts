@@ -26,6 +26,7 @@ import { createSession, type FindResult, type Session } from "../lib/index.js";
 import { type App, type Desktop, gtkWidgetFactory } from "../scripts/desktop.mjs";
 import { runCli, runCliJson } from "./support/cli.js";
 import { useDesktop } from "./support/linux.js";
+import { errorOf, textOf } from "./support/mcp.js";
 import { rejects } from "./support/rejects.js";
 
 const TIMEOUT = 90_000;
@@ -180,14 +181,6 @@ async function connect(): Promise<Client> {
 
 async function call(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
   return (await client.callTool({ name, arguments: args })) as CallToolResult;
-}
-
-const textOf = (r: CallToolResult) =>
-  r.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
-
-function errorOf(r: CallToolResult): Record<string, unknown> {
-  expect(r.isError).toBe(true);
-  return JSON.parse(textOf(r)) as Record<string, unknown>;
 }
 
 interface Structured {

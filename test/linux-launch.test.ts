@@ -19,6 +19,7 @@ import { AxsnapError, launchApp, listApps, listLaunchable, snapshot } from "../l
 import { type Desktop, startApp } from "../scripts/desktop.mjs";
 import { runCli } from "./support/cli.js";
 import { useDesktop } from "./support/linux.js";
+import { textOf } from "./support/mcp.js";
 
 const TIMEOUT = 90_000;
 
@@ -80,10 +81,6 @@ afterAll(async () => {
 
 async function call(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
   return (await client.callTool({ name, arguments: args })) as CallToolResult;
-}
-
-function textOf(r: CallToolResult): string {
-  return r.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
 }
 
 async function refusal(p: Promise<unknown>): Promise<AxsnapError> {

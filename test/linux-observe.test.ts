@@ -11,8 +11,9 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AxsnapError, createSession, type Session, type Snapshot } from "../lib/index.js";
+import { AxsnapError, createSession, type Session } from "../lib/index.js";
 import { type App, type Desktop, startApp } from "../scripts/desktop.mjs";
+import { indexIn as indexOf } from "./support/cli.js";
 import { useDesktop } from "./support/linux.js";
 
 const TIMEOUT = 90_000;
@@ -33,15 +34,6 @@ afterAll(async () => {
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function indexOf(snap: Snapshot, re: RegExp): number {
-  for (const raw of snap.text.split("\n")) {
-    const line = raw.trim();
-    const m = /^(\d+) /.exec(line);
-    if (m && re.test(line)) return Number(m[1]);
-  }
-  throw new Error(`no line matches ${re}:\n${snap.text}`);
-}
 
 const button = (label: string) => new RegExp(`^\\d+ toggle button ${label.replace(/[+*]/, "\\$&")}, `);
 const menuItem = (label: string) => new RegExp(`^\\d+ radio menu item (\\([^)]*\\) )?${label}\\b`);

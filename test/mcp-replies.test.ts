@@ -15,8 +15,9 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, type Desktop, gtkWidgetFactory, startApp } from "../scripts/desktop.mjs";
-import { type Json, runCli } from "./support/cli.js";
+import { indexIn, type Json, runCli, snapshotIdIn } from "./support/cli.js";
 import { useDesktop } from "./support/linux.js";
+import { textOf } from "./support/mcp.js";
 
 const TIMEOUT = 120_000;
 const GTK = "gtk3-widget-factory";
@@ -72,27 +73,8 @@ async function call(c: Client, name: string, args: Record<string, unknown>): Pro
   return r;
 }
 
-const textOf = (r: CallToolResult): string =>
-  r.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
 const images = (r: CallToolResult) => r.content.filter((b) => b.type === "image");
 const data = (r: CallToolResult): Json => r.structuredContent as Json;
-
-/** The id the snapshot text or reply names first ("Snapshot s…" of get_app_state, "snapshot s…" of a reply). */
-function snapshotIdIn(text: string): string {
-  const m = /^[Ss]napshot (s[a-z0-9]{7})\b/m.exec(text);
-  if (!m) throw new Error(`no snapshot id in:\n${text}`);
-  return m[1]!;
-}
-
-/** The index of the first line matching `re` (without indentation and a trailing [changed: …] mark). */
-function indexIn(text: string, re: RegExp): number {
-  for (const raw of text.split("\n")) {
-    const line = raw.trim().replace(/ \[(changed|added)[^\]]*\]$/, "");
-    const m = /^(\d+) /.exec(line);
-    if (m && re.test(line)) return Number(m[1]);
-  }
-  throw new Error(`no line matches ${re} in:\n${text}`);
-}
 
 async function state(c: Client, app: string | number = GTK, screenshot = false): Promise<string> {
   return textOf(await call(c, "get_app_state", { app, screenshot }));
@@ -171,8 +153,9 @@ describe("action replies on gtk3-widget-factory (axsnap mcp)", () => {
         closed: [],
         settled: { mode: expect.stringMatching(/^(quiet|cap)$/) },
         changes: { from: id0, to: fresh },
-        screenshot: { attached: false },
       });
+      // No picture to attach (the server's default --action-screenshots never): none was captured.
+      expect(data(r).screenshot).toBeUndefined();
       expect(data(r).changes.changed).toEqual(
         expect.arrayContaining([
           expect.objectContaining({ index: at, ref: `@${fresh}:e${at}`, role: "toggle button" }),

@@ -10,6 +10,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, chromium, type Desktop, fileUrl, gtkWidgetFactory } from "../scripts/desktop.mjs";
+import { indexIn, snapshotIdIn } from "./support/cli.js";
 import { useDesktop } from "./support/linux.js";
 import { spawnRawServer } from "./support/mcp-raw.js";
 
@@ -85,20 +86,6 @@ function snapshotText(r: CallToolResult): string {
   return t;
 }
 
-function snapshotId(text: string): string {
-  return /^Snapshot (s[a-z0-9]{7}) /.exec(text)![1]!;
-}
-
-/** The index of the first line matching `re` (matched against the line without indentation). */
-function indexOf(text: string, re: RegExp): number {
-  for (const raw of text.split("\n")) {
-    const line = raw.trim();
-    const m = /^(\d+) /.exec(line);
-    if (m && re.test(line)) return Number(m[1]);
-  }
-  throw new Error(`no line matches ${re}:\n${text}`);
-}
-
 /** Width and height of a base64 PNG, after checking its signature and that IHDR comes first. */
 function pngSize(base64: string): { width: number; height: number } {
   const png = Buffer.from(base64, "base64");
@@ -151,7 +138,7 @@ describe("the MCP server", () => {
       expect(r.isError).toBeFalsy();
       const text = snapshotText(r);
       expect(text).toContain("radio button");
-      const id = snapshotId(text);
+      const id = snapshotIdIn(text);
       expect(text).toContain(`Refs look like @${id}:e<N>`);
       const image = r.content.find((b) => b.type === "image");
       expect(image).toMatchObject({ type: "image", mimeType: "image/png" });
@@ -185,7 +172,7 @@ describe("the MCP server", () => {
     "click by element_index checks a radio button, seen in the reply; then one by ref",
     async () => {
       const first = snapshotText(await call(client, "get_app_state", { app: GTK, screenshot: false }));
-      const page2 = indexOf(first, /^\d+ radio button Page 2, Value: off$/);
+      const page2 = indexIn(first, /^\d+ radio button Page 2, Value: off$/);
       const r = await call(client, "click", { app: GTK, element_index: page2 });
       expect(r.isError).toBeFalsy();
       // The result as structured content; the reply text (test/mcp-replies.test.ts has its shape).
@@ -196,7 +183,7 @@ describe("the MCP server", () => {
         retry: "unsafe",
         channel: "semantic",
         notes: [],
-        target: `@${snapshotId(first)}:e${page2}`,
+        target: `@${snapshotIdIn(first)}:e${page2}`,
       });
       // A page switch: its changes are longer than the window, so the reply prints the window whole.
       const after = texts(r)[0]!;
@@ -211,7 +198,7 @@ describe("the MCP server", () => {
           ?.trim()}`,
       );
 
-      const page1 = indexOf(after, /^\d+ radio button Page 1\b/);
+      const page1 = indexIn(after, /^\d+ radio button Page 1\b/);
       const back = await call(client, "click", { ref: `@${String(result.snapshotId)}:e${page1}` });
       expect(back.isError).toBeFalsy();
       expect(texts(back)[0]).toMatch(/\d+ radio button Page 1, Value: on/);
@@ -248,7 +235,7 @@ describe("the MCP server", () => {
     "type_text and set_value with a text over the documented limit, in a request under the request limit: INVALID_ARGUMENT, nothing typed",
     async () => {
       const before = snapshotText(await call(client, "get_app_state", { app: GTK, screenshot: false }));
-      const entry = indexOf(before, /^\d+ text \(settable, string\) Value: entry$/);
+      const entry = indexIn(before, /^\d+ text \(settable, string\) Value: entry$/);
       // Just under the request limit, far over the text limit.
       const text = "z".repeat(REQUEST_LIMIT - 4096);
       const typed = errorOf(await call(client, "type_text", { app: GTK, element_index: entry, text }));
@@ -348,7 +335,7 @@ describe("the MCP server on Chromium's form page", () => {
     "type_text into the password field is refused with POLICY_DENIED, nothing sent, the secret nowhere",
     async () => {
       const text = await form(client);
-      const pw = indexOf(text, /^\d+ password text Password\b/);
+      const pw = indexIn(text, /^\d+ password text Password\b/);
       const r = await call(client, "type_text", { app: WEB, text: "x", element_index: pw });
       const e = errorOf(r);
       expect(e).toMatchObject({ code: "POLICY_DENIED", delivery: "not_delivered", retry: "safe" });
@@ -364,15 +351,15 @@ describe("the MCP server on Chromium's form page", () => {
     'clicking "Delete account" is refused by default and allowed with --confirm-destructive',
     async () => {
       const text = await form(client);
-      const del = indexOf(text, /^\d+ push button Delete account$/);
-      const refused = errorOf(await call(client, "click", { ref: `@${snapshotId(text)}:e${del}` }));
+      const del = indexIn(text, /^\d+ push button Delete account$/);
+      const refused = errorOf(await call(client, "click", { ref: `@${snapshotIdIn(text)}:e${del}` }));
       expect(refused).toMatchObject({ code: "POLICY_DENIED", delivery: "not_delivered" });
 
       const confirming = await connect(["--confirm-destructive"]);
       try {
         const before = await form(confirming);
         const r = await call(confirming, "click", {
-          ref: `@${snapshotId(before)}:e${indexOf(before, /^\d+ push button Delete account$/)}`,
+          ref: `@${snapshotIdIn(before)}:e${indexIn(before, /^\d+ push button Delete account$/)}`,
         });
         expect(r.isError).toBeFalsy();
         expect(r.structuredContent).toMatchObject({

@@ -6,16 +6,15 @@
  * (churn, a window rebuilt after the reply, a page that changes later) are
  * scripted in the fake desktop, so every race here is forced, not hoped for.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AxsnapError } from "../lib/index.js";
-import { loadNative, type NativeBackend } from "../lib/native.js";
-import { createSession, type Session } from "../lib/session.js";
+import type { Session } from "../lib/session.js";
+import { useFakeSessions } from "./support/editor.js";
 
-const native = loadNative();
 const PID = 4343;
 const frame = { x: 100, y: 100, w: 800, h: 600 };
 type Node = Record<string, unknown>;
-const open: { b: NativeBackend; s: Session }[] = [];
+const sessions = useFakeSessions(5000);
 
 function desktop(opts: { go?: Node; status?: string; extra?: Node; check?: boolean } = {}) {
   return {
@@ -60,19 +59,7 @@ function desktop(opts: { go?: Node; status?: string; extra?: Node; check?: boole
   };
 }
 
-function setup(script: object) {
-  const b = new native.NativeBackend("fake", script);
-  const s = createSession({ backend: b, deadlineMs: 5000 });
-  open.push({ b, s });
-  return { b, s };
-}
-
-afterEach(async () => {
-  for (const { b, s } of open.splice(0)) {
-    await s.close();
-    await b.close();
-  }
-});
+const setup = (script: object) => sessions.open(script);
 
 const later = (ms: number, fn: () => unknown) => setTimeout(() => void fn(), ms);
 

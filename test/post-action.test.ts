@@ -3,14 +3,11 @@
  * snapshot it acted on (style, screenshot, limits) unless the call overrides
  * them; bad overrides are refused before anything is sent.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AxsnapError } from "../lib/index.js";
-import { loadNative, type NativeBackend } from "../lib/native.js";
-import { createSession, type Session } from "../lib/session.js";
+import { useFakeSessions } from "./support/editor.js";
 
-const native = loadNative();
-const frame = { x: 100, y: 100, w: 800, h: 600 };
-const open: { b: NativeBackend; s: Session }[] = [];
+const sessions = useFakeSessions();
 const buttons = Array.from({ length: 30 }, (_, i) => ({
   role: "push button",
   title: `Button ${i}`,
@@ -18,27 +15,7 @@ const buttons = Array.from({ length: 30 }, (_, i) => ({
   frame: { x: 120, y: 110 + i * 18, w: 200, h: 16 },
 }));
 
-function setup() {
-  const b = new native.NativeBackend("fake", {
-    apps: [
-      {
-        name: "Editor",
-        pid: 77,
-        windows: [{ title: "W", frame, root: { role: "frame", title: "W", frame, children: buttons } }],
-      },
-    ],
-  });
-  const s = createSession({ backend: b, deadlineMs: 2000 });
-  open.push({ b, s });
-  return { b, s };
-}
-
-afterEach(async () => {
-  for (const { b, s } of open.splice(0)) {
-    await s.close();
-    await b.close();
-  }
-});
+const setup = () => sessions.setup(buttons);
 
 describe("the post-action snapshot", () => {
   it("keeps the style, screenshot setting and limits of the snapshot acted on", async () => {

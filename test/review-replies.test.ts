@@ -5,44 +5,17 @@
  * reported under its collapsed line, with that line's ref and none of its own,
  * since the store refuses a ref the text never printed.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { composeReply } from "../lib/doors/reply.js";
 import { MCP_WORDS } from "../lib/mcp/reply.js";
-import { loadNative, type NativeBackend } from "../lib/native.js";
-import { createSession, type Session } from "../lib/session.js";
+import {
+  button,
+  editorDesktop as desktop,
+  EDITOR_FRAME as frame,
+  useFakeSessions,
+} from "./support/editor.js";
 
-const native = loadNative();
-const frame = { x: 100, y: 100, w: 800, h: 600 };
-const button = (title: string, y: number, extra: Record<string, unknown> = {}) => ({
-  role: "push button",
-  title,
-  actions: ["click"],
-  frame: { x: 120, y, w: 200, h: 20 },
-  ...extra,
-});
-const desktop = (children: Record<string, unknown>[]) => ({
-  apps: [
-    {
-      name: "Editor",
-      pid: 77,
-      windows: [{ title: "W", frame, root: { role: "frame", title: "W", frame, children } }],
-    },
-  ],
-});
-
-const open: { b: NativeBackend; s: Session }[] = [];
-function setup(children: Record<string, unknown>[]) {
-  const b = new native.NativeBackend("fake", desktop(children));
-  const s = createSession({ backend: b, deadlineMs: 2000 });
-  open.push({ b, s });
-  return { b, s };
-}
-afterEach(async () => {
-  for (const { b, s } of open.splice(0)) {
-    await s.close();
-    await b.close();
-  }
-});
+const { setup } = useFakeSessions();
 
 const tools = (b2: string, extra: Record<string, unknown>[] = []) => ({
   role: "panel",

@@ -3,45 +3,20 @@
  * line and the diff after an action: defects found in review, each a test that
  * failed before its fix.
  */
-import { afterEach, describe, expect, it } from "vitest";
-import { loadNative, type NativeBackend } from "../lib/native.js";
+import { describe, expect, it } from "vitest";
+import type { NativeBackend } from "../lib/native.js";
 import { estimateTokens, TOKEN_ESTIMATE_ERROR } from "../lib/render/index.js";
-import { createSession, type Session } from "../lib/session.js";
 import { createSnapshot } from "../lib/snapshot.js";
+import {
+  button,
+  editorDesktop as desktop,
+  EDITOR_FRAME as frame,
+  useFakeSessions,
+  withMethod,
+} from "./support/editor.js";
 import { rejects } from "./support/rejects.js";
 
-const native = loadNative();
-const frame = { x: 100, y: 100, w: 800, h: 600 };
-const button = (title: string, y: number, extra: Record<string, unknown> = {}) => ({
-  role: "push button",
-  title,
-  actions: ["click"],
-  frame: { x: 120, y, w: 200, h: 20 },
-  ...extra,
-});
-const desktop = (children: Record<string, unknown>[]) => ({
-  apps: [
-    {
-      name: "Editor",
-      pid: 77,
-      windows: [{ title: "W", frame, root: { role: "frame", title: "W", frame, children } }],
-    },
-  ],
-});
-
-const open: { b: NativeBackend; s: Session }[] = [];
-function setup(children: Record<string, unknown>[]) {
-  const b = new native.NativeBackend("fake", desktop(children));
-  const s = createSession({ backend: b, deadlineMs: 2000 });
-  open.push({ b, s });
-  return { b, s };
-}
-afterEach(async () => {
-  for (const { b, s } of open.splice(0)) {
-    await s.close();
-    await b.close();
-  }
-});
+const { open, setup } = useFakeSessions();
 
 describe("find observes the whole window", () => {
   const tools = () => [
@@ -158,23 +133,13 @@ describe("the diff after going back to a window", () => {
 
   /** A session whose fake replaces its tree with `next()` right after each action is delivered. */
   function dialogSession(next: () => object | undefined) {
-    const b = new native.NativeBackend("fake", app([main]));
-    const backend = new Proxy(b, {
-      get(target, key) {
-        const v = Reflect.get(target, key, target);
-        if (key === "doAction")
-          return async (...a: unknown[]) => {
-            const r = await (v as (...x: unknown[]) => Promise<void>).apply(target, a);
-            const tree = next();
-            if (tree) await target.fakeReplace(tree);
-            return r;
-          };
-        return typeof v === "function" ? v.bind(target) : v;
-      },
-    });
-    const s = createSession({ backend, deadlineMs: 2000 });
-    open.push({ b, s });
-    return s;
+    const wrap = (b: NativeBackend) =>
+      withMethod(b, "doAction", (doAction) => async (...a) => {
+        await doAction(...a);
+        const tree = next();
+        if (tree) await b.fakeReplace(tree);
+      });
+    return open(app([main]), { wrap }).s;
   }
 
   it("is not computed against a snapshot of that window with other view options", async () => {
@@ -197,24 +162,9 @@ describe("the diff after going back to a window", () => {
   });
 
   it("is not computed against a subtree snapshot of that window (the rest of it is not 'added')", async () => {
-    const b = new native.NativeBackend("fake", app([main]));
-    // A dialog opens on a click inside the subtree, and closes on its OK: the fake's tree is
-    // replaced right after the action is delivered.
+    // A dialog opens on a click inside the subtree, and closes on its OK.
     let next: object | undefined;
-    const backend = new Proxy(b, {
-      get(target, key) {
-        const v = Reflect.get(target, key, target);
-        if (key === "doAction")
-          return async (...a: unknown[]) => {
-            const r = await (v as (...x: unknown[]) => Promise<void>).apply(target, a);
-            if (next) await target.fakeReplace(next);
-            return r;
-          };
-        return typeof v === "function" ? v.bind(target) : v;
-      },
-    });
-    const s = createSession({ backend, deadlineMs: 2000 });
-    open.push({ b, s });
+    const s = dialogSession(() => next);
     const whole = await s.snapshot({ app: "Editor", screenshot: false });
     const bodyIndex = whole.records.find((r) => r.title === "Body")!.index;
     const sub = await s.snapshot({ app: "Editor", screenshot: false, root: bodyIndex });

@@ -12,17 +12,17 @@
  * hoped for.
  */
 import { setMaxListeners } from "node:events";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { watcherSizes } from "../lib/act/watcher.js";
 import { AxsnapError } from "../lib/index.js";
-import { loadNative, type NativeBackend } from "../lib/native.js";
-import { createSession, type Session } from "../lib/session.js";
+import type { NativeBackend } from "../lib/native.js";
+import type { Session } from "../lib/session.js";
+import { useFakeSessions } from "./support/editor.js";
 
-const native = loadNative();
 const frame = { x: 100, y: 100, w: 800, h: 600 };
 /** The library's promise (README, "Every call takes deadlineMs"): settled at most 250 ms after the deadline. */
 const BACKSTOP_MS = 250;
-const open: { b: NativeBackend; s: Session }[] = [];
+const sessions = useFakeSessions(5000);
 
 function app(name: string, pid: number, status: string, slowMs = 0) {
   return {
@@ -63,19 +63,7 @@ function desktop(status = "Ready", slowMs = 0, extra: object[] = []) {
   return { apps: [app("Calc", 4343, status, slowMs), ...extra] };
 }
 
-function setup(script: object) {
-  const b = new native.NativeBackend("fake", script);
-  const s = createSession({ backend: b, deadlineMs: 5000 });
-  open.push({ b, s });
-  return { b, s };
-}
-
-afterEach(async () => {
-  for (const { b, s } of open.splice(0)) {
-    await s.close();
-    await b.close();
-  }
-});
+const setup = (script: object) => sessions.open(script);
 
 const NEVER = { text: "no line ever prints this" };
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));

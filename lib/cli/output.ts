@@ -7,6 +7,7 @@
  */
 
 import type { PermissionStatus } from "../desktop.js";
+import { LIBRARY_PHRASES as P } from "../doors/phrases.js";
 import { type ActionReply, composeReply, type ReplyData, replyText } from "../doors/reply.js";
 import { AxsnapError, type Delivery, type Retry } from "../errors.js";
 import type { RawApp, Rect } from "../model.js";
@@ -238,41 +239,35 @@ const CLI_HINTS: Partial<Record<string, string>> = {
 
 /** Library phrasings → the command line's. */
 const PHRASES: [RegExp, string][] = [
-  [
-    /open it with root "(@[^"\s]+)" \(get_app_state root, `axsnap snapshot --root`, snapshot\(\{ root \}\)\)/g,
-    "open it with `axsnap snapshot --root $1`",
-  ],
+  [P.openCollapsed, "open it with `axsnap snapshot --root $1`"],
   // The CLI names a window by its title only (--window TITLE).
   [
-    /pass window: \{ title: "Save" \}, \{ index: 1 \} or \{ id: "…" \}; listWindows\(app\) lists them/g,
+    P.passWindow,
     "pass --window with a window's title (or part of one); `axsnap windows --app APP` lists them",
   ],
-  [
-    /pass the window's index or id from listWindows\(app\), or its whole title/g,
-    "pass --window with the window's whole title (`axsnap windows --app APP` lists them)",
-  ],
-  [/take a snapshot without the window option/g, "run `axsnap snapshot --app APP` without --window"],
-  [/listWindows(?:\(app\))?/g, "`axsnap windows --app APP`"],
+  [P.ambiguousWindow, "pass --window with the window's whole title (`axsnap windows --app APP` lists them)"],
+  [P.withoutWindowOption, "run `axsnap snapshot --app APP` without --window"],
+  [P.listWindows, "`axsnap windows --app APP`"],
   // A wait's last observation dies with its process: the CLI looks again instead.
   [
-    /the error's `observed` snapshot shows the app as last seen; act on it, or wait longer/g,
+    P.waitObserved,
     "run `axsnap snapshot --app APP` to see the app as it is now and act on that, or wait longer with a larger --timeout",
   ],
-  [/act (?:on an element )?by (?:its )?index/g, "act on an element by its ref"],
+  [P.byIndex, "act on an element by its ref"],
   [/pass raw: true/g, "pass --raw"],
   [/\{ app: "([^"]*)" \}/g, "--app $1"],
-  [/deadlineMs/g, "--deadline"],
-  [/timeoutMs/g, "--timeout"],
-  [/maxDepth/g, "--max-depth"],
-  [/create the session with a confirm callback/g, "pass --confirm if the user asked for exactly this"],
-  [/take a snapshot with screenshot: true/g, "run `axsnap snapshot --app APP --screenshot FILE`"],
-  [/take a (?:new )?snapshot/gi, "run `axsnap snapshot --app APP`"],
-  [/listApps\(\)/g, "`axsnap apps`"],
-  [/listLaunchable\(\)/g, "`axsnap apps --launchable`"],
-  [/snapshot\(\{ app: (\d+) \}\)/g, "`axsnap snapshot --app $1`"],
+  [P.deadlineMs, "--deadline"],
+  [P.timeoutMs, "--timeout"],
+  [P.maxDepth, "--max-depth"],
+  [P.confirmCallback, "pass --confirm if the user asked for exactly this"],
+  [P.withScreenshot, "run `axsnap snapshot --app APP --screenshot FILE`"],
+  [P.takeSnapshot, "run `axsnap snapshot --app APP`"],
+  [P.listApps, "`axsnap apps`"],
+  [P.listLaunchable, "`axsnap apps --launchable`"],
+  [P.snapshotOfPid, "`axsnap snapshot --app $1`"],
   [/\{ app: (\d+) \}/g, "--app $1"],
-  [/as \{ app: <pid> \}/g, "as --app PID"],
-  [/maxNodes/g, "--max-nodes"],
+  [P.asPid, "as --app PID"],
+  [P.maxNodes, "--max-nodes"],
 ];
 
 function isDefaultHint(e: AxsnapError): boolean {

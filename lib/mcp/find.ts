@@ -11,7 +11,7 @@ import { DEFAULT_FIND_LIMIT, type FindResult, findText, MAX_FIND_LIMIT, queryFro
 // No length bounds in the schema: find refuses a long pattern itself, with a hint (the transport bounds the request).
 import { PATTERN_LIMIT } from "../pattern.js";
 import type { Session } from "../session.js";
-import { appOf, DEADLINE_MS, errorResult, READS } from "./tools.js";
+import { appArgument, appOf, DEADLINE_MS, errorResult, READS } from "./tools.js";
 
 const TERMS = {
   snapshot: "get_app_state",
@@ -21,9 +21,7 @@ const TERMS = {
 
 const inputSchema = z
   .object({
-    app: z
-      .union([z.string().min(1), z.number().int().positive()])
-      .describe("The app: its name (case-insensitive; a unique prefix works) or its pid."),
+    app: appArgument,
     role: z
       .string()
       .min(1)

@@ -16,25 +16,6 @@ import { windowJson, windowLine, windowOutput } from "./windows.js";
 
 const LAUNCH_DEADLINE_MS = 20_000;
 
-/** The library's phrasings in a launch refusal → this server's tools. */
-function mcpHint(e: AxsnapError): AxsnapError {
-  const hint = e.hint
-    .replace(/listLaunchable\(\)/g, "list_apps with launchable: true")
-    .replace(/listApps\(\)/g, "list_apps")
-    .replace(
-      /launchApp\("\/path\/to\/program", \{ args \}\)/g,
-      "launch_app with the program's path as app, on a server started with --allow-launch-paths",
-    )
-    .replace(/snapshot\(\{ app: (\d+) \}\)/g, "get_app_state with app $1");
-  if (hint === e.hint) return e;
-  return new AxsnapError(e.code, e.message, {
-    hint,
-    delivery: e.delivery,
-    cause: e,
-    ...(e.pid === undefined ? {} : { pid: e.pid }),
-  });
-}
-
 function pathRefusal(app: string): AxsnapError {
   return new AxsnapError(
     "INVALID_ARGUMENT",
@@ -90,17 +71,12 @@ export function registerLaunchApp(server: McpServer, allowPaths: boolean): void 
     },
     (args, extra) =>
       guarded(true, async () => {
-        let app: Awaited<ReturnType<typeof launchApp>>;
-        try {
-          if (!allowPaths && args.app.includes("/")) throw pathRefusal(args.app.trim());
-          app = await launchApp(args.app, {
-            ...(args.args ? { args: args.args } : {}),
-            deadlineMs: LAUNCH_DEADLINE_MS,
-            signal: extra.signal,
-          });
-        } catch (e) {
-          throw e instanceof AxsnapError ? mcpHint(e) : e;
-        }
+        if (!allowPaths && args.app.includes("/")) throw pathRefusal(args.app.trim());
+        const app = await launchApp(args.app, {
+          ...(args.args ? { args: args.args } : {}),
+          deadlineMs: LAUNCH_DEADLINE_MS,
+          signal: extra.signal,
+        });
         const from = app.entry ? ` from ${app.entry.id}` : "";
         const text = `started ${app.name}${from}: pid ${app.pid}, first window after ${app.ms} ms:\n${windowLine(app.window)}\nNext: get_app_state with app ${app.pid}.`;
         return {

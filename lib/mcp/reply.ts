@@ -62,17 +62,18 @@ export const actionOutputSchema = z.object({
 });
 
 /**
- * The fresh snapshot's options when the reply must carry a screenshot and the
- * snapshot acted on was taken without one (its options are kept otherwise, marks
- * included). Best effort: an unknown target is the action's own error to give.
+ * The fresh snapshot's screenshot option: captured only for a reply that may
+ * attach it (`wanted`), since a capture costs tens of ms; taken when the
+ * snapshot acted on had none, else kept as it was (marks included). Best
+ * effort: an unknown target is the action's own error to give.
  */
 export function screenshotForReply(
   session: Session,
   target: Target | undefined,
   app: string | number | undefined,
   wanted: boolean,
-): { snapshot?: { screenshot: true } } {
-  if (!wanted) return {};
+): { snapshot?: { screenshot: boolean } } {
+  if (!wanted) return { snapshot: { screenshot: false } };
   try {
     // Without a target, the action is on the app's latest snapshot (keys, pixels): its first line names it.
     return session.address(target ?? 0, app).snapshot.screenshot ? {} : { snapshot: { screenshot: true } };

@@ -5,7 +5,9 @@
  * protocol error).
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import { AxsnapError } from "../errors.js";
+import { mcpHint } from "./hints.js";
 
 /** Each call's deadline: a snapshot of a big window on a loaded machine takes a few seconds. */
 export const DEADLINE_MS = 8000;
@@ -15,17 +17,28 @@ export const ACTS = { readOnlyHint: false, destructiveHint: true, openWorldHint:
 /** Annotations of a tool that only observes. */
 export const READS = { readOnlyHint: true, openWorldHint: false } as const;
 
+/** An app argument: its name or its pid (appOf reads a string of digits as a pid). */
+export const appSchema = z.union([z.string().min(1), z.number().int().positive()]);
+
+/** The app argument of a tool that needs one, described for the model. */
+export const appArgument = appSchema.describe(
+  "The app: its name (case-insensitive; a unique prefix works) or its pid.",
+);
+
 /** An app by name or pid; a string of digits is a pid. */
 export function appOf(app: string | number | undefined): string | number | undefined {
   if (typeof app === "string" && /^\d{1,10}$/.test(app.trim())) return Number(app.trim());
   return app;
 }
 
-/** A refusal or a failure as a tool result the model can read: never a protocol error. */
+/**
+ * A refusal or a failure as a tool result the model can read: never a protocol error. Its hint
+ * names this server's tools and arguments, not the library's calls.
+ */
 export function errorResult(e: unknown, acting: boolean): CallToolResult {
   const body =
     e instanceof AxsnapError
-      ? e.toJSON()
+      ? { ...e.toJSON(), hint: mcpHint(e.hint) }
       : {
           code: "INTERNAL_ERROR",
           message: e instanceof Error ? e.message : String(e),

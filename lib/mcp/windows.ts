@@ -6,7 +6,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { listWindows } from "../desktop.js";
 import type { WindowListing } from "../windows.js";
-import { appOf, DEADLINE_MS, guarded, READS } from "./tools.js";
+import { appArgument, appOf, DEADLINE_MS, guarded, READS } from "./tools.js";
 
 const rect = z.object({ x: z.number(), y: z.number(), w: z.number(), h: z.number() });
 
@@ -58,13 +58,7 @@ export function registerListWindows(server: McpServer): void {
       title: "List windows",
       description:
         "Lists an app's windows, dialogs, open menus and popups, one a line: index, kind, title, state, id (structured: { windows: [...] }). Use it when get_app_state shows the wrong window or a dialog may have opened; pass a title as get_app_state's window to observe that one.",
-      inputSchema: z
-        .object({
-          app: z
-            .union([z.string().min(1), z.number().int().positive()])
-            .describe("The app: its name (case-insensitive; a unique prefix works) or its pid."),
-        })
-        .strict(),
+      inputSchema: z.object({ app: appArgument }).strict(),
       outputSchema: z.object({ windows: z.array(windowOutput) }),
       annotations: { title: "List windows", ...READS },
     },

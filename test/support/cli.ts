@@ -54,12 +54,27 @@ export async function runCliJson(
   return { ...r, env: parsed };
 }
 
-/** The index printed on the first line matching `re` (without indentation). */
-export function indexIn(text: string, re: RegExp): number {
+/**
+ * The index printed on the first line matching `re`, matched without its
+ * indentation and without a reply's trailing `[changed: …]`/`[added]` mark
+ * (snapshot and reply texts of the CLI and of MCP alike, or a snapshot's own).
+ */
+export function indexIn(of: string | { text: string }, re: RegExp): number {
+  const text = typeof of === "string" ? of : of.text;
   for (const raw of text.split("\n")) {
-    const line = raw.trim();
+    const line = raw.trim().replace(/ \[(changed|added)[^\]]*\]$/, "");
     const m = /^(\d+) /.exec(line);
     if (m && re.test(line)) return Number(m[1]);
   }
   throw new Error(`no line matches ${re} in:\n${text}`);
+}
+
+/**
+ * The snapshot id a text names first: the CLI's header "snapshot s… of …",
+ * get_app_state's "Snapshot s…", a reply's "snapshot s…, changes since …".
+ */
+export function snapshotIdIn(text: string): string {
+  const m = /^[Ss]napshot (s[a-z0-9]{7})\b/m.exec(text);
+  if (!m) throw new Error(`no snapshot id in:\n${text}`);
+  return m[1]!;
 }
