@@ -93,7 +93,7 @@ const ELEMENT_HELP =
   'element_index is the number at the start of a line in the latest get_app_state text of that app (the snapshot an action returns becomes the latest too). ref is "@<snapshot id>:e<N>" (e.g. "@s8f3k2p9:e12"), built from the snapshot id printed at the top of a snapshot: it is safer than a bare index because it names the observation you read, so if the UI changed since, the action is refused (STALE_REF, nothing sent) instead of reaching whatever now has that number. Pass one of them.';
 
 const RESULT_HELP =
-  'Returns a reply: first "<action> <ref>: <delivery> (<channel>), retry <retry>", notes, how the app settled ("settled: quiet after 152 ms"), the windows, menus and dialogs it opened or closed; then one line naming the fresh snapshot the session took, which is the app\'s latest now, and what follows of it. "snapshot <id>, changes since <old id>:" is followed by only the lines that changed (by default), each numbered as in the fresh snapshot: act on one by that element_index or "@<id>:e<N>"; "- N" lines are gone, numbered as in <old id>; lines not shown did not change and kept their numbers (unless the line says some got new numbers: reach those by their old refs); then a summary line. "snapshot <id>: the whole window …:" is followed by the whole snapshot (when a menu, popup or dialog opened, when it is shorter than its changes, or with reply: "full"); when that would be longer than the server\'s reply budget (about 500 tokens unless started with --reply-tokens) it says "shortened to the reply budget" and prints the fullest view that fits, indices kept: its last line says what was collapsed and how to open it (get_app_state with root), and reply: "full" prints all. No screenshot unless screenshot: true; after a reply without one, call get_app_state before acting by x/y. The same comes as structured content (snapshotId, changes with refs, settled, opened, closed, shows). delivery: "not_delivered" (nothing reached the app), "delivered_unverified" (sent; check the effect in the fresh snapshot), "delivered_verified" (sent and the new state read back) or "delivery_uncertain" (it may or may not have happened: look before repeating). retry: "safe" only when nothing was delivered; "unsafe" means do not repeat it blindly. channel: "semantic" (the element\'s own action or value) or "synthetic" (mouse or key events). notes: what happened on the way. A refusal is an error result with code, message, hint, delivery and retry: follow the hint.';
+  'Returns a reply: first "<action> <ref>: <delivery> (<channel>), retry <retry>", notes, how the app settled ("settled: quiet after 152 ms"), the windows, menus and dialogs it opened or closed; then one line naming the fresh snapshot the session took, which is the app\'s latest now, and what follows of it. "snapshot <id>, changes since <old id>:" is followed by only the lines that changed (by default), each numbered as in the fresh snapshot: act on one by that element_index or "@<id>:e<N>"; "- N" lines are gone, numbered as in <old id>; lines not shown did not change and kept their numbers (unless the line says some got new numbers: reach those by their old refs); then a summary line. "snapshot <id>: the whole window …:" is followed by the whole snapshot (when a menu, popup or dialog opened, when it is shorter than its changes, or with reply: "full"); when that would be longer than the server\'s reply budget (about 500 tokens unless started with --reply-tokens) it says "shortened to the reply budget" and prints the fullest view that fits, indices kept: its last line says what was collapsed and how to open it (get_app_state with root), and reply: "full" prints all. No screenshot unless screenshot: true; x/y stay in the pixels of the last screenshot you received of the app. The same comes as structured content (snapshotId, changes with refs, settled, opened, closed, shows). delivery: "not_delivered" (nothing reached the app), "delivered_unverified" (sent; check the effect in the fresh snapshot), "delivered_verified" (sent and the new state read back) or "delivery_uncertain" (it may or may not have happened: look before repeating). retry: "safe" only when nothing was delivered; "unsafe" means do not repeat it blindly. channel: "semantic" (the element\'s own action or value) or "synthetic" (mouse or key events). notes: what happened on the way. A refusal is an error result with code, message, hint, delivery and retry: follow the hint.';
 
 const SAFETY_HELP =
   "Targets whose name says delete, remove, send, sign out, log out, erase or empty trash are refused with POLICY_DENIED unless the user started the server with --confirm-destructive; secure fields (passwords, PINs) are never typed into or set. When refused, ask the user to do it.";
@@ -289,8 +289,29 @@ export function createMcpServer(session: Session, settings: Partial<McpSettings>
       // fresh tree, so in auto every fresh snapshot is captured and attached when the rule says.
       const wanted = args.screenshot ?? screenshots !== "never";
       const result = await run(screenshotForReply(session, target, appOf(args.app), wanted));
-      return actionReply(result, { mode: replies, screenshots, args, atPixels, replyTokens });
+      const reply = actionReply(result, { mode: replies, screenshots, args, atPixels, replyTokens });
+      if (reply.content.some((c) => c.type === "image")) noteShown(result.snapshot);
+      return reply;
     });
+  /**
+   * The snapshot whose screenshot the client last received, by app pid: x/y
+   * are in the pixels the agent saw, so a point action maps through it (and
+   * its guards compare with what it showed there), not through a later
+   * snapshot whose screenshot was never attached, or that has none.
+   */
+  const shown = new Map<number, Snapshot>();
+  const noteShown = (snap: Snapshot | undefined) => {
+    if (snap?.screenshot) shown.set(snap.app.pid, snap);
+  };
+  const seenFor = (app: string | number | undefined): { of?: Snapshot } => {
+    try {
+      const seen = shown.get(session.address(0, appOf(app)).snapshot.app.pid);
+      return seen && !seen.released ? { of: seen } : {};
+    } catch {
+      // No snapshot of the app: the action says so itself.
+      return {};
+    }
+  };
   const opts = (app: string | number | undefined, signal: AbortSignal) => {
     const a = appOf(app);
     // The agent read every reply: an action by an older ref answers with the changes since the latest.
@@ -393,6 +414,7 @@ export function createMcpServer(session: Session, settings: Partial<McpSettings>
           ...(args.window !== undefined ? { window: { title: args.window } } : {}),
           ...viewOptionsOf(args),
         });
+        noteShown(snap);
         return { content: snapshotContent(snap) };
       }),
   );
@@ -485,6 +507,7 @@ export function createMcpServer(session: Session, settings: Partial<McpSettings>
             ...opts(args.app, extra.signal),
             ...fresh,
             ...rawFor(args.raw, "point" in at, "click"),
+            ...("point" in at ? seenFor(args.app) : {}),
             button: args.mouse_button ?? "left",
             count: (args.click_count ?? 1) as 1 | 2,
           };
@@ -644,6 +667,7 @@ export function createMcpServer(session: Session, settings: Partial<McpSettings>
             ...opts(args.app, extra.signal),
             ...fresh,
             ...rawFor(args.raw, "point" in at, "scroll"),
+            ...("point" in at ? seenFor(args.app) : {}),
           };
           if ("target" in at) return session.scroll(at.target, args.direction, pages, o);
           const steps = Math.min(100, pages * WHEEL_STEPS_PER_PAGE);
@@ -682,6 +706,7 @@ export function createMcpServer(session: Session, settings: Partial<McpSettings>
             ...opts(args.app, extra.signal),
             ...fresh,
             ...rawFor(args.raw, "point" in from, "drag"),
+            ...("point" in from ? seenFor(args.app) : {}),
           };
           if ("target" in from && "target" in to) return session.drag(from.target, to.target, o);
           if ("point" in from && "point" in to) return session.dragAt(from.point, to.point, o);

@@ -51,15 +51,27 @@ describe("an action's fresh snapshot captures only for a reply that attaches it"
     expect({ image: images(click), captures: captures() }).toEqual({ image: 0, captures: 1 });
   });
 
-  it("never: x/y after such an action are refused, nothing sent, until get_app_state looks again", async () => {
-    const { call, refusal } = await server();
-    await call("get_app_state", { app: "Editor" });
+  it("never: x/y after such an action stay in the pixels of the screenshot the client received", async () => {
+    const { call } = await server();
+    const look = await call("get_app_state", { app: "Editor" });
+    const [w] = /Screenshot: (\d+)x\d+ px/
+      .exec((look.content[0] as { text: string }).text)!
+      .slice(1)
+      .map(Number);
+    const scale = w! / 800;
     await call("click", { app: "Editor", element_index: 1 });
-    const e = await refusal("click", { app: "Editor", x: 100, y: 25 });
+    // Save's centre, screen (220, 150) in the window at (100, 100), in the pixels of the image received.
+    const click = await call("click", { app: "Editor", x: 120 * scale, y: 50 * scale });
+    expect(click.structuredContent).toMatchObject({
+      action: "clickAt",
+      delivery: "delivered_unverified",
+      notes: ["the point is on element 2 (push button Save)"],
+    });
+    // Without any screenshot received, a point is still refused, nothing sent.
+    const fresh = await server();
+    await fresh.call("get_app_state", { app: "Editor", screenshot: false });
+    const e = await fresh.refusal("click", { app: "Editor", x: 100, y: 25 });
     expect(e).toMatchObject({ code: "INVALID_ARGUMENT", delivery: "not_delivered" });
-    expect(e.hint).toContain("get_app_state");
-    await call("get_app_state", { app: "Editor" });
-    await call("click", { app: "Editor", x: 100, y: 25 });
   });
 
   it("never: with marks too", async () => {
