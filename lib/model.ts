@@ -130,6 +130,12 @@ export interface RawNode {
   children?: RawNode[];
   /** Opaque id of the live element in the backend's handle table. Never in fixtures. */
   handle?: number;
+  /**
+   * Text read off the window's pixels (lib/ocr/merge.ts), not an element of
+   * the app: it has no handle, and an action on it is pointer input at its
+   * frame, after its text is read there again.
+   */
+  ocr?: { confidence: number };
 }
 
 /**

@@ -141,6 +141,10 @@ function checkNode(n: Obj, path: string): void {
       case "states":
         checkStates(v, path);
         break;
+      case "ocr":
+        if (!isObj(v) || !finite(v.confidence) || v.confidence < 0 || v.confidence > 1)
+          fail(`${path}.ocr`, "expected { confidence } with a confidence from 0 to 1");
+        break;
       case "children":
         if (!Array.isArray(v)) fail(`${path}.children`, "expected an array");
         break;

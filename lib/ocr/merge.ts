@@ -1,0 +1,62 @@
+/**
+ * Text read off the pixels, put into the walked tree as nodes of their own
+ * (issue 20), so the renderer numbers them like any line and the session
+ * keeps a record of each: one node per recognised line, a static text of
+ * the platform, marked `ocr`, nested under the deepest element whose frame
+ * holds the line's centre (the self-drawn element read, or the window), after
+ * that element's own children, in reading order.
+ */
+import type { RawNode, RawSnapshot, Rect } from "../model.js";
+
+/** One recognised line: window-relative points, as the native recogniser returns it. */
+export interface OcrLine {
+  text: string;
+  frame: Rect;
+  confidence: number;
+}
+
+const contains = (r: Rect | undefined, x: number, y: number): boolean =>
+  r !== undefined && x >= r.x && y >= r.y && x < r.x + r.w && y < r.y + r.h;
+
+/** The deepest node under `from` whose frame holds the point; `from` when none does. */
+function holder(from: RawNode, x: number, y: number): RawNode {
+  let at = from;
+  for (;;) {
+    const next = at.children?.find((c) => c.ocr === undefined && contains(c.frame, x, y));
+    if (!next) return at;
+    at = next;
+  }
+}
+
+/**
+ * Adds `lines` to `raw` (in place: the tree is this snapshot's own), under
+ * `under` (the read elements; the root when empty), and returns how many.
+ */
+export function mergeOcrLines(
+  raw: RawSnapshot,
+  lines: readonly OcrLine[],
+  under: readonly RawNode[] = [],
+): number {
+  const win = raw.window.frame;
+  const staticRole = raw.platform === "macos" ? "AXStaticText" : "static";
+  const ordered = [...lines]
+    .filter((l) => l.text.trim().length > 0)
+    .sort((a, b) => a.frame.y - b.frame.y || a.frame.x - b.frame.x);
+  for (const line of ordered) {
+    const frame = { x: win.x + line.frame.x, y: win.y + line.frame.y, w: line.frame.w, h: line.frame.h };
+    const cx = frame.x + frame.w / 2;
+    const cy = frame.y + frame.h / 2;
+    const top = under.find((n) => contains(n.frame, cx, cy)) ?? raw.root;
+    const parent = holder(top, cx, cy);
+    const node: RawNode = {
+      role: staticRole,
+      ...(raw.platform === "macos" ? { value: line.text.trim() } : { title: line.text.trim() }),
+      frame,
+      states: { visible: true },
+      ocr: { confidence: line.confidence },
+    };
+    if (parent.children) parent.children.push(node);
+    else parent.children = [node];
+  }
+  return ordered.length;
+}
