@@ -50,6 +50,8 @@ export function mergeOcrLines(
     const parent = holder(top, cx, cy);
     const node: RawNode = {
       role: staticRole,
+      // "text" on both platforms, whatever the platform calls its static text.
+      roleDescription: "text",
       ...(raw.platform === "macos" ? { value: line.text.trim() } : { title: line.text.trim() }),
       frame,
       states: { visible: true },

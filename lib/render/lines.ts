@@ -127,6 +127,8 @@ function valueTypeTrait(node: RawNode): string {
 export function traitsOf(node: RawNode): string[] {
   const s = node.states;
   const t: string[] = [];
+  // Text read off the pixels says so first: an agent must know it is no element of the app.
+  if (node.ocr) t.push("ocr");
   if (s?.selected) t.push("selected");
   else if (s?.selectable) t.push("selectable");
   if (s?.expanded === true) t.push("expanded");
