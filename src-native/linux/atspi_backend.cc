@@ -1918,10 +1918,16 @@ struct NodeJob {
   uint32_t ifaces = 0;
   bool haveRole = false, haveStates = false, haveIfaces = false;
   std::string name;
-  VariantPtr attributes;  // a{ss} from the Accessible properties, when given
-  bool attributesKnown = false;
+  VariantPtr attributes;        // a{ss} from the Accessible properties (GetAll), when given
+  VariantPtr objectAttributes;  // GetAttributes, asked of text entries: wins over the properties' copy
+  // What the text decision (issueText) still waits for: phase 2's own step, and
+  // the properties' GetAll when it runs beside phase 2 (their Attributes may
+  // make the field secure).
+  int textWaits = 1;
 
   bool secure = false;  // decided in phase 2 (role, attributes, name), before any text is read
+
+  GVariant* Attributes() const { return objectAttributes ? objectAttributes.get() : attributes.get(); }
 
   // Value sources, resolved at the end.
   std::optional<double> number;
@@ -2001,11 +2007,11 @@ bool IdSaysPassword(const std::string& id) {
 // A secure field: its text is never read, only its length.
 bool IsSecureField(const NodeJob& job, bool nameHeuristic) {
   if (job.role == kRolePasswordText) return true;
-  if (AttributesSayPassword(job.attributes.get())) return true;
+  if (AttributesSayPassword(job.Attributes())) return true;
   if (!(IsTextEntryRole(job.role) || (job.ifaces & kHasEditableText))) return false;
   // The HTML id is markup, like autocomplete: not switched off with the name heuristic.
   std::string id;
-  if (AttrString(job.attributes.get(), "id", id) && IdSaysPassword(id)) return true;
+  if (AttrString(job.Attributes(), "id", id) && IdSaysPassword(id)) return true;
   return nameHeuristic && NameSaysPassword(job.name);
 }
 
@@ -2077,9 +2083,9 @@ void FinishNode(NodeJob& job) {
     a.value = *job.text;
   }
 
-  if (job.attributes) {
+  if (job.Attributes()) {
     std::string placeholder;
-    if (AttrString(job.attributes.get(), "placeholder-text", placeholder) && !placeholder.empty())
+    if (AttrString(job.Attributes(), "placeholder-text", placeholder) && !placeholder.empty())
       a.placeholder = placeholder;
   }
 }
@@ -2110,6 +2116,70 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
   Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.stats);
   b.UsePeers(&im.peers);
   const int perCall = b.PerCallMs();
+
+  // Text: decided once role, name and object attributes are known, so a
+  // secure field's text is never asked for.
+  auto issueText = [&b, perCall, secureNames = im.secureNames](NodeJob* j) {
+    if (j->failed) return;
+    j->secure = IsSecureField(*j, secureNames);
+    if (!(j->ifaces & kHasText)) return;
+    const bool secure = j->secure;
+    const bool editable = (j->ifaces & kHasEditableText) || j->states.Has(kStateEditable);
+    // Keep the text where it adds to the name: editable text, or text without a name.
+    // Containers (Chromium's panels, sections, lists) also implement Text, as
+    // U+FFFC placeholders for their children: only text-bearing roles qualify.
+    const std::string roleName = RoleName(j->role);
+    const bool textRole = roleName == "static" || roleName == "label" || roleName == "paragraph" ||
+                          roleName == "text" || roleName == "heading" || roleName == "caption" ||
+                          roleName == "terminal" || roleName == "entry";
+    const bool wantText = !secure && !(j->ifaces & kHasValue) && (editable || (j->name.empty() && textRole));
+    const bool wantSelection = !secure && j->states.Has(kStateFocused);
+    // The count alone matters only for a secure field (whether it holds anything); Chromium
+    // implements Text on every element, so asking everywhere would cost a call per element.
+    if (!wantText && !wantSelection && !secure) return;
+    b.GetProperty(j->ref->bus, j->ref->path, kIfText, "CharacterCount",
+                  [j, perCall, wantText, wantSelection, editable, &b](const Reply& r) {
+                    if (Fail(*j, r, perCall) || r.outcome != Outcome::kOk) return;
+                    int64_t count = 0;
+                    if (!VariantToInt(r.value, count) || count < 0) return;
+                    j->out->charCount = count;
+                    if (wantText) {
+                      if (count == 0) {
+                        if (editable) j->text = std::string();
+                      } else {
+                        b.Call(j->ref->bus, j->ref->path, kIfText, "GetText",
+                               g_variant_new("(ii)", 0, gint32(std::min(count, kMaxTextChars))), "(s)",
+                               [j, perCall](const Reply& tr) {
+                                 if (Fail(*j, tr, perCall) || tr.outcome != Outcome::kOk) return;
+                                 const gchar* s = nullptr;
+                                 g_variant_get(tr.value, "(&s)", &s);
+                                 j->text = s ? s : "";
+                               });
+                      }
+                    }
+                    if (wantSelection && count > 0) {
+                      b.Call(j->ref->bus, j->ref->path, kIfText, "GetSelection", g_variant_new("(i)", 0), "(ii)",
+                             [j, perCall, &b](const Reply& sr) {
+                               if (Fail(*j, sr, perCall) || sr.outcome != Outcome::kOk) return;
+                               gint32 start = 0, end = 0;
+                               g_variant_get(sr.value, "(ii)", &start, &end);
+                               if (end <= start || start < 0) return;
+                               end = gint32(std::min<int64_t>(end, int64_t(start) + kMaxTextChars));
+                               b.Call(j->ref->bus, j->ref->path, kIfText, "GetText", g_variant_new("(ii)", start, end),
+                                      "(s)", [j, perCall](const Reply& tr) {
+                                        if (Fail(*j, tr, perCall) || tr.outcome != Outcome::kOk) return;
+                                        const gchar* s = nullptr;
+                                        g_variant_get(tr.value, "(&s)", &s);
+                                        if (s && *s) j->out->selectedText = s;
+                                      });
+                             });
+                    }
+                  });
+  };
+  // The text decision runs once everything it reads has come (NodeJob::textWaits).
+  auto textStep = [&issueText](NodeJob* j) {
+    if (--j->textWaits == 0) issueText(j);
+  };
 
   // Phase 2: what depends on role, states and interfaces.
   auto phase2 = [&](NodeJob& job) {
@@ -2176,79 +2246,18 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
         if (VariantToDouble(r.value, d)) j->number = d;
       });
     }
-    // Text: decided once role, name and object attributes are known, so a
-    // secure field's text is never asked for.
-    auto issueText = [&b, perCall, secureNames = im.secureNames](NodeJob* j) {
-      j->secure = IsSecureField(*j, secureNames);
-      if (!(j->ifaces & kHasText)) return;
-      const bool secure = j->secure;
-      const bool editable = (j->ifaces & kHasEditableText) || j->states.Has(kStateEditable);
-      // Keep the text where it adds to the name: editable text, or text without a name.
-      // Containers (Chromium's panels, sections, lists) also implement Text, as
-      // U+FFFC placeholders for their children: only text-bearing roles qualify.
-      const std::string roleName = RoleName(j->role);
-      const bool textRole = roleName == "static" || roleName == "label" || roleName == "paragraph" ||
-                            roleName == "text" || roleName == "heading" || roleName == "caption" ||
-                            roleName == "terminal" || roleName == "entry";
-      const bool wantText = !secure && !(j->ifaces & kHasValue) && (editable || (j->name.empty() && textRole));
-      const bool wantSelection = !secure && j->states.Has(kStateFocused);
-      // The count alone matters only for a secure field (whether it holds anything); Chromium
-      // implements Text on every element, so asking everywhere would cost a call per element.
-      if (!wantText && !wantSelection && !secure) return;
-      b.GetProperty(j->ref->bus, j->ref->path, kIfText, "CharacterCount",
-                    [j, perCall, wantText, wantSelection, editable, &b](const Reply& r) {
-                      if (Fail(*j, r, perCall) || r.outcome != Outcome::kOk) return;
-                      int64_t count = 0;
-                      if (!VariantToInt(r.value, count) || count < 0) return;
-                      j->out->charCount = count;
-                      if (wantText) {
-                        if (count == 0) {
-                          if (editable) j->text = std::string();
-                        } else {
-                          b.Call(j->ref->bus, j->ref->path, kIfText, "GetText",
-                                 g_variant_new("(ii)", 0, gint32(std::min(count, kMaxTextChars))), "(s)",
-                                 [j, perCall](const Reply& tr) {
-                                   if (Fail(*j, tr, perCall) || tr.outcome != Outcome::kOk) return;
-                                   const gchar* s = nullptr;
-                                   g_variant_get(tr.value, "(&s)", &s);
-                                   j->text = s ? s : "";
-                                 });
-                        }
-                      }
-                      if (wantSelection && count > 0) {
-                        b.Call(j->ref->bus, j->ref->path, kIfText, "GetSelection", g_variant_new("(i)", 0), "(ii)",
-                               [j, perCall, &b](const Reply& sr) {
-                                 if (Fail(*j, sr, perCall) || sr.outcome != Outcome::kOk) return;
-                                 gint32 start = 0, end = 0;
-                                 g_variant_get(sr.value, "(ii)", &start, &end);
-                                 if (end <= start || start < 0) return;
-                                 end = gint32(std::min<int64_t>(end, int64_t(start) + kMaxTextChars));
-                                 b.Call(j->ref->bus, j->ref->path, kIfText, "GetText",
-                                        g_variant_new("(ii)", start, end), "(s)", [j, perCall](const Reply& tr) {
-                                          if (Fail(*j, tr, perCall) || tr.outcome != Outcome::kOk) return;
-                                          const gchar* s = nullptr;
-                                          g_variant_get(tr.value, "(&s)", &s);
-                                          if (s && *s) j->out->selectedText = s;
-                                        });
-                               });
-                      }
-                    });
-    };
     const bool entry = IsTextEntryRole(job.role) || (job.ifaces & kHasEditableText);
     if (entry) {
       // Object attributes first (autocomplete, input type, id): they may make the field secure. Asked even
       // when GetAll gave an Attributes property: Chromium's is not the object attributes (it lacks the id).
       b.Call(busName, path, kIfAccessible, "GetAttributes", nullptr, "(a{ss})",
-             [j, perCall, issueText](const Reply& r) {
+             [j, perCall, &textStep](const Reply& r) {
                if (Fail(*j, r, perCall)) return;
-               if (r.outcome == Outcome::kOk) {
-                 j->attributes = AdoptVariant(g_variant_get_child_value(r.value, 0));
-                 j->attributesKnown = true;
-               }
-               issueText(j);
+               if (r.outcome == Outcome::kOk) j->objectAttributes = AdoptVariant(g_variant_get_child_value(r.value, 0));
+               textStep(j);
              });
     } else {
-      issueText(j);
+      textStep(j);
     }
     if (WantsRelationName(job)) {
       // LABELLED_BY and DESCRIBED_BY targets; their names from the bulk cache when it has them.
@@ -2325,6 +2334,10 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
       return phase1Done(job);
     }
     job.phase1Pending = needBasics ? 4 : 1;
+    // With the basics from the bulk read, GetAll brings only what phase 2 does
+    // not need (identifier, help, child count), except the Attributes the text
+    // decision reads: phase 2 goes out beside it, and only that decision waits.
+    if (!needBasics) job.textWaits = 2;
     if (needBasics) {
       b.Call(busName, path, kIfAccessible, "GetRole", nullptr, "(u)", [j, perCall, &phase1Done](const Reply& r) {
         if (!Fail(*j, r, perCall)) {
@@ -2359,8 +2372,9 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
     // (atk-bridge) in one call.
     b.Call(
         busName, path, kIfProperties, "GetAll", g_variant_new("(s)", kIfAccessible), "(a{sv})",
-        [j, perCall, needBasics, &b, &phase1Done, &im](const Reply& r) {
-          if (Fail(*j, r, perCall)) return phase1Done(*j);
+        [j, perCall, needBasics, &b, &phase1Done, &textStep, &im](const Reply& r) {
+          auto done = [&]() { needBasics ? phase1Done(*j) : textStep(j); };
+          if (Fail(*j, r, perCall)) return done();
           if (r.outcome == Outcome::kOk) {
             VariantPtr dict = AdoptVariant(g_variant_get_child_value(r.value, 0));
             std::string s;
@@ -2382,14 +2396,11 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
             int64_t n = -1;
             if (childCount && VariantToInt(childCount.get(), n)) j->childCount = n;
             VariantPtr attrs = AdoptVariant(g_variant_lookup_value(dict.get(), "Attributes", G_VARIANT_TYPE("a{ss}")));
-            if (attrs) {
-              j->attributes = std::move(attrs);
-              j->attributesKnown = true;
-            }
-            return phase1Done(*j);
+            if (attrs) j->attributes = std::move(attrs);
+            return done();
           }
           // No GetAll: the two properties that matter, one by one.
-          if (!needBasics) return phase1Done(*j);
+          if (!needBasics) return done();
           j->phase1Pending += 2;
           b.GetProperty(j->ref->bus, j->ref->path, kIfAccessible, "Name", [j, perCall, &phase1Done](const Reply& nr) {
             if (!Fail(*j, nr, perCall) && nr.outcome == Outcome::kOk &&
@@ -2408,6 +2419,7 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
                         });
           phase1Done(*j);
         });
+    if (!needBasics) phase2(job);
   };
 
   // Bulk: one GetItems per app for role/name/description/states/interfaces.
