@@ -1569,10 +1569,14 @@ GObj<GDBusConnection> ConnectAddress(GMainContext* ctx, const char* address, GDB
 // Opens the app's direct connection once (Peers): its address from
 // Application.GetApplicationBusAddress, at most 300 ms in all. An app without
 // one, or that does not answer, is read over the bus, and not asked again.
+// Takes what the app's Prefetch brought first (one still opening is not
+// waited for: the calls go over the bus meanwhile).
 template <typename ImplT>
 void EnsurePeer(ImplT& im, const std::string& busName, Clock::time_point deadline) {
+  // A bulk read still out is waited for: the app answers nothing else meanwhile (a big page's
+  // takes a second), so calls sent beside it could time out, as they never did when it went alone.
+  TakePrefetch(im, busName, /*waitBulk=*/true, deadline);
   if (!im.usePeers) return;
-  TakePrefetch(im, busName, /*waitBulk=*/false, deadline);
   if (im.peers.For(busName) || im.peers.none.count(busName)) return;
   // Being opened in the background: these calls go over the bus meanwhile.
   if (auto it = im.prefetch.find(busName); it != im.prefetch.end() && it->second->peerPending) return;
@@ -1602,7 +1606,6 @@ void EnsurePeer(ImplT& im, const std::string& busName, Clock::time_point deadlin
 // EnsurePeer for the apps of these elements.
 template <typename ImplT>
 void EnsurePeersFor(ImplT& im, const std::vector<ElementId>& ids, Clock::time_point deadline) {
-  if (!im.usePeers) return;
   std::unordered_set<std::string> seen;
   for (ElementId id : ids)
     if (const ObjRef* ref = im.Lookup(id); ref && seen.insert(ref->bus).second) EnsurePeer(im, ref->bus, deadline);
