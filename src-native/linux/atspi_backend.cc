@@ -702,7 +702,7 @@ struct Prefetch : std::enable_shared_from_this<Prefetch> {
   bool registerPending = false;
   double registerMs = -1;
   bool bulkIssued = false, bulkDone = false;
-  Clock::time_point bulkSent;
+  Clock::time_point bulkSent, bulkAt;  // bulkAt: its answer came (as FreshBulk's snapshot is dated)
   double bulkMs = 0;
   VariantPtr bulkReply;
   Outcome bulkOutcome = Outcome::kOk;
@@ -767,6 +767,7 @@ void OnPrefetchBulk(GObject* source, GAsyncResult* res, gpointer data) {
   st->bulkReply = AdoptVariant(g_dbus_connection_call_finish(G_DBUS_CONNECTION(source), res, &raw));
   ErrorPtr err(raw);
   st->bulkMs = MsSince(st->bulkSent);
+  st->bulkAt = Clock::now();
   st->bulkDone = true;
   if (st->bulkReply)
     st->bulkOutcome = Outcome::kOk;
@@ -1405,7 +1406,7 @@ void TakePrefetch(ImplT& im, const std::string& busName, bool waitBulk, Clock::t
     st->wantBulk = false;
     if (st->registerMs >= 0) im.stats.Add("RegisterEvent", st->registerMs);
     im.stats.Add("GetItems", st->bulkMs);
-    if (!st->bulkStale) KeepBulk(im, busName, st->bulkOutcome, st->bulkReply.get(), st->bulkSent);
+    if (!st->bulkStale) KeepBulk(im, busName, st->bulkOutcome, st->bulkReply.get(), st->bulkAt);
     st->bulkReply.reset();
   }
   if (!st->Busy()) im.prefetch.erase(busName);
