@@ -9,6 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSession, type Session, type Snapshot } from "../lib/index.js";
+import { loadNative } from "../lib/native.js";
 import { type App, type Desktop, gtkWidgetFactory, startApp } from "../scripts/desktop.mjs";
 import { useDesktop } from "./support/linux.js";
 
@@ -83,6 +84,27 @@ describe("ids (AccessibleId, read per element only from apps that give them)", (
         expect(button?.identifier, snap.text).toBe("sign-in");
         expect(button?.identity.identifier).toBe("sign-in");
       }
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "a backend's first walk of the app (its reads started during window choice) finds what its second finds",
+    async () => {
+      await until("tree", (s) => /push button Sign in/.test(s.text));
+      const native = loadNative();
+      // A backend of its own: no direct connection, bulk snapshot or id probe yet, as in a CLI process.
+      const backend = new native.NativeBackend("linux");
+      await backend.connect(5000);
+      const request = { app: app.pid, maxNodes: 2400, maxDepth: 64, deadlineMs: 8000, screenshot: false };
+      const first = await backend.snapshot(request);
+      const second = await backend.snapshot(request);
+      await backend.close();
+      const reads = (r: typeof first) => JSON.stringify(r.raw.walk.reads);
+      expect(first.raw.walk.reads?.find((r) => r.kind === "GetItems")?.calls, reads(first)).toBe(1);
+      const text = JSON.stringify(first.raw.root);
+      expect(text).toContain('"identifier":"sign-in"');
+      expect(text).toBe(JSON.stringify(second.raw.root));
     },
     TIMEOUT,
   );

@@ -272,6 +272,11 @@ class Backend {
   }
   // Waits for the app to settle after recovery (bounded by the caller).
   virtual void Settle(std::chrono::milliseconds ms) {}
+  // Runs before window choice when a snapshot will walk one of the app's
+  // windows: a backend may start reads the walk begins with, so that they
+  // overlap window choice (the AT-SPI backend's direct connection and bulk
+  // read). Nothing it does may change what the snapshot finds.
+  virtual void ExpectWalk(const AppInfo& app) {}
   // Runs after window choice, before the walk: e.g. asks Chromium to build its
   // tree. Sets `contentPending` (with a note) when the tree is known incomplete.
   virtual void PrepareWalk(const AppInfo& app, const WindowInfo& window, Clock::time_point deadline,

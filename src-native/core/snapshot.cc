@@ -263,6 +263,7 @@ Error TakeSnapshot(Backend& backend, const SnapshotRequest& request, SnapshotRes
   AppInfo app;
   if (Error err = FindApp(backend, request.app, request.deadline, app)) return err;
   timings.appMs = MsSince(t0);
+  backend.ExpectWalk(app);
   WindowInfo window;
   std::vector<std::string> notes;
   std::vector<ElementId> seen;

@@ -675,6 +675,128 @@ struct Peers {
   }
 };
 
+// A walk's first reads of an app, started during window choice (ExpectWalk,
+// else PrepareWalk) so that they overlap it instead of each going first, one
+// after another, in a fresh process: the direct connection (its address, then
+// connecting) and the bulk read (RegisterEvent when none is registered yet,
+// then GetItems, on the direct connection when that is open by then). Its
+// handlers touch only this state, which they keep alive; the backend takes
+// the results at its next read of the app (TakePrefetch).
+struct Prefetch : std::enable_shared_from_this<Prefetch> {
+  std::string bus;
+  ContextPtr ctx;                 // the backend's: where the follow-up calls' replies go
+  GObj<GDBusConnection> busConn;  // the accessibility bus, for the bulk read without a direct connection
+  GObj<GCancellable> cancel = AdoptObject(g_cancellable_new());
+  GObj<GCancellable> peerCancel = AdoptObject(g_cancellable_new());
+  Clock::time_point started = Clock::now(), deadline;
+  std::chrono::milliseconds perCall{800};
+  bool dropped = false;  // the backend disconnected: start nothing more
+
+  bool peerPending = false;  // the direct connection is being opened
+  bool peerTried = false;
+  GObj<GDBusConnection> peer;  // null after trying: the app has none (or did not answer in time)
+  SourcePtr peerTimer;         // gives up on the direct connection after 300 ms
+  double addressMs = -1;
+
+  bool wantBulk = false;
+  bool registerPending = false;
+  double registerMs = -1;
+  bool bulkIssued = false, bulkDone = false;
+  Clock::time_point bulkSent, bulkAt;  // bulkAt: its answer came (as FreshBulk's snapshot is dated)
+  double bulkMs = 0;
+  VariantPtr bulkReply;
+  Outcome bulkOutcome = Outcome::kOk;
+  bool bulkStale = false;  // asked before an action: not kept
+
+  bool Busy() const { return peerPending || (wantBulk && !bulkDone); }
+};
+using PrefetchPtr = std::shared_ptr<Prefetch>;
+
+double MsSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+void PrefetchBulk(const PrefetchPtr& st);
+
+void PeerDone(const PrefetchPtr& st, GObj<GDBusConnection> conn) {
+  if (!st->peerPending) return;
+  st->peerPending = false;
+  g_cancellable_cancel(st->peerCancel.get());  // the timer's way: a connect still under way stops
+  st->peer = std::move(conn);
+  st->peerTimer.reset();
+  PrefetchBulk(st);
+}
+
+void OnPrefetchConnected(GObject*, GAsyncResult* res, gpointer data) {
+  std::unique_ptr<PrefetchPtr> h(static_cast<PrefetchPtr*>(data));
+  GError* raw = nullptr;
+  GObj<GDBusConnection> conn = AdoptObject(g_dbus_connection_new_for_address_finish(res, &raw));
+  ErrorPtr err(raw);
+  if (conn) g_dbus_connection_set_exit_on_close(conn.get(), FALSE);
+  PeerDone(*h, std::move(conn));
+}
+
+void OnPrefetchAddress(GObject* source, GAsyncResult* res, gpointer data) {
+  std::unique_ptr<PrefetchPtr> h(static_cast<PrefetchPtr*>(data));
+  const PrefetchPtr& st = *h;
+  GError* raw = nullptr;
+  VariantPtr r = AdoptVariant(g_dbus_connection_call_finish(G_DBUS_CONNECTION(source), res, &raw));
+  ErrorPtr err(raw);
+  st->addressMs = MsSince(st->started);
+  const gchar* address = nullptr;
+  if (r) g_variant_get(r.get(), "(&s)", &address);
+  if (st->dropped || !st->peerPending || !address || !*address) return PeerDone(st, nullptr);
+  ContextScope scope(st->ctx.get());
+  g_dbus_connection_new_for_address(address, G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT, nullptr,
+                                    st->peerCancel.get(), OnPrefetchConnected, new PrefetchPtr(st));
+}
+
+void OnPrefetchRegistered(GObject* source, GAsyncResult* res, gpointer data) {
+  std::unique_ptr<PrefetchPtr> h(static_cast<PrefetchPtr*>(data));
+  const PrefetchPtr& st = *h;
+  GError* raw = nullptr;
+  VariantPtr r = AdoptVariant(g_dbus_connection_call_finish(G_DBUS_CONNECTION(source), res, &raw));
+  ErrorPtr err(raw);
+  st->registerMs = MsSince(st->started);
+  st->registerPending = false;
+  PrefetchBulk(st);
+}
+
+void OnPrefetchBulk(GObject* source, GAsyncResult* res, gpointer data) {
+  std::unique_ptr<PrefetchPtr> h(static_cast<PrefetchPtr*>(data));
+  const PrefetchPtr& st = *h;
+  GError* raw = nullptr;
+  st->bulkReply = AdoptVariant(g_dbus_connection_call_finish(G_DBUS_CONNECTION(source), res, &raw));
+  ErrorPtr err(raw);
+  st->bulkMs = MsSince(st->bulkSent);
+  st->bulkAt = Clock::now();
+  st->bulkDone = true;
+  if (st->bulkReply)
+    st->bulkOutcome = Outcome::kOk;
+  else if (g_error_matches(err.get(), G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    st->bulkOutcome = Outcome::kDeadline;
+  else
+    st->bulkOutcome = ClassifyError(err.get());
+}
+
+// GetItems once the listener is registered: on the direct connection when it
+// is open by then, else over the bus (no dispatch may come between, so the
+// connection's completion is not waited for: the app would sit idle).
+void PrefetchBulk(const PrefetchPtr& st) {
+  if (!st->wantBulk || st->bulkIssued || st->registerPending) return;
+  st->bulkIssued = true;
+  const int timeout = TimeoutMs(st->deadline, st->perCall);
+  if (st->dropped || timeout <= 0) {
+    st->bulkDone = true;
+    st->bulkOutcome = Outcome::kDeadline;
+    return;
+  }
+  GDBusConnection* conn = st->peer && !g_dbus_connection_is_closed(st->peer.get()) ? st->peer.get() : nullptr;
+  st->bulkSent = Clock::now();
+  ContextScope scope(st->ctx.get());
+  g_dbus_connection_call(conn ? conn : st->busConn.get(), conn ? nullptr : st->bus.c_str(), kCachePath, kIfCache,
+                         "GetItems", nullptr, nullptr, G_DBUS_CALL_FLAGS_NO_AUTO_START, timeout, st->cancel.get(),
+                         OnPrefetchBulk, new PrefetchPtr(st));
+}
+
 bool IsDocumentRole(uint32_t role) { return role < kRoleCount && std::strncmp(kRoleNames[role], "document", 8) == 0; }
 
 // A document or the parent of one: its children are asked of the app. A page
@@ -778,6 +900,11 @@ struct AtspiBackend::Impl {
   };
   static constexpr int kIdProbeReads = 64;
   std::unordered_map<std::string, IdProbe> idProbe;  // by app bus name
+  // Still counting answers: no id or help seen, fewer than kIdProbeReads answers.
+  bool Probing(const std::string& busName) const {
+    auto it = idProbe.find(busName);
+    return it == idProbe.end() || (!it->second.seen && it->second.reads < kIdProbeReads);
+  }
   bool WantsGetAll(const std::string& busName) const {
     auto it = idProbe.find(busName);
     return it == idProbe.end() || it->second.seen || it->second.reads < kIdProbeReads;
@@ -790,6 +917,18 @@ struct AtspiBackend::Impl {
   // Direct connections for the walk's reads (AXSNAP_P2P=0 turns them off).
   Peers peers;
   bool usePeers = true;
+  // A walk's first reads under way, by app bus name (Prefetch).
+  std::unordered_map<std::string, PrefetchPtr> prefetch;
+  std::string walkExpected;  // ExpectWalk: the app whose Windows() starts them
+  void DropPrefetch() {
+    for (auto& [name, st] : prefetch) {
+      st->dropped = true;
+      g_cancellable_cancel(st->cancel.get());
+      g_cancellable_cancel(st->peerCancel.get());
+      st->peerTimer.reset();
+    }
+    prefetch.clear();
+  }
 
   Impl() {
     // Benchmarks and diagnostics: AXSNAP_BULK=0 reads every element live, AXSNAP_P2P=0 over the bus only.
@@ -803,6 +942,7 @@ struct AtspiBackend::Impl {
 
   void Disconnect() {
     events.Drop();
+    DropPrefetch();
     for (auto& [name, conn] : peers.conns) g_dbus_connection_close_sync(conn.get(), nullptr, nullptr);
     peers = Peers{};
     if (bus) {
@@ -854,6 +994,7 @@ struct AtspiBackend::Impl {
     managesCells.clear();
     bulk.clear();
     idProbe.clear();
+    DropPrefetch();
     peers = Peers{};
   }
 
@@ -898,6 +1039,7 @@ struct AtspiBackend::Impl {
   void ForgetReadState() {
     bulk.clear();
     countSeen.clear();
+    for (auto& [name, st] : prefetch) st->bulkStale = true;
   }
 
   // The interface bits of one element (blocking).
@@ -1202,8 +1344,151 @@ class Batch {
 template <typename ImplT>
 void EnsurePeer(ImplT& im, const std::string& busName, Clock::time_point deadline);
 
+// A GetItems answer kept as the app's bulk snapshot (taken at `taken`); null
+// when there is none to keep. An app that does not serve it, is too slow, or
+// answers another layout or too many objects is read live from then on.
+template <typename ImplT>
+const BulkSnapshot* KeepBulk(ImplT& im, const std::string& busName, Outcome outcome, GVariant* value,
+                             Clock::time_point taken) {
+  if (outcome == Outcome::kFailed || outcome == Outcome::kNoReply) im.bulkUnsupported.insert(busName);
+  if (outcome != Outcome::kOk) return nullptr;
+  if (!g_variant_is_of_type(value, G_VARIANT_TYPE("(a((so)(so)(so)iiassusau))"))) {
+    im.bulkUnsupported.insert(busName);
+    return nullptr;
+  }
+  // Too big to be worth keeping: not parsed (a 50,000-element page's reply takes a second more).
+  VariantPtr items = AdoptVariant(g_variant_get_child_value(value, 0));
+  if (g_variant_n_children(items.get()) > im.kBulkMaxItems) {
+    im.bulkUnsupported.insert(busName);
+    return nullptr;
+  }
+  BulkSnapshot snap;
+  snap.taken = taken;
+  const Clock::time_point p0 = Clock::now();
+  ParseBulk(AdoptVariant(g_variant_ref(value)), snap);
+  im.stats.Add("GetItems (parse)", MsSince(p0));
+  auto& slot = im.bulk[busName];
+  slot = std::move(snap);
+  return &slot;
+}
+
+// Takes what the app's Prefetch brought so far: its direct connection, its
+// bulk snapshot. `waitBulk`: waits for the bulk read still out first (until
+// `deadline`). Whatever is still under way is left to finish.
+template <typename ImplT>
+void TakePrefetch(ImplT& im, const std::string& busName, bool waitBulk, Clock::time_point deadline) {
+  auto it = im.prefetch.find(busName);
+  if (it == im.prefetch.end()) return;
+  PrefetchPtr st = it->second;
+  if (waitBulk && st->wantBulk && !st->bulkDone && !st->bulkStale) {
+    bool timedOut = false;
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    SourcePtr timer(g_timeout_source_new(static_cast<guint>(std::max<int64_t>(left, 0))));
+    g_source_set_callback(
+        timer.get(),
+        [](gpointer p) -> gboolean {
+          *static_cast<bool*>(p) = true;
+          return G_SOURCE_REMOVE;
+        },
+        &timedOut, nullptr);
+    g_source_attach(timer.get(), im.ctx.get());
+    while (!st->bulkDone && !timedOut) g_main_context_iteration(im.ctx.get(), TRUE);
+  }
+  if (st->peerTried && !st->peerPending) {
+    st->peerTried = false;
+    if (st->addressMs >= 0) im.stats.Add("GetApplicationBusAddress", st->addressMs);
+    if (st->peer && !g_dbus_connection_is_closed(st->peer.get()))
+      im.peers.conns[busName] = std::move(st->peer);
+    else
+      im.peers.none.insert(busName);
+  }
+  if (st->wantBulk && st->bulkDone) {
+    st->wantBulk = false;
+    if (st->registerMs >= 0) im.stats.Add("RegisterEvent", st->registerMs);
+    im.stats.Add("GetItems", st->bulkMs);
+    if (!st->bulkStale) KeepBulk(im, busName, st->bulkOutcome, st->bulkReply.get(), st->bulkAt);
+    st->bulkReply.reset();
+  }
+  if (!st->Busy()) im.prefetch.erase(busName);
+}
+
+// Starts the reads a walk of the app begins with (Prefetch), unless there is
+// nothing to start: a direct connection open or known absent, a fresh bulk
+// snapshot (or none to be had).
+template <typename ImplT>
+void StartPrefetch(ImplT& im, const std::string& busName, Clock::time_point deadline) {
+  if (im.prefetch.count(busName)) return;
+  const bool wantPeer = im.usePeers && !im.peers.For(busName) && !im.peers.none.count(busName);
+  auto kept = im.bulk.find(busName);
+  const bool wantBulk = im.useBulk && !im.live && !im.bulkUnsupported.count(busName) &&
+                        !(kept != im.bulk.end() && Clock::now() - kept->second.taken < im.bulkMaxAge);
+  if (!wantPeer && !wantBulk) return;
+  auto st = std::make_shared<Prefetch>();
+  st->bus = busName;
+  st->ctx.reset(g_main_context_ref(im.ctx.get()));
+  st->busConn.reset(G_DBUS_CONNECTION(g_object_ref(im.bus.get())));
+  st->deadline = deadline;
+  st->perCall = im.PerCall(deadline);
+  st->wantBulk = wantBulk;
+  im.prefetch[busName] = st;
+  if (wantPeer) {
+    im.peers.conns.erase(busName);  // closed: the app went away, or its socket did
+    st->peerPending = st->peerTried = true;
+    // As EnsurePeer: at most 300 ms for the address and the connection together.
+    const auto until = std::min(deadline, Clock::now() + std::chrono::milliseconds(300));
+    const int timeout = std::max(1, TimeoutMs(until, im.PerCall(until)));
+    st->peerTimer.reset(g_timeout_source_new(static_cast<guint>(timeout)));
+    g_source_set_callback(
+        st->peerTimer.get(),
+        [](gpointer p) -> gboolean {
+          PeerDone(static_cast<Prefetch*>(p)->shared_from_this(), nullptr);
+          return G_SOURCE_REMOVE;
+        },
+        st.get(), nullptr);
+    g_source_attach(st->peerTimer.get(), im.ctx.get());
+    g_dbus_connection_call(im.bus.get(), busName.c_str(), kRootPath, "org.a11y.atspi.Application",
+                           "GetApplicationBusAddress", nullptr, G_VARIANT_TYPE("(s)"), G_DBUS_CALL_FLAGS_NO_AUTO_START,
+                           timeout, st->peerCancel.get(), OnPrefetchAddress, new PrefetchPtr(st));
+  }
+  if (wantBulk && !im.registeredForCache) {
+    // The bridge only serves GetItems once someone listens for events.
+    im.registeredForCache = true;
+    st->registerPending = true;
+    g_dbus_connection_call(im.bus.get(), kRegistryBus, kRegistryPath, "org.a11y.atspi.Registry", "RegisterEvent",
+                           g_variant_new("(s@ass)", "object:children-changed", g_variant_new_strv(nullptr, 0), ""),
+                           nullptr, G_DBUS_CALL_FLAGS_NO_AUTO_START, std::max(1, TimeoutMs(deadline, st->perCall)),
+                           st->cancel.get(), OnPrefetchRegistered, new PrefetchPtr(st));
+  }
+  PrefetchBulk(st);
+}
+
+// Waits (at most one call timeout) for the app's Prefetch to hear the event
+// listener registered, so that its GetItems goes out now: nothing else may
+// dispatch its replies until the walk's first read (window choice goes on
+// with X11), and the app would sit idle meanwhile.
+template <typename ImplT>
+void AwaitPrefetchRegistration(ImplT& im, const std::string& busName, Clock::time_point deadline) {
+  auto it = im.prefetch.find(busName);
+  if (it == im.prefetch.end() || !it->second->registerPending) return;
+  PrefetchPtr st = it->second;
+  const auto until = std::min(deadline, Clock::now() + im.PerCall(deadline));
+  bool timedOut = false;
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count();
+  SourcePtr timer(g_timeout_source_new(static_cast<guint>(std::max<int64_t>(left, 0))));
+  g_source_set_callback(
+      timer.get(),
+      [](gpointer p) -> gboolean {
+        *static_cast<bool*>(p) = true;
+        return G_SOURCE_REMOVE;
+      },
+      &timedOut, nullptr);
+  g_source_attach(timer.get(), im.ctx.get());
+  while (st->registerPending && !timedOut) g_main_context_iteration(im.ctx.get(), TRUE);
+}
+
 template <typename ImplT>
 const BulkSnapshot* FreshBulk(ImplT& im, const std::string& busName, Clock::time_point deadline) {
+  TakePrefetch(im, busName, /*waitBulk=*/true, deadline);
   if (!im.useBulk || im.live || im.bulkUnsupported.count(busName)) return nullptr;
   auto kept = im.bulk.find(busName);
   if (kept != im.bulk.end() && Clock::now() - kept->second.taken < im.bulkMaxAge) return &kept->second;
@@ -1222,29 +1507,7 @@ const BulkSnapshot* FreshBulk(ImplT& im, const std::string& busName, Clock::time
   b.UsePeers(&im.peers);
   b.Call(
       busName, kCachePath, kIfCache, "GetItems", nullptr, nullptr,
-      [&](const Reply& r) {
-        // Not served, too slow to be worth it, or another layout: live reads from now on.
-        if (r.outcome == Outcome::kFailed || r.outcome == Outcome::kNoReply) im.bulkUnsupported.insert(busName);
-        if (r.outcome != Outcome::kOk) return;
-        if (!g_variant_is_of_type(r.value, G_VARIANT_TYPE("(a((so)(so)(so)iiassusau))"))) {
-          im.bulkUnsupported.insert(busName);
-          return;
-        }
-        // Too big to be worth keeping: not parsed (a 50,000-element page's reply takes a second more).
-        VariantPtr items = AdoptVariant(g_variant_get_child_value(r.value, 0));
-        if (g_variant_n_children(items.get()) > im.kBulkMaxItems) {
-          im.bulkUnsupported.insert(busName);
-          return;
-        }
-        BulkSnapshot snap;
-        snap.taken = Clock::now();
-        const Clock::time_point p0 = Clock::now();
-        ParseBulk(AdoptVariant(g_variant_ref(r.value)), snap);
-        im.stats.Add("GetItems (parse)", std::chrono::duration<double, std::milli>(Clock::now() - p0).count());
-        auto& slot = im.bulk[busName];
-        slot = std::move(snap);
-        out = &slot;
-      },
+      [&](const Reply& r) { out = KeepBulk(im, busName, r.outcome, r.value, Clock::now()); },
       /*soft=*/true);
   b.Run();
   return out;
@@ -1307,9 +1570,17 @@ GObj<GDBusConnection> ConnectAddress(GMainContext* ctx, const char* address, GDB
 // Opens the app's direct connection once (Peers): its address from
 // Application.GetApplicationBusAddress, at most 300 ms in all. An app without
 // one, or that does not answer, is read over the bus, and not asked again.
+// Takes what the app's Prefetch brought first (one still opening is not
+// waited for: the calls go over the bus meanwhile).
 template <typename ImplT>
 void EnsurePeer(ImplT& im, const std::string& busName, Clock::time_point deadline) {
-  if (!im.usePeers || im.peers.For(busName) || im.peers.none.count(busName)) return;
+  // A bulk read still out is waited for: the app answers nothing else meanwhile (a big page's
+  // takes a second), so calls sent beside it could time out, as they never did when it went alone.
+  TakePrefetch(im, busName, /*waitBulk=*/true, deadline);
+  if (!im.usePeers) return;
+  if (im.peers.For(busName) || im.peers.none.count(busName)) return;
+  // Being opened in the background: these calls go over the bus meanwhile.
+  if (auto it = im.prefetch.find(busName); it != im.prefetch.end() && it->second->peerPending) return;
   im.peers.conns.erase(busName);  // closed: the app went away, or its socket did
   const Clock::time_point until = std::min(deadline, Clock::now() + std::chrono::milliseconds(300));
   Outcome o;
@@ -1336,7 +1607,6 @@ void EnsurePeer(ImplT& im, const std::string& busName, Clock::time_point deadlin
 // EnsurePeer for the apps of these elements.
 template <typename ImplT>
 void EnsurePeersFor(ImplT& im, const std::vector<ElementId>& ids, Clock::time_point deadline) {
-  if (!im.usePeers) return;
   std::unordered_set<std::string> seen;
   for (ElementId id : ids)
     if (const ObjRef* ref = im.Lookup(id); ref && seen.insert(ref->bus).second) EnsurePeer(im, ref->bus, deadline);
@@ -1632,6 +1902,8 @@ Error AtspiBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Cl
     int32_t childCount = -1;
   };
   std::deque<WinWork> wins;  // stable addresses while handlers run
+  // A walk of this app comes next (ExpectWalk).
+  const bool expected = !im.walkExpected.empty() && im.walkExpected == appCopy.bus;
   Error appError;
   bool noReply = false;  // some window did not answer: the app is busy, not windowless
   {
@@ -1696,6 +1968,13 @@ Error AtspiBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Cl
   if (noReply)
     return MakeError(ErrorCode::kAppUnresponsive,
                      "application " + appCopy.bus + " did not answer when its windows were read (busy or stopped)");
+  if (expected) {
+    im.walkExpected.clear();
+    // Once the windows are read: the app then has nothing to answer until the walk (window choice goes on with
+    // X11), so its bulk read goes on meanwhile; asked before, it would hold up these reads instead.
+    StartPrefetch(im, appCopy.bus, deadline);
+    AwaitPrefetchRegistration(im, appCopy.bus, deadline);
+  }
   for (const WinWork& w : wins) {
     if (!w.haveRole || !IsWindowRole(w.role)) continue;
     WindowInfo info;
@@ -1904,7 +2183,6 @@ void AtspiBackend::AppendMenuBarMenus(Impl& im, std::vector<WindowInfo>& out, Cl
 // Node reads.
 
 namespace {
-
 struct NodeJob {
   ElementId id = 0;
   const ObjRef* ref = nullptr;
@@ -1918,10 +2196,16 @@ struct NodeJob {
   uint32_t ifaces = 0;
   bool haveRole = false, haveStates = false, haveIfaces = false;
   std::string name;
-  VariantPtr attributes;  // a{ss} from the Accessible properties, when given
-  bool attributesKnown = false;
+  VariantPtr attributes;        // a{ss} from the Accessible properties (GetAll), when given
+  VariantPtr objectAttributes;  // GetAttributes, asked of text entries: wins over the properties' copy
+  // What the text decision (issueText) still waits for: phase 2's own step, and
+  // the properties' GetAll when it runs beside phase 2 (their Attributes may
+  // make the field secure).
+  int textWaits = 1;
 
   bool secure = false;  // decided in phase 2 (role, attributes, name), before any text is read
+
+  GVariant* Attributes() const { return objectAttributes ? objectAttributes.get() : attributes.get(); }
 
   // Value sources, resolved at the end.
   std::optional<double> number;
@@ -2001,11 +2285,11 @@ bool IdSaysPassword(const std::string& id) {
 // A secure field: its text is never read, only its length.
 bool IsSecureField(const NodeJob& job, bool nameHeuristic) {
   if (job.role == kRolePasswordText) return true;
-  if (AttributesSayPassword(job.attributes.get())) return true;
+  if (AttributesSayPassword(job.Attributes())) return true;
   if (!(IsTextEntryRole(job.role) || (job.ifaces & kHasEditableText))) return false;
   // The HTML id is markup, like autocomplete: not switched off with the name heuristic.
   std::string id;
-  if (AttrString(job.attributes.get(), "id", id) && IdSaysPassword(id)) return true;
+  if (AttrString(job.Attributes(), "id", id) && IdSaysPassword(id)) return true;
   return nameHeuristic && NameSaysPassword(job.name);
 }
 
@@ -2077,9 +2361,9 @@ void FinishNode(NodeJob& job) {
     a.value = *job.text;
   }
 
-  if (job.attributes) {
+  if (job.Attributes()) {
     std::string placeholder;
-    if (AttrString(job.attributes.get(), "placeholder-text", placeholder) && !placeholder.empty())
+    if (AttrString(job.Attributes(), "placeholder-text", placeholder) && !placeholder.empty())
       a.placeholder = placeholder;
   }
 }
@@ -2110,6 +2394,70 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
   Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.stats);
   b.UsePeers(&im.peers);
   const int perCall = b.PerCallMs();
+
+  // Text: decided once role, name and object attributes are known, so a
+  // secure field's text is never asked for.
+  auto issueText = [&b, perCall, secureNames = im.secureNames](NodeJob* j) {
+    if (j->failed) return;
+    j->secure = IsSecureField(*j, secureNames);
+    if (!(j->ifaces & kHasText)) return;
+    const bool secure = j->secure;
+    const bool editable = (j->ifaces & kHasEditableText) || j->states.Has(kStateEditable);
+    // Keep the text where it adds to the name: editable text, or text without a name.
+    // Containers (Chromium's panels, sections, lists) also implement Text, as
+    // U+FFFC placeholders for their children: only text-bearing roles qualify.
+    const std::string roleName = RoleName(j->role);
+    const bool textRole = roleName == "static" || roleName == "label" || roleName == "paragraph" ||
+                          roleName == "text" || roleName == "heading" || roleName == "caption" ||
+                          roleName == "terminal" || roleName == "entry";
+    const bool wantText = !secure && !(j->ifaces & kHasValue) && (editable || (j->name.empty() && textRole));
+    const bool wantSelection = !secure && j->states.Has(kStateFocused);
+    // The count alone matters only for a secure field (whether it holds anything); Chromium
+    // implements Text on every element, so asking everywhere would cost a call per element.
+    if (!wantText && !wantSelection && !secure) return;
+    b.GetProperty(j->ref->bus, j->ref->path, kIfText, "CharacterCount",
+                  [j, perCall, wantText, wantSelection, editable, &b](const Reply& r) {
+                    if (Fail(*j, r, perCall) || r.outcome != Outcome::kOk) return;
+                    int64_t count = 0;
+                    if (!VariantToInt(r.value, count) || count < 0) return;
+                    j->out->charCount = count;
+                    if (wantText) {
+                      if (count == 0) {
+                        if (editable) j->text = std::string();
+                      } else {
+                        b.Call(j->ref->bus, j->ref->path, kIfText, "GetText",
+                               g_variant_new("(ii)", 0, gint32(std::min(count, kMaxTextChars))), "(s)",
+                               [j, perCall](const Reply& tr) {
+                                 if (Fail(*j, tr, perCall) || tr.outcome != Outcome::kOk) return;
+                                 const gchar* s = nullptr;
+                                 g_variant_get(tr.value, "(&s)", &s);
+                                 j->text = s ? s : "";
+                               });
+                      }
+                    }
+                    if (wantSelection && count > 0) {
+                      b.Call(j->ref->bus, j->ref->path, kIfText, "GetSelection", g_variant_new("(i)", 0), "(ii)",
+                             [j, perCall, &b](const Reply& sr) {
+                               if (Fail(*j, sr, perCall) || sr.outcome != Outcome::kOk) return;
+                               gint32 start = 0, end = 0;
+                               g_variant_get(sr.value, "(ii)", &start, &end);
+                               if (end <= start || start < 0) return;
+                               end = gint32(std::min<int64_t>(end, int64_t(start) + kMaxTextChars));
+                               b.Call(j->ref->bus, j->ref->path, kIfText, "GetText", g_variant_new("(ii)", start, end),
+                                      "(s)", [j, perCall](const Reply& tr) {
+                                        if (Fail(*j, tr, perCall) || tr.outcome != Outcome::kOk) return;
+                                        const gchar* s = nullptr;
+                                        g_variant_get(tr.value, "(&s)", &s);
+                                        if (s && *s) j->out->selectedText = s;
+                                      });
+                             });
+                    }
+                  });
+  };
+  // The text decision runs once everything it reads has come (NodeJob::textWaits).
+  auto textStep = [&issueText](NodeJob* j) {
+    if (--j->textWaits == 0) issueText(j);
+  };
 
   // Phase 2: what depends on role, states and interfaces.
   auto phase2 = [&](NodeJob& job) {
@@ -2176,79 +2524,18 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
         if (VariantToDouble(r.value, d)) j->number = d;
       });
     }
-    // Text: decided once role, name and object attributes are known, so a
-    // secure field's text is never asked for.
-    auto issueText = [&b, perCall, secureNames = im.secureNames](NodeJob* j) {
-      j->secure = IsSecureField(*j, secureNames);
-      if (!(j->ifaces & kHasText)) return;
-      const bool secure = j->secure;
-      const bool editable = (j->ifaces & kHasEditableText) || j->states.Has(kStateEditable);
-      // Keep the text where it adds to the name: editable text, or text without a name.
-      // Containers (Chromium's panels, sections, lists) also implement Text, as
-      // U+FFFC placeholders for their children: only text-bearing roles qualify.
-      const std::string roleName = RoleName(j->role);
-      const bool textRole = roleName == "static" || roleName == "label" || roleName == "paragraph" ||
-                            roleName == "text" || roleName == "heading" || roleName == "caption" ||
-                            roleName == "terminal" || roleName == "entry";
-      const bool wantText = !secure && !(j->ifaces & kHasValue) && (editable || (j->name.empty() && textRole));
-      const bool wantSelection = !secure && j->states.Has(kStateFocused);
-      // The count alone matters only for a secure field (whether it holds anything); Chromium
-      // implements Text on every element, so asking everywhere would cost a call per element.
-      if (!wantText && !wantSelection && !secure) return;
-      b.GetProperty(j->ref->bus, j->ref->path, kIfText, "CharacterCount",
-                    [j, perCall, wantText, wantSelection, editable, &b](const Reply& r) {
-                      if (Fail(*j, r, perCall) || r.outcome != Outcome::kOk) return;
-                      int64_t count = 0;
-                      if (!VariantToInt(r.value, count) || count < 0) return;
-                      j->out->charCount = count;
-                      if (wantText) {
-                        if (count == 0) {
-                          if (editable) j->text = std::string();
-                        } else {
-                          b.Call(j->ref->bus, j->ref->path, kIfText, "GetText",
-                                 g_variant_new("(ii)", 0, gint32(std::min(count, kMaxTextChars))), "(s)",
-                                 [j, perCall](const Reply& tr) {
-                                   if (Fail(*j, tr, perCall) || tr.outcome != Outcome::kOk) return;
-                                   const gchar* s = nullptr;
-                                   g_variant_get(tr.value, "(&s)", &s);
-                                   j->text = s ? s : "";
-                                 });
-                        }
-                      }
-                      if (wantSelection && count > 0) {
-                        b.Call(j->ref->bus, j->ref->path, kIfText, "GetSelection", g_variant_new("(i)", 0), "(ii)",
-                               [j, perCall, &b](const Reply& sr) {
-                                 if (Fail(*j, sr, perCall) || sr.outcome != Outcome::kOk) return;
-                                 gint32 start = 0, end = 0;
-                                 g_variant_get(sr.value, "(ii)", &start, &end);
-                                 if (end <= start || start < 0) return;
-                                 end = gint32(std::min<int64_t>(end, int64_t(start) + kMaxTextChars));
-                                 b.Call(j->ref->bus, j->ref->path, kIfText, "GetText",
-                                        g_variant_new("(ii)", start, end), "(s)", [j, perCall](const Reply& tr) {
-                                          if (Fail(*j, tr, perCall) || tr.outcome != Outcome::kOk) return;
-                                          const gchar* s = nullptr;
-                                          g_variant_get(tr.value, "(&s)", &s);
-                                          if (s && *s) j->out->selectedText = s;
-                                        });
-                               });
-                      }
-                    });
-    };
     const bool entry = IsTextEntryRole(job.role) || (job.ifaces & kHasEditableText);
     if (entry) {
       // Object attributes first (autocomplete, input type, id): they may make the field secure. Asked even
       // when GetAll gave an Attributes property: Chromium's is not the object attributes (it lacks the id).
       b.Call(busName, path, kIfAccessible, "GetAttributes", nullptr, "(a{ss})",
-             [j, perCall, issueText](const Reply& r) {
+             [j, perCall, &textStep](const Reply& r) {
                if (Fail(*j, r, perCall)) return;
-               if (r.outcome == Outcome::kOk) {
-                 j->attributes = AdoptVariant(g_variant_get_child_value(r.value, 0));
-                 j->attributesKnown = true;
-               }
-               issueText(j);
+               if (r.outcome == Outcome::kOk) j->objectAttributes = AdoptVariant(g_variant_get_child_value(r.value, 0));
+               textStep(j);
              });
     } else {
-      issueText(j);
+      textStep(j);
     }
     if (WantsRelationName(job)) {
       // LABELLED_BY and DESCRIBED_BY targets; their names from the bulk cache when it has them.
@@ -2315,6 +2602,64 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
     if (--job.phase1Pending == 0 && !job.failed) phase2(job);
   };
 
+  // Name, Description, AccessibleId, HelpText (newer bridges), Attributes
+  // (atk-bridge) in one call. Mostly asked after every other call of the
+  // batch (issuePhase1), so that the app answers first the calls the walk's
+  // next steps depend on.
+  auto issueGetAll = [&](NodeJob& job, bool needBasics) {
+    NodeJob* j = &job;
+    b.Call(
+        job.ref->bus, job.ref->path, kIfProperties, "GetAll", g_variant_new("(s)", kIfAccessible), "(a{sv})",
+        [j, perCall, needBasics, &b, &phase1Done, &textStep, &im](const Reply& r) {
+          auto done = [&]() { needBasics ? phase1Done(*j) : textStep(j); };
+          if (Fail(*j, r, perCall)) return done();
+          if (r.outcome == Outcome::kOk) {
+            VariantPtr dict = AdoptVariant(g_variant_get_child_value(r.value, 0));
+            std::string s;
+            if (needBasics && DictString(dict.get(), "Name", s)) j->name = s;
+            if (needBasics && DictString(dict.get(), "Description", s) && !s.empty()) j->out->description = s;
+            // Ids and help only from an app still probed or known to give them (Impl::idProbe).
+            const bool keepIds = im.WantsGetAll(j->ref->bus);
+            auto& probe = im.idProbe[j->ref->bus];
+            probe.reads++;
+            if (DictString(dict.get(), "HelpText", s) && !s.empty()) {
+              probe.seen = true;
+              if (keepIds) j->out->help = s;
+            }
+            if (DictString(dict.get(), "AccessibleId", s) && !s.empty()) {
+              probe.seen = true;
+              if (keepIds) j->out->identifier = s;
+            }
+            VariantPtr childCount = AdoptVariant(g_variant_lookup_value(dict.get(), "ChildCount", nullptr));
+            int64_t n = -1;
+            if (childCount && VariantToInt(childCount.get(), n)) j->childCount = n;
+            VariantPtr attrs = AdoptVariant(g_variant_lookup_value(dict.get(), "Attributes", G_VARIANT_TYPE("a{ss}")));
+            if (attrs) j->attributes = std::move(attrs);
+            return done();
+          }
+          // No GetAll: the two properties that matter, one by one.
+          if (!needBasics) return done();
+          j->phase1Pending += 2;
+          b.GetProperty(j->ref->bus, j->ref->path, kIfAccessible, "Name", [j, perCall, &phase1Done](const Reply& nr) {
+            if (!Fail(*j, nr, perCall) && nr.outcome == Outcome::kOk &&
+                g_variant_is_of_type(nr.value, G_VARIANT_TYPE_STRING))
+              j->name = g_variant_get_string(nr.value, nullptr);
+            phase1Done(*j);
+          });
+          b.GetProperty(j->ref->bus, j->ref->path, kIfAccessible, "Description",
+                        [j, perCall, &phase1Done](const Reply& dr) {
+                          if (!Fail(*j, dr, perCall) && dr.outcome == Outcome::kOk &&
+                              g_variant_is_of_type(dr.value, G_VARIANT_TYPE_STRING)) {
+                            std::string s = g_variant_get_string(dr.value, nullptr);
+                            if (!s.empty()) j->out->description = s;
+                          }
+                          phase1Done(*j);
+                        });
+          phase1Done(*j);
+        });
+  };
+
+  std::vector<std::pair<NodeJob*, bool>> propertyReads;  // GetAll to ask, after the rest (issueGetAll)
   auto issuePhase1 = [&](NodeJob& job, bool needBasics) {
     NodeJob* j = &job;
     const std::string& busName = job.ref->bus;
@@ -2325,7 +2670,21 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
       return phase1Done(job);
     }
     job.phase1Pending = needBasics ? 4 : 1;
-    if (needBasics) {
+    // Deferred while the probe counts answers (all of them then in the jobs'
+    // order) or when only ids and help are wanted; in place otherwise.
+    if (!needBasics || im.Probing(busName))
+      propertyReads.emplace_back(&job, needBasics);
+    else
+      issueGetAll(job, needBasics);
+    if (!needBasics) {
+      // With the basics from the bulk read, GetAll brings only what phase 2
+      // does not need (identifier, help, child count), except the Attributes
+      // the text decision reads: phase 2 goes out now, and only that decision
+      // waits for it.
+      job.textWaits = 2;
+      return phase2(job);
+    }
+    {
       b.Call(busName, path, kIfAccessible, "GetRole", nullptr, "(u)", [j, perCall, &phase1Done](const Reply& r) {
         if (!Fail(*j, r, perCall)) {
           if (r.outcome == Outcome::kOk) {
@@ -2355,59 +2714,6 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
         phase1Done(*j);
       });
     }
-    // Name, Description, AccessibleId, HelpText (newer bridges), Attributes
-    // (atk-bridge) in one call.
-    b.Call(
-        busName, path, kIfProperties, "GetAll", g_variant_new("(s)", kIfAccessible), "(a{sv})",
-        [j, perCall, needBasics, &b, &phase1Done, &im](const Reply& r) {
-          if (Fail(*j, r, perCall)) return phase1Done(*j);
-          if (r.outcome == Outcome::kOk) {
-            VariantPtr dict = AdoptVariant(g_variant_get_child_value(r.value, 0));
-            std::string s;
-            if (needBasics && DictString(dict.get(), "Name", s)) j->name = s;
-            if (needBasics && DictString(dict.get(), "Description", s) && !s.empty()) j->out->description = s;
-            // Ids and help only from an app still probed or known to give them (Impl::idProbe).
-            const bool keepIds = im.WantsGetAll(j->ref->bus);
-            auto& probe = im.idProbe[j->ref->bus];
-            probe.reads++;
-            if (DictString(dict.get(), "HelpText", s) && !s.empty()) {
-              probe.seen = true;
-              if (keepIds) j->out->help = s;
-            }
-            if (DictString(dict.get(), "AccessibleId", s) && !s.empty()) {
-              probe.seen = true;
-              if (keepIds) j->out->identifier = s;
-            }
-            VariantPtr childCount = AdoptVariant(g_variant_lookup_value(dict.get(), "ChildCount", nullptr));
-            int64_t n = -1;
-            if (childCount && VariantToInt(childCount.get(), n)) j->childCount = n;
-            VariantPtr attrs = AdoptVariant(g_variant_lookup_value(dict.get(), "Attributes", G_VARIANT_TYPE("a{ss}")));
-            if (attrs) {
-              j->attributes = std::move(attrs);
-              j->attributesKnown = true;
-            }
-            return phase1Done(*j);
-          }
-          // No GetAll: the two properties that matter, one by one.
-          if (!needBasics) return phase1Done(*j);
-          j->phase1Pending += 2;
-          b.GetProperty(j->ref->bus, j->ref->path, kIfAccessible, "Name", [j, perCall, &phase1Done](const Reply& nr) {
-            if (!Fail(*j, nr, perCall) && nr.outcome == Outcome::kOk &&
-                g_variant_is_of_type(nr.value, G_VARIANT_TYPE_STRING))
-              j->name = g_variant_get_string(nr.value, nullptr);
-            phase1Done(*j);
-          });
-          b.GetProperty(j->ref->bus, j->ref->path, kIfAccessible, "Description",
-                        [j, perCall, &phase1Done](const Reply& dr) {
-                          if (!Fail(*j, dr, perCall) && dr.outcome == Outcome::kOk &&
-                              g_variant_is_of_type(dr.value, G_VARIANT_TYPE_STRING)) {
-                            std::string s = g_variant_get_string(dr.value, nullptr);
-                            if (!s.empty()) j->out->description = s;
-                          }
-                          phase1Done(*j);
-                        });
-          phase1Done(*j);
-        });
   };
 
   // Bulk: one GetItems per app for role/name/description/states/interfaces.
@@ -2450,6 +2756,7 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
       issuePhase1(*j, false);  // identifier, help, attributes when the app gives them; then phase 2
     }
   }
+  for (auto& [job, needBasics] : propertyReads) issueGetAll(*job, needBasics);
 
   b.Run();
   if (b.Abandoned()) {
@@ -2776,6 +3083,22 @@ std::vector<bool> AtspiBackend::ReadVisibleTableRows(const std::vector<ElementId
     }
   }
   return handled;
+}
+
+void AtspiBackend::ExpectWalk(const AppInfo& app) {
+  const ObjRef* ref = impl_->Lookup(app.element);
+  impl_->walkExpected = ref ? ref->bus : std::string();
+}
+
+void AtspiBackend::PrepareWalk(const AppInfo&, const WindowInfo& window, Clock::time_point deadline,
+                               std::vector<std::string>&, bool&) {
+  Impl& im = *impl_;
+  im.walkExpected.clear();
+  if (im.CheckConnected()) return;
+  const ObjRef* ref = im.Lookup(window.element);
+  if (!ref) return;
+  ContextScope scope(im.ctx.get());
+  StartPrefetch(im, ref->bus, deadline);
 }
 
 Error AtspiBackend::ReadChildren(const std::vector<ElementId>& ids, std::vector<ChildList>& out,

@@ -119,6 +119,17 @@ class AtspiBackend : public Backend {
   // read, only its length.
   void SetSecureNameHeuristic(bool on) override;
 
+  // Start, without waiting, what the walk of the app begins with when this
+  // process has no fresh copy of it: its direct connection and its bulk read
+  // (GetItems, after registering the event listener it needs). ExpectWalk
+  // has Windows() start them once it has read the app's windows (the app is
+  // then idle while window choice goes on: X11 titles); PrepareWalk starts
+  // them if that did not. The walk's first reads take what came, or wait for
+  // the rest; the results are the same.
+  void ExpectWalk(const AppInfo& app) override;
+  void PrepareWalk(const AppInfo& app, const WindowInfo& window, Clock::time_point deadline,
+                   std::vector<std::string>& notes, bool& contentPending) override;
+
   // Change events (atspi_events.h): signals of the app's bus name on the
   // accessibility bus, registered with the registry. After a reconnect the
   // old subscriptions are gone: WaitEvents fails with kNoAccessibilityBus
