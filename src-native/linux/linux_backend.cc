@@ -93,6 +93,7 @@ Error LinuxBackend::ConnectWithin(Clock::time_point deadline) {
 }
 
 Error LinuxBackend::ListApps(std::vector<AppInfo>& out, Clock::time_point deadline) {
+  atspiError_ = {};
   Error err = AtspiBackend::ListApps(out, deadline);
   if (err && err.code != ErrorCode::kNoAccessibilityBus) return err;
   std::vector<X11Client> clients;
@@ -100,6 +101,7 @@ Error LinuxBackend::ListApps(std::vector<AppInfo>& out, Clock::time_point deadli
   if (err) {
     if (xerr) return err;  // neither service: the accessibility error says what to start
     out.clear();
+    atspiError_ = err;
   } else if (xerr) {
     return {};  // the registry's apps without the X11 ones
   }

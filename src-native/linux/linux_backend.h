@@ -41,6 +41,7 @@ class LinuxBackend : public AtspiBackend {
   // The registry's apps plus the X11 clients whose pid none of them has.
   Error ListApps(std::vector<AppInfo>& out, Clock::time_point deadline) override;
   Error FocusedApp(AppInfo& out, bool& found, Clock::time_point deadline) override;
+  Error AccessibilityMissing() const override { return atspiError_; }
   Error ListedWindows(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point deadline) override;
   Error ReadNodes(const std::vector<ElementId>& ids, std::vector<NodeAttributes>& out, std::vector<Error>& errs,
                   Clock::time_point deadline) override;
@@ -75,6 +76,7 @@ class LinuxBackend : public AtspiBackend {
 
   X11Display x11_;
   bool atspiMissing_ = false;     // the last Connect found no accessibility bus, and an X display
+  Error atspiError_;              // set while ListApps answered with the X11 apps alone
   std::set<int64_t> noTreePids_;  // the X11-only apps of the last listing (events: none)
 };
 
