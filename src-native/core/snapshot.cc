@@ -68,8 +68,8 @@ Error FindApp(Backend& backend, const AppQuery& query, Clock::time_point deadlin
         return {};
       }
     if (Error missing = backend.AccessibilityMissing())
-      return {missing.code, missing.message + "; no app with no accessibility tree has pid " +
-                                std::to_string(query.pid) + " either"};
+      return {missing.code,
+              missing.message + "; no app with no accessibility tree has pid " + std::to_string(query.pid) + " either"};
     return {ErrorCode::kAppNotFound, "no accessible app has pid " + std::to_string(query.pid)};
   }
   const std::string want = Lower(name);
