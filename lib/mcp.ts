@@ -212,6 +212,7 @@ const appsOutputSchema = z.object({
         pid: z.number(),
         bundleId: z.string().optional(),
         responsive: z.boolean().optional(),
+        noTree: z.boolean().optional(),
       }),
     )
     .optional(),

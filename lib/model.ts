@@ -37,6 +37,15 @@ export interface RawApp {
    * is then the last one it gave, or empty. Absent when it answered.
    */
   responsive?: boolean;
+  /**
+   * listApps() and snapshots: true when the app has no accessibility tree at
+   * all (Linux: an X11 client that never registered with AT-SPI, such as
+   * xterm, Tk's wish or xmessage, found through its X windows; `bundleId` is
+   * then its program name, "wish"). Its snapshot is its window alone (line 0,
+   * role frame, no children) with a note saying so; pointer and key input
+   * reach it. Absent for apps with a tree.
+   */
+  noTree?: boolean;
 }
 
 export interface RawWindow {

@@ -27,6 +27,8 @@ export interface App {
   name: string;
   /** Unique name of the app's connection on the accessibility bus. */
   busName: string;
+  /** startApp with `windowClass`: the X id ("0x600010") of its window, as xwininfo prints it; else "". */
+  xid: string;
   /** Milliseconds from spawn to being in the registry with a window. */
   readyMs: number;
   /** The last 16 KB of the app's stdout, then of its stderr. */
@@ -41,11 +43,21 @@ export interface StartAppOptions {
   name?: string;
   /** Text that must be part of one of the app's window names. */
   windowName?: string;
+  /**
+   * An X11 client that never registers with AT-SPI: wait instead for a new
+   * top-level window whose WM_CLASS class or instance is this ("XTerm", "xmessage").
+   */
+  windowClass?: string;
   /** Default 20000 (Chromium: 30000). */
   timeoutMs?: number;
 }
 
-export function startDesktop(options?: { width?: number; height?: number }): Promise<Desktop>;
+/** `accessibility: false`: Xvfb alone, no session bus, accessibility bus or registry. */
+export function startDesktop(options?: {
+  width?: number;
+  height?: number;
+  accessibility?: boolean;
+}): Promise<Desktop>;
 
 export function startApp(
   desktop: Desktop,

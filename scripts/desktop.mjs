@@ -323,13 +323,16 @@ function startWatchdog(base) {
  * Starts Xvfb, a session bus and the accessibility bus in a fresh temporary
  * HOME and XDG_RUNTIME_DIR.
  *
- * @param {{ width?: number, height?: number }} [options]
+ * `accessibility: false` starts the X server alone: no session bus, so no
+ * accessibility bus or registry either (a desktop of plain X11 clients).
+ *
+ * @param {{ width?: number, height?: number, accessibility?: boolean }} [options]
  * @returns {Promise<{
  *   display: string, env: Record<string,string>, busAddress: string,
  *   a11yBusAddress: string, home: string, runtimeDir: string, tmpDir: string,
  *   width: number, height: number, stop: () => Promise<void> }>}
  */
-export async function startDesktop({ width = 1920, height = 1080 } = {}) {
+export async function startDesktop({ width = 1920, height = 1080, accessibility = true } = {}) {
   if (process.platform !== "linux") throw new Error("desktop: Linux only");
   requireExecutables(["Xvfb", "dbus-daemon", "dbus-send"]);
   installHandlers();
@@ -423,6 +426,10 @@ export async function startDesktop({ width = 1920, height = 1080 } = {}) {
     });
     desktop.display = `:${displayNumber}`;
     env.DISPLAY = desktop.display;
+    if (!accessibility) {
+      env.NO_AT_BRIDGE = "1";
+      return desktop;
+    }
 
     // 2. Session bus. It forks into its own session (so its process group is
     //    its pid) and activates the accessibility bus launcher on demand; the
@@ -534,10 +541,16 @@ function stopDesktopSync(desktop) {
  * @returns {Promise<{ pid: number, name: string, busName: string, readyMs: number,
  *   output: () => string, exited: () => boolean, stop: () => Promise<void> }>}
  */
-export async function startApp(desktop, command, args = [], { name, windowName, timeoutMs = 20_000 } = {}) {
+export async function startApp(
+  desktop,
+  command,
+  args = [],
+  { name, windowName, windowClass, timeoutMs = 20_000 } = {},
+) {
   if (desktop._stopping) throw new Error("desktop: already stopped");
   requireExecutables([command]);
   const started = Date.now();
+  const windowsBefore = windowClass === undefined ? null : await topLevelWindows(desktop);
   const child = spawn(command, args, {
     env: desktop.env,
     detached: true, // its own process group, so stop() reaches its helpers too
@@ -562,6 +575,8 @@ export async function startApp(desktop, command, args = [], { name, windowName, 
     pid,
     name: name ?? "",
     busName: "",
+    xid: "",
+    started,
     readyMs: 0,
     output,
     exited: () => exit !== null,
@@ -578,6 +593,11 @@ export async function startApp(desktop, command, args = [], { name, windowName, 
     _killSync: () => signalGroup(pid, "SIGKILL"),
   };
   desktop.apps.add(app);
+
+  if (windowsBefore !== null) {
+    await waitForX11Window(desktop, app, command, windowClass, windowsBefore, started + timeoutMs, () => exit);
+    return app;
+  }
 
   const rejected = new Map(); // bus names of other processes' apps -> description
   const deadline = started + timeoutMs;
@@ -619,6 +639,53 @@ export async function startApp(desktop, command, args = [], { name, windowName, 
         );
       }
       await sleep(100);
+    }
+  } catch (error) {
+    await app.stop();
+    throw error;
+  }
+}
+
+/**
+ * The root's children as xwininfo lists them: { id, instance, klass } (no
+ * window manager here, so they are the clients themselves).
+ */
+async function topLevelWindows(desktop) {
+  requireExecutables(["xwininfo"]);
+  const r = await run("xwininfo", ["-root", "-children"], { env: desktop.env });
+  if (r.code !== 0) throw new Error(`desktop: xwininfo failed: ${r.stderr.trim()}`);
+  const out = [];
+  for (const line of r.stdout.split("\n")) {
+    const m = /^\s*(0x[0-9a-f]+) .*: \("([^"]*)" "([^"]*)"\)/.exec(line);
+    if (m) out.push({ id: m[1], instance: m[2], klass: m[3] });
+  }
+  return out;
+}
+
+/**
+ * startApp for an X11 client that never registers with AT-SPI (`windowClass`
+ * given: xterm, wish, xmessage): waits for a new top-level window whose
+ * WM_CLASS class or instance matches it (case-insensitively), one that was not
+ * there before the spawn, and notes its id as `app.xid`.
+ */
+async function waitForX11Window(desktop, app, command, windowClass, before, deadline, exited) {
+  const known = new Set(before.map((w) => w.id));
+  const want = windowClass.toLowerCase();
+  try {
+    for (;;) {
+      if (exited()) throw new Error(`desktop: ${command} exited before its window appeared:\n${app.output()}`);
+      const fresh = (await topLevelWindows(desktop)).find(
+        (w) => !known.has(w.id) && (w.klass.toLowerCase() === want || w.instance.toLowerCase() === want),
+      );
+      if (fresh) {
+        app.xid = fresh.id;
+        app.name = fresh.klass;
+        app.readyMs = Date.now() - app.started;
+        return;
+      }
+      if (Date.now() >= deadline)
+        throw new Error(`desktop: ${command} (pid ${app.pid}) showed no "${windowClass}" window in time\n${app.output()}`);
+      await sleep(50);
     }
   } catch (error) {
     await app.stop();

@@ -24,6 +24,12 @@ PACKAGES=(
   gir1.2-gtk-3.0
   chromium
   fonts-dejavu-core
+  # X11 clients with no accessibility tree (test/linux-x11-apps.test.ts), xwininfo
+  # for startApp's windowClass mode, libXRes for their pids (loaded at run time)
+  xterm
+  x11-utils
+  tk
+  libxres1
   # building the native addon (node-gyp)
   g++
   make

@@ -99,6 +99,11 @@ class Backend {
   virtual Error ConnectWithin(Clock::time_point deadline) { return Connect(); }
 
   virtual Error ListApps(std::vector<AppInfo>& out, Clock::time_point deadline) = 0;
+  // Set while the last ListApps listed apps without the accessibility service
+  // (Linux: X11 apps with no tree, no registry or bus): its error. An app
+  // asked for by name or pid and not among them gets this error, not
+  // kAppNotFound: it may be one the absent service would have listed.
+  virtual Error AccessibilityMissing() const { return {}; }
   // The app that has keyboard focus, if the platform can tell.
   virtual Error FocusedApp(AppInfo& out, bool& found, Clock::time_point deadline) = 0;
   virtual Error Windows(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point deadline) = 0;

@@ -67,6 +67,9 @@ Error FindApp(Backend& backend, const AppQuery& query, Clock::time_point deadlin
         if (!out.responsive) return Unresponsive(out);
         return {};
       }
+    if (Error missing = backend.AccessibilityMissing())
+      return {missing.code,
+              missing.message + "; no app with no accessibility tree has pid " + std::to_string(query.pid) + " either"};
     return {ErrorCode::kAppNotFound, "no accessible app has pid " + std::to_string(query.pid)};
   }
   const std::string want = Lower(name);
@@ -94,6 +97,9 @@ Error FindApp(Backend& backend, const AppQuery& query, Clock::time_point deadlin
     return {ErrorCode::kAppUnresponsive, "no answering app is named \"" + name + "\", and some apps did not answer (" +
                                              silent +
                                              "): it may be one of them; running: " + (names.empty() ? "none" : names)};
+  if (Error missing = backend.AccessibilityMissing())
+    return {missing.code, missing.message + "; no app with no accessibility tree is named \"" + name +
+                              "\" either (running: " + (names.empty() ? "none" : names) + ")"};
   return {ErrorCode::kAppNotFound,
           "no accessible app named \"" + name + "\"; running: " + (names.empty() ? "none" : names)};
 }

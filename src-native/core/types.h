@@ -101,6 +101,9 @@ struct AppInfo {
   // False when the app did not answer while being listed (its name is the
   // last one it gave, or empty); a snapshot of it fails with kAppUnresponsive.
   bool responsive = true;
+  // No accessibility tree at all (Linux: an X11 client that never registered
+  // with AT-SPI): its windows are its X windows, read as one element each.
+  bool noTree = false;
 };
 
 // An app the system can start (Linux: a desktop entry; macOS: an

@@ -1647,6 +1647,10 @@ bool AtspiBackend::Describe(ElementId id, std::string& busName, std::string& obj
   return true;
 }
 
+ElementId AtspiBackend::InternForeign(const std::string& busName, const std::string& path) {
+  return impl_->Intern(busName, path);
+}
+
 Error AtspiBackend::Connect() { return ConnectWithin(Clock::now() + std::chrono::milliseconds(5000)); }
 
 Error AtspiBackend::ConnectWithin(Clock::time_point deadline) {
@@ -1849,7 +1853,8 @@ Error AtspiBackend::FocusedApp(AppInfo& out, bool& found, Clock::time_point dead
   Impl& im = *impl_;
   found = false;
   std::vector<AppInfo> apps;
-  if (Error e = ListApps(apps, deadline)) return e;
+  // The registry's apps only: a subclass may list apps that are not AT-SPI objects.
+  if (Error e = AtspiBackend::ListApps(apps, deadline)) return e;
   ContextScope scope(im.ctx.get());
   std::vector<bool> active(apps.size(), false);
   {
@@ -3538,7 +3543,7 @@ Error AtspiBackend::FocusedElement(int64_t pid, ElementId& out, bool& found, Clo
   }
   std::vector<AppInfo> apps;
   if (!app) {
-    if (Error e = ListApps(apps, deadline)) return e;
+    if (Error e = AtspiBackend::ListApps(apps, deadline)) return e;
     for (const AppInfo& a : apps)
       if (a.pid == pid) app = &a;
     if (!app) return MakeError(ErrorCode::kAppNotFound, "no accessible app has pid " + std::to_string(pid));

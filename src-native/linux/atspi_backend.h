@@ -161,6 +161,11 @@ class AtspiBackend : public Backend {
   void InvalidateBulkCache();
   // The D-Bus address of an element (for diagnostics); false for unknown ids.
   bool Describe(ElementId id, std::string& busName, std::string& objectPath) const;
+  // A handle for something that is not an AT-SPI object (LinuxBackend: an X11
+  // window of an app with no tree, bus "x11"), in the same table: one id per
+  // (bus, path) until released, forgotten on reconnect like the rest. Never
+  // sent to D-Bus: whoever interns such ids answers for them.
+  ElementId InternForeign(const std::string& busName, const std::string& path);
   // Number of live handles.
   size_t HandleCount() const;
   // D-Bus calls issued so far (diagnostics).

@@ -16,6 +16,8 @@
 // that limitation cannot be avoided from inside Xlib.
 #include "x11_display.h"
 
+#include "x11_clients.h"
+
 // PointerEvent. Its default virtual methods leave parameters unused, which the
 // hand-built x11_selftest (-Wextra -Werror) would reject.
 #pragma GCC diagnostic push
@@ -393,6 +395,7 @@ struct X11Display::Impl {
   std::atomic<bool> ready{false};  // opened and usable
   std::atomic<int> fd{-1};         // the socket, for shutdown() from the waiting thread
   Atom netWmPid = None;
+  XResPids xres;  // pids of clients without _NET_WM_PID
 
   // MIT-SHM: one segment, reused while big enough; an XImage header over it
   // for the last requested size.
@@ -570,21 +573,7 @@ struct X11Display::Impl {
     return 0;
   }
 
-  long Pid(Window w) {
-    if (netWmPid == None) return -1;
-    Atom type = None;
-    int format = 0;
-    unsigned long n = 0, after = 0;
-    unsigned char* data = nullptr;
-    long pid = -1;
-    if (XGetWindowProperty(dpy, w, netWmPid, 0, 1, False, XA_CARDINAL, &type, &format, &n, &after, &data) == Success &&
-        data != nullptr) {
-      if (type == XA_CARDINAL && format == 32 && n >= 1)
-        pid = static_cast<long>(reinterpret_cast<unsigned long*>(data)[0]);
-    }
-    if (data != nullptr) XFree(data);
-    return pid;
-  }
+  long Pid(Window w) { return NetWmPid(dpy, w, netWmPid); }
 
   bool HasWindowManager() {
     const Atom check = XInternAtom(dpy, "_NET_SUPPORTING_WM_CHECK", True);
@@ -684,6 +673,7 @@ struct X11Display::Impl {
       c.pid = Pid(top);
       if (!RootRect(top, a, c.rect)) continue;
       if (c.pid < 0 && c.viewable) FindClientBelow(top, c, kids, grandkids);
+      if (c.pid < 0) PidFromServer(top, a, c, kids, grandkids);
       out.push_back(c);
     }
     return out;
@@ -712,29 +702,38 @@ struct X11Display::Impl {
     return true;
   }
 
-  // The window's title: _NET_WM_NAME (UTF-8), else WM_NAME.
-  std::string Name(Window w) {
-    std::string out;
-    const Atom netName = XInternAtom(dpy, "_NET_WM_NAME", True);
-    const Atom utf8 = XInternAtom(dpy, "UTF8_STRING", True);
-    if (netName != None && utf8 != None) {
-      Atom type = None;
-      int format = 0;
-      unsigned long n = 0, after = 0;
-      unsigned char* data = nullptr;
-      if (XGetWindowProperty(dpy, w, netName, 0, 1024, False, utf8, &type, &format, &n, &after, &data) == Success &&
-          data != nullptr && type == utf8 && format == 8) {
-        out.assign(reinterpret_cast<char*>(data), n);
-      }
-      if (data != nullptr) XFree(data);
+  // The pid of a top-level that carries no _NET_WM_PID (xmessage, Tk), from the X server (X-Resource): of the
+  // top-level itself when it is a client (it has WM_CLASS) or a popup (override-redirect windows are never
+  // reparented), else of a client window one or two levels down (a reparenting WM's frame is the WM's own).
+  void PidFromServer(Window top, const XWindowAttributes& a, Client& c, std::vector<Window>& kids,
+                     std::vector<Window>& grandkids) {
+    if (a.override_redirect || HasWmClass(dpy, top)) {
+      c.pid = xres.PidOf(dpy, top);
+      return;
     }
-    if (out.empty()) {
-      char* name = nullptr;
-      if (XFetchName(dpy, w, &name) && name != nullptr) out = name;
-      if (name != nullptr) XFree(name);
+    if (!c.viewable || !Children(top, kids)) return;
+    for (Window k : kids) {
+      if (AdoptByClass(k, c)) return;
+      if (!Children(k, grandkids)) continue;
+      for (Window g : grandkids)
+        if (AdoptByClass(g, c)) return;
     }
-    return out;
   }
+
+  bool AdoptByClass(Window w, Client& c) {
+    XWindowAttributes a;
+    IRect r;
+    if (!Attributes(w, a) || a.map_state != IsViewable || !HasWmClass(dpy, w)) return false;
+    const long p = xres.PidOf(dpy, w);
+    if (p < 0 || !RootRect(w, a, r)) return false;
+    c.client = w;
+    c.pid = p;
+    c.rect = r;
+    return true;
+  }
+
+  // The window's title: _NET_WM_NAME (UTF-8), else WM_NAME.
+  std::string Name(Window w) { return WindowName(dpy, w); }
 
   Window TransientFor(Window w) {
     Window t = 0;
@@ -1991,6 +1990,21 @@ Error X11Display::WindowTitle(int64_t pid, const Rect& frame, std::string& title
     return Error{};
   });
   title = *out;
+  return e;
+}
+
+Error X11Display::ListClients(std::vector<X11Client>& out, Clock::time_point deadline) {
+  out.clear();
+  auto list = std::make_shared<std::vector<X11Client>>();
+  Error e = Simple(deadline, [list](Impl& d) {
+    if (!d.Alive()) return Error{ErrorCode::kCaptureFailed, "X display not open"};
+    d.BeginTrap();
+    *list = ListX11Clients(d.dpy, d.root, d.xres);
+    d.EndTrap();
+    if (!d.Alive()) return Error{ErrorCode::kCaptureFailed, "the X display connection was lost"};
+    return Error{};
+  });
+  if (!e) out = std::move(*list);
   return e;
 }
 

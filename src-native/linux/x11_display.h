@@ -18,11 +18,10 @@
 // call returns kCaptureFailed / kInputFailed instead of Xlib's default exit.
 //
 // Input goes only to the observed app: a window owned by the observed pid
-// (_NET_WM_PID) that is the observed window, its transient (WM_TRANSIENT_FOR)
-// or an override-redirect popup of the same pid, checked at every event
-// point before every event batch. Otherwise nothing is sent: kAppNotFound
-// when no window of the pid exists, kWindowNotFound when the pid has windows
-// but not the observed one.
+// (_NET_WM_PID, else the X server's record of its client: x11_clients.h) that is the observed window, its transient
+// (WM_TRANSIENT_FOR) or an override-redirect popup of the same pid, checked at every event point before every event
+// batch. Otherwise nothing is sent: kAppNotFound when no window of the pid exists, kWindowNotFound when the pid has
+// windows but not the observed one.
 #pragma once
 
 #include <atomic>
@@ -36,6 +35,7 @@
 #include <vector>
 
 #include "../core/types.h"
+#include "x11_clients.h"
 
 namespace axsnap {
 
@@ -79,6 +79,12 @@ class X11Display {
   // Types in chunks, re-checking the window and the deadline between them.
   // `typed` counts the code points sent, also on error.
   Error TypeText(const Target& target, const std::string& utf8, Clock::time_point deadline, size_t& typed);
+
+  // The top-level client windows (x11_clients.h), bottom to top.
+  Error ListClients(std::vector<X11Client>& out, Clock::time_point deadline);
+  // Makes `xid` the observed window of (pid, element): a window known by its
+  // X id (an app with no accessibility tree) needs no matching by frame and title.
+  void Bind(int64_t pid, uint64_t element, unsigned long xid) { bound_[{pid, element}] = xid; }
 
   // --- Unguarded primitives (x11_selftest) ---
 

@@ -1,7 +1,7 @@
 // Hand-run self test of X11Display and the PNG budget (not part of the addon).
 //
 // Build (from src-native/linux):
-//   g++ -std=c++17 -O2 -Wall -Wextra -Werror -Wno-unused-parameter x11_selftest.cc x11_display.cc
+//   g++ -std=c++17 -O2 -Wall -Wextra -Werror -Wno-unused-parameter x11_selftest.cc x11_display.cc x11_clients.cc
 //       ../core/png_budget.cc ../core/names.cc $(pkg-config --cflags --libs x11 xtst xext libpng zlib) -o x11_selftest
 // (-Wno-unused-parameter: names.cc includes core/backend.h, whose default virtual methods leave parameters unused.)
 // Run (the wrapper starts the app; the test starts nothing itself but a probe client):

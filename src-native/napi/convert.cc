@@ -137,6 +137,7 @@ Napi::Object AppToJs(Napi::Env env, const AppInfo& app) {
   if (!app.bundleId.empty()) o.Set("bundleId", app.bundleId);
   o.Set("pid", static_cast<double>(app.pid));
   if (!app.responsive) o.Set("responsive", false);
+  if (app.noTree) o.Set("noTree", true);
   return o;
 }
 

@@ -7,7 +7,7 @@
 import { execFileSync } from "node:child_process";
 import { type Desktop, startDesktop } from "../../scripts/desktop.mjs";
 
-export async function useDesktop(): Promise<Desktop> {
+export async function useDesktop(options?: { accessibility?: boolean }): Promise<Desktop> {
   if (process.platform !== "linux")
     throw new Error("the real-desktop tests need Linux (Xvfb, D-Bus, AT-SPI)");
   try {
@@ -17,7 +17,10 @@ export async function useDesktop(): Promise<Desktop> {
       `packages for the real-desktop tests are missing; run scripts/install-deps.sh\n${String((e as { stdout?: Buffer }).stdout ?? e)}`,
     );
   }
-  const desktop = await startDesktop();
+  const desktop = await startDesktop(options);
+  // A desktop without buses must not leave this process the outer session's.
+  for (const name of ["DBUS_SESSION_BUS_ADDRESS", "AT_SPI_BUS_ADDRESS"])
+    if (desktop.env[name] === undefined) delete process.env[name];
   Object.assign(process.env, desktop.env);
   return desktop;
 }

@@ -76,3 +76,11 @@ export function pixel(img: Image, x: number, y: number): [number, number, number
   const d = img.data;
   return [d[i] ?? 0, d[i + 1] ?? 0, d[i + 2] ?? 0, d[i + 3] ?? 0];
 }
+
+/** Whether any pixel differs from the first one (a capture that shows something). */
+export function nonBlank(img: Image): boolean {
+  const d = img.data;
+  for (let i = 4; i < d.length; i += 4)
+    if (d[i] !== d[0] || d[i + 1] !== d[1] || d[i + 2] !== d[2] || d[i + 3] !== d[3]) return true;
+  return false;
+}
