@@ -16,6 +16,8 @@ export { desktopBackend } from "./desktop-backend.js";
 
 import { callNative, loadNative, type NativeBackend, type NativeWindow } from "./native.js";
 import { appOf, deadlineOf, walkRequestOf } from "./observe-request.js";
+import { ocrLanguagesOf, type OcrMode, ocrModeOf } from "./ocr/plan.js";
+import { readPixelText } from "./ocr/read.js";
 import {
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_NODES,
@@ -58,6 +60,16 @@ export interface SnapshotOptions extends RenderOptions, ViewOptions {
    * sheet, else the focused window, else the first usable one.
    */
   window?: WindowOption;
+  /**
+   * Read the text in the window's pixels into the snapshot (issue 20): `"auto"` (default) only where the
+   * tree is thin (lib/ocr/plan.ts: a window whose tree names almost nothing, or a self-drawn element such
+   * as a canvas or a terminal over a good part of it), `true` always, `false` never. The lines print as
+   * `text (ocr) …`, nested under the element that holds them, and act by pointer at their frame after
+   * their text is read there again.
+   */
+  ocr?: OcrMode;
+  /** The languages OCR reads, as Tesseract names them: default `["eng"]`; `"chi_sim"` for Chinese. */
+  ocrLanguages?: string[];
 }
 
 /** What the action layer needs of a live snapshot beyond its public fields. */
@@ -118,6 +130,8 @@ export async function snapshot(
   const shotRequest = screenshotRequest(options.screenshot);
   if (render.maxDepth > 512) throw invalidArgument("maxDepth must be at most 512");
   const window = windowOptionOf(options.window);
+  const ocrMode = ocrModeOf(options.ocr);
+  const ocrLanguages = ocrLanguagesOf(options.ocrLanguages);
   const ctx = new CallContext(deadlineMs, callBudget(options, deadlineMs).signal);
   const startedAt = performance.now();
   ctx.check();
@@ -138,7 +152,13 @@ export async function snapshot(
   const releaseHandles = () => b.release(handles);
   let snap: Snapshot;
   try {
+    // Before rendering: the pixels' lines are numbered, recorded and diffed like any line.
+    const ocr = await readPixelText(b, ctx, result.raw, result.window, ocrMode, {
+      secureNames: render.secureNames,
+      ...(ocrLanguages ? { languages: ocrLanguages } : {}),
+    });
     snap = createSnapshot({
+      ocr,
       raw: result.raw,
       options: { ...render, ...view },
       ...(scope ? { scope: scope(result.raw) } : {}),
@@ -194,6 +214,8 @@ export async function snapshot(
       maxDepth: render.maxDepth,
       secureNames: render.secureNames,
       screenshot: shotRequest.marks ? { marks: true } : shotRequest.capture,
+      ...(options.ocr === undefined ? {} : { ocr: ocrMode }),
+      ...(ocrLanguages ? { ocrLanguages } : {}),
       // An action's fresh snapshot is the same view: a skeleton stays a skeleton (and a subtree a
       // subtree: the session adds its root).
       ...view,

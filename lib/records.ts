@@ -45,6 +45,12 @@ export interface ElementRecord {
    * not a name the app gave it; it is no part of the identity.
    */
   nameSource?: "inferred";
+  /**
+   * Text read off the window's pixels (issue 20): no element of the app, no
+   * handle; its title is the text read. Clicks on it are pointer input at its
+   * centre after the text is read there again (lib/act/ocr.ts).
+   */
+  ocr?: { confidence: number };
   description?: string;
   identifier?: string;
   /** Window-relative frame in points. */

@@ -50,6 +50,9 @@ export interface SnapshotTimings {
   totalMs: number;
   /** Reads by kind (Linux: the D-Bus method, or "Get <property>"), with the time attributed to them. */
   reads?: readonly ReadStat[];
+  /** Text read off the pixels (ocr): recognitions run (0 where the tree was not thin), their time in ms. */
+  ocrRuns: number;
+  ocrMs: number;
 }
 
 export interface Screenshot extends CoordinateContract {
@@ -122,6 +125,8 @@ export interface SnapshotInput {
   encodeMs?: number;
   /** Frees the handles of a live observation; called once, by release() or after collection. */
   releaseHandles?: () => Promise<void>;
+  /** What the observation's OCR step did (lib/ocr/read.ts); none for a tree rendered from a file. */
+  ocr?: { runs: number; ms: number };
 }
 
 // Handles of collected snapshots are freed too: an agent loop that never calls release() must not leak.
@@ -140,7 +145,12 @@ export function createSnapshot(input: SnapshotInput): Snapshot {
   if (raw.walk.ended !== "complete") cutBy.push(raw.walk.ended);
   if (result.cut.nodeLimit) cutBy.push("render_node_limit");
   if (result.cut.depthLimit) cutBy.push("render_depth_limit");
-  const timings: SnapshotTimings = { renderMs: t1 - t0, totalMs: t1 - (input.startedAt ?? t0) };
+  const timings: SnapshotTimings = {
+    renderMs: t1 - t0,
+    totalMs: t1 - (input.startedAt ?? t0),
+    ocrRuns: input.ocr?.runs ?? 0,
+    ocrMs: input.ocr?.ms ?? 0,
+  };
   const native = raw.walk.timings;
   if (native !== undefined) {
     timings.appMs = native.appMs;

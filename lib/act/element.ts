@@ -19,6 +19,7 @@ import {
   guardNotSecure,
   guardNotSecureNow,
 } from "./guards.js";
+import { clickOcrLine, isOcrRecord, refuseOcrTarget } from "./ocr.js";
 import { confirmLanded, flushWebTree, type Resolved, releaseLater, resolveIn } from "./resolve.js";
 import {
   type ActionResult,
@@ -77,6 +78,7 @@ export async function click(
   const button = options.button ?? "left";
   const count = options.count ?? 1;
   const addressed = env.store.address(target, options.app);
+  if (isOcrRecord(addressed.record)) return clickOcrLine(env, ctx, addressed, options);
   await guardDestructive(env, "click", addressed);
   // Listed before the checks, never between the last identity read and the action.
   await noteWindows(env, addressed.snapshot, ctx);
@@ -144,6 +146,7 @@ export async function setValue(
   options: ActOptions,
 ): Promise<ActionResult> {
   const addressed = env.store.address(target, options.app);
+  refuseOcrTarget(addressed.record, "setValue");
   guardNotSecure(addressed.record, "setting");
   if (!addressed.record.settable)
     throw new AxsnapError(
@@ -206,6 +209,7 @@ export async function performAction(
   options: ActOptions,
 ): Promise<ActionResult> {
   const addressed = env.store.address(target, options.app);
+  refuseOcrTarget(addressed.record, `the action ${JSON.stringify(name)}`);
   const wanted = name.trim().toLowerCase();
   const raw = addressed.record.actions.find(
     (a) => a.toLowerCase() === wanted || prettyActionName(a).toLowerCase() === wanted,
@@ -241,7 +245,9 @@ export async function scroll(
   pages: number,
   options: ActOptions,
 ): Promise<ActionResult> {
-  await noteWindows(env, env.store.address(target, options.app).snapshot, ctx);
+  const addressed = env.store.address(target, options.app);
+  refuseOcrTarget(addressed.record, "a scroll");
+  await noteWindows(env, addressed.snapshot, ctx);
   const r = await resolveIn(env, target, options.app, ctx);
   await confirmLanded(r, ctx);
   const name = `AXScroll${direction[0]!.toUpperCase()}${direction.slice(1)}ByPage`;
@@ -279,6 +285,8 @@ export async function drag(
 ): Promise<ActionResult> {
   const from0 = env.store.address(from, options.app);
   const to0 = env.store.address(to, options.app);
+  refuseOcrTarget(from0.record, "a drag");
+  refuseOcrTarget(to0.record, "a drag");
   // One drag, one app: the end point is clamped into the start's window, so another app's element cannot be meant.
   if (from0.snapshot.app.pid !== to0.snapshot.app.pid)
     throw invalidArgument(

@@ -85,6 +85,26 @@ export async function atPixels(
   const notes: string[] = [];
   const at = pixels(env, x, y, options, notes);
   const end = to ? pixels(env, to.x, to.y, options, notes) : undefined;
+  return atPoint(env, ctx, action, at, event, options, notes, end);
+}
+
+/**
+ * Pointer input at a screen point of a snapshot's window, after the checks
+ * every pixel action gets: what the snapshot showed there is what is there
+ * now (unless raw), the guards on it, then `beforeSend` (an OCR line reads
+ * its text again: lib/act/ocr.ts) right before the input leaves.
+ */
+export async function atPoint(
+  env: ActEnv,
+  ctx: CallContext,
+  action: string,
+  at: { snap: Snapshot; live: LiveObservation; x: number; y: number },
+  event: Omit<NativePointerEvent, "x" | "y">,
+  options: PixelOptions,
+  notes: string[],
+  end?: { x: number; y: number },
+  beforeSend?: () => Promise<void>,
+): Promise<ActionResult> {
   // What the snapshot showed under the point, and what is there now.
   const shown = recordAt(at.snap.records, at.x, at.y);
   const now = await coarse(
@@ -110,6 +130,7 @@ export async function atPixels(
     notes.push("it is a secure field: typing into it will be refused");
   await guardLive(env, action, at.snap, now, event.kind);
   await noteWindows(env, at.snap, ctx);
+  await beforeSend?.();
   await ctx.step("input", () =>
     at.live.backend.pointer(
       at.live.window,
@@ -137,6 +158,8 @@ export function recordAt<R extends { screenFrame?: Rect }>(
 ): R | undefined {
   let best: R | undefined;
   for (const rec of records) {
+    // Text read off the pixels is no element: the point is on the element that drew it.
+    if ((rec as { ocr?: unknown }).ocr !== undefined) continue;
     const f = rec.screenFrame;
     if (!f || !holdsPoint(f, x, y)) continue;
     if (!best || f.w * f.h <= best.screenFrame!.w * best.screenFrame!.h) best = rec;

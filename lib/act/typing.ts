@@ -23,6 +23,7 @@ import {
   PASS_THROUGH,
   TEXT_ROLES,
 } from "./guards.js";
+import { refuseOcrTarget } from "./ocr.js";
 import { confirmLanded, resolveIn } from "./resolve.js";
 import {
   type ActionResult,
@@ -89,6 +90,7 @@ export async function typeText(
     });
   }
   const addressed = env.store.address(options.target, options.app);
+  refuseOcrTarget(addressed.record, "typeText");
   guardNotSecure(addressed.record, "typing into");
   await noteWindows(env, addressed.snapshot, ctx);
   const r = await resolveIn(env, options.target, options.app, ctx);

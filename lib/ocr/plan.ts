@@ -57,6 +57,18 @@ export function ocrModeOf(value: unknown): OcrMode {
   );
 }
 
+/** Tesseract's language names ("eng", "chi_sim"); the macOS backend maps them to Vision's. */
+export function ocrLanguagesOf(value: unknown): string[] | undefined {
+  if (value === undefined) return undefined;
+  const hint = 'pass ocrLanguages: ["eng"], ["chi_sim"] or ["eng", "chi_sim"]';
+  if (!Array.isArray(value) || value.length === 0 || value.length > 8)
+    throw invalidArgument("ocrLanguages must be a list of 1 to 8 language names", hint);
+  for (const l of value)
+    if (typeof l !== "string" || !/^[a-z]{3}(_[a-z]{2,8})?$/.test(l))
+      throw invalidArgument(`ocrLanguages: ${JSON.stringify(l)} is not a Tesseract language name`, hint);
+  return [...new Set(value as string[])];
+}
+
 const named = (n: RawNode): boolean =>
   [n.title, n.description, typeof n.value === "string" ? n.value : undefined].some(
     (t) => t !== undefined && t.trim().length > 0,

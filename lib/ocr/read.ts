@@ -1,0 +1,64 @@
+/**
+ * The OCR step of an observation (issue 20): after the walk, the thin-tree
+ * rule (plan.ts) says what to read; the backend captures and recognises it
+ * (NativeBackend.recognizeText: Tesseract on Linux, Vision on macOS); the
+ * lines go into the walked tree (merge.ts) before it is rendered, so they get
+ * indices, records and refs like any line.
+ *
+ * What goes wrong while reading never costs the agent its tree: the
+ * snapshot prints without the pixels' text and a note says why. Only an
+ * explicit `ocr: true` where no engine is installed is an error of its own
+ * (OCR_UNAVAILABLE): the caller asked for something this machine cannot do.
+ */
+import type { CallContext } from "../call.js";
+import { AxsnapError } from "../errors.js";
+import type { RawSnapshot } from "../model.js";
+import type { NativeBackend, NativeWindow } from "../native.js";
+import { mergeOcrLines } from "./merge.js";
+import { type OcrMode, planOcr } from "./plan.js";
+
+/** What OCR did in one observation, for the snapshot's timings. */
+export interface OcrTimings {
+  /** Recognitions run: 0 where the tree was not thin (or ocr: false). */
+  runs: number;
+  /** Capture and recognition, ms. */
+  ms: number;
+  /** Lines added to the tree. */
+  lines: number;
+  engine?: string;
+}
+
+export async function readPixelText(
+  b: NativeBackend,
+  ctx: CallContext,
+  raw: RawSnapshot,
+  window: NativeWindow,
+  mode: OcrMode,
+  options: { secureNames: boolean; languages?: string[] },
+): Promise<OcrTimings> {
+  const plan = planOcr(raw, mode, options.secureNames);
+  if (!plan) return { runs: 0, ms: 0, lines: 0 };
+  const started = performance.now();
+  try {
+    const read = await ctx.step("read", () =>
+      b.recognizeText({
+        window,
+        regions: plan.regions,
+        blanks: plan.blanks,
+        ...(options.languages ? { languages: options.languages } : {}),
+        deadlineMs: ctx.remaining(),
+      }),
+    );
+    const lines = mergeOcrLines(raw, read.lines, plan.elements);
+    return { runs: 1, ms: performance.now() - started, lines, engine: read.engine };
+  } catch (e) {
+    if (!(e instanceof AxsnapError)) throw e;
+    if (e.code === "OCR_UNAVAILABLE" && mode === true) throw e;
+    // The deadline or an abort ends the observation as it would have ended the walk.
+    if (e.code === "TIMEOUT" || e.code === "ABORTED") throw e;
+    const why = e.code === "OCR_UNAVAILABLE" ? `${e.message}${e.hint ? ` (${e.hint})` : ""}` : e.message;
+    const what = plan.why === "self-drawn" ? "the text its self-drawn elements show" : "the text in its pixels";
+    (raw.walk.notes ??= []).push(`${what} was not read: ${why}`);
+    return { runs: 1, ms: performance.now() - started, lines: 0 };
+  }
+}
