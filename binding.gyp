@@ -10,6 +10,7 @@
         "src-native/core/capture_choice.cc",
         "src-native/core/marks.cc",
         "src-native/core/names.cc",
+        "src-native/core/ocr.cc",
         "src-native/core/png_budget.cc",
         "src-native/core/settle.cc",
         "src-native/core/snapshot.cc",
@@ -39,11 +40,12 @@
             "src-native/linux/atspi_events.cc",
             "src-native/linux/gio_launch.cc",
             "src-native/linux/x11_display.cc",
-            "src-native/linux/linux_backend.cc"
+            "src-native/linux/linux_backend.cc",
+            "src-native/linux/ocr_tesseract.cc"
           ],
           "defines": ["AXSNAP_LINUX"],
           "cflags_cc": ["<!@(pkg-config --cflags gio-2.0 gio-unix-2.0 x11 xtst xext)"],
-          "libraries": ["<!@(pkg-config --libs gio-2.0 gio-unix-2.0 x11 xtst xext)"]
+          "libraries": ["<!@(pkg-config --libs gio-2.0 gio-unix-2.0 x11 xtst xext)", "-ldl"]
         }],
         ["OS=='mac'", {
           "sources": [

@@ -5,6 +5,9 @@
 // call its deadline, never the worker.
 #pragma once
 
+#include <memory>
+
+#include "../core/ocr.h"
 #include "atspi_backend.h"
 #include "x11_display.h"
 
@@ -24,9 +27,13 @@ class LinuxBackend : public AtspiBackend {
   // Desktop entries, through GIO (gio_launch.h).
   Error Launchable(std::vector<LaunchableApp>& out, Clock::time_point deadline) override;
   Error Launch(const LaunchRequest& request, int64_t& pid, Clock::time_point deadline) override;
+  // Tesseract (ocr_tesseract.h), loaded on first use and kept.
+  Error RecognizeText(const WindowInfo& window, const OcrImage& image, const OcrOptions& options,
+                      OcrResult& out) override;
 
  private:
   X11Display x11_;
+  std::unique_ptr<OcrEngine> ocr_;
 };
 
 }  // namespace axsnap
