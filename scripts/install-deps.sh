@@ -24,6 +24,16 @@ PACKAGES=(
   gir1.2-gtk-3.0
   chromium
   fonts-dejavu-core
+  # OCR (issue 20): Tesseract 5 (dlopen'd by the addon) with English and Chinese data; a CJK font and
+  # cairo for test/apps/drawn-text.py; X clients without AT-SPI (xterm, Tk's wish) and xwininfo/xprop
+  tesseract-ocr
+  tesseract-ocr-eng
+  tesseract-ocr-chi-sim
+  fonts-wqy-zenhei
+  python3-gi-cairo
+  xterm
+  x11-utils
+  tk
   # building the native addon (node-gyp)
   g++
   make

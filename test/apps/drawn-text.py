@@ -4,7 +4,7 @@ tests and benchmark (test/linux-ocr-engine.test.ts, bench/ocr.ts): the
 accessibility tree has the window and the drawing area, and no text at all.
 
 The argument is a JSON object:
-  {"title": str, "width": int, "height": int,
+  {"title": str, "width": int, "height": int, "x": int?, "y": int? (window position),
    "lines": [{"text": str, "x": int, "y": int, "size": float?, "font": str?, "box": bool?}]}
 Each line is drawn at (x, y) (the text's baseline, drawing-area pixels) in
 `font` (default "Sans") at `size` (default 14), black on white; `box` draws a
@@ -45,7 +45,7 @@ def main():
         return False
 
     window = Gtk.Window(title=spec.get("title", "axsnap drawn text"))
-    window.move(20, 20)
+    window.move(spec.get("x", 20), spec.get("y", 20))
     window.connect("destroy", Gtk.main_quit)
     area = Gtk.DrawingArea()
     area.set_size_request(spec.get("width", 520), spec.get("height", 400))

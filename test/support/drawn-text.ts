@@ -20,6 +20,9 @@ export interface DrawnSpec {
   title: string;
   width: number;
   height: number;
+  /** Where the window goes on the screen (no window manager places it): apart from the others. */
+  x?: number;
+  y?: number;
   lines: DrawnLine[];
 }
 
@@ -49,6 +52,8 @@ export const PLAYER: DrawnSpec = {
 /** Chinese labels drawn in a CJK font (fonts-wqy-zenhei). */
 export const CHINESE: DrawnSpec = {
   title: "axsnap drawn chinese",
+  x: 700,
+  y: 20,
   width: 360,
   height: 200,
   lines: [
