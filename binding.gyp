@@ -52,7 +52,8 @@
             "src-native/mac/cf_convert.cc",
             "src-native/mac/cg_input.cc",
             "src-native/mac/mac_backend.cc",
-            "src-native/mac/mac_system_appkit.mm"
+            "src-native/mac/mac_system_appkit.mm",
+            "src-native/mac/ocr_vision.mm"
           ],
           "defines": ["AXSNAP_MAC"],
           "xcode_settings": {
@@ -69,7 +70,8 @@
               "$(SDKROOT)/System/Library/Frameworks/AppKit.framework",
               "$(SDKROOT)/System/Library/Frameworks/CoreFoundation.framework",
               "$(SDKROOT)/System/Library/Frameworks/CoreGraphics.framework",
-              "$(SDKROOT)/System/Library/Frameworks/ScreenCaptureKit.framework"
+              "$(SDKROOT)/System/Library/Frameworks/ScreenCaptureKit.framework",
+              "$(SDKROOT)/System/Library/Frameworks/Vision.framework"
             ]
           }
         }]

@@ -6,7 +6,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AxsnapError } from "../lib/errors.js";
-import { loadNative, mapNativeError, type NativeBackend, type NativeOcrLine, type NativeWindow } from "../lib/native.js";
+import {
+  loadNative,
+  mapNativeError,
+  type NativeBackend,
+  type NativeOcrLine,
+  type NativeWindow,
+} from "../lib/native.js";
 import type { App, Desktop } from "../scripts/desktop.mjs";
 import { accuracy, CHINESE, PLAYER, startDrawnText, windowOf, wordsOf } from "./support/drawn-text.js";
 import { useDesktop } from "./support/linux.js";

@@ -27,12 +27,20 @@ const ocr = [
   { text: "Volume", frame: { x: 20, y: 80, w: 60, h: 14 } },
 ];
 const world = (extra: object = {}) => ({
-  apps: [{ name: "Player", pid: 42, focused: true, windows: [{ title: "Player", frame, focused: true, ocr }] }],
+  apps: [
+    { name: "Player", pid: 42, focused: true, windows: [{ title: "Player", frame, focused: true, ocr }] },
+  ],
   ...extra,
 });
 
 async function windowOf(b: NativeBackend) {
-  const snap = await b.snapshot({ app: "Player", maxNodes: 10, maxDepth: 5, deadlineMs: 1000, screenshot: false });
+  const snap = await b.snapshot({
+    app: "Player",
+    maxNodes: 10,
+    maxDepth: 5,
+    deadlineMs: 1000,
+    screenshot: false,
+  });
   await b.release(snap.handles);
   return snap.window;
 }

@@ -56,7 +56,7 @@ struct OcrOptions {
 
 struct OcrLine {
   std::string text;
-  Rect frame;  // window-relative points
+  Rect frame;             // window-relative points
   double confidence = 0;  // 0..1
 };
 

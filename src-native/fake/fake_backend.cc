@@ -187,8 +187,7 @@ bool Holds(const Rect& r, double x, double y) { return x >= r.x && x < r.x + r.w
 
 }  // namespace
 
-Error FakeBackend::RecognizeText(const WindowInfo& window, const OcrImage&, const OcrOptions& options,
-                                 OcrResult& out) {
+Error FakeBackend::RecognizeText(const WindowInfo& window, const OcrImage&, const OcrOptions& options, OcrResult& out) {
   Record("ocr " + std::to_string(window.pid) + " regions=" + std::to_string(options.regions.size()) +
          " blanks=" + std::to_string(options.blanks.size()) + (options.singleLine ? " singleLine" : ""));
   if (script_.ocrUnavailable)

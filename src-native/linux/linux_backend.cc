@@ -70,8 +70,7 @@ Error LinuxBackend::Launch(const LaunchRequest& request, int64_t& pid, Clock::ti
   return GioLaunch(request, pid);
 }
 
-Error LinuxBackend::RecognizeText(const WindowInfo&, const OcrImage& image, const OcrOptions& options,
-                                  OcrResult& out) {
+Error LinuxBackend::RecognizeText(const WindowInfo&, const OcrImage& image, const OcrOptions& options, OcrResult& out) {
   if (!ocr_) ocr_ = CreateTesseractEngine();
   return RecognizeImage(*ocr_, image, options, out);
 }

@@ -438,7 +438,8 @@ FakeScript FakeScriptFromJs(const Napi::Object& o) {
         if (ocr.IsArray()) {
           Napi::Array lines = ocr.As<Napi::Array>();
           for (uint32_t n = 0; n < lines.Length(); n++) {
-            if (!lines.Get(n).IsObject()) throw Napi::TypeError::New(o.Env(), "fake script: an ocr line is not an object");
+            if (!lines.Get(n).IsObject())
+              throw Napi::TypeError::New(o.Env(), "fake script: an ocr line is not an object");
             Napi::Object line = lines.Get(n).As<Napi::Object>();
             fw.ocr.push_back({OptString(line, "text").value_or(""), OptRect(line, "frame").value_or(Rect{}),
                               OptNumber(line, "confidence").value_or(1)});

@@ -71,7 +71,11 @@ export async function startDrawnText(desktop: Desktop, spec: DrawnSpec): Promise
 }
 
 /** A snapshot of the app's window through the raw backend, its handles released at once (only `window` is used). */
-export async function windowOf(backend: NativeBackend, pid: number, keepPixels = false): Promise<NativeSnapshot> {
+export async function windowOf(
+  backend: NativeBackend,
+  pid: number,
+  keepPixels = false,
+): Promise<NativeSnapshot> {
   const snap = await backend.snapshot({
     app: pid,
     maxNodes: 2000,
