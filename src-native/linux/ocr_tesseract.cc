@@ -268,7 +268,7 @@ constexpr double kRereadBelowConfidence = 0.85;
 constexpr int kRereadBelowHeight = 8;
 // Re-reads stop once they took this share of the sparse pass's time. Unbounded, gtk3-widget-factory
 // (90 lines, many low-confidence ones from icons and borders) took 1061 ms warm instead of 403 ms.
-constexpr double kRereadBudget = 0.25;
+constexpr double kRereadBudget = 0.1;
 // The single-line read scales the crop so its text is about this tall (at most 3x).
 constexpr int kLineTargetHeight = 36;
 constexpr int kLinePad = 4;
@@ -328,7 +328,7 @@ class TesseractEngine : public OcrEngine {
         if (Error err = Run(api, request.deadline)) return err;
         Lines(api, 0, 0, 1, lines);
       }
-      // Least sure first, within a quarter of the pass's own time (see kRereadBudget).
+      // Least sure first, within a tenth of the pass's own time (see kRereadBudget).
       const auto budget = (Clock::now() - pass0) * kRereadBudget;
       std::vector<size_t> unsure;
       for (size_t i = 0; i < lines.size(); i++)
