@@ -10,6 +10,7 @@
         "src-native/core/capture_choice.cc",
         "src-native/core/marks.cc",
         "src-native/core/names.cc",
+        "src-native/core/ocr.cc",
         "src-native/core/png_budget.cc",
         "src-native/core/settle.cc",
         "src-native/core/snapshot.cc",
@@ -40,18 +41,20 @@
             "src-native/linux/gio_launch.cc",
             "src-native/linux/x11_clients.cc",
             "src-native/linux/x11_display.cc",
-            "src-native/linux/linux_backend.cc"
+            "src-native/linux/linux_backend.cc",
+            "src-native/linux/ocr_tesseract.cc"
           ],
           "defines": ["AXSNAP_LINUX"],
           "cflags_cc": ["<!@(pkg-config --cflags gio-2.0 gio-unix-2.0 x11 xtst xext)"],
-          "libraries": ["<!@(pkg-config --libs gio-2.0 gio-unix-2.0 x11 xtst xext)"]
+          "libraries": ["<!@(pkg-config --libs gio-2.0 gio-unix-2.0 x11 xtst xext)", "-ldl"]
         }],
         ["OS=='mac'", {
           "sources": [
             "src-native/mac/cf_convert.cc",
             "src-native/mac/cg_input.cc",
             "src-native/mac/mac_backend.cc",
-            "src-native/mac/mac_system_appkit.mm"
+            "src-native/mac/mac_system_appkit.mm",
+            "src-native/mac/ocr_vision.mm"
           ],
           "defines": ["AXSNAP_MAC"],
           "xcode_settings": {
@@ -68,7 +71,8 @@
               "$(SDKROOT)/System/Library/Frameworks/AppKit.framework",
               "$(SDKROOT)/System/Library/Frameworks/CoreFoundation.framework",
               "$(SDKROOT)/System/Library/Frameworks/CoreGraphics.framework",
-              "$(SDKROOT)/System/Library/Frameworks/ScreenCaptureKit.framework"
+              "$(SDKROOT)/System/Library/Frameworks/ScreenCaptureKit.framework",
+              "$(SDKROOT)/System/Library/Frameworks/Vision.framework"
             ]
           }
         }]

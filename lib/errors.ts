@@ -28,6 +28,7 @@ export const ERROR_CODES = [
   "AMBIGUOUS_APP",
   "NOT_ENABLED",
   "ABORTED",
+  "OCR_UNAVAILABLE",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -75,6 +76,8 @@ const DEFAULT_HINTS: Record<ErrorCode, string> = {
     "several running apps match that name; pass the pid of the one you mean (the message lists them) as { app: <pid> }",
   NOT_ENABLED: "the element is disabled; take a new snapshot and wait until it is enabled, or pick another",
   ABORTED: "the call was aborted by its signal; take a new snapshot before acting again",
+  OCR_UNAVAILABLE:
+    "install Tesseract: apt-get install tesseract-ocr tesseract-ocr-eng (tesseract-ocr-chi-sim for Chinese)",
 };
 
 export class AxsnapError extends Error {

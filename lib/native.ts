@@ -114,6 +114,36 @@ export interface NativePointerEvent {
   dy?: number;
 }
 
+/** What recognizeText asks: the window as a snapshot returned it, and what of it to read. */
+export interface NativeOcrRequest {
+  window: NativeWindow;
+  /** Window-relative points to read; [] = the whole window. */
+  regions: Rect[];
+  /** Window-relative points painted out (their background colour) before recognition: secure fields, named elements. */
+  blanks: Rect[];
+  /** Tesseract codes: ["eng"] by default, "chi_sim" when asked (macOS maps eng→en-US, chi_sim→zh-Hans). */
+  languages?: string[];
+  /** Each region is one line: the identity re-check of an OCR line. */
+  singleLine?: boolean;
+  deadlineMs: number;
+}
+
+export interface NativeOcrLine {
+  text: string;
+  /** Window-relative points, from the line's pixel box through the capture's pixels per point. */
+  frame: Rect;
+  /** 0..1 */
+  confidence: number;
+}
+
+export interface NativeOcrResult {
+  /** "tesseract 5.3.0" | "vision" | "fake" */
+  engine: string;
+  lines: NativeOcrLine[];
+  captureMs: number;
+  ocrMs: number;
+}
+
 /** One backend instance: its own worker thread, its own handle table. */
 export interface NativeBackend {
   /** Connects to the accessibility service within `deadlineMs` (default 5000). */
@@ -142,6 +172,13 @@ export interface NativeBackend {
   keys(window: NativeWindow, combo: string, deadlineMs: number): Promise<void>;
   /** Types in chunks that check the deadline; `typed` counts the characters sent (also set on a rejection). */
   typeText(window: NativeWindow, text: string, deadlineMs: number): Promise<{ typed: number }>;
+  /**
+   * The window captured (the screenshot's path and guards) and its text read off the pixels on the worker
+   * (Tesseract on Linux, Vision on macOS, the world's `ocr` lines in the fake): one line per text line, in
+   * window-relative points; empty lines and confidence < 0.3 dropped. OCR_UNAVAILABLE where the engine or a
+   * language's data is missing.
+   */
+  recognizeText(request: NativeOcrRequest): Promise<NativeOcrResult>;
   /** The element with keyboard focus in the app, asked live (no cache); null when nothing has focus. */
   focusedElement(
     pid: number,
@@ -339,6 +376,7 @@ const NATIVE_CODES: Record<string, { code: ErrorCode; hint?: string; delivery?: 
     code: "ACTION_FAILED",
     hint: "synthetic input could not be delivered to the window; bring it to the front and try again",
   },
+  OCR_UNAVAILABLE: { code: "OCR_UNAVAILABLE" },
   INTERNAL: { code: "ACTION_FAILED" },
 };
 

@@ -24,6 +24,13 @@ PACKAGES=(
   gir1.2-gtk-3.0
   chromium
   fonts-dejavu-core
+  # OCR (issue 20): Tesseract 5 (dlopen'd by the addon) with English and Chinese data; a CJK font and
+  # cairo for test/apps/drawn-text.py
+  tesseract-ocr
+  tesseract-ocr-eng
+  tesseract-ocr-chi-sim
+  fonts-wqy-zenhei
+  python3-gi-cairo
   # X11 clients with no accessibility tree (test/linux-x11-apps.test.ts), xwininfo
   # for startApp's windowClass mode, libXRes for their pids (loaded at run time)
   xterm

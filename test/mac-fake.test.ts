@@ -2222,6 +2222,26 @@ describe("issue 12: capture filter, output scale, threads and lifetimes, silent 
     expect(s3.screenshot).toBeDefined();
   });
 
+  it("issue 20: recognizeText captures the window, then answers OCR_UNAVAILABLE: the fake layer has no Vision", async () => {
+    const b = backend(simpleWorld([button(21, "OK")]));
+    const snap = await b.snapshot({
+      app: "Editor",
+      maxNodes: 100,
+      maxDepth: 10,
+      deadlineMs: 5000,
+      screenshot: false,
+    });
+    await b.release(snap.handles);
+    const err = await b
+      .recognizeText({ window: snap.window, regions: [], blanks: [], deadlineMs: 5000 })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect((err as { nativeCode?: string }).nativeCode).toBe("OCR_UNAVAILABLE");
+    expect((err as Error).message).toMatch(/no OCR engine \(Vision\)/);
+  });
+
   it("item 9: every job on the worker runs inside one autorelease pool, pushed and popped on the worker", async () => {
     const addon = loadMacFake();
     const before = addon.fakePoolCounts();

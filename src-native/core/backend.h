@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "ocr.h"
 #include "types.h"
 #include "window_choice.h"
 
@@ -151,6 +152,15 @@ class Backend {
   // shared-memory copy is local and does not wait.
   virtual Error Capture(const WindowInfo& window, std::vector<uint8_t>& rgba, int& width, int& height, Rect& captured,
                         Clock::time_point deadline) = 0;
+
+  // Text read off `image`, a capture of `window` (core/ocr.h RecognizeWindowText
+  // captures it; a snapshot may pass the pixels it already has): lines in
+  // window-relative points. Runs the platform's engine (Linux: Tesseract,
+  // loaded at run time; macOS: Vision); kOcrUnavailable where there is none.
+  virtual Error RecognizeText(const WindowInfo& window, const OcrImage& image, const OcrOptions& options,
+                              OcrResult& out) {
+    return {ErrorCode::kOcrUnavailable, "this platform has no OCR engine"};
+  }
 
   // Actions.
   virtual Error DoAction(ElementId id, const std::string& name, Clock::time_point deadline) = 0;

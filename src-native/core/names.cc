@@ -22,6 +22,7 @@ const char* ErrorCodeName(ErrorCode code) {
     case ErrorCode::kDeliveryUncertain: return "DELIVERY_UNCERTAIN";
     case ErrorCode::kAmbiguousApp: return "AMBIGUOUS_APP";
     case ErrorCode::kAmbiguousWindow: return "AMBIGUOUS_WINDOW";
+    case ErrorCode::kOcrUnavailable: return "OCR_UNAVAILABLE";
     case ErrorCode::kInternal: return "INTERNAL";
   }
   return "INTERNAL";

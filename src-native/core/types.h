@@ -42,6 +42,7 @@ enum class ErrorCode {
   kPermissionDenied,   // macOS: Accessibility or Screen Recording not granted to this process
   kDeliveryUncertain,  // an action or set was sent and the app answered with an error: it may have happened
   kAmbiguousWindow,    // a window title matched several windows of the app (the message lists them)
+  kOcrUnavailable,     // no OCR engine, or its data for a language, is installed (the message names the packages)
   kInternal,
 };
 

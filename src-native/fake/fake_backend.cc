@@ -181,6 +181,40 @@ Error FakeBackend::Capture(const WindowInfo& window, std::vector<uint8_t>& rgba,
   return {};
 }
 
+namespace {
+
+bool Holds(const Rect& r, double x, double y) { return x >= r.x && x < r.x + r.w && y >= r.y && y < r.y + r.h; }
+
+}  // namespace
+
+Error FakeBackend::RecognizeText(const WindowInfo& window, const OcrImage&, const OcrOptions& options, OcrResult& out) {
+  Record("ocr " + std::to_string(window.pid) + " regions=" + std::to_string(options.regions.size()) +
+         " blanks=" + std::to_string(options.blanks.size()) + (options.singleLine ? " singleLine" : ""));
+  if (script_.ocrUnavailable)
+    return {ErrorCode::kOcrUnavailable, "fake: no OCR engine; install tesseract-ocr tesseract-ocr-eng"};
+  const FakeWindow* found = nullptr;
+  for (const FakeApp& app : script_.apps)
+    if (app.info.pid == window.pid)
+      for (const FakeWindow& w : app.windows)
+        if (w.root + 1 == window.element) found = &w;
+  if (!found) return {ErrorCode::kWindowNotFound, "fake: the observed window is gone"};
+  out.engine = "fake";
+  out.lines.clear();
+  for (const OcrLine& line : found->ocr) {
+    const double cx = line.frame.x + line.frame.w / 2, cy = line.frame.y + line.frame.h / 2;
+    const bool inRegion = options.regions.empty() || std::any_of(options.regions.begin(), options.regions.end(),
+                                                                 [&](const Rect& r) { return Holds(r, cx, cy); });
+    const bool blanked =
+        std::any_of(options.blanks.begin(), options.blanks.end(), [&](const Rect& r) { return Holds(r, cx, cy); });
+    if (inRegion && !blanked && line.confidence >= kOcrMinConfidence) out.lines.push_back(line);
+  }
+  std::stable_sort(out.lines.begin(), out.lines.end(), [](const OcrLine& a, const OcrLine& b) {
+    return a.frame.y != b.frame.y ? a.frame.y < b.frame.y : a.frame.x < b.frame.x;
+  });
+  out.ocrMs = 0;
+  return {};
+}
+
 Error FakeBackend::DoAction(ElementId id, const std::string& name, Clock::time_point deadline) {
   FakeElement* e = Find(id);
   if (!e) return {ErrorCode::kElementGone, "fake: unknown element"};

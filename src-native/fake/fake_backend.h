@@ -44,6 +44,8 @@ struct FakeElement {
 struct FakeWindow {
   size_t root = 0;
   WindowInfo info;
+  // What OCR reads in it (the world JSON's `ocr`): frames in window-relative points.
+  std::vector<OcrLine> ocr;
 };
 
 struct FakeApp {
@@ -63,6 +65,8 @@ struct FakeScript {
   // Long child lists (kLongChildList or more) are counted, not listed, and read
   // by index (ChildList::unlisted, ChildrenAt), as the Linux backend does.
   bool countLongLists = false;
+  // No OCR engine: recognizeText answers kOcrUnavailable, as Linux without Tesseract does.
+  bool ocrUnavailable = false;
 };
 
 class FakeBackend : public Backend {
@@ -97,6 +101,11 @@ class FakeBackend : public Backend {
                        std::vector<ElementId>& chain, Clock::time_point deadline) override;
   Error InsertText(ElementId id, const std::string& text, Clock::time_point deadline) override;
   void Release(const std::vector<ElementId>& ids) override;
+  // The window's scripted `ocr` lines whose centre lies in a region (all when there are none) and in no
+  // blank, in reading order (top to bottom, then left to right). Each call is logged ("ocr <pid> ..."),
+  // so tests count OCR runs in fakeLog().
+  Error RecognizeText(const WindowInfo& window, const OcrImage& image, const OcrOptions& options,
+                      OcrResult& out) override;
 
   // Change events: every scripted mutation (Replace, an action's effect, input) is one event of its app's pid;
   // churn and rebuild faults add events later, delivered when WaitEvents reaches their time.

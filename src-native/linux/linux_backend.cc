@@ -1,6 +1,7 @@
 #include "linux_backend.h"
 
 #include "gio_launch.h"
+#include "ocr_tesseract.h"
 
 #include <algorithm>
 #include <chrono>
@@ -372,6 +373,11 @@ Error LinuxBackend::Launchable(std::vector<LaunchableApp>& out, Clock::time_poin
 
 Error LinuxBackend::Launch(const LaunchRequest& request, int64_t& pid, Clock::time_point) {
   return GioLaunch(request, pid);
+}
+
+Error LinuxBackend::RecognizeText(const WindowInfo&, const OcrImage& image, const OcrOptions& options, OcrResult& out) {
+  if (!ocr_) ocr_ = CreateTesseractEngine();
+  return RecognizeImage(*ocr_, image, options, out);
 }
 
 }  // namespace axsnap

@@ -14,8 +14,10 @@
 // connecting succeeds and listApps lists them.
 #pragma once
 
+#include <memory>
 #include <set>
 
+#include "../core/ocr.h"
 #include "atspi_backend.h"
 #include "x11_display.h"
 
@@ -35,6 +37,9 @@ class LinuxBackend : public AtspiBackend {
   // Desktop entries, through GIO (gio_launch.h).
   Error Launchable(std::vector<LaunchableApp>& out, Clock::time_point deadline) override;
   Error Launch(const LaunchRequest& request, int64_t& pid, Clock::time_point deadline) override;
+  // Tesseract (ocr_tesseract.h), loaded on first use and kept.
+  Error RecognizeText(const WindowInfo& window, const OcrImage& image, const OcrOptions& options,
+                      OcrResult& out) override;
 
   // --- X11 apps with no accessibility tree (the rest goes to AtspiBackend) ---
   Error ConnectWithin(Clock::time_point deadline) override;
@@ -78,6 +83,7 @@ class LinuxBackend : public AtspiBackend {
   bool atspiMissing_ = false;     // the last Connect found no accessibility bus, and an X display
   Error atspiError_;              // set while ListApps answered with the X11 apps alone
   std::set<int64_t> noTreePids_;  // the X11-only apps of the last listing (events: none)
+  std::unique_ptr<OcrEngine> ocr_;
 };
 
 }  // namespace axsnap

@@ -1017,6 +1017,12 @@ int MacBackend::WindowsElsewhere(int64_t pid) {
   return count;
 }
 
+Error MacBackend::RecognizeText(const WindowInfo&, const OcrImage& image, const OcrOptions& options, OcrResult& out) {
+  if (!ocr_) ocr_ = system_->CreateOcrEngine();
+  if (!ocr_) return {ErrorCode::kOcrUnavailable, "this macOS system layer has no OCR engine (Vision)"};
+  return RecognizeImage(*ocr_, image, options, out);
+}
+
 Error MacBackend::CaptureTarget(const WindowInfo& window, bool& capturable, std::string& why) {
   std::vector<ScreenWindow> list;
   if (Error err = ScreenWindows(list)) return err;

@@ -90,6 +90,9 @@ class MacBackend : public Backend {
   void SetLiveReads(bool live) override;
 
   Error GatherWindows(const AppInfo& app, WindowCandidates& out, Clock::time_point deadline) override;
+  // Vision over the capture (MacSystem::CreateOcrEngine); kOcrUnavailable where the system has none.
+  Error RecognizeText(const WindowInfo& window, const OcrImage& image, const OcrOptions& options,
+                      OcrResult& out) override;
   Error CaptureTarget(const WindowInfo& window, bool& capturable, std::string& why) override;
   bool Recovers() const override { return true; }
   Error Recover(RecoveryStep step, const AppInfo& app, const std::optional<WindowInfo>& window,
@@ -176,6 +179,7 @@ class MacBackend : public Backend {
   // Shared with the end-of-job step BeginJob returns, which may run after
   // this backend is gone (the closing job).
   std::shared_ptr<MacSystem> system_;
+  std::unique_ptr<OcrEngine> ocr_;  // from system_->CreateOcrEngine(), on first use
   ElementTable elements_;
   CFRef<CFArrayRef> batch_;                          // the attribute names of one batched read
   std::unordered_map<int64_t, RunningApp> running_;  // from the last ListApps

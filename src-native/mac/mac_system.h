@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "../core/ocr.h"
 #include "../core/types.h"
 #include "capture_plan.h"
 
@@ -96,6 +97,10 @@ class MacSystem {
   // implicit pool. Pop gets what Push returned, on the same thread.
   virtual void* PushAutoreleasePool() = 0;
   virtual void PopAutoreleasePool(void* pool) = 0;
+
+  // The OCR engine (Vision, ocr_vision.h), made when recognizeText first needs it; nullptr where there is
+  // none (the fake layer: its build leaves Vision out), which recognizeText answers with kOcrUnavailable.
+  virtual std::unique_ptr<OcrEngine> CreateOcrEngine() { return nullptr; }
 
   // Lets the app settle after recovery steps. The test double records it instead.
   virtual void Sleep(std::chrono::milliseconds ms) = 0;

@@ -30,6 +30,7 @@
 // Compiled with ARC and blocks.
 
 #include "mac_system.h"
+#include "ocr_vision.h"
 
 #if defined(__APPLE__) && !defined(AXSNAP_APPLE_DECLS)
 #import <AppKit/AppKit.h>
@@ -461,6 +462,8 @@ Error CaptureWithCoreGraphics(uint32_t windowNumber, CFRef<CGImageRef>& image) {
 
 class AppKitSystem final : public MacSystem {
  public:
+  std::unique_ptr<OcrEngine> CreateOcrEngine() override { return CreateVisionEngine(); }
+
   // hidden and active are filled in as AppKit reports them, but they are
   // frozen at the object's first read in this process (see the top of the
   // file): callers read AXHidden / AXFrontmost for decisions.

@@ -114,6 +114,7 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
                            InstanceMethod<&NativeBackend::Pointer>("pointer"),
                            InstanceMethod<&NativeBackend::Keys>("keys"),
                            InstanceMethod<&NativeBackend::TypeText>("typeText"),
+                           InstanceMethod<&NativeBackend::RecognizeText>("recognizeText"),
                            InstanceMethod<&NativeBackend::Release>("release"),
                            InstanceMethod<&NativeBackend::HandleStats>("handleStats"),
                            InstanceMethod<&NativeBackend::Close>("close"),
@@ -580,6 +581,20 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
         out.Set("typed", static_cast<double>(typed));
         d.Resolve(out);
       };
+    });
+  }
+
+  // recognizeText({ window, regions, blanks, languages?, singleLine?, deadlineMs }): the window captured and
+  // read on the worker (core/ocr.h); only text and frames come back.
+  Napi::Value RecognizeText(const Napi::CallbackInfo& info) {
+    Napi::Object req = info[0].As<Napi::Object>();
+    WindowInfo window = WindowFromJs(req.Get("window").As<Napi::Object>());
+    OcrOptions options = OcrOptionsFromJs(req);
+    options.deadline = DeadlineFrom(req.Get("deadlineMs"));
+    return Run(info.Env(), [window, options](Backend& b) -> Settle {
+      auto result = std::make_shared<OcrResult>();
+      if (Error err = RecognizeWindowText(b, window, options, *result)) return Fail(err);
+      return [result](Napi::Env env, Napi::Promise::Deferred& d) { d.Resolve(OcrResultToJs(env, *result)); };
     });
   }
 

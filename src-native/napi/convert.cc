@@ -351,6 +351,49 @@ size_t AddTree(FakeScript& script, const Napi::Object& rootNode, std::map<std::s
 
 }  // namespace
 
+OcrOptions OcrOptionsFromJs(const Napi::Object& o) {
+  OcrOptions options;
+  auto rects = [&o](const char* key, std::vector<Rect>& out) {
+    Napi::Value v = o.Get(key);
+    if (!v.IsArray()) return;
+    Napi::Array arr = v.As<Napi::Array>();
+    for (uint32_t i = 0; i < arr.Length(); i++) {
+      Napi::Value r = arr.Get(i);
+      if (!r.IsObject()) continue;
+      Napi::Object ro = r.As<Napi::Object>();
+      out.push_back({OptNumber(ro, "x").value_or(0), OptNumber(ro, "y").value_or(0), OptNumber(ro, "w").value_or(0),
+                     OptNumber(ro, "h").value_or(0)});
+    }
+  };
+  rects("regions", options.regions);
+  rects("blanks", options.blanks);
+  Napi::Value langs = o.Get("languages");
+  if (langs.IsArray()) {
+    Napi::Array arr = langs.As<Napi::Array>();
+    for (uint32_t i = 0; i < arr.Length(); i++)
+      if (arr.Get(i).IsString()) options.languages.push_back(arr.Get(i).As<Napi::String>().Utf8Value());
+  }
+  options.singleLine = OptBool(o, "singleLine").value_or(false);
+  return options;
+}
+
+Napi::Object OcrResultToJs(Napi::Env env, const OcrResult& result) {
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("engine", result.engine);
+  Napi::Array lines = Napi::Array::New(env, result.lines.size());
+  for (size_t i = 0; i < result.lines.size(); i++) {
+    Napi::Object l = Napi::Object::New(env);
+    l.Set("text", result.lines[i].text);
+    l.Set("frame", RectToJs(env, result.lines[i].frame));
+    l.Set("confidence", result.lines[i].confidence);
+    lines.Set(i, l);
+  }
+  o.Set("lines", lines);
+  o.Set("captureMs", result.captureMs);
+  o.Set("ocrMs", result.ocrMs);
+  return o;
+}
+
 FakeScript FakeScriptFromJs(const Napi::Object& o) {
   FakeScript script;
   std::map<std::string, size_t> keys;
@@ -360,6 +403,7 @@ FakeScript FakeScriptFromJs(const Napi::Object& o) {
   script.typeMsPerChar = static_cast<int>(OptNumber(o, "typeMsPerChar").value_or(0));
   script.noEvents = OptBool(o, "noEvents").value_or(false);
   script.countLongLists = OptBool(o, "countLongLists").value_or(false);
+  script.ocrUnavailable = OptBool(o, "ocrUnavailable").value_or(false);
   Napi::Value apps = o.Get("apps");
   if (!apps.IsArray()) return script;
   Napi::Array arr = apps.As<Napi::Array>();
@@ -391,6 +435,17 @@ FakeScript FakeScriptFromJs(const Napi::Object& o) {
         fw.info.id = OptString(w, "id").value_or("");
         fw.info.kind = OptString(w, "kind").value_or("");
         fw.info.inParent = OptBool(w, "inParent").value_or(false);
+        Napi::Value ocr = w.Get("ocr");
+        if (ocr.IsArray()) {
+          Napi::Array lines = ocr.As<Napi::Array>();
+          for (uint32_t n = 0; n < lines.Length(); n++) {
+            if (!lines.Get(n).IsObject())
+              throw Napi::TypeError::New(o.Env(), "fake script: an ocr line is not an object");
+            Napi::Object line = lines.Get(n).As<Napi::Object>();
+            fw.ocr.push_back({OptString(line, "text").value_or(""), OptRect(line, "frame").value_or(Rect{}),
+                              OptNumber(line, "confidence").value_or(1)});
+          }
+        }
         Napi::Value root = w.Get("root");
         Napi::Object rootObj = root.IsObject() ? root.As<Napi::Object>() : Napi::Object::New(o.Env());
         if (!root.IsObject()) rootObj.Set("role", fw.info.role);

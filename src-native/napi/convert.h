@@ -17,6 +17,9 @@ Napi::Object WindowToJs(Napi::Env env, const WindowInfo& window);
 Napi::Object RectToJs(Napi::Env env, const Rect& r);
 
 WindowInfo WindowFromJs(const Napi::Object& o);
+// recognizeText's request (regions, blanks, languages, singleLine); the deadline is the caller's.
+OcrOptions OcrOptionsFromJs(const Napi::Object& o);
+Napi::Object OcrResultToJs(Napi::Env env, const OcrResult& result);
 NodeAttributes AttributesFromJs(const Napi::Object& o);
 // Throws a JavaScript TypeError (via Napi::Error) on a malformed script.
 FakeScript FakeScriptFromJs(const Napi::Object& script);

@@ -598,6 +598,10 @@ extern CGContextRef CGBitmapContextCreate(void* data, size_t width, size_t heigh
                                           size_t bytesPerRow, CGColorSpaceRef space,
                                           uint32_t bitmapInfo) AXSNAP_CF_RETURNS_RETAINED;
 extern void CGContextDrawImage(CGContextRef c, CGRect rect, CGImageRef image);
+// Create rule: +1. A copy of the context's pixels (copy-on-write: the buffer may change after). For OCR.
+extern CGImageRef CGBitmapContextCreateImage(CGContextRef context) AXSNAP_CF_RETURNS_RETAINED;
+// Create rule: +1. The part of `image` within `rect` (pixels, top-left origin). NULL when they do not meet.
+extern CGImageRef CGImageCreateWithImageInRect(CGImageRef image, CGRect rect) AXSNAP_CF_RETURNS_RETAINED;
 // NULL-safe.
 extern void CGContextRelease(CGContextRef c);
 

@@ -334,6 +334,72 @@ AXSNAP_API_AVAILABLE(macos(14.0))
                  (nullable void (^)(CGImageRef _Nullable sampleBuffer, NSError* _Nullable error))completionHandler;
 @end
 
+// ---------------------------------------------------------------------------
+// Vision (OCR, issue 20): VNRecognizeTextRequest over a CGImage. Apple's pages
+// developer.apple.com/documentation/vision/vnrecognizetextrequest,
+// .../vnimagerequesthandler, .../vnrecognizedtextobservation.
+
+typedef float VNConfidence;
+
+typedef NSInteger VNRequestTextRecognitionLevel;
+enum : VNRequestTextRecognitionLevel {
+  VNRequestTextRecognitionLevelAccurate = 0,
+  VNRequestTextRecognitionLevelFast = 1,
+};
+
+AXSNAP_API_AVAILABLE(macos(10.13))
+@interface VNObservation : NSObject
+@property(readonly, nonatomic, assign) VNConfidence confidence;
+@end
+
+AXSNAP_API_AVAILABLE(macos(10.13))
+@interface VNDetectedObjectObservation : VNObservation
+// Normalised to the image (0..1), origin at the bottom left.
+@property(readonly, nonatomic, assign) CGRect boundingBox;
+@end
+
+AXSNAP_API_AVAILABLE(macos(10.13))
+@interface VNRectangleObservation : VNDetectedObjectObservation
+@end
+
+AXSNAP_API_AVAILABLE(macos(10.15))
+@interface VNRecognizedText : NSObject
+@property(readonly, nonatomic, copy) NSString* string;
+@property(readonly, nonatomic, assign) VNConfidence confidence;
+@end
+
+AXSNAP_API_AVAILABLE(macos(10.15))
+@interface VNRecognizedTextObservation : VNRectangleObservation
+// At most `maxCandidateCount` (10) readings, best first.
+- (NSArray<VNRecognizedText*>*)topCandidates:(NSUInteger)maxCandidateCount;
+@end
+
+AXSNAP_API_AVAILABLE(macos(10.13))
+@interface VNRequest : NSObject
+// Filled by -[VNImageRequestHandler performRequests:error:] before it returns.
+@property(readonly, nonatomic, copy, nullable) NSArray<VNObservation*>* results;
+@end
+
+AXSNAP_API_AVAILABLE(macos(10.13))
+@interface VNImageBasedRequest : VNRequest
+@end
+
+AXSNAP_API_AVAILABLE(macos(10.15))
+@interface VNRecognizeTextRequest : VNImageBasedRequest
+@property(readwrite, nonatomic, assign) VNRequestTextRecognitionLevel recognitionLevel;
+@property(readwrite, nonatomic, assign) BOOL usesLanguageCorrection;
+// BCP 47 codes in priority order ("en-US", "zh-Hans").
+@property(readwrite, nonatomic, copy) NSArray<NSString*>* recognitionLanguages;
+@property(readwrite, nonatomic, assign) BOOL automaticallyDetectsLanguage AXSNAP_API_AVAILABLE(macos(13.0));
+@end
+
+AXSNAP_API_AVAILABLE(macos(10.13))
+@interface VNImageRequestHandler : NSObject
+- (instancetype)initWithCGImage:(CGImageRef)image options:(NSDictionary*)options;
+// Synchronous: the requests' results are set when it returns.
+- (BOOL)performRequests:(NSArray<VNRequest*>*)requests error:(NSError* _Nullable* _Nullable)error;
+@end
+
 #pragma clang assume_nonnull end
 
 #endif  // __OBJC__

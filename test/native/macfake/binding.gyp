@@ -15,6 +15,7 @@
         "../../../src-native/core/capture_choice.cc",
         "../../../src-native/core/marks.cc",
         "../../../src-native/core/names.cc",
+        "../../../src-native/core/ocr.cc",
         "../../../src-native/core/png_budget.cc",
         "../../../src-native/core/settle.cc",
         "../../../src-native/core/snapshot.cc",

@@ -1,0 +1,59 @@
+#!/usr/bin/python3
+"""A GTK3 window whose text is drawn with cairo on a DrawingArea, for the OCR
+tests and benchmark (test/linux-ocr-engine.test.ts, bench/ocr.ts): the
+accessibility tree has the window and the drawing area, and no text at all.
+
+The argument is a JSON object:
+  {"title": str, "width": int, "height": int, "x": int?, "y": int? (window position),
+   "lines": [{"text": str, "x": int, "y": int, "size": float?, "font": str?, "box": bool?}]}
+Each line is drawn at (x, y) (the text's baseline, drawing-area pixels) in
+`font` (default "Sans") at `size` (default 14), black on white; `box` draws a
+button-like rectangle around it. Runs with Debian's python3-gi,
+gir1.2-gtk-3.0 and python3-gi-cairo; its AT-SPI name is "axsnap-drawn-text".
+"""
+import json
+import sys
+
+import gi
+
+gi.require_version("Gtk", "3.0")
+from gi.repository import GLib, Gtk  # noqa: E402
+
+GLib.set_prgname("axsnap-drawn-text")
+GLib.set_application_name("axsnap-drawn-text")
+
+
+def main():
+    spec = json.loads(sys.argv[1])
+    lines = spec["lines"]
+
+    def draw(_widget, cr):
+        cr.set_source_rgb(1, 1, 1)
+        cr.paint()
+        cr.set_source_rgb(0, 0, 0)
+        for line in lines:
+            cr.select_font_face(line.get("font", "Sans"))
+            cr.set_font_size(line.get("size", 14))
+            if line.get("box"):
+                extents = cr.text_extents(line["text"])
+                cr.set_line_width(1)
+                cr.rectangle(line["x"] - 12, line["y"] - extents.height - 10, extents.x_advance + 24,
+                             extents.height + 20)
+                cr.stroke()
+            cr.move_to(line["x"], line["y"])
+            cr.show_text(line["text"])
+        return False
+
+    window = Gtk.Window(title=spec.get("title", "axsnap drawn text"))
+    window.move(spec.get("x", 20), spec.get("y", 20))
+    window.connect("destroy", Gtk.main_quit)
+    area = Gtk.DrawingArea()
+    area.set_size_request(spec.get("width", 520), spec.get("height", 400))
+    area.connect("draw", draw)
+    window.add(area)
+    window.show_all()
+    Gtk.main()
+
+
+if __name__ == "__main__":
+    main()
