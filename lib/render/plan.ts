@@ -333,6 +333,7 @@ class Planner {
     if (name !== undefined) rec.title = name;
     if (node.description !== undefined) rec.description = node.description;
     if (node.identifier !== undefined) rec.identifier = node.identifier;
+    if (node.ocr !== undefined) rec.ocr = { confidence: node.ocr.confidence };
     const f = node.frame ?? (isGenericContainer(node) ? unionFrame(node) : undefined);
     if (f !== undefined && f.x !== HIDDEN_COORDINATE && f.y !== HIDDEN_COORDINATE) {
       rec.screenFrame = { ...f };
