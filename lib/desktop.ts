@@ -16,7 +16,7 @@ export { desktopBackend } from "./desktop-backend.js";
 
 import { callNative, loadNative, type NativeBackend, type NativeWindow } from "./native.js";
 import { appOf, deadlineOf, walkRequestOf } from "./observe-request.js";
-import { ocrLanguagesOf, type OcrMode, ocrModeOf } from "./ocr/plan.js";
+import { type OcrMode, ocrLanguagesOf, ocrModeOf } from "./ocr/plan.js";
 import { readPixelText } from "./ocr/read.js";
 import {
   DEFAULT_MAX_DEPTH,

@@ -57,8 +57,9 @@ export async function readPixelText(
     // The deadline or an abort ends the observation as it would have ended the walk.
     if (e.code === "TIMEOUT" || e.code === "ABORTED") throw e;
     const why = e.code === "OCR_UNAVAILABLE" ? `${e.message}${e.hint ? ` (${e.hint})` : ""}` : e.message;
-    const what = plan.why === "self-drawn" ? "the text its self-drawn elements show" : "the text in its pixels";
-    (raw.walk.notes ??= []).push(`${what} was not read: ${why}`);
+    const what =
+      plan.why === "self-drawn" ? "the text its self-drawn elements show" : "the text in its pixels";
+    raw.walk.notes = [...(raw.walk.notes ?? []), `${what} was not read: ${why}`];
     return { runs: 1, ms: performance.now() - started, lines: 0 };
   }
 }
