@@ -396,6 +396,12 @@ export function createMcpServer(session: Session, settings: Partial<McpSettings>
             .describe(
               "Observe the app's window, dialog, menu or popup with this title (or part of it) instead of the one the user faces.",
             ),
+          ocr: z
+            .union([z.literal("auto"), z.boolean()])
+            .optional()
+            .describe(
+              'Read text off the window\'s pixels into the snapshot as "text (ocr)" lines you can click: "auto" (default) only where the tree is thin (a window whose tree names almost nothing, a canvas, a terminal), true always, false never.',
+            ),
           ...viewFields,
         })
         .strict(),
@@ -413,6 +419,7 @@ export function createMcpServer(session: Session, settings: Partial<McpSettings>
           ...(args.max_tree_nodes !== undefined ? { maxNodes: args.max_tree_nodes } : {}),
           ...(args.max_tree_depth !== undefined ? { maxDepth: args.max_tree_depth } : {}),
           ...(args.window !== undefined ? { window: { title: args.window } } : {}),
+          ...(args.ocr !== undefined ? { ocr: args.ocr } : {}),
           ...viewOptionsOf(args),
         });
         noteShown(snap);

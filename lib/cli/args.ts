@@ -42,6 +42,8 @@ export interface Step {
   skeleton?: boolean;
   /** snapshot: at most about this many tokens (--max-tokens N). */
   maxTokens?: number;
+  /** Text from the pixels (--ocr auto|on|off): "auto", true, false. */
+  ocr?: "auto" | boolean;
   deadlineMs?: number;
   /** false: no fresh snapshot after an action (--no-snapshot). */
   snapshot: boolean;
@@ -268,6 +270,7 @@ const OPTION_HELP: Record<CommandSpec["options"][number] | "global", string[]> =
     "--max-depth N        deepest printed level (default 64)",
     "--screenshot FILE    also capture the window, as PNG into FILE",
     "--marks              with --screenshot: draw each element's index on its frame",
+    "--ocr auto|on|off    text from the pixels as (ocr) lines: auto (default) where the tree is thin",
   ],
   view: [
     "--root @REF          only that element's subtree, as a snapshot of its own (open a line marked (+N elements))",
@@ -418,6 +421,13 @@ function setField(step: Step, field: Field, value: unknown, numberValue = false)
     case "style":
       step.style = oneOf("--style", value, ["tree", "compact"] as const, c);
       return;
+    case "ocr": {
+      // A call step may give the library's own values; the command line says auto, on or off.
+      const v = value === true ? "on" : value === false ? "off" : value;
+      const mode = oneOf("--ocr", v, ["auto", "on", "off"] as const, c);
+      step.ocr = mode === "auto" ? "auto" : mode === "on";
+      return;
+    }
     case "textLimit":
       step.textLimit = value === "max" ? "max" : wholeNumber("--text-limit", value, 1, 1e9, c);
       return;
@@ -583,6 +593,7 @@ const GROUP_FLAGS: Record<CommandSpec["options"][number], [string, Field | "no-s
     ["max-depth", "maxDepth"],
     ["screenshot", "screenshot"],
     ["marks", "marks"],
+    ["ocr", "ocr"],
   ],
   act: [
     ["no-snapshot", "no-snapshot"],
@@ -842,6 +853,7 @@ const STEP_KEYS: Record<string, Field | "snapshot" | "no-snapshot"> = {
   maxDepth: "maxDepth",
   "max-depth": "maxDepth",
   screenshot: "screenshot",
+  ocr: "ocr",
   root: "root",
   depth: "depth",
   skeleton: "skeleton",

@@ -46,6 +46,7 @@ export function renderOptionsOf(step: Step): StoredOptions {
     maxNodes: o.maxNodes,
     maxDepth: o.maxDepth,
     ...(step.window === undefined ? {} : { window: step.window }),
+    ...(step.ocr === undefined ? {} : { ocr: step.ocr }),
     ...viewOf(step),
     ...(typeof step.root === "string" ? { root: step.root } : {}),
   };

@@ -64,6 +64,8 @@ const storedOptions = z.object({
   maxTokens: z.number().int().min(1).exactOptional(),
   /** --root: the ref (as given) whose subtree the snapshot is. */
   root: z.string().min(1).exactOptional(),
+  /** --ocr: text from the pixels, when not the default "auto" (a re-observation reads the same). */
+  ocr: z.union([z.literal("auto"), z.boolean()]).exactOptional(),
 });
 
 export const storedSnapshotSchema = z.object({

@@ -18,6 +18,24 @@ export interface OcrLine {
 const contains = (r: Rect | undefined, x: number, y: number): boolean =>
   r !== undefined && x >= r.x && y >= r.y && x < r.x + r.w && y < r.y + r.h;
 
+/**
+ * Rows top to bottom, each left to right: lines whose vertical centres lie
+ * within half a line's height of a row's first line are that row (a button's
+ * label sits a pixel or two off its neighbour's).
+ */
+function readingOrder(lines: OcrLine[]): OcrLine[] {
+  const cy = (l: OcrLine) => l.frame.y + l.frame.h / 2;
+  const rows: OcrLine[][] = [];
+  for (const line of [...lines].sort((a, b) => cy(a) - cy(b))) {
+    const row = rows.at(-1);
+    const first = row?.[0];
+    if (row && first && Math.abs(cy(line) - cy(first)) <= Math.min(line.frame.h, first.frame.h) / 2)
+      row.push(line);
+    else rows.push([line]);
+  }
+  return rows.flatMap((row) => row.sort((a, b) => a.frame.x - b.frame.x));
+}
+
 /** The deepest node under `from` whose frame holds the point; `from` when none does. */
 function holder(from: RawNode, x: number, y: number): RawNode {
   let at = from;
@@ -39,9 +57,7 @@ export function mergeOcrLines(
 ): number {
   const win = raw.window.frame;
   const staticRole = raw.platform === "macos" ? "AXStaticText" : "static";
-  const ordered = [...lines]
-    .filter((l) => l.text.trim().length > 0)
-    .sort((a, b) => a.frame.y - b.frame.y || a.frame.x - b.frame.x);
+  const ordered = readingOrder(lines.filter((l) => l.text.trim().length > 0));
   for (const line of ordered) {
     const frame = { x: win.x + line.frame.x, y: win.y + line.frame.y, w: line.frame.w, h: line.frame.h };
     const cx = frame.x + frame.w / 2;

@@ -8,16 +8,21 @@ The argument is a JSON object:
    "lines": [{"text": str, "x": int, "y": int, "size": float?, "font": str?, "box": bool?}]}
 Each line is drawn at (x, y) (the text's baseline, drawing-area pixels) in
 `font` (default "Sans") at `size` (default 14), black on white; `box` draws a
-button-like rectangle around it. Runs with Debian's python3-gi,
+button-like rectangle around it, and a click inside that rectangle sets the
+window title to "clicked <text> <n>" (n counts the clicks), so a test sees
+what a click hit. SIGUSR1 redraws the first boxed line with its text
+reversed ("Play" → "yalP"): the label changes between a snapshot and a click.
+Runs with Debian's python3-gi,
 gir1.2-gtk-3.0 and python3-gi-cairo; its AT-SPI name is "axsnap-drawn-text".
 """
 import json
+import signal
 import sys
 
 import gi
 
 gi.require_version("Gtk", "3.0")
-from gi.repository import GLib, Gtk  # noqa: E402
+from gi.repository import Gdk, GLib, Gtk  # noqa: E402
 
 GLib.set_prgname("axsnap-drawn-text")
 GLib.set_application_name("axsnap-drawn-text")
@@ -27,7 +32,11 @@ def main():
     spec = json.loads(sys.argv[1])
     lines = spec["lines"]
 
+    boxes = []  # (x0, y0, x1, y1, text) of the boxed lines, as last drawn
+    clicks = {"n": 0}
+
     def draw(_widget, cr):
+        boxes.clear()
         cr.set_source_rgb(1, 1, 1)
         cr.paint()
         cr.set_source_rgb(0, 0, 0)
@@ -37,9 +46,11 @@ def main():
             if line.get("box"):
                 extents = cr.text_extents(line["text"])
                 cr.set_line_width(1)
-                cr.rectangle(line["x"] - 12, line["y"] - extents.height - 10, extents.x_advance + 24,
-                             extents.height + 20)
+                x0, y0 = line["x"] - 12, line["y"] - extents.height - 10
+                w, h = extents.x_advance + 24, extents.height + 20
+                cr.rectangle(x0, y0, w, h)
                 cr.stroke()
+                boxes.append((x0, y0, x0 + w, y0 + h, line["text"]))
             cr.move_to(line["x"], line["y"])
             cr.show_text(line["text"])
         return False
@@ -50,6 +61,29 @@ def main():
     area = Gtk.DrawingArea()
     area.set_size_request(spec.get("width", 520), spec.get("height", 400))
     area.connect("draw", draw)
+    area.add_events(Gdk.EventMask.BUTTON_PRESS_MASK)
+
+    def pressed(_widget, event):
+        # Clicks in quick succession also bring a 2BUTTON_PRESS: a click is its plain press only.
+        if event.type != Gdk.EventType.BUTTON_PRESS:
+            return True
+        for x0, y0, x1, y1, text in boxes:
+            if x0 <= event.x <= x1 and y0 <= event.y <= y1:
+                clicks["n"] += 1
+                window.set_title(f"clicked {text} {clicks['n']}")
+        return True
+
+    area.connect("button-press-event", pressed)
+
+    def redraw():
+        boxed = next((line for line in lines if line.get("box")), None)
+        if boxed is not None:
+            boxed["text"] = boxed["text"][::-1]
+            area.queue_draw()
+        return GLib.SOURCE_CONTINUE
+
+    # In the GLib main loop: a Python signal handler would wait for the interpreter to wake.
+    GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGUSR1, redraw)
     window.add(area)
     window.show_all()
     Gtk.main()
