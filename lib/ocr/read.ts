@@ -28,6 +28,9 @@ export interface OcrTimings {
   engine?: string;
 }
 
+/** Less time than this left in the call: reading pixels would only run into the deadline. */
+const MIN_OCR_BUDGET_MS = 100;
+
 export async function readPixelText(
   b: NativeBackend,
   ctx: CallContext,
@@ -38,6 +41,14 @@ export async function readPixelText(
 ): Promise<OcrTimings> {
   const plan = planOcr(raw, mode, options.secureNames);
   if (!plan) return { runs: 0, ms: 0, lines: 0 };
+  const what = plan.why === "self-drawn" ? "the text its self-drawn elements show" : "the text in its pixels";
+  const skip = (why: string): OcrTimings => {
+    raw.walk.notes = [...(raw.walk.notes ?? []), `${what} was not read: ${why}`];
+    return { runs: 0, ms: 0, lines: 0 };
+  };
+  // A walk cut by the deadline, or a call with too little left, keeps its tree: the pixels wait for the next look.
+  if (raw.walk.ended === "deadline" || ctx.remaining() < MIN_OCR_BUDGET_MS)
+    return skip("the call's deadline left no time for it");
   const started = performance.now();
   try {
     const read = await ctx.step("read", () =>
@@ -54,12 +65,15 @@ export async function readPixelText(
   } catch (e) {
     if (!(e instanceof AxsnapError)) throw e;
     if (e.code === "OCR_UNAVAILABLE" && mode === true) throw e;
-    // The deadline or an abort ends the observation as it would have ended the walk.
-    if (e.code === "TIMEOUT" || e.code === "ABORTED") throw e;
-    const why = e.code === "OCR_UNAVAILABLE" ? `${e.message}${e.hint ? ` (${e.hint})` : ""}` : e.message;
-    const what =
-      plan.why === "self-drawn" ? "the text its self-drawn elements show" : "the text in its pixels";
-    raw.walk.notes = [...(raw.walk.notes ?? []), `${what} was not read: ${why}`];
+    // An abort ends the observation; a deadline met while reading leaves the tree as it was walked.
+    if (e.code === "ABORTED") throw e;
+    const why =
+      e.code === "OCR_UNAVAILABLE"
+        ? `${e.message}${e.hint ? ` (${e.hint})` : ""}`
+        : e.code === "TIMEOUT"
+          ? "the call's deadline passed while reading"
+          : e.message;
+    skip(why);
     return { runs: 1, ms: performance.now() - started, lines: 0 };
   }
 }

@@ -188,15 +188,20 @@ bool Holds(const Rect& r, double x, double y) { return x >= r.x && x < r.x + r.w
 }  // namespace
 
 Error FakeBackend::RecognizeText(const WindowInfo& window, const OcrImage&, const OcrOptions& options, OcrResult& out) {
-  Record("ocr " + std::to_string(window.pid) + " regions=" + std::to_string(options.regions.size()) +
-         " blanks=" + std::to_string(options.blanks.size()) + (options.singleLine ? " singleLine" : ""));
-  if (script_.ocrUnavailable)
-    return {ErrorCode::kOcrUnavailable, "fake: no OCR engine; install tesseract-ocr tesseract-ocr-eng"};
   const FakeWindow* found = nullptr;
   for (const FakeApp& app : script_.apps)
     if (app.info.pid == window.pid)
       for (const FakeWindow& w : app.windows)
         if (w.root + 1 == window.element) found = &w;
+  if (found && !found->readable && !script_.ocrUnavailable) {
+    out.engine = "fake";
+    out.lines.clear();
+    return {};
+  }
+  Record("ocr " + std::to_string(window.pid) + " regions=" + std::to_string(options.regions.size()) +
+         " blanks=" + std::to_string(options.blanks.size()) + (options.singleLine ? " singleLine" : ""));
+  if (script_.ocrUnavailable)
+    return {ErrorCode::kOcrUnavailable, "fake: no OCR engine; install tesseract-ocr tesseract-ocr-eng"};
   if (!found) return {ErrorCode::kWindowNotFound, "fake: the observed window is gone"};
   out.engine = "fake";
   out.lines.clear();

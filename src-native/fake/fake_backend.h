@@ -46,6 +46,9 @@ struct FakeWindow {
   WindowInfo info;
   // What OCR reads in it (the world JSON's `ocr`): frames in window-relative points.
   std::vector<OcrLine> ocr;
+  // Whether the world gave the window `ocr` at all: a window without it has no text in its pixels, and
+  // reading it is not logged (the fake-backed tests of everything else see no OCR entries).
+  bool readable = false;
 };
 
 struct FakeApp {

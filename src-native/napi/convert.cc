@@ -437,6 +437,7 @@ FakeScript FakeScriptFromJs(const Napi::Object& o) {
         fw.info.inParent = OptBool(w, "inParent").value_or(false);
         Napi::Value ocr = w.Get("ocr");
         if (ocr.IsArray()) {
+          fw.readable = true;
           Napi::Array lines = ocr.As<Napi::Array>();
           for (uint32_t n = 0; n < lines.Length(); n++) {
             if (!lines.Get(n).IsObject())
