@@ -221,7 +221,7 @@ export interface LineInput {
   /** Anonymous action targets print their frame. */
   withFrame: boolean;
   /** A link's url: the title prints as `[text](url)`. */
-  linkUrl?: string;
+  linkUrl?: string | undefined;
   /** Pretty names of the secondary actions. */
   secondary: string[];
   /** Render option: a field named like a password is secure. */

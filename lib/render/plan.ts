@@ -15,6 +15,7 @@ import { inferLabels, inferredSecure } from "./labels.js";
 import {
   buildLine,
   type Line,
+  type LineInput,
   type LineName,
   relativeFrame,
   rowTexts,
@@ -161,8 +162,9 @@ function cellText(cell: RawNode): string | undefined {
 
 /** Platforms repeat action names (a slider's AXIncrement twice); a record lists each once. */
 function uniqueActions(actions: string[]): string[] {
-  const unique = new Set(actions);
-  return unique.size === actions.length ? actions.slice() : [...unique];
+  // A handful of names: a scan for a repeat is cheaper than a Set per element.
+  for (let i = 1; i < actions.length; i++) if (actions.indexOf(actions[i]!) < i) return [...new Set(actions)];
+  return actions.slice();
 }
 
 /**
@@ -374,7 +376,9 @@ class Planner {
     const secret = label !== undefined && !rec.secure && inferredSecure(node, label, this.opts.secureNames);
     if (label !== undefined) rec.nameSource = "inferred";
     if (secret) rec.secure = true;
-    const input = {
+    // One shape for every line, links included: a spread copy of this object for a link
+    // made buildLine's property reads megamorphic, and cost a tenth of the render.
+    const input: LineInput = {
       node,
       depth,
       index: rec.index,
@@ -388,8 +392,9 @@ class Planner {
       secondary: secondary.pretty,
       secureNames: this.opts.secureNames,
       secret,
+      linkUrl: opts.linkUrl,
     };
-    const line = buildLine(opts.linkUrl === undefined ? input : { ...input, linkUrl: opts.linkUrl });
+    const line = buildLine(input);
     this.lines.push(line);
     return line;
   }
