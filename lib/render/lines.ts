@@ -23,36 +23,40 @@ import {
 import { present, sanitize, sanitizeLabel, type TextLimit } from "./sanitize.js";
 import { nodeText } from "./summary.js";
 
+/**
+ * Every field is set on every line, undefined when absent: one object shape,
+ * so the formatters' reads of a line stay monomorphic.
+ */
 export interface Line {
   depth: number;
   /** -1 for an unnumbered text line. */
   index: number;
   role: string;
   /** The element the line describes; absent on unnumbered lines. */
-  node?: RawNode;
+  node?: RawNode | undefined;
   /** The compact style's role where the renderer chose it (anonymous targets, summaries). */
-  compactRole?: string;
+  compactRole?: string | undefined;
   /** A checkbox, switch, radio or tab that is on: the compact style's `checked`. */
   checked: boolean;
   /** A line the renderer made up (a merged text summary). */
   synthetic: boolean;
   traits: string[];
   /** The title segment as the tree style prints it (a link prints `[text](url)`). */
-  title?: string;
+  title?: string | undefined;
   /** The plain name the compact style prints. */
-  name?: string;
+  name?: string | undefined;
   /** Segments after the title, already labelled: `Description: x`, `Value: 3`. */
   segments: string[];
   /** Compact style's value. */
-  value?: string;
+  value?: string | undefined;
   /** The tree style's value segment (`Value: on`, or a bare value), when the line prints one. */
-  valueSegment?: string;
+  valueSegment?: string | undefined;
   /** `(showing A-B of M items)` on a cut list. */
-  suffix?: string;
+  suffix?: string | undefined;
   /** An unnumbered line's text. */
-  text?: string;
+  text?: string | undefined;
   /** A name inferred from a label beside the element: the compact style's `label="..."`. */
-  label?: string;
+  label?: string | undefined;
 }
 
 export interface Name {
@@ -272,27 +276,48 @@ export function buildLine(input: LineInput): Line {
   if (secondary.length > 0)
     segments.push(`Secondary Actions: ${secondary.map((a) => sanitize(a, limit)).join(", ")}`);
 
-  const line: Line = {
+  // Static text is named by what it says; compact prints that as its name, not as a value.
+  const compactIsName = value.compact !== undefined && shownName === undefined && isStaticText(node);
+  return {
     depth: input.depth,
     index: input.index,
     role: input.role,
     node,
+    compactRole: input.compactRole,
     checked: value.checked === true,
     synthetic: input.synthetic,
     traits,
+    title,
+    name: compactIsName ? value.compact : shownName,
     segments,
+    value: compactIsName ? undefined : value.compact,
+    valueSegment: value.segment,
+    suffix: undefined,
+    text: undefined,
+    label: inferred,
   };
-  if (input.compactRole !== undefined) line.compactRole = input.compactRole;
-  if (inferred !== undefined) line.label = inferred;
-  if (title !== undefined) line.title = title;
-  if (shownName !== undefined) line.name = shownName;
-  if (value.segment !== undefined) line.valueSegment = value.segment;
-  if (value.compact !== undefined) {
-    // Static text is named by what it says; compact prints that as its name, not as a value.
-    if (shownName === undefined && isStaticText(node)) line.name = value.compact;
-    else line.value = value.compact;
-  }
-  return line;
+}
+
+/** An unnumbered line: `text` alone, in the shape of every line. */
+export function textLine(depth: number, text: string): Line {
+  return {
+    depth,
+    index: -1,
+    role: "",
+    node: undefined,
+    compactRole: undefined,
+    checked: false,
+    synthetic: false,
+    traits: [],
+    title: undefined,
+    name: undefined,
+    segments: [],
+    value: undefined,
+    valueSegment: undefined,
+    suffix: undefined,
+    text,
+    label: undefined,
+  };
 }
 
 /** The compact style's states, in the order the format lists them. */

@@ -19,6 +19,7 @@ import {
   type LineName,
   relativeFrame,
   rowTexts,
+  textLine,
   traitsOf,
   visibleIdentifier,
 } from "./lines.js";
@@ -405,16 +406,7 @@ class Planner {
    */
   private rowTextLine(texts: string[], depth: number): void {
     const t = texts.map((x) => sanitize(x, this.opts.textLimit)).join(" | ");
-    this.lines.push({
-      depth,
-      index: -1,
-      role: "",
-      checked: false,
-      synthetic: false,
-      traits: [],
-      segments: [],
-      text: `| ${t}`,
-    });
+    this.lines.push(textLine(depth, `| ${t}`));
   }
 
   visitRoot(node: RawNode, root: PathRoot): void {
