@@ -78,6 +78,39 @@ const MAX_CELLS = 100;
 const ANON_MAX_W = 240;
 const ANON_MAX_H = 120;
 
+/** How a node prints when the planner decides for it; every field set, so emit reads one shape. */
+interface EmitOptions {
+  role: string | undefined;
+  compactRole: string | undefined;
+  withFrame: boolean;
+  linkUrl: string | undefined;
+  synthetic: Synthetic;
+  nameText: string | undefined;
+}
+
+const PLAIN: EmitOptions = {
+  role: undefined,
+  compactRole: undefined,
+  withFrame: false,
+  linkUrl: undefined,
+  synthetic: false,
+  nameText: undefined,
+};
+
+const AS_GROUP = printAs({ role: "container", compactRole: "group" });
+const AS_BUTTON = printAs({ role: "button", compactRole: "button", withFrame: true });
+
+function printAs(parts: Partial<EmitOptions>): EmitOptions {
+  return {
+    role: parts.role,
+    compactRole: parts.compactRole,
+    withFrame: parts.withFrame === true,
+    linkUrl: parts.linkUrl,
+    synthetic: parts.synthetic ?? false,
+    nameText: parts.nameText,
+  };
+}
+
 interface Ctx {
   root: PathRoot;
   inWeb: boolean;
@@ -350,19 +383,7 @@ class Planner {
     return rec;
   }
 
-  private emit(
-    node: RawNode,
-    depth: number,
-    ctx: Ctx,
-    opts: {
-      role?: string;
-      compactRole?: string;
-      withFrame?: boolean;
-      linkUrl?: string;
-      synthetic?: Synthetic;
-      nameText?: string;
-    } = {},
-  ): Line {
+  private emit(node: RawNode, depth: number, ctx: Ctx, opts: EmitOptions = PLAIN): Line {
     const role = opts.role ?? this.roleOf(node);
     const ident = identify(node);
     const label = ident.name === undefined ? this.inferred?.get(node) : undefined;
@@ -373,7 +394,7 @@ class Planner {
           ? { text: label, from: "inferred" }
           : ident.name;
     const secondary = secondaryActions(node);
-    const rec = this.addRecord(node, role, ctx, opts.synthetic ?? false, name?.text, ident, secondary);
+    const rec = this.addRecord(node, role, ctx, opts.synthetic, name?.text, ident, secondary);
     const secret = label !== undefined && !rec.secure && inferredSecure(node, label, this.opts.secureNames);
     if (label !== undefined) rec.nameSource = "inferred";
     if (secret) rec.secure = true;
@@ -385,11 +406,11 @@ class Planner {
       index: rec.index,
       role,
       compactRole: opts.compactRole,
-      synthetic: (opts.synthetic ?? false) !== false,
+      synthetic: opts.synthetic !== false,
       name,
       limit: this.opts.textLimit,
       window: this.snap.window.frame,
-      withFrame: opts.withFrame === true,
+      withFrame: opts.withFrame,
       secondary: secondary.pretty,
       secureNames: this.opts.secureNames,
       secret,
@@ -420,7 +441,7 @@ class Planner {
     // A window with no accessible name is known by its window title (on Linux, the X title).
     const winTitle = this.snap.window.title;
     const untitledWindow = root === "window" && !present(node.title) && present(winTitle);
-    this.emit(node, 0, ctx, untitledWindow ? { nameText: winTitle } : {});
+    this.emit(node, 0, ctx, untitledWindow ? printAs({ nameText: winTitle }) : PLAIN);
     this.visitChildren(node, 1, ctx, root === "menuBar");
   }
 
@@ -546,7 +567,7 @@ class Planner {
     if (isLink(node) && present(node.url)) {
       if (!this.admit(node, depth)) return;
       // A link prints as [text](url) and stands for its children.
-      this.emit(node, depth, ctx, { linkUrl: node.url });
+      this.emit(node, depth, ctx, printAs({ linkUrl: node.url }));
       return;
     }
 
@@ -555,20 +576,21 @@ class Planner {
       if (summary !== undefined) {
         if (!this.admit(node, depth)) return;
         if (summary.images.length === 0) {
-          this.emit(node, depth, ctx, {
-            role: "container",
-            nameText: summary.text,
-            synthetic: "text-summary",
-          });
+          this.emit(
+            node,
+            depth,
+            ctx,
+            printAs({ role: "container", nameText: summary.text, synthetic: "text-summary" }),
+          );
         } else {
-          this.emit(node, depth, ctx, { role: "container", compactRole: "group" });
+          this.emit(node, depth, ctx, AS_GROUP);
           if (!this.admit(node, depth + 1)) return;
-          this.emit(node, depth + 1, ctx, {
-            role: "text",
-            compactRole: "text",
-            nameText: summary.text,
-            synthetic: "summary-text",
-          });
+          this.emit(
+            node,
+            depth + 1,
+            ctx,
+            printAs({ role: "text", compactRole: "text", nameText: summary.text, synthetic: "summary-text" }),
+          );
           for (const img of summary.images) {
             const base = this.path.length;
             this.path.push(...img.path);
@@ -580,7 +602,7 @@ class Planner {
       }
       if (this.isAnonymousTarget(node)) {
         if (!this.admit(node, depth)) return;
-        this.emit(node, depth, ctx, { role: "button", compactRole: "button", withFrame: true });
+        this.emit(node, depth, ctx, AS_BUTTON);
         this.visitChildren(node, depth + 1, ctx);
         return;
       }
