@@ -54,7 +54,8 @@ function indent(cache: string[], unit: string, depth: number): string {
 
 /** Text is already sanitised (a newline reads `\n`); only the quote itself needs escaping. */
 function quote(text: string, limit: number): string {
-  return `"${cut(text, limit).replace(/"/g, '\\"')}"`;
+  const shown = cut(text, limit);
+  return shown.includes('"') ? `"${shown.replace(/"/g, '\\"')}"` : `"${shown}"`;
 }
 
 interface CompactView {
