@@ -175,9 +175,11 @@ export function displayValue(
   name: Name | undefined,
   limit: TextLimit,
   secureNames = true,
+  /** isSecure(node, secureNames), when the caller has it already. */
+  secure = isSecure(node, secureNames),
 ): ValueParts {
   // The value of a secure field is never read or printed, only whether it is empty.
-  if (isSecure(node, secureNames)) return secretValue(node);
+  if (secure) return secretValue(node);
   if (name?.from === "value") return {};
   if (isCheckbox(node) || (isTab(node) && node.value !== undefined)) {
     const v = onOff(node);
@@ -232,6 +234,8 @@ export interface LineInput {
   secureNames: boolean;
   /** Secure for a reason the node does not carry (an inferred label that says password). */
   secret?: boolean;
+  /** isSecure(node, secureNames), computed once for the record. */
+  secure?: boolean;
 }
 
 /** A menu described as "<name> menu" says nothing its role and name do not. */
@@ -265,7 +269,9 @@ export function buildLine(input: LineInput): Line {
   if (present(node.url) && input.linkUrl === undefined && (isWebArea(node) || node.role === "AXWindow"))
     segments.push(`URL: ${sanitize(node.url, limit)}`);
   const value =
-    input.secret === true ? secretValue(node) : displayValue(node, name, limit, input.secureNames);
+    input.secret === true
+      ? secretValue(node)
+      : displayValue(node, name, limit, input.secureNames, input.secure ?? isSecure(node, input.secureNames));
   if (value.segment !== undefined) segments.push(value.segment);
   if (present(node.placeholder) && node.placeholder !== name?.text)
     segments.push(`Placeholder: ${sanitize(node.placeholder, limit)}`);

@@ -414,6 +414,7 @@ class Planner {
       secondary: secondary.pretty,
       secureNames: this.opts.secureNames,
       secret,
+      secure: rec.secure,
       linkUrl: opts.linkUrl,
     };
     const line = buildLine(input);
