@@ -61,6 +61,11 @@ function linkName(node: RawNode): Name | undefined {
  */
 export class IdentityCounter {
   private readonly byRole = new Map<string, Map<string, Map<string, Map<string, number>>>>();
+  /**
+   * Most nodes have neither subrole nor identifier: their names by role alone,
+   * two lookups instead of four. An empty subrole or identifier is an absent one.
+   */
+  private readonly plain = new Map<string, Map<string, number>>();
 
   private slot(
     role: string,
@@ -68,6 +73,15 @@ export class IdentityCounter {
     identifier: string | undefined,
     create: boolean,
   ): Map<string, number> | undefined {
+    if (!subrole && !identifier) {
+      let byName = this.plain.get(role);
+      if (byName === undefined) {
+        if (!create) return undefined;
+        byName = new Map();
+        this.plain.set(role, byName);
+      }
+      return byName;
+    }
     let bySub = this.byRole.get(role);
     if (bySub === undefined) {
       if (!create) return undefined;

@@ -66,7 +66,12 @@ const INCIDENTAL = new Set([
 const INCIDENTAL_LOWER = new Set(["dodefault", "showcontextmenu"]);
 
 export function hasMeaningfulAction(node: RawNode): boolean {
-  return node.actions?.some((a) => !INCIDENTAL.has(a) && !INCIDENTAL_LOWER.has(a.toLowerCase())) ?? false;
+  // An AX name lowercased never matches the lowercase AT-SPI names: only those are lowercased.
+  return (
+    node.actions?.some(
+      (a) => !INCIDENTAL.has(a) && (a.startsWith("AX") || !INCIDENTAL_LOWER.has(a.toLowerCase())),
+    ) ?? false
+  );
 }
 
 export function hasPressAction(node: RawNode): boolean {
@@ -87,7 +92,6 @@ export function hasPressAction(node: RawNode): boolean {
 export function secondaryActions(node: RawNode): { raw: string[]; pretty: string[] } {
   const raw: string[] = [];
   const pretty: string[] = [];
-  const seen = new Set<string>();
   const actions = node.actions;
   if (!actions || actions.length === 0) return { raw, pretty };
   const menu = isMenuish(node);
@@ -97,8 +101,8 @@ export function secondaryActions(node: RawNode): { raw: string[]; pretty: string
     if (isPrimary(name) || (menu && PRIMARY_ON_MENUS.has(name))) continue;
     if (dropSideways && (name === "AXScrollLeftByPage" || name === "AXScrollRightByPage")) continue;
     const p = prettyActionName(name);
-    if (p.length === 0 || seen.has(p)) continue;
-    seen.add(p);
+    // A handful of names: a scan of the few kept is cheaper than a Set per element.
+    if (p.length === 0 || pretty.includes(p)) continue;
     raw.push(name);
     pretty.push(p);
   }

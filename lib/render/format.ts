@@ -21,20 +21,41 @@ const COMPACT_VALUE_LIMIT = 50;
  * ...", "switch Value: on, ID: ..."), which is what is followed here.
  */
 export function treeLine(line: Line): string {
-  const tabs = "\t".repeat(line.depth);
+  const tabs = indent(TABS, "\t", line.depth);
   if (line.index < 0) return tabs + (line.text ?? "");
   let out = `${tabs}${line.index}`;
   if (line.role.length > 0) out += ` ${line.role}`;
   if (line.traits.length > 0) out += ` (${line.traits.join(", ")})`;
-  const parts = line.title === undefined ? line.segments : [line.title, ...line.segments];
-  if (parts.length > 0) out += ` ${parts.join(", ")}`;
+  // The title, then the segments, after one space and between commas.
+  let sep = " ";
+  if (line.title !== undefined) {
+    out += sep + line.title;
+    sep = ", ";
+  }
+  for (const seg of line.segments) {
+    out += sep + seg;
+    sep = ", ";
+  }
   if (line.suffix !== undefined) out += ` ${line.suffix}`;
   return out;
 }
 
+const TABS: string[] = [];
+const SPACES: string[] = [];
+/** Indents repeat on every line; the first 64 depths are made once. */
+function indent(cache: string[], unit: string, depth: number): string {
+  let s = cache[depth];
+  if (s === undefined) {
+    s = unit.repeat(depth);
+    if (depth < 64) cache[depth] = s;
+  }
+  return s;
+}
+
 /** Text is already sanitised (a newline reads `\n`); only the quote itself needs escaping. */
 function quote(text: string, limit: number): string {
-  return `"${cut(text, limit).replace(/"/g, '\\"')}"`;
+  const shown = cut(text, limit);
+  return shown.includes('"') ? `"${shown.replace(/"/g, '\\"')}"` : `"${shown}"`;
 }
 
 interface CompactView {
@@ -58,7 +79,7 @@ function compactView(line: Line, limit: TextLimit): CompactView {
 }
 
 function compactLine({ line, role, states, name }: CompactView, depth: number): string {
-  let out = `${"  ".repeat(depth)}${line.index}:`;
+  let out = `${indent(SPACES, "  ", depth)}${line.index}:`;
   if (role.length > 0) out += ` ${role}`;
   if (name !== undefined) out += ` ${quote(name, COMPACT_NAME_LIMIT)}`;
   if (line.label !== undefined) out += ` label=${quote(line.label, COMPACT_NAME_LIMIT)}`;

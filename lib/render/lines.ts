@@ -23,36 +23,40 @@ import {
 import { present, sanitize, sanitizeLabel, type TextLimit } from "./sanitize.js";
 import { nodeText } from "./summary.js";
 
+/**
+ * Every field is set on every line, undefined when absent: one object shape,
+ * so the formatters' reads of a line stay monomorphic.
+ */
 export interface Line {
   depth: number;
   /** -1 for an unnumbered text line. */
   index: number;
   role: string;
   /** The element the line describes; absent on unnumbered lines. */
-  node?: RawNode;
+  node?: RawNode | undefined;
   /** The compact style's role where the renderer chose it (anonymous targets, summaries). */
-  compactRole?: string;
+  compactRole?: string | undefined;
   /** A checkbox, switch, radio or tab that is on: the compact style's `checked`. */
   checked: boolean;
   /** A line the renderer made up (a merged text summary). */
   synthetic: boolean;
   traits: string[];
   /** The title segment as the tree style prints it (a link prints `[text](url)`). */
-  title?: string;
+  title?: string | undefined;
   /** The plain name the compact style prints. */
-  name?: string;
+  name?: string | undefined;
   /** Segments after the title, already labelled: `Description: x`, `Value: 3`. */
   segments: string[];
   /** Compact style's value. */
-  value?: string;
+  value?: string | undefined;
   /** The tree style's value segment (`Value: on`, or a bare value), when the line prints one. */
-  valueSegment?: string;
+  valueSegment?: string | undefined;
   /** `(showing A-B of M items)` on a cut list. */
-  suffix?: string;
+  suffix?: string | undefined;
   /** An unnumbered line's text. */
-  text?: string;
+  text?: string | undefined;
   /** A name inferred from a label beside the element: the compact style's `label="..."`. */
-  label?: string;
+  label?: string | undefined;
 }
 
 export interface Name {
@@ -173,9 +177,11 @@ export function displayValue(
   name: Name | undefined,
   limit: TextLimit,
   secureNames = true,
+  /** isSecure(node, secureNames), when the caller has it already. */
+  secure = isSecure(node, secureNames),
 ): ValueParts {
   // The value of a secure field is never read or printed, only whether it is empty.
-  if (isSecure(node, secureNames)) return secretValue(node);
+  if (secure) return secretValue(node);
   if (name?.from === "value") return {};
   if (isCheckbox(node) || (isTab(node) && node.value !== undefined)) {
     const v = onOff(node);
@@ -223,13 +229,15 @@ export interface LineInput {
   /** Anonymous action targets print their frame. */
   withFrame: boolean;
   /** A link's url: the title prints as `[text](url)`. */
-  linkUrl?: string;
+  linkUrl?: string | undefined;
   /** Pretty names of the secondary actions. */
   secondary: string[];
   /** Render option: a field named like a password is secure. */
   secureNames: boolean;
   /** Secure for a reason the node does not carry (an inferred label that says password). */
   secret?: boolean;
+  /** isSecure(node, secureNames), computed once for the record. */
+  secure?: boolean;
 }
 
 /** A menu described as "<name> menu" says nothing its role and name do not. */
@@ -263,7 +271,9 @@ export function buildLine(input: LineInput): Line {
   if (present(node.url) && input.linkUrl === undefined && (isWebArea(node) || node.role === "AXWindow"))
     segments.push(`URL: ${sanitize(node.url, limit)}`);
   const value =
-    input.secret === true ? secretValue(node) : displayValue(node, name, limit, input.secureNames);
+    input.secret === true
+      ? secretValue(node)
+      : displayValue(node, name, limit, input.secureNames, input.secure ?? isSecure(node, input.secureNames));
   if (value.segment !== undefined) segments.push(value.segment);
   if (present(node.placeholder) && node.placeholder !== name?.text)
     segments.push(`Placeholder: ${sanitize(node.placeholder, limit)}`);
@@ -274,27 +284,48 @@ export function buildLine(input: LineInput): Line {
   if (secondary.length > 0)
     segments.push(`Secondary Actions: ${secondary.map((a) => sanitize(a, limit)).join(", ")}`);
 
-  const line: Line = {
+  // Static text is named by what it says; compact prints that as its name, not as a value.
+  const compactIsName = value.compact !== undefined && shownName === undefined && isStaticText(node);
+  return {
     depth: input.depth,
     index: input.index,
     role: input.role,
     node,
+    compactRole: input.compactRole,
     checked: value.checked === true,
     synthetic: input.synthetic,
     traits,
+    title,
+    name: compactIsName ? value.compact : shownName,
     segments,
+    value: compactIsName ? undefined : value.compact,
+    valueSegment: value.segment,
+    suffix: undefined,
+    text: undefined,
+    label: inferred,
   };
-  if (input.compactRole !== undefined) line.compactRole = input.compactRole;
-  if (inferred !== undefined) line.label = inferred;
-  if (title !== undefined) line.title = title;
-  if (shownName !== undefined) line.name = shownName;
-  if (value.segment !== undefined) line.valueSegment = value.segment;
-  if (value.compact !== undefined) {
-    // Static text is named by what it says; compact prints that as its name, not as a value.
-    if (shownName === undefined && isStaticText(node)) line.name = value.compact;
-    else line.value = value.compact;
-  }
-  return line;
+}
+
+/** An unnumbered line: `text` alone, in the shape of every line. */
+export function textLine(depth: number, text: string): Line {
+  return {
+    depth,
+    index: -1,
+    role: "",
+    node: undefined,
+    compactRole: undefined,
+    checked: false,
+    synthetic: false,
+    traits: [],
+    title: undefined,
+    name: undefined,
+    segments: [],
+    value: undefined,
+    valueSegment: undefined,
+    suffix: undefined,
+    text,
+    label: undefined,
+  };
 }
 
 /** The compact style's states, in the order the format lists them. */

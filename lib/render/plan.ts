@@ -15,9 +15,11 @@ import { inferLabels, inferredSecure } from "./labels.js";
 import {
   buildLine,
   type Line,
+  type LineInput,
   type LineName,
   relativeFrame,
   rowTexts,
+  textLine,
   traitsOf,
   visibleIdentifier,
 } from "./lines.js";
@@ -75,6 +77,39 @@ const MAX_ROWS = 20;
 const MAX_CELLS = 100;
 const ANON_MAX_W = 240;
 const ANON_MAX_H = 120;
+
+/** How a node prints when the planner decides for it; every field set, so emit reads one shape. */
+interface EmitOptions {
+  role: string | undefined;
+  compactRole: string | undefined;
+  withFrame: boolean;
+  linkUrl: string | undefined;
+  synthetic: Synthetic;
+  nameText: string | undefined;
+}
+
+const PLAIN: EmitOptions = {
+  role: undefined,
+  compactRole: undefined,
+  withFrame: false,
+  linkUrl: undefined,
+  synthetic: false,
+  nameText: undefined,
+};
+
+const AS_GROUP = printAs({ role: "container", compactRole: "group" });
+const AS_BUTTON = printAs({ role: "button", compactRole: "button", withFrame: true });
+
+function printAs(parts: Partial<EmitOptions>): EmitOptions {
+  return {
+    role: parts.role,
+    compactRole: parts.compactRole,
+    withFrame: parts.withFrame === true,
+    linkUrl: parts.linkUrl,
+    synthetic: parts.synthetic ?? false,
+    nameText: parts.nameText,
+  };
+}
 
 interface Ctx {
   root: PathRoot;
@@ -161,8 +196,9 @@ function cellText(cell: RawNode): string | undefined {
 
 /** Platforms repeat action names (a slider's AXIncrement twice); a record lists each once. */
 function uniqueActions(actions: string[]): string[] {
-  const unique = new Set(actions);
-  return unique.size === actions.length ? actions.slice() : [...unique];
+  // A handful of names: a scan for a repeat is cheaper than a Set per element.
+  for (let i = 1; i < actions.length; i++) if (actions.indexOf(actions[i]!) < i) return [...new Set(actions)];
+  return actions.slice();
 }
 
 /**
@@ -348,19 +384,7 @@ class Planner {
     return rec;
   }
 
-  private emit(
-    node: RawNode,
-    depth: number,
-    ctx: Ctx,
-    opts: {
-      role?: string;
-      compactRole?: string;
-      withFrame?: boolean;
-      linkUrl?: string;
-      synthetic?: Synthetic;
-      nameText?: string;
-    } = {},
-  ): Line {
+  private emit(node: RawNode, depth: number, ctx: Ctx, opts: EmitOptions = PLAIN): Line {
     const role = opts.role ?? this.roleOf(node);
     const ident = identify(node);
     const label = ident.name === undefined ? this.inferred?.get(node) : undefined;
@@ -371,26 +395,30 @@ class Planner {
           ? { text: label, from: "inferred" }
           : ident.name;
     const secondary = secondaryActions(node);
-    const rec = this.addRecord(node, role, ctx, opts.synthetic ?? false, name?.text, ident, secondary);
+    const rec = this.addRecord(node, role, ctx, opts.synthetic, name?.text, ident, secondary);
     const secret = label !== undefined && !rec.secure && inferredSecure(node, label, this.opts.secureNames);
     if (label !== undefined) rec.nameSource = "inferred";
     if (secret) rec.secure = true;
-    const input = {
+    // One shape for every line, links included: a spread copy of this object for a link
+    // made buildLine's property reads megamorphic, and cost a tenth of the render.
+    const input: LineInput = {
       node,
       depth,
       index: rec.index,
       role,
       compactRole: opts.compactRole,
-      synthetic: (opts.synthetic ?? false) !== false,
+      synthetic: opts.synthetic !== false,
       name,
       limit: this.opts.textLimit,
       window: this.snap.window.frame,
-      withFrame: opts.withFrame === true,
+      withFrame: opts.withFrame,
       secondary: secondary.pretty,
       secureNames: this.opts.secureNames,
       secret,
+      secure: rec.secure,
+      linkUrl: opts.linkUrl,
     };
-    const line = buildLine(opts.linkUrl === undefined ? input : { ...input, linkUrl: opts.linkUrl });
+    const line = buildLine(input);
     this.lines.push(line);
     return line;
   }
@@ -401,16 +429,7 @@ class Planner {
    */
   private rowTextLine(texts: string[], depth: number): void {
     const t = texts.map((x) => sanitize(x, this.opts.textLimit)).join(" | ");
-    this.lines.push({
-      depth,
-      index: -1,
-      role: "",
-      checked: false,
-      synthetic: false,
-      traits: [],
-      segments: [],
-      text: `| ${t}`,
-    });
+    this.lines.push(textLine(depth, `| ${t}`));
   }
 
   visitRoot(node: RawNode, root: PathRoot): void {
@@ -424,7 +443,7 @@ class Planner {
     // A window with no accessible name is known by its window title (on Linux, the X title).
     const winTitle = this.snap.window.title;
     const untitledWindow = root === "window" && !present(node.title) && present(winTitle);
-    this.emit(node, 0, ctx, untitledWindow ? { nameText: winTitle } : {});
+    this.emit(node, 0, ctx, untitledWindow ? printAs({ nameText: winTitle }) : PLAIN);
     this.visitChildren(node, 1, ctx, root === "menuBar");
   }
 
@@ -550,7 +569,7 @@ class Planner {
     if (isLink(node) && present(node.url)) {
       if (!this.admit(node, depth)) return;
       // A link prints as [text](url) and stands for its children.
-      this.emit(node, depth, ctx, { linkUrl: node.url });
+      this.emit(node, depth, ctx, printAs({ linkUrl: node.url }));
       return;
     }
 
@@ -559,20 +578,21 @@ class Planner {
       if (summary !== undefined) {
         if (!this.admit(node, depth)) return;
         if (summary.images.length === 0) {
-          this.emit(node, depth, ctx, {
-            role: "container",
-            nameText: summary.text,
-            synthetic: "text-summary",
-          });
+          this.emit(
+            node,
+            depth,
+            ctx,
+            printAs({ role: "container", nameText: summary.text, synthetic: "text-summary" }),
+          );
         } else {
-          this.emit(node, depth, ctx, { role: "container", compactRole: "group" });
+          this.emit(node, depth, ctx, AS_GROUP);
           if (!this.admit(node, depth + 1)) return;
-          this.emit(node, depth + 1, ctx, {
-            role: "text",
-            compactRole: "text",
-            nameText: summary.text,
-            synthetic: "summary-text",
-          });
+          this.emit(
+            node,
+            depth + 1,
+            ctx,
+            printAs({ role: "text", compactRole: "text", nameText: summary.text, synthetic: "summary-text" }),
+          );
           for (const img of summary.images) {
             const base = this.path.length;
             this.path.push(...img.path);
@@ -584,7 +604,7 @@ class Planner {
       }
       if (this.isAnonymousTarget(node)) {
         if (!this.admit(node, depth)) return;
-        this.emit(node, depth, ctx, { role: "button", compactRole: "button", withFrame: true });
+        this.emit(node, depth, ctx, AS_BUTTON);
         this.visitChildren(node, depth + 1, ctx);
         return;
       }

@@ -32,7 +32,47 @@ const INVISIBLE =
 const HAS_INVISIBLE =
   /[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufffc\u{e0000}-\u{e007f}\p{Variation_Selector}]/u;
 
+/**
+ * Whether every character of `text` is one sanitize keeps as it is: no
+ * control, nothing invisible, no blank at either end (`label`: no run of
+ * spaces either). Most names are plain, and one scan is cheaper than the
+ * regular expressions and the trim it spares.
+ */
+function isPlain(text: string, label: boolean): boolean {
+  const n = text.length;
+  if (n === 0) return true;
+  if (text.charCodeAt(0) === 0x20 || text.charCodeAt(n - 1) === 0x20) return false;
+  let prev = 0;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c > 0x20 && c < 0x7f) {
+      prev = c;
+      continue;
+    }
+    if (c === 0x20) {
+      if (label && prev === 0x20) return false;
+    } else if (!keptAsIs(c)) return false;
+    prev = c;
+  }
+  return true;
+}
+
+/**
+ * Non-ASCII characters that are neither blank, control nor invisible
+ * (Latin, Greek, Cyrillic, Hebrew, dashes and quotes, CJK); the rest takes
+ * the full path.
+ */
+function keptAsIs(c: number): boolean {
+  return (
+    (c >= 0xa1 && c < 0x600 && c !== 0xad) ||
+    (c >= 0x2010 && c <= 0x2027) ||
+    (c >= 0x2030 && c <= 0x205e) ||
+    (c >= 0x3001 && c < 0xd800)
+  );
+}
+
 export function sanitize(text: string, limit: TextLimit): string {
+  if (isPlain(text, false)) return limit === "max" ? text : cut(text, limit);
   // Leading and trailing blanks carry nothing on a line and hide as trailing whitespace.
   let out = HAS_INVISIBLE.test(text) ? text.replace(INVISIBLE, "").trim() : text.trim();
   if (NEEDS_WORK.test(out)) {
@@ -50,6 +90,7 @@ const SPACE_RUN = /[ \t\u00a0]{2,}/g;
  * spaces: they are the field's content.
  */
 export function sanitizeLabel(text: string, limit: TextLimit): string {
+  if (isPlain(text, true)) return limit === "max" ? text : cut(text, limit);
   return sanitize(text.replace(SPACE_RUN, " "), limit);
 }
 
