@@ -6,7 +6,7 @@
  * Drives the native backend directly (lib/native.ts).
  */
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RawNode } from "../lib/model.js";
 import { loadNative, type NativeBackend, type NativeSnapshot, type NativeWindow } from "../lib/native.js";
@@ -71,6 +71,22 @@ function firstEntry(s: NativeSnapshot): RawNode {
   );
   if (!found) throw new Error("no entry in the snapshot");
   return found;
+}
+
+/** The pids of a process's children (of its main thread). */
+function childrenOf(pid: number): number[] {
+  const text = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim();
+  return text === "" ? [] : text.split(/\s+/).map(Number);
+}
+
+/** The state letter of /proc/PID/stat (R, S, Z, ...); "" once the pid is gone. */
+function processState(pid: number): string {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0] ?? "";
+  } catch {
+    return "";
+  }
 }
 
 const centre = (w: NativeWindow) => ({ x: w.frame.x + w.frame.w / 2, y: w.frame.y + w.frame.h / 2 });
@@ -146,6 +162,39 @@ describe("input reaches only the observed app's window (item 3)", () => {
         expect(r.error?.nativeCode, String(r.error?.message)).toBe("APP_NOT_FOUND");
         expect(r.error?.message).toMatch(/has exited.*nothing was sent/);
       }
+    } finally {
+      await app.stop();
+    }
+  }, 60_000);
+
+  it("refuses with APP_NOT_FOUND once the app is killed though its exit status is not yet collected (a zombie) and the X server still shows its window", async () => {
+    // The window's process dies but stays in the process table until its parent reaps it, as any killed app does
+    // for a moment (longer on a loaded machine); its window stays listed, viewable, under its pid.
+    const app = await startApp(desktop, "/usr/bin/python3", ["test/apps/orphan-window.py", "--unreaped"], {
+      name: "orphan-window.py",
+      windowName: "axsnap orphan window",
+    });
+    try {
+      const drawer = childrenOf(app.pid)[0]!;
+      const snap = await observe(drawer, true);
+      const window = snap.window;
+      expect(window.pid).toBe(drawer);
+      for (let i = 0; i < 100 && childrenOf(drawer).length === 0; i++) await sleep(20); // the keeper has forked
+      expect(childrenOf(drawer).length).toBe(1);
+      process.kill(drawer, "SIGKILL");
+      for (let i = 0; i < 100 && processState(drawer) !== "Z"; i++) await sleep(20);
+      expect(processState(drawer)).toBe("Z");
+      const p = centre(window);
+      const results = [
+        await settle(backend.typeText(window, "zqxjk", 3000)),
+        await settle(backend.keys(window, "ctrl+a", 3000)),
+        await settle(backend.pointer(window, { kind: "click", x: p.x, y: p.y }, 3000)),
+      ];
+      for (const r of results) {
+        expect(r.error?.nativeCode, String(r.error?.message)).toBe("APP_NOT_FOUND");
+        expect(r.error?.message).toMatch(/has exited.*nothing was sent/);
+      }
+      expect(results[0]!.error?.typed).toBe(0);
     } finally {
       await app.stop();
     }

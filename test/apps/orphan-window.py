@@ -4,9 +4,15 @@ shown, the process forks a child that keeps every descriptor (the X socket
 included) and only waits. Killing the parent then leaves its windows on the X
 server, still viewable and still marked with the dead parent's pid, for as long
 as the child lives: what the X server shows for a moment after any app dies,
-made to last, so a test can act on it deterministically."""
+made to last, so a test can act on it deterministically.
+
+With --unreaped the window is drawn by a child of this process, which never
+reaps it: once killed, that child stays a zombie (its pid still in the process
+table) beside the window the keeper keeps, as an app whose parent has not yet
+collected its exit status is."""
 import os
 import signal
+import sys
 
 import gi
 
@@ -36,4 +42,9 @@ def main():
 
 
 if __name__ == "__main__":
+    if "--unreaped" in sys.argv[1:]:
+        if os.fork() != 0:
+            # The parent: SIGCHLD left at its default and no wait(), so a dead child stays a zombie.
+            while True:
+                signal.pause()
     main()
