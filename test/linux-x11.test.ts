@@ -5,8 +5,8 @@
  * server comes back, and long typing cut into chunks by its deadline.
  * Drives the native backend directly (lib/native.ts).
  */
-import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RawNode } from "../lib/model.js";
 import { loadNative, type NativeBackend, type NativeSnapshot, type NativeWindow } from "../lib/native.js";
@@ -196,6 +196,44 @@ describe("input reaches only the observed app's window (item 3)", () => {
       }
       expect(results[0]!.error?.typed).toBe(0);
     } finally {
+      await app.stop();
+    }
+  }, 60_000);
+
+  it("refuses with APP_NOT_FOUND when the app has exited and its pid now names another process, while the X server still shows its window under that pid", async () => {
+    const app = await startApp(desktop, "/usr/bin/python3", ["test/apps/orphan-window.py", "--reaped"], {
+      name: "orphan-window.py",
+      windowName: "axsnap orphan window",
+    });
+    let impostor: ChildProcess | undefined;
+    try {
+      const drawer = childrenOf(app.pid)[0]!;
+      const window = (await observe(drawer, true)).window; // the capture matches the window: its identity is kept
+      expect(window.pid).toBe(drawer);
+      for (let i = 0; i < 100 && childrenOf(drawer).length === 0; i++) await sleep(20); // the keeper has forked
+      expect(childrenOf(drawer).length).toBe(1);
+      process.kill(drawer, "SIGKILL");
+      for (let i = 0; i < 50 && existsSync(`/proc/${drawer}`); i++) await sleep(20);
+      expect(existsSync(`/proc/${drawer}`)).toBe(false);
+      // The kernel gives the next process the pid after ns_last_pid; another process may take it first.
+      for (let attempt = 0; attempt < 5 && impostor?.pid !== drawer; attempt++) {
+        impostor?.kill("SIGKILL");
+        writeFileSync("/proc/sys/kernel/ns_last_pid", String(drawer - 1));
+        impostor = spawn("/usr/bin/sleep", ["60"], { stdio: "ignore" });
+      }
+      expect(impostor?.pid).toBe(drawer);
+      const p = centre(window);
+      const results = [
+        await settle(backend.typeText(window, "zqxjk", 3000)),
+        await settle(backend.keys(window, "ctrl+a", 3000)),
+        await settle(backend.pointer(window, { kind: "click", x: p.x, y: p.y }, 3000)),
+      ];
+      for (const r of results) {
+        expect(r.error?.nativeCode, String(r.error?.message)).toBe("APP_NOT_FOUND");
+        expect(r.error?.message).toMatch(/has exited and its pid is another process's now.*nothing was sent/);
+      }
+    } finally {
+      impostor?.kill("SIGKILL");
       await app.stop();
     }
   }, 60_000);

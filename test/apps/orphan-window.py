@@ -9,7 +9,10 @@ made to last, so a test can act on it deterministically.
 With --unreaped the window is drawn by a child of this process, which never
 reaps it: once killed, that child stays a zombie (its pid still in the process
 table) beside the window the keeper keeps, as an app whose parent has not yet
-collected its exit status is."""
+collected its exit status is. With --reaped the child is drawn the same way
+and reaped: its pid is free for the next process at once (a process group
+leader's pid, as a plain start makes this one, is not free while the keeper
+is in its group)."""
 import os
 import signal
 import sys
@@ -42,9 +45,13 @@ def main():
 
 
 if __name__ == "__main__":
-    if "--unreaped" in sys.argv[1:]:
-        if os.fork() != 0:
-            # The parent: SIGCHLD left at its default and no wait(), so a dead child stays a zombie.
+    mode = sys.argv[1] if len(sys.argv) > 1 else ""
+    if mode in ("--unreaped", "--reaped"):
+        child = os.fork()
+        if child != 0:
+            # The parent: SIGCHLD left at its default, so without wait() a dead child stays a zombie.
+            if mode == "--reaped":
+                os.waitpid(child, 0)
             while True:
                 signal.pause()
     main()
