@@ -20,8 +20,9 @@
 // Input goes only to the observed app: a window owned by the observed pid
 // (_NET_WM_PID, else the X server's record of its client: x11_clients.h) that is the observed window, its transient
 // (WM_TRANSIENT_FOR) or an override-redirect popup of the same pid, checked at every event point before every event
-// batch. Otherwise nothing is sent: kAppNotFound when no window of the pid exists, kWindowNotFound when the pid has
-// windows but not the observed one.
+// batch. Otherwise nothing is sent: kAppNotFound when no window of the pid exists or its process is exiting, a zombie
+// or not the one that was observed (process_life.h; checked again right before the first event), kWindowNotFound when
+// the pid has windows but not the observed one.
 #pragma once
 
 #include <atomic>

@@ -17,11 +17,6 @@ import os
 import signal
 import sys
 
-import gi
-
-gi.require_version("Gtk", "3.0")
-from gi.repository import GLib, Gtk  # noqa: E402
-
 
 def fork_keeper():
     if os.fork() == 0:
@@ -32,6 +27,13 @@ def fork_keeper():
 
 
 def main():
+    # Imported here, after any fork: GTK connects to the accessibility bus as it loads, and the registry knows an
+    # app by the pid of the process that opened that connection.
+    import gi
+
+    gi.require_version("Gtk", "3.0")
+    from gi.repository import GLib, Gtk
+
     window = Gtk.Window(title="axsnap orphan window")
     window.set_default_size(400, 200)
     window.move(60, 60)
