@@ -167,38 +167,63 @@ describe("input reaches only the observed app's window (item 3)", () => {
     }
   }, 60_000);
 
-  it("refuses with APP_NOT_FOUND once the app is killed though its exit status is not yet collected (a zombie) and the X server still shows its window", async () => {
-    // The window's process dies but stays in the process table until its parent reaps it, as any killed app does
-    // for a moment (longer on a loaded machine); its window stays listed, viewable, under its pid.
-    const app = await startApp(desktop, "/usr/bin/python3", ["test/apps/orphan-window.py", "--unreaped"], {
-      name: "orphan-window.py",
-      windowName: "axsnap orphan window",
-    });
-    try {
-      const drawer = childrenOf(app.pid)[0]!;
-      const snap = await observe(drawer, true);
-      const window = snap.window;
-      expect(window.pid).toBe(drawer);
-      for (let i = 0; i < 100 && childrenOf(drawer).length === 0; i++) await sleep(20); // the keeper has forked
-      expect(childrenOf(drawer).length).toBe(1);
-      process.kill(drawer, "SIGKILL");
-      for (let i = 0; i < 100 && processState(drawer) !== "Z"; i++) await sleep(20);
-      expect(processState(drawer)).toBe("Z");
-      const p = centre(window);
-      const results = [
-        await settle(backend.typeText(window, "zqxjk", 3000)),
-        await settle(backend.keys(window, "ctrl+a", 3000)),
-        await settle(backend.pointer(window, { kind: "click", x: p.x, y: p.y }, 3000)),
-      ];
-      for (const r of results) {
-        expect(r.error?.nativeCode, String(r.error?.message)).toBe("APP_NOT_FOUND");
-        expect(r.error?.message).toMatch(/has exited.*nothing was sent/);
+  it.each([
+    {
+      kind: "an accessible app",
+      start: () =>
+        startApp(desktop, "/usr/bin/python3", ["test/apps/orphan-window.py", "--unreaped"], {
+          name: "orphan-window.py",
+          windowName: "axsnap orphan window",
+        }),
+    },
+    {
+      kind: "an app with no accessibility tree",
+      start: () =>
+        startApp(
+          desktop,
+          "/usr/bin/env",
+          ["NO_AT_BRIDGE=1", "/usr/bin/python3", "test/apps/orphan-window.py", "--unreaped"],
+          {
+            windowClass: "orphan-window.py",
+          },
+        ),
+    },
+  ])(
+    "refuses with APP_NOT_FOUND once $kind is killed though its exit status is not yet collected (a zombie) and the X server still shows its window",
+    async ({ start }) => {
+      // The window's process dies but stays in the process table until its parent reaps it, as any killed app does
+      // for a moment (longer on a loaded machine); its window stays listed, viewable, under its pid.
+      const app = await start();
+      try {
+        const drawer = childrenOf(app.pid)[0]!;
+        // The window is found before it is mapped: the X11 listing shows it once it is viewable.
+        for (let i = 0; i < 100 && !(await backend.listApps(3000)).some((a) => a.pid === drawer); i++)
+          await sleep(20);
+        const snap = await observe(drawer, true);
+        const window = snap.window;
+        expect(window.pid).toBe(drawer);
+        for (let i = 0; i < 100 && childrenOf(drawer).length === 0; i++) await sleep(20); // the keeper has forked
+        expect(childrenOf(drawer).length).toBe(1);
+        process.kill(drawer, "SIGKILL");
+        for (let i = 0; i < 100 && processState(drawer) !== "Z"; i++) await sleep(20);
+        expect(processState(drawer)).toBe("Z");
+        const p = centre(window);
+        const results = [
+          await settle(backend.typeText(window, "zqxjk", 3000)),
+          await settle(backend.keys(window, "ctrl+a", 3000)),
+          await settle(backend.pointer(window, { kind: "click", x: p.x, y: p.y }, 3000)),
+        ];
+        for (const r of results) {
+          expect(r.error?.nativeCode, String(r.error?.message)).toBe("APP_NOT_FOUND");
+          expect(r.error?.message).toMatch(/has exited.*nothing was sent/);
+        }
+        expect(results[0]!.error?.typed).toBe(0);
+      } finally {
+        await app.stop();
       }
-      expect(results[0]!.error?.typed).toBe(0);
-    } finally {
-      await app.stop();
-    }
-  }, 60_000);
+    },
+    60_000,
+  );
 
   it("refuses with APP_NOT_FOUND when the app has exited and its pid now names another process, while the X server still shows its window under that pid", async () => {
     const app = await startApp(desktop, "/usr/bin/python3", ["test/apps/orphan-window.py", "--reaped"], {
