@@ -39,6 +39,7 @@
             "src-native/linux/atspi_backend.cc",
             "src-native/linux/atspi_events.cc",
             "src-native/linux/gio_launch.cc",
+            "src-native/linux/process_life.cc",
             "src-native/linux/x11_clients.cc",
             "src-native/linux/x11_display.cc",
             "src-native/linux/linux_backend.cc",

@@ -5,8 +5,8 @@
  * server comes back, and long typing cut into chunks by its deadline.
  * Drives the native backend directly (lib/native.ts).
  */
-import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RawNode } from "../lib/model.js";
 import { loadNative, type NativeBackend, type NativeSnapshot, type NativeWindow } from "../lib/native.js";
@@ -71,6 +71,22 @@ function firstEntry(s: NativeSnapshot): RawNode {
   );
   if (!found) throw new Error("no entry in the snapshot");
   return found;
+}
+
+/** The pids of a process's children (of its main thread). */
+function childrenOf(pid: number): number[] {
+  const text = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim();
+  return text === "" ? [] : text.split(/\s+/).map(Number);
+}
+
+/** The state letter of /proc/PID/stat (R, S, Z, ...); "" once the pid is gone. */
+function processState(pid: number): string {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0] ?? "";
+  } catch {
+    return "";
+  }
 }
 
 const centre = (w: NativeWindow) => ({ x: w.frame.x + w.frame.w / 2, y: w.frame.y + w.frame.h / 2 });
@@ -147,6 +163,102 @@ describe("input reaches only the observed app's window (item 3)", () => {
         expect(r.error?.message).toMatch(/has exited.*nothing was sent/);
       }
     } finally {
+      await app.stop();
+    }
+  }, 60_000);
+
+  it.each([
+    {
+      kind: "an accessible app",
+      start: () =>
+        startApp(desktop, "/usr/bin/python3", ["test/apps/orphan-window.py", "--unreaped"], {
+          name: "orphan-window.py",
+          windowName: "axsnap orphan window",
+        }),
+    },
+    {
+      kind: "an app with no accessibility tree",
+      start: () =>
+        startApp(
+          desktop,
+          "/usr/bin/env",
+          ["NO_AT_BRIDGE=1", "/usr/bin/python3", "test/apps/orphan-window.py", "--unreaped"],
+          {
+            windowClass: "orphan-window.py",
+          },
+        ),
+    },
+  ])(
+    "refuses with APP_NOT_FOUND once $kind is killed though its exit status is not yet collected (a zombie) and the X server still shows its window",
+    async ({ start }) => {
+      // The window's process dies but stays in the process table until its parent reaps it, as any killed app does
+      // for a moment (longer on a loaded machine); its window stays listed, viewable, under its pid.
+      const app = await start();
+      try {
+        const drawer = childrenOf(app.pid)[0]!;
+        // The window is found before it is mapped: the X11 listing shows it once it is viewable.
+        for (let i = 0; i < 100 && !(await backend.listApps(3000)).some((a) => a.pid === drawer); i++)
+          await sleep(20);
+        const snap = await observe(drawer, true);
+        const window = snap.window;
+        expect(window.pid).toBe(drawer);
+        for (let i = 0; i < 100 && childrenOf(drawer).length === 0; i++) await sleep(20); // the keeper has forked
+        expect(childrenOf(drawer).length).toBe(1);
+        process.kill(drawer, "SIGKILL");
+        for (let i = 0; i < 100 && processState(drawer) !== "Z"; i++) await sleep(20);
+        expect(processState(drawer)).toBe("Z");
+        const p = centre(window);
+        const results = [
+          await settle(backend.typeText(window, "zqxjk", 3000)),
+          await settle(backend.keys(window, "ctrl+a", 3000)),
+          await settle(backend.pointer(window, { kind: "click", x: p.x, y: p.y }, 3000)),
+        ];
+        for (const r of results) {
+          expect(r.error?.nativeCode, String(r.error?.message)).toBe("APP_NOT_FOUND");
+          expect(r.error?.message).toMatch(/has exited.*nothing was sent/);
+        }
+        expect(results[0]!.error?.typed).toBe(0);
+      } finally {
+        await app.stop();
+      }
+    },
+    60_000,
+  );
+
+  it("refuses with APP_NOT_FOUND when the app has exited and its pid now names another process, while the X server still shows its window under that pid", async () => {
+    const app = await startApp(desktop, "/usr/bin/python3", ["test/apps/orphan-window.py", "--reaped"], {
+      name: "orphan-window.py",
+      windowName: "axsnap orphan window",
+    });
+    let impostor: ChildProcess | undefined;
+    try {
+      const drawer = childrenOf(app.pid)[0]!;
+      const window = (await observe(drawer, true)).window; // the capture matches the window: its identity is kept
+      expect(window.pid).toBe(drawer);
+      for (let i = 0; i < 100 && childrenOf(drawer).length === 0; i++) await sleep(20); // the keeper has forked
+      expect(childrenOf(drawer).length).toBe(1);
+      process.kill(drawer, "SIGKILL");
+      for (let i = 0; i < 50 && existsSync(`/proc/${drawer}`); i++) await sleep(20);
+      expect(existsSync(`/proc/${drawer}`)).toBe(false);
+      // The kernel gives the next process the pid after ns_last_pid; another process may take it first.
+      for (let attempt = 0; attempt < 5 && impostor?.pid !== drawer; attempt++) {
+        impostor?.kill("SIGKILL");
+        writeFileSync("/proc/sys/kernel/ns_last_pid", String(drawer - 1));
+        impostor = spawn("/usr/bin/sleep", ["60"], { stdio: "ignore" });
+      }
+      expect(impostor?.pid).toBe(drawer);
+      const p = centre(window);
+      const results = [
+        await settle(backend.typeText(window, "zqxjk", 3000)),
+        await settle(backend.keys(window, "ctrl+a", 3000)),
+        await settle(backend.pointer(window, { kind: "click", x: p.x, y: p.y }, 3000)),
+      ];
+      for (const r of results) {
+        expect(r.error?.nativeCode, String(r.error?.message)).toBe("APP_NOT_FOUND");
+        expect(r.error?.message).toMatch(/has exited and its pid is another process's now.*nothing was sent/);
+      }
+    } finally {
+      impostor?.kill("SIGKILL");
       await app.stop();
     }
   }, 60_000);

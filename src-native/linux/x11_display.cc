@@ -16,6 +16,7 @@
 // that limitation cannot be avoided from inside Xlib.
 #include "x11_display.h"
 
+#include "process_life.h"
 #include "x11_clients.h"
 
 // PointerEvent. Its default virtual methods leave parameters unused, which the
@@ -1406,13 +1407,24 @@ Error ObservedGone(const std::vector<Client>& all, int64_t pid) {
 // The observed window: the one bound to the target before (it must still be
 // there, viewable, with the pid), else the pid's viewable window that
 // matches the frame and the title. Never a window of another pid.
-Error ResolveObserved(Impl& d, const X11Display::Target& t, unsigned long bound, const std::vector<Client>& all,
-                      Client& out) {
+// The X server drops a dead client's windows only once it notices the closed connection: until then they are
+// still listed, viewable, under the dead pid. The process itself says at once that it is dying or dead, though
+// kill(pid, 0) still succeeds (process_life.h). `start` is the process's start time when the window was matched
+// (0: not yet); it is set to the current one.
+Error ObservedProcessGone(int64_t pid, uint64_t& start) {
+  const ProcessLife life = ProcessLifeOf(pid);
+  const bool reused = start != 0 && life.start != 0 && life.start != start;
+  if (!life.running || reused)
+    return Error{ErrorCode::kAppNotFound, "the app (pid " + std::to_string(pid) + ") has exited" +
+                                              (life.running ? " and its pid is another process's now" : "")};
+  start = life.start;
+  return {};
+}
+
+Error ResolveObserved(Impl& d, const X11Display::Target& t, unsigned long bound, uint64_t& start,
+                      const std::vector<Client>& all, Client& out) {
   if (t.pid <= 0) return Error{ErrorCode::kAppNotFound, "the observed window has no pid"};
-  // The X server drops a dead client's windows only once it notices the closed connection: until
-  // then they are still listed, viewable, under the dead pid. The process table knows at once.
-  if (kill(static_cast<pid_t>(t.pid), 0) != 0 && errno == ESRCH)
-    return Error{ErrorCode::kAppNotFound, "the app (pid " + std::to_string(t.pid) + ") has exited"};
+  if (Error gone = ObservedProcessGone(t.pid, start)) return gone;
   if (bound != 0) {
     for (const auto& c : all) {
       if (c.client == bound && c.pid == t.pid && c.viewable) {
@@ -1538,12 +1550,12 @@ bool FocusObserved(Impl& d, const Client& observed, const std::vector<Client>& a
 // identity, never another pid's), raised if something covers one of the
 // points, and every point is then on it or on one of its popups. On any
 // failure nothing has been sent.
-Error PrepareInput(Impl& d, const X11Display::Target& t, unsigned long bound, std::vector<Point> pts, Client& observed,
-                   bool keyboard) {
+Error PrepareInput(Impl& d, const X11Display::Target& t, unsigned long bound, uint64_t& start, std::vector<Point> pts,
+                   Client& observed, bool keyboard) {
   if (!d.Alive()) return Error{ErrorCode::kInputFailed, "the X display connection was lost"};
   d.BeginTrap();
   std::vector<Client> all = d.Clients();
-  Error err = ResolveObserved(d, t, bound, all, observed);
+  Error err = ResolveObserved(d, t, bound, start, all, observed);
   if (err) {
     d.EndTrap();
     return err;
@@ -1562,7 +1574,7 @@ Error PrepareInput(Impl& d, const X11Display::Target& t, unsigned long bound, st
       SleepMs(10);
       if (attempt % 3 == 2) RequestRaise(d, observed, wm);
       all = d.Clients();
-      if ((err = ResolveObserved(d, t, observed.client, all, observed))) break;
+      if ((err = ResolveObserved(d, t, observed.client, start, all, observed))) break;
       refused = FirstRefusedPoint(d, observed, all, pts, why);
     }
   }
@@ -1579,7 +1591,8 @@ Error PrepareInput(Impl& d, const X11Display::Target& t, unsigned long bound, st
   if (!focusOk)
     return Error{ErrorCode::kInputFailed, "keyboard focus is not in the observed window " + Hex(observed.client) +
                                               " but in " + focusWhy + "; nothing was sent"};
-  return {};
+  // Raising and focusing can take a while: the app may have been killed since it was first asked.
+  return ObservedProcessGone(t.pid, start);
 }
 
 }  // namespace
@@ -1806,26 +1819,30 @@ Error X11Display::Guarded(const Target& target, Clock::time_point deadline,
   if (Error e = Open(deadline)) return NothingSent(e);
   const auto key = std::make_pair(target.pid, target.element);
   const auto it = bound_.find(key);
-  const unsigned long bound = target.element != 0 && it != bound_.end() ? it->second : 0;
-  auto matched = std::make_shared<std::atomic<unsigned long>>(0);
+  const Binding bound = target.element != 0 && it != bound_.end() ? it->second : Binding{};
+  // Written on the X thread before `started`, read here after Run: a finished or abandoned job's last word.
+  auto matched = std::make_shared<Binding>();
+  auto matchedSet = std::make_shared<std::atomic<bool>>(false);
   std::vector<Point> pts;
   for (const auto& p : points) pts.push_back(Point{p.first, p.second});
   Outcome outcome;
   Error e = Run(
       deadline + kInputGrace,
-      [target, bound, matched, pts, send](Impl& d, std::atomic<bool>& started) -> Error {
+      [target, bound, matched, matchedSet, pts, send](Impl& d, std::atomic<bool>& started) -> Error {
         return send(d, [&]() -> Error {
           Client observed;
+          uint64_t start = bound.start;
           // Key batches come without points (they go where keyboard focus is, not under a point).
-          if (Error err = PrepareInput(d, target, bound, pts, observed, pts.empty())) return err;
-          matched->store(observed.client);
+          if (Error err = PrepareInput(d, target, bound.xid, start, pts, observed, pts.empty())) return err;
+          *matched = Binding{observed.client, start};
+          matchedSet->store(true);
           started = true;
           return {};
         });
       },
       outcome);
   sent = outcome.sent;
-  if (matched->load() != 0 && target.element != 0 && conn_) bound_[key] = matched->load();
+  if (matchedSet->load() && target.element != 0 && conn_) bound_[key] = *matched;
   if (!e) return {};
   if (!sent) return NothingSent(e);
   if (outcome.timedOut) {
@@ -1845,12 +1862,12 @@ Error X11Display::CaptureWindow(const Target& target, Clock::time_point deadline
   const auto until = std::clamp(deadline, now + kCaptureFloor, now + kCaptureCap);
   const auto key = std::make_pair(target.pid, target.element);
   const auto it = bound_.find(key);
-  const unsigned long bound = target.element != 0 && it != bound_.end() ? it->second : 0;
+  const Binding bound = target.element != 0 && it != bound_.end() ? it->second : Binding{};
   struct Shot {
     std::vector<uint8_t> rgba;
     int width = 0, height = 0;
     Rect captured;
-    unsigned long matched = 0;
+    Binding matched;
   };
   auto shot = std::make_shared<Shot>();
   Outcome outcome;
@@ -1864,12 +1881,14 @@ Error X11Display::CaptureWindow(const Target& target, Clock::time_point deadline
         if (FrameKnown(target.frame))
           centre.push_back(Point{static_cast<int>(std::floor(target.frame.x + target.frame.w / 2)),
                                  static_cast<int>(std::floor(target.frame.y + target.frame.h / 2))});
-        if (!PrepareInput(d, target, bound, centre, observed, /*keyboard=*/false)) shot->matched = observed.client;
+        uint64_t start = bound.start;
+        if (!PrepareInput(d, target, bound.xid, start, centre, observed, /*keyboard=*/false))
+          shot->matched = Binding{observed.client, start};
         if (!d.Alive()) return Error{ErrorCode::kCaptureFailed, "the X display connection was lost"};
         return XCaptureRect(d, target.frame, shot->rgba, shot->width, shot->height, shot->captured);
       },
       outcome);
-  if (shot->matched != 0 && target.element != 0 && conn_) bound_[key] = shot->matched;
+  if (shot->matched.xid != 0 && target.element != 0 && conn_) bound_[key] = shot->matched;
   if (outcome.timedOut) return Error{ErrorCode::kCaptureFailed, "the X server did not answer within the deadline"};
   if (e) return e;
   rgba = std::move(shot->rgba);

@@ -20,8 +20,9 @@
 // Input goes only to the observed app: a window owned by the observed pid
 // (_NET_WM_PID, else the X server's record of its client: x11_clients.h) that is the observed window, its transient
 // (WM_TRANSIENT_FOR) or an override-redirect popup of the same pid, checked at every event point before every event
-// batch. Otherwise nothing is sent: kAppNotFound when no window of the pid exists, kWindowNotFound when the pid has
-// windows but not the observed one.
+// batch. Otherwise nothing is sent: kAppNotFound when no window of the pid exists or its process is exiting, a zombie
+// or not the one that was observed (process_life.h; checked again right before the first event), kWindowNotFound when
+// the pid has windows but not the observed one.
 #pragma once
 
 #include <atomic>
@@ -84,7 +85,10 @@ class X11Display {
   Error ListClients(std::vector<X11Client>& out, Clock::time_point deadline);
   // Makes `xid` the observed window of (pid, element): a window known by its
   // X id (an app with no accessibility tree) needs no matching by frame and title.
-  void Bind(int64_t pid, uint64_t element, unsigned long xid) { bound_[{pid, element}] = xid; }
+  void Bind(int64_t pid, uint64_t element, unsigned long xid) {
+    Binding& b = bound_[{pid, element}];
+    if (b.xid != xid) b = Binding{xid, 0};
+  }
 
   // --- Unguarded primitives (x11_selftest) ---
 
@@ -140,8 +144,14 @@ class X11Display {
 
   std::shared_ptr<Conn> conn_;
   // The X window each observed window was matched with, per connection
-  // (pid, element) -> client window: the identity of "the observed window".
-  std::map<std::pair<int64_t, uint64_t>, unsigned long> bound_;
+  // (pid, element) -> client window: the identity of "the observed window";
+  // with the start time of the process the pid named then (process_life.h),
+  // so a later process given the same pid is not taken for it.
+  struct Binding {
+    unsigned long xid = 0;
+    uint64_t start = 0;  // 0 until input or a capture has matched the window
+  };
+  std::map<std::pair<int64_t, uint64_t>, Binding> bound_;
 };
 
 // The X keysym a key name names, case-insensitively ("kp_enter" is KP_Enter):

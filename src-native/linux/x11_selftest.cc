@@ -2,7 +2,8 @@
 //
 // Build (from src-native/linux):
 //   g++ -std=c++17 -O2 -Wall -Wextra -Werror -Wno-unused-parameter x11_selftest.cc x11_display.cc x11_clients.cc
-//       ../core/png_budget.cc ../core/names.cc $(pkg-config --cflags --libs x11 xtst xext libpng zlib) -o x11_selftest
+//       process_life.cc ../core/png_budget.cc ../core/names.cc
+//       $(pkg-config --cflags --libs x11 xtst xext libpng zlib) -o x11_selftest
 // (-Wno-unused-parameter: names.cc includes core/backend.h, whose default virtual methods leave parameters unused.)
 // Run (the wrapper starts the app; the test starts nothing itself but a probe client):
 //   xvfb-run -a -s "-screen 0 1920x1080x24" sh -c 'NO_AT_BRIDGE=1 GDK_BACKEND=x11 gtk3-widget-factory >/dev/null 2>&1 &
