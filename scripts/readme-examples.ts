@@ -2,7 +2,9 @@
  * Writes the README's example replies from real runs, so they stay what the
  * doors print: on a private headless desktop with gtk3-widget-factory, the
  * CLI's skeleton and a drill into one of its collapsed lines, and on
- * galculator a find and the diff reply of a click by the ref it printed; and the MCP server's reply to a toggle and to the next click
+ * galculator a find and the diff reply of a click by the ref it printed; a
+ * window whose text is only pixels, read by OCR, and a click on one of its
+ * lines by its ref; and the MCP server's reply to a toggle and to the next click
  * by a ref that reply printed (the MCP SDK's own client over stdio).
  *
  * Each example goes between `<!-- example:NAME -->` and `<!-- /example -->`
@@ -85,6 +87,40 @@ try {
     );
   } finally {
     await galc.stop();
+  }
+
+  // A window whose tree has no text at all: its labels are drawn (test/apps/drawn-text.py).
+  const player = {
+    title: "axsnap drawn player",
+    width: 420,
+    height: 120,
+    lines: [
+      { text: "Play", x: 32, y: 44, box: true },
+      { text: "Next track", x: 120, y: 44, box: true },
+      { text: "Now playing: Blue Monday", x: 32, y: 96 },
+    ],
+  };
+  const drawn = await startApp(
+    desktop,
+    "/usr/bin/python3",
+    ["test/apps/drawn-text.py", JSON.stringify(player)],
+    {
+      name: "axsnap-drawn-text",
+      windowName: player.title,
+    },
+  );
+  try {
+    const look = cli("snapshot", "--app", "axsnap-drawn-text");
+    const next = refIn(look, /^text \(ocr\) Next track$/);
+    const click = cli("click", next);
+    examples.set(
+      "cli-ocr",
+      [block("axsnap snapshot --app axsnap-drawn-text", look), block(`axsnap click ${next}`, click)].join(
+        "\n\n",
+      ),
+    );
+  } finally {
+    await drawn.stop();
   }
 
   app = await gtkWidgetFactory(desktop);

@@ -135,6 +135,12 @@ describe("ocr through the doors", () => {
     expect(ocrLines(on.stdout).join(" ")).toMatch(/Next track/);
     const off = await runCli(["snapshot", "--app", String(drawn.pid), "--ocr", "off"], desktop.env);
     expect(ocrLines(off.stdout)).toEqual([]);
+    // A ref to an OCR line, acted on from another process: found again by its text, clicked at its centre.
+    const id = /^snapshot (s[a-z0-9]{7}) /.exec(on.stdout)![1];
+    const index = /^\t*(\d+) text \(ocr\) Pause$/m.exec(on.stdout)![1];
+    const click = await runCli(["click", `@${id}:e${index}`], desktop.env);
+    expect(click.code, click.stderr).toBe(0);
+    expect(click.stdout).toMatch(/^0 frame clicked Pause \d+ \[changed: name\]$/m);
     const bad = await runCli(["snapshot", "--app", String(drawn.pid), "--ocr", "bogus"], desktop.env);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--ocr must be auto or on or off/);

@@ -303,9 +303,16 @@ export function findAgain(
       `${matches.length} elements now match element ${record.index}; nothing was sent`,
     );
   const handle = matches[0]!.handle;
+  // Text read off the pixels has no handle: its one match is the one OCR line printed with its identity.
+  const ocrMatches =
+    handle === undefined && matches[0]!.ocr !== undefined
+      ? fresh.records.filter((r) => r.ocr !== undefined && sameIdentity(r.identity, record.identity))
+      : [];
   const printed =
     handle === undefined
-      ? undefined
+      ? ocrMatches.length === 1
+        ? ocrMatches[0]
+        : undefined
       : (fresh.records.find((r) => r.handle === handle && sameIdentity(r.identity, record.identity)) ??
         fresh.records.find((r) => r.handle === handle));
   if (!printed)
