@@ -91,6 +91,21 @@ function processState(pid: number): string {
 
 const centre = (w: NativeWindow) => ({ x: w.frame.x + w.frame.w / 2, y: w.frame.y + w.frame.h / 2 });
 
+/** Typing, keys and a click at the window's centre, each refused as `code` with a message matching `says`. */
+async function refusedInputs(window: NativeWindow, code: string, says: RegExp) {
+  const p = centre(window);
+  const results = [
+    await settle(backend.typeText(window, "zqxjk", 3000)),
+    await settle(backend.keys(window, "ctrl+a", 3000)),
+    await settle(backend.pointer(window, { kind: "click", x: p.x, y: p.y }, 3000)),
+  ];
+  for (const r of results) {
+    expect(r.error?.nativeCode, String(r.error?.message)).toBe(code);
+    expect(r.error?.message).toMatch(says);
+  }
+  return results;
+}
+
 describe("input reaches only the observed app's window (item 3)", () => {
   it("refuses pointer, keys and typing with APP_NOT_FOUND once the observed app is gone, and the app now covering its frame receives nothing", async () => {
     const b = await gtkWidgetFactory(desktop);
@@ -152,16 +167,7 @@ describe("input reaches only the observed app's window (item 3)", () => {
       process.kill(app.pid, "SIGKILL");
       for (let i = 0; i < 50 && existsSync(`/proc/${app.pid}`); i++) await sleep(20);
       expect(existsSync(`/proc/${app.pid}`)).toBe(false);
-      const p = centre(window);
-      const results = [
-        await settle(backend.typeText(window, "zqxjk", 3000)),
-        await settle(backend.keys(window, "ctrl+a", 3000)),
-        await settle(backend.pointer(window, { kind: "click", x: p.x, y: p.y }, 3000)),
-      ];
-      for (const r of results) {
-        expect(r.error?.nativeCode, String(r.error?.message)).toBe("APP_NOT_FOUND");
-        expect(r.error?.message).toMatch(/has exited.*nothing was sent/);
-      }
+      await refusedInputs(window, "APP_NOT_FOUND", /has exited.*nothing was sent/);
     } finally {
       await app.stop();
     }
@@ -207,16 +213,7 @@ describe("input reaches only the observed app's window (item 3)", () => {
         process.kill(drawer, "SIGKILL");
         for (let i = 0; i < 100 && processState(drawer) !== "Z"; i++) await sleep(20);
         expect(processState(drawer)).toBe("Z");
-        const p = centre(window);
-        const results = [
-          await settle(backend.typeText(window, "zqxjk", 3000)),
-          await settle(backend.keys(window, "ctrl+a", 3000)),
-          await settle(backend.pointer(window, { kind: "click", x: p.x, y: p.y }, 3000)),
-        ];
-        for (const r of results) {
-          expect(r.error?.nativeCode, String(r.error?.message)).toBe("APP_NOT_FOUND");
-          expect(r.error?.message).toMatch(/has exited.*nothing was sent/);
-        }
+        const results = await refusedInputs(window, "APP_NOT_FOUND", /has exited.*nothing was sent/);
         expect(results[0]!.error?.typed).toBe(0);
       } finally {
         await app.stop();
@@ -247,16 +244,11 @@ describe("input reaches only the observed app's window (item 3)", () => {
         impostor = spawn("/usr/bin/sleep", ["60"], { stdio: "ignore" });
       }
       expect(impostor?.pid).toBe(drawer);
-      const p = centre(window);
-      const results = [
-        await settle(backend.typeText(window, "zqxjk", 3000)),
-        await settle(backend.keys(window, "ctrl+a", 3000)),
-        await settle(backend.pointer(window, { kind: "click", x: p.x, y: p.y }, 3000)),
-      ];
-      for (const r of results) {
-        expect(r.error?.nativeCode, String(r.error?.message)).toBe("APP_NOT_FOUND");
-        expect(r.error?.message).toMatch(/has exited and its pid is another process's now.*nothing was sent/);
-      }
+      await refusedInputs(
+        window,
+        "APP_NOT_FOUND",
+        /has exited and its pid is another process's now.*nothing was sent/,
+      );
     } finally {
       impostor?.kill("SIGKILL");
       await app.stop();
