@@ -78,6 +78,7 @@ export type {
 export { HIDDEN_COORDINATE, MAX_TREE_DEPTH } from "./model.js";
 /** What a launchable entry is, as the backend lists it (LaunchableApp). */
 export type { NativeLaunchable } from "./native.js";
+export type { OcrMode } from "./ocr/plan.js";
 export { destructiveWordIn, normalizeForMatch } from "./policy/normalize.js";
 export type {
   CaptureProof,
