@@ -208,7 +208,8 @@ describe("recorded macOS trees served through the fake AX layer", () => {
         readFileSync(join(import.meta.dirname, "fixtures", `${name}.json`), "utf8"),
       ) as RawSnapshot;
       const b = backend(worldFromFixture(raw, { secureValue: "hunter2-secret" }));
-      const s = await snapshot({ app: raw.app.name }, b);
+      // The walker's tree as recorded: no pixels' text (the fake system layer has no Vision).
+      const s = await snapshot({ app: raw.app.name, ocr: false }, b);
       expect(s.text).toBe(createSnapshot({ raw }).text);
       expect(s.complete).toBe(true);
       expect(s.text).not.toContain("hunter2");

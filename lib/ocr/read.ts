@@ -67,9 +67,12 @@ export async function readPixelText(
     if (e.code === "OCR_UNAVAILABLE" && mode === true) throw e;
     // An abort ends the observation; a deadline met while reading leaves the tree as it was walked.
     if (e.code === "ABORTED") throw e;
+    // The default hint names Debian's packages: on macOS, Vision is the system's and the message says why.
     const why =
       e.code === "OCR_UNAVAILABLE"
-        ? `${e.message}${e.hint ? ` (${e.hint})` : ""}`
+        ? raw.platform === "macos"
+          ? e.message
+          : `${e.message}${e.hint ? ` (${e.hint})` : ""}`
         : e.code === "TIMEOUT"
           ? "the call's deadline passed while reading"
           : e.message;

@@ -161,6 +161,10 @@ class Backend {
                               OcrResult& out) {
     return {ErrorCode::kOcrUnavailable, "this platform has no OCR engine"};
   }
+  // Whether RecognizeText can read `languages` here, loading the engine if it must (before a capture).
+  virtual Error OcrReady(const std::vector<std::string>& languages) {
+    return {ErrorCode::kOcrUnavailable, "this platform has no OCR engine"};
+  }
 
   // Actions.
   virtual Error DoAction(ElementId id, const std::string& name, Clock::time_point deadline) = 0;

@@ -99,7 +99,7 @@ Error RecognizeImage(OcrEngine& engine, const OcrImage& image, const OcrOptions&
     view.rgba = copy.data();
   }
   OcrPixelRequest request;
-  request.languages = options.languages.empty() ? std::vector<std::string>{"eng"} : options.languages;
+  request.languages = OcrLanguages(options.languages);
   request.singleLine = options.singleLine;
   request.pixelsPerPoint = image.pixelsPerPoint;
   request.deadline = options.deadline;
@@ -125,7 +125,13 @@ Error RecognizeImage(OcrEngine& engine, const OcrImage& image, const OcrOptions&
   return {};
 }
 
+std::vector<std::string> OcrLanguages(const std::vector<std::string>& asked) {
+  return asked.empty() ? std::vector<std::string>{"eng"} : asked;
+}
+
 Error RecognizeWindowText(Backend& backend, const WindowInfo& window, const OcrOptions& options, OcrResult& out) {
+  // No engine, or no data for a language: said before anything is captured.
+  if (Error err = backend.OcrReady(OcrLanguages(options.languages))) return err;
   const Clock::time_point c0 = Clock::now();
   std::vector<uint8_t> rgba;
   int width = 0, height = 0;

@@ -93,7 +93,13 @@ class OcrEngine {
   // each region's lines in reading order. kOcrUnavailable when the engine or
   // a language's data is missing (the message names what to install).
   virtual Error Recognize(const OcrImage& image, const OcrPixelRequest& request, std::vector<OcrPixelLine>& out) = 0;
+  // Loads what recognising `languages` needs (kOcrUnavailable as Recognize would say): asked before the
+  // window is captured, so a machine without the engine captures nothing for it.
+  virtual Error Ready(const std::vector<std::string>& languages) = 0;
 };
+
+// The languages a request reads: ["eng"] unless it names some.
+std::vector<std::string> OcrLanguages(const std::vector<std::string>& asked);
 
 // Window-relative points -> capture pixels, rounded outwards, clipped to the image.
 PixelRect ToPixels(const OcrImage& image, const Rect& points);

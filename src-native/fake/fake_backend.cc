@@ -187,6 +187,11 @@ bool Holds(const Rect& r, double x, double y) { return x >= r.x && x < r.x + r.w
 
 }  // namespace
 
+Error FakeBackend::OcrReady(const std::vector<std::string>&) {
+  // The fake answers in RecognizeText, whose log counts every request (ocrUnavailable included).
+  return {};
+}
+
 Error FakeBackend::RecognizeText(const WindowInfo& window, const OcrImage&, const OcrOptions& options, OcrResult& out) {
   const FakeWindow* found = nullptr;
   for (const FakeApp& app : script_.apps)

@@ -107,6 +107,7 @@ class FakeBackend : public Backend {
   // The window's scripted `ocr` lines whose centre lies in a region (all when there are none) and in no
   // blank, in reading order (top to bottom, then left to right). Each call is logged ("ocr <pid> ..."),
   // so tests count OCR runs in fakeLog().
+  Error OcrReady(const std::vector<std::string>& languages) override;
   Error RecognizeText(const WindowInfo& window, const OcrImage& image, const OcrOptions& options,
                       OcrResult& out) override;
 

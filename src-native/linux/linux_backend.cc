@@ -375,6 +375,11 @@ Error LinuxBackend::Launch(const LaunchRequest& request, int64_t& pid, Clock::ti
   return GioLaunch(request, pid);
 }
 
+Error LinuxBackend::OcrReady(const std::vector<std::string>& languages) {
+  if (!ocr_) ocr_ = CreateTesseractEngine();
+  return ocr_->Ready(languages);
+}
+
 Error LinuxBackend::RecognizeText(const WindowInfo&, const OcrImage& image, const OcrOptions& options, OcrResult& out) {
   if (!ocr_) ocr_ = CreateTesseractEngine();
   return RecognizeImage(*ocr_, image, options, out);

@@ -40,6 +40,7 @@ class LinuxBackend : public AtspiBackend {
   // Tesseract (ocr_tesseract.h), loaded on first use and kept.
   Error RecognizeText(const WindowInfo& window, const OcrImage& image, const OcrOptions& options,
                       OcrResult& out) override;
+  Error OcrReady(const std::vector<std::string>& languages) override;
 
   // --- X11 apps with no accessibility tree (the rest goes to AtspiBackend) ---
   Error ConnectWithin(Clock::time_point deadline) override;

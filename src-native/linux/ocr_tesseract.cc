@@ -302,6 +302,11 @@ class TesseractEngine : public OcrEngine {
  public:
   std::string Name() override { return lib_ ? "tesseract " + lib_->version() : "tesseract"; }
 
+  Error Ready(const std::vector<std::string>& languages) override {
+    TessBaseAPI* api = nullptr;
+    return Engine(languages, api);
+  }
+
   Error Recognize(const OcrImage& image, const OcrPixelRequest& request, std::vector<OcrPixelLine>& out) override {
     if (image.width > kMaxSide || image.height > kMaxSide)
       return {ErrorCode::kInvalidArgument, "the capture is larger than Tesseract reads (32767 pixels a side)"};

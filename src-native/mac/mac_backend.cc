@@ -1017,6 +1017,12 @@ int MacBackend::WindowsElsewhere(int64_t pid) {
   return count;
 }
 
+Error MacBackend::OcrReady(const std::vector<std::string>& languages) {
+  if (!ocr_) ocr_ = system_->CreateOcrEngine();
+  if (!ocr_) return {ErrorCode::kOcrUnavailable, "this macOS system layer has no OCR engine (Vision)"};
+  return ocr_->Ready(languages);
+}
+
 Error MacBackend::RecognizeText(const WindowInfo&, const OcrImage& image, const OcrOptions& options, OcrResult& out) {
   if (!ocr_) ocr_ = system_->CreateOcrEngine();
   if (!ocr_) return {ErrorCode::kOcrUnavailable, "this macOS system layer has no OCR engine (Vision)"};

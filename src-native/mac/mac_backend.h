@@ -91,6 +91,7 @@ class MacBackend : public Backend {
 
   Error GatherWindows(const AppInfo& app, WindowCandidates& out, Clock::time_point deadline) override;
   // Vision over the capture (MacSystem::CreateOcrEngine); kOcrUnavailable where the system has none.
+  Error OcrReady(const std::vector<std::string>& languages) override;
   Error RecognizeText(const WindowInfo& window, const OcrImage& image, const OcrOptions& options,
                       OcrResult& out) override;
   Error CaptureTarget(const WindowInfo& window, bool& capturable, std::string& why) override;

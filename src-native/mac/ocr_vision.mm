@@ -59,6 +59,9 @@ class VisionEngine : public OcrEngine {
  public:
   std::string Name() override { return "vision"; }
 
+  // Vision ships with macOS 10.15 and later; which languages it reads is its own to say when it runs.
+  Error Ready(const std::vector<std::string>&) override { return {}; }
+
   Error Recognize(const OcrImage& image, const OcrPixelRequest& request, std::vector<OcrPixelLine>& out) override {
     NSMutableArray<NSString*>* languages = [[NSMutableArray alloc] init];
     for (const std::string& code : request.languages) {
