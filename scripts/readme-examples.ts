@@ -19,6 +19,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type DrawnSpec, startDrawnText } from "../test/support/drawn-text.js";
 import { gtkWidgetFactory, startApp, startDesktop } from "./desktop.mjs";
 
 const README = new URL("../README.md", import.meta.url);
@@ -90,7 +91,7 @@ try {
   }
 
   // A window whose tree has no text at all: its labels are drawn (test/apps/drawn-text.py).
-  const player = {
+  const player: DrawnSpec = {
     title: "axsnap drawn player",
     width: 420,
     height: 120,
@@ -100,15 +101,7 @@ try {
       { text: "Now playing: Blue Monday", x: 32, y: 96 },
     ],
   };
-  const drawn = await startApp(
-    desktop,
-    "/usr/bin/python3",
-    ["test/apps/drawn-text.py", JSON.stringify(player)],
-    {
-      name: "axsnap-drawn-text",
-      windowName: player.title,
-    },
-  );
+  const drawn = await startDrawnText(desktop, player);
   try {
     const look = cli("snapshot", "--app", "axsnap-drawn-text");
     const next = refIn(look, /^text \(ocr\) Next track$/);
