@@ -7,190 +7,54 @@
  * see lib/cli/store.ts). `--json` prints one envelope per run. `axsnap help`
  * lists the commands.
  *
+ * This entry first hands the command line to the warm process of this
+ * environment (lib/cli/daemon.ts), which answers without loading anything or
+ * walking a cold app; when none can take it, the command runs here
+ * (lib/cli/main.ts) and, if none was listening, a warm process is started for
+ * the next one. AXSNAP_DAEMON=off runs every command here.
+ *
  * Exit status: 0 ok, 1 an axsnap error, 2 a usage error. Output is written
  * with process.stdout.write and the status set on process.exitCode, never
  * process.exit: the process ends once stdout has drained, so a pipe gets all
  * of a big snapshot.
  */
-import { readFileSync } from "node:fs";
-import {
-  type Globals,
-  helpText,
-  type Invocation,
-  parseCommandLine,
-  type Step,
-  UsageError,
-} from "./cli/args.js";
-import type { Runner } from "./cli/commands.js";
-import {
-  type Envelope,
-  type ErrorData,
-  envelopeText,
-  errorData,
-  errorText,
-  exitCodeOf,
-  writeErr,
-  writeOut,
-} from "./cli/output.js";
+import { fileURLToPath } from "node:url";
+import { addressOf, appWord, runServed, servable, spawnDaemon } from "./cli/daemon-client.js";
 
-function version(): string {
-  // lib/cli.ts and dist/cli.js both sit one level below the package root.
-  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
-    version: string;
+const argv = process.argv.slice(2);
+const script = fileURLToPath(import.meta.url);
+const context = { root: new URL("..", import.meta.url), entry: new URL(import.meta.url), script };
+
+/** A served command whose warm process ended before its exit status: it may have acted. */
+function lost(): number {
+  const error = {
+    code: "INTERNAL",
+    message: "the warm process ended during the command; it may have acted",
+    hint: "take a new snapshot (`axsnap snapshot --app NAME`) to see the app's state before trying again; AXSNAP_DAEMON=off runs each command in its own process",
+    delivery: "delivery_uncertain",
+    retry: "unsafe",
   };
-  return pkg.version;
+  if (argv.includes("--json"))
+    process.stdout.write(`${JSON.stringify({ ok: false, command: "axsnap", error })}\n`);
+  else
+    process.stderr.write(
+      `axsnap: ${error.code}: ${error.message} (delivery ${error.delivery}, retry ${error.retry})\nhint: ${error.hint}\n`,
+    );
+  return 1;
 }
 
-function usageData(e: UsageError): ErrorData {
-  return {
-    code: "INVALID_ARGUMENT",
-    message: e.message,
-    hint: `see \`axsnap ${e.command && e.command !== "axsnap" ? `${e.command} --help` : "help"}\``,
-    delivery: "not_delivered",
-    retry: "safe",
-  };
-}
-
-/**
- * Prints an error: with --json only the envelope, on stdout (so `2>&1` still
- * parses); otherwise on stderr, a usage error as one line, an axsnap error as
- * its line and its hint.
- */
-function fail(command: string, err: ErrorData, json: boolean, usage: boolean, data?: unknown): number {
-  if (json) {
-    const envelope: Envelope = { ok: false, command, error: err, ...(data === undefined ? {} : { data }) };
-    writeOut(envelopeText(envelope));
-  } else if (usage) {
-    writeErr(`axsnap: ${err.message}${/help`/.test(err.message) ? "" : ` (${err.hint})`}\n`);
-  } else writeErr(errorText(err));
-  return usage ? 2 : exitCodeOf(err.code);
-}
-
-function succeed(command: string, data: unknown, text: string, json: boolean): number {
-  writeOut(json ? envelopeText({ ok: true, command, data }) : text);
-  return 0;
-}
-
-async function runMcp(argv: string[]): Promise<number> {
-  // The MCP server lives in lib/mcp.ts; the specifier is a variable so this file builds without it.
-  const specifier = "./mcp.js";
-  let mod: { runMcpServer?: (options: { argv: string[] }) => Promise<void> };
-  try {
-    mod = (await import(specifier)) as typeof mod;
-  } catch (e) {
-    writeErr(`axsnap: this build has no MCP server (${(e as Error).message.split("\n")[0]})\n`);
-    return 1;
+async function main(): Promise<number> {
+  let startOne = false;
+  const address = servable(argv, process.env) ? addressOf(process.env, script) : undefined;
+  if (address !== undefined) {
+    const r = await runServed(address, argv, process.cwd());
+    if (r.served) return "lost" in r ? lost() : r.code;
+    startOne = !r.listening;
   }
-  if (typeof mod.runMcpServer !== "function") {
-    writeErr("axsnap: this build's lib/mcp.js does not export runMcpServer()\n");
-    return 1;
-  }
-  // The options were checked by the grammar (lib/cli/args.ts) with the server's own parser.
-  await mod.runMcpServer({ argv });
-  return 0;
-}
-
-/**
- * The commands and the library under them (the addon included), loaded only
- * when a command runs: `--version`, help and a refused command line answer
- * from the few modules above.
- */
-async function newRunner(globals: Globals): Promise<Runner> {
-  const { Runner } = await import("./cli/commands.js");
-  return new Runner(globals);
-}
-
-/**
- * `axsnap snapshot --app NAME`: its walk starts now, on the addon's thread,
- * while the commands and the library under them load (about 40 ms each, run
- * one after the other before). The snapshot the runner asks for takes it when
- * it is the same walk (lib/desktop-backend.ts); options the library would
- * refuse start nothing, so the refusal is the library's as always.
- */
-async function startEarly(step: Step): Promise<void> {
-  if (step.command !== "snapshot" || step.root !== undefined || step.app === undefined) return;
-  const [{ snapshotOptionsOf }, { deadlineOf, walkRequestOrUndefined }, { startEarlyWalk }] =
-    await Promise.all([
-      import("./cli/observation.js"),
-      import("./observe-request.js"),
-      import("./desktop-backend.js"),
-    ]);
-  try {
-    const options = snapshotOptionsOf(step, step.app);
-    const request = walkRequestOrUndefined(options);
-    if (request) startEarlyWalk(request, deadlineOf(options.deadlineMs, 5000));
-  } catch {
-    // Not startable here (bad options, no addon): the runner meets the same and says why.
-  }
-}
-
-async function runOne(step: Step, globals: Globals): Promise<number> {
-  await startEarly(step);
-  const runner = await newRunner(globals);
-  try {
-    const out = await runner.run(step);
-    return succeed(step.command, out.data, out.text, globals.json);
-  } catch (e) {
-    if (e instanceof UsageError) return fail(step.command, usageData(e), globals.json, true);
-    return fail(step.command, errorData(e, runner.app), globals.json, false);
-  } finally {
-    await runner.close().catch(() => undefined);
-  }
-}
-
-/** `axsnap call`: the steps in one process and one Session; the first error stops the sequence. */
-async function runCall(steps: Step[], globals: Globals): Promise<number> {
-  const runner = await newRunner(globals);
-  const done: { step: number; command: string; data: unknown }[] = [];
-  const texts: string[] = [];
-  try {
-    for (const [i, step] of steps.entries()) {
-      try {
-        const out = await runner.run(step);
-        done.push({ step: i + 1, command: step.command, data: out.data });
-        texts.push(`[step ${i + 1}: ${step.command}]\n${out.text}`);
-      } catch (e) {
-        const err: ErrorData = {
-          ...(e instanceof UsageError ? usageData(e) : errorData(e, runner.app)),
-          step: i + 1,
-          stepCommand: step.command,
-        };
-        // What the steps before it printed still reaches the caller.
-        if (!globals.json) writeOut(texts.join(""));
-        return fail("call", err, globals.json, false, { steps: done });
-      }
-    }
-    return succeed("call", { steps: done }, texts.join(""), globals.json);
-  } finally {
-    await runner.close().catch(() => undefined);
-  }
-}
-
-async function main(argv: string[]): Promise<number> {
-  const json = argv.includes("--json");
-  let inv: Invocation;
-  try {
-    inv = parseCommandLine(argv);
-  } catch (e) {
-    if (e instanceof UsageError) return fail(e.command ?? "axsnap", usageData(e), json, true);
-    throw e;
-  }
-  switch (inv.kind) {
-    case "help": {
-      const text = helpText(inv.topic);
-      return succeed("help", { text }, text, inv.globals.json);
-    }
-    case "version": {
-      const v = version();
-      return succeed("version", { version: v }, `${v}\n`, inv.globals.json);
-    }
-    case "mcp":
-      return runMcp(inv.argv);
-    case "call":
-      return runCall(inv.steps, inv.globals);
-    case "run":
-      return runOne(inv.step, inv.globals);
-  }
+  const { runCommandLine } = await import("./cli/main.js");
+  const code = await runCommandLine(argv, context);
+  if (startOne) spawnDaemon(script, appWord(argv));
+  return code;
 }
 
 // A reader that goes away (`axsnap snapshot | head`) is not an error of ours.
@@ -198,13 +62,13 @@ process.stdout.on("error", (e: NodeJS.ErrnoException) => {
   if (e.code !== "EPIPE") throw e;
 });
 
-main(process.argv.slice(2)).then(
+main().then(
   (code) => {
     process.exitCode = code;
   },
   (e: unknown) => {
     // Never a stack trace: one line saying what went wrong.
-    writeErr(`axsnap: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.stderr.write(`axsnap: ${e instanceof Error ? e.message : String(e)}\n`);
     process.exitCode = 1;
   },
 );

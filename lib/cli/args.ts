@@ -108,7 +108,12 @@ export type Invocation =
   | { kind: "run"; step: Step; globals: Globals }
   | { kind: "call"; steps: Step[]; globals: Globals }
   /** `axsnap mcp`: the server's own options (lib/mcp/options.ts), checked here, parsed again by the server. */
-  | { kind: "mcp"; argv: string[]; globals: Globals };
+  | { kind: "mcp"; argv: string[]; globals: Globals }
+  /** `axsnap daemon ACTION`: the warm process that serves commands (lib/cli/daemon.ts). */
+  | { kind: "daemon"; action: DaemonAction; warm?: string; globals: Globals };
+
+export const DAEMON_ACTIONS = ["status", "start", "stop", "run"] as const;
+export type DaemonAction = (typeof DAEMON_ACTIONS)[number];
 
 type Field = Exclude<keyof Step, "command" | "snapshot">;
 
@@ -250,6 +255,19 @@ export const COMMANDS: Record<string, CommandSpec> = {
     args: [],
     options: ["mcp"],
     details: "The same options as `node dist/mcp-main.js`; the CLI's global options do not apply.",
+  },
+  daemon: {
+    summary: "the warm process that serves later commands of this desktop: status, start, stop",
+    args: ["action"],
+    options: [],
+    details: [
+      "A command run with no warm process answers itself and starts one; the next commands with the same desktop",
+      "and environment (DISPLAY, the buses, HOME, XDG dirs, locale, AXSNAP_* ...) are served by it, so they skip",
+      "node's module loading and the first walk of an app. It serves one command at a time (a second runs in its",
+      "own process), exits after AXSNAP_DAEMON_IDLE_MS idle (default 600000) or when its desktop goes away, and",
+      "is never used with AXSNAP_DAEMON=off. `launch`, `mcp` and input read from stdin (-) always run in their",
+      "own process. status prints its pid and how many commands it served; stop ends it.",
+    ].join("\n  "),
   },
   help: { summary: "this help; `axsnap help COMMAND` for one command", args: ["command?"], options: [] },
 };
@@ -737,6 +755,7 @@ export function parseCommandLine(argv: string[]): Invocation {
   const spec = COMMANDS[command];
   if (!spec) throw new UsageError(`no command "${command}"; run \`axsnap help\` for the list`);
   if (command === "mcp") return mcpInvocation(rest);
+  if (command === "daemon") return daemonInvocation(rest);
   const flagToField = new Map<string, Field | "no-snapshot" | "number">();
   const options: Record<string, ParseOption> = { ...GLOBAL_OPTIONS };
   for (const group of spec.options)
@@ -802,6 +821,20 @@ function mcpInvocation(args: string[]): Invocation {
     throw e;
   }
   return { kind: "mcp", argv: args, globals };
+}
+
+/** `axsnap daemon ACTION`: only the global options; `run` is what `start` spawns (the server in the foreground). */
+function daemonInvocation(args: string[]): Invocation {
+  // `run APP`: the app to walk once at the start (the command that started it named it).
+  const { values, positionals } = parse(args, GLOBAL_OPTIONS, "daemon", args.includes("run") ? 2 : 1);
+  const globals = toGlobals(values, "daemon");
+  if (values.help) return { kind: "help", topic: "daemon", globals };
+  const action = positionals[0];
+  if (action === undefined) throw new UsageError("daemon needs an action: status, start or stop", "daemon");
+  if (!(DAEMON_ACTIONS as readonly string[]).includes(action))
+    throw new UsageError(`no daemon action "${action}": status, start or stop`, "daemon");
+  const warm = action === "run" ? positionals[1] : undefined;
+  return { kind: "daemon", action: action as DaemonAction, globals, ...(warm === undefined ? {} : { warm }) };
 }
 
 type ParsedValues = Record<string, string | boolean | string[] | undefined>;
@@ -909,7 +942,7 @@ function allowedKeys(command: string): Set<string> {
   return fields;
 }
 
-const NOT_IN_CALL = new Set(["call", "mcp", "help"]);
+const NOT_IN_CALL = new Set(["call", "mcp", "help", "daemon"]);
 
 function readCalls(values: ParsedValues): Step[] {
   const inline = values.calls;

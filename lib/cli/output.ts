@@ -315,12 +315,32 @@ export function errorText(err: ErrorData): string {
 
 // ---- writing ---------------------------------------------------------------
 
+/** Where a command's output goes: this process's streams, or the client of the warm process (lib/cli/daemon.ts). */
+export interface OutputSink {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+const STREAMS: OutputSink = {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+};
+let sink: OutputSink = STREAMS;
+
+/** Sends what commands write to `to` until the returned function puts the process's streams back. */
+export function redirectOutput(to: OutputSink): () => void {
+  sink = to;
+  return () => {
+    sink = STREAMS;
+  };
+}
+
 export function writeOut(text: string): void {
-  if (text.length > 0) process.stdout.write(text);
+  if (text.length > 0) sink.out(text);
 }
 
 export function writeErr(text: string): void {
-  if (text.length > 0) process.stderr.write(text);
+  if (text.length > 0) sink.err(text);
 }
 
 export function envelopeText(envelope: Envelope): string {

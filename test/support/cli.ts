@@ -4,6 +4,7 @@
  * process is acted on by another, through the session directory.
  */
 import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
 
 export interface CliRun {
   code: number | null;
@@ -12,18 +13,31 @@ export interface CliRun {
   ms: number;
 }
 
-/** Runs the CLI as a child process with this process's environment plus `env`. */
-export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+/** tsx and the entry by absolute location: the command may run in another working directory. */
+const TSX = import.meta.resolve("tsx");
+const ENTRY = fileURLToPath(new URL("../../lib/cli.ts", import.meta.url));
+
+/**
+ * Runs the CLI as a child process with this process's environment plus `env`,
+ * in `cwd` (default this process's), with `input` on its stdin (default none).
+ */
+export function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+  options: { cwd?: string; input?: string } = {},
+): Promise<CliRun> {
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "lib/cli.ts", ...args], {
+    const child = spawn(process.execPath, ["--import", TSX, ENTRY, ...args], {
       env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     });
+    if (options.input !== undefined) child.stdin?.end(options.input);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout.on("data", (d: Buffer) => out.push(d));
-    child.stderr.on("data", (d: Buffer) => err.push(d));
+    child.stdout?.on("data", (d: Buffer) => out.push(d));
+    child.stderr?.on("data", (d: Buffer) => err.push(d));
     child.on("error", reject);
     child.on("close", (code) =>
       resolve({

@@ -1,0 +1,118 @@
+/**
+ * Where the CLI's warm process listens, shared by the client (every `axsnap`
+ * start, so only node:fs/os/path here) and the server (lib/cli/daemon.ts).
+ *
+ * One warm process serves exactly the commands that would behave the same in
+ * it as in a fresh process: the socket's name is a hash of the build (the
+ * CLI's file and the addon, by size and time) and of every environment
+ * variable the library, the addon, Xlib, D-Bus or Tesseract read. Another
+ * desktop, bus, state directory, locale or build gets a warm process of its
+ * own, and an old one idles out.
+ *
+ * The directory is the user's runtime directory ($XDG_RUNTIME_DIR/axsnap,
+ * else <tmpdir>/axsnap-<uid>), 0700 and owned by this user, checked with
+ * lstat before every use: anyone who could open the socket could act on the
+ * user's desktop. A directory that fails the check means no warm process,
+ * never a weaker one.
+ */
+import { lstatSync, mkdirSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+
+/** The variables a command's behaviour depends on, besides AXSNAP_* (all of which count). */
+const KEYED = [
+  "DISPLAY",
+  "XAUTHORITY",
+  "WAYLAND_DISPLAY",
+  "DBUS_SESSION_BUS_ADDRESS",
+  "AT_SPI_BUS_ADDRESS",
+  "XDG_RUNTIME_DIR",
+  "XDG_STATE_HOME",
+  "XDG_DATA_HOME",
+  "XDG_DATA_DIRS",
+  "XDG_CURRENT_DESKTOP",
+  "HOME",
+  "PATH",
+  "LANG",
+  "LANGUAGE",
+  "LC_ALL",
+  "LC_CTYPE",
+  "LC_MESSAGES",
+  "TZ",
+  "TESSDATA_PREFIX",
+  "OMP_THREAD_LIMIT",
+  "NODE_OPTIONS",
+];
+
+export type Env = Record<string, string | undefined>;
+
+/** AXSNAP_DAEMON=off (or 0, no, false): every command runs in its own process. */
+export function daemonDisabled(env: Env): boolean {
+  const v = env.AXSNAP_DAEMON?.toLowerCase();
+  return v === "off" || v === "0" || v === "no" || v === "false";
+}
+
+/** How long a warm process waits for its next command before it exits. */
+export function idleMsOf(env: Env): number {
+  const n = Number(env.AXSNAP_DAEMON_IDLE_MS);
+  return Number.isFinite(n) && n >= 100 && n <= 86_400_000 ? Math.round(n) : 600_000;
+}
+
+/** The runtime directory for sockets, created 0700; undefined when it is not safely ours. */
+export function daemonDir(env: Env): string | undefined {
+  const uid = process.getuid?.() ?? 0;
+  const runtime = env.XDG_RUNTIME_DIR;
+  const dir = runtime?.startsWith("/") ? join(runtime, "axsnap") : join(tmpdir(), `axsnap-${uid}`);
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const st = lstatSync(dir);
+    if (!st.isDirectory() || st.uid !== uid || (st.mode & 0o077) !== 0) return undefined;
+    return dir;
+  } catch {
+    return undefined;
+  }
+}
+
+/** 64-bit FNV-1a, hex: a stable name, not a secret (the directory's mode is the protection). */
+function fnv1a(text: string): string {
+  let h = 0xcbf29ce484222325n;
+  for (let i = 0; i < text.length; i++) {
+    h ^= BigInt(text.charCodeAt(i));
+    h = (h * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return h.toString(16).padStart(16, "0");
+}
+
+/** Size and modification time of a file, or "-": a rebuilt CLI or addon is another build. */
+function stamp(file: string): string {
+  try {
+    const st = statSync(file);
+    return `${st.size}:${st.mtimeMs}`;
+  } catch {
+    return "-";
+  }
+}
+
+/**
+ * The key of a warm process: the build (`script` is the CLI file this
+ * process runs; the addon is found beside it the way lib/native.ts looks
+ * first) and the environment that shapes a command.
+ */
+export function daemonKey(env: Env, script: string): string {
+  const root = dirname(dirname(script));
+  const parts = [
+    `uid=${process.getuid?.() ?? 0}`,
+    `node=${process.execPath}:${process.version}:${process.execArgv.join(" ")}`,
+    `cli=${script}:${stamp(script)}`,
+    `addon=${stamp(join(root, "build", "Release", "axsnap.node"))}`,
+  ];
+  const names = Object.keys(env)
+    .filter((k) => KEYED.includes(k) || k.startsWith("AXSNAP_"))
+    .sort();
+  for (const k of names) parts.push(`${k}=${env[k]}`);
+  return fnv1a(parts.join("\0"));
+}
+
+export function socketPath(dir: string, key: string): string {
+  return join(dir, `cli-${key}.sock`);
+}

@@ -1,0 +1,163 @@
+/**
+ * The client side of the CLI's warm process: hand a command line to it, or
+ * say it cannot take it so the command runs here. Loaded on every start, so
+ * it needs only node's own modules.
+ *
+ * The protocol (one connection per command, newline-delimited JSON):
+ *   client → {"t":"run","argv":[…],"cwd":"…"}   or {"t":"status"} / {"t":"stop"}
+ *   server → {"t":"busy"} | {"t":"start"}, then {"t":"out"|"err","d":"…"}…, {"t":"exit","code":N}
+ * Before "start" nothing has run, so any failure falls back to running the
+ * command here. After "start" it may have acted: a connection that ends
+ * without "exit" is reported, never run again (that could act twice).
+ */
+import { spawn } from "node:child_process";
+import { connect, type Socket } from "node:net";
+import { dirname } from "node:path";
+import { daemonDir, daemonDisabled, daemonKey, type Env, socketPath } from "./daemon-address.js";
+
+export type Frame =
+  | { t: "busy" }
+  | { t: "start" }
+  | { t: "out"; d: string }
+  | { t: "err"; d: string }
+  | { t: "exit"; code: number }
+  | { t: "status"; pid: number; served: number; busy: boolean; startedAt: number; idleMs: number }
+  | { t: "stopping"; pid: number };
+
+/** Commands that never go to the warm process: their own process is part of what they do. */
+const OWN_PROCESS = new Set(["mcp", "launch", "daemon"]);
+
+/** The command word: the first argument that is neither a flag nor the value of a global flag before it. */
+function commandWord(argv: string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "--") return undefined;
+    if (a === "--session" || a === "--deadline") i++;
+    else if (!a.startsWith("-")) return a;
+  }
+  return undefined;
+}
+
+/** Whether this command line may be served by the warm process at all. */
+export function servable(argv: string[], env: Env): boolean {
+  if (daemonDisabled(env)) return false;
+  const word = commandWord(argv);
+  if (word === undefined || OWN_PROCESS.has(word)) return false;
+  // `-` reads this process's stdin (--calls-file -, --text-file -), which the warm process cannot see.
+  return !argv.includes("-");
+}
+
+/** The socket of this environment's warm process, or undefined when the runtime directory is not safe. */
+export function addressOf(env: Env, script: string): string | undefined {
+  const dir = daemonDir(env);
+  return dir === undefined ? undefined : socketPath(dir, daemonKey(env, script));
+}
+
+/** Reads frames off a socket until it ends; `onFrame` returning true stops reading. */
+function readFrames(socket: Socket, onFrame: (f: Frame) => boolean | undefined, onEnd: () => void): void {
+  let buffer = "";
+  let done = false;
+  socket.setEncoding("utf8");
+  socket.on("data", (chunk: string) => {
+    buffer += chunk;
+    for (let nl = buffer.indexOf("\n"); nl !== -1 && !done; nl = buffer.indexOf("\n")) {
+      const line = buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      let frame: Frame;
+      try {
+        frame = JSON.parse(line) as Frame;
+      } catch {
+        continue;
+      }
+      if (onFrame(frame)) {
+        done = true;
+        socket.destroy();
+      }
+    }
+  });
+  socket.on("error", () => undefined);
+  socket.on("close", () => {
+    if (!done) onEnd();
+  });
+}
+
+/** What became of a command handed to the warm process. */
+export type Served =
+  /** Nothing ran there (none listening, busy, refused): run it here. */
+  | { served: false; listening: boolean }
+  | { served: true; code: number }
+  /** It started there and the connection ended before its exit status: it may have acted. */
+  | { served: true; lost: true };
+
+/**
+ * Runs `argv` in the warm process at `address`, writing what it prints to
+ * this process's stdout and stderr as it comes.
+ */
+export function runServed(address: string, argv: string[], cwd: string): Promise<Served> {
+  return new Promise((resolve) => {
+    const socket = connect(address);
+    let started = false;
+    let connected = false;
+    socket.on("connect", () => {
+      connected = true;
+      socket.write(`${JSON.stringify({ t: "run", argv, cwd })}\n`);
+    });
+    readFrames(
+      socket,
+      (f) => {
+        if (f.t === "busy") resolve({ served: false, listening: true });
+        else if (f.t === "start") started = true;
+        else if (f.t === "out") process.stdout.write(f.d);
+        else if (f.t === "err") process.stderr.write(f.d);
+        else if (f.t === "exit") resolve({ served: true, code: f.code });
+        return f.t === "busy" || f.t === "exit";
+      },
+      () => resolve(started ? { served: true, lost: true } : { served: false, listening: connected }),
+    );
+  });
+}
+
+/** Asks the warm process at `address` one control question; undefined when none answers. */
+export function askDaemon(address: string, t: "status" | "stop"): Promise<Frame | undefined> {
+  return new Promise((resolve) => {
+    const socket = connect(address);
+    socket.on("connect", () => socket.write(`${JSON.stringify({ t })}\n`));
+    readFrames(
+      socket,
+      (f) => {
+        resolve(f);
+        return true;
+      },
+      () => resolve(undefined),
+    );
+  });
+}
+
+/**
+ * Starts a warm process for this environment, detached and unreferenced:
+ * this command does not wait for it. `warm` names an app it walks once at
+ * its start (the first walk of an app in a process is the slow one).
+ * Its own stdio is closed; it says what it does through `daemon status`.
+ */
+export function spawnDaemon(script: string, warm?: string): void {
+  const args = [...process.execArgv, script, "daemon", "run", ...(warm === undefined ? [] : [warm])];
+  try {
+    const child = spawn(process.execPath, args, {
+      detached: true,
+      stdio: "ignore",
+      // The package root: not the caller's directory, which it would keep busy for its whole life.
+      cwd: dirname(dirname(script)),
+      env: process.env,
+    });
+    child.on("error", () => undefined);
+    child.unref();
+  } catch {
+    // Without a warm process every command still runs, in its own process.
+  }
+}
+
+/** The app a command line names with --app, for the warm process to walk once when it starts. */
+export function appWord(argv: string[]): string | undefined {
+  const i = argv.indexOf("--app");
+  return i !== -1 && i + 1 < argv.length ? argv[i + 1] : undefined;
+}

@@ -1,0 +1,204 @@
+/**
+ * One command line, run in this process: parse, dispatch, print. The entry
+ * (lib/cli.ts) calls it when the warm process cannot serve the command; the
+ * warm process (lib/cli/daemon.ts) calls it for the commands it serves, with
+ * writeOut/writeErr sent to its client. Exit status: 0 ok, 1 an axsnap
+ * error, 2 a usage error.
+ */
+import { readFileSync } from "node:fs";
+import { type Globals, helpText, type Invocation, parseCommandLine, type Step, UsageError } from "./args.js";
+import type { Runner } from "./commands.js";
+import {
+  type Envelope,
+  type ErrorData,
+  envelopeText,
+  errorData,
+  errorText,
+  exitCodeOf,
+  writeErr,
+  writeOut,
+} from "./output.js";
+
+function version(root: URL): string {
+  const pkg = JSON.parse(readFileSync(new URL("package.json", root), "utf8")) as { version: string };
+  return pkg.version;
+}
+
+function usageData(e: UsageError): ErrorData {
+  return {
+    code: "INVALID_ARGUMENT",
+    message: e.message,
+    hint: `see \`axsnap ${e.command && e.command !== "axsnap" ? `${e.command} --help` : "help"}\``,
+    delivery: "not_delivered",
+    retry: "safe",
+  };
+}
+
+/**
+ * Prints an error: with --json only the envelope, on stdout (so `2>&1` still
+ * parses); otherwise on stderr, a usage error as one line, an axsnap error as
+ * its line and its hint.
+ */
+function fail(command: string, err: ErrorData, json: boolean, usage: boolean, data?: unknown): number {
+  if (json) {
+    const envelope: Envelope = { ok: false, command, error: err, ...(data === undefined ? {} : { data }) };
+    writeOut(envelopeText(envelope));
+  } else if (usage) {
+    writeErr(`axsnap: ${err.message}${/help`/.test(err.message) ? "" : ` (${err.hint})`}\n`);
+  } else writeErr(errorText(err));
+  return usage ? 2 : exitCodeOf(err.code);
+}
+
+function succeed(command: string, data: unknown, text: string, json: boolean): number {
+  writeOut(json ? envelopeText({ ok: true, command, data }) : text);
+  return 0;
+}
+
+async function runMcp(argv: string[], specifier: string): Promise<number> {
+  // The MCP server lives in lib/mcp.ts beside the entry; a computed specifier, so the CLI bundle leaves it out.
+  let mod: { runMcpServer?: (options: { argv: string[] }) => Promise<void> };
+  try {
+    mod = (await import(specifier)) as typeof mod;
+  } catch (e) {
+    writeErr(`axsnap: this build has no MCP server (${(e as Error).message.split("\n")[0]})\n`);
+    return 1;
+  }
+  if (typeof mod.runMcpServer !== "function") {
+    writeErr("axsnap: this build's lib/mcp.js does not export runMcpServer()\n");
+    return 1;
+  }
+  // The options were checked by the grammar (lib/cli/args.ts) with the server's own parser.
+  await mod.runMcpServer({ argv });
+  return 0;
+}
+
+/**
+ * The commands and the library under them (the addon included), loaded only
+ * when a command runs: `--version`, help and a refused command line answer
+ * from the few modules above.
+ */
+async function newRunner(globals: Globals): Promise<Runner> {
+  const { Runner } = await import("./commands.js");
+  return new Runner(globals);
+}
+
+/**
+ * `axsnap snapshot --app NAME`: its walk starts now, on the addon's thread,
+ * while the commands and the library under them load (about 40 ms each, run
+ * one after the other before). The snapshot the runner asks for takes it when
+ * it is the same walk (lib/desktop-backend.ts); options the library would
+ * refuse start nothing, so the refusal is the library's as always.
+ */
+async function startEarly(step: Step): Promise<void> {
+  if (step.command !== "snapshot" || step.root !== undefined || step.app === undefined) return;
+  const [{ snapshotOptionsOf }, { deadlineOf, walkRequestOrUndefined }, { startEarlyWalk }] =
+    await Promise.all([
+      import("./observation.js"),
+      import("../observe-request.js"),
+      import("../desktop-backend.js"),
+    ]);
+  try {
+    const options = snapshotOptionsOf(step, step.app);
+    const request = walkRequestOrUndefined(options);
+    if (request) startEarlyWalk(request, deadlineOf(options.deadlineMs, 5000));
+  } catch {
+    // Not startable here (bad options, no addon): the runner meets the same and says why.
+  }
+}
+
+async function runOne(step: Step, globals: Globals, early: boolean): Promise<number> {
+  if (early) await startEarly(step);
+  const runner = await newRunner(globals);
+  try {
+    const out = await runner.run(step);
+    return succeed(step.command, out.data, out.text, globals.json);
+  } catch (e) {
+    if (e instanceof UsageError) return fail(step.command, usageData(e), globals.json, true);
+    return fail(step.command, errorData(e, runner.app), globals.json, false);
+  } finally {
+    await runner.close().catch(() => undefined);
+  }
+}
+
+/** `axsnap call`: the steps in one process and one Session; the first error stops the sequence. */
+async function runCall(steps: Step[], globals: Globals): Promise<number> {
+  const runner = await newRunner(globals);
+  const done: { step: number; command: string; data: unknown }[] = [];
+  const texts: string[] = [];
+  try {
+    for (const [i, step] of steps.entries()) {
+      try {
+        const out = await runner.run(step);
+        done.push({ step: i + 1, command: step.command, data: out.data });
+        texts.push(`[step ${i + 1}: ${step.command}]\n${out.text}`);
+      } catch (e) {
+        const err: ErrorData = {
+          ...(e instanceof UsageError ? usageData(e) : errorData(e, runner.app)),
+          step: i + 1,
+          stepCommand: step.command,
+        };
+        // What the steps before it printed still reaches the caller.
+        if (!globals.json) writeOut(texts.join(""));
+        return fail("call", err, globals.json, false, { steps: done });
+      }
+    }
+    return succeed("call", { steps: done }, texts.join(""), globals.json);
+  } finally {
+    await runner.close().catch(() => undefined);
+  }
+}
+
+/** How this process came to run the command line. */
+export interface Context {
+  /** The package root (the directory holding package.json). */
+  root: URL;
+  /** The entry's own URL (dist/cli.js or lib/cli.ts): the MCP server is found beside it. */
+  entry: URL;
+  /** The CLI file node runs (dist/cli.js, or lib/cli.ts under tsx): what a warm process is started with. */
+  script: string;
+  /** Served by the warm process: its backend is warm already, so no walk is started early. */
+  warm?: boolean;
+}
+
+/** Runs one command line; the exit status. Output goes through writeOut/writeErr (lib/cli/output.ts). */
+export async function runCommandLine(argv: string[], context: Context): Promise<number> {
+  const json = argv.includes("--json");
+  let inv: Invocation;
+  try {
+    inv = parseCommandLine(argv);
+  } catch (e) {
+    if (e instanceof UsageError) return fail(e.command ?? "axsnap", usageData(e), json, true);
+    throw e;
+  }
+  switch (inv.kind) {
+    case "help": {
+      const text = helpText(inv.topic);
+      return succeed("help", { text }, text, inv.globals.json);
+    }
+    case "version": {
+      const v = version(context.root);
+      return succeed("version", { version: v }, `${v}\n`, inv.globals.json);
+    }
+    case "mcp":
+      return runMcp(inv.argv, new URL("mcp.js", context.entry).href);
+    case "daemon":
+      return runDaemonCommand(inv, context);
+    case "call":
+      return runCall(inv.steps, inv.globals);
+    case "run":
+      return runOne(inv.step, inv.globals, context.warm !== true);
+  }
+}
+
+async function runDaemonCommand(
+  inv: Extract<Invocation, { kind: "daemon" }>,
+  context: Context,
+): Promise<number> {
+  const { daemonCommand } = await import("./daemon-commands.js");
+  try {
+    const out = await daemonCommand(inv.action, context, inv.warm);
+    return succeed("daemon", out.data, out.text, inv.globals.json);
+  } catch (e) {
+    return fail("daemon", errorData(e), inv.globals.json, false);
+  }
+}
