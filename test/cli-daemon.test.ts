@@ -12,7 +12,8 @@
  * directory others can open is never used.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, statSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -278,6 +279,72 @@ describe("the CLI's warm process", () => {
       } finally {
         await other.stop();
       }
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "commands started together with no warm process: each runs, and one warm process is left, not one each",
+    async () => {
+      const env = ownEnv();
+      const runs = await Promise.all([1, 2, 3, 4].map(() => runCli(["snapshot", "--app", GTK], env)));
+      for (const r of runs) expect(r.code, r.stderr).toBe(0);
+      const warm = await running(env);
+      // Every warm process this environment started: the losers find the winner listening and exit.
+      const mine = () =>
+        readdirSync("/proc")
+          .filter((d) => /^\d+$/.test(d))
+          .filter((d) => {
+            try {
+              const cmd = readFileSync(`/proc/${d}/cmdline`, "utf8");
+              const environ = readFileSync(`/proc/${d}/environ`, "utf8");
+              return (
+                cmd.includes("\0daemon\0run") && environ.includes(`XDG_STATE_HOME=${env.XDG_STATE_HOME}\0`)
+              );
+            } catch {
+              return false;
+            }
+          })
+          .map(Number);
+      expect(
+        await until("one warm process left", 20_000, () => (mine().length === 1 ? mine() : undefined)),
+      ).toEqual([warm.pid]);
+      await runCli(["daemon", "stop"], env);
+      await gone(warm.pid);
+      expect(mine()).toEqual([]);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "hostile clients on its socket (not JSON, no newline, wrong fields) are cut off; it serves the next command",
+    async () => {
+      const env = ownEnv();
+      await runCli(["daemon", "start"], env);
+      const warm = await running(env);
+      const socket = (await runCliJson(["daemon", "status"], env)).env.data.socket as string;
+      const send = (data: string) =>
+        new Promise<string>((resolve) => {
+          const c = connect(socket);
+          let got = "";
+          c.on("connect", () => c.write(data));
+          c.on("data", (d) => {
+            got += d.toString();
+          });
+          c.on("error", () => resolve(got));
+          c.on("close", () => resolve(got));
+        });
+      expect(await send("not json\n")).toBe("");
+      expect(await send(`${JSON.stringify({ t: "run", argv: [1, 2], cwd: "/" })}\n`)).toBe("");
+      expect(await send(`${JSON.stringify({ t: "run", argv: ["snapshot"] })}\n`)).toBe("");
+      expect(await send("x".repeat(5 * 1024 * 1024))).toBe("");
+      const after = await runCli(["snapshot", "--app", GTK], env);
+      expect(after.code, after.stderr).toBe(0);
+      const now = await status(env);
+      expect(now.pid).toBe(warm.pid);
+      expect(now.served).toBe(warm.served + 1);
+      await runCli(["daemon", "stop"], env);
+      await gone(warm.pid);
     },
     TIMEOUT,
   );

@@ -24,8 +24,11 @@ export type Frame =
   | { t: "status"; pid: number; served: number; busy: boolean; startedAt: number; idleMs: number }
   | { t: "stopping"; pid: number };
 
-/** Commands that never go to the warm process: their own process is part of what they do. */
-const OWN_PROCESS = new Set(["mcp", "launch", "daemon"]);
+/**
+ * Commands that never go to the warm process: their own process is part of
+ * what they do (mcp, launch, daemon), or they need no backend (help).
+ */
+const OWN_PROCESS = new Set(["mcp", "launch", "daemon", "help"]);
 
 /** The command word: the first argument that is neither a flag nor the value of a global flag before it. */
 function commandWord(argv: string[]): string | undefined {
@@ -43,6 +46,7 @@ export function servable(argv: string[], env: Env): boolean {
   if (daemonDisabled(env)) return false;
   const word = commandWord(argv);
   if (word === undefined || OWN_PROCESS.has(word)) return false;
+  if (argv.includes("--help") || argv.includes("-h") || argv.includes("--version")) return false;
   // `-` reads this process's stdin (--calls-file -, --text-file -), which the warm process cannot see.
   return !argv.includes("-");
 }

@@ -208,7 +208,6 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
   if (!(await listen(server, address))) return;
   chmodSync(address, 0o600);
   ino = statSync(address).ino;
-  process.title = "axsnap-daemon";
   for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(signal, stop);
 
   const sockets = desktopSockets(process.env);
