@@ -18,11 +18,11 @@
  * process.exit: the process ends once stdout has drained, so a pipe gets all
  * of a big snapshot.
  */
-import { fileURLToPath } from "node:url";
 import { addressOf, appWord, runServed, servable, spawnDaemon } from "./cli/daemon-client.js";
 
 const argv = process.argv.slice(2);
-const script = fileURLToPath(import.meta.url);
+// fileURLToPath without node:url: a file: URL's path, percent-decoded (POSIX paths only reach here).
+const script = decodeURIComponent(new URL(import.meta.url).pathname);
 const context = { root: new URL("..", import.meta.url), entry: new URL(import.meta.url), script };
 
 /** A served command whose warm process ended before its exit status: it may have acted. */
@@ -53,7 +53,7 @@ async function main(): Promise<number> {
   }
   const { runCommandLine } = await import("./cli/main.js");
   const code = await runCommandLine(argv, context);
-  if (startOne) spawnDaemon(script, appWord(argv));
+  if (startOne) await spawnDaemon(script, appWord(argv));
   return code;
 }
 

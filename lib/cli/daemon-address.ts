@@ -10,13 +10,12 @@
  * own, and an old one idles out.
  *
  * The directory is the user's runtime directory ($XDG_RUNTIME_DIR/axsnap,
- * else <tmpdir>/axsnap-<uid>), 0700 and owned by this user, checked with
+ * else $TMPDIR/axsnap-<uid>, /tmp by default), 0700 and owned by this user, checked with
  * lstat before every use: anyone who could open the socket could act on the
  * user's desktop. A directory that fails the check means no warm process,
  * never a weaker one.
  */
 import { lstatSync, mkdirSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 
 /** The variables a command's behaviour depends on, besides AXSNAP_* (all of which count). */
@@ -62,7 +61,9 @@ export function idleMsOf(env: Env): number {
 export function daemonDir(env: Env): string | undefined {
   const uid = process.getuid?.() ?? 0;
   const runtime = env.XDG_RUNTIME_DIR;
-  const dir = runtime?.startsWith("/") ? join(runtime, "axsnap") : join(tmpdir(), `axsnap-${uid}`);
+  // os.tmpdir() without loading node:os (a few ms of every start): $TMPDIR, else /tmp.
+  const tmp = env.TMPDIR?.startsWith("/") ? env.TMPDIR.replace(/(.)\/+$/, "$1") : "/tmp";
+  const dir = runtime?.startsWith("/") ? join(runtime, "axsnap") : join(tmp, `axsnap-${uid}`);
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const st = lstatSync(dir);
@@ -73,14 +74,19 @@ export function daemonDir(env: Env): string | undefined {
   }
 }
 
-/** 64-bit FNV-1a, hex: a stable name, not a secret (the directory's mode is the protection). */
+/**
+ * Two 32-bit FNV-1a hashes (different offset bases), hex: a stable name, not
+ * a secret (the directory's mode is the protection).
+ */
 function fnv1a(text: string): string {
-  let h = 0xcbf29ce484222325n;
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ 0x5bd1e995;
   for (let i = 0; i < text.length; i++) {
-    h ^= BigInt(text.charCodeAt(i));
-    h = (h * 0x100000001b3n) & 0xffffffffffffffffn;
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x01000193);
   }
-  return h.toString(16).padStart(16, "0");
+  return (a >>> 0).toString(16).padStart(8, "0") + (b >>> 0).toString(16).padStart(8, "0");
 }
 
 /** Size and modification time of a file, or "-": a rebuilt CLI or addon is another build. */

@@ -10,7 +10,6 @@
  * command here. After "start" it may have acted: a connection that ends
  * without "exit" is reported, never run again (that could act twice).
  */
-import { spawn } from "node:child_process";
 import { connect, type Socket } from "node:net";
 import { dirname } from "node:path";
 import { daemonDir, daemonDisabled, daemonKey, type Env, socketPath } from "./daemon-address.js";
@@ -143,9 +142,11 @@ export function askDaemon(address: string, t: "status" | "stop"): Promise<Frame 
  * its start (the first walk of an app in a process is the slow one).
  * Its own stdio is closed; it says what it does through `daemon status`.
  */
-export function spawnDaemon(script: string, warm?: string): void {
+export async function spawnDaemon(script: string, warm?: string): Promise<void> {
   const args = [...process.execArgv, script, "daemon", "run", ...(warm === undefined ? [] : [warm])];
   try {
+    // Loaded here, not on every start: node:child_process is a few ms of a command that never spawns.
+    const { spawn } = await import("node:child_process");
     const child = spawn(process.execPath, args, {
       detached: true,
       stdio: "ignore",

@@ -77,7 +77,7 @@ export async function daemonCommand(
   }
   if (daemonDisabled(process.env)) throw invalidArgument("AXSNAP_DAEMON is off", OFF_HINT);
   if (now.running) return { data: now, text: `already running: ${statusText(now)}` };
-  spawnDaemon(context.script);
+  await spawnDaemon(context.script);
   const up = await until(10_000, async () => {
     const f = await askDaemon(socket, "status");
     return f?.t === "status" ? f : undefined;
