@@ -18,7 +18,7 @@
  * process.exit: the process ends once stdout has drained, so a pipe gets all
  * of a big snapshot.
  */
-import { addressOf, appWord, runServed, servable, spawnDaemon } from "./cli/daemon-client.js";
+import { addressOf, appWord, commandWord, runServed, servable, spawnDaemon } from "./cli/daemon-client.js";
 
 const argv = process.argv.slice(2);
 // fileURLToPath without node:url: a file: URL's path, percent-decoded (POSIX paths only reach here).
@@ -35,7 +35,7 @@ function lost(): number {
     retry: "unsafe",
   };
   if (argv.includes("--json"))
-    process.stdout.write(`${JSON.stringify({ ok: false, command: "axsnap", error })}\n`);
+    process.stdout.write(`${JSON.stringify({ ok: false, command: commandWord(argv), error })}\n`);
   else
     process.stderr.write(
       `axsnap: ${error.code}: ${error.message} (delivery ${error.delivery}, retry ${error.retry})\nhint: ${error.hint}\n`,

@@ -30,7 +30,7 @@ export type Frame =
 const OWN_PROCESS = new Set(["mcp", "launch", "daemon", "help"]);
 
 /** The command word: the first argument that is neither a flag nor the value of a global flag before it. */
-function commandWord(argv: string[]): string | undefined {
+export function commandWord(argv: string[]): string | undefined {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === "--") return undefined;
