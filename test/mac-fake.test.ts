@@ -2223,6 +2223,59 @@ describe("issue 12: capture filter, output scale, threads and lifetimes, silent 
     expect(s3.screenshot).toBeDefined();
   });
 
+  it("issue 21 N4: a capture never answered blocks new ones for a bounded time only; its late answer does not open the gate of the capture after it", async () => {
+    const addon = loadMacFake();
+    const world = simpleWorld([button(21, "OK")]);
+    world.windows = [cg(10, "Doc", { captureHangs: true })];
+    const b = backend(world);
+    const s1 = await snapshot({ app: "Editor" }, b);
+    expect(s1.screenshot).toBeUndefined();
+    await s1.release();
+    // Given up 5 s ago (one ScreenCaptureKit call's bound): still no new capture.
+    addon.fakeCaptureGateAge(5_000);
+    world.windows = [cg(10, "Doc")];
+    addon.fakeWorldReplace(world);
+    const s2 = await snapshot({ app: "Editor" }, b);
+    expect(s2.screenshot).toBeUndefined();
+    expect(notesOf(s2).join("\n")).toMatch(/a previous screen capture is still outstanding/);
+    await s2.release();
+    // Given up 30 s ago: the gate is taken over, screenshots work again without the answer.
+    addon.fakeCaptureGateAge(25_000);
+    const s3 = await snapshot({ app: "Editor" }, b);
+    expect(s3.screenshot).toBeDefined();
+    expect(addon.fakeCaptureGateBusy()).toBe(false);
+    await s3.release();
+
+    // A second capture that hangs takes the gate; the first one's late answer must not open it.
+    world.windows = [cg(10, "Doc", { captureHangs: true })];
+    addon.fakeWorldReplace(world);
+    const s4 = await snapshot({ app: "Editor" }, b);
+    expect(s4.screenshot).toBeUndefined();
+    await s4.release();
+    addon.fakeCaptureComplete(1); // the first capture's handler, at last
+    expect(addon.fakeCaptureGateBusy()).toBe(true);
+    world.windows = [cg(10, "Doc")];
+    addon.fakeWorldReplace(world);
+    const s5 = await snapshot({ app: "Editor" }, b);
+    expect(notesOf(s5).join("\n")).toMatch(/a previous screen capture is still outstanding/);
+    await s5.release();
+    addon.fakeCaptureComplete(); // the second one's
+    expect(addon.fakeCaptureGateBusy()).toBe(false);
+  });
+
+  it("issue 21 N16: the gate opens when ScreenCaptureKit has answered, even while it keeps the finished handler", async () => {
+    const addon = loadMacFake();
+    const world = simpleWorld([button(21, "OK")]);
+    world.windows = [cg(10, "Doc", { handlerKept: true })];
+    const b = backend(world);
+    const s1 = await snapshot({ app: "Editor" }, b);
+    expect(s1.screenshot).toBeDefined();
+    expect(addon.fakeCaptureGateBusy()).toBe(false);
+    const s2 = await snapshot({ app: "Editor" }, b);
+    expect(s2.screenshot).toBeDefined();
+    expect(notesOf(s2).join("\n")).not.toMatch(/screen capture/);
+  });
+
   it("issue 20: recognizeText captures the window, then answers OCR_UNAVAILABLE: the fake layer has no Vision", async () => {
     const b = backend(simpleWorld([button(21, "OK")]));
     const snap = await b.snapshot({

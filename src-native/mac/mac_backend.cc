@@ -1054,11 +1054,12 @@ Error MacBackend::Capture(const WindowInfo& window, std::vector<uint8_t>& rgba, 
   const double scale = system_->BackingScale(w.bounds);
   // One capture at a time in the process (CaptureGate): ScreenCaptureKit
   // calls cannot be cancelled, so one that timed out is still in flight, and
-  // separate backends' captures would otherwise overlap. The pass is held by
-  // every completion handler the capture starts.
+  // separate backends' captures would otherwise overlap. The pass goes to
+  // every request the capture makes; the hold is this call's share.
   Error gateErr;
-  std::shared_ptr<CapturePass> pass = CaptureGate::Process().Enter(bound, gateErr);
-  if (!pass) return gateErr;
+  CaptureHold hold = CaptureGate::Process().Enter(bound, gateErr);
+  if (!hold) return gateErr;
+  const std::shared_ptr<CapturePass>& pass = hold.pass();
   if (Error err =
           system_->CaptureWindow(w.number, w.bounds, scale, CaptureFilter::kWindow, pass, rgba, width, height, bound))
     return err;

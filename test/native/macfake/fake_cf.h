@@ -269,6 +269,9 @@ struct FakeCGWindow {
   bool blackWithWindowFilter = false;  // the window filter gives an all-black image (GPU-rendered window)
   double backingScale = 0;             // the window's own pixels per point; 0: its display's (world.scale)
   bool captureHangs = false;           // ScreenCaptureKit never answers a capture of it
+  // N16: ScreenCaptureKit answers, but keeps the finished completion handler
+  // (and what it captured) alive until FakeCompleteCaptures.
+  bool handlerKept = false;
 };
 
 // CGEventPost made slow: the first `afterEvents` events go at once, each later

@@ -448,7 +448,7 @@ class Parser {
   FakeCGWindow ParseWindow(Napi::Object o, const std::string& path) {
     Keys(o, path,
          {"number", "pid", "layer", "bounds", "name", "ownerName", "onScreen", "alpha", "captureFails",
-          "blackWithWindowFilter", "backingScale", "captureHangs"});
+          "blackWithWindowFilter", "backingScale", "captureHangs", "handlerKept"});
     if (!Has(o, "number")) Fail(path + ".number", "required");
     if (!Has(o, "pid")) Fail(path + ".pid", "required");
     FakeCGWindow cg;
@@ -474,6 +474,7 @@ class Parser {
     cg.backingScale = Number(o, "backingScale", path, 0);
     if (cg.backingScale < 0 || !(cg.backingScale == cg.backingScale)) Fail(path + ".backingScale", "must be >= 0");
     cg.captureHangs = Bool(o, "captureHangs", path, false);
+    cg.handlerKept = Bool(o, "handlerKept", path, false);
     return cg;
   }
 
