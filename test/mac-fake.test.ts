@@ -378,6 +378,45 @@ describe("reads", () => {
     expect(at1000.cf - at10.cf, JSON.stringify([...tables])).toBeLessThanOrEqual(2);
   });
 
+  it("issue 21 N2: a label in another window of the app is released with the snapshot: the live CF count stays flat", async () => {
+    const addon = loadMacFake();
+    const worldWithLabel = (labelId: number): World => {
+      const label: AXElement = {
+        id: labelId,
+        attrs: {
+          AXRole: "AXStaticText",
+          AXValue: `Label ${labelId}`,
+          AXPosition: { x: 950, y: 100 },
+          AXSize: { w: 80, h: 20 },
+        },
+      };
+      // The field (in the walked window) is labelled by a static text in another window of the app.
+      const field = textField(21, "", { AXTitleUIElement: { ref: labelId } });
+      const doc = windowEl(10, "Doc", [field], { AXMain: true });
+      const palette = windowEl(11, "Palette", [label], {
+        AXPosition: { x: 940, y: 80 },
+        AXSize: { w: 200, h: 200 },
+      });
+      return {
+        focusedPid: PID,
+        apps: [appWith([doc, palette], {}, 10)],
+        windows: [cg(10, "Doc"), cg(11, "Palette", { bounds: { x: 940, y: 80, w: 200, h: 200 } })],
+      };
+    };
+    const b = backend(worldWithLabel(200));
+    const live: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      // The app redraws its form: a new label element each time (a new AX identity).
+      addon.fakeWorldReplace(worldWithLabel(200 + i));
+      const s = await snapshot({ app: "Editor", screenshot: false }, b);
+      expect(s.text).toMatch(new RegExp(`text field .*Label ${200 + i}`));
+      await s.release();
+      live.push(addon.fakeCFLive());
+    }
+    expect(live, JSON.stringify(live)).toEqual([live[0], live[0], live[0], live[0]]);
+    expect((await b.handleStats()).held).toBe(0);
+  });
+
   it("a secure text field's value is never read; only its length", async () => {
     const secret: AXElement = {
       id: 21,
