@@ -441,6 +441,53 @@ describe("reads", () => {
     expect(s.text + JSON.stringify(s.records)).not.toContain("hunter2");
   });
 
+  it("issue 21 N14: a text field named like a password (title, description, placeholder, label) is not read natively; secureNames: false reads it", async () => {
+    const reads = { logReads: ["AXValue", "AXSelectedText"] };
+    const titled = { ...textField(21, "hunter2-title", { AXTitle: "Password" }), faults: reads };
+    const described = { ...textField(22, "hunter2-desc", { AXDescription: "Account PIN" }), faults: reads };
+    const placeheld = {
+      ...textField(23, "hunter2-placeholder", { AXPlaceholderValue: "Enter your password" }),
+      faults: reads,
+    };
+    const label: AXElement = {
+      id: 30,
+      attrs: {
+        AXRole: "AXStaticText",
+        AXValue: "Passcode",
+        AXPosition: { x: 120, y: 300 },
+        AXSize: { w: 80, h: 20 },
+      },
+    };
+    const labelled = { ...textField(24, "hunter2-label", { AXTitleUIElement: { ref: 30 } }), faults: reads };
+    // Not a password: "Spinner" and "Passport" are other words; a button named Password has no value to hide.
+    const plain = { ...textField(25, "visible-value", { AXTitle: "Passport number" }), faults: reads };
+    const b = backend(simpleWorld([titled, described, placeheld, label, labelled, plain]));
+    const s = await snapshot({ app: "Editor", screenshot: false }, b);
+    const reads1 = b.fakeLog().filter((l) => /^read 2[1-4] /.test(l));
+    expect(reads1).toEqual([]);
+    const raw = JSON.stringify(liveObservation(s)!.raw);
+    expect(raw).not.toContain("hunter2");
+    expect(raw).toContain("visible-value");
+    expect(
+      s.records.filter((r) => r.role === "AXTextField" && r.secure).map((r) => r.title ?? r.description),
+    ).toEqual(["Password", "Account PIN", undefined, "Passcode"]);
+    await s.release();
+
+    // The heuristic off for one snapshot: the values are read as any field's.
+    const open = await b.snapshot({
+      app: "Editor",
+      maxNodes: 100,
+      maxDepth: 20,
+      deadlineMs: 5000,
+      screenshot: false,
+      secureNames: false,
+    });
+    const text = JSON.stringify(open.raw);
+    await b.release(open.handles);
+    expect(text).toContain("hunter2-title");
+    expect(text).toContain("hunter2-label");
+  });
+
   it("an element that dies mid-walk (kAXErrorInvalidUIElement) is left out; the rest is read", async () => {
     const dying: AXElement = {
       id: 30,

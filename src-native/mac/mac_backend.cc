@@ -8,6 +8,7 @@
 #include <deque>
 #include <thread>
 
+#include "../core/secret_names.h"
 #include "cf_convert.h"
 #include "cg_input.h"
 
@@ -750,6 +751,15 @@ Error MacBackend::ReadOne(ElementId id, AXUIElementRef el, int64_t pid, NodeAttr
   bool secure = (a.subrole && *a.subrole == "AXSecureTextField") ||
                 (textField && a.roleDescription && *a.roleDescription == "secure text field") ||
                 (textField && subroleUnknown);
+  // A text entry named like a password - its title (the AXTitleUIElement
+  // label's text included), description or placeholder - is secure too
+  // unless the snapshot turned the name rule off, as on Linux: apps that draw
+  // their own password fields often forget the subrole, and the renderer
+  // hiding the value is too late, its plaintext would already be in the result.
+  if (!secure && secureNames_ && (textField || a.role == "AXTextArea")) {
+    for (const std::optional<std::string>* name : {&a.title, &a.description, &a.placeholder})
+      if (*name && NameSaysPassword(**name)) secure = true;
+  }
   // Without a subrole, the value read is what tells: a field that refuses it is taken for a secure one.
   const bool valueTells = textField && !secure && subroleUnimplemented;
   if (live_) liveRead_.insert(id);

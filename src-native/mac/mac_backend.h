@@ -88,6 +88,7 @@ class MacBackend : public Backend {
                        std::vector<ElementId>& chain, Clock::time_point deadline) override;
   Error InsertText(ElementId id, const std::string& text, Clock::time_point deadline) override;
   void SetLiveReads(bool live) override;
+  void SetSecureNameHeuristic(bool on) override { secureNames_ = on; }
 
   Error GatherWindows(const AppInfo& app, WindowCandidates& out, Clock::time_point deadline) override;
   // Vision over the capture (MacSystem::CreateOcrEngine); kOcrUnavailable where the system has none.
@@ -203,6 +204,7 @@ class MacBackend : public Backend {
   // Live reads (SetLiveReads): the one cache of attribute reads, the role the
   // element table remembers for ChildrenOf, serves only roles read while on.
   bool live_ = false;
+  bool secureNames_ = true;  // SetSecureNameHeuristic
   std::set<ElementId> liveRead_;
   std::unordered_map<int64_t, std::unique_ptr<Watched>> watched_;
 };
