@@ -1405,6 +1405,60 @@ describe("issue 9 interface", () => {
     await b.release(s.handles);
   });
 
+  it("issue 21 N12: a caret the app applies late (after two reads) is waited for, briefly: the text goes in semantically", async () => {
+    const field = textField(22, "hello", {
+      AXTitle: "Name",
+      AXNumberOfCharacters: 5,
+      AXSelectedTextRange: { location: 0, length: 0 },
+    });
+    field.settable = ["AXValue", "AXSelectedTextRange", "AXSelectedText", "AXFocused"];
+    field.faults = { selectionLagReads: 2 };
+    const b = backend(simpleWorld([field]));
+    const session = createSession({ backend: b });
+    const s = await session.snapshot({ app: "Editor", screenshot: false });
+    const name = s.records.find((r) => r.title === "Name")!;
+    const r = await session.typeText(" world", { target: name.index, settle: false });
+    expect(r).toMatchObject({ channel: "semantic", delivery: "delivered_verified" });
+    expect(sets(b)).toEqual(["set 22 AXSelectedTextRange range(5,0)", 'set 22 AXSelectedText " world"']);
+    // The read-backs between were paced by short sleeps, not a spin.
+    expect(logOf(b).filter((l) => l.startsWith("system sleep")).length).toBeGreaterThanOrEqual(2);
+    await session.close();
+  });
+
+  it("issue 21 N12: a caret that never arrives inserts nothing and is not_delivered: typeText falls back to key events", async () => {
+    const field = textField(22, "hello", {
+      AXTitle: "Name",
+      AXNumberOfCharacters: 5,
+      AXSelectedTextRange: { location: 0, length: 0 },
+      AXFocused: true,
+    });
+    field.settable = ["AXValue", "AXSelectedTextRange", "AXSelectedText", "AXFocused"];
+    field.faults = { selectionLagReads: -1 };
+    const b = backend(simpleWorld([field]));
+    const s0 = await b.snapshot(SNAP);
+    const handle = s0.raw.root.children![0]!.handle!;
+    const err = await b.insertText(handle, "x", 2000).catch((e: unknown) => e);
+    expect(err).toMatchObject({
+      nativeCode: "ACTION_FAILED",
+      message: expect.stringMatching(/caret did not arrive/),
+    });
+    expect(sets(b)).toEqual(["set 22 AXSelectedTextRange range(5,0)"]);
+    await b.release(s0.handles);
+
+    const session = createSession({ backend: b });
+    const s = await session.snapshot({ app: "Editor", screenshot: false });
+    const name = s.records.find((r) => r.title === "Name")!;
+    const r = await session.typeText(" world", { target: name.index, settle: false });
+    expect(r.channel).toBe("synthetic");
+    expect(r.notes.join("\n")).toMatch(
+      /cannot insert text .*caret did not arrive.*typed with key events instead/,
+    );
+    // Nothing went in at the caret the app never moved; the key events carried the text.
+    expect(sets(b).filter((l) => l.includes("AXSelectedText "))).toEqual([]);
+    expect(events(b).filter((l) => l.startsWith("event unicode")).length).toBeGreaterThan(0);
+    await session.close();
+  });
+
   it("insertText refuses, sending nothing, a secure field or one whose caret cannot be set; an error after the first set is uncertain", async () => {
     const secure = textField(22, "", { AXSubrole: "AXSecureTextField", AXNumberOfCharacters: 6 });
     secure.settable = ["AXValue", "AXSelectedTextRange", "AXSelectedText"];

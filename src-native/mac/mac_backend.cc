@@ -1816,15 +1816,30 @@ Error MacBackend::InsertText(ElementId id, const std::string& text, Clock::time_
     return err.code == ErrorCode::kDeliveryUncertain ? Error{err.code, err.message + "; the text was not inserted"}
                                                      : err;
   // A selection the app did not put where asked would be replaced: the text
-  // goes in only when the caret is at the end, with nothing selected.
-  CFAny now;
-  CFRange at{};
-  if (AXUIElementCopyAttributeValue(el, CFSTR("AXSelectedTextRange"), now.OutParam()) != kAXErrorSuccess || !now ||
-      CFGetTypeID(now.get()) != AXValueGetTypeID() ||
-      !AXValueGetValue(static_cast<AXValueRef>(now.get()), kAXValueTypeCFRange, &at) || at.location != end.location ||
-      at.length != 0)
-    return {ErrorCode::kDeliveryUncertain,
-            "the caret was moved but is not at the end with nothing selected; the text was not inserted"};
+  // goes in only when the caret is at the end, with nothing selected. Apps
+  // may apply a selection later than they answer the set (Chromium sends it
+  // to the renderer and reads back the browser's copy), so the read-back is
+  // polled, briefly. A caret that never arrives means only the selection
+  // moved: the text was not inserted, and typing with key events may go on.
+  constexpr int kCaretPolls = 8;
+  constexpr auto kCaretPoll = std::chrono::milliseconds(25);
+  auto caretAtEnd = [&] {
+    CFAny now;
+    CFRange at{};
+    return AXUIElementCopyAttributeValue(el, CFSTR("AXSelectedTextRange"), now.OutParam()) == kAXErrorSuccess && now &&
+           CFGetTypeID(now.get()) == AXValueGetTypeID() &&
+           AXValueGetValue(static_cast<AXValueRef>(now.get()), kAXValueTypeCFRange, &at) &&
+           at.location == end.location && at.length == 0;
+  };
+  bool arrived = caretAtEnd();
+  for (int i = 0; !arrived && i < kCaretPolls && Clock::now() + kCaretPoll < deadline; ++i) {
+    system_->Sleep(kCaretPoll);
+    arrived = caretAtEnd();
+  }
+  if (!arrived)
+    return {ErrorCode::kActionFailed,
+            "the caret did not arrive at the end of the text (the app answered the move but its selection is "
+            "elsewhere); only the selection may have moved, the text was not inserted"};
   CFRef<CFStringRef> value = MakeCFString(text);
   return AfterDelivery(AXUIElementSetAttributeValue(el, CFSTR("AXSelectedText"), value.get()), "inserting the text");
 }
