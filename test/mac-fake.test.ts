@@ -892,6 +892,24 @@ describe("Chromium and Electron", () => {
     ).toBe("set 1 AXEnhancedUserInterface false");
   });
 
+  it("issue 21 N13: AXEnhancedUserInterface already on (a screen reader set it) is left on when the backend closes", async () => {
+    const bundle = mkdtempSync(join(tmpdir(), "axsnap-electron-"));
+    tempDirs.push(bundle);
+    mkdirSync(join(bundle, "Contents", "Frameworks", "Electron Framework.framework"), { recursive: true });
+    const world = webWorld(100, { bundlePath: bundle });
+    world.apps[0]!.chromium = { revealAfterMs: 100, attribute: "AXEnhancedUserInterface" };
+    world.apps[0]!.root.attrs.AXEnhancedUserInterface = true;
+    const b = backend(world);
+    const s = await snapshot({ app: "Editor", screenshot: false }, b);
+    expect(s.text).toMatch(/\d+ button Sign in/);
+    await s.release();
+    await b.close();
+    // Never turned off: axsnap did not turn it on.
+    expect(b.fakeLog().filter((l) => l.includes("EnhancedUser"))).toEqual([
+      "set 1 AXEnhancedUserInterface true",
+    ]);
+  });
+
   it("a native app (the attribute refused, no Chromium engine) is not waited for", async () => {
     const b = backend(simpleWorld([button(21, "OK")]));
     const t0 = performance.now();

@@ -1297,12 +1297,19 @@ void MacBackend::PrepareWalk(const AppInfo& app, const WindowInfo& window, Clock
         return;
       }
       attribute = "AXEnhancedUserInterface";
+      // Already on means another assistive app (VoiceOver) turned it on: it
+      // stays on when this backend closes - on macOS 12-13 Chrome leaves its
+      // complete accessibility mode at a false whoever else still needs it.
+      CFAny before;
+      const bool wasOn = AXUIElementCopyAttributeValue(appEl, CFSTR("AXEnhancedUserInterface"), before.OutParam()) ==
+                             kAXErrorSuccess &&
+                         CFToBool(before.get()).value_or(false);
       const AXError enhanced = AXUIElementSetAttributeValue(appEl, CFSTR("AXEnhancedUserInterface"), kCFBooleanTrue);
       // Chrome answers this set with an error even when it takes effect (full
       // accessibility mode comes about 2 s later): the attempt is recorded
       // whatever the answer, so the attribute is turned off again when the
       // backend closes, and the content is waited for below.
-      enhanced_.insert(app.pid);
+      if (!wasOn) enhanced_.insert(app.pid);
       notes.push_back(std::string("AXManualAccessibility was refused (") + AXErrorName(e) +
                       "); AXEnhancedUserInterface was set instead" +
                       (enhanced == kAXErrorSuccess ? std::string()

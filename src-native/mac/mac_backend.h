@@ -192,7 +192,8 @@ class MacBackend : public Backend {
   std::unordered_map<int64_t, bool> manualAccessibility_;
   std::set<int64_t> chromiumReady_;
   // Apps we set AXEnhancedUserInterface on, whatever they answered (Chrome
-  // answers an error and switches anyway); it is reset when the backend closes.
+  // answers an error and switches anyway), and that did not read it as on
+  // before: it is reset when the backend closes.
   std::set<int64_t> enhanced_;
   // Apps that refused a batched read: since when, and how many elements were
   // read singly since. The batch is offered again after a while (ReadOne).
