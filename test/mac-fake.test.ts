@@ -1005,6 +1005,34 @@ describe("actions and input", () => {
     await session.close();
   });
 
+  it("issue 21 N15: input to a window already in front and key neither raises it nor sets it main; one that is not, both", async () => {
+    const raises = (b: NativeBackend) =>
+      logOf(b).filter((l) => l === "perform 10 AXRaise" || l.startsWith("set 10 AXMain"));
+    const ready = backend(simpleWorld([button(21, "OK")]));
+    const s = await snapshot({ app: "Editor", screenshot: false }, ready);
+    await ready.keys(liveObservation(s)!.window, "a", 5000);
+    expect(raises(ready)).toEqual([]);
+    expect(logOf(ready).filter((l) => l.startsWith("event keyDown"))).toHaveLength(1);
+    await s.release();
+
+    // The app in front, another of its windows key: the target is raised and made main first.
+    const doc = windowEl(10, "Doc", [button(21, "OK")]);
+    const other = windowEl(11, "Other", [button(22, "Next")], {
+      AXMain: true,
+      AXPosition: { x: 950, y: 80 },
+      AXSize: { w: 300, h: 200 },
+    });
+    const b = backend({
+      focusedPid: PID,
+      apps: [appWith([doc, other], {}, 11)],
+      windows: [cg(11, "Other", { bounds: { x: 950, y: 80, w: 300, h: 200 } }), cg(10, "Doc")],
+    });
+    const s2 = await snapshot({ app: "Editor", window: { title: "Doc" }, screenshot: false }, b);
+    await b.keys(liveObservation(s2)!.window, "a", 5000);
+    expect(raises(b)).toEqual(["perform 10 AXRaise", "set 10 AXMain true"]);
+    await s2.release();
+  });
+
   it("pointer, keys and text become CGEvents at screen points", async () => {
     const b = backend(simpleWorld([button(21, "OK")]));
     await b.pointer(INPUT_WINDOW, { kind: "click", x: 150, y: 130, count: 2 }, 5000);

@@ -1542,6 +1542,9 @@ Error MacBackend::Front(const WindowInfo& window, Clock::time_point deadline) {
   SetTimeoutFor(appEl, until);
   FrontState state;
   if (Error err = CheckFront(window, until, state)) return err;
+  // Already ready: no raise and no AXMain, two IPCs saved, and an open popover
+  // or menu of the window is not disturbed.
+  if (state.ready) return {};
   std::string activation;
   if (!state.appInFront) {
     // The app's own switch; AppKit activation is only a request on macOS 14+.
