@@ -2152,9 +2152,30 @@ describe("issue 12 (items 3, 6, 7, 8, 10): Chromium switch, Spaces, unreadable s
     const b = backend(world);
     await expect(snapshot({ app: "Editor", screenshot: false }, b)).rejects.toMatchObject({
       code: "WINDOW_NOT_FOUND",
-      message: expect.stringMatching(/the window is on another Space.*Switch to that Space/),
+      message: expect.stringMatching(/the window is on another Space or hidden.*Switch to that Space/),
       hint: expect.stringMatching(/switch to that Space.*do not open a new window/),
     });
+    expect(b.fakeLog().filter((l) => l.startsWith("system open"))).toEqual([]);
+  });
+
+  it("issue 21 N1: an ordered-out (closed but kept) window looks like one on another Space: the error names both, and how to force the reopen", async () => {
+    // CGWindow.h: kCGWindowListOptionAll lists on- and off-screen windows alike, with no Space number;
+    // a window the app closed but keeps (ordered out) is listed exactly like one on another Space.
+    const world: World = {
+      focusedPid: PID,
+      apps: [{ ...appWith([]), recoverOn: "never" }],
+      windows: [cg(77, "", { onScreen: false })],
+    };
+    const b = backend(world);
+    const err = await snapshot({ app: "Editor", screenshot: false }, b).catch((e: unknown) => e);
+    expect(err).toMatchObject({
+      code: "WINDOW_NOT_FOUND",
+      message: expect.stringMatching(
+        /on another Space or hidden: .*ordered out.*launch\("com\.example\.editor"\)/,
+      ),
+      hint: expect.stringMatching(/another Space.*do not open a new window.*hid.*launch.*reopen/),
+    });
+    // Not reopened on a guess: on another Space, a reopen would make a second window.
     expect(b.fakeLog().filter((l) => l.startsWith("system open"))).toEqual([]);
   });
 

@@ -1154,14 +1154,20 @@ Error MacBackend::Recover(RecoveryStep step, const AppInfo& app, const std::opti
       // AXWindows lists only the windows of the current Space: an app whose
       // windows are all on another Space (or full screen in one) looks
       // windowless, and reopening it would make a new window. The window
-      // server's list covers every Space.
+      // server's list covers every Space - and also the windows an app
+      // ordered out (closed but kept, hidden): the public list tells the two
+      // apart by nothing (no Space number), so the app is not reopened on a
+      // guess, and the agent is told both and how to force the reopen.
       if (int elsewhere = WindowsElsewhere(app.pid))
         return {ErrorCode::kWindowNotFound,
-                "the window is on another Space: the window server lists " + std::to_string(elsewhere) + " window" +
-                    (elsewhere == 1 ? " that is" : "s that are") + " of " + NameOf(app.pid) +
-                    " not on this Space (or not on screen), and AX lists none here; it was not reopened "
-                    "(that would make a new window). Switch to that Space, or move the window to this one (Mission "
-                    "Control), then try again"};
+                "the window is on another Space or hidden: the window server lists " + std::to_string(elsewhere) +
+                    " window" + (elsewhere == 1 ? "" : "s") + " of " + NameOf(app.pid) +
+                    (elsewhere == 1 ? " that is" : " that are") +
+                    " not on screen, and AX lists none here (on another Space, or ordered out: closed but "
+                    "kept, or hidden by the app); it was not reopened (on another Space that would make a new "
+                    "window). Switch to that Space, or move the window to this one (Mission Control), then try "
+                    "again; if the app only hid its window, launch(\"" +
+                    app.bundleId + "\") sends it a reopen event"};
       return system_->OpenBundle(app.bundleId, Sooner(deadline, Clock::now() + std::chrono::seconds(3)));
     case RecoveryStep::kUnminimize: {
       CFRef<AXUIElementRef> w;
