@@ -392,9 +392,10 @@ export function mapNativeError(e: unknown, stack: string | undefined): AxsnapErr
   const mapped: { code: ErrorCode; hint?: string; delivery?: Delivery } = (nativeCode &&
     NATIVE_CODES[nativeCode]) || { code: "ACTION_FAILED" };
   // macOS: the app's windows are all on another Space (issue 12 item 6): opening one would make a new window.
+  // The window server lists windows the app ordered out (hidden, closed but kept) the same way (issue 21 N1).
   const hint =
     nativeCode === "WINDOW_NOT_FOUND" && /the window is on another Space/.test(message)
-      ? "the app's window is on another Space: switch to that Space (or move the window to this one with Mission Control), then take a new snapshot; do not open a new window"
+      ? "the app's window is on another Space or hidden: if on another Space, switch to that Space (or move the window to this one with Mission Control), then take a new snapshot, and do not open a new window; if the app hid its window (closed but kept), launch the app again (launch() with its name or bundle id) to send it a reopen event"
       : mapped.hint;
   const err = new AxsnapError(mapped.code, message, {
     cause: e,

@@ -8,6 +8,7 @@
 #include <deque>
 #include <thread>
 
+#include "../core/secret_names.h"
 #include "cf_convert.h"
 #include "cg_input.h"
 
@@ -750,6 +751,15 @@ Error MacBackend::ReadOne(ElementId id, AXUIElementRef el, int64_t pid, NodeAttr
   bool secure = (a.subrole && *a.subrole == "AXSecureTextField") ||
                 (textField && a.roleDescription && *a.roleDescription == "secure text field") ||
                 (textField && subroleUnknown);
+  // A text entry named like a password - its title (the AXTitleUIElement
+  // label's text included), description or placeholder - is secure too
+  // unless the snapshot turned the name rule off, as on Linux: apps that draw
+  // their own password fields often forget the subrole, and the renderer
+  // hiding the value is too late, its plaintext would already be in the result.
+  if (!secure && secureNames_ && (textField || a.role == "AXTextArea")) {
+    for (const std::optional<std::string>* name : {&a.title, &a.description, &a.placeholder})
+      if (*name && NameSaysPassword(**name)) secure = true;
+  }
   // Without a subrole, the value read is what tells: a field that refuses it is taken for a secure one.
   const bool valueTells = textField && !secure && subroleUnimplemented;
   if (live_) liveRead_.insert(id);
@@ -1054,11 +1064,12 @@ Error MacBackend::Capture(const WindowInfo& window, std::vector<uint8_t>& rgba, 
   const double scale = system_->BackingScale(w.bounds);
   // One capture at a time in the process (CaptureGate): ScreenCaptureKit
   // calls cannot be cancelled, so one that timed out is still in flight, and
-  // separate backends' captures would otherwise overlap. The pass is held by
-  // every completion handler the capture starts.
+  // separate backends' captures would otherwise overlap. The pass goes to
+  // every request the capture makes; the hold is this call's share.
   Error gateErr;
-  std::shared_ptr<CapturePass> pass = CaptureGate::Process().Enter(bound, gateErr);
-  if (!pass) return gateErr;
+  CaptureHold hold = CaptureGate::Process().Enter(bound, gateErr);
+  if (!hold) return gateErr;
+  const std::shared_ptr<CapturePass>& pass = hold.pass();
   if (Error err =
           system_->CaptureWindow(w.number, w.bounds, scale, CaptureFilter::kWindow, pass, rgba, width, height, bound))
     return err;
@@ -1143,14 +1154,20 @@ Error MacBackend::Recover(RecoveryStep step, const AppInfo& app, const std::opti
       // AXWindows lists only the windows of the current Space: an app whose
       // windows are all on another Space (or full screen in one) looks
       // windowless, and reopening it would make a new window. The window
-      // server's list covers every Space.
+      // server's list covers every Space - and also the windows an app
+      // ordered out (closed but kept, hidden): the public list tells the two
+      // apart by nothing (no Space number), so the app is not reopened on a
+      // guess, and the agent is told both and how to force the reopen.
       if (int elsewhere = WindowsElsewhere(app.pid))
         return {ErrorCode::kWindowNotFound,
-                "the window is on another Space: the window server lists " + std::to_string(elsewhere) + " window" +
-                    (elsewhere == 1 ? " that is" : "s that are") + " of " + NameOf(app.pid) +
-                    " not on this Space (or not on screen), and AX lists none here; it was not reopened "
-                    "(that would make a new window). Switch to that Space, or move the window to this one (Mission "
-                    "Control), then try again"};
+                "the window is on another Space or hidden: the window server lists " + std::to_string(elsewhere) +
+                    " window" + (elsewhere == 1 ? "" : "s") + " of " + NameOf(app.pid) +
+                    (elsewhere == 1 ? " that is" : " that are") +
+                    " not on screen, and AX lists none here (on another Space, or ordered out: closed but "
+                    "kept, or hidden by the app); it was not reopened (on another Space that would make a new "
+                    "window). Switch to that Space, or move the window to this one (Mission Control), then try "
+                    "again; if the app only hid its window, launch(\"" +
+                    app.bundleId + "\") sends it a reopen event"};
       return system_->OpenBundle(app.bundleId, Sooner(deadline, Clock::now() + std::chrono::seconds(3)));
     case RecoveryStep::kUnminimize: {
       CFRef<AXUIElementRef> w;
@@ -1286,12 +1303,19 @@ void MacBackend::PrepareWalk(const AppInfo& app, const WindowInfo& window, Clock
         return;
       }
       attribute = "AXEnhancedUserInterface";
+      // Already on means another assistive app (VoiceOver) turned it on: it
+      // stays on when this backend closes - on macOS 12-13 Chrome leaves its
+      // complete accessibility mode at a false whoever else still needs it.
+      CFAny before;
+      const bool wasOn = AXUIElementCopyAttributeValue(appEl, CFSTR("AXEnhancedUserInterface"), before.OutParam()) ==
+                             kAXErrorSuccess &&
+                         CFToBool(before.get()).value_or(false);
       const AXError enhanced = AXUIElementSetAttributeValue(appEl, CFSTR("AXEnhancedUserInterface"), kCFBooleanTrue);
       // Chrome answers this set with an error even when it takes effect (full
       // accessibility mode comes about 2 s later): the attempt is recorded
       // whatever the answer, so the attribute is turned off again when the
       // backend closes, and the content is waited for below.
-      enhanced_.insert(app.pid);
+      if (!wasOn) enhanced_.insert(app.pid);
       notes.push_back(std::string("AXManualAccessibility was refused (") + AXErrorName(e) +
                       "); AXEnhancedUserInterface was set instead" +
                       (enhanced == kAXErrorSuccess ? std::string()
@@ -1524,6 +1548,9 @@ Error MacBackend::Front(const WindowInfo& window, Clock::time_point deadline) {
   SetTimeoutFor(appEl, until);
   FrontState state;
   if (Error err = CheckFront(window, until, state)) return err;
+  // Already ready: no raise and no AXMain, two IPCs saved, and an open popover
+  // or menu of the window is not disturbed.
+  if (state.ready) return {};
   std::string activation;
   if (!state.appInFront) {
     // The app's own switch; AppKit activation is only a request on macOS 14+.
@@ -1805,15 +1832,30 @@ Error MacBackend::InsertText(ElementId id, const std::string& text, Clock::time_
     return err.code == ErrorCode::kDeliveryUncertain ? Error{err.code, err.message + "; the text was not inserted"}
                                                      : err;
   // A selection the app did not put where asked would be replaced: the text
-  // goes in only when the caret is at the end, with nothing selected.
-  CFAny now;
-  CFRange at{};
-  if (AXUIElementCopyAttributeValue(el, CFSTR("AXSelectedTextRange"), now.OutParam()) != kAXErrorSuccess || !now ||
-      CFGetTypeID(now.get()) != AXValueGetTypeID() ||
-      !AXValueGetValue(static_cast<AXValueRef>(now.get()), kAXValueTypeCFRange, &at) || at.location != end.location ||
-      at.length != 0)
-    return {ErrorCode::kDeliveryUncertain,
-            "the caret was moved but is not at the end with nothing selected; the text was not inserted"};
+  // goes in only when the caret is at the end, with nothing selected. Apps
+  // may apply a selection later than they answer the set (Chromium sends it
+  // to the renderer and reads back the browser's copy), so the read-back is
+  // polled, briefly. A caret that never arrives means only the selection
+  // moved: the text was not inserted, and typing with key events may go on.
+  constexpr int kCaretPolls = 8;
+  constexpr auto kCaretPoll = std::chrono::milliseconds(25);
+  auto caretAtEnd = [&] {
+    CFAny now;
+    CFRange at{};
+    return AXUIElementCopyAttributeValue(el, CFSTR("AXSelectedTextRange"), now.OutParam()) == kAXErrorSuccess && now &&
+           CFGetTypeID(now.get()) == AXValueGetTypeID() &&
+           AXValueGetValue(static_cast<AXValueRef>(now.get()), kAXValueTypeCFRange, &at) &&
+           at.location == end.location && at.length == 0;
+  };
+  bool arrived = caretAtEnd();
+  for (int i = 0; !arrived && i < kCaretPolls && Clock::now() + kCaretPoll < deadline; ++i) {
+    system_->Sleep(kCaretPoll);
+    arrived = caretAtEnd();
+  }
+  if (!arrived)
+    return {ErrorCode::kActionFailed,
+            "the caret did not arrive at the end of the text (the app answered the move but its selection is "
+            "elsewhere); only the selection may have moved, the text was not inserted"};
   CFRef<CFStringRef> value = MakeCFString(text);
   return AfterDelivery(AXUIElementSetAttributeValue(el, CFSTR("AXSelectedText"), value.get()), "inserting the text");
 }

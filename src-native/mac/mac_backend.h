@@ -88,6 +88,7 @@ class MacBackend : public Backend {
                        std::vector<ElementId>& chain, Clock::time_point deadline) override;
   Error InsertText(ElementId id, const std::string& text, Clock::time_point deadline) override;
   void SetLiveReads(bool live) override;
+  void SetSecureNameHeuristic(bool on) override { secureNames_ = on; }
 
   Error GatherWindows(const AppInfo& app, WindowCandidates& out, Clock::time_point deadline) override;
   // Vision over the capture (MacSystem::CreateOcrEngine); kOcrUnavailable where the system has none.
@@ -191,7 +192,8 @@ class MacBackend : public Backend {
   std::unordered_map<int64_t, bool> manualAccessibility_;
   std::set<int64_t> chromiumReady_;
   // Apps we set AXEnhancedUserInterface on, whatever they answered (Chrome
-  // answers an error and switches anyway); it is reset when the backend closes.
+  // answers an error and switches anyway), and that did not read it as on
+  // before: it is reset when the backend closes.
   std::set<int64_t> enhanced_;
   // Apps that refused a batched read: since when, and how many elements were
   // read singly since. The batch is offered again after a while (ReadOne).
@@ -203,6 +205,7 @@ class MacBackend : public Backend {
   // Live reads (SetLiveReads): the one cache of attribute reads, the role the
   // element table remembers for ChildrenOf, serves only roles read while on.
   bool live_ = false;
+  bool secureNames_ = true;  // SetSecureNameHeuristic
   std::set<ElementId> liveRead_;
   std::unordered_map<int64_t, std::unique_ptr<Watched>> watched_;
 };

@@ -1082,6 +1082,15 @@ AXError ReadOne(FakeWorld& w, const Target& t, const std::string& name, bool inB
       if (inBatch && f->failBatchSlots.count(name)) return kAXErrorCannotComplete;
     }
   }
+  if (!t.system && name == "AXSelectedTextRange") {
+    FakeFaults& f = t.el->faults;
+    if (f.pendingSelection && f.selectionLagLeft == 0) {
+      t.el->attrs[name] = *f.pendingSelection;
+      f.pendingSelection.reset();
+    } else if (f.pendingSelection && f.selectionLagLeft > 0) {
+      f.selectionLagLeft--;
+    }
+  }
   std::optional<FakeValue> v = Attr(w, t, name);
   if (!v) return inBatch ? kAXErrorNoValue : kAXErrorAttributeUnsupported;
   if (v->kind == FakeValue::Kind::kNoValue) return kAXErrorNoValue;
@@ -2143,6 +2152,11 @@ AXError AXUIElementSetAttributeValue(AXUIElementRef element, CFStringRef attribu
     Utf8ToUtf16(reinterpret_cast<const unsigned char*>(text->second.text.data()), text->second.text.size(), units);
     if (next.x < 0 || next.w < 0 || next.x + next.w > static_cast<double>(units.size()))
       return done(kAXErrorIllegalArgument);
+    if (el.faults.selectionLagReads != 0) {
+      el.faults.pendingSelection = next;
+      el.faults.selectionLagLeft = el.faults.selectionLagReads;
+      return done(kAXErrorSuccess);
+    }
   }
   if (hasText && name == "AXSelectedText" && next.kind == FakeValue::Kind::kString) {
     std::u16string units, inserted;

@@ -199,6 +199,12 @@ struct FakeFaults {
   // Issue 12 item 10: only the first N batched reads (of the element) are refused; 0: every one.
   int batchErrorTimes = 0;
   int batchRefused = 0;  // state: batched reads refused so far
+  // Issue 21 N12: a set of AXSelectedTextRange is answered at once but shows
+  // in reads only after this many reads of it (Chromium applies a selection
+  // in the renderer, later); -1: never (the selection never moves).
+  int selectionLagReads = 0;
+  std::optional<FakeValue> pendingSelection;  // state: the range set, not showing yet
+  int selectionLagLeft = 0;                   // state: reads until it shows
 };
 
 struct FakeElement {
@@ -269,6 +275,9 @@ struct FakeCGWindow {
   bool blackWithWindowFilter = false;  // the window filter gives an all-black image (GPU-rendered window)
   double backingScale = 0;             // the window's own pixels per point; 0: its display's (world.scale)
   bool captureHangs = false;           // ScreenCaptureKit never answers a capture of it
+  // N16: ScreenCaptureKit answers, but keeps the finished completion handler
+  // (and what it captured) alive until FakeCompleteCaptures.
+  bool handlerKept = false;
 };
 
 // CGEventPost made slow: the first `afterEvents` events go at once, each later

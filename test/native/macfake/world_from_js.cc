@@ -277,7 +277,7 @@ class Parser {
   FakeFaults Faults(Napi::Object o, const std::string& path) {
     Keys(o, path,
          {"dieAfterReads", "failAttribute", "cannotComplete", "failBatchSlots", "logReads", "performError", "setError",
-          "batchError", "batchErrorTimes"});
+          "batchError", "batchErrorTimes", "selectionLagReads"});
     FakeFaults f;
     f.dieAfterReads = static_cast<int>(Int(o, "dieAfterReads", path, -1));
     f.cannotComplete = Bool(o, "cannotComplete", path, false);
@@ -291,7 +291,8 @@ class Parser {
     if (Has(o, "performError")) f.performError = AXErrorCode(o.Get("performError"), path + ".performError");
     if (Has(o, "setError")) f.setError = AXErrorCode(o.Get("setError"), path + ".setError");
     if (Has(o, "batchError")) f.batchError = AXErrorCode(o.Get("batchError"), path + ".batchError");
-    f.batchErrorTimes = static_cast<int>(Int(o, "batchErrorTimes", path, 0));  // issue 12 item 10
+    f.batchErrorTimes = static_cast<int>(Int(o, "batchErrorTimes", path, 0));      // issue 12 item 10
+    f.selectionLagReads = static_cast<int>(Int(o, "selectionLagReads", path, 0));  // issue 21 N12
     return f;
   }
 
@@ -448,7 +449,7 @@ class Parser {
   FakeCGWindow ParseWindow(Napi::Object o, const std::string& path) {
     Keys(o, path,
          {"number", "pid", "layer", "bounds", "name", "ownerName", "onScreen", "alpha", "captureFails",
-          "blackWithWindowFilter", "backingScale", "captureHangs"});
+          "blackWithWindowFilter", "backingScale", "captureHangs", "handlerKept"});
     if (!Has(o, "number")) Fail(path + ".number", "required");
     if (!Has(o, "pid")) Fail(path + ".pid", "required");
     FakeCGWindow cg;
@@ -474,6 +475,7 @@ class Parser {
     cg.backingScale = Number(o, "backingScale", path, 0);
     if (cg.backingScale < 0 || !(cg.backingScale == cg.backingScale)) Fail(path + ".backingScale", "must be >= 0");
     cg.captureHangs = Bool(o, "captureHangs", path, false);
+    cg.handlerKept = Bool(o, "handlerKept", path, false);
     return cg;
   }
 
