@@ -44,7 +44,7 @@ beforeAll(async () => {
       "-e",
       "sh",
       "-c",
-      "echo axsnap reads this terminal; sleep 600",
+      `printf '%s\\n' ${XTERM_TEXT.map((l) => `'${l}'`).join(" ")}; sleep 600`,
     ],
     { name: "xterm", windowClass: "XTerm", timeoutMs: 20_000 },
   );
@@ -60,6 +60,9 @@ afterAll(async () => {
   await gtk?.stop();
   await desktop?.stop();
 });
+
+/** What the xterm prints: its default font is the 6x13 bitmap "fixed". */
+const XTERM_TEXT = ["axsnap reads this terminal", "the quick brown fox jumps over the lazy dog"];
 
 const ocrLines = (text: string) =>
   text
@@ -86,10 +89,13 @@ describe("ocr auto on real windows", () => {
     expect(snap.text).toMatch(/^(\t*)\d+ drawing area\n\1\t\d+ text \(ocr\) /m);
   });
 
-  it("reads an xterm, which has no accessibility tree", async () => {
+  it("reads an xterm, which has no accessibility tree, with word recall and precision ≥ 95%", async () => {
     const snap = await session.snapshot({ app: xterm.pid, screenshot: false });
     expect(snap.text).toMatch(/^0 frame axsnap ocr xterm$/m);
     expect(ocrLines(snap.text).join(" ")).toMatch(/axsnap reads this terminal/);
+    const a = accuracy(XTERM_TEXT.flatMap(wordsOf), ocrLines(snap.text).flatMap(wordsOf));
+    expect(a.recall, snap.text).toBeGreaterThanOrEqual(0.95);
+    expect(a.precision, snap.text).toBeGreaterThanOrEqual(0.95);
   });
 });
 
