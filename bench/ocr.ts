@@ -24,7 +24,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
-import type { Snapshot } from "../lib/index.js";
+import { AxsnapError, type Snapshot } from "../lib/index.js";
 import { loadNative, type NativeBackend, type NativePixels, type NativeWindow } from "../lib/native.js";
 import { createSession } from "../lib/session.js";
 import {
@@ -109,7 +109,13 @@ const rows: Row[] = [];
 
 async function until(what: string, ok: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
   const end = Date.now() + timeoutMs;
-  while (!(await ok())) if (Date.now() > end) throw new Error(`${what}: not ready after ${timeoutMs} ms`);
+  // A window mapped a moment ago can be on the screen before its app is found by its pid: not yet.
+  const ready = () =>
+    ok().catch((e: unknown) => {
+      if (e instanceof AxsnapError && e.code === "APP_NOT_FOUND") return false;
+      throw e;
+    });
+  while (!(await ready())) if (Date.now() > end) throw new Error(`${what}: not ready after ${timeoutMs} ms`);
 }
 
 const XTERM_TEXT = ["axsnap reads this terminal", "the quick brown fox jumps over the lazy dog"];
