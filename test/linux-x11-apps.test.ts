@@ -93,8 +93,16 @@ describe("X11 clients with no accessibility tree", () => {
       });
       // Beyond line 0, only the text of its pixels (issue 20): the tree is thin, so auto reads it.
       expect(byAlias.records.slice(1).every((r) => r.ocr !== undefined)).toBe(true);
-      // The label reads whole; Tk's raised button loses words at 1× (the closing note of stop 27 says so).
-      expect(byAlias.records.slice(1).map((r) => r.title)).toContain("not pressed");
+      // The button's label and the status label, each whole, each where Tk placed it.
+      expect(byAlias.records.slice(1).map((r) => r.title)).toEqual(["Press me", "not pressed"]);
+      const inside = (f: { x: number; y: number; w: number; h: number }, r: typeof f) =>
+        f.x >= r.x && f.y >= r.y && f.x + f.w <= r.x + r.w && f.y + f.h <= r.y + r.h;
+      // The button is placed at (20, 20) 140x50, the label at (20, 100) 200x30 (test/apps/tk-app.tcl).
+      expect(inside(byAlias.records[1]!.frame!, { x: 20, y: 20, w: 140, h: 50 })).toBe(true);
+      expect(inside(byAlias.records[2]!.frame!, { x: 20, y: 100, w: 200, h: 30 })).toBe(true);
+      // Its text spans both words: centred on the button (the widget centres its label), not on "me".
+      const press = byAlias.records[1]!.frame!;
+      expect(Math.abs(press.x + press.w / 2 - 90)).toBeLessThanOrEqual(4);
       // Record frames are window-relative: line 0 is the whole window.
       expect(byAlias.records[0]!.frame).toEqual({ x: 0, y: 0, w: 320, h: 200 });
       expect(byAlias.text).toContain("Tk-app.tcl has no accessibility tree: only its window (X11 0x");
