@@ -8,7 +8,8 @@
  * section: which apps post these names, and what a Mach port does with
  * notifications nobody reads.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { unwatchLinger } from "../lib/act/watches.js";
 import type { NativeBackend } from "../lib/native.js";
 import { createSession } from "../lib/session.js";
 import {
@@ -27,7 +28,9 @@ function backend(world: World): NativeBackend {
   open.push(b);
   return b;
 }
+const defaultLinger = unwatchLinger.ms;
 afterEach(async () => {
+  unwatchLinger.ms = defaultLinger;
   for (const b of open.splice(0)) await b.close();
   addon.macDirectClose();
   expect(addon.fakeObservers()).toBe(0);
@@ -184,6 +187,18 @@ describe("N3: web apps are not settled by silence alone", () => {
     expect(st.quietFloorMs).toBe(400);
   });
 
+  it("waitFor({ idle }) on that page does not find it idle either (the same stamps)", async () => {
+    const b = backend(webWorld(40));
+    const session = createSession({ backend: b });
+    await session.snapshot({ app: PID, screenshot: false });
+    const err = await session.waitFor(PID, { idle: true, quietMs: 150 }, { timeoutMs: 1500 }).then(
+      () => undefined,
+      (e: unknown) => e as { code?: string },
+    );
+    expect(err?.code).toBe("TIMEOUT");
+    await session.close();
+  });
+
   it("the same page, not changing, settles quiet: sampling finds nothing to count", async () => {
     const b = backend(webWorld(0));
     const s = await createSession({ backend: b }).snapshot({ app: PID, screenshot: false });
@@ -227,6 +242,7 @@ describe("N10: the observer's run loop between waits", () => {
   });
 
   it("a session unwatches the apps it observed when it closes, once no other session observes them", async () => {
+    unwatchLinger.ms = 0;
     const b = backend(nativeWorld());
     const one = createSession({ backend: b });
     const two = createSession({ backend: b });
@@ -248,6 +264,25 @@ describe("N10: the observer's run loop between waits", () => {
     await three.close();
     expect(addon.fakeObservers()).toBe(0);
   });
+
+  it("an app no session observes stays watched a while: the next session's snapshot does not watch it again", async () => {
+    unwatchLinger.ms = 60_000;
+    const b = backend(nativeWorld());
+    const registrations = () => b.fakeLog().filter((l) => l === "observe 1 AXValueChanged").length;
+    const one = createSession({ backend: b });
+    await one.snapshot({ app: PID, screenshot: false });
+    await one.close();
+    await b.listApps(2000);
+    expect(addon.fakeObservers()).toBe(1);
+    const two = createSession({ backend: b });
+    await two.snapshot({ app: PID, screenshot: false });
+    await b.listApps(2000);
+    expect(registrations()).toBe(1);
+    // Then it goes once the linger passes with nobody observing.
+    unwatchLinger.ms = 50;
+    await two.close();
+    await vi.waitFor(() => expect(addon.fakeObservers()).toBe(0), { timeout: 5000, interval: 20 });
+  });
 });
 
 describe("N11: a registration cut short", () => {
@@ -268,6 +303,24 @@ describe("N11: a registration cut short", () => {
     for (const n of ["AXTitleChanged", "AXMoved", "AXWindowMoved", "AXLoadComplete"])
       expect(second.added).toContain(n);
     expect(addon.fakeObservers()).toBe(1);
+    addon.fakeNotify(PID, "AXMoved", 21);
+    expect(addon.macDirectWait(PID, 0, 2000).stamp).toBe(1);
+  });
+
+  it("names the deadline cut off are registered by a later Watch", () => {
+    // Each registration takes 150 ms: a 400 ms deadline registers two or three of them.
+    addon.macDirectOpen(nativeWorld({ hungMs: 150 }));
+    const first = addon.macDirectWatch(PID, 400);
+    expect(first.code).toBe("NONE");
+    expect(first.added.length).toBeGreaterThan(0);
+    expect(first.added).not.toContain("AXMoved");
+    expect(first.refused).toContain("AXMoved: the deadline passed");
+    addon.fakeWorldReplace(nativeWorld());
+    const second = addon.macDirectWatch(PID, 2000);
+    expect(second.code).toBe("NONE");
+    expect(second.refused).toEqual([]);
+    expect(second.added).toContain("AXMoved");
+    expect(second.added).toContain("AXInvalidStatusChanged");
     addon.fakeNotify(PID, "AXMoved", 21);
     expect(addon.macDirectWait(PID, 0, 2000).stamp).toBe(1);
   });
