@@ -18,6 +18,8 @@ export type AXElement = {
   faults?: Record<string, unknown>;
   hiddenChildren?: AXElement[];
   cgWindow?: number;
+  /** One more of hiddenChildren shows in AXChildren every growEveryMs after the world is installed (no notification). */
+  growEveryMs?: number;
 };
 
 export interface WorldApp {
@@ -38,6 +40,8 @@ export interface WorldApp {
   notifications?: { atMs: number; name: string; element?: number }[];
   /** AXObserverAddNotification answers kAXErrorNotificationUnsupported for these. */
   refuseNotifications?: string[];
+  /** AXObserverAddNotification answers kAXErrorCannotComplete for these (a busy moment). */
+  busyNotifications?: string[];
   root: AXElement;
 }
 

@@ -1057,6 +1057,14 @@ std::optional<FakeValue> Attr(FakeWorld& w, const Target& t, const std::string& 
     if (name == "AXHidden") return FakeValue::Bool(t.app->hidden);
     if (name == "AXFrontmost") return FakeValue::Bool(w.focusedPid == t.app->pid);
   }
+  if (name == "AXChildren" && t.el->growEveryMs > 0) {
+    FakeValue children =
+        it != t.el->attrs.end() && it->second.kind == FakeValue::Kind::kArray ? it->second : FakeValue::Array({});
+    const auto grown = (Clock::now() - t.el->installedAt) / std::chrono::milliseconds(t.el->growEveryMs);
+    const size_t n = std::min(t.el->hiddenChildren.size(), static_cast<size_t>(std::max<int64_t>(0, grown)));
+    for (size_t i = 0; i < n; i++) children.items.push_back(t.el->hiddenChildren[i]);
+    return children;
+  }
   if (name == "AXChildren" && !t.el->hiddenChildren.empty() && Revealed(*t.app)) {
     FakeValue children =
         it != t.el->attrs.end() && it->second.kind == FakeValue::Kind::kArray ? it->second : FakeValue::Array({});
@@ -1331,6 +1339,8 @@ void InstallWorld(FakeWorld world) {
       throw std::invalid_argument("element " + std::to_string(entry.first) + ": cgWindow " +
                                   std::to_string(*entry.second.cgWindow) + " is not in the window list");
 
+  const Clock::time_point installed = Clock::now();
+  for (auto& entry : world.elements) entry.second.installedAt = installed;
   ClearLog();
   WorldState& st = State();
   std::unique_ptr<FakeWorld> old;
@@ -2619,6 +2629,7 @@ AXError Observe(AXObserverRef observer, AXUIElementRef element, CFStringRef noti
       id = t.el->id;
       who = t.Name();
       if (add && t.app->refuseNotifications.count(name)) err = kAXErrorNotificationUnsupported;
+      if (add && t.app->busyNotifications.count(name)) err = kAXErrorCannotComplete;
     }
   }
   if (err == kAXErrorSuccess) {

@@ -220,7 +220,12 @@ struct FakeElement {
   // The CG window this AX window is; when absent, the CG window of the same
   // pid whose name equals AXTitle.
   std::optional<uint32_t> cgWindow;
-  int reads = 0;  // state: attribute reads so far
+  // N3 (second macOS review): web content that keeps changing and posts no
+  // notification. > 0: one more of hiddenChildren appears in AXChildren every
+  // growEveryMs after the world was installed, whether or not a Chromium tree was asked for.
+  int growEveryMs = 0;
+  std::chrono::steady_clock::time_point installedAt;  // state: set by InstallWorld
+  int reads = 0;                                      // state: attribute reads so far
 };
 
 struct FakeChromium {
@@ -255,6 +260,8 @@ struct FakeApp {
   std::vector<FakeNotification> notifications;
   // AXObserverAddNotification answers kAXErrorNotificationUnsupported for these.
   std::set<std::string> refuseNotifications;
+  // N11 (second macOS review): AXObserverAddNotification answers kAXErrorCannotComplete for these (a busy app).
+  std::set<std::string> busyNotifications;
   int64_t rootId = 0;  // the app element
   // State.
   int reads = 0;

@@ -301,7 +301,7 @@ class Parser {
     if (depth > kMaxDepth) Fail(path, "nested deeper than " + std::to_string(kMaxDepth));
     if (pid == 0) Fail(path, "inline elements must belong to an app (use { ref: id } here)");
     Napi::HandleScope scope(env_);
-    Keys(o, path, {"id", "attrs", "settable", "actions", "faults", "hiddenChildren", "cgWindow"});
+    Keys(o, path, {"id", "attrs", "settable", "actions", "faults", "hiddenChildren", "cgWindow", "growEveryMs"});
     FakeElement el;
     el.id = Has(o, "id") ? Int(o, "id", path, 0) : NextId();
     el.pid = pid;
@@ -322,6 +322,7 @@ class Parser {
       if (v.kind != FakeValue::Kind::kElement) Fail(p, "must be an element or { ref }");
       el.hiddenChildren.push_back(std::move(v));
     }
+    el.growEveryMs = static_cast<int>(Int(o, "growEveryMs", path, 0));
     if (Has(o, "cgWindow")) {
       const int64_t n = Int(o, "cgWindow", path, 0);
       if (n < 0 || n > UINT32_MAX) Fail(path + ".cgWindow", "must be a window number");
@@ -386,7 +387,7 @@ class Parser {
   FakeApp ParseApp(Napi::Object o, const std::string& path, FakeWorld& w) {
     Keys(o, path,
          {"pid", "name", "bundleId", "bundlePath", "hidden", "active", "regular", "hungMs", "chromium", "recoverOn",
-          "faults", "root", "activationDelayMs", "notifications", "refuseNotifications"});
+          "faults", "root", "activationDelayMs", "notifications", "refuseNotifications", "busyNotifications"});
     if (!Has(o, "pid")) Fail(path + ".pid", "required");
     FakeApp app;
     app.pid = Int(o, "pid", path, 0);
@@ -421,6 +422,7 @@ class Parser {
       Fail(path + ".recoverOn", "must be one of unhide, activate, open, unminimize, raise, main, never");
     if (Has(o, "faults")) app.faults = Faults(ObjectField(o, "faults", path), path + ".faults");
     for (const std::string& name : Strings(o, "refuseNotifications", path)) app.refuseNotifications.insert(name);
+    for (const std::string& name : Strings(o, "busyNotifications", path)) app.busyNotifications.insert(name);
     Napi::Array notes = ArrayField(o, "notifications", path);
     for (uint32_t i = 0; i < notes.Length(); ++i) {
       const std::string p = path + ".notifications[" + std::to_string(i) + "]";
