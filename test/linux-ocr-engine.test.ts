@@ -145,7 +145,9 @@ describe("recognizeText (Tesseract)", () => {
       );
     expect((err as { nativeCode?: string }).nativeCode).toBe("OCR_UNAVAILABLE");
     // The message names the package; the hint, Linux's own, says how to install it.
-    expect((err as Error).message).toBe('Tesseract has no data for "xx_none" (packages: tesseract-ocr-xx-none)');
+    expect((err as Error).message).toBe(
+      'Tesseract has no data for "xx_none" (packages: tesseract-ocr-xx-none)',
+    );
     expect(mapNativeError(err, undefined).hint).toBe("install it: apt-get install tesseract-ocr-xx-none");
   });
 
