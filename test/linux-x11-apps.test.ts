@@ -13,7 +13,9 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AxsnapError, createSession, listApps, listWindows, type Session } from "../lib/index.js";
 import { type App, type Desktop, startApp } from "../scripts/desktop.mjs";
+import { runCli, runCliJson } from "./support/cli.js";
 import { useDesktop } from "./support/linux.js";
+import { textOf, useMcpClients } from "./support/mcp.js";
 import { decodePng, nonBlank } from "./support/png.js";
 
 const TIMEOUT = 60_000;
@@ -26,6 +28,7 @@ let xterm2: App;
 let tk: App;
 let xmsg: App;
 let pressedFile: string;
+const mcpClient = useMcpClients();
 
 beforeAll(async () => {
   desktop = await useDesktop();
@@ -75,6 +78,44 @@ describe("X11 clients with no accessibility tree", () => {
           .map((a) => a.pid)
           .sort(),
       ).toEqual([xterm.pid, xterm2.pid].sort());
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "axsnap apps says which apps have no accessibility tree, in its text and its --json",
+    async () => {
+      const r = await runCli(["apps"]);
+      expect(r.code, r.stderr).toBe(0);
+      const lines = r.stdout.split("\n");
+      for (const [app, name] of [
+        [tk, "Tk-app.tcl"],
+        [xterm, "XTerm"],
+        [xmsg, "Xmessage"],
+      ] as const)
+        expect(lines).toContain(`${name}\tpid ${app.pid}\t(no accessibility tree)`);
+      const j = await runCliJson(["apps"]);
+      expect(j.env.ok, j.stderr).toBe(true);
+      expect(j.env.data.apps).toContainEqual({
+        name: "Xmessage",
+        bundleId: "xmessage",
+        pid: xmsg.pid,
+        noTree: true,
+      });
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "MCP list_apps marks them noTree, and says in its description what that means",
+    async () => {
+      const client = await mcpClient(session);
+      const tool = (await client.listTools()).tools.find((t) => t.name === "list_apps");
+      expect(tool?.description).toMatch(/noTree/);
+      const r = await client.callTool({ name: "list_apps", arguments: {} });
+      const apps = (r.structuredContent as { apps: { pid: number; noTree?: boolean }[] }).apps;
+      expect(apps.find((a) => a.pid === xmsg.pid)).toMatchObject({ name: "Xmessage", noTree: true });
+      expect(JSON.parse(textOf(r as Parameters<typeof textOf>[0]))).toEqual(apps);
     },
     TIMEOUT,
   );

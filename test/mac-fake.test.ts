@@ -2503,6 +2503,25 @@ describe("issue 12: capture filter, output scale, threads and lifetimes, silent 
     expect((err as Error).message).toMatch(/no OCR engine \(Vision\)/);
   });
 
+  it("issue 20: without Vision, the note and the OCR_UNAVAILABLE hint are macOS's own: nothing to install, no apt-get", async () => {
+    // One named button: the tree is thin, so auto asks for OCR and notes why there is none.
+    const b = backend(simpleWorld([button(21, "OK")]));
+    const s = await snapshot({ app: "Editor", screenshot: false }, b);
+    expect(s.text).toMatch(/^\t*\d+ \S.* OK$/m);
+    expect(s.text).toMatch(
+      /\(the text in its pixels was not read: this macOS system layer has no OCR engine \(Vision\) \(Vision is part of macOS 10\.15 and later, nothing to install;/,
+    );
+    expect(s.text).not.toMatch(/apt-get|tesseract/i);
+    await s.release();
+    const err = await snapshot({ app: "Editor", screenshot: false, ocr: true }, b).then(
+      () => undefined,
+      (e: unknown) => e as { code?: string; hint?: string },
+    );
+    expect(err?.code).toBe("OCR_UNAVAILABLE");
+    expect(err?.hint).toMatch(/^Vision is part of macOS 10\.15 and later, nothing to install/);
+    expect(err?.hint).not.toMatch(/apt-get|tesseract/i);
+  });
+
   it("item 9: every job on the worker runs inside one autorelease pool, pushed and popped on the worker", async () => {
     const addon = loadMacFake();
     const before = addon.fakePoolCounts();

@@ -214,7 +214,8 @@ Error FakeBackend::RecognizeText(const WindowInfo& window, const OcrImage&, cons
   Record("ocr " + std::to_string(window.pid) + " regions=" + std::to_string(options.regions.size()) +
          " blanks=" + std::to_string(options.blanks.size()) + (options.singleLine ? " singleLine" : ""));
   if (script_.ocrUnavailable)
-    return {ErrorCode::kOcrUnavailable, "fake: no OCR engine; install tesseract-ocr tesseract-ocr-eng"};
+    return {ErrorCode::kOcrUnavailable, "fake: no OCR engine",
+            "install Tesseract: apt-get install tesseract-ocr tesseract-ocr-eng (tesseract-ocr-chi-sim for Chinese)"};
   if (!found) return {ErrorCode::kWindowNotFound, "fake: the observed window is gone"};
   out.engine = "fake";
   out.lines.clear();

@@ -115,8 +115,8 @@ class TessLibrary {
     DlHandle lib(dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE));
     if (!lib) {
       const char* why = dlerror();
-      return {ErrorCode::kOcrUnavailable,
-              std::string("Tesseract is not installed (") + (why ? why : name) + "); " + kInstallHint};
+      return {ErrorCode::kOcrUnavailable, std::string("Tesseract is not installed (") + (why ? why : name) + ")",
+              kInstallHint};
     }
     auto l = std::unique_ptr<TessLibrary>(new TessLibrary());
     TessApi& a = l->api_;
@@ -147,8 +147,8 @@ class TessLibrary {
     Find(h, "TessMonitorDelete", a.MonitorDelete, missing);
     Find(h, "TessMonitorSetDeadlineMSecs", a.MonitorSetDeadlineMSecs, missing);
     if (!missing.empty())
-      return {ErrorCode::kOcrUnavailable,
-              std::string(name) + " has no " + missing + " (Tesseract 5 is needed); " + kInstallHint};
+      return {ErrorCode::kOcrUnavailable, std::string(name) + " has no " + missing + " (Tesseract 5 is needed)",
+              kInstallHint};
     const char* version = a.Version();
     l->version_ = version ? version : "?";
     // Leptonica (loaded with Tesseract) reports every clipped box on stderr; the addon's host owns stderr.
@@ -390,8 +390,8 @@ class TesseractEngine : public OcrEngine {
     if (a.Init2(raw, nullptr, key.c_str(), kOemLstmOnly) != 0) {
       std::string packages;
       for (const std::string& l : languages) packages += " " + PackageOf(l);
-      return {ErrorCode::kOcrUnavailable,
-              "Tesseract has no data for \"" + key + "\"; install it: apt-get install" + packages};
+      return {ErrorCode::kOcrUnavailable, "Tesseract has no data for \"" + key + "\" (packages:" + packages + ")",
+              "install it: apt-get install" + packages};
     }
     a.SetVariable(raw, "debug_file", "/dev/null");
     // A few language sets at most are in use; beyond that one model is dropped to bound the memory.

@@ -1048,15 +1048,20 @@ int MacBackend::WindowsElsewhere(int64_t pid) {
   return count;
 }
 
+// Vision comes with macOS: a system layer without it (the fake one) has nothing a user could install.
+const char* const kNoVisionHint =
+    "Vision is part of macOS 10.15 and later, nothing to install; take the snapshot with ocr: \"auto\" or false "
+    "and look at its screenshot";
+
 Error MacBackend::OcrReady(const std::vector<std::string>& languages) {
   if (!ocr_) ocr_ = system_->CreateOcrEngine();
-  if (!ocr_) return {ErrorCode::kOcrUnavailable, "this macOS system layer has no OCR engine (Vision)"};
+  if (!ocr_) return {ErrorCode::kOcrUnavailable, "this macOS system layer has no OCR engine (Vision)", kNoVisionHint};
   return ocr_->Ready(languages);
 }
 
 Error MacBackend::RecognizeText(const WindowInfo&, const OcrImage& image, const OcrOptions& options, OcrResult& out) {
   if (!ocr_) ocr_ = system_->CreateOcrEngine();
-  if (!ocr_) return {ErrorCode::kOcrUnavailable, "this macOS system layer has no OCR engine (Vision)"};
+  if (!ocr_) return {ErrorCode::kOcrUnavailable, "this macOS system layer has no OCR engine (Vision)", kNoVisionHint};
   return RecognizeImage(*ocr_, image, options, out);
 }
 
