@@ -217,6 +217,7 @@ Error FakeBackend::RecognizeText(const WindowInfo& window, const OcrImage&, cons
     return {ErrorCode::kOcrUnavailable, "fake: no OCR engine",
             "install Tesseract: apt-get install tesseract-ocr tesseract-ocr-eng (tesseract-ocr-chi-sim for Chinese)"};
   if (!found) return {ErrorCode::kWindowNotFound, "fake: the observed window is gone"};
+  if (found->captureFails) return {ErrorCode::kCaptureFailed, "fake: the window could not be captured"};
   out.engine = "fake";
   out.lines.clear();
   for (const OcrLine& line : found->ocr) {

@@ -52,6 +52,8 @@ struct FakeWindow {
   // Whether the world gave the window `ocr` at all: a window without it has no text in its pixels, and
   // reading it is not logged (the fake-backed tests of everything else see no OCR entries).
   bool readable = false;
+  // The world's `captureFails`: reading its pixels fails as a capture does (the window server refused it).
+  bool captureFails = false;
 };
 
 struct FakeApp {

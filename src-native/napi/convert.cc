@@ -436,6 +436,7 @@ FakeScript FakeScriptFromJs(const Napi::Object& o) {
         fw.info.id = OptString(w, "id").value_or("");
         fw.info.kind = OptString(w, "kind").value_or("");
         fw.info.inParent = OptBool(w, "inParent").value_or(false);
+        fw.captureFails = OptBool(w, "captureFails").value_or(false);
         Napi::Value ocr = w.Get("ocr");
         if (ocr.IsArray()) {
           fw.readable = true;
