@@ -9,7 +9,7 @@
  * snapshot → the page mutates on its own timer → click by ref.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { liveObservation } from "../lib/desktop.js";
+import { listWindows, liveObservation } from "../lib/desktop.js";
 import { AxsnapError, createSession, type Session, type Snapshot } from "../lib/index.js";
 import type { NativeBackend } from "../lib/native.js";
 import { type App, chromium, type Desktop, fileUrl, startApp } from "../scripts/desktop.mjs";
@@ -206,6 +206,69 @@ describe("Chromium pages that change under the agent", () => {
       expect(e.delivery).toBe("not_delivered");
       const after = await session.snapshot({ app: app.pid, screenshot: false });
       expect(clicks(after)).toBe(clicks(snap));
+    },
+    TIMEOUT,
+  );
+});
+
+describe("a web element renamed while it already has focus", () => {
+  let app: App;
+  beforeAll(async () => {
+    app = await chromium(desktop, `${fileUrl("test/pages/promise.html")}?focus=buy`, {
+      windowName: "axsnap promise",
+    });
+  }, TIMEOUT);
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  it(
+    "is not clicked under its new name (focusing it again would flush nothing: the flush moves focus first)",
+    async () => {
+      const session = createSession({ confirm: () => true, deadlineMs: 5000 });
+      const clicks = (title: string) => Number(/promise #(\d+)/.exec(title)?.[1] ?? 0);
+      const first = await until(session, app.pid, (s) => /push button Buy$/m.test(s.text));
+      // A click by ref focuses a web element first (the flush): after it, Buy has keyboard focus.
+      await session.click(`@${first.id}:e${find(first, /push button Buy$/)}`, { snapshot: false });
+      const focusedIs = (s: Snapshot, index: number) =>
+        s.text.includes(`The focused UI element is ${index} `);
+      // Its title counts the click (the page logs it), so the window observed here stays the same.
+      const snap = await until(
+        session,
+        app.pid,
+        (s) => clicks(s.window.title) === 1 && focusedIs(s, find(s, /push button Buy$/)),
+      );
+      const before = 1;
+      const buy = snap.records[find(snap, /push button .*Buy$/)]!;
+      const trap = snap.records[find(snap, /hover here/)]!;
+      const live = liveObservation(snap)!;
+      // The rename and the title change run in one task of the page. Whether the click below leaves
+      // before Chromium's batched tree update shows the new name is up to Chromium: test/promise-fake
+      // forces that order; this is the same promise on the real browser.
+      // The X title follows the accessible one a moment later; input is refused (nothing sent) until they agree.
+      for (let tries = 0; ; tries++) {
+        try {
+          await live.backend.pointer(live.window, { kind: "move", ...trap.clickPoint! }, 2000);
+          break;
+        } catch (e) {
+          if (tries > 100) throw e;
+          await sleep(20);
+        }
+      }
+      const end = Date.now() + 5000;
+      for (;;) {
+        const windows = await listWindows(app.pid);
+        if (windows.some((w) => w.title.includes("(renamed)"))) break;
+        if (Date.now() > end) throw new Error("the page never renamed its button");
+        await sleep(2);
+      }
+      const e = await rejects(session.click(`@${snap.id}:e${buy.index}`, { snapshot: false }));
+      expect(["STALE_REF", "IDENTITY_UNPROVEN"]).toContain(e.code);
+      expect(e.delivery).toBe("not_delivered");
+      await sleep(200);
+      const windows = await listWindows(app.pid);
+      expect(clicks(windows[0]!.title)).toBe(before);
+      await session.close();
     },
     TIMEOUT,
   );

@@ -120,6 +120,34 @@ describe("item 1: web content is flushed before its identity is read", () => {
     expect(result.notes).toEqual([]);
   });
 
+  it("moves focus off an element that has it already, so its rename is flushed before the check", async () => {
+    // Chromium sends a page's pending changes along with a focus change; focusing the element that
+    // has focus changes nothing, so nothing is flushed. Modelled here: the rename waits for a focus change.
+    const buy = focused(button("Buy"));
+    const sell = button("Sell");
+    const { b, s } = setup(desktop([web([buy, sell])]));
+    const snap = await s.snapshot({ app: "Editor", screenshot: false });
+    const buyId = snap.records[indexOf(snap, "Buy")]!.handle;
+    let has = buyId;
+    let pending: object | undefined = desktop([web([{ ...buy, title: "Delete all", states: {} }, sell])]);
+    const focus = b.focus.bind(b);
+    Object.defineProperty(b, "focus", {
+      configurable: true,
+      value: async (h: number, d: number) => {
+        await focus(h, d);
+        if (h !== has && pending) {
+          await b.fakeReplace(pending);
+          pending = undefined;
+        }
+        has = h;
+      },
+    });
+    const e = await rejects(s.click(indexOf(snap, "Buy"), { snapshot: false }));
+    expect(e.code).toBe("STALE_REF");
+    expect(e.delivery).toBe("not_delivered");
+    expect(b.fakeLog().some((l) => l.startsWith("action"))).toBe(false);
+  });
+
   it("says so when the page never shows the focus (the live name may lag)", async () => {
     const { b, s } = setup(desktop([web([button("Buy", { fault: { refuseFocus: true } })])]));
     const snap = await s.snapshot({ app: "Editor", screenshot: false });

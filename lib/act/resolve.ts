@@ -197,16 +197,16 @@ export async function confirmLanded(r: Resolved, ctx: CallContext, readNow?: Raw
   r.node = now;
 }
 
-/** Whether the element with this handle lies inside web content in the observed tree. */
-function inWebContent(root: RawNode, handle: number): boolean {
-  const stack: { node: RawNode; web: boolean }[] = [{ node: root, web: false }];
+/** The web document holding the element with this handle in the observed tree (not the document itself). */
+function webRootOf(root: RawNode, handle: number): RawNode | undefined {
+  const stack: { node: RawNode; web: RawNode | undefined }[] = [{ node: root, web: undefined }];
   while (stack.length > 0) {
     const { node, web } = stack.pop()!;
-    const here = web || WEB_ROOTS.has(node.role);
-    if (node.handle === handle) return here && !WEB_ROOTS.has(node.role);
+    if (node.handle === handle) return WEB_ROOTS.has(node.role) ? undefined : web;
+    const here = WEB_ROOTS.has(node.role) ? node : web;
     if (node.children) for (const c of node.children) stack.push({ node: c, web: here });
   }
-  return false;
+  return undefined;
 }
 
 /**
@@ -216,33 +216,73 @@ function inWebContent(root: RawNode, handle: number): boolean {
  * clicks that met a label changed 46-143 ms earlier). A focus change is
  * sent at once, with every change pending before it: so the element is
  * focused first, and once the live tree shows it focused, the identity read
- * that follows is no older than that moment. Only for elements inside web
- * content; elsewhere the tree is the app's own and current.
+ * that follows is no older than that moment. An element that has focus
+ * already would change nothing by being focused again (a click by ref
+ * leaves it focused: the stress run met one renamed 63 ms before the
+ * check): focus goes to its document first, and the tree showing the
+ * element unfocused is the flush. Only for elements inside web content;
+ * elsewhere the tree is the app's own and current.
  */
 export async function flushWebTree(
   r: Resolved,
   ctx: CallContext,
   notes: string[],
 ): Promise<RawNode | undefined> {
-  if (!inWebContent(r.live.raw.root, r.handle)) return undefined;
-  try {
-    await ctx.step("read", () => r.live.backend.focus(r.handle, ctx.remaining()));
-  } catch (e) {
-    if (e instanceof AxsnapError && (e.code === "ABORTED" || e.code === "TIMEOUT")) throw e;
-    notes.push("the web element could not be focused before acting, so its live name may lag the page");
+  const document = webRootOf(r.live.raw.root, r.handle);
+  if (document === undefined) return undefined;
+  const lag = "so its live name may lag the page";
+  const until = performance.now() + Math.min(WEB_FLUSH_MS, ctx.remaining() / 2);
+  if (r.node.states?.focused === true) {
+    if (document.handle === undefined || !(await focused(r, ctx, document.handle))) {
+      notes.push(`focus could not be moved off the web element before acting, ${lag}`);
+      return undefined;
+    }
+    const off = await readUntil(r, ctx, until, (n) => n.states?.focused !== true);
+    if (off === false) {
+      notes.push(`the page did not show focus leaving the web element in time, ${lag}`);
+      return undefined;
+    }
+    if (off === undefined || !sameIdentity(identityOf(off), r.record.identity)) return off;
+  }
+  if (!(await focused(r, ctx, r.handle))) {
+    notes.push(`the web element could not be focused before acting, ${lag}`);
     return undefined;
   }
-  const until = performance.now() + Math.min(WEB_FLUSH_MS, ctx.remaining() / 2);
+  const now = await readUntil(r, ctx, until, (n) => n.states?.focused === true);
+  if (now !== false) return now;
+  notes.push(`the page did not show the element focused in time, ${lag}`);
+  return undefined;
+}
+
+/** Asks for focus on an element, for the flush: false when the app refused. */
+async function focused(r: Resolved, ctx: CallContext, handle: number): Promise<boolean> {
+  try {
+    await ctx.step("read", () => r.live.backend.focus(handle, ctx.remaining()));
+    return true;
+  } catch (e) {
+    if (e instanceof AxsnapError && (e.code === "ABORTED" || e.code === "TIMEOUT")) throw e;
+    return false;
+  }
+}
+
+/**
+ * Reads the element live until `shows` holds (the node), until it is not
+ * the element any more or cannot be read (the node or undefined: the
+ * identity check that follows says so), or until `until` (false).
+ */
+async function readUntil(
+  r: Resolved,
+  ctx: CallContext,
+  until: number,
+  shows: (node: RawNode) => boolean,
+): Promise<RawNode | undefined | false> {
   for (;;) {
     const now = await nodeNow(r.live, r.handle, ctx);
-    // Not the element any more (gone, renamed): the identity check that follows says so.
-    if (typeof now !== "object" || now.states?.focused === true)
-      return typeof now === "object" ? now : undefined;
-    if (performance.now() >= until) break;
+    if (typeof now !== "object") return undefined;
+    if (shows(now) || !sameIdentity(identityOf(now), r.record.identity)) return now;
+    if (performance.now() >= until) return false;
     await new Promise((done) => setTimeout(done, 1));
   }
-  notes.push("the page did not show the element focused in time, so its live name may lag the page");
-  return undefined;
 }
 
 /** The addressed record, at the place where the element is now. */
