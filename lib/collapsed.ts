@@ -10,7 +10,7 @@
  * the refusal names the collapsed line to open with `root`. A diff lists
  * their changes under that line, not one by one (diff.ts).
  */
-import type { Snapshot } from "./snapshot.js";
+import type { Snapshot } from "./snapshot-types.js";
 
 const within = new WeakMap<Snapshot, Int32Array>();
 

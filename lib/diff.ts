@@ -22,48 +22,9 @@
 import { collapsedInto } from "./collapsed.js";
 import type { ElementRecord } from "./records.js";
 import type { LineFacts } from "./render/index.js";
-import type { Snapshot } from "./snapshot.js";
+import type { Change, ChangedField, Snapshot, SnapshotChanges } from "./snapshot-types.js";
 
-/** What differs on a changed element. `moved`/`resized`: its screen frame. `line`: any other printed text. */
-export type ChangedField = "name" | "value" | "states" | "moved" | "resized" | "line";
-
-export interface Change {
-  /** The element's identity across the two snapshots: `h<handle>`, or `p<root>/<path>` without handles. */
-  key: string;
-  /** Index in the new snapshot (added, changed), or in the old one (removed). */
-  index: number;
-  role: string;
-  name?: string;
-  /** The printed line without indent and index: the new one, or the old one for a removed element. */
-  line: string;
-  /** Changed elements: which fields differ. */
-  fields?: ChangedField[];
-  /** Changed elements: the index and line in the old snapshot. */
-  previousIndex?: number;
-  previousLine?: string;
-}
-
-export interface SnapshotChanges {
-  added: Change[];
-  removed: Change[];
-  changed: Change[];
-  /** Elements in both snapshots that print the same. */
-  unchanged: number;
-  /** Of the unchanged: how many print under another index now. */
-  renumbered: number;
-  /** "3 changed, 1 added, 0 removed; 54 unchanged", or "no changes; 54 unchanged". */
-  summary: string;
-  /**
-   * Changed and added lines with their ancestors, then "- <old index> <old line>" per removed (beyond ten,
-   * one line of their old indices), then the summary.
-   */
-  text: string;
-  /**
-   * Set when the two could not be compared by live handle (one was released before the other was
-   * taken): elements were matched by their path of child positions instead. Printed before the summary.
-   */
-  note?: string;
-}
+export type { Change, ChangedField, SnapshotChanges } from "./snapshot-types.js";
 
 const facts = new WeakMap<Snapshot, readonly LineFacts[]>();
 

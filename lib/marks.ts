@@ -14,6 +14,7 @@
 import { invalidArgument } from "./errors.js";
 import type { NativeAddon, NativePixels } from "./native.js";
 import type { ElementRecord } from "./records.js";
+import type { ScreenshotMark } from "./snapshot-types.js";
 
 /** What a screenshot option may ask beyond taking one. */
 export interface ScreenshotOptions {
@@ -24,15 +25,7 @@ export interface ScreenshotOptions {
   marks?: boolean;
 }
 
-/** A label drawn on a marked screenshot, in screenshot pixels. */
-export interface ScreenshotMark {
-  /** The printed index (records[index]). */
-  index: number;
-  /** The label's box: x, y of its top-left corner, w, h, in screenshot pixels. */
-  label: { x: number; y: number; w: number; h: number };
-  /** No place free of other labels was found; it was drawn under them and may be partly covered. */
-  overlaps: boolean;
-}
+export type { ScreenshotMark } from "./snapshot-types.js";
 
 /** A screenshot option, checked: whether to capture, and whether to mark. */
 export interface ScreenshotRequest {

@@ -10,7 +10,7 @@
  * snapshot was taken whole (the agent's own view options apply to it).
  */
 import type { ViewOptions, ViewSummary } from "./render/index.js";
-import type { Snapshot } from "./snapshot.js";
+import type { Snapshot } from "./snapshot-types.js";
 
 export interface Rerendered {
   text: string;

@@ -5,102 +5,33 @@
  */
 import { randomBytes } from "node:crypto";
 import { rememberCollapsed } from "./collapsed.js";
-import { diffSnapshots, rememberFacts, type SnapshotChanges } from "./diff.js";
-import type { ScreenshotMark } from "./marks.js";
-import type { RawApp, RawSnapshot, RawWindow, ReadStat, Rect, WalkEnd } from "./model.js";
-import type { ElementRecord } from "./records.js";
+import { diffSnapshots, rememberFacts } from "./diff.js";
+import type { RawSnapshot, Rect } from "./model.js";
 import {
   normaliseRenderOptions,
   normaliseViewOptions,
   type RenderOptions,
   type RenderScope,
   renderValidated,
-  type Style,
   type ViewOptions,
-  type ViewSummary,
 } from "./render/index.js";
 import { rememberRerender } from "./rerender.js";
+import type {
+  Screenshot,
+  Snapshot,
+  SnapshotChanges,
+  SnapshotCut,
+  SnapshotTimings,
+} from "./snapshot-types.js";
 import { validateRawSnapshot } from "./validate.js";
 
-/**
- * How screenshot pixels map to the screen: screen point = windowOrigin +
- * pixel / scale. One contract, written on every snapshot.
- */
-export interface CoordinateContract {
-  /** Screenshot size in pixels. */
-  pixelWidth: number;
-  pixelHeight: number;
-  /** Screenshot pixels per window point (backing scale × any downscale for the size budget). */
-  scale: number;
-  /** The window's top-left corner on screen, in points. */
-  windowOrigin: { x: number; y: number };
-}
-
-/** Where a snapshot's time went, in ms. */
-export interface SnapshotTimings {
-  /** Finding the app and choosing its window (native). */
-  appMs?: number;
-  windowMs?: number;
-  /** The window's walk (native; before 0.2: the whole native observation). */
-  walkMs?: number;
-  menuBarMs?: number;
-  captureMs?: number;
-  encodeMs?: number;
-  renderMs: number;
-  totalMs: number;
-  /** Reads by kind (Linux: the D-Bus method, or "Get <property>"), with the time attributed to them. */
-  reads?: readonly ReadStat[];
-  /** Text read off the pixels (ocr): recognitions run (0 where the tree was not thin), their time in ms. */
-  ocrRuns: number;
-  ocrMs: number;
-}
-
-export interface Screenshot extends CoordinateContract {
-  format: "png";
-  data: Uint8Array;
-  /**
-   * With `screenshot: { marks: true }`: the labels drawn, one per printed element whose frame shows in
-   * the image (records[index]), in screenshot pixels. Absent on an unmarked screenshot.
-   */
-  marks?: readonly ScreenshotMark[];
-}
-
-export type SnapshotCut = WalkEnd | "render_node_limit" | "render_depth_limit";
-
-export interface Snapshot {
-  /** Short random token; refs are `@<id>:e<index>`. */
-  readonly id: string;
-  readonly app: RawApp;
-  readonly window: RawWindow;
-  /** The style printed: the one asked for, or compact where `maxTokens` needed it. */
-  readonly style: Style;
-  readonly text: string;
-  /**
-   * With `depth`, `skeleton` or `maxTokens`: what the text left out. Records
-   * inside collapsed lines keep their indices (the whole window's) but did not print.
-   */
-  readonly view?: ViewSummary;
-  /** records[i] is the element printed with index i. */
-  readonly records: readonly ElementRecord[];
-  readonly complete: boolean;
-  /** What cut the observation, when it is not complete. */
-  readonly cutBy: readonly SnapshotCut[];
-  readonly nodesObserved: number;
-  readonly focusedIndex?: number;
-  readonly selectedText?: string;
-  readonly screenshot?: Screenshot;
-  readonly timings: SnapshotTimings;
-  readonly takenAt: number;
-  /** Frees the live element handles behind the records. Idempotent; also happens when the snapshot is collected. */
-  release(): Promise<void>;
-  readonly released: boolean;
-  /**
-   * What changed since an earlier snapshot of the same window: elements added,
-   * removed and changed (keyed by their live handle), and a text of only those
-   * lines with their ancestors (diff.ts).
-   */
-  changesSince(previous: Snapshot): SnapshotChanges;
-}
+export type {
+  CoordinateContract,
+  Screenshot,
+  Snapshot,
+  SnapshotCut,
+  SnapshotTimings,
+} from "./snapshot-types.js";
 
 const ID_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789";
 

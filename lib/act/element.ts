@@ -24,6 +24,7 @@ import { confirmLanded, flushWebTree, type Resolved, releaseLater, resolveIn } f
 import {
   type ActionResult,
   type ActOptions,
+  type ClickOptions,
   finish,
   noteWindows,
   refusedUndelivered,
@@ -63,10 +64,7 @@ export function findAction(actions: readonly string[], wanted: readonly string[]
   return undefined;
 }
 
-export interface ClickOptions extends ActOptions {
-  button?: "left" | "right";
-  count?: 1 | 2;
-}
+export type { ClickOptions } from "./result.js";
 
 /** Clicks an element: its press action where it has one, else a synthetic click at its click point. */
 export async function click(

@@ -15,11 +15,10 @@ import { AxsnapError } from "../errors.js";
 import type { Rect } from "../model.js";
 import type { ElementRecord } from "../records.js";
 import { cut } from "../render/sanitize.js";
-import type { ClickOptions } from "./element.js";
 import type { ActEnv } from "./env.js";
 import { guardDestructive, guardFresh } from "./guards.js";
 import { atPoint } from "./pixels.js";
-import type { ActionResult } from "./result.js";
+import type { ActionResult, ClickOptions } from "./result.js";
 import type { Addressed } from "./store.js";
 
 /** How far (points) the line read again may sit from where it was read: capture and recognition jitter. */

@@ -93,6 +93,12 @@ export interface ActOptions {
   signal?: AbortSignal;
 }
 
+/** A click's options: beside ActOptions, so the OCR line's click (act/ocr.ts) takes them without importing element.ts. */
+export interface ClickOptions extends ActOptions {
+  button?: "left" | "right";
+  count?: 1 | 2;
+}
+
 /** What was done: everything a result says before the fresh snapshot is taken. */
 export interface Outcome {
   action: string;

@@ -37,6 +37,7 @@ import {
   type ActionData,
   actionOutcome,
   appsText,
+  type Outcome,
   permissionsText,
   type ResolveData,
   refOf,
@@ -53,12 +54,6 @@ import { observeStoredWindow, windowDifference, windowWords } from "./window.js"
 const REF = /^@(s[a-z0-9]{7}):e(\d{1,9})$/;
 /** Coordinates need an observation at most this old (the library's staleAfterMs default). */
 const PIXELS_MAX_AGE_MS = 60_000;
-
-/** One command's outcome: the data of the envelope and its text form. */
-export interface Outcome {
-  data: unknown;
-  text: string;
-}
 
 export class Runner {
   readonly session: Session;

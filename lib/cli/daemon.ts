@@ -19,9 +19,9 @@
  */
 import { chmodSync, statSync, unlinkSync } from "node:fs";
 import { connect, createServer, type Server, type Socket } from "node:net";
+import type { Context, RunCommandLine } from "./context.js";
 import { idleMsOf } from "./daemon-address.js";
 import type { Frame } from "./daemon-client.js";
-import { type Context, runCommandLine } from "./main.js";
 import { redirectOutput } from "./output.js";
 
 /** How often the warm process checks that its desktop and its socket are still there. */
@@ -30,6 +30,8 @@ const CHECK_MS = 1000;
 export interface DaemonOptions {
   address: string;
   context: Context;
+  /** Runs each command served: main.ts's runCommandLine, passed in (main.ts loads this module). */
+  run: RunCommandLine;
   /** An app to walk once at the start, so the first command served finds it warm too. */
   warm?: string;
 }
@@ -93,7 +95,7 @@ async function listen(server: Server, address: string): Promise<boolean> {
 
 /** Serves commands until it is stopped or has nothing to serve; resolves when it has closed. */
 export async function runDaemon(options: DaemonOptions): Promise<void> {
-  const { address, context } = options;
+  const { address, context, run } = options;
   const idleMs = idleMsOf(process.env);
   const startedAt = Date.now();
   let served = 0;
@@ -186,7 +188,7 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
     try {
       // Relative paths in the command line (--screenshot FILE, --calls-file) are the client's.
       process.chdir(cwd);
-      code = await runCommandLine(argv as string[], { ...context, warm: true });
+      code = await run(argv as string[], { ...context, warm: true });
     } catch (e) {
       send(socket, { t: "err", d: `axsnap: ${e instanceof Error ? e.message : String(e)}\n` });
       code = 1;

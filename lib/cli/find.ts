@@ -5,8 +5,17 @@
  * printed: found again in that window by its stored identity.
  */
 import { findText, queryFromDoor } from "../find.js";
+import type { Session } from "../session.js";
+import type { Snapshot } from "../snapshot.js";
 import type { Step } from "./args.js";
-import type { Outcome, Runner } from "./commands.js";
+import type { Outcome, SnapshotData } from "./output.js";
+
+/** What find needs of the command runner (commands.ts's Runner, which calls runFind). */
+export interface FindHost {
+  readonly session: Session;
+  /** Stores the observation like a printed snapshot's, so later processes resolve its refs. */
+  hand(snap: Snapshot, step: Step): SnapshotData;
+}
 
 export interface FindData {
   snapshotId: string;
@@ -22,7 +31,7 @@ export interface FindData {
   stored: string;
 }
 
-export async function runFind(runner: Runner, step: Step): Promise<Outcome> {
+export async function runFind(runner: FindHost, step: Step): Promise<Outcome> {
   const query = queryFromDoor({
     role: step.role,
     name: step.name,

@@ -8,6 +8,7 @@
 import { readFileSync } from "node:fs";
 import { type Globals, helpText, type Invocation, parseCommandLine, type Step, UsageError } from "./args.js";
 import type { Runner } from "./commands.js";
+import type { Context } from "./context.js";
 import {
   type Envelope,
   type ErrorData,
@@ -148,17 +149,7 @@ async function runCall(steps: Step[], globals: Globals): Promise<number> {
   }
 }
 
-/** How this process came to run the command line. */
-export interface Context {
-  /** The package root (the directory holding package.json). */
-  root: URL;
-  /** The entry's own URL (dist/cli.js or lib/cli.ts): the MCP server is found beside it. */
-  entry: URL;
-  /** The CLI file node runs (dist/cli.js, or lib/cli.ts under tsx): what a warm process is started with. */
-  script: string;
-  /** Served by the warm process: its backend is warm already, so no walk is started early. */
-  warm?: boolean;
-}
+export type { Context } from "./context.js";
 
 /** Runs one command line; the exit status. Output goes through writeOut/writeErr (lib/cli/output.ts). */
 export async function runCommandLine(argv: string[], context: Context): Promise<number> {
@@ -196,7 +187,7 @@ async function runDaemonCommand(
 ): Promise<number> {
   const { daemonCommand } = await import("./daemon-commands.js");
   try {
-    const out = await daemonCommand(inv.action, context, inv.warm);
+    const out = await daemonCommand(inv.action, context, runCommandLine, inv.warm);
     return succeed("daemon", out.data, out.text, inv.globals.json);
   } catch (e) {
     return fail("daemon", errorData(e), inv.globals.json, false);

@@ -23,6 +23,12 @@ export interface ScreenshotData {
   windowOrigin: { x: number; y: number };
 }
 
+/** One command's outcome: the data of the envelope and its text form. */
+export interface Outcome {
+  data: unknown;
+  text: string;
+}
+
 export interface SnapshotData {
   snapshotId: string;
   app: { name: string; pid: number; bundleId?: string };

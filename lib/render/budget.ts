@@ -7,6 +7,7 @@
  * budget costs a few formatting passes, never a second walk of the tree.
  */
 import { invalidArgument } from "../errors.js";
+import type { ViewSummary } from "../snapshot-types.js";
 import type { Style } from "./format.js";
 import type { Line } from "./lines.js";
 import {
@@ -74,20 +75,7 @@ export function normaliseViewOptions(options: ViewOptions): ViewOptions {
   return out;
 }
 
-/** What a snapshot's view left out (Snapshot.view). */
-export interface ViewSummary {
-  /** "outline": depth or skeleton asked for; "budget": shortened to fit maxTokens. */
-  kind: "outline" | "budget";
-  /** The base depth printed (absent when a budget kept the whole tree). */
-  depth?: number;
-  /** Elements of this observation inside collapsed lines: they exist, but no line of this text shows them. */
-  hidden: number;
-  /** Lines that end with `(+N elements)`. */
-  collapsed: number;
-  /** maxTokens: the budget, and the estimated tokens of the text. */
-  maxTokens?: number;
-  tokens?: number;
-}
+export type { ViewSummary } from "../snapshot-types.js";
 
 export interface ChosenView {
   style: Style;

@@ -4,12 +4,13 @@
  *   compact: `<2 spaces per depth><index>: <role> "<name>"[ value="<v>"][ <states>]`
  */
 import type { RawSnapshot } from "../model.js";
+import type { Style } from "../snapshot-types.js";
 import { compactStates, type Line } from "./lines.js";
 import type { Plan } from "./plan.js";
 import { compactRole, isSecure } from "./roles.js";
 import { cut, present, sanitize, sanitizeLabel, type TextLimit } from "./sanitize.js";
 
-export type Style = "tree" | "compact";
+export type { Style } from "../snapshot-types.js";
 
 const COMPACT_NAME_LIMIT = 80;
 const COMPACT_VALUE_LIMIT = 50;
