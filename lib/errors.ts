@@ -76,8 +76,9 @@ const DEFAULT_HINTS: Record<ErrorCode, string> = {
     "several running apps match that name; pass the pid of the one you mean (the message lists them) as { app: <pid> }",
   NOT_ENABLED: "the element is disabled; take a new snapshot and wait until it is enabled, or pick another",
   ABORTED: "the call was aborted by its signal; take a new snapshot before acting again",
+  // The backend that failed says what to install, if anything (lib/native.ts mapNativeError): this is the rest.
   OCR_UNAVAILABLE:
-    "install Tesseract: apt-get install tesseract-ocr tesseract-ocr-eng (tesseract-ocr-chi-sim for Chinese)",
+    'no engine here reads text from pixels: take the snapshot with ocr: "auto" or false and look at its screenshot',
 };
 
 export class AxsnapError extends Error {

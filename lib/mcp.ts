@@ -324,7 +324,7 @@ export function createMcpServer(session: Session, settings: Partial<McpSettings>
     {
       title: "List apps",
       description:
-        "Lists the desktop apps the accessibility service knows, as JSON [{ name, pid, bundleId? }]. Pass a name (or, when several share it, the pid) to get_app_state. With launchable: true, the apps that can be started instead, as JSON [{ id, name, executable, path, hidden }], for launch_app.",
+        "Lists the desktop apps the accessibility service knows, as JSON [{ name, pid, bundleId?, noTree? }]; noTree: true is an app with no accessibility tree (an X11 client such as xterm): get_app_state shows its window and the text read off its pixels, which you click by element_index or x/y. Pass a name (or, when several share it, the pid) to get_app_state. With launchable: true, the apps that can be started instead, as JSON [{ id, name, executable, path, hidden }], for launch_app.",
       inputSchema: z
         .object({
           launchable: z

@@ -24,6 +24,17 @@ export interface Rect {
   h: number;
 }
 
+/**
+ * Whether the rect holds the point: its left and top edges in, its right and
+ * bottom edges out, so a point on the line between two abutting frames
+ * belongs to one of them only; a rect without width or height holds nothing.
+ * The pointer channel's hit test (act/pixels.ts) and where a recognised line
+ * nests (ocr/merge.ts) both ask it.
+ */
+export function holdsPoint(r: Rect | undefined, x: number, y: number): boolean {
+  return r !== undefined && x >= r.x && y >= r.y && x < r.x + r.w && y < r.y + r.h;
+}
+
 export type Platform = "macos" | "linux" | "fake";
 
 export interface RawApp {

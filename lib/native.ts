@@ -388,14 +388,19 @@ const NATIVE_CODES: Record<string, { code: ErrorCode; hint?: string; delivery?: 
 export function mapNativeError(e: unknown, stack: string | undefined): AxsnapError {
   if (e instanceof AxsnapError) return e;
   const nativeCode = (e as { nativeCode?: string } | null)?.nativeCode;
+  // What only the failing backend knows to advise (OCR_UNAVAILABLE: Debian's packages, or nothing to install on macOS).
+  const nativeHint = (e as { nativeHint?: unknown } | null)?.nativeHint;
   const message = e instanceof Error ? e.message : String(e);
   const mapped: { code: ErrorCode; hint?: string; delivery?: Delivery } = (nativeCode &&
     NATIVE_CODES[nativeCode]) || { code: "ACTION_FAILED" };
   // macOS: the app's windows are all on another Space (issue 12 item 6): opening one would make a new window.
+  // The window server lists windows the app ordered out (hidden, closed but kept) the same way (issue 21 N1).
   const hint =
     nativeCode === "WINDOW_NOT_FOUND" && /the window is on another Space/.test(message)
-      ? "the app's window is on another Space: switch to that Space (or move the window to this one with Mission Control), then take a new snapshot; do not open a new window"
-      : mapped.hint;
+      ? "the app's window is on another Space or hidden: if on another Space, switch to that Space (or move the window to this one with Mission Control), then take a new snapshot, and do not open a new window; if the app hid its window (closed but kept), launch the app again (launch() with its name or bundle id) to send it a reopen event"
+      : typeof nativeHint === "string" && nativeHint.length > 0
+        ? nativeHint
+        : mapped.hint;
   const err = new AxsnapError(mapped.code, message, {
     cause: e,
     ...(hint === undefined ? {} : { hint }),

@@ -23,6 +23,7 @@ import { rememberScope, scopeIn, windowOfRoot } from "./act/root.js";
 import { SnapshotStore, type Target } from "./act/store.js";
 import * as typing from "./act/typing.js";
 import { type WaitCondition, type WaitOptions, type WaitResult, waitFor } from "./act/wait.js";
+import { forgetObserver, observeApp } from "./act/watches.js";
 import { CallContext, callBudget } from "./call.js";
 import { liveObservation, snapshot as observe, type SnapshotOptions } from "./desktop.js";
 import { AxsnapError, invalidArgument } from "./errors.js";
@@ -83,6 +84,8 @@ export class Session {
   private readonly store: SnapshotStore;
   private readonly env: ActEnv;
   private readonly deadlineMs: number;
+  /** The backends this session's snapshots came from: its apps are unwatched there when it closes. */
+  private readonly backends = new Set<NativeBackend>();
 
   constructor(options: SessionOptions = {}) {
     if (options === null || typeof options !== "object")
@@ -118,7 +121,7 @@ export class Session {
     const snap =
       options?.root !== undefined ? await this.subtree(options) : await observe(options, this.env.backend);
     this.store.keep(snap);
-    watchOnce(snap);
+    this.observes(snap);
     return snap;
   }
 
@@ -146,7 +149,7 @@ export class Session {
       throw e;
     }
     this.store.keep(snap);
-    watchOnce(snap);
+    this.observes(snap);
     return result;
   }
 
@@ -361,31 +364,38 @@ export class Session {
       throw invalidArgument(`timeoutMs must be between 1 and 600000, got ${String(timeoutMs)}`);
     return this.run({ deadlineMs: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) }, (ctx) =>
       waitFor(this.env, ctx, app, condition, options),
+    ).then(
+      (result) => {
+        // The observation that met the condition is kept: the session observes its app now.
+        this.observes(result.snapshot);
+        return result;
+      },
+      (e: unknown) => {
+        const observed = e instanceof AxsnapError ? e.observed : undefined;
+        if (observed) this.observes(observed);
+        throw e;
+      },
     );
   }
 
-  /** Releases every snapshot the session holds. */
+  /** Releases every snapshot the session holds; the apps no other session observes are no longer watched. */
   async close(): Promise<void> {
     await this.store.close();
+    await forgetObserver(this, this.backends);
   }
-}
 
-const watched = new WeakMap<NativeBackend, Set<number>>();
-
-/**
- * Starts listening to an app's change events once per backend, queued right
- * behind the snapshot: events an action then causes are counted, and the
- * wait before its fresh snapshot ends when they stop (act/result.ts).
- */
-function watchOnce(snap: Snapshot): void {
-  const live = liveObservation(snap);
-  if (!live) return;
-  const pids = watched.get(live.backend) ?? new Set<number>();
-  watched.set(live.backend, pids);
-  if (pids.has(snap.app.pid)) return;
-  pids.add(snap.app.pid);
-  // A platform without events answers ACTION_NOT_SUPPORTED; settling then reports "none".
-  void live.backend.watch(snap.app.pid).catch(() => undefined);
+  /**
+   * The session keeps a snapshot of this app: its change events are listened
+   * to, queued right behind the snapshot, so events an action then causes are
+   * counted and the wait before its fresh snapshot ends when they stop
+   * (act/result.ts), until the session closes.
+   */
+  private observes(snap: Snapshot): void {
+    const live = liveObservation(snap);
+    if (!live) return;
+    this.backends.add(live.backend);
+    observeApp(live.backend, snap.app.pid, this);
+  }
 }
 
 /**

@@ -343,8 +343,46 @@ describe("the CLI's warm process", () => {
       const now = await status(env);
       expect(now.pid).toBe(warm.pid);
       expect(now.served).toBe(warm.served + 1);
+
+      // A command line longer than one read (about 100 KB of 2- and 3-byte characters) arrives whole:
+      // the refusal counts its characters.
+      const name = "中文ü".repeat(13_000);
+      const found = await runCli(["find", "--app", GTK, "--name", name], env);
+      expect(found.stderr).toMatch(/^axsnap: INVALID_ARGUMENT: the name is 39000 characters, over the limit/);
+      expect((await status(env)).served).toBe(warm.served + 2);
+
+      // A request whose bytes arrive in two reads split inside a character: the character arrives whole.
+      const request = Buffer.from(
+        `${JSON.stringify({ t: "run", argv: ["find", "--app", GTK, "--name", "中文ü"], cwd: "/" })}\n`,
+      );
+      const cut = request.indexOf(Buffer.from("中")) + 1;
+      const reply = await new Promise<string>((resolve) => {
+        const c = connect(socket);
+        let got = "";
+        c.on("connect", () => {
+          c.write(request.subarray(0, cut));
+          setTimeout(() => c.write(request.subarray(cut)), 200);
+        });
+        c.on("data", (d) => {
+          got += d.toString();
+        });
+        c.on("close", () => resolve(got));
+      });
+      const out = reply
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { t: string; d?: string })
+        .filter((f) => f.t === "out")
+        .map((f) => f.d)
+        .join("");
+      expect(out).toMatch(/^find name "中文ü" in snapshot/);
+
+      // A client that connects and says nothing does not keep it from stopping.
+      const silent = connect(socket);
+      await new Promise((r) => silent.on("connect", r));
       await runCli(["daemon", "stop"], env);
       await gone(warm.pid);
+      silent.destroy();
     },
     TIMEOUT,
   );

@@ -144,7 +144,11 @@ describe("recognizeText (Tesseract)", () => {
         (e: unknown) => e,
       );
     expect((err as { nativeCode?: string }).nativeCode).toBe("OCR_UNAVAILABLE");
-    expect((err as Error).message).toContain("apt-get install tesseract-ocr-xx-none");
+    // The message names the package; the hint, Linux's own, says how to install it.
+    expect((err as Error).message).toBe(
+      'Tesseract has no data for "xx_none" (packages: tesseract-ocr-xx-none)',
+    );
+    expect(mapNativeError(err, undefined).hint).toBe("install it: apt-get install tesseract-ocr-xx-none");
   });
 
   it("answers OCR_UNAVAILABLE, naming the apt packages, when the library cannot be loaded", async () => {
@@ -161,8 +165,10 @@ describe("recognizeText (Tesseract)", () => {
       const mapped = mapNativeError(err, undefined);
       expect(mapped).toBeInstanceOf(AxsnapError);
       expect(mapped.code).toBe("OCR_UNAVAILABLE");
-      expect(mapped.message).toContain("apt-get install tesseract-ocr tesseract-ocr-eng");
-      expect(mapped.hint).toContain("apt-get install tesseract-ocr tesseract-ocr-eng");
+      expect(mapped.message).toMatch(/^Tesseract is not installed \(.*libtesseract\.so\.5/);
+      expect(mapped.hint).toBe(
+        "install Tesseract: apt-get install tesseract-ocr tesseract-ocr-eng (tesseract-ocr-chi-sim for Chinese)",
+      );
     } finally {
       delete process.env.AXSNAP_TESSERACT_LIB;
       await bare.close();

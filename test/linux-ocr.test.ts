@@ -6,7 +6,9 @@
  * `text (ocr)` with refs; clicking a drawn button's OCR line hits it 20 of
  * 20 times (the app titles its window with what was clicked); a label
  * redrawn between the snapshot and the click is STALE_REF and nothing is
- * sent.
+ * sent. A window of Chinese labels reads them with ocrLanguages ["chi_sim"]
+ * (and clicks one after reading it again in Chinese), and prints no Chinese
+ * when Chinese is not asked for.
  */
 
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -14,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSession, type Session } from "../lib/session.js";
 import { type App, type Desktop, gtkWidgetFactory, startApp } from "../scripts/desktop.mjs";
 import { runCli } from "./support/cli.js";
-import { accuracy, PLAYER, startDrawnText, wordsOf } from "./support/drawn-text.js";
+import { accuracy, CHINESE, PLAYER, startDrawnText, wordsOf } from "./support/drawn-text.js";
 import { useDesktop } from "./support/linux.js";
 import { useMcpClients } from "./support/mcp.js";
 import { rejects } from "./support/rejects.js";
@@ -23,6 +25,7 @@ let desktop: Desktop;
 let gtk: App;
 let drawn: App;
 let xterm: App;
+let chinese: App;
 let session: Session;
 const connect = useMcpClients();
 
@@ -41,20 +44,25 @@ beforeAll(async () => {
       "-e",
       "sh",
       "-c",
-      "echo axsnap reads this terminal; sleep 600",
+      `printf '%s\\n' ${XTERM_TEXT.map((l) => `'${l}'`).join(" ")}; sleep 600`,
     ],
     { name: "xterm", windowClass: "XTerm", timeoutMs: 20_000 },
   );
+  chinese = await startDrawnText(desktop, CHINESE);
   session = createSession();
 }, 90_000);
 
 afterAll(async () => {
   await session?.close();
+  await chinese?.stop();
   await xterm?.stop();
   await drawn?.stop();
   await gtk?.stop();
   await desktop?.stop();
 });
+
+/** What the xterm prints: its default font is the 6x13 bitmap "fixed". */
+const XTERM_TEXT = ["axsnap reads this terminal", "the quick brown fox jumps over the lazy dog"];
 
 const ocrLines = (text: string) =>
   text
@@ -81,10 +89,51 @@ describe("ocr auto on real windows", () => {
     expect(snap.text).toMatch(/^(\t*)\d+ drawing area\n\1\t\d+ text \(ocr\) /m);
   });
 
-  it("reads an xterm, which has no accessibility tree", async () => {
+  it("reads an xterm, which has no accessibility tree, with word recall and precision ≥ 95%", async () => {
     const snap = await session.snapshot({ app: xterm.pid, screenshot: false });
     expect(snap.text).toMatch(/^0 frame axsnap ocr xterm$/m);
     expect(ocrLines(snap.text).join(" ")).toMatch(/axsnap reads this terminal/);
+    const a = accuracy(XTERM_TEXT.flatMap(wordsOf), ocrLines(snap.text).flatMap(wordsOf));
+    expect(a.recall, snap.text).toBeGreaterThanOrEqual(0.95);
+    expect(a.precision, snap.text).toBeGreaterThanOrEqual(0.95);
+  });
+});
+
+describe("ocr languages", () => {
+  const han = /\p{Script=Han}/u;
+  // The recogniser may space the characters of a Chinese word apart.
+  const joined = (text: string) => ocrLines(text).map((l) => l.replace(/\s+/g, ""));
+
+  it("reads a Chinese label with ocrLanguages chi_sim (tesseract-ocr-chi-sim, installed by scripts/install-deps.sh)", async () => {
+    const s = createSession();
+    const snap = await s.snapshot({ app: chinese.pid, screenshot: false, ocrLanguages: ["chi_sim"] });
+    expect(snap.timings.ocrRuns).toBe(1);
+    expect(joined(snap.text), snap.text).toEqual(expect.arrayContaining(["你好", "设置"]));
+    // Its line is clicked after being read again in the same language: the drawn button is hit.
+    const index = snap.records.findIndex(
+      (r) => r.ocr !== undefined && r.title?.replace(/\s+/g, "") === "设置",
+    );
+    expect(index, snap.text).toBeGreaterThan(0);
+    expect((await s.click(index)).delivery).toBe("delivered_unverified");
+    const title = (await createSession().snapshot({ app: chinese.pid, screenshot: false, ocr: false })).window
+      .title;
+    expect(title).toBe("clicked 设置 1");
+    await s.close();
+  });
+
+  it("with English and Chinese asked, reads the Chinese labels too", async () => {
+    const snap = await createSession().snapshot({
+      app: chinese.pid,
+      screenshot: false,
+      ocrLanguages: ["eng", "chi_sim"],
+    });
+    expect(joined(snap.text), snap.text).toEqual(expect.arrayContaining(["你好", "设置"]));
+  });
+
+  it("the same window without Chinese asked prints no Chinese", async () => {
+    const snap = await createSession().snapshot({ app: chinese.pid, screenshot: false });
+    expect(snap.timings.ocrRuns).toBe(1);
+    expect(ocrLines(snap.text).join(" "), snap.text).not.toMatch(han);
   });
 });
 

@@ -173,7 +173,14 @@ describe("settling", () => {
       });
       try {
         const s = session();
-        const snap = await s.snapshot({ app: app.pid, screenshot: false });
+        // The window can be listed before its page is built (its document still empty): wait for the button.
+        const snap = (
+          await s.waitFor(
+            app.pid,
+            { element: { role: "push button", name: "Press" } },
+            { timeoutMs: 15_000, snapshot: { screenshot: false } },
+          )
+        ).snapshot;
         const r = await s.click(indexOf(snap, /^push button Press/), { app: app.pid });
         expect(r.settled?.mode).toBe("quiet");
         expect(r.settled?.quietMs).toBeGreaterThanOrEqual(400);

@@ -13,7 +13,9 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AxsnapError, createSession, listApps, listWindows, type Session } from "../lib/index.js";
 import { type App, type Desktop, startApp } from "../scripts/desktop.mjs";
+import { runCli, runCliJson } from "./support/cli.js";
 import { useDesktop } from "./support/linux.js";
+import { textOf, useMcpClients } from "./support/mcp.js";
 import { decodePng, nonBlank } from "./support/png.js";
 
 const TIMEOUT = 60_000;
@@ -26,6 +28,7 @@ let xterm2: App;
 let tk: App;
 let xmsg: App;
 let pressedFile: string;
+const mcpClient = useMcpClients();
 
 beforeAll(async () => {
   desktop = await useDesktop();
@@ -80,6 +83,44 @@ describe("X11 clients with no accessibility tree", () => {
   );
 
   it(
+    "axsnap apps says which apps have no accessibility tree, in its text and its --json",
+    async () => {
+      const r = await runCli(["apps"]);
+      expect(r.code, r.stderr).toBe(0);
+      const lines = r.stdout.split("\n");
+      for (const [app, name] of [
+        [tk, "Tk-app.tcl"],
+        [xterm, "XTerm"],
+        [xmsg, "Xmessage"],
+      ] as const)
+        expect(lines).toContain(`${name}\tpid ${app.pid}\t(no accessibility tree)`);
+      const j = await runCliJson(["apps"]);
+      expect(j.env.ok, j.stderr).toBe(true);
+      expect(j.env.data.apps).toContainEqual({
+        name: "Xmessage",
+        bundleId: "xmessage",
+        pid: xmsg.pid,
+        noTree: true,
+      });
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "MCP list_apps marks them noTree, and says in its description what that means",
+    async () => {
+      const client = await mcpClient(session);
+      const tool = (await client.listTools()).tools.find((t) => t.name === "list_apps");
+      expect(tool?.description).toMatch(/noTree/);
+      const r = await client.callTool({ name: "list_apps", arguments: {} });
+      const apps = (r.structuredContent as { apps: { pid: number; noTree?: boolean }[] }).apps;
+      expect(apps.find((a) => a.pid === xmsg.pid)).toMatchObject({ name: "Xmessage", noTree: true });
+      expect(JSON.parse(textOf(r as Parameters<typeof textOf>[0]))).toEqual(apps);
+    },
+    TIMEOUT,
+  );
+
+  it(
     "snapshots an app found by name or pid as its window: line 0 with title and frame, the note, a screenshot",
     async () => {
       const byName = await session.snapshot({ app: "xmessage" });
@@ -93,8 +134,16 @@ describe("X11 clients with no accessibility tree", () => {
       });
       // Beyond line 0, only the text of its pixels (issue 20): the tree is thin, so auto reads it.
       expect(byAlias.records.slice(1).every((r) => r.ocr !== undefined)).toBe(true);
-      // The label reads whole; Tk's raised button loses words at 1× (the closing note of stop 27 says so).
-      expect(byAlias.records.slice(1).map((r) => r.title)).toContain("not pressed");
+      // The button's label and the status label, each whole, each where Tk placed it.
+      expect(byAlias.records.slice(1).map((r) => r.title)).toEqual(["Press me", "not pressed"]);
+      const inside = (f: { x: number; y: number; w: number; h: number }, r: typeof f) =>
+        f.x >= r.x && f.y >= r.y && f.x + f.w <= r.x + r.w && f.y + f.h <= r.y + r.h;
+      // The button is placed at (20, 20) 140x50, the label at (20, 100) 200x30 (test/apps/tk-app.tcl).
+      expect(inside(byAlias.records[1]!.frame!, { x: 20, y: 20, w: 140, h: 50 })).toBe(true);
+      expect(inside(byAlias.records[2]!.frame!, { x: 20, y: 100, w: 200, h: 30 })).toBe(true);
+      // Its text spans both words: centred on the button (the widget centres its label), not on "me".
+      const press = byAlias.records[1]!.frame!;
+      expect(Math.abs(press.x + press.w / 2 - 90)).toBeLessThanOrEqual(4);
       // Record frames are window-relative: line 0 is the whole window.
       expect(byAlias.records[0]!.frame).toEqual({ x: 0, y: 0, w: 320, h: 200 });
       expect(byAlias.text).toContain("Tk-app.tcl has no accessibility tree: only its window (X11 0x");

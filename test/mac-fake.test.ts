@@ -378,6 +378,45 @@ describe("reads", () => {
     expect(at1000.cf - at10.cf, JSON.stringify([...tables])).toBeLessThanOrEqual(2);
   });
 
+  it("issue 21 N2: a label in another window of the app is released with the snapshot: the live CF count stays flat", async () => {
+    const addon = loadMacFake();
+    const worldWithLabel = (labelId: number): World => {
+      const label: AXElement = {
+        id: labelId,
+        attrs: {
+          AXRole: "AXStaticText",
+          AXValue: `Label ${labelId}`,
+          AXPosition: { x: 950, y: 100 },
+          AXSize: { w: 80, h: 20 },
+        },
+      };
+      // The field (in the walked window) is labelled by a static text in another window of the app.
+      const field = textField(21, "", { AXTitleUIElement: { ref: labelId } });
+      const doc = windowEl(10, "Doc", [field], { AXMain: true });
+      const palette = windowEl(11, "Palette", [label], {
+        AXPosition: { x: 940, y: 80 },
+        AXSize: { w: 200, h: 200 },
+      });
+      return {
+        focusedPid: PID,
+        apps: [appWith([doc, palette], {}, 10)],
+        windows: [cg(10, "Doc"), cg(11, "Palette", { bounds: { x: 940, y: 80, w: 200, h: 200 } })],
+      };
+    };
+    const b = backend(worldWithLabel(200));
+    const live: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      // The app redraws its form: a new label element each time (a new AX identity).
+      addon.fakeWorldReplace(worldWithLabel(200 + i));
+      const s = await snapshot({ app: "Editor", screenshot: false }, b);
+      expect(s.text).toMatch(new RegExp(`text field .*Label ${200 + i}`));
+      await s.release();
+      live.push(addon.fakeCFLive());
+    }
+    expect(live, JSON.stringify(live)).toEqual([live[0], live[0], live[0], live[0]]);
+    expect((await b.handleStats()).held).toBe(0);
+  });
+
   it("a secure text field's value is never read; only its length", async () => {
     const secret: AXElement = {
       id: 21,
@@ -400,6 +439,53 @@ describe("reads", () => {
     expect(b.fakeLog().filter((l) => l.startsWith("read 21"))).toEqual([]);
     expect(s.text).toContain("•••");
     expect(s.text + JSON.stringify(s.records)).not.toContain("hunter2");
+  });
+
+  it("issue 21 N14: a text field named like a password (title, description, placeholder, label) is not read natively; secureNames: false reads it", async () => {
+    const reads = { logReads: ["AXValue", "AXSelectedText"] };
+    const titled = { ...textField(21, "hunter2-title", { AXTitle: "Password" }), faults: reads };
+    const described = { ...textField(22, "hunter2-desc", { AXDescription: "Account PIN" }), faults: reads };
+    const placeheld = {
+      ...textField(23, "hunter2-placeholder", { AXPlaceholderValue: "Enter your password" }),
+      faults: reads,
+    };
+    const label: AXElement = {
+      id: 30,
+      attrs: {
+        AXRole: "AXStaticText",
+        AXValue: "Passcode",
+        AXPosition: { x: 120, y: 300 },
+        AXSize: { w: 80, h: 20 },
+      },
+    };
+    const labelled = { ...textField(24, "hunter2-label", { AXTitleUIElement: { ref: 30 } }), faults: reads };
+    // Not a password: "Spinner" and "Passport" are other words; a button named Password has no value to hide.
+    const plain = { ...textField(25, "visible-value", { AXTitle: "Passport number" }), faults: reads };
+    const b = backend(simpleWorld([titled, described, placeheld, label, labelled, plain]));
+    const s = await snapshot({ app: "Editor", screenshot: false }, b);
+    const reads1 = b.fakeLog().filter((l) => /^read 2[1-4] /.test(l));
+    expect(reads1).toEqual([]);
+    const raw = JSON.stringify(liveObservation(s)!.raw);
+    expect(raw).not.toContain("hunter2");
+    expect(raw).toContain("visible-value");
+    expect(
+      s.records.filter((r) => r.role === "AXTextField" && r.secure).map((r) => r.title ?? r.description),
+    ).toEqual(["Password", "Account PIN", undefined, "Passcode"]);
+    await s.release();
+
+    // The heuristic off for one snapshot: the values are read as any field's.
+    const open = await b.snapshot({
+      app: "Editor",
+      maxNodes: 100,
+      maxDepth: 20,
+      deadlineMs: 5000,
+      screenshot: false,
+      secureNames: false,
+    });
+    const text = JSON.stringify(open.raw);
+    await b.release(open.handles);
+    expect(text).toContain("hunter2-title");
+    expect(text).toContain("hunter2-label");
   });
 
   it("an element that dies mid-walk (kAXErrorInvalidUIElement) is left out; the rest is read", async () => {
@@ -806,6 +892,24 @@ describe("Chromium and Electron", () => {
     ).toBe("set 1 AXEnhancedUserInterface false");
   });
 
+  it("issue 21 N13: AXEnhancedUserInterface already on (a screen reader set it) is left on when the backend closes", async () => {
+    const bundle = mkdtempSync(join(tmpdir(), "axsnap-electron-"));
+    tempDirs.push(bundle);
+    mkdirSync(join(bundle, "Contents", "Frameworks", "Electron Framework.framework"), { recursive: true });
+    const world = webWorld(100, { bundlePath: bundle });
+    world.apps[0]!.chromium = { revealAfterMs: 100, attribute: "AXEnhancedUserInterface" };
+    world.apps[0]!.root.attrs.AXEnhancedUserInterface = true;
+    const b = backend(world);
+    const s = await snapshot({ app: "Editor", screenshot: false }, b);
+    expect(s.text).toMatch(/\d+ button Sign in/);
+    await s.release();
+    await b.close();
+    // Never turned off: axsnap did not turn it on.
+    expect(b.fakeLog().filter((l) => l.includes("EnhancedUser"))).toEqual([
+      "set 1 AXEnhancedUserInterface true",
+    ]);
+  });
+
   it("a native app (the attribute refused, no Chromium engine) is not waited for", async () => {
     const b = backend(simpleWorld([button(21, "OK")]));
     const t0 = performance.now();
@@ -899,6 +1003,34 @@ describe("actions and input", () => {
     expect(result.notes).toEqual([`the point is on element ${ok.index} (${ok.roleText} OK)`]);
     expect(cancel.handle).not.toBe(ok.handle);
     await session.close();
+  });
+
+  it("issue 21 N15: input to a window already in front and key neither raises it nor sets it main; one that is not, both", async () => {
+    const raises = (b: NativeBackend) =>
+      logOf(b).filter((l) => l === "perform 10 AXRaise" || l.startsWith("set 10 AXMain"));
+    const ready = backend(simpleWorld([button(21, "OK")]));
+    const s = await snapshot({ app: "Editor", screenshot: false }, ready);
+    await ready.keys(liveObservation(s)!.window, "a", 5000);
+    expect(raises(ready)).toEqual([]);
+    expect(logOf(ready).filter((l) => l.startsWith("event keyDown"))).toHaveLength(1);
+    await s.release();
+
+    // The app in front, another of its windows key: the target is raised and made main first.
+    const doc = windowEl(10, "Doc", [button(21, "OK")]);
+    const other = windowEl(11, "Other", [button(22, "Next")], {
+      AXMain: true,
+      AXPosition: { x: 950, y: 80 },
+      AXSize: { w: 300, h: 200 },
+    });
+    const b = backend({
+      focusedPid: PID,
+      apps: [appWith([doc, other], {}, 11)],
+      windows: [cg(11, "Other", { bounds: { x: 950, y: 80, w: 300, h: 200 } }), cg(10, "Doc")],
+    });
+    const s2 = await snapshot({ app: "Editor", window: { title: "Doc" }, screenshot: false }, b);
+    await b.keys(liveObservation(s2)!.window, "a", 5000);
+    expect(raises(b)).toEqual(["perform 10 AXRaise", "set 10 AXMain true"]);
+    await s2.release();
   });
 
   it("pointer, keys and text become CGEvents at screen points", async () => {
@@ -1317,6 +1449,60 @@ describe("issue 9 interface", () => {
       `text 22 replaced range(150000,0): 150007 units fnv1a=${fnv1a(`${value} tail ✓`)}`,
     ]);
     await b.release(s.handles);
+  });
+
+  it("issue 21 N12: a caret the app applies late (after two reads) is waited for, briefly: the text goes in semantically", async () => {
+    const field = textField(22, "hello", {
+      AXTitle: "Name",
+      AXNumberOfCharacters: 5,
+      AXSelectedTextRange: { location: 0, length: 0 },
+    });
+    field.settable = ["AXValue", "AXSelectedTextRange", "AXSelectedText", "AXFocused"];
+    field.faults = { selectionLagReads: 2 };
+    const b = backend(simpleWorld([field]));
+    const session = createSession({ backend: b });
+    const s = await session.snapshot({ app: "Editor", screenshot: false });
+    const name = s.records.find((r) => r.title === "Name")!;
+    const r = await session.typeText(" world", { target: name.index, settle: false });
+    expect(r).toMatchObject({ channel: "semantic", delivery: "delivered_verified" });
+    expect(sets(b)).toEqual(["set 22 AXSelectedTextRange range(5,0)", 'set 22 AXSelectedText " world"']);
+    // The read-backs between were paced by short sleeps, not a spin.
+    expect(logOf(b).filter((l) => l.startsWith("system sleep")).length).toBeGreaterThanOrEqual(2);
+    await session.close();
+  });
+
+  it("issue 21 N12: a caret that never arrives inserts nothing and is not_delivered: typeText falls back to key events", async () => {
+    const field = textField(22, "hello", {
+      AXTitle: "Name",
+      AXNumberOfCharacters: 5,
+      AXSelectedTextRange: { location: 0, length: 0 },
+      AXFocused: true,
+    });
+    field.settable = ["AXValue", "AXSelectedTextRange", "AXSelectedText", "AXFocused"];
+    field.faults = { selectionLagReads: -1 };
+    const b = backend(simpleWorld([field]));
+    const s0 = await b.snapshot(SNAP);
+    const handle = s0.raw.root.children![0]!.handle!;
+    const err = await b.insertText(handle, "x", 2000).catch((e: unknown) => e);
+    expect(err).toMatchObject({
+      nativeCode: "ACTION_FAILED",
+      message: expect.stringMatching(/caret did not arrive/),
+    });
+    expect(sets(b)).toEqual(["set 22 AXSelectedTextRange range(5,0)"]);
+    await b.release(s0.handles);
+
+    const session = createSession({ backend: b });
+    const s = await session.snapshot({ app: "Editor", screenshot: false });
+    const name = s.records.find((r) => r.title === "Name")!;
+    const r = await session.typeText(" world", { target: name.index, settle: false });
+    expect(r.channel).toBe("synthetic");
+    expect(r.notes.join("\n")).toMatch(
+      /cannot insert text .*caret did not arrive.*typed with key events instead/,
+    );
+    // Nothing went in at the caret the app never moved; the key events carried the text.
+    expect(sets(b).filter((l) => l.includes("AXSelectedText "))).toEqual([]);
+    expect(events(b).filter((l) => l.startsWith("event unicode")).length).toBeGreaterThan(0);
+    await session.close();
   });
 
   it("insertText refuses, sending nothing, a secure field or one whose caret cannot be set; an error after the first set is uncertain", async () => {
@@ -1966,9 +2152,30 @@ describe("issue 12 (items 3, 6, 7, 8, 10): Chromium switch, Spaces, unreadable s
     const b = backend(world);
     await expect(snapshot({ app: "Editor", screenshot: false }, b)).rejects.toMatchObject({
       code: "WINDOW_NOT_FOUND",
-      message: expect.stringMatching(/the window is on another Space.*Switch to that Space/),
+      message: expect.stringMatching(/the window is on another Space or hidden.*Switch to that Space/),
       hint: expect.stringMatching(/switch to that Space.*do not open a new window/),
     });
+    expect(b.fakeLog().filter((l) => l.startsWith("system open"))).toEqual([]);
+  });
+
+  it("issue 21 N1: an ordered-out (closed but kept) window looks like one on another Space: the error names both, and how to force the reopen", async () => {
+    // CGWindow.h: kCGWindowListOptionAll lists on- and off-screen windows alike, with no Space number;
+    // a window the app closed but keeps (ordered out) is listed exactly like one on another Space.
+    const world: World = {
+      focusedPid: PID,
+      apps: [{ ...appWith([]), recoverOn: "never" }],
+      windows: [cg(77, "", { onScreen: false })],
+    };
+    const b = backend(world);
+    const err = await snapshot({ app: "Editor", screenshot: false }, b).catch((e: unknown) => e);
+    expect(err).toMatchObject({
+      code: "WINDOW_NOT_FOUND",
+      message: expect.stringMatching(
+        /on another Space or hidden: .*ordered out.*launch\("com\.example\.editor"\)/,
+      ),
+      hint: expect.stringMatching(/another Space.*do not open a new window.*hid.*launch.*reopen/),
+    });
+    // Not reopened on a guess: on another Space, a reopen would make a second window.
     expect(b.fakeLog().filter((l) => l.startsWith("system open"))).toEqual([]);
   });
 
@@ -2223,6 +2430,59 @@ describe("issue 12: capture filter, output scale, threads and lifetimes, silent 
     expect(s3.screenshot).toBeDefined();
   });
 
+  it("issue 21 N4: a capture never answered blocks new ones for a bounded time only; its late answer does not open the gate of the capture after it", async () => {
+    const addon = loadMacFake();
+    const world = simpleWorld([button(21, "OK")]);
+    world.windows = [cg(10, "Doc", { captureHangs: true })];
+    const b = backend(world);
+    const s1 = await snapshot({ app: "Editor" }, b);
+    expect(s1.screenshot).toBeUndefined();
+    await s1.release();
+    // Given up 5 s ago (one ScreenCaptureKit call's bound): still no new capture.
+    addon.fakeCaptureGateAge(5_000);
+    world.windows = [cg(10, "Doc")];
+    addon.fakeWorldReplace(world);
+    const s2 = await snapshot({ app: "Editor" }, b);
+    expect(s2.screenshot).toBeUndefined();
+    expect(notesOf(s2).join("\n")).toMatch(/a previous screen capture is still outstanding/);
+    await s2.release();
+    // Given up 30 s ago: the gate is taken over, screenshots work again without the answer.
+    addon.fakeCaptureGateAge(25_000);
+    const s3 = await snapshot({ app: "Editor" }, b);
+    expect(s3.screenshot).toBeDefined();
+    expect(addon.fakeCaptureGateBusy()).toBe(false);
+    await s3.release();
+
+    // A second capture that hangs takes the gate; the first one's late answer must not open it.
+    world.windows = [cg(10, "Doc", { captureHangs: true })];
+    addon.fakeWorldReplace(world);
+    const s4 = await snapshot({ app: "Editor" }, b);
+    expect(s4.screenshot).toBeUndefined();
+    await s4.release();
+    addon.fakeCaptureComplete(1); // the first capture's handler, at last
+    expect(addon.fakeCaptureGateBusy()).toBe(true);
+    world.windows = [cg(10, "Doc")];
+    addon.fakeWorldReplace(world);
+    const s5 = await snapshot({ app: "Editor" }, b);
+    expect(notesOf(s5).join("\n")).toMatch(/a previous screen capture is still outstanding/);
+    await s5.release();
+    addon.fakeCaptureComplete(); // the second one's
+    expect(addon.fakeCaptureGateBusy()).toBe(false);
+  });
+
+  it("issue 21 N16: the gate opens when ScreenCaptureKit has answered, even while it keeps the finished handler", async () => {
+    const addon = loadMacFake();
+    const world = simpleWorld([button(21, "OK")]);
+    world.windows = [cg(10, "Doc", { handlerKept: true })];
+    const b = backend(world);
+    const s1 = await snapshot({ app: "Editor" }, b);
+    expect(s1.screenshot).toBeDefined();
+    expect(addon.fakeCaptureGateBusy()).toBe(false);
+    const s2 = await snapshot({ app: "Editor" }, b);
+    expect(s2.screenshot).toBeDefined();
+    expect(notesOf(s2).join("\n")).not.toMatch(/screen capture/);
+  });
+
   it("issue 20: recognizeText captures the window, then answers OCR_UNAVAILABLE: the fake layer has no Vision", async () => {
     const b = backend(simpleWorld([button(21, "OK")]));
     const snap = await b.snapshot({
@@ -2241,6 +2501,25 @@ describe("issue 12: capture filter, output scale, threads and lifetimes, silent 
       );
     expect((err as { nativeCode?: string }).nativeCode).toBe("OCR_UNAVAILABLE");
     expect((err as Error).message).toMatch(/no OCR engine \(Vision\)/);
+  });
+
+  it("issue 20: without Vision, the note and the OCR_UNAVAILABLE hint are macOS's own: nothing to install, no apt-get", async () => {
+    // One named button: the tree is thin, so auto asks for OCR and notes why there is none.
+    const b = backend(simpleWorld([button(21, "OK")]));
+    const s = await snapshot({ app: "Editor", screenshot: false }, b);
+    expect(s.text).toMatch(/^\t*\d+ \S.* OK$/m);
+    expect(s.text).toMatch(
+      /\(the text in its pixels was not read: this macOS system layer has no OCR engine \(Vision\) \(Vision is part of macOS 10\.15 and later, nothing to install;/,
+    );
+    expect(s.text).not.toMatch(/apt-get|tesseract/i);
+    await s.release();
+    const err = await snapshot({ app: "Editor", screenshot: false, ocr: true }, b).then(
+      () => undefined,
+      (e: unknown) => e as { code?: string; hint?: string },
+    );
+    expect(err?.code).toBe("OCR_UNAVAILABLE");
+    expect(err?.hint).toMatch(/^Vision is part of macOS 10\.15 and later, nothing to install/);
+    expect(err?.hint).not.toMatch(/apt-get|tesseract/i);
   });
 
   it("item 9: every job on the worker runs inside one autorelease pool, pushed and popped on the worker", async () => {

@@ -1,7 +1,9 @@
 /**
  * Real apps on a real Mac (issue 12): TextEdit takes two typed lines with a
  * Return between them and reads them back; Calculator computes 7+3=10, and is
- * started by launchApp through NSWorkspace. These
+ * started by launchApp through NSWorkspace; TextEdit's two windows keep their
+ * ids from one listing to the next and one is observed by its id (issue 21
+ * N6-N8). These
  * need a Mac whose test process holds the Accessibility permission, which a
  * hosted CI runner cannot grant, so they run only where AXSNAP_MAC_SMOKE=1
  * says such a Mac is present (the `smoke` job of .github/workflows/macos.yml,
@@ -15,6 +17,7 @@ import {
   launchApp,
   listApps,
   listLaunchable,
+  listWindows,
   permissions,
   type Snapshot,
 } from "../lib/index.js";
@@ -82,6 +85,31 @@ describe.runIf(ON_A_MAC)("macOS smoke (real apps)", () => {
       expect(typed.delivery).not.toBe("not_delivered");
       const after = await snapshotUntil("TextEdit", (s) => s.text.includes("second line"), "the typed text");
       expect(after.text).toMatch(/first line\\nsecond line/);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "TextEdit: a window listed twice keeps its id, is observed by it, and an action opens and closes nothing",
+    async () => {
+      quit.push("TextEdit");
+      for (let i = 0; i < 2; i++)
+        execFileSync("osascript", ["-e", 'tell application "TextEdit" to make new document']);
+      await snapshotUntil("TextEdit", (s) => /text entry area/.test(s.text), "a document");
+      const first = await listWindows("TextEdit");
+      const second = await listWindows("TextEdit");
+      const documents = first.filter((w) => w.kind === "window");
+      expect(documents.length).toBeGreaterThanOrEqual(2);
+      expect(second.map((w) => w.id)).toEqual(first.map((w) => w.id));
+      const other = documents[1]!;
+      const session = createSession();
+      const snap = await session.snapshot({ app: "TextEdit", window: { id: other.id }, screenshot: false });
+      expect(snap.window.title).toBe(other.title);
+      const area = find(snap, /^\d+ text entry area/);
+      const r = await session.click(`@${snap.id}:e${area.index}`, { snapshot: false });
+      // The app's other windows were there before and after: neither closed nor opened.
+      expect(r.opened ?? []).toEqual([]);
+      expect(r.closed ?? []).toEqual([]);
     },
     TIMEOUT,
   );

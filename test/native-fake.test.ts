@@ -169,6 +169,39 @@ describe("faults", () => {
   });
 });
 
+describe("a read the deadline cut before the deadline passed", () => {
+  // The Linux backend answers a call with the deadline's error up to a few ms before the deadline (its timer
+  // fires early, or within its margin); the walk then ends before the deadline with those nodes unread.
+  const item = (i: number, fault: Node) => ({
+    role: "list item",
+    frame: { x: 120, y: 120 + i * 30, w: 200, h: 30 },
+    fault,
+    children: [button(`Item ${i}`, { frame: { x: 120, y: 120 + i * 30, w: 80, h: 30 } })],
+  });
+  const list = (fault: Node) => ({
+    role: "list",
+    title: "Results",
+    frame,
+    children: [0, 1, 2].map((i) => item(i, fault)),
+  });
+
+  it("says the walk was cut by the deadline when list items' children were not read", async () => {
+    const b = fake({ apps: [app("Editor", [win("W", [list({ earlyDeadline: "children" })])])] });
+    const s = await snap(b, { deadlineMs: 20_000 });
+    expect(s.text).not.toContain("Item 0");
+    expect(s.complete, s.text).toBe(false);
+    expect(s.cutBy).toContain("deadline");
+  });
+
+  it("says the walk was cut by the deadline when elements were not read", async () => {
+    const b = fake({ apps: [app("Editor", [win("W", [list({ earlyDeadline: "read" })])])] });
+    const s = await snap(b, { deadlineMs: 20_000 });
+    expect(s.text).not.toMatch(/list item/);
+    expect(s.complete, s.text).toBe(false);
+    expect(s.cutBy).toContain("deadline");
+  });
+});
+
 describe("limits and the cycle guard", () => {
   const many = (n: number) => Array.from({ length: n }, (_, i) => button(`b${i}`));
 

@@ -26,7 +26,7 @@ const lines = (next = "Next") => [
   { text: next, frame: { x: 200, y: 20, w: 40, h: 14 }, confidence: 0.9 },
   { text: "Delete all", frame: { x: 20, y: 80, w: 80, h: 14 }, confidence: 0.9 },
 ];
-const player = (ocr = lines(), children: object[] = []) => ({
+const player = (ocr = lines(), children: object[] = [], window: object = {}) => ({
   apps: [
     {
       name: "Player",
@@ -39,6 +39,7 @@ const player = (ocr = lines(), children: object[] = []) => ({
           focused: true,
           ocr,
           root: { role: "frame", title: "Player", frame: FRAME, children },
+          ...window,
         },
       ],
     },
@@ -99,7 +100,35 @@ describe("ocr in a snapshot", () => {
     const snap = await look(s);
     expect(snap.text).toMatch(/^0 frame Player$/m);
     expect(snap.text).toMatch(/\(the text in its pixels was not read: .*apt-get install tesseract-ocr/);
-    await refused(s.snapshot({ app: "Player", screenshot: false, ocr: true }), "OCR_UNAVAILABLE");
+    const e = await refused(s.snapshot({ app: "Player", screenshot: false, ocr: true }), "OCR_UNAVAILABLE");
+    // The backend's own hint (the fake one stands for Linux without Tesseract), said once.
+    expect(e.hint).toBe(
+      "install Tesseract: apt-get install tesseract-ocr tesseract-ocr-eng (tesseract-ocr-chi-sim for Chinese)",
+    );
+    expect(e.message).not.toContain("apt-get");
+    expect(snap.text.match(/apt-get/g)).toHaveLength(1);
+  });
+
+  it("a capture that fails: the tree prints whole, with a note saying the pixels were not read and why", async () => {
+    const quit = {
+      role: "push button",
+      title: "Quit",
+      actions: ["click"],
+      frame: { x: 20, y: 250, w: 60, h: 20 },
+    };
+    const { b, s } = sessions.open(player(lines(), [quit], { captureFails: true }));
+    for (const ocr of ["auto", true] as const) {
+      const snap = await s.snapshot({ app: "Player", screenshot: false, ocr });
+      expect(snap.text.split("\n").slice(2, 4)).toEqual(["0 frame Player", "\t1 push button Quit"]);
+      expect(snap.text).toMatch(
+        /\(the text in its pixels was not read: fake: the window could not be captured\)/,
+      );
+      expect(snap.text).not.toMatch(/\(ocr\)/);
+      expect(snap.timings.ocrRuns).toBe(1);
+      // The line printed is still one to act on: the failed read left the records as walked.
+      expect(snap.records[1]?.title).toBe("Quit");
+    }
+    expect(ocrRuns(b.fakeLog())).toBe(2);
   });
 });
 

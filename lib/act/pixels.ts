@@ -10,7 +10,7 @@ import type { CallContext } from "../call.js";
 import { type LiveObservation, liveObservation } from "../desktop.js";
 import { AxsnapError, invalidArgument } from "../errors.js";
 import { identityOf, sameIdentity } from "../identity.js";
-import type { RawNode, Rect } from "../model.js";
+import { holdsPoint, type RawNode, type Rect } from "../model.js";
 import type { NativePointerEvent } from "../native.js";
 import { destructiveWordIn } from "../policy/normalize.js";
 import type { ElementRecord } from "../records.js";
@@ -167,11 +167,6 @@ export function recordAt<R extends { screenFrame?: Rect }>(
   return best;
 }
 
-/** Whether a frame of some size holds the point (its right and bottom edges are outside). */
-function holdsPoint(f: Rect, x: number, y: number): boolean {
-  return f.w > 0 && f.h > 0 && x >= f.x && y >= f.y && x < f.x + f.w && y < f.y + f.h;
-}
-
 /** Live nodes under the point, the deepest first, then its ancestors up to the window. */
 async function liveAt(
   at: { live: LiveObservation; x: number; y: number },
@@ -289,7 +284,7 @@ async function coarse(
   }
   releaseLater(at.live, read.handles);
   const f = read.node.frame;
-  const inside = f !== undefined && holdsPoint(f, at.x, at.y);
+  const inside = holdsPoint(f, at.x, at.y);
   if (!inside || !sameIdentity(identityOf(read.node), shown.identity)) return now;
   return { ...now, record: shown, node: read.node, guarded: [read.node, ...now.guarded], same: true };
 }

@@ -152,6 +152,11 @@ export function letPumpGo(backend: NativeBackend, pid: number, pump: EventPump):
   if (pump.users <= 0 && byPid?.get(pid) === pump) byPid.delete(pid);
 }
 
+/** Whether some wait on the app is using its pump now. */
+export function pumpInUse(backend: NativeBackend, pid: number): boolean {
+  return (pumps.get(backend)?.get(pid)?.users ?? 0) > 0;
+}
+
 /** How many pumps and shares this backend's waits keep (they go when no wait uses them). */
 export function watcherSizes(backend: NativeBackend | object): { pumps: number; shares: number } {
   return { pumps: pumps.get(backend as NativeBackend)?.size ?? 0, shares: shares.get(backend)?.size ?? 0 };

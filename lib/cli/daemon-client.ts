@@ -53,7 +53,10 @@ export function servable(argv: string[], env: Env): boolean {
 /** The socket of this environment's warm process, or undefined when the runtime directory is not safe. */
 export function addressOf(env: Env, script: string): string | undefined {
   const dir = daemonDir(env);
-  return dir === undefined ? undefined : socketPath(dir, daemonKey(env, script));
+  if (dir === undefined) return undefined;
+  const path = socketPath(dir, daemonKey(env, script));
+  // A Unix socket's path has to fit sun_path: 108 bytes on Linux, 104 on macOS (a long $TMPDIR there).
+  return Buffer.byteLength(path) < 104 ? path : undefined;
 }
 
 /** Reads frames off a socket until it ends; `onFrame` returning true stops reading. */

@@ -57,7 +57,7 @@ export async function daemonCommand(
   const socket = addressOf(process.env, context.script);
   if (socket === undefined)
     throw invalidArgument(
-      "the runtime directory for the warm process is not private to this user (it must be a directory of ours, mode 0700)",
+      "no place for the warm process's socket: the runtime directory is not private to this user (it must be a directory of ours, mode 0700), or its path is too long for a socket",
       "fix the permissions of $XDG_RUNTIME_DIR/axsnap (or the axsnap-<uid> directory in the temporary directory), or set AXSNAP_DAEMON=off",
     );
   if (action === "run") {

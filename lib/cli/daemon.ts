@@ -102,16 +102,28 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
   let lastUsed = Date.now();
   let timer: NodeJS.Timeout | undefined;
   let ino: number | undefined;
+  /** The connection of the command being served. */
+  let serving: Socket | undefined;
+  const busyWith = (socket: Socket) => serving === socket;
   let finish!: () => void;
   const finished = new Promise<void>((resolve) => {
     finish = resolve;
   });
 
+  const sockets = new Set<Socket>();
   const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
     socket.on("error", () => undefined);
+    // A decoder keeps a character split across two reads whole (text to type in any script).
+    socket.setEncoding("utf8");
+    // A connection that says nothing is not a client of ours; it must not keep this process alive.
+    socket.setTimeout(10_000, () => {
+      if (!busyWith(socket)) socket.destroy();
+    });
     let buffer = "";
-    const onData = (chunk: Buffer) => {
-      buffer += chunk.toString("utf8");
+    const onData = (chunk: string) => {
+      buffer += chunk;
       const nl = buffer.indexOf("\n");
       if (nl === -1) {
         // A client that sends no newline within a command line's worth of bytes is not ours.
@@ -163,6 +175,8 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
       return;
     }
     busy = true;
+    serving = socket;
+    socket.setTimeout(0);
     send(socket, { t: "start" });
     const restore = redirectOutput({
       out: (d) => send(socket, { t: "out", d }),
@@ -184,6 +198,7 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
     served++;
     lastUsed = Date.now();
     busy = false;
+    serving = undefined;
     if (stopping) close();
   }
 
@@ -193,6 +208,8 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
     closed = true;
     clearInterval(timer);
     server.close(() => finish());
+    // server.close waits for every open connection: a client that lingers must not keep this process.
+    for (const s of sockets) s.destroy();
     try {
       // Only our own socket: a newer warm process may have taken the name.
       if (statSync(address).ino === ino) unlinkSync(address);
@@ -210,7 +227,7 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
   ino = statSync(address).ino;
   for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(signal, stop);
 
-  const sockets = desktopSockets(process.env);
+  const watched = desktopSockets(process.env);
   let checking = false;
   timer = setInterval(async () => {
     if (checking || stopping) return;
@@ -224,7 +241,7 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
       }
       if (!mine) return stop();
       if (!busy && Date.now() - lastUsed >= idleMs) return stop();
-      for (const s of sockets) if (!(await accepts(s))) return stop();
+      for (const s of watched) if (!(await accepts(s))) return stop();
     } finally {
       checking = false;
     }

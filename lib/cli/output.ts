@@ -194,7 +194,11 @@ export function resolveText(d: ResolveData): string {
 
 export function appsText(apps: RawApp[]): string {
   return apps
-    .map((a) => `${a.name}\tpid ${a.pid}${a.responsive === false ? "\t(not answering)" : ""}\n`)
+    .map(
+      (a) =>
+        // An X11 client found through its windows (issue 20): its snapshot is its window and its pixels' text.
+        `${a.name}\tpid ${a.pid}${a.noTree ? "\t(no accessibility tree)" : ""}${a.responsive === false ? "\t(not answering)" : ""}\n`,
+    )
     .join("");
 }
 

@@ -6,7 +6,7 @@
  * holds the line's centre (the self-drawn element read, or the window), after
  * that element's own children, in reading order.
  */
-import type { RawNode, RawSnapshot, Rect } from "../model.js";
+import { holdsPoint, type RawNode, type RawSnapshot, type Rect } from "../model.js";
 
 /** One recognised line: window-relative points, as the native recogniser returns it. */
 export interface OcrLine {
@@ -14,9 +14,6 @@ export interface OcrLine {
   frame: Rect;
   confidence: number;
 }
-
-const contains = (r: Rect | undefined, x: number, y: number): boolean =>
-  r !== undefined && x >= r.x && y >= r.y && x < r.x + r.w && y < r.y + r.h;
 
 /**
  * Rows top to bottom, each left to right: lines whose vertical centres lie
@@ -40,7 +37,7 @@ function readingOrder(lines: OcrLine[]): OcrLine[] {
 function holder(from: RawNode, x: number, y: number): RawNode {
   let at = from;
   for (;;) {
-    const next = at.children?.find((c) => c.ocr === undefined && contains(c.frame, x, y));
+    const next = at.children?.find((c) => c.ocr === undefined && holdsPoint(c.frame, x, y));
     if (!next) return at;
     at = next;
   }
@@ -62,7 +59,7 @@ export function mergeOcrLines(
     const frame = { x: win.x + line.frame.x, y: win.y + line.frame.y, w: line.frame.w, h: line.frame.h };
     const cx = frame.x + frame.w / 2;
     const cy = frame.y + frame.h / 2;
-    const top = under.find((n) => contains(n.frame, cx, cy)) ?? raw.root;
+    const top = under.find((n) => holdsPoint(n.frame, cx, cy)) ?? raw.root;
     const parent = holder(top, cx, cy);
     const node: RawNode = {
       role: staticRole,

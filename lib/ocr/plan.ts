@@ -69,10 +69,9 @@ export function ocrLanguagesOf(value: unknown): string[] | undefined {
   return [...new Set(value as string[])];
 }
 
-const named = (n: RawNode): boolean =>
-  [n.title, n.description, typeof n.value === "string" ? n.value : undefined].some(
-    (t) => t !== undefined && t.trim().length > 0,
-  );
+const said = (t: unknown): boolean => typeof t === "string" && t.trim().length > 0;
+// Called on every element until three are found: no array built per element.
+const named = (n: RawNode): boolean => said(n.title) || said(n.description) || said(n.value);
 
 /** The window's own controls, which every window has: they say nothing about its content. */
 const WINDOW_CONTROL_SUBROLES = new Set([
@@ -107,15 +106,72 @@ function* nodes(root: RawNode): Generator<RawNode> {
 
 const isSelfDrawn = (n: RawNode): boolean => SELF_DRAWN_ROLES.has(n.role) || isImage(n);
 
+/** Window-relative, clipped to the window: what the capture holds. */
+function localTo(win: Rect, r: Rect | undefined): Rect | undefined {
+  return r === undefined
+    ? undefined
+    : intersect({ x: r.x - win.x, y: r.y - win.y, w: r.w, h: r.h }, { x: 0, y: 0, w: win.w, h: win.h });
+}
+
+/**
+ * A self-drawn element auto reads: its frame, clipped to the window, covers
+ * SELF_DRAWN_SHARE of it and is readable both ways. localTo's arithmetic,
+ * step for step, without the rect it builds.
+ */
+function readsSelfDrawn(win: Rect, n: RawNode): boolean {
+  const r = n.frame;
+  if (r === undefined) return false;
+  const rx = r.x - win.x;
+  const ry = r.y - win.y;
+  const x = Math.max(rx, 0);
+  const y = Math.max(ry, 0);
+  const w = Math.min(rx + r.w, win.w) - x;
+  const h = Math.min(ry + r.h, win.h) - y;
+  return w > 0 && h > 0 && w * h >= SELF_DRAWN_SHARE * area(win) && w >= MIN_READABLE && h >= MIN_READABLE;
+}
+
+/**
+ * Whether `ocr: "auto"` reads anything of this window: the decision of
+ * fullOcrPlan without building the plan. It runs on every snapshot, so it
+ * collects nothing, stops counting names at MIN_NAMED, from then on looks
+ * at an element's role only, and returns at the first self-drawn element
+ * auto would read (issue 20: "0 ms added to snapshots of named windows").
+ */
+export function autoReadsPixels(raw: RawSnapshot, secureNames = true): boolean {
+  const win = raw.window.frame;
+  if (win.w < MIN_READABLE || win.h < MIN_READABLE) return false;
+  let namedCount = 0;
+  // The order elements are seen in decides nothing: children go on the stack as they come.
+  const stack: RawNode[] = [];
+  if (raw.root.children) for (const c of raw.root.children) stack.push(c);
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    if (n.children) for (const c of n.children) stack.push(c);
+    if (isSelfDrawn(n)) {
+      // The frame first: most self-drawn elements (icons) are too small, and it is the cheaper test.
+      if (readsSelfDrawn(win, n) && !isSecure(n, secureNames)) return true;
+    } else if (namedCount < MIN_NAMED && named(n) && !isWindowControl(n) && !isSecure(n, secureNames))
+      namedCount++;
+  }
+  return namedCount < MIN_NAMED;
+}
+
+/**
+ * What a snapshot reads; undefined: nothing. In auto, a window that reads
+ * nothing (nearly every window of a named app) is told by autoReadsPixels
+ * alone; the plan is built only where pixels are read.
+ */
 export function planOcr(raw: RawSnapshot, mode: OcrMode, secureNames = true): OcrPlan | undefined {
+  if (mode === "auto" && !autoReadsPixels(raw, secureNames)) return undefined;
+  return fullOcrPlan(raw, mode, secureNames);
+}
+
+/** The plan, from one walk over the whole tree (planOcr skips it where auto reads nothing). */
+export function fullOcrPlan(raw: RawSnapshot, mode: OcrMode, secureNames = true): OcrPlan | undefined {
   if (mode === false) return undefined;
   const win = raw.window.frame;
   if (win.w < MIN_READABLE || win.h < MIN_READABLE) return undefined;
-  // Window-relative, clipped to the window: what the capture holds.
-  const local = (r: Rect | undefined): Rect | undefined =>
-    r === undefined
-      ? undefined
-      : intersect({ x: r.x - win.x, y: r.y - win.y, w: r.w, h: r.h }, { x: 0, y: 0, w: win.w, h: win.h });
+  const local = (r: Rect | undefined): Rect | undefined => localTo(win, r);
   const secure: Rect[] = [];
   const namedFrames: Rect[] = [];
   const selfDrawn: RawNode[] = [];

@@ -67,12 +67,10 @@ export async function readPixelText(
     if (e.code === "OCR_UNAVAILABLE" && mode === true) throw e;
     // An abort ends the observation; a deadline met while reading leaves the tree as it was walked.
     if (e.code === "ABORTED") throw e;
-    // The default hint names Debian's packages: on macOS, Vision is the system's and the message says why.
+    // The hint is the backend's own (what to install on Linux; nothing on macOS, where Vision is the system's).
     const why =
       e.code === "OCR_UNAVAILABLE"
-        ? raw.platform === "macos"
-          ? e.message
-          : `${e.message}${e.hint ? ` (${e.hint})` : ""}`
+        ? `${e.message} (${e.hint})`
         : e.code === "TIMEOUT"
           ? "the call's deadline passed while reading"
           : e.message;

@@ -153,17 +153,20 @@ class Backend {
   virtual Error Capture(const WindowInfo& window, std::vector<uint8_t>& rgba, int& width, int& height, Rect& captured,
                         Clock::time_point deadline) = 0;
 
+  // Where a backend has no engine at all: nothing to install, the window is read without its pixels' text.
+  static constexpr const char* kNoOcrHint =
+      "take the snapshot with ocr: \"auto\" or false (no text is read from its pixels) and look at its screenshot";
   // Text read off `image`, a capture of `window` (core/ocr.h RecognizeWindowText
   // captures it; a snapshot may pass the pixels it already has): lines in
   // window-relative points. Runs the platform's engine (Linux: Tesseract,
   // loaded at run time; macOS: Vision); kOcrUnavailable where there is none.
   virtual Error RecognizeText(const WindowInfo& window, const OcrImage& image, const OcrOptions& options,
                               OcrResult& out) {
-    return {ErrorCode::kOcrUnavailable, "this platform has no OCR engine"};
+    return {ErrorCode::kOcrUnavailable, "this platform has no OCR engine", kNoOcrHint};
   }
   // Whether RecognizeText can read `languages` here, loading the engine if it must (before a capture).
   virtual Error OcrReady(const std::vector<std::string>& languages) {
-    return {ErrorCode::kOcrUnavailable, "this platform has no OCR engine"};
+    return {ErrorCode::kOcrUnavailable, "this platform has no OCR engine", kNoOcrHint};
   }
 
   // Actions.

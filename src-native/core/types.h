@@ -51,6 +51,13 @@ const char* ErrorCodeName(ErrorCode code);
 struct Error {
   ErrorCode code = ErrorCode::kNone;
   std::string message;
+  // What to do about it, where only the backend that failed knows (OCR_UNAVAILABLE: Debian's packages on
+  // Linux, nothing to install on macOS); empty: lib/errors.ts's hint for the code.
+  std::string hint;
+  // A constructor, not aggregate initialisation: `{code, message}` everywhere leaves the hint out without
+  // -Wmissing-field-initializers (an error under the macOS check's -Werror).
+  Error() = default;
+  Error(ErrorCode c, std::string m, std::string h = {}) : code(c), message(std::move(m)), hint(std::move(h)) {}
   explicit operator bool() const { return code != ErrorCode::kNone; }
 };
 

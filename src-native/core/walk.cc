@@ -144,7 +144,12 @@ class ChildIndex {
     if (missing.empty()) return;
     std::vector<ElementId> ids;
     std::vector<Error> errs;
-    if (backend_.ChildrenAt(parent_, missing, ids, errs, deadline_)) ids.assign(missing.size(), 0);
+    if (Error err = backend_.ChildrenAt(parent_, missing, ids, errs, deadline_)) {
+      if (err.code == ErrorCode::kTimeout) timedOut = true;
+      ids.assign(missing.size(), 0);
+    }
+    for (const Error& e : errs)
+      if (e.code == ErrorCode::kTimeout) timedOut = true;
     for (size_t i = 0; i < missing.size(); i++)
       got_[missing[i]] = i < ids.size() && !(i < errs.size() && errs[i]) ? ids[i] : 0;
   }
@@ -153,6 +158,8 @@ class ChildIndex {
     Fetch({static_cast<int64_t>(k)});
     return got_[static_cast<int64_t>(k)];
   }
+  // Whether the deadline's error left some children unfetched (a child kept as 0 is left out of the list).
+  bool timedOut = false;
   // Every id fetched, for release of those not kept.
   std::vector<ElementId> Fetched() const {
     std::vector<ElementId> out;
@@ -247,7 +254,7 @@ bool VisibleRange(Backend& backend, ChildIndex& children, const Rect& clip, Cloc
 // counted, whose ids cost a call each). Ids not kept go to `dropped`. `all`:
 // how many children the list has, when only some are kept (else unchanged).
 void CutLongList(Backend& backend, ElementId parent, ChildList& list, const std::optional<Rect>& clip, size_t cap,
-                 Clock::time_point deadline, std::vector<ElementId>& dropped, int64_t& all) {
+                 Clock::time_point deadline, std::vector<ElementId>& dropped, int64_t& all, bool& timedOut) {
   ChildIndex children(backend, parent, list, deadline);
   const size_t n = children.size();
   size_t first = 0, end = n;
@@ -274,6 +281,7 @@ void CutLongList(Backend& backend, ElementId parent, ChildList& list, const std:
   kept.total = list.total;
   kept.nonRows = std::move(list.nonRows);
   list = std::move(kept);
+  if (children.timedOut) timedOut = true;
 }
 
 }  // namespace
@@ -301,14 +309,17 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
   // Reads that failed. An element that is gone was removed between being listed and being read: the
   // tree changed, nothing was lost, as long as the window itself is still there (checked at the end).
   // Any other failure left elements out: the walk is not complete.
-  bool appUnresponsive = false, readErrors = false;
+  bool appUnresponsive = false, readErrors = false, deadlineCut = false;
   int64_t gone = 0;
   std::string firstError;
   auto failed = [&](const Error& e) {
     switch (e.code) {
       case ErrorCode::kNone: return;
       case ErrorCode::kElementGone: gone++; return;
-      case ErrorCode::kTimeout: return;  // the deadline came first: the walk ends at its deadline
+      // The deadline came first. A backend may say so a little before the clock reaches it (the AT-SPI
+      // batch's timer fires early, or within its margin), so the walk can end before its deadline with
+      // these elements unread: the error itself is what marks the cut.
+      case ErrorCode::kTimeout: deadlineCut = true; return;
       case ErrorCode::kAppUnresponsive: appUnresponsive = true; break;
       default: readErrors = true; break;
     }
@@ -368,7 +379,7 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
         const std::optional<Rect> clip = IsClippingRole(p.attrs.role) ? IntersectOpt(p.clip, p.attrs.frame) : p.clip;
         const size_t room = static_cast<size_t>(std::max<int64_t>(0, options.maxNodes - int64_t(slots.size())));
         std::vector<ElementId> cut;
-        CutLongList(backend, p.id, list, clip, room + 1, options.deadline, cut, all);
+        CutLongList(backend, p.id, list, clip, room + 1, options.deadline, cut, all, deadlineCut);
         for (ElementId id : cut)
           if (id != 0 && seen.find(id) == seen.end()) out.dropped.push_back(id);
       }
@@ -508,6 +519,7 @@ Error Walk(Backend& backend, ElementId root, const Rect* windowFrame, const Walk
       return Abandon(slots, nullptr, out, err);
     if (err) failed(err);
   }
+  if (deadlineCut) out.ended = WalkEnd::kDeadline;
   // Precedence of the one reason reported: deadline, then failed reads, then the limits.
   if (out.ended != WalkEnd::kDeadline) {
     if (appUnresponsive)

@@ -101,6 +101,10 @@ Error FakeBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Node
   for (size_t i = 0; i < ids.size(); i++) {
     FakeElement* e = ReadOne(ids[i], deadline, errs[i]);
     if (!e) continue;
+    if (e->fault.earlyDeadline == "read") {
+      errs[i] = {ErrorCode::kTimeout, "fake: the deadline passed before the app answered"};
+      continue;
+    }
     out[i] = e->attrs;
     // A failed attribute is absent from the read, the way AXSwift's policy treats a failed slot.
     const std::string& bad = e->fault.failAttribute;
@@ -127,6 +131,10 @@ Error FakeBackend::ReadChildren(const std::vector<ElementId>& ids, std::vector<C
   for (size_t i = 0; i < ids.size(); i++) {
     FakeElement* e = ReadOne(ids[i], deadline, errs[i]);
     if (!e) continue;
+    if (e->fault.earlyDeadline == "children") {
+      errs[i] = {ErrorCode::kTimeout, "fake: the deadline passed before the children were read"};
+      continue;
+    }
     if (e->fault.childrenError) {
       errs[i] = {ErrorCode::kActionFailed, "fake: reading children failed"};
       continue;
@@ -206,8 +214,10 @@ Error FakeBackend::RecognizeText(const WindowInfo& window, const OcrImage&, cons
   Record("ocr " + std::to_string(window.pid) + " regions=" + std::to_string(options.regions.size()) +
          " blanks=" + std::to_string(options.blanks.size()) + (options.singleLine ? " singleLine" : ""));
   if (script_.ocrUnavailable)
-    return {ErrorCode::kOcrUnavailable, "fake: no OCR engine; install tesseract-ocr tesseract-ocr-eng"};
+    return {ErrorCode::kOcrUnavailable, "fake: no OCR engine",
+            "install Tesseract: apt-get install tesseract-ocr tesseract-ocr-eng (tesseract-ocr-chi-sim for Chinese)"};
   if (!found) return {ErrorCode::kWindowNotFound, "fake: the observed window is gone"};
+  if (found->captureFails) return {ErrorCode::kCaptureFailed, "fake: the window could not be captured"};
   out.engine = "fake";
   out.lines.clear();
   for (const OcrLine& line : found->ocr) {

@@ -21,10 +21,13 @@ struct FakeFault {
   int dieAfterReads = -1;      // the element is gone after this many reads of it
   int hangMs = 0;              // each read of this element blocks this long (bounded by the deadline)
   bool childrenError = false;  // reading its children fails
-  int actionHangMs = 0;        // an action or set is recorded (it left), then the app stalls this long
-  bool refuseFocus = false;    // Focus answers success but focus does not move (as some toolkits do)
-  bool ignoreSet = false;      // a set is answered success and recorded, but the value stays as it was
-  std::string failRead;        // every read fails at once: "unresponsive" (no answer) or "error"
+  // "children" or "read": that read answers the deadline's error though the deadline has not passed yet, as
+  // the AT-SPI batch does when its deadline timer fires a little early (or within its 2 ms margin).
+  std::string earlyDeadline;
+  int actionHangMs = 0;      // an action or set is recorded (it left), then the app stalls this long
+  bool refuseFocus = false;  // Focus answers success but focus does not move (as some toolkits do)
+  bool ignoreSet = false;    // a set is answered success and recorded, but the value stays as it was
+  std::string failRead;      // every read fails at once: "unresponsive" (no answer) or "error"
   // Change events after an action on this element (DoAction, sets, insert, focus, select):
   int churnEvents = 0;      // the app keeps changing: this many more events follow the action's own...
   int churnIntervalMs = 0;  // ...one every this many ms
@@ -49,6 +52,8 @@ struct FakeWindow {
   // Whether the world gave the window `ocr` at all: a window without it has no text in its pixels, and
   // reading it is not logged (the fake-backed tests of everything else see no OCR entries).
   bool readable = false;
+  // The world's `captureFails`: reading its pixels fails as a capture does (the window server refused it).
+  bool captureFails = false;
 };
 
 struct FakeApp {

@@ -32,6 +32,7 @@
 // price: registering the listener makes apps emit events for the bus.
 
 #include "atspi_backend.h"
+#include "../core/secret_names.h"
 #include "../core/walk.h"
 #include "atspi_events.h"
 #include "glib_ref.h"
@@ -359,30 +360,6 @@ bool IsWrapperRole(uint32_t role) {
 bool IsTextEntryRole(uint32_t role) {
   const std::string r = role < kRoleCount ? kRoleNames[role] : "";
   return r == "entry" || r == "text" || r == "password text" || r == "spin button" || r == "editbar";
-}
-
-// Whether an accessible name says "password": a whole word password, passcode,
-// passphrase or pin (ASCII case-insensitive, so "Pinned" and "spinner" are not),
-// or 密码 / 密碼 / パスワード / 비밀번호 anywhere.
-bool NameSaysPassword(const std::string& name) {
-  for (const char* cjk : {"\xe5\xaf\x86\xe7\xa0\x81", "\xe5\xaf\x86\xe7\xa2\xbc",
-                          "\xe3\x83\x91\xe3\x82\xb9\xe3\x83\xaf\xe3\x83\xbc\xe3\x83\x89",
-                          "\xeb\xb9\x84\xeb\xb0\x80\xeb\xb2\x88\xed\x98\xb8"})
-    if (name.find(cjk) != std::string::npos) return true;
-  std::string word;
-  auto isWordChar = [](unsigned char c) { return std::isalnum(c) || c >= 0x80; };
-  for (size_t i = 0; i <= name.size(); ++i) {
-    const unsigned char c = i < name.size() ? static_cast<unsigned char>(name[i]) : ' ';
-    if (isWordChar(c)) {
-      word.push_back(static_cast<char>(std::tolower(c)));
-      continue;
-    }
-    if (word == "password" || word == "passwort" || word == "passcode" || word == "passphrase" || word == "pin" ||
-        word == "passwords")
-      return true;
-    word.clear();
-  }
-  return false;
 }
 
 // Object attributes that mark a field as a password: HTML autocomplete tokens

@@ -15,7 +15,8 @@
 //   UI label, where PSM 3 joins unrelated widgets across a window into one line.
 // - A line read with low confidence, or tiny, is read again alone,
 //   upscaled, as a single line (PSM 7); the better reading is kept. The same
-//   single-line read serves the identity re-check (singleLine).
+//   single-line read serves the identity re-check (singleLine). The line read
+//   again spans its words, not only Tesseract's line box (see Lines).
 // - One TessBaseAPI per language set, initialised on first use and kept:
 //   init costs 60-130 ms for eng and up to a second for chi_sim.
 #include "ocr_tesseract.h"
@@ -41,6 +42,7 @@ struct ETEXT_DESC;
 
 // publictypes.h
 constexpr int kRilTextline = 2;
+constexpr int kRilWord = 3;
 constexpr int kOemLstmOnly = 1;
 constexpr int kPsmSingleLine = 7;
 constexpr int kPsmSparseText = 11;
@@ -87,6 +89,7 @@ struct TessApi {
   char* (*GetUTF8Text)(const TessResultIterator*, int);
   float (*Confidence)(const TessResultIterator*, int);
   int (*Next)(TessResultIterator*, int);
+  int (*IsAtBeginningOf)(const TessPageIterator*, int);
   void (*IteratorDelete)(TessResultIterator*);
   void (*DeleteText)(const char*);
   ETEXT_DESC* (*MonitorCreate)();
@@ -112,8 +115,8 @@ class TessLibrary {
     DlHandle lib(dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE));
     if (!lib) {
       const char* why = dlerror();
-      return {ErrorCode::kOcrUnavailable,
-              std::string("Tesseract is not installed (") + (why ? why : name) + "); " + kInstallHint};
+      return {ErrorCode::kOcrUnavailable, std::string("Tesseract is not installed (") + (why ? why : name) + ")",
+              kInstallHint};
     }
     auto l = std::unique_ptr<TessLibrary>(new TessLibrary());
     TessApi& a = l->api_;
@@ -137,14 +140,15 @@ class TessLibrary {
     Find(h, "TessResultIteratorGetUTF8Text", a.GetUTF8Text, missing);
     Find(h, "TessResultIteratorConfidence", a.Confidence, missing);
     Find(h, "TessResultIteratorNext", a.Next, missing);
+    Find(h, "TessPageIteratorIsAtBeginningOf", a.IsAtBeginningOf, missing);
     Find(h, "TessResultIteratorDelete", a.IteratorDelete, missing);
     Find(h, "TessDeleteText", a.DeleteText, missing);
     Find(h, "TessMonitorCreate", a.MonitorCreate, missing);
     Find(h, "TessMonitorDelete", a.MonitorDelete, missing);
     Find(h, "TessMonitorSetDeadlineMSecs", a.MonitorSetDeadlineMSecs, missing);
     if (!missing.empty())
-      return {ErrorCode::kOcrUnavailable,
-              std::string(name) + " has no " + missing + " (Tesseract 5 is needed); " + kInstallHint};
+      return {ErrorCode::kOcrUnavailable, std::string(name) + " has no " + missing + " (Tesseract 5 is needed)",
+              kInstallHint};
     const char* version = a.Version();
     l->version_ = version ? version : "?";
     // Leptonica (loaded with Tesseract) reports every clipped box on stderr; the addon's host owns stderr.
@@ -263,8 +267,11 @@ std::string PackageOf(std::string lang) {
 // A line is read again alone when the sparse pass was unsure of it or its text is tiny. Measured on
 // test/apps/drawn-text.py (Sans 12-16): its lines' boxes are 10-15 px tall and read exactly at 1x, so a
 // height rule at 12 px re-read half of them for +25% time and no change in text; re-reads pay off on
-// tiny or low-contrast text (xmessage's 6x13 label read right only at 3x).
-constexpr double kRereadBelowConfidence = 0.85;
+// tiny or low-contrast text (xmessage's 6x13 label read right only at 3x). The confidence rule at 0.93,
+// not 0.85: xterm's 6x13 font read "brown" as "broun" in a line of confidence 0.91, right at 3x; on the
+// other test windows (bench/ocr) the text read is the same, for +12 ms on the drawn text (the budget
+// below bounds it) and nothing on gtk3-widget-factory.
+constexpr double kRereadBelowConfidence = 0.93;
 constexpr int kRereadBelowHeight = 8;
 // Re-reads stop once they took this share of the sparse pass's time. Unbounded, gtk3-widget-factory
 // (90 lines, many low-confidence ones from icons and borders) took 1061 ms warm instead of 403 ms.
@@ -383,8 +390,8 @@ class TesseractEngine : public OcrEngine {
     if (a.Init2(raw, nullptr, key.c_str(), kOemLstmOnly) != 0) {
       std::string packages;
       for (const std::string& l : languages) packages += " " + PackageOf(l);
-      return {ErrorCode::kOcrUnavailable,
-              "Tesseract has no data for \"" + key + "\"; install it: apt-get install" + packages};
+      return {ErrorCode::kOcrUnavailable, "Tesseract has no data for \"" + key + "\" (packages:" + packages + ")",
+              "install it: apt-get install" + packages};
     }
     a.SetVariable(raw, "debug_file", "/dev/null");
     // A few language sets at most are in use; beyond that one model is dropped to bound the memory.
@@ -405,21 +412,46 @@ class TesseractEngine : public OcrEngine {
   }
 
   // The text lines of the last recognition, boxes mapped from an image scaled by `scale` at (dx, dy).
+  // A line's box spans its words' boxes across: in sparse mode Tesseract can box a line by a part of
+  // it (Tk's "Press me" button: the line's box held "me" alone, its one word's box both words), and a
+  // re-read or a click of that part alone misses the rest. Across only: a word's box can be taller
+  // than its line (gtk3-widget-factory's link button, 24 px for a 12 px line), and a taller box would
+  // re-read the line less upscaled (measured: "link button" then read as "nk button").
   void Lines(TessBaseAPI* api, int dx, int dy, int scale, std::vector<OcrPixelLine>& out) {
     const TessApi& a = lib_->api();
     Iterator it(a, a.GetIterator(api));
     if (!it.get()) return;
+    const TessPageIterator* page = a.GetPageIterator(it.get());
+    struct Raw {
+      OcrPixelLine line;
+      int l, t, r, b;
+    };
+    std::vector<Raw> lines;
+    bool open = false;  // the words now iterated belong to lines.back()
     do {
       int l = 0, t = 0, r = 0, b = 0;
-      if (!a.BoundingBox(a.GetPageIterator(it.get()), kRilTextline, &l, &t, &r, &b)) continue;
-      Text text(a, a.GetUTF8Text(it.get(), kRilTextline));
-      OcrPixelLine line;
-      line.text = text.str();
-      while (!line.text.empty() && (line.text.back() == '\n' || line.text.back() == ' ')) line.text.pop_back();
-      line.confidence = a.Confidence(it.get(), kRilTextline) / 100.0;
-      line.box = {dx + l / scale, dy + t / scale, (r - l + scale - 1) / scale, (b - t + scale - 1) / scale};
-      out.push_back(std::move(line));
-    } while (a.Next(it.get(), kRilTextline));
+      if (a.IsAtBeginningOf(page, kRilTextline)) {
+        open = a.BoundingBox(page, kRilTextline, &l, &t, &r, &b) != 0;
+        if (!open) continue;
+        Text text(a, a.GetUTF8Text(it.get(), kRilTextline));
+        Raw raw{OcrPixelLine{}, l, t, r, b};
+        raw.line.text = text.str();
+        while (!raw.line.text.empty() && (raw.line.text.back() == '\n' || raw.line.text.back() == ' '))
+          raw.line.text.pop_back();
+        raw.line.confidence = a.Confidence(it.get(), kRilTextline) / 100.0;
+        lines.push_back(std::move(raw));
+      }
+      if (open && a.BoundingBox(page, kRilWord, &l, &t, &r, &b)) {
+        Raw& raw = lines.back();
+        raw.l = std::min(raw.l, l);
+        raw.r = std::max(raw.r, r);
+      }
+    } while (a.Next(it.get(), kRilWord));
+    for (Raw& raw : lines) {
+      raw.line.box = {dx + raw.l / scale, dy + raw.t / scale, (raw.r - raw.l + scale - 1) / scale,
+                      (raw.b - raw.t + scale - 1) / scale};
+      out.push_back(std::move(raw.line));
+    }
   }
 
   // `box` (padded) read alone as one line, upscaled when its text is small; lines joined when several came.

@@ -79,55 +79,89 @@ inline bool AllBlack(const std::vector<uint8_t>& rgba) {
 
 // One screen capture at a time in the whole process, across backends.
 // ScreenCaptureKit calls that time out cannot be cancelled: their completion
-// handlers still run, arbitrarily late. A capture holds a CapturePass from
-// before its first request until its last completion handler has run (each
-// handler keeps a copy of the shared_ptr), so a capture abandoned in flight
-// keeps the gate closed until ScreenCaptureKit answers it.
+// handlers still run, arbitrarily late - or never (Peekaboo's capture gate
+// notes SCK "can leak continuations" under load). A capture holds the gate
+// from Enter() until the caller is done (its CaptureHold ends) and every
+// request it asked (CapturePass::Ask) has been answered (Answered, called
+// inside the completion handler): the gate follows the answers themselves,
+// not the lifetime of the handler blocks, which ScreenCaptureKit may keep.
 //
-// Enter() waits, bounded by its deadline, while another capture is running;
-// it fails at once when the one outstanding was abandoned (timed out), since
-// waiting for ScreenCaptureKit to answer a call it already failed to answer
-// in time would only spend the caller's deadline.
+// Enter() waits, bounded by its deadline, while another capture is running.
+// While the one outstanding was abandoned (a request timed out) it fails at
+// once - waiting for an answer ScreenCaptureKit already failed to give in
+// time would only spend the caller's deadline - but only for kAbandonBound:
+// after that a new capture takes the gate over, so one call that never
+// answers does not disable screenshots for the rest of the process. Answers
+// to a capture taken over no longer count.
 class CaptureGate;
 
 class CapturePass {
  public:
-  explicit CapturePass(CaptureGate* gate) : gate_(gate) {}
-  ~CapturePass();
+  CapturePass(CaptureGate* gate, uint64_t generation) : gate_(gate), generation_(generation) {}
   CapturePass(const CapturePass&) = delete;
   CapturePass& operator=(const CapturePass&) = delete;
+  // Before each request whose completion handler will call Answered().
+  void Ask();
+  // Inside that handler, once.
+  void Answered();
   // The waiter gave up on an answer still to come.
   void Abandon();
 
  private:
   CaptureGate* gate_;
+  uint64_t generation_;
+};
+
+// The caller's share of a capture: the gate stays closed while it lives.
+class CaptureHold {
+ public:
+  CaptureHold() = default;
+  explicit CaptureHold(std::shared_ptr<CapturePass> pass) : pass_(std::move(pass)) {}
+  CaptureHold(CaptureHold&& other) noexcept = default;
+  CaptureHold& operator=(CaptureHold&&) = delete;
+  CaptureHold(const CaptureHold&) = delete;
+  CaptureHold& operator=(const CaptureHold&) = delete;
+  ~CaptureHold() {
+    if (pass_) pass_->Answered();
+  }
+  explicit operator bool() const { return pass_ != nullptr; }
+  // For every request of this capture (MacSystem::CaptureWindow).
+  const std::shared_ptr<CapturePass>& pass() const { return pass_; }
+
+ private:
+  std::shared_ptr<CapturePass> pass_;
 };
 
 class CaptureGate {
  public:
   using Clock = std::chrono::steady_clock;
+  // How long an abandoned capture keeps others out: well past one call's 5 s
+  // bound, so a late answer still gets its chance, and short enough that a
+  // long-running process recovers on its own.
+  static constexpr Clock::duration kAbandonBound = std::chrono::seconds(20);
 
   static CaptureGate& Process() {
     static CaptureGate* gate = new CaptureGate;  // never destroyed: handlers may run at exit
     return *gate;
   }
 
-  std::shared_ptr<CapturePass> Enter(Clock::time_point deadline, Error& err) {
+  CaptureHold Enter(Clock::time_point deadline, Error& err) {
     std::unique_lock<std::mutex> lock(mu_);
-    if (busy_ && abandoned_) {
+    if (busy_ && abandoned_ && !Expired()) {
       err = Abandoned();
-      return nullptr;
+      return {};
     }
     cv_.wait_until(lock, deadline, [this] { return !busy_ || abandoned_; });
-    if (busy_) {
+    if (busy_ && !(abandoned_ && Expired())) {
       err = abandoned_ ? Abandoned()
                        : Error{ErrorCode::kCaptureFailed,
                                "another screen capture of this process was still running when the deadline came"};
-      return nullptr;
+      return {};
     }
     busy_ = true;
     abandoned_ = false;
-    return std::make_shared<CapturePass>(this);
+    outstanding_ = 1;  // the caller's hold
+    return CaptureHold(std::make_shared<CapturePass>(this, ++generation_));
   }
 
   // For tests and diagnostics: a capture holds the gate.
@@ -135,31 +169,48 @@ class CaptureGate {
     std::lock_guard<std::mutex> lock(mu_);
     return busy_;
   }
+  // For tests: as if the outstanding capture had been given up `earlier` ago.
+  void AgeAbandonment(Clock::duration earlier) {
+    std::lock_guard<std::mutex> lock(mu_);
+    abandonedAt_ -= earlier;
+  }
 
  private:
   friend class CapturePass;
 
+  bool Expired() const { return Clock::now() - abandonedAt_ >= kAbandonBound; }
+
   Error Abandoned() const {
-    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - abandonedAt_).count();
+    using std::chrono::duration_cast;
+    using std::chrono::milliseconds;
+    const auto ago = duration_cast<milliseconds>(Clock::now() - abandonedAt_).count();
+    const auto left = duration_cast<milliseconds>(kAbandonBound).count() - ago;
     return {ErrorCode::kCaptureFailed,
             "a previous screen capture is still outstanding: ScreenCaptureKit has not answered a request given up " +
-                std::to_string(ms) +
-                " ms ago, and no new capture starts before it does (retry later; if it never answers, restart the "
-                "process)"};
+                std::to_string(ago) + " ms ago; a new capture starts when it answers or at the latest in " +
+                std::to_string(std::max<int64_t>(0, left)) + " ms (retry then)"};
   }
 
-  void Leave() {
+  void Ask(uint64_t generation) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (busy_ && generation == generation_) ++outstanding_;
+  }
+
+  void Answered(uint64_t generation) {
     {
       std::lock_guard<std::mutex> lock(mu_);
+      if (!busy_ || generation != generation_ || outstanding_ == 0) return;
+      if (--outstanding_ > 0) return;
       busy_ = false;
       abandoned_ = false;
     }
     cv_.notify_all();
   }
 
-  void MarkAbandoned() {
+  void MarkAbandoned(uint64_t generation) {
     {
       std::lock_guard<std::mutex> lock(mu_);
+      if (!busy_ || generation != generation_) return;
       abandoned_ = true;
       abandonedAt_ = Clock::now();
     }
@@ -170,10 +221,13 @@ class CaptureGate {
   std::condition_variable cv_;
   bool busy_ = false;
   bool abandoned_ = false;
+  uint64_t generation_ = 0;
+  int64_t outstanding_ = 0;  // the caller's hold plus the requests not answered yet
   Clock::time_point abandonedAt_{};
 };
 
-inline CapturePass::~CapturePass() { gate_->Leave(); }
-inline void CapturePass::Abandon() { gate_->MarkAbandoned(); }
+inline void CapturePass::Ask() { gate_->Ask(generation_); }
+inline void CapturePass::Answered() { gate_->Answered(generation_); }
+inline void CapturePass::Abandon() { gate_->MarkAbandoned(generation_); }
 
 }  // namespace axsnap

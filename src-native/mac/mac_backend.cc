@@ -8,6 +8,7 @@
 #include <deque>
 #include <thread>
 
+#include "../core/secret_names.h"
 #include "cf_convert.h"
 #include "cg_input.h"
 
@@ -185,6 +186,17 @@ bool PathExists(const std::string& path) {
   return !path.empty() && ::stat(path.c_str(), &st) == 0;
 }
 
+// A pass that drains what is pending handles at most this many notifications.
+constexpr int kDrainMax = 4096;
+
+// Dispatches what the observers' ports hold (on the calling thread's run
+// loop, where Watch put their sources), bounded. A run loop without sources
+// returns at once.
+void DrainRunLoop() {
+  for (int i = 0; i < kDrainMax; i++)
+    if (CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0, true) != kCFRunLoopRunHandledSource) break;
+}
+
 // The web engine an app carries. Chromium and Electron apps carry theirs as
 // a framework in the bundle; so do apps built on the Chromium Embedded
 // Framework (Spotify), and NW.js apps. A few CEF apps keep the framework
@@ -296,10 +308,20 @@ MacBackend::~MacBackend() {
 // CoreFoundation autoreleases inside a job would pile up until the thread
 // ends. The pop holds the system by shared_ptr: the closing job destroys this
 // backend before its pool is popped.
+//
+// The observers' notifications are dispatched at both ends of the job too
+// (review 2, N10): otherwise they would wait in the observer's port for the
+// next WaitEvents, however long the agent paused, and be counted as if they
+// had just happened. The end step needs no backend: a backend the job
+// destroyed removed its observers' sources, so that drain finds nothing.
 std::function<void()> MacBackend::BeginJob() {
   std::shared_ptr<MacSystem> system = system_;
   void* pool = system->PushAutoreleasePool();
-  return [system, pool] { system->PopAutoreleasePool(pool); };
+  DrainRunLoop();
+  return [system, pool] {
+    DrainRunLoop();
+    system->PopAutoreleasePool(pool);
+  };
 }
 
 Error MacBackend::Trusted() const {
@@ -750,6 +772,15 @@ Error MacBackend::ReadOne(ElementId id, AXUIElementRef el, int64_t pid, NodeAttr
   bool secure = (a.subrole && *a.subrole == "AXSecureTextField") ||
                 (textField && a.roleDescription && *a.roleDescription == "secure text field") ||
                 (textField && subroleUnknown);
+  // A text entry named like a password - its title (the AXTitleUIElement
+  // label's text included), description or placeholder - is secure too
+  // unless the snapshot turned the name rule off, as on Linux: apps that draw
+  // their own password fields often forget the subrole, and the renderer
+  // hiding the value is too late, its plaintext would already be in the result.
+  if (!secure && secureNames_ && (textField || a.role == "AXTextArea")) {
+    for (const std::optional<std::string>* name : {&a.title, &a.description, &a.placeholder})
+      if (*name && NameSaysPassword(**name)) secure = true;
+  }
   // Without a subrole, the value read is what tells: a field that refuses it is taken for a secure one.
   const bool valueTells = textField && !secure && subroleUnimplemented;
   if (live_) liveRead_.insert(id);
@@ -1017,15 +1048,20 @@ int MacBackend::WindowsElsewhere(int64_t pid) {
   return count;
 }
 
+// Vision comes with macOS: a system layer without it (the fake one) has nothing a user could install.
+const char* const kNoVisionHint =
+    "Vision is part of macOS 10.15 and later, nothing to install; take the snapshot with ocr: \"auto\" or false "
+    "and look at its screenshot";
+
 Error MacBackend::OcrReady(const std::vector<std::string>& languages) {
   if (!ocr_) ocr_ = system_->CreateOcrEngine();
-  if (!ocr_) return {ErrorCode::kOcrUnavailable, "this macOS system layer has no OCR engine (Vision)"};
+  if (!ocr_) return {ErrorCode::kOcrUnavailable, "this macOS system layer has no OCR engine (Vision)", kNoVisionHint};
   return ocr_->Ready(languages);
 }
 
 Error MacBackend::RecognizeText(const WindowInfo&, const OcrImage& image, const OcrOptions& options, OcrResult& out) {
   if (!ocr_) ocr_ = system_->CreateOcrEngine();
-  if (!ocr_) return {ErrorCode::kOcrUnavailable, "this macOS system layer has no OCR engine (Vision)"};
+  if (!ocr_) return {ErrorCode::kOcrUnavailable, "this macOS system layer has no OCR engine (Vision)", kNoVisionHint};
   return RecognizeImage(*ocr_, image, options, out);
 }
 
@@ -1054,11 +1090,12 @@ Error MacBackend::Capture(const WindowInfo& window, std::vector<uint8_t>& rgba, 
   const double scale = system_->BackingScale(w.bounds);
   // One capture at a time in the process (CaptureGate): ScreenCaptureKit
   // calls cannot be cancelled, so one that timed out is still in flight, and
-  // separate backends' captures would otherwise overlap. The pass is held by
-  // every completion handler the capture starts.
+  // separate backends' captures would otherwise overlap. The pass goes to
+  // every request the capture makes; the hold is this call's share.
   Error gateErr;
-  std::shared_ptr<CapturePass> pass = CaptureGate::Process().Enter(bound, gateErr);
-  if (!pass) return gateErr;
+  CaptureHold hold = CaptureGate::Process().Enter(bound, gateErr);
+  if (!hold) return gateErr;
+  const std::shared_ptr<CapturePass>& pass = hold.pass();
   if (Error err =
           system_->CaptureWindow(w.number, w.bounds, scale, CaptureFilter::kWindow, pass, rgba, width, height, bound))
     return err;
@@ -1143,14 +1180,20 @@ Error MacBackend::Recover(RecoveryStep step, const AppInfo& app, const std::opti
       // AXWindows lists only the windows of the current Space: an app whose
       // windows are all on another Space (or full screen in one) looks
       // windowless, and reopening it would make a new window. The window
-      // server's list covers every Space.
+      // server's list covers every Space - and also the windows an app
+      // ordered out (closed but kept, hidden): the public list tells the two
+      // apart by nothing (no Space number), so the app is not reopened on a
+      // guess, and the agent is told both and how to force the reopen.
       if (int elsewhere = WindowsElsewhere(app.pid))
         return {ErrorCode::kWindowNotFound,
-                "the window is on another Space: the window server lists " + std::to_string(elsewhere) + " window" +
-                    (elsewhere == 1 ? " that is" : "s that are") + " of " + NameOf(app.pid) +
-                    " not on this Space (or not on screen), and AX lists none here; it was not reopened "
-                    "(that would make a new window). Switch to that Space, or move the window to this one (Mission "
-                    "Control), then try again"};
+                "the window is on another Space or hidden: the window server lists " + std::to_string(elsewhere) +
+                    " window" + (elsewhere == 1 ? "" : "s") + " of " + NameOf(app.pid) +
+                    (elsewhere == 1 ? " that is" : " that are") +
+                    " not on screen, and AX lists none here (on another Space, or ordered out: closed but "
+                    "kept, or hidden by the app); it was not reopened (on another Space that would make a new "
+                    "window). Switch to that Space, or move the window to this one (Mission Control), then try "
+                    "again; if the app only hid its window, launch(\"" +
+                    app.bundleId + "\") sends it a reopen event"};
       return system_->OpenBundle(app.bundleId, Sooner(deadline, Clock::now() + std::chrono::seconds(3)));
     case RecoveryStep::kUnminimize: {
       CFRef<AXUIElementRef> w;
@@ -1191,7 +1234,8 @@ constexpr int kWebAreaSearchNodes = 400;
 // Bounded breadth-first search for an AXWebArea below `root`, stopping at
 // `until`; `filled` tells whether it has children yet. Containers are searched
 // before leaves, so Chrome's toolbar buttons do not use up the budget.
-bool FindWebArea(AXUIElementRef root, Clock::time_point until, bool& filled) {
+// `area`, when given, gets the web area found.
+bool FindWebArea(AXUIElementRef root, Clock::time_point until, bool& filled, CFRef<AXUIElementRef>* area = nullptr) {
   filled = false;
   std::deque<std::pair<CFRef<AXUIElementRef>, int>> queue;
   queue.emplace_back(CFRef<AXUIElementRef>::Retain(root), 0);
@@ -1215,6 +1259,7 @@ bool FindWebArea(AXUIElementRef root, Clock::time_point until, bool& filled) {
     const CFIndex n = isArray ? CFArrayGetCount(static_cast<CFArrayRef>(children.get())) : 0;
     if (r == "AXWebArea") {
       found = true;
+      if (area) *area = CFRef<AXUIElementRef>::Retain(el.get());
       if (n > 0) {
         filled = true;
         return true;
@@ -1286,12 +1331,19 @@ void MacBackend::PrepareWalk(const AppInfo& app, const WindowInfo& window, Clock
         return;
       }
       attribute = "AXEnhancedUserInterface";
+      // Already on means another assistive app (VoiceOver) turned it on: it
+      // stays on when this backend closes - on macOS 12-13 Chrome leaves its
+      // complete accessibility mode at a false whoever else still needs it.
+      CFAny before;
+      const bool wasOn = AXUIElementCopyAttributeValue(appEl, CFSTR("AXEnhancedUserInterface"), before.OutParam()) ==
+                             kAXErrorSuccess &&
+                         CFToBool(before.get()).value_or(false);
       const AXError enhanced = AXUIElementSetAttributeValue(appEl, CFSTR("AXEnhancedUserInterface"), kCFBooleanTrue);
       // Chrome answers this set with an error even when it takes effect (full
       // accessibility mode comes about 2 s later): the attempt is recorded
       // whatever the answer, so the attribute is turned off again when the
       // backend closes, and the content is waited for below.
-      enhanced_.insert(app.pid);
+      if (!wasOn) enhanced_.insert(app.pid);
       notes.push_back(std::string("AXManualAccessibility was refused (") + AXErrorName(e) +
                       "); AXEnhancedUserInterface was set instead" +
                       (enhanced == kAXErrorSuccess ? std::string()
@@ -1524,6 +1576,9 @@ Error MacBackend::Front(const WindowInfo& window, Clock::time_point deadline) {
   SetTimeoutFor(appEl, until);
   FrontState state;
   if (Error err = CheckFront(window, until, state)) return err;
+  // Already ready: no raise and no AXMain, two IPCs saved, and an open popover
+  // or menu of the window is not disturbed.
+  if (state.ready) return {};
   std::string activation;
   if (!state.appInFront) {
     // The app's own switch; AppKit activation is only a request on macOS 14+.
@@ -1805,15 +1860,30 @@ Error MacBackend::InsertText(ElementId id, const std::string& text, Clock::time_
     return err.code == ErrorCode::kDeliveryUncertain ? Error{err.code, err.message + "; the text was not inserted"}
                                                      : err;
   // A selection the app did not put where asked would be replaced: the text
-  // goes in only when the caret is at the end, with nothing selected.
-  CFAny now;
-  CFRange at{};
-  if (AXUIElementCopyAttributeValue(el, CFSTR("AXSelectedTextRange"), now.OutParam()) != kAXErrorSuccess || !now ||
-      CFGetTypeID(now.get()) != AXValueGetTypeID() ||
-      !AXValueGetValue(static_cast<AXValueRef>(now.get()), kAXValueTypeCFRange, &at) || at.location != end.location ||
-      at.length != 0)
-    return {ErrorCode::kDeliveryUncertain,
-            "the caret was moved but is not at the end with nothing selected; the text was not inserted"};
+  // goes in only when the caret is at the end, with nothing selected. Apps
+  // may apply a selection later than they answer the set (Chromium sends it
+  // to the renderer and reads back the browser's copy), so the read-back is
+  // polled, briefly. A caret that never arrives means only the selection
+  // moved: the text was not inserted, and typing with key events may go on.
+  constexpr int kCaretPolls = 8;
+  constexpr auto kCaretPoll = std::chrono::milliseconds(25);
+  auto caretAtEnd = [&] {
+    CFAny now;
+    CFRange at{};
+    return AXUIElementCopyAttributeValue(el, CFSTR("AXSelectedTextRange"), now.OutParam()) == kAXErrorSuccess && now &&
+           CFGetTypeID(now.get()) == AXValueGetTypeID() &&
+           AXValueGetValue(static_cast<AXValueRef>(now.get()), kAXValueTypeCFRange, &at) &&
+           at.location == end.location && at.length == 0;
+  };
+  bool arrived = caretAtEnd();
+  for (int i = 0; !arrived && i < kCaretPolls && Clock::now() + kCaretPoll < deadline; ++i) {
+    system_->Sleep(kCaretPoll);
+    arrived = caretAtEnd();
+  }
+  if (!arrived)
+    return {ErrorCode::kActionFailed,
+            "the caret did not arrive at the end of the text (the app answered the move but its selection is "
+            "elsewhere); only the selection may have moved, the text was not inserted"};
   CFRef<CFStringRef> value = MakeCFString(text);
   return AfterDelivery(AXUIElementSetAttributeValue(el, CFSTR("AXSelectedText"), value.get()), "inserting the text");
 }
@@ -1856,15 +1926,31 @@ constexpr const char* kNotifications[] = {
     "AXRowCollapsed",
     "AXLayoutChanged",
     "AXElementBusyChanged",
+    // "Sent at the end of the window move/resize" (AXNotificationConstants.h);
+    // AXMoved / AXResized are about any element.
+    "AXWindowMoved",
+    "AXWindowResized",
+    // What web content posts: Chromium posts these and nothing at all when
+    // children are added (BrowserAccessibilityManagerMac); WebKit and Firefox
+    // post AXLayoutComplete.
+    "AXLoadComplete",
+    "AXLayoutComplete",
+    "AXLiveRegionChanged",
+    "AXLiveRegionCreated",
+    "AXExpandedChanged",
+    "AXInvalidStatusChanged",
 };
 
 // Notifications about windows, menus, sheets, popovers and the app's
 // visibility: what windowStamp counts (AXUIElementDestroyed too, when the
-// element destroyed was known as one of these).
+// element destroyed was known as one of these). AXLoadComplete is a page
+// that replaced a window's whole content (a browser tab's title changes with
+// it); a live region or an expanded row is not about a window.
 bool IsWindowNotification(const std::string& name) {
   return In(name, {"AXWindowCreated", "AXFocusedWindowChanged", "AXMainWindowChanged", "AXWindowMiniaturized",
-                   "AXWindowDeminiaturized", "AXMenuOpened", "AXMenuClosed", "AXSheetCreated", "AXDrawerCreated",
-                   "AXApplicationActivated", "AXApplicationDeactivated", "AXApplicationHidden", "AXApplicationShown"});
+                   "AXWindowDeminiaturized", "AXWindowMoved", "AXWindowResized", "AXMenuOpened", "AXMenuClosed",
+                   "AXSheetCreated", "AXDrawerCreated", "AXApplicationActivated", "AXApplicationDeactivated",
+                   "AXApplicationHidden", "AXApplicationShown", "AXLoadComplete"});
 }
 
 bool IsSurfaceRole(const std::string& role) {
@@ -1873,8 +1959,59 @@ bool IsSurfaceRole(const std::string& role) {
 
 constexpr size_t kRecentEvents = 16;
 constexpr auto kWaitSlice = std::chrono::milliseconds(50);
-// A pass that drains what is pending handles at most this many notifications.
-constexpr int kDrainMax = 4096;
+
+// Registrations refused for want of time or answer are asked again by a
+// later Watch: the first retry at once, then at most this often, each given
+// this long (a hung app must not cost every wait a messaging timeout).
+constexpr auto kRetryEvery = std::chrono::seconds(2);
+constexpr auto kRetryFor = std::chrono::milliseconds(250);
+
+// Web apps: the web area is sampled this often while waiting, each sample
+// bounded in time and in children read. Their quiet floor is Linux's for
+// Chromium (atspi_events.h: its updates come in batches 160-210 ms apart),
+// which also leaves room for several samples in every quiet period.
+constexpr auto kWebSampleEvery = std::chrono::milliseconds(100);
+constexpr auto kWebSampleFor = std::chrono::milliseconds(60);
+constexpr CFIndex kWebSampleChildren = 32;
+constexpr auto kWebFindEvery = std::chrono::seconds(1);  // while no web area is found
+constexpr double kWebQuietFloorMs = 400;
+constexpr const char* kWebAreaChanged = "AXWebAreaChanged (sampled)";
+
+uint64_t Mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  return h;
+}
+
+// What changes when web content is added or replaced: the web area's busy
+// flag, its children, and how many children each of its first children has.
+// nullopt when the area is gone (a page replaced it) or does not answer.
+std::optional<uint64_t> WebAreaSignature(AXUIElementRef area, Clock::time_point until) {
+  AXUIElementSetMessagingTimeout(area, static_cast<float>(std::chrono::duration<double>(kWebSampleFor).count()));
+  CFAny children, busy;
+  if (AXUIElementCopyAttributeValue(area, CFSTR("AXChildren"), children.OutParam()) != kAXErrorSuccess || !children ||
+      CFGetTypeID(children.get()) != CFArrayGetTypeID())
+    return std::nullopt;
+  uint64_t h = 1469598103934665603ULL;
+  if (AXUIElementCopyAttributeValue(area, CFSTR("AXElementBusy"), busy.OutParam()) == kAXErrorSuccess && busy &&
+      CFGetTypeID(busy.get()) == CFBooleanGetTypeID())
+    h = Mix(h, CFBooleanGetValue(static_cast<CFBooleanRef>(busy.get())) ? 2 : 1);
+  const CFArrayRef list = static_cast<CFArrayRef>(children.get());
+  const CFIndex n = CFArrayGetCount(list);
+  h = Mix(h, static_cast<uint64_t>(n));
+  for (CFIndex i = 0; i < n && i < kWebSampleChildren && Clock::now() < until; i++) {
+    CFTypeRef c = CFArrayGetValueAtIndex(list, i);
+    if (!IsElement(c)) continue;
+    h = Mix(h, CFHash(c));
+    AXUIElementSetMessagingTimeout(static_cast<AXUIElementRef>(c),
+                                   static_cast<float>(std::chrono::duration<double>(kWebSampleFor).count()));
+    CFIndex count = -1;
+    if (AXUIElementGetAttributeValueCount(static_cast<AXUIElementRef>(c), CFSTR("AXChildren"), &count) !=
+        kAXErrorSuccess)
+      count = -1;
+    h = Mix(h, static_cast<uint64_t>(count + 1));
+  }
+  return h;
+}
 
 }  // namespace
 
@@ -1901,8 +2038,58 @@ void MacBackend::Count(Watched& w, AXUIElementRef element, const std::string& na
   while (w.recent.size() > kRecentEvents) w.recent.pop_front();
 }
 
+Error MacBackend::Register(Watched& w, const std::vector<std::string>& names, Clock::time_point deadline,
+                           AXError& unanswered) {
+  unanswered = kAXErrorSuccess;
+  // Each registration is a message to the app.
+  SetTimeoutFor(w.app.get(), deadline);
+  for (const std::string& name : names) {
+    if (Clock::now() >= deadline || unanswered != kAXErrorSuccess) {
+      // Not asked: no time left, or the app just did not answer (the rest would fail the same way).
+      if (unanswered == kAXErrorSuccess) w.refused.push_back(name + ": the deadline passed");
+      w.retry.push_back(name);
+      continue;
+    }
+    CFRef<CFStringRef> n = MakeCFString(name);
+    const AXError e = AXObserverAddNotification(w.observer.get(), w.app.get(), n.get(), &w);
+    if (e == kAXErrorSuccess || e == kAXErrorNotificationAlreadyRegistered) {
+      w.added.push_back(name);
+      continue;
+    }
+    w.refused.push_back(name + ": " + AXErrorName(e));
+    if (e == kAXErrorAPIDisabled) return AXFailure(e, "registering for notifications");
+    if (e == kAXErrorCannotComplete || e == kAXErrorInvalidUIElement) {
+      unanswered = e;
+      if (e == kAXErrorCannotComplete) w.retry.push_back(name);
+    }
+  }
+  // An app that is gone (kAXErrorInvalidUIElement) will not answer a retry either.
+  if (unanswered == kAXErrorInvalidUIElement) w.retry.clear();
+  return {};
+}
+
 Error MacBackend::Watch(const AppInfo& app, Clock::time_point deadline) {
-  if (watched_.count(app.pid)) return {};
+  auto found = watched_.find(app.pid);
+  if (found != watched_.end()) {
+    Watched& w = *found->second;
+    if (w.retry.empty() || Clock::now() < w.retryAfter) return {};
+    // A registration cut short (the deadline, a busy app): asked again,
+    // briefly; the names it still cannot register wait for a later Watch.
+    std::vector<std::string> names;
+    names.swap(w.retry);
+    w.refused.erase(std::remove_if(w.refused.begin(), w.refused.end(),
+                                   [&](const std::string& r) {
+                                     return std::any_of(names.begin(), names.end(), [&](const std::string& n) {
+                                       return r.compare(0, n.size() + 1, n + ":") == 0;
+                                     });
+                                   }),
+                    w.refused.end());
+    AXError unanswered = kAXErrorSuccess;
+    Error err = Register(w, names, std::min(deadline, Clock::now() + kRetryFor), unanswered);
+    AXUIElementSetMessagingTimeout(w.app.get(), static_cast<float>(kMessagingTimeoutS));
+    w.retryAfter = Clock::now() + kRetryEvery;
+    return err;
+  }
   if (Error err = Trusted()) return err;
   if (app.pid <= 0 || app.pid > 0x7fffffff) return {ErrorCode::kInvalidArgument, "no app has that pid"};
   AXUIElementRef appEl = AppElement(app.pid);
@@ -1916,28 +2103,10 @@ Error MacBackend::Watch(const AppInfo& app, Clock::time_point deadline) {
     return AXFailure(e == kAXErrorSuccess ? kAXErrorFailure : e, "creating an AXObserver");
   }
   w->app = CFRef<AXUIElementRef>::Retain(appEl);
-  // Each registration is a message to the app.
-  SetTimeoutFor(appEl, deadline);
   AXError unanswered = kAXErrorSuccess;
-  for (const char* name : kNotifications) {
-    if (Clock::now() >= deadline) {
-      w->refused.push_back(std::string(name) + ": the deadline passed");
-      continue;
-    }
-    CFRef<CFStringRef> n = MakeCFString(name);
-    e = AXObserverAddNotification(w->observer.get(), appEl, n.get(), w.get());
-    if (e == kAXErrorSuccess || e == kAXErrorNotificationAlreadyRegistered) {
-      w->added.push_back(name);
-      continue;
-    }
-    w->refused.push_back(std::string(name) + ": " + AXErrorName(e));
-    // No permission, or an app that does not answer: the rest would fail the same way.
-    if (e == kAXErrorAPIDisabled) return AXFailure(e, "registering for notifications");
-    if (e == kAXErrorCannotComplete || e == kAXErrorInvalidUIElement) {
-      unanswered = e;
-      break;
-    }
-  }
+  if (Error err = Register(*w, std::vector<std::string>(std::begin(kNotifications), std::end(kNotifications)), deadline,
+                           unanswered))
+    return err;
   if (w->added.empty()) {
     // The observer is released with `w`; nothing was registered.
     if (unanswered != kAXErrorSuccess) {
@@ -1952,11 +2121,63 @@ Error MacBackend::Watch(const AppInfo& app, Clock::time_point deadline) {
       return {ErrorCode::kTimeout, "the deadline passed before any notification was registered"};
     return {ErrorCode::kActionNotSupported, NameOf(app.pid) + " accepts none of the notifications asked for"};
   }
-  // The callback runs on this thread (the worker), while WaitEvents runs its run loop.
+  // The first retry of what was cut short comes with the next Watch.
+  w->retryAfter = Clock::now();
+  // The callback runs on this thread (the worker), while WaitEvents or a job boundary runs its run loop.
   w->runLoop = CFRef<CFRunLoopRef>::Retain(CFRunLoopGetCurrent());
   CFRunLoopAddSource(w->runLoop.get(), AXObserverGetRunLoopSource(w->observer.get()), kCFRunLoopDefaultMode);
   watched_.emplace(app.pid, std::move(w));
   return {};
+}
+
+bool MacBackend::IsWebApp(Watched& w) {
+  if (w.web) return true;
+  auto asked = manualAccessibility_.find(w.pid);
+  if ((asked != manualAccessibility_.end() && asked->second) || chromiumReady_.count(w.pid)) return w.web = true;
+  if (w.engineChecked) return false;
+  w.engineChecked = true;
+  auto running = running_.find(w.pid);
+  if (running == running_.end()) {
+    std::vector<RunningApp> apps;
+    if (system_->RunningApps(apps)) return false;
+    for (const RunningApp& r : apps)
+      if (r.pid == w.pid) return w.web = EngineOf(r.bundlePath, r.bundleId) != WebEngine::kNone;
+    return false;
+  }
+  return w.web = EngineOf(running->second.bundlePath, running->second.bundleId) != WebEngine::kNone;
+}
+
+void MacBackend::SampleWebArea(Watched& w) {
+  if (!IsWebApp(w)) return;
+  const Clock::time_point now = Clock::now();
+  if (now < w.nextWebSample) return;
+  w.nextWebSample = now + kWebSampleEvery;
+  const Clock::time_point by = now + kWebSampleFor;
+  if (!w.webArea) {
+    CFAny window;
+    SetTimeoutFor(w.app.get(), by);
+    for (CFStringRef attr : {CFSTR("AXFocusedWindow"), CFSTR("AXMainWindow")}) {
+      if (AXUIElementCopyAttributeValue(w.app.get(), attr, window.OutParam()) != kAXErrorSuccess) window.reset();
+      if (window && IsElement(window.get())) break;
+      window.reset();
+    }
+    AXUIElementSetMessagingTimeout(w.app.get(), static_cast<float>(kMessagingTimeoutS));
+    bool filled = false;
+    if (!window || !FindWebArea(static_cast<AXUIElementRef>(window.get()), by, filled, &w.webArea)) {
+      // No web area (yet; a window of the app's own UI): nothing to compare, and the search is not cheap.
+      w.webArea.reset();
+      w.nextWebSample = now + kWebFindEvery;
+      return;
+    }
+  }
+  const std::optional<uint64_t> signature = WebAreaSignature(w.webArea.get(), by);
+  if (!signature) {
+    // The area went (a new page): the next sample finds the new one and compares it with this one's last.
+    w.webArea.reset();
+    return;
+  }
+  if (w.webSignature && *w.webSignature != *signature) Count(w, nullptr, kWebAreaChanged);
+  w.webSignature = signature;
 }
 
 Error MacBackend::WaitEvents(int64_t pid, uint64_t sinceStamp, Clock::time_point until, AppEventState& out) {
@@ -1966,19 +2187,26 @@ Error MacBackend::WaitEvents(int64_t pid, uint64_t sinceStamp, Clock::time_point
     return {ErrorCode::kInvalidArgument, "the app with pid " + std::to_string(pid) + " is not watched"};
   Watched* w = it->second.get();
   // What is pending first (notifications queue while nobody runs the loop),
-  // then slices until something new arrives or `until` passes.
-  for (int i = 0; i < kDrainMax; i++)
-    if (CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0, true) != kCFRunLoopRunHandledSource) break;
+  // then slices until something new arrives or `until` passes. A web app's
+  // web area is sampled on the way, and once more at the end, so a wait
+  // that overran its slices still compared the content before returning.
+  DrainRunLoop();
+  SampleWebArea(*w);
   while (w->stamp <= sinceStamp) {
     const Clock::time_point now = Clock::now();
-    if (now >= until) break;
+    if (now >= until) {
+      SampleWebArea(*w);
+      break;
+    }
     const auto slice = std::min<Clock::duration>(kWaitSlice, until - now);
     const double seconds = std::chrono::duration<double>(slice).count();
     // A run loop with no source in the mode returns at once: wait the slice instead.
     if (CFRunLoopRunInMode(kCFRunLoopDefaultMode, seconds, true) == kCFRunLoopRunFinished)
       std::this_thread::sleep_for(slice);
+    SampleWebArea(*w);
   }
   out.watching = true;
+  if (w->web) out.quietFloorMs = kWebQuietFloorMs;
   out.stamp = w->stamp;
   out.windowStamp = w->windowStamp;
   if (w->last) out.msSinceLast = std::chrono::duration<double, std::milli>(Clock::now() - *w->last).count();

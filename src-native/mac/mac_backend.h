@@ -88,6 +88,7 @@ class MacBackend : public Backend {
                        std::vector<ElementId>& chain, Clock::time_point deadline) override;
   Error InsertText(ElementId id, const std::string& text, Clock::time_point deadline) override;
   void SetLiveReads(bool live) override;
+  void SetSecureNameHeuristic(bool on) override { secureNames_ = on; }
 
   Error GatherWindows(const AppInfo& app, WindowCandidates& out, Clock::time_point deadline) override;
   // Vision over the capture (MacSystem::CreateOcrEngine); kOcrUnavailable where the system has none.
@@ -108,8 +109,10 @@ class MacBackend : public Backend {
   Error MenuBar(const AppInfo& app, ElementId& out, Clock::time_point deadline) override;
 
   // Change events: one AXObserver per watched pid, its run loop source on the
-  // run loop of the thread that called Watch (the worker), dispatched only
-  // while WaitEvents runs that run loop.
+  // run loop of the thread that called Watch (the worker), dispatched while
+  // WaitEvents runs that run loop and at the start and end of every job
+  // (BeginJob), so nothing waits in the observer's port longer than the
+  // agent's pause between calls.
   Error Watch(const AppInfo& app, Clock::time_point deadline) override;
   Error WaitEvents(int64_t pid, uint64_t sinceStamp, Clock::time_point until, AppEventState& out) override;
   void Unwatch(int64_t pid) override;
@@ -128,12 +131,34 @@ class MacBackend : public Backend {
     CFRef<CFRunLoopRef> runLoop;     // where the observer's source was added
     std::vector<std::string> added;  // notification names registered
     std::vector<std::string> refused;
+    // Names not registered for want of time or of an answer (the deadline,
+    // kAXErrorCannotComplete, or never tried after it): a later Watch asks
+    // again, from `retryAfter` on.
+    std::vector<std::string> retry;
+    Clock::time_point retryAfter;
     uint64_t stamp = 0, windowStamp = 0;
     std::optional<Clock::time_point> last;
     std::deque<std::string> recent;
+    // Chromium and Electron post nothing when web content is added, so their
+    // silence alone proves nothing: the web area is sampled while waiting and
+    // a change of its signature counts as an event (WebAreaChanged).
+    bool web = false, engineChecked = false;
+    CFRef<AXUIElementRef> webArea;
+    std::optional<uint64_t> webSignature;
+    Clock::time_point nextWebSample;
   };
   static void OnNotification(AXObserverRef observer, AXUIElementRef element, CFStringRef notification, void* refcon);
   void Count(Watched& w, AXUIElementRef element, const std::string& name);
+  // Registers `names` on the app element until `deadline`; what is not
+  // registered for want of time or answer goes to w.retry. Fails only for a
+  // missing permission.
+  Error Register(Watched& w, const std::vector<std::string>& names, Clock::time_point deadline, AXError& unanswered);
+  // Whether `pid` runs a web engine (a Chromium or Electron bundle, or an app
+  // that accepted AXManualAccessibility).
+  bool IsWebApp(Watched& w);
+  // Samples the web area of a web app's focused window, at most every
+  // kWebSampleEvery; counts an event when its signature changed.
+  void SampleWebArea(Watched& w);
   // Windows() without the other surfaces: what window choice looks at.
   // `subroles`, when given, gets each window's AXSubrole (parallel to the windows added).
   Error AppWindows(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point deadline,
@@ -191,7 +216,8 @@ class MacBackend : public Backend {
   std::unordered_map<int64_t, bool> manualAccessibility_;
   std::set<int64_t> chromiumReady_;
   // Apps we set AXEnhancedUserInterface on, whatever they answered (Chrome
-  // answers an error and switches anyway); it is reset when the backend closes.
+  // answers an error and switches anyway), and that did not read it as on
+  // before: it is reset when the backend closes.
   std::set<int64_t> enhanced_;
   // Apps that refused a batched read: since when, and how many elements were
   // read singly since. The batch is offered again after a while (ReadOne).
@@ -203,6 +229,7 @@ class MacBackend : public Backend {
   // Live reads (SetLiveReads): the one cache of attribute reads, the role the
   // element table remembers for ChildrenOf, serves only roles read while on.
   bool live_ = false;
+  bool secureNames_ = true;  // SetSecureNameHeuristic
   std::set<ElementId> liveRead_;
   std::unordered_map<int64_t, std::unique_ptr<Watched>> watched_;
 };

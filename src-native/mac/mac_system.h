@@ -75,8 +75,9 @@ class MacSystem {
   // backing scale. Without cursor or shadow: ScreenCaptureKit on macOS 14+
   // with `filter` (PlanScreenCapture sizes it), CoreGraphics before (`filter`
   // unused). Bounded by `deadline` and by 5 s. kCaptureFailed with the reason
-  // otherwise. `pass` (CaptureGate) is kept by every completion handler the
-  // capture starts, and abandoned when one is given up on.
+  // otherwise. `pass` (CaptureGate) is asked for every request the capture
+  // makes, answered inside its completion handler, and abandoned when one is
+  // given up on.
   virtual Error CaptureWindow(uint32_t windowNumber, const Rect& frame, double scale, CaptureFilter filter,
                               const std::shared_ptr<CapturePass>& pass, std::vector<uint8_t>& rgba, int& width,
                               int& height, std::chrono::steady_clock::time_point deadline) = 0;

@@ -163,12 +163,14 @@ class Completion {
 
 using ContentResult = Completion<SCShareableContent*>;
 
-// `pass` (CaptureGate, may be null for the permission probe) is kept by the
-// completion handler: the process-wide capture gate stays closed until
-// ScreenCaptureKit has answered, even when the waiter gave up.
+// `pass` (CaptureGate, may be null for the permission probe) counts the
+// request until its completion handler has run: the process-wide capture gate
+// stays closed until ScreenCaptureKit has answered, even when the waiter gave
+// up, and no longer than that whatever SCK does with the finished block.
 __attribute__((availability(macos, introduced = 12.3))) std::shared_ptr<ContentResult> RequestShareableContent(
     std::shared_ptr<CapturePass> pass = nullptr) {
   auto result = std::make_shared<ContentResult>();
+  if (pass) pass->Ask();
   // On-screen windows only: that is what a capture can show (a minimized
   // window or one on another Space has no current pixels), and the listing is
   // cheaper.
@@ -176,7 +178,7 @@ __attribute__((availability(macos, introduced = 12.3))) std::shared_ptr<ContentR
                                              onScreenWindowsOnly:YES
                                                completionHandler:^(SCShareableContent* content, NSError* error) {
                                                  result->Finish(content, error);
-                                                 (void)pass;  // released with the handler
+                                                 if (pass) pass->Answered();
                                                }];
   return result;
 }
@@ -412,12 +414,13 @@ __attribute__((availability(macos, introduced = 14.0))) Error CaptureWithScreenC
 
   auto shot = std::make_shared<Completion<CFRef<CGImageRef>>>();
   std::shared_ptr<CapturePass> held = pass;
+  if (held) held->Ask();
   [SCScreenshotManager captureImageWithFilter:filter
                                 configuration:config
                             completionHandler:^(CGImageRef captured, NSError* error) {
                               // `captured` is only borrowed for the duration of the handler.
                               shot->Finish(CFRef<CGImageRef>::Adopt(CGImageRetain(captured)), error);
-                              (void)held;  // released with the handler: the capture gate opens
+                              if (held) held->Answered();  // the capture gate may open
                             }];
   if (!shot->Wait(deadline)) {
     if (pass) pass->Abandon();

@@ -30,15 +30,23 @@ namespace axsnap {
 namespace {
 
 // Tesseract's codes (the seam's) to Vision's BCP 47 ones; nullptr for one Vision does not read.
+const std::pair<const char*, const char*> kVisionLanguages[] = {
+    {"eng", "en-US"}, {"chi_sim", "zh-Hans"}, {"chi_tra", "zh-Hant"}, {"fra", "fr-FR"},
+    {"deu", "de-DE"}, {"spa", "es-ES"},       {"ita", "it-IT"},       {"por", "pt-BR"},
+    {"jpn", "ja-JP"}, {"kor", "ko-KR"},       {"rus", "ru-RU"},       {"ukr", "uk-UA"},
+};
+
 const char* VisionLanguage(const std::string& code) {
-  static const std::pair<const char*, const char*> kMap[] = {
-      {"eng", "en-US"}, {"chi_sim", "zh-Hans"}, {"chi_tra", "zh-Hant"}, {"fra", "fr-FR"},
-      {"deu", "de-DE"}, {"spa", "es-ES"},       {"ita", "it-IT"},       {"por", "pt-BR"},
-      {"jpn", "ja-JP"}, {"kor", "ko-KR"},       {"rus", "ru-RU"},       {"ukr", "uk-UA"},
-  };
-  for (const auto& [from, to] : kMap)
+  for (const auto& [from, to] : kVisionLanguages)
     if (code == from) return to;
   return nullptr;
+}
+
+// The languages VisionLanguage maps, as ocrLanguages takes them: the hint of a language it does not.
+std::string VisionLanguages() {
+  std::string out;
+  for (const auto& language : kVisionLanguages) out += (out.empty() ? "" : ", ") + std::string(language.first);
+  return out;
 }
 
 // The CF objects of one call, released however it ends.
@@ -66,7 +74,9 @@ class VisionEngine : public OcrEngine {
     NSMutableArray<NSString*>* languages = [[NSMutableArray alloc] init];
     for (const std::string& code : request.languages) {
       const char* mapped = VisionLanguage(code);
-      if (!mapped) return {ErrorCode::kOcrUnavailable, "Vision does not read the language \"" + code + "\""};
+      if (!mapped)
+        return {ErrorCode::kOcrUnavailable, "Vision does not read the language \"" + code + "\"",
+                "pass ocrLanguages Vision reads: " + VisionLanguages()};
       [languages addObject:[NSString stringWithUTF8String:mapped]];
     }
     // The user's own languages, found by Vision, when only the default (English) was asked for.

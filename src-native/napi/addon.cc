@@ -53,6 +53,7 @@ thread_local double settlingQueuedMs = 0;
 Napi::Error ToJsError(Napi::Env env, const Error& err) {
   Napi::Error e = Napi::Error::New(env, err.message);
   e.Set("nativeCode", ErrorCodeName(err.code));
+  if (!err.hint.empty()) e.Set("nativeHint", err.hint);
   if (settlingQueuedMs > 0) e.Set("queuedMs", settlingQueuedMs);
   return e;
 }

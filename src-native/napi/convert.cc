@@ -313,6 +313,7 @@ size_t AddTree(FakeScript& script, const Napi::Object& rootNode, std::map<std::s
       e.fault.dieAfterReads = static_cast<int>(OptNumber(f, "dieAfterReads").value_or(-1));
       e.fault.hangMs = static_cast<int>(OptNumber(f, "hangMs").value_or(0));
       e.fault.childrenError = OptBool(f, "childrenError").value_or(false);
+      e.fault.earlyDeadline = OptString(f, "earlyDeadline").value_or("");
       e.fault.actionHangMs = static_cast<int>(OptNumber(f, "actionHangMs").value_or(0));
       e.fault.refuseFocus = OptBool(f, "refuseFocus").value_or(false);
       e.fault.ignoreSet = OptBool(f, "ignoreSet").value_or(false);
@@ -435,6 +436,7 @@ FakeScript FakeScriptFromJs(const Napi::Object& o) {
         fw.info.id = OptString(w, "id").value_or("");
         fw.info.kind = OptString(w, "kind").value_or("");
         fw.info.inParent = OptBool(w, "inParent").value_or(false);
+        fw.captureFails = OptBool(w, "captureFails").value_or(false);
         Napi::Value ocr = w.Get("ocr");
         if (ocr.IsArray()) {
           fw.readable = true;

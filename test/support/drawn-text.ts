@@ -49,7 +49,7 @@ export const PLAYER: DrawnSpec = {
   ],
 };
 
-/** Chinese labels drawn in a CJK font (fonts-wqy-zenhei). */
+/** Chinese labels drawn in a CJK font (fonts-wqy-zenhei); "设置" (settings) is a button. */
 export const CHINESE: DrawnSpec = {
   title: "axsnap drawn chinese",
   x: 700,
@@ -58,7 +58,7 @@ export const CHINESE: DrawnSpec = {
   height: 200,
   lines: [
     { text: "你好", x: 40, y: 70, size: 24, font: "WenQuanYi Zen Hei" },
-    { text: "设置", x: 40, y: 150, size: 24, font: "WenQuanYi Zen Hei" },
+    { text: "设置", x: 40, y: 150, size: 24, font: "WenQuanYi Zen Hei", box: true },
   ],
 };
 

@@ -18,6 +18,8 @@ export type AXElement = {
   faults?: Record<string, unknown>;
   hiddenChildren?: AXElement[];
   cgWindow?: number;
+  /** One more of hiddenChildren shows in AXChildren every growEveryMs after the world is installed (no notification). */
+  growEveryMs?: number;
 };
 
 export interface WorldApp {
@@ -38,6 +40,8 @@ export interface WorldApp {
   notifications?: { atMs: number; name: string; element?: number }[];
   /** AXObserverAddNotification answers kAXErrorNotificationUnsupported for these. */
   refuseNotifications?: string[];
+  /** AXObserverAddNotification answers kAXErrorCannotComplete for these (a busy moment). */
+  busyNotifications?: string[];
   root: AXElement;
 }
 
@@ -57,6 +61,8 @@ export interface CGWindow {
   backingScale?: number;
   /** ScreenCaptureKit never answers a capture of this window (until fakeCaptureComplete()). */
   captureHangs?: boolean;
+  /** N16: ScreenCaptureKit answers a capture of this window but keeps its finished completion handler (until fakeCaptureComplete()). */
+  handlerKept?: boolean;
 }
 
 export interface World {
@@ -127,10 +133,12 @@ export type MacFakeAddon = NativeAddon & {
   /** The fake world's log (also what a mac-fake NativeBackend's fakeLog() returns). */
   fakeWorldLog: () => string[];
   // issue 12 items 4, 5, 9, 11 (capture, threads, permissions): test/native/macfake/mac_direct.cc
-  /** ScreenCaptureKit answers the captures it never answered (captureHangs): their completion handlers run. */
-  fakeCaptureComplete: () => void;
+  /** ScreenCaptureKit answers the captures it never answered (captureHangs), the `oldest` ones only when given: their completion handlers run. */
+  fakeCaptureComplete: (oldest?: number) => void;
   /** A capture holds the process-wide capture gate. */
   fakeCaptureGateBusy: () => boolean;
+  /** N4: as if the outstanding capture had been given up `ms` earlier (the gate's clock, not the test's). */
+  fakeCaptureGateAge: (ms: number) => void;
   /** Autorelease pools pushed and popped (FakeMacSystem), the deepest nesting, pops off their push's thread. */
   fakePoolCounts: () => { pushes: number; pops: number; maxDepth: number; wrongThread: number };
   /** ScreenCaptureKit permission probes (the call that may show the Screen Recording prompt). */

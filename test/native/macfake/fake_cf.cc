@@ -1057,6 +1057,14 @@ std::optional<FakeValue> Attr(FakeWorld& w, const Target& t, const std::string& 
     if (name == "AXHidden") return FakeValue::Bool(t.app->hidden);
     if (name == "AXFrontmost") return FakeValue::Bool(w.focusedPid == t.app->pid);
   }
+  if (name == "AXChildren" && t.el->growEveryMs > 0) {
+    FakeValue children =
+        it != t.el->attrs.end() && it->second.kind == FakeValue::Kind::kArray ? it->second : FakeValue::Array({});
+    const auto grown = (Clock::now() - t.el->installedAt) / std::chrono::milliseconds(t.el->growEveryMs);
+    const size_t n = std::min(t.el->hiddenChildren.size(), static_cast<size_t>(std::max<int64_t>(0, grown)));
+    for (size_t i = 0; i < n; i++) children.items.push_back(t.el->hiddenChildren[i]);
+    return children;
+  }
   if (name == "AXChildren" && !t.el->hiddenChildren.empty() && Revealed(*t.app)) {
     FakeValue children =
         it != t.el->attrs.end() && it->second.kind == FakeValue::Kind::kArray ? it->second : FakeValue::Array({});
@@ -1080,6 +1088,15 @@ AXError ReadOne(FakeWorld& w, const Target& t, const std::string& name, bool inB
       auto it = f->failAttribute.find(name);
       if (it != f->failAttribute.end()) return static_cast<AXError>(it->second);
       if (inBatch && f->failBatchSlots.count(name)) return kAXErrorCannotComplete;
+    }
+  }
+  if (!t.system && name == "AXSelectedTextRange") {
+    FakeFaults& f = t.el->faults;
+    if (f.pendingSelection && f.selectionLagLeft == 0) {
+      t.el->attrs[name] = *f.pendingSelection;
+      f.pendingSelection.reset();
+    } else if (f.pendingSelection && f.selectionLagLeft > 0) {
+      f.selectionLagLeft--;
     }
   }
   std::optional<FakeValue> v = Attr(w, t, name);
@@ -1322,6 +1339,8 @@ void InstallWorld(FakeWorld world) {
       throw std::invalid_argument("element " + std::to_string(entry.first) + ": cgWindow " +
                                   std::to_string(*entry.second.cgWindow) + " is not in the window list");
 
+  const Clock::time_point installed = Clock::now();
+  for (auto& entry : world.elements) entry.second.installedAt = installed;
   ClearLog();
   WorldState& st = State();
   std::unique_ptr<FakeWorld> old;
@@ -2143,6 +2162,11 @@ AXError AXUIElementSetAttributeValue(AXUIElementRef element, CFStringRef attribu
     Utf8ToUtf16(reinterpret_cast<const unsigned char*>(text->second.text.data()), text->second.text.size(), units);
     if (next.x < 0 || next.w < 0 || next.x + next.w > static_cast<double>(units.size()))
       return done(kAXErrorIllegalArgument);
+    if (el.faults.selectionLagReads != 0) {
+      el.faults.pendingSelection = next;
+      el.faults.selectionLagLeft = el.faults.selectionLagReads;
+      return done(kAXErrorSuccess);
+    }
   }
   if (hasText && name == "AXSelectedText" && next.kind == FakeValue::Kind::kString) {
     std::u16string units, inserted;
@@ -2605,6 +2629,7 @@ AXError Observe(AXObserverRef observer, AXUIElementRef element, CFStringRef noti
       id = t.el->id;
       who = t.Name();
       if (add && t.app->refuseNotifications.count(name)) err = kAXErrorNotificationUnsupported;
+      if (add && t.app->busyNotifications.count(name)) err = kAXErrorCannotComplete;
     }
   }
   if (err == kAXErrorSuccess) {

@@ -199,6 +199,12 @@ struct FakeFaults {
   // Issue 12 item 10: only the first N batched reads (of the element) are refused; 0: every one.
   int batchErrorTimes = 0;
   int batchRefused = 0;  // state: batched reads refused so far
+  // Issue 21 N12: a set of AXSelectedTextRange is answered at once but shows
+  // in reads only after this many reads of it (Chromium applies a selection
+  // in the renderer, later); -1: never (the selection never moves).
+  int selectionLagReads = 0;
+  std::optional<FakeValue> pendingSelection;  // state: the range set, not showing yet
+  int selectionLagLeft = 0;                   // state: reads until it shows
 };
 
 struct FakeElement {
@@ -214,7 +220,12 @@ struct FakeElement {
   // The CG window this AX window is; when absent, the CG window of the same
   // pid whose name equals AXTitle.
   std::optional<uint32_t> cgWindow;
-  int reads = 0;  // state: attribute reads so far
+  // N3 (second macOS review): web content that keeps changing and posts no
+  // notification. > 0: one more of hiddenChildren appears in AXChildren every
+  // growEveryMs after the world was installed, whether or not a Chromium tree was asked for.
+  int growEveryMs = 0;
+  std::chrono::steady_clock::time_point installedAt;  // state: set by InstallWorld
+  int reads = 0;                                      // state: attribute reads so far
 };
 
 struct FakeChromium {
@@ -249,6 +260,8 @@ struct FakeApp {
   std::vector<FakeNotification> notifications;
   // AXObserverAddNotification answers kAXErrorNotificationUnsupported for these.
   std::set<std::string> refuseNotifications;
+  // N11 (second macOS review): AXObserverAddNotification answers kAXErrorCannotComplete for these (a busy app).
+  std::set<std::string> busyNotifications;
   int64_t rootId = 0;  // the app element
   // State.
   int reads = 0;
@@ -269,6 +282,9 @@ struct FakeCGWindow {
   bool blackWithWindowFilter = false;  // the window filter gives an all-black image (GPU-rendered window)
   double backingScale = 0;             // the window's own pixels per point; 0: its display's (world.scale)
   bool captureHangs = false;           // ScreenCaptureKit never answers a capture of it
+  // N16: ScreenCaptureKit answers, but keeps the finished completion handler
+  // (and what it captured) alive until FakeCompleteCaptures.
+  bool handlerKept = false;
 };
 
 // CGEventPost made slow: the first `afterEvents` events go at once, each later

@@ -156,8 +156,13 @@ double FakeMacSystem::BackingScale(const Rect&) {
 namespace {
 
 std::mutex gHungMu;
-std::vector<std::shared_ptr<CapturePass>>& Hung() {
-  static auto* hung = new std::vector<std::shared_ptr<CapturePass>>;
+// A completion handler ScreenCaptureKit still holds, and whether it ran.
+struct HeldHandler {
+  std::shared_ptr<CapturePass> pass;
+  bool answered = false;
+};
+std::vector<HeldHandler>& Hung() {
+  static auto* hung = new std::vector<HeldHandler>;
   return *hung;
 }
 
@@ -168,20 +173,25 @@ struct Canvas {
 
 }  // namespace
 
-void FakeCompleteCaptures() {
-  std::vector<std::shared_ptr<CapturePass>> done;
+void FakeCompleteCaptures(size_t oldest) {
+  std::vector<HeldHandler> done;
   {
     std::lock_guard<std::mutex> lock(gHungMu);
-    done.swap(Hung());
+    auto& hung = Hung();
+    const size_t n = std::min(oldest, hung.size());
+    done.assign(hung.begin(), hung.begin() + static_cast<std::ptrdiff_t>(n));
+    hung.erase(hung.begin(), hung.begin() + static_cast<std::ptrdiff_t>(n));
   }
-  // The passes are released here, outside the lock: the gate opens.
+  // Outside the lock, as handlers run on ScreenCaptureKit's queue.
+  for (auto& h : done)
+    if (!h.answered) h.pass->Answered();
 }
 
 Error FakeMacSystem::CaptureWindow(uint32_t windowNumber, const Rect& frame, double scale, CaptureFilter filter,
                                    const std::shared_ptr<CapturePass>& pass, std::vector<uint8_t>& rgba, int& width,
                                    int& height, std::chrono::steady_clock::time_point) {
   std::string why;
-  bool black = false, hangs = false;
+  bool black = false, hangs = false, kept = false;
   double own = 0;
   macfake::WithWorld([&](FakeWorld* w) {
     const macfake::FakeCGWindow* cg = nullptr;
@@ -199,6 +209,7 @@ Error FakeMacSystem::CaptureWindow(uint32_t windowNumber, const Rect& frame, dou
     if (cg) {
       black = cg->blackWithWindowFilter && filter == CaptureFilter::kWindow;
       hangs = cg->captureHangs;
+      kept = cg->handlerKept;
       own = cg->backingScale;
     }
   });
@@ -209,10 +220,20 @@ Error FakeMacSystem::CaptureWindow(uint32_t windowNumber, const Rect& frame, dou
   if (why.empty() && hangs) {
     {
       std::lock_guard<std::mutex> lock(gHungMu);
-      if (pass) Hung().push_back(pass);
+      if (pass) {
+        pass->Ask();
+        Hung().push_back({pass, false});
+      }
     }
     if (pass) pass->Abandon();
     why = "ScreenCaptureKit did not capture window " + std::to_string(windowNumber) + " in time";
+  }
+  if (why.empty() && kept && pass) {
+    // Answered at once; the finished handler (holding the pass) is kept.
+    pass->Ask();
+    pass->Answered();
+    std::lock_guard<std::mutex> lock(gHungMu);
+    Hung().push_back({pass, true});
   }
   if (!why.empty()) {
     macfake::AppendLog(head + " -> failed: " + why);

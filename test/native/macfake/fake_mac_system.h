@@ -14,6 +14,7 @@
 //   system sleep <ms>                                    (never actually sleeps)
 #pragma once
 
+#include <cstdint>
 #include <memory>
 
 #include "../../../src-native/mac/mac_system.h"
@@ -48,8 +49,9 @@ struct FakePoolCounts {
   int64_t pushes = 0, pops = 0, maxDepth = 0, wrongThread = 0;
 };
 FakePoolCounts FakeAutoreleasePools();
-// Runs the completion handlers of the captures that never completed (drops their passes).
-void FakeCompleteCaptures();
+// Runs the completion handlers of the captures that never completed, the
+// `oldest` ones first, and drops the handlers ScreenCaptureKit kept.
+void FakeCompleteCaptures(size_t oldest = SIZE_MAX);
 int64_t FakeScreenRecordingProbes();
 
 }  // namespace axsnap

@@ -17,6 +17,7 @@
 //   fakeNotify(pid, name, element?)      posts a notification now (fake_cf.h PostNotification)
 //   fakeObservers()                      live AXObservers
 //   fakeWorldLog()                       the fake world's log (world_from_js.h formats)
+#include <algorithm>
 #include <chrono>
 #include <future>
 #include <memory>
@@ -193,7 +194,15 @@ void RegisterMacDirect(Napi::Env env, Napi::Object exports) {
 
   // ---- issue 12 items 4, 5, 9, 11 (capture, threads, permissions)
   exports.Set("fakeCaptureComplete", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
-                FakeCompleteCaptures();
+                if (info.Length() > 0 && info[0].IsNumber())
+                  FakeCompleteCaptures(static_cast<size_t>(std::max(0.0, info[0].As<Napi::Number>().DoubleValue())));
+                else
+                  FakeCompleteCaptures();
+                return info.Env().Undefined();
+              }));
+  exports.Set("fakeCaptureGateAge", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
+                CaptureGate::Process().AgeAbandonment(
+                    std::chrono::milliseconds(static_cast<int64_t>(info[0].As<Napi::Number>().DoubleValue())));
                 return info.Env().Undefined();
               }));
   exports.Set("fakeCaptureGateBusy", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {

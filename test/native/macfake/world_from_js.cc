@@ -277,7 +277,7 @@ class Parser {
   FakeFaults Faults(Napi::Object o, const std::string& path) {
     Keys(o, path,
          {"dieAfterReads", "failAttribute", "cannotComplete", "failBatchSlots", "logReads", "performError", "setError",
-          "batchError", "batchErrorTimes"});
+          "batchError", "batchErrorTimes", "selectionLagReads"});
     FakeFaults f;
     f.dieAfterReads = static_cast<int>(Int(o, "dieAfterReads", path, -1));
     f.cannotComplete = Bool(o, "cannotComplete", path, false);
@@ -291,7 +291,8 @@ class Parser {
     if (Has(o, "performError")) f.performError = AXErrorCode(o.Get("performError"), path + ".performError");
     if (Has(o, "setError")) f.setError = AXErrorCode(o.Get("setError"), path + ".setError");
     if (Has(o, "batchError")) f.batchError = AXErrorCode(o.Get("batchError"), path + ".batchError");
-    f.batchErrorTimes = static_cast<int>(Int(o, "batchErrorTimes", path, 0));  // issue 12 item 10
+    f.batchErrorTimes = static_cast<int>(Int(o, "batchErrorTimes", path, 0));      // issue 12 item 10
+    f.selectionLagReads = static_cast<int>(Int(o, "selectionLagReads", path, 0));  // issue 21 N12
     return f;
   }
 
@@ -300,7 +301,7 @@ class Parser {
     if (depth > kMaxDepth) Fail(path, "nested deeper than " + std::to_string(kMaxDepth));
     if (pid == 0) Fail(path, "inline elements must belong to an app (use { ref: id } here)");
     Napi::HandleScope scope(env_);
-    Keys(o, path, {"id", "attrs", "settable", "actions", "faults", "hiddenChildren", "cgWindow"});
+    Keys(o, path, {"id", "attrs", "settable", "actions", "faults", "hiddenChildren", "cgWindow", "growEveryMs"});
     FakeElement el;
     el.id = Has(o, "id") ? Int(o, "id", path, 0) : NextId();
     el.pid = pid;
@@ -321,6 +322,7 @@ class Parser {
       if (v.kind != FakeValue::Kind::kElement) Fail(p, "must be an element or { ref }");
       el.hiddenChildren.push_back(std::move(v));
     }
+    el.growEveryMs = static_cast<int>(Int(o, "growEveryMs", path, 0));
     if (Has(o, "cgWindow")) {
       const int64_t n = Int(o, "cgWindow", path, 0);
       if (n < 0 || n > UINT32_MAX) Fail(path + ".cgWindow", "must be a window number");
@@ -385,7 +387,7 @@ class Parser {
   FakeApp ParseApp(Napi::Object o, const std::string& path, FakeWorld& w) {
     Keys(o, path,
          {"pid", "name", "bundleId", "bundlePath", "hidden", "active", "regular", "hungMs", "chromium", "recoverOn",
-          "faults", "root", "activationDelayMs", "notifications", "refuseNotifications"});
+          "faults", "root", "activationDelayMs", "notifications", "refuseNotifications", "busyNotifications"});
     if (!Has(o, "pid")) Fail(path + ".pid", "required");
     FakeApp app;
     app.pid = Int(o, "pid", path, 0);
@@ -420,6 +422,7 @@ class Parser {
       Fail(path + ".recoverOn", "must be one of unhide, activate, open, unminimize, raise, main, never");
     if (Has(o, "faults")) app.faults = Faults(ObjectField(o, "faults", path), path + ".faults");
     for (const std::string& name : Strings(o, "refuseNotifications", path)) app.refuseNotifications.insert(name);
+    for (const std::string& name : Strings(o, "busyNotifications", path)) app.busyNotifications.insert(name);
     Napi::Array notes = ArrayField(o, "notifications", path);
     for (uint32_t i = 0; i < notes.Length(); ++i) {
       const std::string p = path + ".notifications[" + std::to_string(i) + "]";
@@ -448,7 +451,7 @@ class Parser {
   FakeCGWindow ParseWindow(Napi::Object o, const std::string& path) {
     Keys(o, path,
          {"number", "pid", "layer", "bounds", "name", "ownerName", "onScreen", "alpha", "captureFails",
-          "blackWithWindowFilter", "backingScale", "captureHangs"});
+          "blackWithWindowFilter", "backingScale", "captureHangs", "handlerKept"});
     if (!Has(o, "number")) Fail(path + ".number", "required");
     if (!Has(o, "pid")) Fail(path + ".pid", "required");
     FakeCGWindow cg;
@@ -474,6 +477,7 @@ class Parser {
     cg.backingScale = Number(o, "backingScale", path, 0);
     if (cg.backingScale < 0 || !(cg.backingScale == cg.backingScale)) Fail(path + ".backingScale", "must be >= 0");
     cg.captureHangs = Bool(o, "captureHangs", path, false);
+    cg.handlerKept = Bool(o, "handlerKept", path, false);
     return cg;
   }
 

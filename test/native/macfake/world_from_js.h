@@ -32,6 +32,7 @@
 //       notifications: [{ atMs: 200, name: "AXValueChanged", element: 21 }],   // posted atMs after an
 //                                    // AXObserver of the app is created; element absent: the app element
 //       refuseNotifications: ["AXMenuOpened"],   // AXObserverAddNotification: kAXErrorNotificationUnsupported
+//       busyNotifications: ["AXTitleChanged"],   // AXObserverAddNotification: kAXErrorCannotComplete
 //       root: <element>              // the app element; AXRole AXApplication and AXTitle = name by default
 //     }],
 //     windows: [{                    // the CG window list, front to back
@@ -54,6 +55,7 @@
 //     faults: { dieAfterReads: 3, failAttribute: { AXTitle: -25204 }, cannotComplete: false,
 //               failBatchSlots: ["AXDescription"] },
 //     hiddenChildren: [ <element>, ... ],   // Chromium: appear in AXChildren once revealed
+//     growEveryMs: 0,              // > 0: one more of hiddenChildren appears every growEveryMs after install, unasked
 //     cgWindow: 41 }                       // the CG window this AX window is (default: same pid and title)
 // Values: string, number (integer → CFNumber SInt64, else Float64), boolean,
 // null, arrays of values, { x, y } point, { w, h } size, { x, y, w, h } rect,
