@@ -1,5 +1,6 @@
 /**
- * Review probes (macos-review-2 N5-N8), unmodified: they pass while the defects are present.
+ * macOS windows and surfaces on the fake CF/AX layer: stable ids (issue 21 N6-N8), input to a
+ * listed menu (N5), and the capture of a surface (N9).
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { listWindows, snapshot } from "../lib/desktop.js";
@@ -89,79 +90,92 @@ const cg = (number: number, title: string, extra: Partial<CGWindow> = {}): CGWin
   ...extra,
 });
 
-describe("macOS windows: probes", () => {
-  // N6 (window ids): types.h says WindowInfo.id is "stable while the window exists"; Linux sets it to
-  // the AT-SPI object path, MacBackend never sets it, so NormalizeWindows (window_choice.cc:24) derives
-  // "e<handle>". listWindows releases its handles (addon.cc ListWindows: ReleaseUnheld), so the next
-  // Intern of the same AX window gives a new handle and a new id.
-  it("N6: on macOS a window's id changes between two listings of an unchanged app; snapshot({ window: { id } }) then fails", async () => {
+describe("macOS window ids (issue 21, N6-N8)", () => {
+  const twoWindows = (): World => {
     const doc = windowEl(10, "Doc", [button(21, "OK")], { AXMain: true });
     const find = windowEl(11, "Find", [button(22, "Next")], {
       AXSubrole: "AXDialog",
       ...at(950, 80, 300, 200),
     });
-    const b = backend({
+    return {
       focusedPid: PID,
       apps: [appWith([doc, find], 10)],
       windows: [cg(10, "Doc"), cg(11, "Find", { bounds: { x: 950, y: 80, w: 300, h: 200 } })],
-    });
+    };
+  };
+
+  // N6: the id is the element handle; a listing pins one reference per window it lists, so the
+  // next listing finds the same window (CFEqual) under the same handle while the window exists.
+  it("N6: two listings of an unchanged app give the same ids, and a listed id selects its window", async () => {
+    const b = backend(twoWindows());
     const first = await listWindows("Editor", {}, b);
     const second = await listWindows("Editor", {}, b);
-    expect(first.map((w) => w.title)).toEqual(second.map((w) => w.title));
-    // Same windows, different ids.
-    expect(first.map((w) => w.id)).not.toEqual(second.map((w) => w.id));
+    expect(second.map((w) => [w.title, w.id])).toEqual(first.map((w) => [w.title, w.id]));
     const dialog = first.find((w) => w.title === "Find")!;
-    await expect(
-      snapshot({ app: "Editor", window: { id: dialog.id }, screenshot: false }, b),
-    ).rejects.toMatchObject({
-      code: "WINDOW_NOT_FOUND",
-    });
+    const s = await snapshot({ app: "Editor", window: { id: dialog.id }, screenshot: false }, b);
+    expect(s.window).toMatchObject({ title: "Find", id: dialog.id });
+    expect(s.text).toMatch(/button Next/);
+    expect(s.text).not.toMatch(/button OK/);
+    await s.release();
+    // Released, the snapshot leaves the window's pin: the id still holds.
+    expect((await listWindows("Editor", {}, b)).map((w) => w.id)).toEqual(first.map((w) => w.id));
   });
 
-  // N7: the same instability makes every action's `opened` / `closed` (compareWindows by id, result.ts)
-  // report a window that no live snapshot holds as both closed and opened, though nothing changed.
-  it("N7: an action that changes nothing reports the app's other window as closed and opened", async () => {
-    const doc = windowEl(10, "Doc", [button(21, "OK")], { AXMain: true });
-    const find = windowEl(11, "Find", [button(22, "Next")], {
-      AXSubrole: "AXDialog",
-      ...at(950, 80, 300, 200),
-    });
-    const b = backend({
-      focusedPid: PID,
-      apps: [appWith([doc, find], 10)],
-      windows: [cg(10, "Doc"), cg(11, "Find", { bounds: { x: 950, y: 80, w: 300, h: 200 } })],
-    });
+  it("N6: a window that closed loses its pin (its reference is given back), the other keeps its id", async () => {
+    const world = twoWindows();
+    const b = backend(world);
+    const addon = loadMacFake();
+    const first = await listWindows("Editor", {}, b);
+    const withBoth = addon.fakeCFLive();
+    const app = world.apps[0]!;
+    const doc = (app.root.attrs.AXChildren as AXElement[])[0]!;
+    app.root.attrs.AXWindows = [{ ref: 10 }];
+    app.root.attrs.AXChildren = [doc];
+    world.windows = [cg(10, "Doc")];
+    addon.fakeWorldReplace(world);
+    const after = await listWindows("Editor", {}, b);
+    expect(after.map((w) => [w.title, w.id])).toEqual([["Doc", first.find((w) => w.title === "Doc")!.id]]);
+    expect(addon.fakeCFLive()).toBe(withBoth - 1);
+  });
+
+  it("N6: an app that quit gives its windows' pins back at the next listing of apps", async () => {
+    const b = backend(twoWindows());
+    const addon = loadMacFake();
+    const before = addon.fakeCFLive();
+    await listWindows("Editor", {}, b);
+    expect(addon.fakeCFLive()).toBeGreaterThanOrEqual(before + 2);
+    const listed = addon.fakeCFLive();
+    addon.fakeWorldReplace({ focusedPid: 0, apps: [], windows: [] });
+    await b.listApps(2000);
+    // At least the two windows' references.
+    expect(addon.fakeCFLive()).toBeLessThanOrEqual(listed - 2);
+  });
+
+  // N7: compareWindows matches the listings before and after an action by id.
+  it("N7: an action that changes nothing reports no window opened or closed", async () => {
+    const b = backend(twoWindows());
     const session = createSession({ backend: b });
     const s = await session.snapshot({ app: "Editor", screenshot: false });
     const ok = s.records.find((r) => r.title === "OK")!;
     const r = await session.click(ok.index, { settle: false });
-    expect(r.opened?.map((w) => w.title)).toEqual(["Find"]);
-    expect(r.closed?.map((w) => w.title)).toEqual(["Find"]);
+    expect(r.opened).toEqual([]);
+    expect(r.closed).toEqual([]);
     await session.close();
   });
 
-  // N8: waitFor({ window }) finds the window in a listing, then observes it by that listing's id
-  // (act/wait.ts: env.observe({ window: { id: found.id } })); the observation lists again, the id has
-  // changed (N6), and the wait that succeeded fails with WINDOW_NOT_FOUND.
-  it("N8: waitFor({ window: 'Find' }) sees the window, then fails to observe it", async () => {
-    const doc = windowEl(10, "Doc", [button(21, "OK")], { AXMain: true });
-    const find = windowEl(11, "Find", [button(22, "Next")], {
-      AXSubrole: "AXDialog",
-      ...at(950, 80, 300, 200),
-    });
-    const b = backend({
-      focusedPid: PID,
-      apps: [appWith([doc, find], 10)],
-      windows: [cg(10, "Doc"), cg(11, "Find", { bounds: { x: 950, y: 80, w: 300, h: 200 } })],
-    });
+  // N8: waitFor({ window }) observes the window by the id of the listing that found it.
+  it("N8: waitFor({ window: 'Find' }) finds the window and observes it", async () => {
+    const b = backend(twoWindows());
     const session = createSession({ backend: b });
-    await expect(session.waitFor("Editor", { window: "Find" }, { timeoutMs: 3000 })).rejects.toMatchObject({
-      code: "WINDOW_NOT_FOUND",
-      message: expect.stringMatching(/no window with id "e\d+".*"Find" \(dialog, id e\d+\)/),
-    });
+    const r = await session.waitFor("Editor", { window: "Find" }, { timeoutMs: 3000 });
+    expect(r.window).toMatchObject({ title: "Find" });
+    expect(r.snapshot.window).toMatchObject({ title: "Find", id: r.window!.id });
+    expect(r.snapshot.text).toMatch(/button Next/);
     await session.close();
   });
+});
 
+describe("macOS surfaces (issue 21, N5, N9)", () => {
   // N5 (input to a listed surface): a snapshot of an open menu (snapshot({ window: { id } }) with an
   // id from listWindows) gives LiveObservation.window = the AXMenu. Front()/CheckFront require the
   // app's AXFocusedWindow to be that element or its AXParent's child (mac_backend.cc:1455-1470); an

@@ -231,7 +231,11 @@ ElementId ElementTable::Intern(AXUIElementRef element) {
   auto range = byHash_.equal_range(hash);
   for (auto it = range.first; it != range.second; ++it) {
     auto e = entries_.find(it->second);
-    if (e != entries_.end() && CFEqual(e->second.ref.get(), element)) return it->second;
+    if (e != entries_.end() && CFEqual(e->second.ref.get(), element)) {
+      // Whoever interned it now holds the handle, or releases it again.
+      e->second.released = false;
+      return it->second;
+    }
   }
   const ElementId id = next_++;
   Entry entry;
@@ -278,6 +282,26 @@ bool ElementTable::IsSecure(ElementId id) const {
 void ElementTable::Release(ElementId id) {
   auto it = entries_.find(id);
   if (it == entries_.end()) return;
+  if (it->second.pins > 0) {
+    it->second.released = true;
+    return;
+  }
+  Erase(it);
+}
+
+void ElementTable::Pin(ElementId id) {
+  auto it = entries_.find(id);
+  if (it != entries_.end()) it->second.pins++;
+}
+
+void ElementTable::Unpin(ElementId id) {
+  auto it = entries_.find(id);
+  if (it == entries_.end() || it->second.pins == 0) return;
+  if (--it->second.pins == 0 && it->second.released) Erase(it);
+}
+
+void ElementTable::Erase(std::unordered_map<ElementId, Entry>::iterator it) {
+  const ElementId id = it->first;
   auto range = byHash_.equal_range(it->second.hash);
   for (auto h = range.first; h != range.second; ++h)
     if (h->second == id) {
@@ -392,6 +416,11 @@ Error MacBackend::ListApps(std::vector<AppInfo>& out, Clock::time_point deadline
   for (const auto& w : watched_)
     if (!alive.count(w.first)) gone.push_back(w.first);
   for (int64_t pid : gone) Unwatch(pid);
+  // Its windows' pins go too: their elements are dead.
+  gone.clear();
+  for (const auto& p : pins_)
+    if (!alive.count(p.first)) gone.push_back(p.first);
+  for (int64_t pid : gone) UnpinApp(pid);
   prune(apps_);
   prune(manualAccessibility_);
   prune(noBatch_);
@@ -474,8 +503,13 @@ Error MacBackend::AppWindows(const AppInfo& app, std::vector<WindowInfo>& out, C
   const bool appHidden = CFToBool(hidden.get()).value_or(false);
   CFAny windows;
   if (Error err = CopyAttribute(appEl, CFSTR("AXWindows"), windows)) return err;
-  if (!windows || CFGetTypeID(windows.get()) != CFArrayGetTypeID()) return {};
+  if (!windows || CFGetTypeID(windows.get()) != CFArrayGetTypeID()) {
+    // No AXWindows (kAXErrorNoValue): the app has no windows now.
+    Repin(pins_[app.pid].windows, {}, /*complete=*/true);
+    return {};
+  }
   CFArrayRef list = static_cast<CFArrayRef>(windows.get());
+  std::set<ElementId> found;
   for (CFIndex i = 0; i < CFArrayGetCount(list); i++) {
     CFTypeRef w = CFArrayGetValueAtIndex(list, i);
     if (!IsElement(w)) continue;
@@ -487,10 +521,35 @@ Error MacBackend::AppWindows(const AppInfo& app, std::vector<WindowInfo>& out, C
     if (err) return err;
     // A window of no size is a placeholder some apps keep, not a window to show.
     info.visible = !appHidden && !(info.hasFrame && (info.frame.w < 1 || info.frame.h < 1));
+    found.insert(info.element);
     out.push_back(std::move(info));
     if (subroles) subroles->push_back(std::move(subrole));
   }
+  // The whole AXWindows list was read: a window it no longer holds has closed.
+  Repin(pins_[app.pid].windows, found, /*complete=*/true);
   return {};
+}
+
+void MacBackend::Repin(std::set<ElementId>& pinned, const std::set<ElementId>& found, bool complete) {
+  for (ElementId id : found)
+    if (pinned.insert(id).second) elements_.Pin(id);
+  if (!complete) return;
+  for (auto it = pinned.begin(); it != pinned.end();) {
+    if (found.count(*it)) {
+      ++it;
+      continue;
+    }
+    elements_.Unpin(*it);
+    it = pinned.erase(it);
+  }
+}
+
+void MacBackend::UnpinApp(int64_t pid) {
+  auto it = pins_.find(pid);
+  if (it == pins_.end()) return;
+  Repin(it->second.windows, {}, /*complete=*/true);
+  Repin(it->second.surfaces, {}, /*complete=*/true);
+  pins_.erase(it);
 }
 
 // Every surface an agent may face: the app's windows, with dialogs, system
@@ -524,7 +583,7 @@ std::string SurfaceTitle(const std::string& own, const std::string& parent, cons
 void MacBackend::Surfaces(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point deadline) {
   AXUIElementRef appEl = AppElement(app.pid);
   if (!appEl) return;
-  std::set<ElementId> listed;
+  std::set<ElementId> listed, surfaces;
   for (const WindowInfo& w : out) listed.insert(w.element);
   // Best effort: a surface that cannot be read (closed meanwhile, an app that
   // stopped answering) is left out; the windows are already listed.
@@ -537,6 +596,7 @@ void MacBackend::Surfaces(const AppInfo& app, std::vector<WindowInfo>& out, Cloc
     WindowInfo info;
     if (WindowInfoOf(el, app.pid, info)) return;
     if (!listed.insert(info.element).second) return;
+    surfaces.insert(info.element);
     info.title = SurfaceTitle(info.title, parentTitle, info.role);
     info.visible = parentVisible && !(info.hasFrame && (info.frame.w < 1 || info.frame.h < 1));
     out.push_back(std::move(info));
@@ -621,6 +681,9 @@ void MacBackend::Surfaces(const AppInfo& app, std::vector<WindowInfo>& out, Cloc
       el = CFRef<AXUIElementRef>::Retain(static_cast<AXUIElementRef>(parent.get()));
     }
   }
+  // Pinned as the windows are; a pass the deadline cut short unpins nothing
+  // it may not have got to.
+  Repin(pins_[app.pid].surfaces, surfaces, Clock::now() < deadline);
 }
 
 Error MacBackend::GatherWindows(const AppInfo& app, WindowCandidates& c, Clock::time_point deadline) {
