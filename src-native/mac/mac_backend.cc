@@ -31,6 +31,8 @@ constexpr int kBatchRetryReads = 50;
 constexpr auto kBatchRetryAfter = std::chrono::seconds(10);
 constexpr auto kFrontWait = std::chrono::milliseconds(2000);  // activation is asynchronous (and may switch Spaces)
 constexpr auto kFrontPoll = std::chrono::milliseconds(50);
+// How far up AXParent a surface's window is looked for (a popover sits a few levels deep).
+constexpr int kOwnerDepth = 12;
 constexpr auto kCaptureFloor = std::chrono::milliseconds(1000);
 constexpr CFIndex kMaxValueChars = 100000;  // UTF-16 units of a text value read; the renderer prints far less
 
@@ -1582,7 +1584,37 @@ bool MacBackend::IsWindowOrChild(AXUIElementRef w, ElementId target) {
   if (!t || !w) return false;
   if (CFEqual(w, t)) return true;
   CFAny parent;
-  return !CopyAttribute(w, CFSTR("AXParent"), parent) && IsElement(parent.get()) && CFEqual(parent.get(), t);
+  if (!CopyAttribute(w, CFSTR("AXParent"), parent) && IsElement(parent.get()) && CFEqual(parent.get(), t)) return true;
+  // A surface (sheet, popover, menu) inside `w`: the window that holds it is
+  // the key window when input reaches it (review 2, N5).
+  CFRef<AXUIElementRef> owner = OwnerWindow(target);
+  return owner && CFEqual(owner.get(), w);
+}
+
+bool MacBackend::IsMenuOrPopover(const WindowInfo& window) const {
+  const std::string* known = elements_.Role(window.element);
+  const std::string& role = known ? *known : window.role;
+  return role == "AXMenu" || role == "AXPopover";
+}
+
+CFRef<AXUIElementRef> MacBackend::OwnerWindow(ElementId target) {
+  const std::string* role = elements_.Role(target);
+  AXUIElementRef t = elements_.Get(target);
+  if (!t || (role && *role == "AXWindow")) return {};
+  // Up the AXParent chain to the first AXWindow: a popover sits in its
+  // window, a sheet on it; a context menu's chain ends at the application.
+  CFRef<AXUIElementRef> el = CFRef<AXUIElementRef>::Retain(t);
+  for (int depth = 0; depth < kOwnerDepth; depth++) {
+    CFAny parent;
+    if (CopyAttribute(el.get(), CFSTR("AXParent"), parent) || !IsElement(parent.get())) return {};
+    el = CFRef<AXUIElementRef>::Retain(static_cast<AXUIElementRef>(parent.get()));
+    CFAny r;
+    if (CopyAttribute(el.get(), CFSTR("AXRole"), r)) return {};
+    const std::string parentRole = Str(r.get());
+    if (parentRole == "AXWindow") return el;
+    if (parentRole == "AXApplication") return {};
+  }
+  return {};
 }
 
 Error MacBackend::CheckFront(const WindowInfo& window, Clock::time_point deadline, FrontState& out) {
@@ -1595,11 +1627,16 @@ Error MacBackend::CheckFront(const WindowInfo& window, Clock::time_point deadlin
     out.ready = true;  // no window to hold it to: the app is enough
     return {};
   }
-  // Keys go to the app's key window: it must be this one (or its sheet).
+  // Keys go to the app's key window: it must be this one, its sheet, or the
+  // window that holds this surface.
   AXUIElementRef appEl = AppElement(window.pid);
   CFAny key;
-  out.ready = appEl && !CopyAttribute(appEl, CFSTR("AXFocusedWindow"), key) && IsElement(key.get()) &&
-              IsWindowOrChild(static_cast<AXUIElementRef>(key.get()), window.element);
+  const bool haveKey = appEl && !CopyAttribute(appEl, CFSTR("AXFocusedWindow"), key) && IsElement(key.get());
+  out.ready = haveKey && IsWindowOrChild(static_cast<AXUIElementRef>(key.get()), window.element);
+  // An open menu of the app itself (a context menu, a menu bar menu) is never
+  // a key window and sits in none: while it tracks, the app's input goes to
+  // it, whichever window is key.
+  if (!out.ready && IsMenuOrPopover(window) && !OwnerWindow(window.element)) out.ready = true;
   return {};
 }
 
@@ -1648,10 +1685,16 @@ Error MacBackend::Front(const WindowInfo& window, Clock::time_point deadline) {
     AXUIElementSetAttributeValue(appEl, CFSTR("AXFrontmost"), kCFBooleanTrue);
     if (Error err = system_->ActivateAllWindows(window.pid)) activation = " (" + err.message + ")";
   }
-  if (AXUIElementRef target = elements_.Get(window.element)) {
-    SetTimeoutFor(target, until);
-    AXUIElementPerformAction(target, CFSTR("AXRaise"));
-    AXUIElementSetAttributeValue(target, CFSTR("AXMain"), kCFBooleanTrue);
+  // A menu or popover is no window to raise or make main: its window is.
+  CFRef<AXUIElementRef> raised;
+  if (IsMenuOrPopover(window))
+    raised = OwnerWindow(window.element);
+  else if (AXUIElementRef target = elements_.Get(window.element))
+    raised = CFRef<AXUIElementRef>::Retain(target);
+  if (raised) {
+    SetTimeoutFor(raised.get(), until);
+    AXUIElementPerformAction(raised.get(), CFSTR("AXRaise"));
+    AXUIElementSetAttributeValue(raised.get(), CFSTR("AXMain"), kCFBooleanTrue);
   }
   // Activation lands asynchronously; a busy app may not answer every poll.
   for (;;) {

@@ -197,7 +197,13 @@ class MacBackend : public Backend {
   Error Covered(const WindowInfo& window, double x, double y);
   // "Name (pid N)" for messages.
   std::string NameOf(int64_t pid);
+  // Whether `w` (a key window) is the target, its sheet, or the window that
+  // holds the target surface.
   bool IsWindowOrChild(AXUIElementRef w, ElementId target);
+  // The AXWindow a surface (popover, sheet, menu of a window) sits in; none
+  // for a window, or for a menu of the app itself.
+  CFRef<AXUIElementRef> OwnerWindow(ElementId target);
+  bool IsMenuOrPopover(const WindowInfo& window) const;
   Error ScreenWindows(std::vector<ScreenWindow>& out);
   // Ordinary windows (layer 0, not tiny) of `pid` that the window server
   // lists and does not show: windows on another Space (or ordered out).
