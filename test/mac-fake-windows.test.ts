@@ -263,4 +263,48 @@ describe("macOS surfaces (issue 21, N5, N9)", () => {
     ]);
     await session.close();
   });
+
+  // N9: the window server lists an open menu as a window of its own at the pop-up menu layer
+  // (101, expected, unverified on a Mac) and a popover as a small window; neither is a layer-0
+  // window of 20,000 pt², and their synthetic titles match no CoreGraphics title.
+  const captured = async (world: World, role: string) => {
+    const b = backend(world);
+    const w = (await listWindows("Editor", {}, b)).find((x) => x.role === role)!;
+    const s = await snapshot({ app: "Editor", window: { id: w.id } }, b);
+    await s.release();
+    return b.fakeLog().filter((l) => l.startsWith("system capture"));
+  };
+
+  it("N9: a snapshot of an open context menu captures the menu's own window (any layer), not the document behind it", async () => {
+    const doc = windowEl(10, "Doc", [button(21, "OK")], { AXMain: true, AXFocused: true });
+    const app = appWith([doc], 10);
+    app.root.attrs.AXChildren = [doc, contextMenu()];
+    const world: World = {
+      focusedPid: PID,
+      apps: [app],
+      windows: [cg(40, "", { layer: 101, bounds: { x: 150, y: 150, w: 160, h: 40 } }), cg(10, "Doc")],
+    };
+    expect(await captured(world, "AXMenu")).toEqual(["system capture 40 320x80"]);
+  });
+
+  it("N9: a snapshot of a popover captures the popover's window, though it is under 20,000 pt²", async () => {
+    const popover: AXElement = {
+      id: 30,
+      attrs: {
+        AXRole: "AXPopover",
+        ...at(200, 200, 180, 100),
+        AXParent: { ref: 10 },
+        AXChildren: [
+          { id: 31, attrs: { AXRole: "AXStaticText", AXValue: "Saved", ...at(210, 210, 100, 20) } },
+        ],
+      },
+    };
+    const doc = windowEl(10, "Doc", [button(21, "OK"), popover], { AXMain: true, AXFocused: true });
+    const world: World = {
+      focusedPid: PID,
+      apps: [appWith([doc], 10)],
+      windows: [cg(30, "", { bounds: { x: 200, y: 200, w: 180, h: 100 } }), cg(10, "Doc")],
+    };
+    expect(await captured(world, "AXPopover")).toEqual(["system capture 30 360x200"]);
+  });
 });
