@@ -505,11 +505,9 @@ Error MacBackend::AppWindows(const AppInfo& app, std::vector<WindowInfo>& out, C
   const bool appHidden = CFToBool(hidden.get()).value_or(false);
   CFAny windows;
   if (Error err = CopyAttribute(appEl, CFSTR("AXWindows"), windows)) return err;
-  if (!windows || CFGetTypeID(windows.get()) != CFArrayGetTypeID()) {
-    // No AXWindows (kAXErrorNoValue): the app has no windows now.
-    Repin(pins_[app.pid].windows, {}, /*complete=*/true);
-    return {};
-  }
+  // No list (an app without windows answers an empty one) says nothing of the
+  // windows pinned: they keep their pins until a list leaves them out.
+  if (!windows || CFGetTypeID(windows.get()) != CFArrayGetTypeID()) return {};
   CFArrayRef list = static_cast<CFArrayRef>(windows.get());
   std::set<ElementId> found;
   for (CFIndex i = 0; i < CFArrayGetCount(list); i++) {
