@@ -222,6 +222,24 @@ describe("macOS surfaces (issue 21, N5, N9)", () => {
     await session.close();
   });
 
+  it("N6: an open menu listed twice keeps its id; when it closes, the next listing gives its reference back", async () => {
+    const doc = windowEl(10, "Doc", [button(21, "OK")], { AXMain: true, AXFocused: true });
+    const app = appWith([doc], 10);
+    app.root.attrs.AXChildren = [doc, contextMenu()];
+    const world: World = { focusedPid: PID, apps: [app], windows: [cg(10, "Doc")] };
+    const b = backend(world);
+    const addon = loadMacFake();
+    const menuId = async () => (await listWindows("Editor", {}, b)).find((w) => w.role === "AXMenu")?.id;
+    const first = await menuId();
+    expect(first).toBeDefined();
+    expect(await menuId()).toBe(first);
+    const open = addon.fakeCFLive();
+    app.root.attrs.AXChildren = [doc];
+    addon.fakeWorldReplace(world);
+    expect(await menuId()).toBeUndefined();
+    expect(addon.fakeCFLive()).toBe(open - 1);
+  });
+
   // A popover sits in its window: input to it needs that window key, and raising means raising it.
   it("N5: a key aimed at a popover of a window that is not key raises that window (not the popover), then is sent", async () => {
     const popover: AXElement = {
