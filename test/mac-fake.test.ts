@@ -1304,23 +1304,32 @@ describe("more faults", () => {
 });
 
 describe("handles", () => {
-  it("the windows looked at and not chosen are given back too", async () => {
+  it("the windows looked at and not chosen keep one reference each while they exist (their ids), and give it back when they close", async () => {
     const windows = [10, 11, 12].map((id) =>
       windowEl(id, `Doc ${id}`, [button(id + 20, `B${id}`)], { AXMain: id === 10 }),
     );
-    const b = backend({
+    const world: World = {
       focusedPid: PID,
       apps: [appWith(windows, {}, 10)],
       windows: [cg(10, "Doc 10"), cg(11, "Doc 11"), cg(12, "Doc 12")],
-    });
+    };
+    const b = backend(world);
     const addon = loadMacFake();
     const first = await snapshot({ app: "Editor", screenshot: false }, b);
     await first.release();
     const baseline = addon.fakeCFLive();
     for (let i = 0; i < 5; i++) await (await snapshot({ app: "Editor", screenshot: false }, b)).release();
     expect(addon.fakeCFLive()).toBe(baseline);
-    // Only the app element, the system-wide element and the attribute list stay.
-    expect(baseline).toBeLessThanOrEqual(3);
+    // The app element, the system-wide element, the attribute list, and one pin per window (issue 21 N6).
+    expect(baseline).toBeLessThanOrEqual(3 + 3);
+    // Two windows close: the next listing gives their references back.
+    const app = world.apps[0]!;
+    app.root.attrs.AXWindows = [{ ref: 10 }];
+    app.root.attrs.AXChildren = [windows[0]!];
+    world.windows = [cg(10, "Doc 10")];
+    addon.fakeWorldReplace(world);
+    await (await snapshot({ app: "Editor", screenshot: false }, b)).release();
+    expect(addon.fakeCFLive()).toBe(baseline - 2);
   });
 
   it("released snapshots give their CF references back while the backend lives", async () => {

@@ -44,7 +44,17 @@ std::optional<size_t> ChooseCaptureWindow(const std::vector<ScreenWindow>& front
     why = "the app has no window on screen";
     return std::nullopt;
   }
+  // The window whose bounds are the AX frame, at any layer and of any size:
+  // an open menu (a pop-up menu layer), a popover or a panel is its own
+  // window, and the tree describes it, not the document window behind it.
+  auto framed = [&]() -> std::optional<size_t> {
+    if (frame)
+      for (size_t i : mine)
+        if (SameFrame(frontToBack[i].bounds, *frame)) return i;
+    return std::nullopt;
+  };
   if (candidates.empty()) {
+    if (std::optional<size_t> f = framed()) return f;
     size_t largest = mine.front();
     for (size_t i : mine)
       if (Area(frontToBack[i].bounds) > Area(frontToBack[largest].bounds)) largest = i;
@@ -75,9 +85,7 @@ std::optional<size_t> ChooseCaptureWindow(const std::vector<ScreenWindow>& front
     }
     return titled;
   }
-  if (frame)
-    for (size_t i : candidates)
-      if (SameFrame(frontToBack[i].bounds, *frame)) return i;
+  if (std::optional<size_t> f = framed()) return f;
   return front;
 }
 

@@ -8,7 +8,8 @@
 // whose title matches is preferred, unless a window in front of it lies within
 // it (a sheet or dialog the user sees first); a CoreGraphics title
 // cut with "…" matches as a prefix; an empty title matches nothing. Without a
-// title match, the window whose bounds match the AX frame, else the frontmost.
+// title match, the window whose bounds match the AX frame at any layer and
+// of any size (a menu, a popover: review 2, N9), else the frontmost.
 #pragma once
 
 #include <cstdint>

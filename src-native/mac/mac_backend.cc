@@ -31,6 +31,8 @@ constexpr int kBatchRetryReads = 50;
 constexpr auto kBatchRetryAfter = std::chrono::seconds(10);
 constexpr auto kFrontWait = std::chrono::milliseconds(2000);  // activation is asynchronous (and may switch Spaces)
 constexpr auto kFrontPoll = std::chrono::milliseconds(50);
+// How far up AXParent a surface's window is looked for (a popover sits a few levels deep).
+constexpr int kOwnerDepth = 12;
 constexpr auto kCaptureFloor = std::chrono::milliseconds(1000);
 constexpr CFIndex kMaxValueChars = 100000;  // UTF-16 units of a text value read; the renderer prints far less
 
@@ -231,7 +233,11 @@ ElementId ElementTable::Intern(AXUIElementRef element) {
   auto range = byHash_.equal_range(hash);
   for (auto it = range.first; it != range.second; ++it) {
     auto e = entries_.find(it->second);
-    if (e != entries_.end() && CFEqual(e->second.ref.get(), element)) return it->second;
+    if (e != entries_.end() && CFEqual(e->second.ref.get(), element)) {
+      // Whoever interned it now holds the handle, or releases it again.
+      e->second.released = false;
+      return it->second;
+    }
   }
   const ElementId id = next_++;
   Entry entry;
@@ -278,6 +284,26 @@ bool ElementTable::IsSecure(ElementId id) const {
 void ElementTable::Release(ElementId id) {
   auto it = entries_.find(id);
   if (it == entries_.end()) return;
+  if (it->second.pins > 0) {
+    it->second.released = true;
+    return;
+  }
+  Erase(it);
+}
+
+void ElementTable::Pin(ElementId id) {
+  auto it = entries_.find(id);
+  if (it != entries_.end()) it->second.pins++;
+}
+
+void ElementTable::Unpin(ElementId id) {
+  auto it = entries_.find(id);
+  if (it == entries_.end() || it->second.pins == 0) return;
+  if (--it->second.pins == 0 && it->second.released) Erase(it);
+}
+
+void ElementTable::Erase(std::unordered_map<ElementId, Entry>::iterator it) {
+  const ElementId id = it->first;
   auto range = byHash_.equal_range(it->second.hash);
   for (auto h = range.first; h != range.second; ++h)
     if (h->second == id) {
@@ -392,6 +418,11 @@ Error MacBackend::ListApps(std::vector<AppInfo>& out, Clock::time_point deadline
   for (const auto& w : watched_)
     if (!alive.count(w.first)) gone.push_back(w.first);
   for (int64_t pid : gone) Unwatch(pid);
+  // Its windows' pins go too: their elements are dead.
+  gone.clear();
+  for (const auto& p : pins_)
+    if (!alive.count(p.first)) gone.push_back(p.first);
+  for (int64_t pid : gone) UnpinApp(pid);
   prune(apps_);
   prune(manualAccessibility_);
   prune(noBatch_);
@@ -474,8 +505,11 @@ Error MacBackend::AppWindows(const AppInfo& app, std::vector<WindowInfo>& out, C
   const bool appHidden = CFToBool(hidden.get()).value_or(false);
   CFAny windows;
   if (Error err = CopyAttribute(appEl, CFSTR("AXWindows"), windows)) return err;
+  // No list (an app without windows answers an empty one) says nothing of the
+  // windows pinned: they keep their pins until a list leaves them out.
   if (!windows || CFGetTypeID(windows.get()) != CFArrayGetTypeID()) return {};
   CFArrayRef list = static_cast<CFArrayRef>(windows.get());
+  std::set<ElementId> found;
   for (CFIndex i = 0; i < CFArrayGetCount(list); i++) {
     CFTypeRef w = CFArrayGetValueAtIndex(list, i);
     if (!IsElement(w)) continue;
@@ -487,10 +521,35 @@ Error MacBackend::AppWindows(const AppInfo& app, std::vector<WindowInfo>& out, C
     if (err) return err;
     // A window of no size is a placeholder some apps keep, not a window to show.
     info.visible = !appHidden && !(info.hasFrame && (info.frame.w < 1 || info.frame.h < 1));
+    found.insert(info.element);
     out.push_back(std::move(info));
     if (subroles) subroles->push_back(std::move(subrole));
   }
+  // The whole AXWindows list was read: a window it no longer holds has closed.
+  Repin(pins_[app.pid].windows, found, /*complete=*/true);
   return {};
+}
+
+void MacBackend::Repin(std::set<ElementId>& pinned, const std::set<ElementId>& found, bool complete) {
+  for (ElementId id : found)
+    if (pinned.insert(id).second) elements_.Pin(id);
+  if (!complete) return;
+  for (auto it = pinned.begin(); it != pinned.end();) {
+    if (found.count(*it)) {
+      ++it;
+      continue;
+    }
+    elements_.Unpin(*it);
+    it = pinned.erase(it);
+  }
+}
+
+void MacBackend::UnpinApp(int64_t pid) {
+  auto it = pins_.find(pid);
+  if (it == pins_.end()) return;
+  Repin(it->second.windows, {}, /*complete=*/true);
+  Repin(it->second.surfaces, {}, /*complete=*/true);
+  pins_.erase(it);
 }
 
 // Every surface an agent may face: the app's windows, with dialogs, system
@@ -524,7 +583,7 @@ std::string SurfaceTitle(const std::string& own, const std::string& parent, cons
 void MacBackend::Surfaces(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point deadline) {
   AXUIElementRef appEl = AppElement(app.pid);
   if (!appEl) return;
-  std::set<ElementId> listed;
+  std::set<ElementId> listed, surfaces;
   for (const WindowInfo& w : out) listed.insert(w.element);
   // Best effort: a surface that cannot be read (closed meanwhile, an app that
   // stopped answering) is left out; the windows are already listed.
@@ -537,6 +596,7 @@ void MacBackend::Surfaces(const AppInfo& app, std::vector<WindowInfo>& out, Cloc
     WindowInfo info;
     if (WindowInfoOf(el, app.pid, info)) return;
     if (!listed.insert(info.element).second) return;
+    surfaces.insert(info.element);
     info.title = SurfaceTitle(info.title, parentTitle, info.role);
     info.visible = parentVisible && !(info.hasFrame && (info.frame.w < 1 || info.frame.h < 1));
     out.push_back(std::move(info));
@@ -621,6 +681,9 @@ void MacBackend::Surfaces(const AppInfo& app, std::vector<WindowInfo>& out, Cloc
       el = CFRef<AXUIElementRef>::Retain(static_cast<AXUIElementRef>(parent.get()));
     }
   }
+  // Pinned as the windows are; a pass the deadline cut short unpins nothing
+  // it may not have got to.
+  Repin(pins_[app.pid].surfaces, surfaces, Clock::now() < deadline);
 }
 
 Error MacBackend::GatherWindows(const AppInfo& app, WindowCandidates& c, Clock::time_point deadline) {
@@ -1519,7 +1582,37 @@ bool MacBackend::IsWindowOrChild(AXUIElementRef w, ElementId target) {
   if (!t || !w) return false;
   if (CFEqual(w, t)) return true;
   CFAny parent;
-  return !CopyAttribute(w, CFSTR("AXParent"), parent) && IsElement(parent.get()) && CFEqual(parent.get(), t);
+  if (!CopyAttribute(w, CFSTR("AXParent"), parent) && IsElement(parent.get()) && CFEqual(parent.get(), t)) return true;
+  // A surface (sheet, popover, menu) inside `w`: the window that holds it is
+  // the key window when input reaches it (review 2, N5).
+  CFRef<AXUIElementRef> owner = OwnerWindow(target);
+  return owner && CFEqual(owner.get(), w);
+}
+
+bool MacBackend::IsMenuOrPopover(const WindowInfo& window) const {
+  const std::string* known = elements_.Role(window.element);
+  const std::string& role = known ? *known : window.role;
+  return role == "AXMenu" || role == "AXPopover";
+}
+
+CFRef<AXUIElementRef> MacBackend::OwnerWindow(ElementId target) {
+  const std::string* role = elements_.Role(target);
+  AXUIElementRef t = elements_.Get(target);
+  if (!t || (role && *role == "AXWindow")) return {};
+  // Up the AXParent chain to the first AXWindow: a popover sits in its
+  // window, a sheet on it; a context menu's chain ends at the application.
+  CFRef<AXUIElementRef> el = CFRef<AXUIElementRef>::Retain(t);
+  for (int depth = 0; depth < kOwnerDepth; depth++) {
+    CFAny parent;
+    if (CopyAttribute(el.get(), CFSTR("AXParent"), parent) || !IsElement(parent.get())) return {};
+    el = CFRef<AXUIElementRef>::Retain(static_cast<AXUIElementRef>(parent.get()));
+    CFAny r;
+    if (CopyAttribute(el.get(), CFSTR("AXRole"), r)) return {};
+    const std::string parentRole = Str(r.get());
+    if (parentRole == "AXWindow") return el;
+    if (parentRole == "AXApplication") return {};
+  }
+  return {};
 }
 
 Error MacBackend::CheckFront(const WindowInfo& window, Clock::time_point deadline, FrontState& out) {
@@ -1532,11 +1625,16 @@ Error MacBackend::CheckFront(const WindowInfo& window, Clock::time_point deadlin
     out.ready = true;  // no window to hold it to: the app is enough
     return {};
   }
-  // Keys go to the app's key window: it must be this one (or its sheet).
+  // Keys go to the app's key window: it must be this one, its sheet, or the
+  // window that holds this surface.
   AXUIElementRef appEl = AppElement(window.pid);
   CFAny key;
-  out.ready = appEl && !CopyAttribute(appEl, CFSTR("AXFocusedWindow"), key) && IsElement(key.get()) &&
-              IsWindowOrChild(static_cast<AXUIElementRef>(key.get()), window.element);
+  const bool haveKey = appEl && !CopyAttribute(appEl, CFSTR("AXFocusedWindow"), key) && IsElement(key.get());
+  out.ready = haveKey && IsWindowOrChild(static_cast<AXUIElementRef>(key.get()), window.element);
+  // An open menu of the app itself (a context menu, a menu bar menu) is never
+  // a key window and sits in none: while it tracks, the app's input goes to
+  // it, whichever window is key.
+  if (!out.ready && IsMenuOrPopover(window) && !OwnerWindow(window.element)) out.ready = true;
   return {};
 }
 
@@ -1585,10 +1683,16 @@ Error MacBackend::Front(const WindowInfo& window, Clock::time_point deadline) {
     AXUIElementSetAttributeValue(appEl, CFSTR("AXFrontmost"), kCFBooleanTrue);
     if (Error err = system_->ActivateAllWindows(window.pid)) activation = " (" + err.message + ")";
   }
-  if (AXUIElementRef target = elements_.Get(window.element)) {
-    SetTimeoutFor(target, until);
-    AXUIElementPerformAction(target, CFSTR("AXRaise"));
-    AXUIElementSetAttributeValue(target, CFSTR("AXMain"), kCFBooleanTrue);
+  // A menu or popover is no window to raise or make main: its window is.
+  CFRef<AXUIElementRef> raised;
+  if (IsMenuOrPopover(window))
+    raised = OwnerWindow(window.element);
+  else if (AXUIElementRef target = elements_.Get(window.element))
+    raised = CFRef<AXUIElementRef>::Retain(target);
+  if (raised) {
+    SetTimeoutFor(raised.get(), until);
+    AXUIElementPerformAction(raised.get(), CFSTR("AXRaise"));
+    AXUIElementSetAttributeValue(raised.get(), CFSTR("AXMain"), kCFBooleanTrue);
   }
   // Activation lands asynchronously; a busy app may not answer every poll.
   for (;;) {

@@ -26,6 +26,12 @@ namespace axsnap {
 
 // Interned AX elements. AX hands out a new AXUIElementRef for every copy of
 // the same element, so identity is CFEqual, found through CFHash.
+//
+// A listed window or surface is pinned: its entry outlives the release of its
+// handle, so the next listing finds the same element (CFEqual) under the
+// same handle, and the window's id ("e<handle>") is stable while the window
+// exists (review 2, N6-N8). An entry whose handle was released while pinned
+// goes when its last pin does.
 class ElementTable {
  public:
   // Returns the id of `element`, adding it (retained) when new.
@@ -37,7 +43,11 @@ class ElementTable {
   void Remember(ElementId id, const std::string& role, const std::string& subrole, bool secure = false);
   const std::string* Role(ElementId id) const;
   bool IsSecure(ElementId id) const;
+  // Forgets the element, unless it is pinned: then it goes at its last Unpin,
+  // unless it is interned again before that.
   void Release(ElementId id);
+  void Pin(ElementId id);
+  void Unpin(ElementId id);
   size_t size() const { return entries_.size(); }
 
  private:
@@ -46,7 +56,10 @@ class ElementTable {
     CFHashCode hash = 0;
     std::string role, subrole;
     bool secure = false;
+    int pins = 0;
+    bool released = false;  // released while pinned, not interned since
   };
+  void Erase(std::unordered_map<ElementId, Entry>::iterator it);
   std::unordered_map<ElementId, Entry> entries_;
   std::unordered_multimap<CFHashCode, ElementId> byHash_;
   ElementId next_ = 1;
@@ -165,6 +178,10 @@ class MacBackend : public Backend {
                    std::vector<std::string>* subroles = nullptr);
   // Sheets, popovers and open menus of the app, appended to `out` (which holds its windows).
   void Surfaces(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point deadline);
+  // Pins what a listing of `pid` found in `pinned` (its windows or its
+  // surfaces); a complete listing also unpins what it no longer found.
+  void Repin(std::set<ElementId>& pinned, const std::set<ElementId>& found, bool complete);
+  void UnpinApp(int64_t pid);
 
   // The app element for `pid`, created once, with its messaging timeout set.
   AXUIElementRef AppElement(int64_t pid);
@@ -180,7 +197,13 @@ class MacBackend : public Backend {
   Error Covered(const WindowInfo& window, double x, double y);
   // "Name (pid N)" for messages.
   std::string NameOf(int64_t pid);
+  // Whether `w` (a key window) is the target, its sheet, or the window that
+  // holds the target surface.
   bool IsWindowOrChild(AXUIElementRef w, ElementId target);
+  // The AXWindow a surface (popover, sheet, menu of a window) sits in; none
+  // for a window, or for a menu of the app itself.
+  CFRef<AXUIElementRef> OwnerWindow(ElementId target);
+  bool IsMenuOrPopover(const WindowInfo& window) const;
   Error ScreenWindows(std::vector<ScreenWindow>& out);
   // Ordinary windows (layer 0, not tiny) of `pid` that the window server
   // lists and does not show: windows on another Space (or ordered out).
@@ -210,6 +233,11 @@ class MacBackend : public Backend {
   CFRef<CFArrayRef> batch_;                          // the attribute names of one batched read
   std::unordered_map<int64_t, RunningApp> running_;  // from the last ListApps
   std::unordered_map<int64_t, CFRef<AXUIElementRef>> apps_;
+  // The windows and the surfaces each app was last listed with, pinned in elements_.
+  struct Pins {
+    std::set<ElementId> windows, surfaces;
+  };
+  std::unordered_map<int64_t, Pins> pins_;
   CFRef<AXUIElementRef> systemWide_;
   // Apps asked to expose a Chromium tree (and whether they accepted), and
   // those that have shown one.
