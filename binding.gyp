@@ -37,7 +37,10 @@
         ["OS=='linux' and axsnap_desktop=='true'", {
           "sources": [
             "src-native/linux/atspi_backend.cc",
+            "src-native/linux/atspi_batch.cc",
             "src-native/linux/atspi_events.cc",
+            "src-native/linux/atspi_vocabulary.cc",
+            "src-native/linux/dbus_reply.cc",
             "src-native/linux/gio_launch.cc",
             "src-native/linux/process_life.cc",
             "src-native/linux/x11_clients.cc",

@@ -1,1494 +1,138 @@
 // AT-SPI over GDBus. See atspi_backend.h for the contract.
 //
-// How a batch works: every D-Bus call of an operation is issued at once with
-// g_dbus_connection_call() (replies may arrive in any order); a call's reply
-// handler may issue follow-up calls (for example the extents of a node once
-// its interfaces are known). The operation then iterates the backend's
-// private GMainContext until no call is outstanding. Each call's timeout is
-// min(per-call timeout, time left to the deadline). The first call to an app
-// that gets no reply marks that app unresponsive for the rest of the batch:
-// its outstanding calls are cancelled and later calls to it are not sent, so
-// a stopped app costs one timeout, not one per call.
-//
-// Reply handlers hold a shared reference to the batch state. If a batch ends
-// with calls still outstanding (only when GDBus fails to report a
-// cancellation in time), their late replies find the state closed and are
-// dropped, so no handler ever touches a finished operation.
-//
-// Calls per node (live): GetRole, GetState, GetInterfaces and
-// Properties.GetAll(Accessible) (name, description, accessible id, help
-// text, attributes, child count); then, by interface, Component.GetExtents,
-// Action.GetActions (one call, all names), Value.CurrentValue, Text.CharacterCount (+
-// GetText, + GetSelection on the focused element), Document.GetAttributes,
-// Hyperlink.GetURI. A node whose ChildCount was 0 in a read moments ago is
-// not asked for its children again.
-//
-// Bulk cache (org.a11y.atspi.Cache.GetItems): atk-bridge exposes it only
-// after some client has registered an event listener with the registry, and
-// its child lists disagree with GetChildren in places. When enabled, it is
-// used for role/name/description/states/interfaces only; children are always
-// read live. On by default (measured: 165 ms → 75 ms per gtk3-widget-factory
-// snapshot together with one-call action names); see SetUseBulkCache. The
-// price: registering the listener makes apps emit events for the bus.
-
-#include "atspi_backend.h"
-#include "../core/secret_names.h"
-#include "../core/walk.h"
-#include "atspi_events.h"
-#include "glib_ref.h"
-
-#include <gio/gio.h>
+// Being split into one file per job (atspi_internal.h lists them); the parts
+// still here are marked with the file they move to.
 
 #include <algorithm>
-#include <cmath>
-#include <cstdlib>
-#include <cstring>
-#include <deque>
-#include <functional>
-#include <string_view>
-#include <unordered_map>
-#include <unordered_set>
-#include <utility>
+#include <string>
+#include <vector>
+
+#include "atspi_internal.h"
 
 namespace axsnap {
-namespace {
 
-using namespace glib;  // NOLINT: the RAII helpers are used throughout
+AtspiBackend::AtspiBackend() : impl_(new Impl) {}
+AtspiBackend::~AtspiBackend() {
+  ContextScope scope(impl_->ctx.get());
+  impl_->Disconnect();
+}
+
+bool AtspiBackend::Connected() const { return impl_->bus && !g_dbus_connection_is_closed(impl_->bus.get()); }
+void AtspiBackend::SetCallTimeout(std::chrono::milliseconds timeout) {
+  impl_->callTimeout = std::max(timeout, std::chrono::milliseconds(1));
+}
+void AtspiBackend::SetUseBulkCache(bool on) { impl_->useBulk = on; }
+void AtspiBackend::InvalidateBulkCache() { impl_->ForgetReadState(); }
+size_t AtspiBackend::HandleCount() const { return impl_->refById.size(); }
+uint64_t AtspiBackend::CallCount() const { return impl_->stats.calls; }
+void AtspiBackend::ResetReadStats() { impl_->stats.kinds.clear(); }
+std::vector<ReadStat> AtspiBackend::TakeReadStats() {
+  std::vector<ReadStat> out;
+  for (auto& e : impl_->stats.kinds) out.push_back(std::move(e.second));
+  impl_->stats.kinds.clear();
+  std::sort(out.begin(), out.end(), [](const ReadStat& a, const ReadStat& b) { return a.ms > b.ms; });
+  return out;
+}
+
+bool AtspiBackend::Describe(ElementId id, std::string& busName, std::string& objectPath) const {
+  const ObjRef* ref = impl_->Lookup(id);
+  if (!ref) return false;
+  busName = ref->bus;
+  objectPath = ref->path;
+  return true;
+}
+
+ElementId AtspiBackend::InternForeign(const std::string& busName, const std::string& path) {
+  return impl_->Intern(busName, path);
+}
+
+double AtspiBackend::Scale(const WindowInfo&) { return 1.0; }
+
+namespace {
+Error NotHere() {
+  return MakeError(ErrorCode::kInternal, "not implemented in AtspiBackend; the X11 layer provides it");
+}
+}  // namespace
+
+Error AtspiBackend::Capture(const WindowInfo&, std::vector<uint8_t>&, int&, int&, Rect&, Clock::time_point) {
+  return NotHere();
+}
+Error AtspiBackend::Pointer(const WindowInfo&, const PointerEvent&, Clock::time_point) { return NotHere(); }
+Error AtspiBackend::Keys(const WindowInfo&, const std::string&, Clock::time_point) { return NotHere(); }
+Error AtspiBackend::TypeText(const WindowInfo&, const std::string&, Clock::time_point, size_t& typed) {
+  typed = 0;
+  return NotHere();
+}
+
+void AtspiBackend::SetLiveReads(bool live) { impl_->live = live; }
+void AtspiBackend::SetSecureNameHeuristic(bool on) { impl_->secureNames = on; }
+
+void AtspiBackend::Release(const std::vector<ElementId>& ids) {
+  Impl& im = *impl_;
+  for (ElementId id : ids) {
+    auto it = im.refById.find(id);
+    if (it == im.refById.end()) continue;
+    std::string key = it->second.bus;
+    key.push_back('\n');
+    key += it->second.path;
+    im.idByKey.erase(key);
+    im.refById.erase(it);
+    im.countSeen.erase(id);
+    im.managesCells.erase(id);
+  }
+}
 
 // ---------------------------------------------------------------------------
-// AT-SPI constants (at-spi2-core xml/ and atspi-constants.h).
+// Change events (atspi_events.h): Watch / WaitEvents / Unwatch.
 
-constexpr char kRegistryBus[] = "org.a11y.atspi.Registry";
-constexpr char kRootPath[] = "/org/a11y/atspi/accessible/root";
-constexpr char kNullPath[] = "/org/a11y/atspi/null";
-constexpr char kCachePath[] = "/org/a11y/atspi/cache";
-constexpr char kRegistryPath[] = "/org/a11y/atspi/registry";
-
-constexpr char kIfAccessible[] = "org.a11y.atspi.Accessible";
-constexpr char kIfAction[] = "org.a11y.atspi.Action";
-constexpr char kIfComponent[] = "org.a11y.atspi.Component";
-constexpr char kIfDocument[] = "org.a11y.atspi.Document";
-constexpr char kIfEditableText[] = "org.a11y.atspi.EditableText";
-constexpr char kIfHyperlink[] = "org.a11y.atspi.Hyperlink";
-constexpr char kIfText[] = "org.a11y.atspi.Text";
-constexpr char kIfValue[] = "org.a11y.atspi.Value";
-constexpr char kIfCache[] = "org.a11y.atspi.Cache";
-constexpr char kIfTable[] = "org.a11y.atspi.Table";
-constexpr char kIfTableCell[] = "org.a11y.atspi.TableCell";
-constexpr char kIfProperties[] = "org.freedesktop.DBus.Properties";
-
-// Bits for the interfaces an object reports (GetInterfaces).
-enum IfaceBit : uint32_t {
-  kHasAction = 1u << 0,
-  kHasComponent = 1u << 1,
-  kHasDocument = 1u << 2,
-  kHasEditableText = 1u << 3,
-  kHasHyperlink = 1u << 4,
-  kHasText = 1u << 5,
-  kHasValue = 1u << 6,
-  kHasTable = 1u << 7,
-};
-
-uint32_t IfaceBitOf(const char* name) {
-  static const std::pair<const char*, uint32_t> kMap[] = {
-      {kIfAction, kHasAction},       {kIfComponent, kHasComponent},
-      {kIfDocument, kHasDocument},   {kIfEditableText, kHasEditableText},
-      {kIfHyperlink, kHasHyperlink}, {kIfText, kHasText},
-      {kIfValue, kHasValue},         {kIfTable, kHasTable},
-  };
-  for (const auto& e : kMap)
-    if (std::strcmp(e.first, name) == 0) return e.second;
-  return 0;
-}
-
-uint32_t IfaceBits(GVariant* as) {  // "as"
-  uint32_t bits = 0;
-  GVariantIter it;
-  g_variant_iter_init(&it, as);
-  const gchar* name = nullptr;
-  while (g_variant_iter_next(&it, "&s", &name)) bits |= IfaceBitOf(name);
-  return bits;
-}
-
-// AtspiStateType values.
-enum State : int {
-  kStateActive = 1,
-  kStateChecked = 4,
-  kStateEditable = 7,
-  kStateEnabled = 8,
-  kStateExpandable = 9,
-  kStateExpanded = 10,
-  kStateFocusable = 11,
-  kStateFocused = 12,
-  kStateHorizontal = 14,
-  kStateIconified = 15,
-  kStateModal = 16,
-  kStateMultiLine = 17,
-  kStateSelectable = 22,
-  kStateSelected = 23,
-  kStateShowing = 25,
-  kStateVertical = 29,
-  kStateVisible = 30,
-  kStateManagesDescendants = 31,
-  kStateIndeterminate = 32,
-  kStateRequired = 33,
-  kStateCheckable = 41,
-  kStateReadOnly = 43,
-};
-
-struct StateSet {
-  uint32_t words[2] = {0, 0};
-  bool Has(int s) const { return s >= 0 && s < 64 && (words[s / 32] & (1u << (s % 32))) != 0; }
-};
-
-StateSet StatesFrom(GVariant* au) {  // "au"
-  StateSet set;
-  gsize n = g_variant_n_children(au);
-  for (gsize i = 0; i < n && i < 2; ++i) {
-    VariantPtr w = AdoptVariant(g_variant_get_child_value(au, i));
-    set.words[i] = g_variant_get_uint32(w.get());
+Error AtspiBackend::Watch(const AppInfo& app, Clock::time_point deadline) {
+  Impl& im = *impl_;
+  if (Error e = Ready(deadline)) return e;
+  if (im.events.Watching(app.pid, im.bus.get())) {
+    im.events.Relearn(app.pid, deadline);
+    return {};
   }
-  return set;
-}
-
-// AtspiRole values, named as atspi_role_get_name() names them.
-constexpr const char* kRoleNames[] = {
-    "invalid",                // 0
-    "accelerator label",      // 1
-    "alert",                  // 2
-    "animation",              // 3
-    "arrow",                  // 4
-    "calendar",               // 5
-    "canvas",                 // 6
-    "check box",              // 7
-    "check menu item",        // 8
-    "color chooser",          // 9
-    "column header",          // 10
-    "combo box",              // 11
-    "date editor",            // 12
-    "desktop icon",           // 13
-    "desktop frame",          // 14
-    "dial",                   // 15
-    "dialog",                 // 16
-    "directory pane",         // 17
-    "drawing area",           // 18
-    "file chooser",           // 19
-    "filler",                 // 20
-    "focus traversable",      // 21
-    "font chooser",           // 22
-    "frame",                  // 23
-    "glass pane",             // 24
-    "html container",         // 25
-    "icon",                   // 26
-    "image",                  // 27
-    "internal frame",         // 28
-    "label",                  // 29
-    "layered pane",           // 30
-    "list",                   // 31
-    "list item",              // 32
-    "menu",                   // 33
-    "menu bar",               // 34
-    "menu item",              // 35
-    "option pane",            // 36
-    "page tab",               // 37
-    "page tab list",          // 38
-    "panel",                  // 39
-    "password text",          // 40
-    "popup menu",             // 41
-    "progress bar",           // 42
-    "push button",            // 43
-    "radio button",           // 44
-    "radio menu item",        // 45
-    "root pane",              // 46
-    "row header",             // 47
-    "scroll bar",             // 48
-    "scroll pane",            // 49
-    "separator",              // 50
-    "slider",                 // 51
-    "spin button",            // 52
-    "split pane",             // 53
-    "status bar",             // 54
-    "table",                  // 55
-    "table cell",             // 56
-    "table column header",    // 57
-    "table row header",       // 58
-    "tearoff menu item",      // 59
-    "terminal",               // 60
-    "text",                   // 61
-    "toggle button",          // 62
-    "tool bar",               // 63
-    "tool tip",               // 64
-    "tree",                   // 65
-    "tree table",             // 66
-    "unknown",                // 67
-    "viewport",               // 68
-    "window",                 // 69
-    "extended",               // 70
-    "header",                 // 71
-    "footer",                 // 72
-    "paragraph",              // 73
-    "ruler",                  // 74
-    "application",            // 75
-    "autocomplete",           // 76
-    "editbar",                // 77
-    "embedded",               // 78
-    "entry",                  // 79
-    "chart",                  // 80
-    "caption",                // 81
-    "document frame",         // 82
-    "heading",                // 83
-    "page",                   // 84
-    "section",                // 85
-    "redundant object",       // 86
-    "form",                   // 87
-    "link",                   // 88
-    "input method window",    // 89
-    "table row",              // 90
-    "tree item",              // 91
-    "document spreadsheet",   // 92
-    "document presentation",  // 93
-    "document text",          // 94
-    "document web",           // 95
-    "document email",         // 96
-    "comment",                // 97
-    "list box",               // 98
-    "grouping",               // 99
-    "image map",              // 100
-    "notification",           // 101
-    "info bar",               // 102
-    "level bar",              // 103
-    "title bar",              // 104
-    "block quote",            // 105
-    "audio",                  // 106
-    "video",                  // 107
-    "definition",             // 108
-    "article",                // 109
-    "landmark",               // 110
-    "log",                    // 111
-    "marquee",                // 112
-    "math",                   // 113
-    "rating",                 // 114
-    "timer",                  // 115
-    "static",                 // 116
-    "math fraction",          // 117
-    "math root",              // 118
-    "subscript",              // 119
-    "superscript",            // 120
-    "description list",       // 121
-    "description term",       // 122
-    "description value",      // 123
-    "footnote",               // 124
-    "content deletion",       // 125
-    "content insertion",      // 126
-    "mark",                   // 127
-    "suggestion",             // 128
-    "push button menu",       // 129
-};
-constexpr uint32_t kRoleCount = sizeof(kRoleNames) / sizeof(kRoleNames[0]);
-static_assert(kRoleCount == 130, "AtspiRole table out of step with atspi-constants.h (ATSPI_ROLE_COUNT)");
-
-enum Role : uint32_t {
-  kRoleAlert = 2,
-  kRoleCheckBox = 7,
-  kRoleCheckMenuItem = 8,
-  kRoleColorChooser = 9,
-  kRoleDialog = 16,
-  kRoleFileChooser = 19,
-  kRoleFontChooser = 22,
-  kRoleFrame = 23,
-  kRolePasswordText = 40,
-  kRoleProgressBar = 42,
-  kRoleRadioButton = 44,
-  kRoleRadioMenuItem = 45,
-  kRoleToggleButton = 62,
-  kRoleWindow = 69,
-  kRoleLink = 88,
-  kRoleLevelBar = 103,
-};
-
-std::string RoleName(uint32_t role) {
-  if (role < kRoleCount) return kRoleNames[role];
-  return "unknown";
-}
-
-// The walk's row roles (IsRowRole) by role number, for the bulk cache's every child without a string each.
-bool IsRowRoleId(uint32_t role) {
-  static const std::vector<bool> rows = [] {
-    std::vector<bool> v(kRoleCount);
-    for (uint32_t r = 0; r < kRoleCount; ++r) v[r] = IsRowRole(kRoleNames[r]);
-    return v;
-  }();
-  return role < kRoleCount && rows[role];
-}
-
-bool IsWindowRole(uint32_t role) {
-  switch (role) {
-    case kRoleFrame:
-    case kRoleWindow:
-    case kRoleDialog:
-    case kRoleAlert:
-    case kRoleFileChooser:
-    case kRoleColorChooser:
-    case kRoleFontChooser: return true;
-    default: return false;
+  // The app's unique name on the bus: from its element, else where a listing last found its pid.
+  std::string busName;
+  if (const ObjRef* ref = im.Lookup(app.element)) {
+    busName = ref->bus;
+  } else if (auto it = im.appByPid.find(app.pid); it != im.appByPid.end()) {
+    busName = it->second.first;
   }
+  if (busName.empty())
+    return MakeError(ErrorCode::kAppNotFound,
+                     "app pid " + std::to_string(app.pid) + " is not known on the accessibility bus (list apps first)");
+  return im.events.Watch(im.bus.get(), im.ctx.get(), app.pid, busName, deadline);
 }
 
-bool IsCheckableRole(uint32_t role) {
-  return role == kRoleCheckBox || role == kRoleCheckMenuItem || role == kRoleRadioButton ||
-         role == kRoleRadioMenuItem || role == kRoleToggleButton;
+Error AtspiBackend::WaitEvents(int64_t pid, uint64_t sinceStamp, Clock::time_point until, AppEventState& out) {
+  return impl_->events.Wait(impl_->ctx.get(), pid, sinceStamp, until, out);
 }
 
-constexpr int64_t kMaxTextChars = 10000;
-// Outstanding calls per batch; the rest wait in a queue. A call's timeout
-// runs from when it is sent, so the window must stay small enough that the
-// app (which answers in order) gets through it well within one timeout even
-// for huge batches; 256 calls are a few milliseconds of app time and keep the
-// pipe full (a round trip is ~0.1 ms).
-constexpr size_t kMaxInFlight = 256;
+void AtspiBackend::Unwatch(int64_t pid) {
+  ContextScope scope(impl_->ctx.get());
+  impl_->events.Unwatch(pid);
+}
+}  // namespace axsnap
+
+// ===== to move to atspi_connection.cc
+
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "atspi_internal.h"
+
+namespace axsnap {
+namespace atspi {
+
+namespace {
 
 constexpr char kNoSessionBus[] =
     "no D-Bus session bus: start one (dbus-daemon --session) and export DBUS_SESSION_BUS_ADDRESS";
-
-// Text-entry roles: the only ones the password name heuristic applies to.
-// Containers that carry no meaning of their own (the renderer's generic containers).
-bool IsWrapperRole(uint32_t role) {
-  const std::string r = role < kRoleCount ? kRoleNames[role] : "";
-  return r == "filler" || r == "panel" || r == "section" || r == "unknown" || r == "invalid";
-}
-
-bool IsTextEntryRole(uint32_t role) {
-  const std::string r = role < kRoleCount ? kRoleNames[role] : "";
-  return r == "entry" || r == "text" || r == "password text" || r == "spin button" || r == "editbar";
-}
-
-// Object attributes that mark a field as a password: HTML autocomplete tokens
-// current-password / new-password (Chromium exposes the attribute as
-// "autocomplete"), or an input type of password ("text-input-type",
-// "input-type"). `attrs` is an a{ss}.
-bool AttributesSayPassword(GVariant* attrs) {
-  if (!attrs || !g_variant_is_of_type(attrs, G_VARIANT_TYPE("a{ss}"))) return false;
-  GVariantIter it;
-  g_variant_iter_init(&it, attrs);
-  const gchar* key = nullptr;
-  const gchar* value = nullptr;
-  while (g_variant_iter_next(&it, "{&s&s}", &key, &value)) {
-    std::string k = key ? key : "", v = value ? value : "";
-    for (auto& c : k) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    for (auto& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if ((k == "autocomplete" || k == "html-autocomplete") &&
-        (v.find("current-password") != std::string::npos || v.find("new-password") != std::string::npos))
-      return true;
-    if ((k == "text-input-type" || k == "input-type" || k == "type") && v == "password") return true;
-  }
-  return false;
-}
-
-Error MakeError(ErrorCode code, std::string message) { return Error{code, std::move(message)}; }
-
-std::string Lower(const std::string& s) {
-  CharPtr folded(g_utf8_casefold(s.c_str(), static_cast<gssize>(s.size())));
-  return folded ? std::string(folded.get()) : s;
-}
-
-// GTK3's toggle cells (GtkBooleanCellAccessible) return the descriptions of
-// their inherited cell actions as both names and localized names ("Expands or
-// contracts the row in the tree view containing this cell"). An action is
-// named by its name, never its description: these map back to GTK's names.
-std::string ActionNameOf(const std::string& name) {
-  static const std::pair<const char*, const char*> kGtkDescriptions[] = {
-      {"Expands or contracts the row in the tree view containing this cell", "expand or contract"},
-      {"Creates a widget in which the contents of the cell can be edited", "edit"},
-      {"Activates the cell", "activate"},
-      {"Toggles the cell", "toggle"},
-  };
-  for (const auto& [description, short_name] : kGtkDescriptions)
-    if (name == description) return short_name;
-  return name;
-}
-
-// ---------------------------------------------------------------------------
-// Outcome of one call.
-
-enum class Outcome {
-  kOk,
-  kNoReply,    // the app did not answer in time (or an earlier call to it did not)
-  kGone,       // object or app no longer exists
-  kFailed,     // the call was answered with an error (unknown method/property, bad args)
-  kDeadline,   // the operation's deadline passed first
-  kBusClosed,  // the accessibility bus connection is gone
-};
-
-struct Reply {
-  Outcome outcome = Outcome::kOk;
-  GVariant* value = nullptr;  // borrowed; valid during the handler
-  std::string message;        // for errors
-};
-
-using ReplyFn = std::function<void(const Reply&)>;
-
-Outcome ClassifyError(const GError* e) {
-  if (!e) return Outcome::kFailed;
-  // dbus-daemon answers NoReply when the app's connection closes with the call pending (it exited):
-  // that app is gone, not slow.
-  if (g_error_matches(e, G_DBUS_ERROR, G_DBUS_ERROR_NO_REPLY) && e->message &&
-      std::strstr(e->message, "disconnected from message bus"))
-    return Outcome::kGone;
-  if (g_error_matches(e, G_IO_ERROR, G_IO_ERROR_TIMED_OUT) || g_error_matches(e, G_DBUS_ERROR, G_DBUS_ERROR_NO_REPLY) ||
-      g_error_matches(e, G_DBUS_ERROR, G_DBUS_ERROR_TIMEOUT) ||
-      g_error_matches(e, G_DBUS_ERROR, G_DBUS_ERROR_TIMED_OUT))
-    return Outcome::kNoReply;
-  if (g_error_matches(e, G_IO_ERROR, G_IO_ERROR_CLOSED) || g_error_matches(e, G_DBUS_ERROR, G_DBUS_ERROR_DISCONNECTED))
-    return Outcome::kBusClosed;
-  if (g_error_matches(e, G_DBUS_ERROR, G_DBUS_ERROR_SERVICE_UNKNOWN) ||
-      g_error_matches(e, G_DBUS_ERROR, G_DBUS_ERROR_NAME_HAS_NO_OWNER) ||
-      g_error_matches(e, G_DBUS_ERROR, G_DBUS_ERROR_UNKNOWN_OBJECT))
-    return Outcome::kGone;
-  if (g_dbus_error_is_remote_error(e)) {
-    CharPtr remote(g_dbus_error_get_remote_error(e));
-    if (remote && (std::strcmp(remote.get(), "org.freedesktop.DBus.Error.UnknownObject") == 0 ||
-                   std::strcmp(remote.get(), "org.freedesktop.DBus.Error.ServiceUnknown") == 0 ||
-                   std::strcmp(remote.get(), "org.freedesktop.DBus.Error.NameHasNoOwner") == 0))
-      return Outcome::kGone;
-  }
-  return Outcome::kFailed;
-}
-
-int TimeoutMs(Clock::time_point deadline, std::chrono::milliseconds perCall) {
-  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-  if (left <= 0) return 0;
-  return static_cast<int>(std::min<int64_t>(left, perCall.count()));
-}
-
-// Unwraps "(v)" -> the inner value (a new reference), or null.
-VariantPtr UnwrapV(GVariant* reply) {
-  if (!reply || !g_variant_is_of_type(reply, G_VARIANT_TYPE("(v)"))) return nullptr;
-  VariantPtr boxed = AdoptVariant(g_variant_get_child_value(reply, 0));
-  return AdoptVariant(g_variant_get_variant(boxed.get()));
-}
-
-// A Component.GetExtents reply, "((iiii))".
-Rect RectOf(GVariant* reply) {
-  gint32 x = 0, y = 0, w = 0, h = 0;
-  g_variant_get(reply, "((iiii))", &x, &y, &w, &h);
-  return Rect{double(x), double(y), double(w), double(h)};
-}
-
-bool VariantToDouble(GVariant* v, double& out) {
-  if (!v) return false;
-  if (g_variant_is_of_type(v, G_VARIANT_TYPE_DOUBLE))
-    out = g_variant_get_double(v);
-  else if (g_variant_is_of_type(v, G_VARIANT_TYPE_INT32))
-    out = g_variant_get_int32(v);
-  else if (g_variant_is_of_type(v, G_VARIANT_TYPE_UINT32))
-    out = g_variant_get_uint32(v);
-  else if (g_variant_is_of_type(v, G_VARIANT_TYPE_INT64))
-    out = static_cast<double>(g_variant_get_int64(v));
-  else
-    return false;
-  return true;
-}
-
-bool VariantToInt(GVariant* v, int64_t& out) {
-  if (!v) return false;
-  if (g_variant_is_of_type(v, G_VARIANT_TYPE_INT32))
-    out = g_variant_get_int32(v);
-  else if (g_variant_is_of_type(v, G_VARIANT_TYPE_UINT32))
-    out = g_variant_get_uint32(v);
-  else if (g_variant_is_of_type(v, G_VARIANT_TYPE_INT64))
-    out = g_variant_get_int64(v);
-  else
-    return false;
-  return true;
-}
-
-// Looks a string up in an a{sv}; false when absent or not a string.
-bool DictString(GVariant* dict, const char* key, std::string& out) {
-  VariantPtr v = AdoptVariant(g_variant_lookup_value(dict, key, G_VARIANT_TYPE_STRING));
-  if (!v) return false;
-  out = g_variant_get_string(v.get(), nullptr);
-  return true;
-}
-
-// Looks a string up in an a{ss}.
-bool AttrString(GVariant* attrs, const char* key, std::string& out) {
-  if (!attrs || !g_variant_is_of_type(attrs, G_VARIANT_TYPE("a{ss}"))) return false;
-  const gchar* s = nullptr;
-  if (!g_variant_lookup(attrs, key, "&s", &s)) return false;
-  out = s;
-  return true;
-}
-
-Error OutcomeError(Outcome o, const std::string& busName, const std::string& message, int timeoutMs) {
-  switch (o) {
-    case Outcome::kOk: return {};
-    case Outcome::kNoReply:
-      return MakeError(ErrorCode::kAppUnresponsive,
-                       "application " + busName + " did not answer within " + std::to_string(timeoutMs) + " ms");
-    case Outcome::kGone: return MakeError(ErrorCode::kElementGone, "the element no longer exists (" + message + ")");
-    case Outcome::kDeadline:
-      return MakeError(ErrorCode::kTimeout, "the deadline passed before " + busName + " answered");
-    case Outcome::kBusClosed:
-      return MakeError(ErrorCode::kNoAccessibilityBus, "the accessibility bus connection was closed: " + message);
-    case Outcome::kFailed: break;
-  }
-  return MakeError(ErrorCode::kInternal, message);
-}
-
-// An AT-SPI object: bus name and object path.
-struct ObjRef {
-  std::string bus, path;
-};
-
-// The objects of an `(a(so))` reply (GetChildren, GetMatches): a null reference
-// (the root path, or no bus name) names nothing and is left out.
-std::vector<ObjRef> RefsIn(GVariant* reply) {
-  std::vector<ObjRef> out;
-  VariantPtr arr = AdoptVariant(g_variant_get_child_value(reply, 0));
-  GVariantIter it;
-  g_variant_iter_init(&it, arr.get());
-  const gchar* busName = nullptr;
-  const gchar* path = nullptr;
-  while (g_variant_iter_next(&it, "(&s&o)", &busName, &path))
-    if (busName && *busName && std::strcmp(path, kNullPath) != 0) out.push_back(ObjRef{busName, path});
-  return out;
-}
-
-// D-Bus calls by kind (the method, or the property a Properties.Get reads), with
-// the time attributed to them: in a pipelined batch the app answers one call
-// after another, so a reply is charged the time since the previous reply (or
-// since it was sent, if later). Summed over kinds that is the batches' wall time.
-struct CallStats {
-  uint64_t calls = 0;
-  std::unordered_map<std::string, ReadStat> kinds;
-  void Add(const std::string& kind, double ms) {
-    ++calls;
-    ReadStat& k = kinds[kind];
-    if (k.kind.empty()) k.kind = kind;
-    k.calls++;
-    k.ms += ms;
-  }
-};
-
-// What one org.a11y.atspi.Cache.GetItems entry tells about an object. Strings
-// point into the reply, which the snapshot keeps; the interfaces are decoded
-// only for the items a walk reads (BulkSnapshot::IfacesOf).
-struct CacheItem {
-  uint32_t role = 0;
-  const char* name = "";
-  const char* description = "";
-  StateSet states;
-  std::string_view parent;  // path of the parent (same app), empty for none
-  int32_t index = -1;       // index in parent
-  int32_t childCount = 0;   // the app's count when it answered
-  uint32_t pos = 0;         // the item's place in the reply
-};
-
-// One GetItems answer: every object the app's bridge holds in its cache, and
-// the children of each parent in index order (built from parent + index).
-struct BulkSnapshot {
-  Clock::time_point taken;
-  VariantPtr reply;                                                          // owns every string below
-  std::unordered_map<std::string_view, CacheItem> items;                     // by path
-  std::unordered_map<std::string_view, std::vector<std::string_view>> kids;  // parent path -> child paths
-  uint32_t IfacesOf(const CacheItem& c) const {
-    VariantPtr arr = AdoptVariant(g_variant_get_child_value(reply.get(), 0));
-    VariantPtr item = AdoptVariant(g_variant_get_child_value(arr.get(), c.pos));
-    VariantPtr as = AdoptVariant(g_variant_get_child_value(item.get(), 5));
-    return IfaceBits(as.get());
-  }
-};
-
-// Indexes a GetItems reply of the (a((so)(so)(so)iiassusau)) layout, taking
-// only what children and hidden states need, field by field (a 5,000-element
-// page's reply is 5,000 items: decoding all of every item with one format
-// string each cost ~60 ms, this ~10 ms).
-void ParseBulk(VariantPtr reply, BulkSnapshot& out) {
-  out.reply = std::move(reply);
-  VariantPtr arr = AdoptVariant(g_variant_get_child_value(out.reply.get(), 0));
-  const gsize n = g_variant_n_children(arr.get());
-  out.items.reserve(n);
-  for (gsize k = 0; k < n; ++k) {
-    VariantPtr item = AdoptVariant(g_variant_get_child_value(arr.get(), k));
-    auto field = [&item](gsize i) { return AdoptVariant(g_variant_get_child_value(item.get(), i)); };
-    auto pathOf = [](GVariant* ref) {
-      VariantPtr path = AdoptVariant(g_variant_get_child_value(ref, 1));
-      return g_variant_get_string(path.get(), nullptr);
-    };
-    VariantPtr self = field(0), parentRef = field(2), index = field(3), count = field(4), name = field(6),
-               role = field(7), desc = field(8), st = field(9);
-    const gchar* objPath = pathOf(self.get());
-    const gchar* parentPath = pathOf(parentRef.get());
-    CacheItem c;
-    c.role = g_variant_get_uint32(role.get());
-    c.name = g_variant_get_string(name.get(), nullptr);
-    c.description = g_variant_get_string(desc.get(), nullptr);
-    if (parentPath && std::strcmp(parentPath, kNullPath) != 0) c.parent = parentPath;
-    c.index = g_variant_get_int32(index.get());
-    c.childCount = g_variant_get_int32(count.get());
-    c.pos = static_cast<uint32_t>(k);
-    gsize words = 0;
-    const guint32* w = static_cast<const guint32*>(g_variant_get_fixed_array(st.get(), &words, sizeof(guint32)));
-    for (gsize i = 0; i < words && i < 2; ++i) c.states.words[i] = w[i];
-    out.items.insert_or_assign(std::string_view(objPath), c);
-  }
-  for (const auto& [path, c] : out.items)
-    if (!c.parent.empty()) out.kids[c.parent].push_back(path);
-  for (auto& [parent, kids] : out.kids)
-    std::sort(kids.begin(), kids.end(),
-              [&out](std::string_view a, std::string_view b) { return out.items.at(a).index < out.items.at(b).index; });
-}
-
-// Direct (peer-to-peer) connections to apps, by bus name: atk-bridge serves
-// its objects on a socket of its own too (Application.GetApplicationBusAddress),
-// as libatspi uses it. A walk's calls then skip the bus daemon's two hops.
-struct Peers {
-  std::unordered_map<std::string, GObj<GDBusConnection>> conns;
-  std::unordered_set<std::string> none;  // apps without one (or that did not answer for it)
-  GDBusConnection* For(const std::string& busName) const {
-    auto it = conns.find(busName);
-    if (it == conns.end() || g_dbus_connection_is_closed(it->second.get())) return nullptr;
-    return it->second.get();
-  }
-};
-
-// A walk's first reads of an app, started during window choice (ExpectWalk,
-// else PrepareWalk) so that they overlap it instead of each going first, one
-// after another, in a fresh process: the direct connection (its address, then
-// connecting) and the bulk read (RegisterEvent when none is registered yet,
-// then GetItems, on the direct connection when that is open by then). Its
-// handlers touch only this state, which they keep alive; the backend takes
-// the results at its next read of the app (TakePrefetch).
-struct Prefetch : std::enable_shared_from_this<Prefetch> {
-  std::string bus;
-  ContextPtr ctx;                 // the backend's: where the follow-up calls' replies go
-  GObj<GDBusConnection> busConn;  // the accessibility bus, for the bulk read without a direct connection
-  GObj<GCancellable> cancel = AdoptObject(g_cancellable_new());
-  GObj<GCancellable> peerCancel = AdoptObject(g_cancellable_new());
-  Clock::time_point started = Clock::now(), deadline;
-  std::chrono::milliseconds perCall{800};
-  bool dropped = false;  // the backend disconnected: start nothing more
-
-  bool peerPending = false;  // the direct connection is being opened
-  bool peerTried = false;
-  GObj<GDBusConnection> peer;  // null after trying: the app has none (or did not answer in time)
-  SourcePtr peerTimer;         // gives up on the direct connection after 300 ms
-  double addressMs = -1;
-
-  bool wantBulk = false;
-  bool registerPending = false;
-  double registerMs = -1;
-  bool bulkIssued = false, bulkDone = false;
-  Clock::time_point bulkSent, bulkAt;  // bulkAt: its answer came (as FreshBulk's snapshot is dated)
-  double bulkMs = 0;
-  VariantPtr bulkReply;
-  Outcome bulkOutcome = Outcome::kOk;
-  bool bulkStale = false;  // asked before an action: not kept
-
-  bool Busy() const { return peerPending || (wantBulk && !bulkDone); }
-};
-using PrefetchPtr = std::shared_ptr<Prefetch>;
-
-double MsSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
-
-void PrefetchBulk(const PrefetchPtr& st);
-
-void PeerDone(const PrefetchPtr& st, GObj<GDBusConnection> conn) {
-  if (!st->peerPending) return;
-  st->peerPending = false;
-  g_cancellable_cancel(st->peerCancel.get());  // the timer's way: a connect still under way stops
-  st->peer = std::move(conn);
-  st->peerTimer.reset();
-  PrefetchBulk(st);
-}
-
-void OnPrefetchConnected(GObject*, GAsyncResult* res, gpointer data) {
-  std::unique_ptr<PrefetchPtr> h(static_cast<PrefetchPtr*>(data));
-  GError* raw = nullptr;
-  GObj<GDBusConnection> conn = AdoptObject(g_dbus_connection_new_for_address_finish(res, &raw));
-  ErrorPtr err(raw);
-  if (conn) g_dbus_connection_set_exit_on_close(conn.get(), FALSE);
-  PeerDone(*h, std::move(conn));
-}
-
-void OnPrefetchAddress(GObject* source, GAsyncResult* res, gpointer data) {
-  std::unique_ptr<PrefetchPtr> h(static_cast<PrefetchPtr*>(data));
-  const PrefetchPtr& st = *h;
-  GError* raw = nullptr;
-  VariantPtr r = AdoptVariant(g_dbus_connection_call_finish(G_DBUS_CONNECTION(source), res, &raw));
-  ErrorPtr err(raw);
-  st->addressMs = MsSince(st->started);
-  const gchar* address = nullptr;
-  if (r) g_variant_get(r.get(), "(&s)", &address);
-  if (st->dropped || !st->peerPending || !address || !*address) return PeerDone(st, nullptr);
-  ContextScope scope(st->ctx.get());
-  g_dbus_connection_new_for_address(address, G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT, nullptr,
-                                    st->peerCancel.get(), OnPrefetchConnected, new PrefetchPtr(st));
-}
-
-void OnPrefetchRegistered(GObject* source, GAsyncResult* res, gpointer data) {
-  std::unique_ptr<PrefetchPtr> h(static_cast<PrefetchPtr*>(data));
-  const PrefetchPtr& st = *h;
-  GError* raw = nullptr;
-  VariantPtr r = AdoptVariant(g_dbus_connection_call_finish(G_DBUS_CONNECTION(source), res, &raw));
-  ErrorPtr err(raw);
-  st->registerMs = MsSince(st->started);
-  st->registerPending = false;
-  PrefetchBulk(st);
-}
-
-void OnPrefetchBulk(GObject* source, GAsyncResult* res, gpointer data) {
-  std::unique_ptr<PrefetchPtr> h(static_cast<PrefetchPtr*>(data));
-  const PrefetchPtr& st = *h;
-  GError* raw = nullptr;
-  st->bulkReply = AdoptVariant(g_dbus_connection_call_finish(G_DBUS_CONNECTION(source), res, &raw));
-  ErrorPtr err(raw);
-  st->bulkMs = MsSince(st->bulkSent);
-  st->bulkAt = Clock::now();
-  st->bulkDone = true;
-  if (st->bulkReply)
-    st->bulkOutcome = Outcome::kOk;
-  else if (g_error_matches(err.get(), G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    st->bulkOutcome = Outcome::kDeadline;
-  else
-    st->bulkOutcome = ClassifyError(err.get());
-}
-
-// GetItems once the listener is registered: on the direct connection when it
-// is open by then, else over the bus (no dispatch may come between, so the
-// connection's completion is not waited for: the app would sit idle).
-void PrefetchBulk(const PrefetchPtr& st) {
-  if (!st->wantBulk || st->bulkIssued || st->registerPending) return;
-  st->bulkIssued = true;
-  const int timeout = TimeoutMs(st->deadline, st->perCall);
-  if (st->dropped || timeout <= 0) {
-    st->bulkDone = true;
-    st->bulkOutcome = Outcome::kDeadline;
-    return;
-  }
-  GDBusConnection* conn = st->peer && !g_dbus_connection_is_closed(st->peer.get()) ? st->peer.get() : nullptr;
-  st->bulkSent = Clock::now();
-  ContextScope scope(st->ctx.get());
-  g_dbus_connection_call(conn ? conn : st->busConn.get(), conn ? nullptr : st->bus.c_str(), kCachePath, kIfCache,
-                         "GetItems", nullptr, nullptr, G_DBUS_CALL_FLAGS_NO_AUTO_START, timeout, st->cancel.get(),
-                         OnPrefetchBulk, new PrefetchPtr(st));
-}
-
-bool IsDocumentRole(uint32_t role) { return role < kRoleCount && std::strncmp(kRoleNames[role], "document", 8) == 0; }
-
-// A document or the parent of one: its children are asked of the app. A page
-// Chromium built while a client read it can stay out of the bridge's cache,
-// or in it as an older document object (measured: a document item with 0
-// children for good); the walk must reach the live page.
-bool NearDocument(const BulkSnapshot& snap, const std::string& path, const std::vector<std::string_view>& kids) {
-  if (auto self = snap.items.find(path); self != snap.items.end() && IsDocumentRole(self->second.role)) return true;
-  for (std::string_view k : kids)
-    if (IsDocumentRole(snap.items.at(k).role)) return true;
-  return false;
-}
-
-// The children of `path` from a bulk snapshot, when the snapshot holds all of
-// them (the app's child count, at indices 0..n-1): false otherwise (a parent
-// whose children the bridge does not cache, such as a tree view's cells).
-bool BulkChildren(const BulkSnapshot& snap, const std::string& path, std::vector<std::string_view>& out) {
-  out.clear();
-  auto self = snap.items.find(path);
-  if (self == snap.items.end()) return false;
-  if (self->second.childCount == 0) return true;
-  auto kids = snap.kids.find(path);
-  if (kids == snap.kids.end() || kids->second.size() != static_cast<size_t>(self->second.childCount)) return false;
-  for (size_t i = 0; i < kids->second.size(); ++i)
-    if (snap.items.at(kids->second[i]).index != static_cast<int32_t>(i)) return false;
-  out = kids->second;
-  return true;
-}
-
-}  // namespace
-
-// ---------------------------------------------------------------------------
-
-struct AtspiBackend::Impl {
-  ContextPtr ctx{g_main_context_new()};
-  GObj<GDBusConnection> bus;
-  std::chrono::milliseconds callTimeout{800};
-  bool everConnected = false;  // a closed connection is reopened by the next call
-  bool live = false;           // SetLiveReads: no bulk cache, no leaf hints
-  bool secureNames = true;     // SetSecureNameHeuristic
-  // Names apps gave when they last answered (by bus name), for listing one that stopped answering.
-  std::unordered_map<std::string, std::string> knownNames;
-  // Where each app was found by pid (bus name, root path), so FocusedElement, which runs before every
-  // typing chunk, need not list every app (one frozen app would cost each chunk a call timeout).
-  std::unordered_map<int64_t, std::pair<std::string, std::string>> appByPid;
-
-  // The per-call timeout of an operation ending at `deadline`: at least
-  // callTimeout (800 ms), more for a long deadline (a quarter of it), never
-  // past the deadline. A slow app can be read with a long deadline; a stopped
-  // app costs at most that per operation (it is then skipped).
-  std::chrono::milliseconds PerCall(Clock::time_point deadline) const {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    return std::max(callTimeout, left / 4);
-  }
-  CallStats stats;  // D-Bus calls issued (diagnostics, the bench's breakdown)
-
-  // Handle table.
-  std::unordered_map<std::string, ElementId> idByKey;  // bus + '\n' + path
-  std::unordered_map<ElementId, ObjRef> refById;
-  ElementId nextId = 1;
-
-  // Child counts of elements as ReadNodes last read them (from the bulk cache
-  // or the Accessible properties' GetAll). ReadChildren answers a leaf without
-  // a call, and counts a long list instead of listing it (the walk then asks
-  // for the children it keeps by index: Chromium takes seconds to list 10,000
-  // children), when the read is younger than countHintMaxAge: a walk reads a
-  // level, then its children.
-  struct CountSeen {
-    int64_t count = 0;
-    Clock::time_point at;
-  };
-  std::unordered_map<ElementId, CountSeen> countSeen;
-  std::chrono::milliseconds countHintMaxAge{500};
-
-  // Tables that manage their cells (GTK3 tree views: Table and Component,
-  // MANAGES_DESCENDANTS), as ReadNodes last read them: ReadChildren reads
-  // only the rows on screen of a big one (ReadVisibleTableRows).
-  std::unordered_set<ElementId> managesCells;
-
-  // Bulk cache.
-  // On by default: one GetItems call replaces per-node role, name, description,
-  // state and interface reads (bench: about a third less time per snapshot).
-  bool useBulk = true;
-  bool registeredForCache = false;
-  std::unordered_set<std::string> bulkUnsupported;     // apps without GetItems
-  std::unordered_map<std::string, BulkSnapshot> bulk;  // by app bus name
-  // An app whose cache holds more objects than this (a 50,000-element page: a
-  // GetItems reply of about a second, growing with the page, not the window) is
-  // read live from then on: the walk's visible cut keeps that to what shows.
-  static constexpr size_t kBulkMaxItems = 20000;
-
-  // Whether an app gives AccessibleId or HelpText, which only the per-element
-  // GetAll brings (GetItems has neither). GTK3 and Chromium never set them, and
-  // GetAll was the largest share of a walk (a third of its time on
-  // gtk3-widget-factory), so an app whose first kIdProbeReads answers carried
-  // neither is not asked again (bus names are per app instance); live reads
-  // follow the same decision, so a record and its re-read agree.
-  struct IdProbe {
-    int reads = 0;
-    bool seen = false;
-  };
-  static constexpr int kIdProbeReads = 64;
-  std::unordered_map<std::string, IdProbe> idProbe;  // by app bus name
-  // Still counting answers: no id or help seen, fewer than kIdProbeReads answers.
-  bool Probing(const std::string& busName) const {
-    auto it = idProbe.find(busName);
-    return it == idProbe.end() || (!it->second.seen && it->second.reads < kIdProbeReads);
-  }
-  bool WantsGetAll(const std::string& busName) const {
-    auto it = idProbe.find(busName);
-    return it == idProbe.end() || it->second.seen || it->second.reads < kIdProbeReads;
-  }
-  std::chrono::milliseconds bulkMaxAge{300};
-
-  // Change events of watched apps (Watch / WaitEvents), on `bus`; dropped with it.
-  AtspiEvents events;
-
-  // Direct connections for the walk's reads (AXSNAP_P2P=0 turns them off).
-  Peers peers;
-  bool usePeers = true;
-  // A walk's first reads under way, by app bus name (Prefetch).
-  std::unordered_map<std::string, PrefetchPtr> prefetch;
-  std::string walkExpected;  // ExpectWalk: the app whose Windows() starts them
-  void DropPrefetch() {
-    for (auto& [name, st] : prefetch) {
-      st->dropped = true;
-      g_cancellable_cancel(st->cancel.get());
-      g_cancellable_cancel(st->peerCancel.get());
-      st->peerTimer.reset();
-    }
-    prefetch.clear();
-  }
-
-  Impl() {
-    // Benchmarks and diagnostics: AXSNAP_BULK=0 reads every element live, AXSNAP_P2P=0 over the bus only.
-    if (const char* bulkEnv = std::getenv("AXSNAP_BULK")) useBulk = std::strcmp(bulkEnv, "0") != 0;
-    if (const char* p2pEnv = std::getenv("AXSNAP_P2P")) usePeers = std::strcmp(p2pEnv, "0") != 0;
-    // Tests only: a longer bulk age makes a cached read certain to be stale.
-    if (const char* age = std::getenv("AXSNAP_BULK_MAX_AGE_MS"))
-      if (long ms = std::strtol(age, nullptr, 10); ms > 0) bulkMaxAge = std::chrono::milliseconds(ms);
-  }
-  ~Impl() { Disconnect(); }
-
-  void Disconnect() {
-    events.Drop();
-    DropPrefetch();
-    for (auto& [name, conn] : peers.conns) g_dbus_connection_close_sync(conn.get(), nullptr, nullptr);
-    peers = Peers{};
-    if (bus) {
-      g_dbus_connection_close_sync(bus.get(), nullptr, nullptr);
-      bus.reset();
-    }
-    Drain();
-  }
-
-  // Runs whatever is already queued on the private context (late replies of
-  // abandoned calls) so their resources are released.
-  void Drain() {
-    if (!ctx) return;
-    for (int i = 0; i < 1000 && g_main_context_iteration(ctx.get(), FALSE); ++i) {
-    }
-  }
-
-  ElementId Intern(const std::string& busName, const std::string& path) {
-    std::string key = busName;
-    key.push_back('\n');
-    key += path;
-    auto it = idByKey.find(key);
-    if (it != idByKey.end()) return it->second;
-    ElementId id = nextId++;
-    idByKey.emplace(std::move(key), id);
-    refById.emplace(id, ObjRef{busName, path});
-    return id;
-  }
-
-  const ObjRef* Lookup(ElementId id) const {
-    auto it = refById.find(id);
-    return it == refById.end() ? nullptr : &it->second;
-  }
-
-  // The error for an id with no entry: a handle this backend gave out earlier
-  // (released, or from before the accessibility bus reconnected) is gone.
-  Error Unknown(ElementId id) const {
-    if (id != 0 && id < nextId)
-      return MakeError(ErrorCode::kElementGone,
-                       "the element is gone (its handle was released, or the accessibility bus restarted)");
-    return MakeError(ErrorCode::kInvalidArgument, "unknown element handle " + std::to_string(id));
-  }
-
-  // Every handle refers to the old connection's names: forget them all (ids are never reused).
-  void ForgetHandles() {
-    idByKey.clear();
-    refById.clear();
-    countSeen.clear();
-    managesCells.clear();
-    bulk.clear();
-    idProbe.clear();
-    DropPrefetch();
-    peers = Peers{};
-  }
-
-  Error CheckConnected() const {
-    if (!bus)
-      return MakeError(ErrorCode::kNoAccessibilityBus, "not connected to the accessibility bus: call Connect()");
-    if (g_dbus_connection_is_closed(bus.get()))
-      return MakeError(ErrorCode::kNoAccessibilityBus, "the accessibility bus connection was closed; reconnect");
-    return {};
-  }
-
-  // Blocking call for single operations (actions, setup). Does not use the
-  // private context.
-  VariantPtr CallSync(const std::string& busName, const std::string& path, const char* iface, const char* method,
-                      GVariant* params, const char* replyType, Clock::time_point deadline, Outcome& outcome,
-                      std::string& message) {
-    VariantPtr owned = SinkVariant(params);
-    int timeout = TimeoutMs(deadline, PerCall(deadline));
-    if (timeout <= 0) {
-      outcome = Outcome::kDeadline;
-      message = "the deadline passed";
-      return nullptr;
-    }
-    const Clock::time_point sent = Clock::now();
-    GError* raw = nullptr;
-    GVariant* r = g_dbus_connection_call_sync(bus.get(), busName.c_str(), path.c_str(), iface, method, owned.get(),
-                                              replyType ? G_VARIANT_TYPE(replyType) : nullptr,
-                                              G_DBUS_CALL_FLAGS_NO_AUTO_START, timeout, nullptr, &raw);
-    ErrorPtr err(raw);
-    stats.Add(method, std::chrono::duration<double, std::milli>(Clock::now() - sent).count());
-    if (r) {
-      outcome = Outcome::kOk;
-      return AdoptVariant(r);
-    }
-    outcome = ClassifyError(err.get());
-    if (outcome == Outcome::kNoReply && Clock::now() >= deadline) outcome = Outcome::kDeadline;
-    message = err ? err->message : "unknown error";
-    return nullptr;
-  }
-
-  // After acting: earlier reads may be out of date.
-  void ForgetReadState() {
-    bulk.clear();
-    countSeen.clear();
-    for (auto& [name, st] : prefetch) st->bulkStale = true;
-  }
-
-  // The interface bits of one element (blocking).
-  bool InterfacesOf(const ObjRef& ref, Clock::time_point deadline, uint32_t& bits, Error& err) {
-    Outcome o;
-    std::string msg;
-    VariantPtr r = CallSync(ref.bus, ref.path, kIfAccessible, "GetInterfaces", nullptr, "(as)", deadline, o, msg);
-    if (o != Outcome::kOk) {
-      err = o == Outcome::kFailed ? MakeError(ErrorCode::kElementGone, "not an accessible object: " + msg)
-                                  : OutcomeError(o, ref.bus, msg, static_cast<int>(callTimeout.count()));
-      return false;
-    }
-    VariantPtr as = AdoptVariant(g_variant_get_child_value(r.get(), 0));
-    bits = IfaceBits(as.get());
-    return true;
-  }
-};
-
-namespace {
-
-// ---------------------------------------------------------------------------
-// A batch of pipelined calls.
-
-struct BatchState;
-
-struct CallCtx {
-  std::shared_ptr<BatchState> state;
-  std::string bus;
-  ReplyFn fn;
-  bool soft;  // a no-reply does not mark the app unresponsive
-  std::string kind;
-  Clock::time_point sent;
-  bool direct = false;  // on the app's own connection (Peers)
-};
-
-struct Queued {
-  std::string bus, path;
-  const char* iface;
-  const char* method;
-  VariantPtr params;
-  const char* replyType;
-  ReplyFn fn;
-  bool soft;
-  std::string kind;  // for CallStats: the method, or "Get <property>"
-};
-
-struct BatchState {
-  GDBusConnection* conn = nullptr;  // borrowed from Impl for the batch's life
-  Clock::time_point deadline;
-  std::chrono::milliseconds perCall{800};
-  bool closed = false;
-  bool deadlinePassed = false;
-  bool abandon = false;
-  size_t inflight = 0;
-  std::unordered_map<std::string, GObj<GCancellable>> cancellables;  // per app bus name
-  std::unordered_set<std::string> dead;                              // apps that did not answer
-  std::deque<Queued> queue;                                          // over kMaxInFlight
-  std::deque<std::pair<ReplyFn, Reply>> deferred;                    // failures decided locally
-  bool busClosed = false;
-  CallStats* stats = nullptr;
-  const Peers* peers = nullptr;  // direct connections to use where there is one
-  Clock::time_point lastReply;
-
-  GCancellable* CancellableFor(const std::string& busName) {
-    auto& c = cancellables[busName];
-    if (!c) c = AdoptObject(g_cancellable_new());
-    return c.get();
-  }
-
-  void MarkDead(const std::string& busName) {
-    if (!dead.insert(busName).second) return;
-    auto it = cancellables.find(busName);
-    if (it != cancellables.end()) g_cancellable_cancel(it->second.get());
-  }
-
-  void CancelAll() {
-    for (auto& e : cancellables) g_cancellable_cancel(e.second.get());
-  }
-};
-
-void OnCallDone(GObject* source, GAsyncResult* res, gpointer data);
-
-void Issue(const std::shared_ptr<BatchState>& st, Queued q) {
-  Reply fail;
-  if (st->busClosed) {
-    fail.outcome = Outcome::kBusClosed;
-    fail.message = "the accessibility bus connection was closed";
-  } else if (st->dead.count(q.bus)) {
-    fail.outcome = Outcome::kNoReply;
-    fail.message = "an earlier call to " + q.bus + " got no reply";
-  } else if (st->deadlinePassed) {
-    fail.outcome = Outcome::kDeadline;
-    fail.message = "the deadline passed";
-  }
-  int timeout = 0;
-  if (fail.outcome == Outcome::kOk) {
-    timeout = TimeoutMs(st->deadline, st->perCall);
-    if (timeout <= 0) {
-      fail.outcome = Outcome::kDeadline;
-      fail.message = "the deadline passed";
-    }
-  }
-  if (fail.outcome != Outcome::kOk) {
-    st->deferred.emplace_back(std::move(q.fn), std::move(fail));
-    return;
-  }
-  if (st->inflight >= kMaxInFlight) {
-    st->queue.push_back(std::move(q));
-    return;
-  }
-  GDBusConnection* direct = st->peers ? st->peers->For(q.bus) : nullptr;
-  auto* ctx = new CallCtx{st, q.bus, std::move(q.fn), q.soft, std::move(q.kind), Clock::now(), direct != nullptr};
-  ++st->inflight;
-  g_dbus_connection_call(direct ? direct : st->conn, direct ? nullptr : q.bus.c_str(), q.path.c_str(), q.iface,
-                         q.method, q.params.get(), q.replyType ? G_VARIANT_TYPE(q.replyType) : nullptr,
-                         G_DBUS_CALL_FLAGS_NO_AUTO_START, timeout, st->CancellableFor(q.bus), OnCallDone, ctx);
-}
-
-void PumpQueue(const std::shared_ptr<BatchState>& st) {
-  while (!st->queue.empty() && st->inflight < kMaxInFlight) {
-    Queued q = std::move(st->queue.front());
-    st->queue.pop_front();
-    Issue(st, std::move(q));
-  }
-}
-
-void OnCallDone(GObject* source, GAsyncResult* res, gpointer data) {
-  std::unique_ptr<CallCtx> ctx(static_cast<CallCtx*>(data));
-  GError* raw = nullptr;
-  VariantPtr value = AdoptVariant(g_dbus_connection_call_finish(G_DBUS_CONNECTION(source), res, &raw));
-  ErrorPtr err(raw);
-  BatchState& st = *ctx->state;
-  --st.inflight;
-  if (st.closed) return;
-  if (st.stats) {
-    const Clock::time_point now = Clock::now();
-    const Clock::time_point from = std::max(ctx->sent, st.lastReply);
-    st.lastReply = now;
-    st.stats->Add(ctx->kind, std::chrono::duration<double, std::milli>(now - from).count());
-  }
-  Reply r;
-  if (value) {
-    r.outcome = Outcome::kOk;
-    r.value = value.get();
-  } else if (g_error_matches(err.get(), G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
-    if (st.dead.count(ctx->bus)) {
-      r.outcome = Outcome::kNoReply;
-      r.message = "an earlier call to " + ctx->bus + " got no reply";
-    } else {
-      r.outcome = Outcome::kDeadline;
-      r.message = "the deadline passed";
-    }
-  } else {
-    r.outcome = ClassifyError(err.get());
-    r.message = err ? err->message : "unknown error";
-    if (r.outcome == Outcome::kNoReply) {
-      // A timeout cut short by the deadline is the deadline's doing.
-      if (st.deadlinePassed || Clock::now() + std::chrono::milliseconds(2) >= st.deadline) {
-        r.outcome = Outcome::kDeadline;
-      } else if (!ctx->soft) {
-        st.MarkDead(ctx->bus);
-      }
-    } else if (r.outcome == Outcome::kBusClosed && ctx->direct) {
-      // The app's own connection closed: the app exited, the bus is fine.
-      r.outcome = Outcome::kGone;
-    } else if (r.outcome == Outcome::kBusClosed) {
-      st.busClosed = true;
-      st.CancelAll();
-    }
-  }
-  ctx->fn(r);
-  PumpQueue(ctx->state);
-}
-
-class Batch {
- public:
-  // `stats` (the backend's) must outlive late replies: they are counted too.
-  Batch(GMainContext* ctx, GDBusConnection* conn, std::chrono::milliseconds perCall, Clock::time_point deadline,
-        CallStats* stats)
-      : ctx_(ctx), st_(std::make_shared<BatchState>()) {
-    st_->conn = conn;
-    st_->deadline = deadline;
-    st_->perCall = perCall;
-    st_->stats = stats;
-  }
-  ~Batch() { st_->closed = true; }
-  // Calls to an app with a direct connection go on it (Peers).
-  void UsePeers(const Peers* peers) { st_->peers = peers; }
-  Batch(const Batch&) = delete;
-  Batch& operator=(const Batch&) = delete;
-
-  // Queues a call. `params` may be floating (g_variant_new) or null. `fn`
-  // runs from Run(), never from inside Call(). A `soft` call that gets no
-  // reply does not mark its app unresponsive (for calls that may be slow
-  // for reasons other than a stuck app, like a bulk read of a huge app).
-  void Call(const std::string& busName, const std::string& path, const char* iface, const char* method,
-            GVariant* params, const char* replyType, ReplyFn fn, bool soft = false) {
-    Issue(st_, Queued{busName, path, iface, method, SinkVariant(params), replyType, std::move(fn), soft, method});
-  }
-
-  // org.freedesktop.DBus.Properties.Get; the handler gets the unwrapped value
-  // in a new Reply whose value is the property (or an error outcome).
-  void GetProperty(const std::string& busName, const std::string& path, const char* iface, const char* prop,
-                   ReplyFn fn) {
-    Issue(st_, Queued{busName, path, kIfProperties, "Get", SinkVariant(g_variant_new("(ss)", iface, prop)), "(v)",
-                      [fn = std::move(fn)](const Reply& r) {
-                        if (r.outcome != Outcome::kOk) return fn(r);
-                        VariantPtr inner = UnwrapV(r.value);
-                        Reply unwrapped;
-                        unwrapped.value = inner.get();
-                        if (!inner) {
-                          unwrapped.outcome = Outcome::kFailed;
-                          unwrapped.message = "malformed property reply";
-                        }
-                        fn(unwrapped);
-                      },
-                      false, std::string("Get ") + prop});
-  }
-
-  // Iterates the private context until every call (and follow-up) is done,
-  // or the deadline passes (outstanding calls are then cancelled).
-  void Run() {
-    GMainContext* ctx = ctx_;
-    SourcePtr deadlineSource, abandonSource;
-    auto armDeadline = [&]() {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(st_->deadline - Clock::now()).count();
-      deadlineSource.reset(g_timeout_source_new(static_cast<guint>(std::max<int64_t>(left, 0))));
-      g_source_set_callback(
-          deadlineSource.get(),
-          [](gpointer p) -> gboolean {
-            auto* st = static_cast<BatchState*>(p);
-            st->deadlinePassed = true;
-            st->CancelAll();
-            return G_SOURCE_REMOVE;
-          },
-          st_.get(), nullptr);
-      g_source_attach(deadlineSource.get(), ctx);
-      // Cancellations are reported within milliseconds; this is the backstop.
-      abandonSource.reset(g_timeout_source_new(static_cast<guint>(std::max<int64_t>(left, 0) + 500)));
-      g_source_set_callback(
-          abandonSource.get(),
-          [](gpointer p) -> gboolean {
-            static_cast<BatchState*>(p)->abandon = true;
-            return G_SOURCE_REMOVE;
-          },
-          st_.get(), nullptr);
-      g_source_attach(abandonSource.get(), ctx);
-    };
-    bool armed = false;
-    for (;;) {
-      while (!st_->deferred.empty()) {
-        auto item = std::move(st_->deferred.front());
-        st_->deferred.pop_front();
-        item.first(item.second);
-        PumpQueue(st_);
-      }
-      if (st_->inflight == 0 && st_->queue.empty() && st_->deferred.empty()) break;
-      if (st_->abandon) break;
-      if (!armed) {
-        armDeadline();
-        armed = true;
-      }
-      g_main_context_iteration(ctx, TRUE);
-    }
-    if (st_->abandon) {
-      // Only when GDBus did not report cancelled calls in time. Whatever is
-      // queued was never sent: report it (its handlers' follow-ups are
-      // refused the same way); replies still out are dropped on arrival.
-      abandoned_ = st_->inflight > 0;
-      st_->deadlinePassed = true;
-      while (!st_->queue.empty() || !st_->deferred.empty()) {
-        while (!st_->queue.empty()) {
-          Reply r;
-          r.outcome = Outcome::kDeadline;
-          r.message = "the deadline passed";
-          st_->deferred.emplace_back(std::move(st_->queue.front().fn), std::move(r));
-          st_->queue.pop_front();
-        }
-        auto item = std::move(st_->deferred.front());
-        st_->deferred.pop_front();
-        item.first(item.second);
-      }
-    }
-  }
-
-  // Some calls never reported back (see Run): their handlers did not run.
-  bool Abandoned() const { return abandoned_; }
-
-  bool BusClosed() const { return st_->busClosed; }
-  int PerCallMs() const { return static_cast<int>(st_->perCall.count()); }
-
- private:
-  GMainContext* ctx_;
-  std::shared_ptr<BatchState> st_;
-  uint64_t* counter_;
-  bool abandoned_ = false;
-};
-
-// The app's bulk snapshot, read now (one GetItems call) unless one younger than
-// bulkMaxAge is kept; null when the app does not serve GetItems (remembered),
-// the deadline passed, or the bulk cache is off or bypassed (live reads).
-template <typename ImplT>
-void EnsurePeer(ImplT& im, const std::string& busName, Clock::time_point deadline);
-
-// A GetItems answer kept as the app's bulk snapshot (taken at `taken`); null
-// when there is none to keep. An app that does not serve it, is too slow, or
-// answers another layout or too many objects is read live from then on.
-template <typename ImplT>
-const BulkSnapshot* KeepBulk(ImplT& im, const std::string& busName, Outcome outcome, GVariant* value,
-                             Clock::time_point taken) {
-  if (outcome == Outcome::kFailed || outcome == Outcome::kNoReply) im.bulkUnsupported.insert(busName);
-  if (outcome != Outcome::kOk) return nullptr;
-  if (!g_variant_is_of_type(value, G_VARIANT_TYPE("(a((so)(so)(so)iiassusau))"))) {
-    im.bulkUnsupported.insert(busName);
-    return nullptr;
-  }
-  // Too big to be worth keeping: not parsed (a 50,000-element page's reply takes a second more).
-  VariantPtr items = AdoptVariant(g_variant_get_child_value(value, 0));
-  if (g_variant_n_children(items.get()) > im.kBulkMaxItems) {
-    im.bulkUnsupported.insert(busName);
-    return nullptr;
-  }
-  BulkSnapshot snap;
-  snap.taken = taken;
-  const Clock::time_point p0 = Clock::now();
-  ParseBulk(AdoptVariant(g_variant_ref(value)), snap);
-  im.stats.Add("GetItems (parse)", MsSince(p0));
-  auto& slot = im.bulk[busName];
-  slot = std::move(snap);
-  return &slot;
-}
-
-// Takes what the app's Prefetch brought so far: its direct connection, its
-// bulk snapshot. `waitBulk`: waits for the bulk read still out first (until
-// `deadline`). Whatever is still under way is left to finish.
-template <typename ImplT>
-void TakePrefetch(ImplT& im, const std::string& busName, bool waitBulk, Clock::time_point deadline) {
-  auto it = im.prefetch.find(busName);
-  if (it == im.prefetch.end()) return;
-  PrefetchPtr st = it->second;
-  if (waitBulk && st->wantBulk && !st->bulkDone && !st->bulkStale) {
-    bool timedOut = false;
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    SourcePtr timer(g_timeout_source_new(static_cast<guint>(std::max<int64_t>(left, 0))));
-    g_source_set_callback(
-        timer.get(),
-        [](gpointer p) -> gboolean {
-          *static_cast<bool*>(p) = true;
-          return G_SOURCE_REMOVE;
-        },
-        &timedOut, nullptr);
-    g_source_attach(timer.get(), im.ctx.get());
-    while (!st->bulkDone && !timedOut) g_main_context_iteration(im.ctx.get(), TRUE);
-  }
-  if (st->peerTried && !st->peerPending) {
-    st->peerTried = false;
-    if (st->addressMs >= 0) im.stats.Add("GetApplicationBusAddress", st->addressMs);
-    if (st->peer && !g_dbus_connection_is_closed(st->peer.get()))
-      im.peers.conns[busName] = std::move(st->peer);
-    else
-      im.peers.none.insert(busName);
-  }
-  if (st->wantBulk && st->bulkDone) {
-    st->wantBulk = false;
-    if (st->registerMs >= 0) im.stats.Add("RegisterEvent", st->registerMs);
-    im.stats.Add("GetItems", st->bulkMs);
-    if (!st->bulkStale) KeepBulk(im, busName, st->bulkOutcome, st->bulkReply.get(), st->bulkAt);
-    st->bulkReply.reset();
-  }
-  if (!st->Busy()) im.prefetch.erase(busName);
-}
-
-// Starts the reads a walk of the app begins with (Prefetch), unless there is
-// nothing to start: a direct connection open or known absent, a fresh bulk
-// snapshot (or none to be had).
-template <typename ImplT>
-void StartPrefetch(ImplT& im, const std::string& busName, Clock::time_point deadline) {
-  if (im.prefetch.count(busName)) return;
-  const bool wantPeer = im.usePeers && !im.peers.For(busName) && !im.peers.none.count(busName);
-  auto kept = im.bulk.find(busName);
-  const bool wantBulk = im.useBulk && !im.live && !im.bulkUnsupported.count(busName) &&
-                        !(kept != im.bulk.end() && Clock::now() - kept->second.taken < im.bulkMaxAge);
-  if (!wantPeer && !wantBulk) return;
-  auto st = std::make_shared<Prefetch>();
-  st->bus = busName;
-  st->ctx.reset(g_main_context_ref(im.ctx.get()));
-  st->busConn.reset(G_DBUS_CONNECTION(g_object_ref(im.bus.get())));
-  st->deadline = deadline;
-  st->perCall = im.PerCall(deadline);
-  st->wantBulk = wantBulk;
-  im.prefetch[busName] = st;
-  if (wantPeer) {
-    im.peers.conns.erase(busName);  // closed: the app went away, or its socket did
-    st->peerPending = st->peerTried = true;
-    // As EnsurePeer: at most 300 ms for the address and the connection together.
-    const auto until = std::min(deadline, Clock::now() + std::chrono::milliseconds(300));
-    const int timeout = std::max(1, TimeoutMs(until, im.PerCall(until)));
-    st->peerTimer.reset(g_timeout_source_new(static_cast<guint>(timeout)));
-    g_source_set_callback(
-        st->peerTimer.get(),
-        [](gpointer p) -> gboolean {
-          PeerDone(static_cast<Prefetch*>(p)->shared_from_this(), nullptr);
-          return G_SOURCE_REMOVE;
-        },
-        st.get(), nullptr);
-    g_source_attach(st->peerTimer.get(), im.ctx.get());
-    g_dbus_connection_call(im.bus.get(), busName.c_str(), kRootPath, "org.a11y.atspi.Application",
-                           "GetApplicationBusAddress", nullptr, G_VARIANT_TYPE("(s)"), G_DBUS_CALL_FLAGS_NO_AUTO_START,
-                           timeout, st->peerCancel.get(), OnPrefetchAddress, new PrefetchPtr(st));
-  }
-  if (wantBulk && !im.registeredForCache) {
-    // The bridge only serves GetItems once someone listens for events.
-    im.registeredForCache = true;
-    st->registerPending = true;
-    g_dbus_connection_call(im.bus.get(), kRegistryBus, kRegistryPath, "org.a11y.atspi.Registry", "RegisterEvent",
-                           g_variant_new("(s@ass)", "object:children-changed", g_variant_new_strv(nullptr, 0), ""),
-                           nullptr, G_DBUS_CALL_FLAGS_NO_AUTO_START, std::max(1, TimeoutMs(deadline, st->perCall)),
-                           st->cancel.get(), OnPrefetchRegistered, new PrefetchPtr(st));
-  }
-  PrefetchBulk(st);
-}
-
-// Waits (at most one call timeout) for the app's Prefetch to hear the event
-// listener registered, so that its GetItems goes out now: nothing else may
-// dispatch its replies until the walk's first read (window choice goes on
-// with X11), and the app would sit idle meanwhile.
-template <typename ImplT>
-void AwaitPrefetchRegistration(ImplT& im, const std::string& busName, Clock::time_point deadline) {
-  auto it = im.prefetch.find(busName);
-  if (it == im.prefetch.end() || !it->second->registerPending) return;
-  PrefetchPtr st = it->second;
-  const auto until = std::min(deadline, Clock::now() + im.PerCall(deadline));
-  bool timedOut = false;
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count();
-  SourcePtr timer(g_timeout_source_new(static_cast<guint>(std::max<int64_t>(left, 0))));
-  g_source_set_callback(
-      timer.get(),
-      [](gpointer p) -> gboolean {
-        *static_cast<bool*>(p) = true;
-        return G_SOURCE_REMOVE;
-      },
-      &timedOut, nullptr);
-  g_source_attach(timer.get(), im.ctx.get());
-  while (st->registerPending && !timedOut) g_main_context_iteration(im.ctx.get(), TRUE);
-}
-
-template <typename ImplT>
-const BulkSnapshot* FreshBulk(ImplT& im, const std::string& busName, Clock::time_point deadline) {
-  TakePrefetch(im, busName, /*waitBulk=*/true, deadline);
-  if (!im.useBulk || im.live || im.bulkUnsupported.count(busName)) return nullptr;
-  auto kept = im.bulk.find(busName);
-  if (kept != im.bulk.end() && Clock::now() - kept->second.taken < im.bulkMaxAge) return &kept->second;
-  if (!im.registeredForCache) {
-    // The bridge only serves GetItems once someone listens for events.
-    im.registeredForCache = true;
-    Outcome o;
-    std::string msg;
-    im.CallSync(kRegistryBus, kRegistryPath, "org.a11y.atspi.Registry", "RegisterEvent",
-                g_variant_new("(s@ass)", "object:children-changed", g_variant_new_strv(nullptr, 0), ""), nullptr,
-                deadline, o, msg);
-  }
-  const BulkSnapshot* out = nullptr;
-  EnsurePeer(im, busName, deadline);
-  Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.stats);
-  b.UsePeers(&im.peers);
-  b.Call(
-      busName, kCachePath, kIfCache, "GetItems", nullptr, nullptr,
-      [&](const Reply& r) { out = KeepBulk(im, busName, r.outcome, r.value, Clock::now()); },
-      /*soft=*/true);
-  b.Run();
-  return out;
-}
 
 // Connects to `address` with the given flags, bounded by `timeout`.
 GObj<GDBusConnection> ConnectAddress(GMainContext* ctx, const char* address, GDBusConnectionFlags flags,
@@ -1544,13 +188,14 @@ GObj<GDBusConnection> ConnectAddress(GMainContext* ctx, const char* address, GDB
   return std::move(wait->conn);
 }
 
+}  // namespace
+
 // Opens the app's direct connection once (Peers): its address from
 // Application.GetApplicationBusAddress, at most 300 ms in all. An app without
 // one, or that does not answer, is read over the bus, and not asked again.
 // Takes what the app's Prefetch brought first (one still opening is not
 // waited for: the calls go over the bus meanwhile).
-template <typename ImplT>
-void EnsurePeer(ImplT& im, const std::string& busName, Clock::time_point deadline) {
+void EnsurePeer(AtspiBackend::Impl& im, const std::string& busName, Clock::time_point deadline) {
   // A bulk read still out is waited for: the app answers nothing else meanwhile (a big page's
   // takes a second), so calls sent beside it could time out, as they never did when it went alone.
   TakePrefetch(im, busName, /*waitBulk=*/true, deadline);
@@ -1582,51 +227,13 @@ void EnsurePeer(ImplT& im, const std::string& busName, Clock::time_point deadlin
 }
 
 // EnsurePeer for the apps of these elements.
-template <typename ImplT>
-void EnsurePeersFor(ImplT& im, const std::vector<ElementId>& ids, Clock::time_point deadline) {
+void EnsurePeersFor(AtspiBackend::Impl& im, const std::vector<ElementId>& ids, Clock::time_point deadline) {
   std::unordered_set<std::string> seen;
   for (ElementId id : ids)
     if (const ObjRef* ref = im.Lookup(id); ref && seen.insert(ref->bus).second) EnsurePeer(im, ref->bus, deadline);
 }
 
-}  // namespace
-
-// ---------------------------------------------------------------------------
-
-AtspiBackend::AtspiBackend() : impl_(new Impl) {}
-AtspiBackend::~AtspiBackend() {
-  ContextScope scope(impl_->ctx.get());
-  impl_->Disconnect();
-}
-
-bool AtspiBackend::Connected() const { return impl_->bus && !g_dbus_connection_is_closed(impl_->bus.get()); }
-void AtspiBackend::SetCallTimeout(std::chrono::milliseconds timeout) {
-  impl_->callTimeout = std::max(timeout, std::chrono::milliseconds(1));
-}
-void AtspiBackend::SetUseBulkCache(bool on) { impl_->useBulk = on; }
-void AtspiBackend::InvalidateBulkCache() { impl_->ForgetReadState(); }
-size_t AtspiBackend::HandleCount() const { return impl_->refById.size(); }
-uint64_t AtspiBackend::CallCount() const { return impl_->stats.calls; }
-void AtspiBackend::ResetReadStats() { impl_->stats.kinds.clear(); }
-std::vector<ReadStat> AtspiBackend::TakeReadStats() {
-  std::vector<ReadStat> out;
-  for (auto& e : impl_->stats.kinds) out.push_back(std::move(e.second));
-  impl_->stats.kinds.clear();
-  std::sort(out.begin(), out.end(), [](const ReadStat& a, const ReadStat& b) { return a.ms > b.ms; });
-  return out;
-}
-
-bool AtspiBackend::Describe(ElementId id, std::string& busName, std::string& objectPath) const {
-  const ObjRef* ref = impl_->Lookup(id);
-  if (!ref) return false;
-  busName = ref->bus;
-  objectPath = ref->path;
-  return true;
-}
-
-ElementId AtspiBackend::InternForeign(const std::string& busName, const std::string& path) {
-  return impl_->Intern(busName, path);
-}
+}  // namespace atspi
 
 Error AtspiBackend::Connect() { return ConnectWithin(Clock::now() + std::chrono::milliseconds(5000)); }
 
@@ -1740,9 +347,387 @@ Error AtspiBackend::Ready(Clock::time_point deadline) {
     return MakeError(err.code, "the accessibility bus connection was closed and reconnecting failed: " + err.message);
   return {};
 }
+}  // namespace axsnap
 
-// ---------------------------------------------------------------------------
-// Apps and windows.
+// ===== to move to atspi_cache.cc
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "atspi_internal.h"
+
+namespace axsnap {
+namespace atspi {
+
+namespace {
+
+// Indexes a GetItems reply of the (a((so)(so)(so)iiassusau)) layout, taking
+// only what children and hidden states need, field by field (a 5,000-element
+// page's reply is 5,000 items: decoding all of every item with one format
+// string each cost ~60 ms, this ~10 ms).
+void ParseBulk(VariantPtr reply, BulkSnapshot& out) {
+  out.reply = std::move(reply);
+  VariantPtr arr = AdoptVariant(g_variant_get_child_value(out.reply.get(), 0));
+  const gsize n = g_variant_n_children(arr.get());
+  out.items.reserve(n);
+  for (gsize k = 0; k < n; ++k) {
+    VariantPtr item = AdoptVariant(g_variant_get_child_value(arr.get(), k));
+    auto field = [&item](gsize i) { return AdoptVariant(g_variant_get_child_value(item.get(), i)); };
+    auto pathOf = [](GVariant* ref) {
+      VariantPtr path = AdoptVariant(g_variant_get_child_value(ref, 1));
+      return g_variant_get_string(path.get(), nullptr);
+    };
+    VariantPtr self = field(0), parentRef = field(2), index = field(3), count = field(4), name = field(6),
+               role = field(7), desc = field(8), st = field(9);
+    const gchar* objPath = pathOf(self.get());
+    const gchar* parentPath = pathOf(parentRef.get());
+    CacheItem c;
+    c.role = g_variant_get_uint32(role.get());
+    c.name = g_variant_get_string(name.get(), nullptr);
+    c.description = g_variant_get_string(desc.get(), nullptr);
+    if (parentPath && std::strcmp(parentPath, kNullPath) != 0) c.parent = parentPath;
+    c.index = g_variant_get_int32(index.get());
+    c.childCount = g_variant_get_int32(count.get());
+    c.pos = static_cast<uint32_t>(k);
+    gsize words = 0;
+    const guint32* w = static_cast<const guint32*>(g_variant_get_fixed_array(st.get(), &words, sizeof(guint32)));
+    for (gsize i = 0; i < words && i < 2; ++i) c.states.words[i] = w[i];
+    out.items.insert_or_assign(std::string_view(objPath), c);
+  }
+  for (const auto& [path, c] : out.items)
+    if (!c.parent.empty()) out.kids[c.parent].push_back(path);
+  for (auto& [parent, kids] : out.kids)
+    std::sort(kids.begin(), kids.end(),
+              [&out](std::string_view a, std::string_view b) { return out.items.at(a).index < out.items.at(b).index; });
+}
+
+}  // namespace
+
+// A document or the parent of one: its children are asked of the app. A page
+// Chromium built while a client read it can stay out of the bridge's cache,
+// or in it as an older document object (measured: a document item with 0
+// children for good); the walk must reach the live page.
+bool NearDocument(const BulkSnapshot& snap, const std::string& path, const std::vector<std::string_view>& kids) {
+  if (auto self = snap.items.find(path); self != snap.items.end() && IsDocumentRole(self->second.role)) return true;
+  for (std::string_view k : kids)
+    if (IsDocumentRole(snap.items.at(k).role)) return true;
+  return false;
+}
+
+// The children of `path` from a bulk snapshot, when the snapshot holds all of
+// them (the app's child count, at indices 0..n-1): false otherwise (a parent
+// whose children the bridge does not cache, such as a tree view's cells).
+bool BulkChildren(const BulkSnapshot& snap, const std::string& path, std::vector<std::string_view>& out) {
+  out.clear();
+  auto self = snap.items.find(path);
+  if (self == snap.items.end()) return false;
+  if (self->second.childCount == 0) return true;
+  auto kids = snap.kids.find(path);
+  if (kids == snap.kids.end() || kids->second.size() != static_cast<size_t>(self->second.childCount)) return false;
+  for (size_t i = 0; i < kids->second.size(); ++i)
+    if (snap.items.at(kids->second[i]).index != static_cast<int32_t>(i)) return false;
+  out = kids->second;
+  return true;
+}
+
+// A GetItems answer kept as the app's bulk snapshot (taken at `taken`); null
+// when there is none to keep. An app that does not serve it, is too slow, or
+// answers another layout or too many objects is read live from then on.
+const BulkSnapshot* KeepBulk(AtspiBackend::Impl& im, const std::string& busName, Outcome outcome, GVariant* value,
+                             Clock::time_point taken) {
+  if (outcome == Outcome::kFailed || outcome == Outcome::kNoReply) im.bulkUnsupported.insert(busName);
+  if (outcome != Outcome::kOk) return nullptr;
+  if (!g_variant_is_of_type(value, G_VARIANT_TYPE("(a((so)(so)(so)iiassusau))"))) {
+    im.bulkUnsupported.insert(busName);
+    return nullptr;
+  }
+  // Too big to be worth keeping: not parsed (a 50,000-element page's reply takes a second more).
+  VariantPtr items = AdoptVariant(g_variant_get_child_value(value, 0));
+  if (g_variant_n_children(items.get()) > im.kBulkMaxItems) {
+    im.bulkUnsupported.insert(busName);
+    return nullptr;
+  }
+  BulkSnapshot snap;
+  snap.taken = taken;
+  const Clock::time_point p0 = Clock::now();
+  ParseBulk(AdoptVariant(g_variant_ref(value)), snap);
+  im.stats.Add("GetItems (parse)", MsSince(p0));
+  auto& slot = im.bulk[busName];
+  slot = std::move(snap);
+  return &slot;
+}
+
+const BulkSnapshot* FreshBulk(AtspiBackend::Impl& im, const std::string& busName, Clock::time_point deadline) {
+  TakePrefetch(im, busName, /*waitBulk=*/true, deadline);
+  if (!im.useBulk || im.live || im.bulkUnsupported.count(busName)) return nullptr;
+  auto kept = im.bulk.find(busName);
+  if (kept != im.bulk.end() && Clock::now() - kept->second.taken < im.bulkMaxAge) return &kept->second;
+  if (!im.registeredForCache) {
+    // The bridge only serves GetItems once someone listens for events.
+    im.registeredForCache = true;
+    Outcome o;
+    std::string msg;
+    im.CallSync(kRegistryBus, kRegistryPath, "org.a11y.atspi.Registry", "RegisterEvent",
+                g_variant_new("(s@ass)", "object:children-changed", g_variant_new_strv(nullptr, 0), ""), nullptr,
+                deadline, o, msg);
+  }
+  const BulkSnapshot* out = nullptr;
+  EnsurePeer(im, busName, deadline);
+  Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.stats);
+  b.UsePeers(&im.peers);
+  b.Call(
+      busName, kCachePath, kIfCache, "GetItems", nullptr, nullptr,
+      [&](const Reply& r) { out = KeepBulk(im, busName, r.outcome, r.value, Clock::now()); },
+      /*soft=*/true);
+  b.Run();
+  return out;
+}
+
+}  // namespace atspi
+}  // namespace axsnap
+
+// ===== to move to atspi_prefetch.cc
+
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include "atspi_internal.h"
+
+namespace axsnap {
+namespace atspi {
+
+namespace {
+
+void PrefetchBulk(const PrefetchPtr& st);
+
+void PeerDone(const PrefetchPtr& st, GObj<GDBusConnection> conn) {
+  if (!st->peerPending) return;
+  st->peerPending = false;
+  g_cancellable_cancel(st->peerCancel.get());  // the timer's way: a connect still under way stops
+  st->peer = std::move(conn);
+  st->peerTimer.reset();
+  PrefetchBulk(st);
+}
+
+void OnPrefetchConnected(GObject*, GAsyncResult* res, gpointer data) {
+  std::unique_ptr<PrefetchPtr> h(static_cast<PrefetchPtr*>(data));
+  GError* raw = nullptr;
+  GObj<GDBusConnection> conn = AdoptObject(g_dbus_connection_new_for_address_finish(res, &raw));
+  ErrorPtr err(raw);
+  if (conn) g_dbus_connection_set_exit_on_close(conn.get(), FALSE);
+  PeerDone(*h, std::move(conn));
+}
+
+void OnPrefetchAddress(GObject* source, GAsyncResult* res, gpointer data) {
+  std::unique_ptr<PrefetchPtr> h(static_cast<PrefetchPtr*>(data));
+  const PrefetchPtr& st = *h;
+  GError* raw = nullptr;
+  VariantPtr r = AdoptVariant(g_dbus_connection_call_finish(G_DBUS_CONNECTION(source), res, &raw));
+  ErrorPtr err(raw);
+  st->addressMs = MsSince(st->started);
+  const gchar* address = nullptr;
+  if (r) g_variant_get(r.get(), "(&s)", &address);
+  if (st->dropped || !st->peerPending || !address || !*address) return PeerDone(st, nullptr);
+  ContextScope scope(st->ctx.get());
+  g_dbus_connection_new_for_address(address, G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT, nullptr,
+                                    st->peerCancel.get(), OnPrefetchConnected, new PrefetchPtr(st));
+}
+
+void OnPrefetchRegistered(GObject* source, GAsyncResult* res, gpointer data) {
+  std::unique_ptr<PrefetchPtr> h(static_cast<PrefetchPtr*>(data));
+  const PrefetchPtr& st = *h;
+  GError* raw = nullptr;
+  VariantPtr r = AdoptVariant(g_dbus_connection_call_finish(G_DBUS_CONNECTION(source), res, &raw));
+  ErrorPtr err(raw);
+  st->registerMs = MsSince(st->started);
+  st->registerPending = false;
+  PrefetchBulk(st);
+}
+
+void OnPrefetchBulk(GObject* source, GAsyncResult* res, gpointer data) {
+  std::unique_ptr<PrefetchPtr> h(static_cast<PrefetchPtr*>(data));
+  const PrefetchPtr& st = *h;
+  GError* raw = nullptr;
+  st->bulkReply = AdoptVariant(g_dbus_connection_call_finish(G_DBUS_CONNECTION(source), res, &raw));
+  ErrorPtr err(raw);
+  st->bulkMs = MsSince(st->bulkSent);
+  st->bulkAt = Clock::now();
+  st->bulkDone = true;
+  if (st->bulkReply)
+    st->bulkOutcome = Outcome::kOk;
+  else if (g_error_matches(err.get(), G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    st->bulkOutcome = Outcome::kDeadline;
+  else
+    st->bulkOutcome = ClassifyError(err.get());
+}
+
+// GetItems once the listener is registered: on the direct connection when it
+// is open by then, else over the bus (no dispatch may come between, so the
+// connection's completion is not waited for: the app would sit idle).
+void PrefetchBulk(const PrefetchPtr& st) {
+  if (!st->wantBulk || st->bulkIssued || st->registerPending) return;
+  st->bulkIssued = true;
+  const int timeout = TimeoutMs(st->deadline, st->perCall);
+  if (st->dropped || timeout <= 0) {
+    st->bulkDone = true;
+    st->bulkOutcome = Outcome::kDeadline;
+    return;
+  }
+  GDBusConnection* conn = st->peer && !g_dbus_connection_is_closed(st->peer.get()) ? st->peer.get() : nullptr;
+  st->bulkSent = Clock::now();
+  ContextScope scope(st->ctx.get());
+  g_dbus_connection_call(conn ? conn : st->busConn.get(), conn ? nullptr : st->bus.c_str(), kCachePath, kIfCache,
+                         "GetItems", nullptr, nullptr, G_DBUS_CALL_FLAGS_NO_AUTO_START, timeout, st->cancel.get(),
+                         OnPrefetchBulk, new PrefetchPtr(st));
+}
+
+}  // namespace
+
+// Takes what the app's Prefetch brought so far: its direct connection, its
+// bulk snapshot. `waitBulk`: waits for the bulk read still out first (until
+// `deadline`). Whatever is still under way is left to finish.
+void TakePrefetch(AtspiBackend::Impl& im, const std::string& busName, bool waitBulk, Clock::time_point deadline) {
+  auto it = im.prefetch.find(busName);
+  if (it == im.prefetch.end()) return;
+  PrefetchPtr st = it->second;
+  if (waitBulk && st->wantBulk && !st->bulkDone && !st->bulkStale) {
+    bool timedOut = false;
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    SourcePtr timer(g_timeout_source_new(static_cast<guint>(std::max<int64_t>(left, 0))));
+    g_source_set_callback(
+        timer.get(),
+        [](gpointer p) -> gboolean {
+          *static_cast<bool*>(p) = true;
+          return G_SOURCE_REMOVE;
+        },
+        &timedOut, nullptr);
+    g_source_attach(timer.get(), im.ctx.get());
+    while (!st->bulkDone && !timedOut) g_main_context_iteration(im.ctx.get(), TRUE);
+  }
+  if (st->peerTried && !st->peerPending) {
+    st->peerTried = false;
+    if (st->addressMs >= 0) im.stats.Add("GetApplicationBusAddress", st->addressMs);
+    if (st->peer && !g_dbus_connection_is_closed(st->peer.get()))
+      im.peers.conns[busName] = std::move(st->peer);
+    else
+      im.peers.none.insert(busName);
+  }
+  if (st->wantBulk && st->bulkDone) {
+    st->wantBulk = false;
+    if (st->registerMs >= 0) im.stats.Add("RegisterEvent", st->registerMs);
+    im.stats.Add("GetItems", st->bulkMs);
+    if (!st->bulkStale) KeepBulk(im, busName, st->bulkOutcome, st->bulkReply.get(), st->bulkAt);
+    st->bulkReply.reset();
+  }
+  if (!st->Busy()) im.prefetch.erase(busName);
+}
+
+// Starts the reads a walk of the app begins with (Prefetch), unless there is
+// nothing to start: a direct connection open or known absent, a fresh bulk
+// snapshot (or none to be had).
+void StartPrefetch(AtspiBackend::Impl& im, const std::string& busName, Clock::time_point deadline) {
+  if (im.prefetch.count(busName)) return;
+  const bool wantPeer = im.usePeers && !im.peers.For(busName) && !im.peers.none.count(busName);
+  auto kept = im.bulk.find(busName);
+  const bool wantBulk = im.useBulk && !im.live && !im.bulkUnsupported.count(busName) &&
+                        !(kept != im.bulk.end() && Clock::now() - kept->second.taken < im.bulkMaxAge);
+  if (!wantPeer && !wantBulk) return;
+  auto st = std::make_shared<Prefetch>();
+  st->bus = busName;
+  st->ctx.reset(g_main_context_ref(im.ctx.get()));
+  st->busConn.reset(G_DBUS_CONNECTION(g_object_ref(im.bus.get())));
+  st->deadline = deadline;
+  st->perCall = im.PerCall(deadline);
+  st->wantBulk = wantBulk;
+  im.prefetch[busName] = st;
+  if (wantPeer) {
+    im.peers.conns.erase(busName);  // closed: the app went away, or its socket did
+    st->peerPending = st->peerTried = true;
+    // As EnsurePeer: at most 300 ms for the address and the connection together.
+    const auto until = std::min(deadline, Clock::now() + std::chrono::milliseconds(300));
+    const int timeout = std::max(1, TimeoutMs(until, im.PerCall(until)));
+    st->peerTimer.reset(g_timeout_source_new(static_cast<guint>(timeout)));
+    g_source_set_callback(
+        st->peerTimer.get(),
+        [](gpointer p) -> gboolean {
+          PeerDone(static_cast<Prefetch*>(p)->shared_from_this(), nullptr);
+          return G_SOURCE_REMOVE;
+        },
+        st.get(), nullptr);
+    g_source_attach(st->peerTimer.get(), im.ctx.get());
+    g_dbus_connection_call(im.bus.get(), busName.c_str(), kRootPath, "org.a11y.atspi.Application",
+                           "GetApplicationBusAddress", nullptr, G_VARIANT_TYPE("(s)"), G_DBUS_CALL_FLAGS_NO_AUTO_START,
+                           timeout, st->peerCancel.get(), OnPrefetchAddress, new PrefetchPtr(st));
+  }
+  if (wantBulk && !im.registeredForCache) {
+    // The bridge only serves GetItems once someone listens for events.
+    im.registeredForCache = true;
+    st->registerPending = true;
+    g_dbus_connection_call(im.bus.get(), kRegistryBus, kRegistryPath, "org.a11y.atspi.Registry", "RegisterEvent",
+                           g_variant_new("(s@ass)", "object:children-changed", g_variant_new_strv(nullptr, 0), ""),
+                           nullptr, G_DBUS_CALL_FLAGS_NO_AUTO_START, std::max(1, TimeoutMs(deadline, st->perCall)),
+                           st->cancel.get(), OnPrefetchRegistered, new PrefetchPtr(st));
+  }
+  PrefetchBulk(st);
+}
+
+// Waits (at most one call timeout) for the app's Prefetch to hear the event
+// listener registered, so that its GetItems goes out now: nothing else may
+// dispatch its replies until the walk's first read (window choice goes on
+// with X11), and the app would sit idle meanwhile.
+void AwaitPrefetchRegistration(AtspiBackend::Impl& im, const std::string& busName, Clock::time_point deadline) {
+  auto it = im.prefetch.find(busName);
+  if (it == im.prefetch.end() || !it->second->registerPending) return;
+  PrefetchPtr st = it->second;
+  const auto until = std::min(deadline, Clock::now() + im.PerCall(deadline));
+  bool timedOut = false;
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count();
+  SourcePtr timer(g_timeout_source_new(static_cast<guint>(std::max<int64_t>(left, 0))));
+  g_source_set_callback(
+      timer.get(),
+      [](gpointer p) -> gboolean {
+        *static_cast<bool*>(p) = true;
+        return G_SOURCE_REMOVE;
+      },
+      &timedOut, nullptr);
+  g_source_attach(timer.get(), im.ctx.get());
+  while (st->registerPending && !timedOut) g_main_context_iteration(im.ctx.get(), TRUE);
+}
+
+}  // namespace atspi
+
+void AtspiBackend::ExpectWalk(const AppInfo& app) {
+  const ObjRef* ref = impl_->Lookup(app.element);
+  impl_->walkExpected = ref ? ref->bus : std::string();
+}
+
+void AtspiBackend::PrepareWalk(const AppInfo&, const WindowInfo& window, Clock::time_point deadline,
+                               std::vector<std::string>&, bool&) {
+  Impl& im = *impl_;
+  im.walkExpected.clear();
+  if (im.CheckConnected()) return;
+  const ObjRef* ref = im.Lookup(window.element);
+  if (!ref) return;
+  ContextScope scope(im.ctx.get());
+  StartPrefetch(im, ref->bus, deadline);
+}
+}  // namespace axsnap
+
+// ===== to move to atspi_apps.cc
+
+#include <algorithm>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "atspi_internal.h"
+
+namespace axsnap {
 
 Error AtspiBackend::ListApps(std::vector<AppInfo>& out, Clock::time_point deadline) {
   Error err = ListAppsOnce(out, deadline);
@@ -2160,11 +1145,53 @@ void AtspiBackend::AppendMenuBarMenus(Impl& im, std::vector<WindowInfo>& out, Cl
     level = std::move(open);
   }
 }
+}  // namespace axsnap
+
+// ===== to move to atspi_nodes.cc
+
+#include <algorithm>
+#include <cctype>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "../core/secret_names.h"
+#include "atspi_internal.h"
+
+namespace axsnap {
 
 // ---------------------------------------------------------------------------
 // Node reads.
 
 namespace {
+
+constexpr int64_t kMaxTextChars = 10000;
+
+// Object attributes that mark a field as a password: HTML autocomplete tokens
+// current-password / new-password (Chromium exposes the attribute as
+// "autocomplete"), or an input type of password ("text-input-type",
+// "input-type"). `attrs` is an a{ss}.
+bool AttributesSayPassword(GVariant* attrs) {
+  if (!attrs || !g_variant_is_of_type(attrs, G_VARIANT_TYPE("a{ss}"))) return false;
+  GVariantIter it;
+  g_variant_iter_init(&it, attrs);
+  const gchar* key = nullptr;
+  const gchar* value = nullptr;
+  while (g_variant_iter_next(&it, "{&s&s}", &key, &value)) {
+    std::string k = key ? key : "", v = value ? value : "";
+    for (auto& c : k) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (auto& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if ((k == "autocomplete" || k == "html-autocomplete") &&
+        (v.find("current-password") != std::string::npos || v.find("new-password") != std::string::npos))
+      return true;
+    if ((k == "text-input-type" || k == "input-type" || k == "type") && v == "password") return true;
+  }
+  return false;
+}
+
 struct NodeJob {
   ElementId id = 0;
   const ObjRef* ref = nullptr;
@@ -2781,28 +1808,45 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
   return {};
 }
 
-// ---------------------------------------------------------------------------
-// Big tree views: the rows on screen, not every cell.
-//
-// GTK3's tree view (a table with MANAGES_DESCENDANTS) answers GetChildren
-// with every cell of every row and makes an accessible for each: 30,003
-// children in about 1.8 s for 10,000 rows of 3 columns, each then read. Its
-// Table interface reaches one cell directly (GetAccessibleAt: about 0.5 ms
-// alone, pipelined like any call), Component.GetAccessibleAtPoint finds the
-// cell under a point, and a cell off screen has the hidden coordinate. So a
-// table of more than kTableCutCells cells is read as: its column headers
-// (GetColumnHeader: the children GTK lists first), the cell just below them
-// (the first row on screen; its row from TableCell.Position, else
-// Table.GetRowAtIndex of its index in the table), then the cells of the rows
-// from there that can fit above the table's bottom, at most kTableCutRows
-// (GetAccessibleAt), keeping the rows whose first cell is on screen.
-// ChildList::total (NRows) and each cell's row number carry the real
-// "(showing A-B of M items)" to the renderer. Five dependent steps, about
-// 8 ms for 13 rows on screen (most of it GTK making the cells' accessibles);
-// an app that refuses a Table call, or whose cell below the headers is not
-// a table cell it can place, gets GetChildren instead. Which tables:
-// ReadNodes notes the ones that manage their cells (ManagesCells); a small
-// one (at most kTableCutCells cells) is read whole, as any other list.
+Error AtspiBackend::ReadFrames(const std::vector<ElementId>& ids, std::vector<std::optional<Rect>>& out,
+                               Clock::time_point deadline) {
+  Impl& im = *impl_;
+  out.assign(ids.size(), std::nullopt);
+  if (Error e = Ready(deadline)) return e;
+  ContextScope scope(im.ctx.get());
+  EnsurePeersFor(im, ids, deadline);
+  Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.stats);
+  b.UsePeers(&im.peers);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const ObjRef* ref = im.Lookup(ids[i]);
+    if (!ref) continue;
+    b.Call(ref->bus, ref->path, kIfComponent, "GetExtents", g_variant_new("(u)", 0u), "((iiii))",
+           [&out, i](const Reply& r) {
+             if (r.outcome == Outcome::kOk) out[i] = RectOf(r.value);
+           });
+  }
+  b.Run();
+  if (b.BusClosed()) return MakeError(ErrorCode::kNoAccessibilityBus, "the accessibility bus connection was closed");
+  return {};
+}
+}  // namespace axsnap
+
+// ===== to move to atspi_tables.cc
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "atspi_internal.h"
+
+namespace axsnap {
+
 namespace {
 
 constexpr int64_t kTableCutCells = 256;
@@ -3066,22 +2110,20 @@ std::vector<bool> AtspiBackend::ReadVisibleTableRows(const std::vector<ElementId
   }
   return handled;
 }
+}  // namespace axsnap
 
-void AtspiBackend::ExpectWalk(const AppInfo& app) {
-  const ObjRef* ref = impl_->Lookup(app.element);
-  impl_->walkExpected = ref ? ref->bus : std::string();
-}
+// ===== to move to atspi_children.cc
 
-void AtspiBackend::PrepareWalk(const AppInfo&, const WindowInfo& window, Clock::time_point deadline,
-                               std::vector<std::string>&, bool&) {
-  Impl& im = *impl_;
-  im.walkExpected.clear();
-  if (im.CheckConnected()) return;
-  const ObjRef* ref = im.Lookup(window.element);
-  if (!ref) return;
-  ContextScope scope(im.ctx.get());
-  StartPrefetch(im, ref->bus, deadline);
-}
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "../core/walk.h"
+#include "atspi_internal.h"
+
+namespace axsnap {
 
 Error AtspiBackend::ReadChildren(const std::vector<ElementId>& ids, std::vector<ChildList>& out,
                                  std::vector<Error>& errs, Clock::time_point deadline) {
@@ -3196,28 +2238,6 @@ Error AtspiBackend::ReadChildren(const std::vector<ElementId>& ids, std::vector<
   return {};
 }
 
-Error AtspiBackend::ReadFrames(const std::vector<ElementId>& ids, std::vector<std::optional<Rect>>& out,
-                               Clock::time_point deadline) {
-  Impl& im = *impl_;
-  out.assign(ids.size(), std::nullopt);
-  if (Error e = Ready(deadline)) return e;
-  ContextScope scope(im.ctx.get());
-  EnsurePeersFor(im, ids, deadline);
-  Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.stats);
-  b.UsePeers(&im.peers);
-  for (size_t i = 0; i < ids.size(); ++i) {
-    const ObjRef* ref = im.Lookup(ids[i]);
-    if (!ref) continue;
-    b.Call(ref->bus, ref->path, kIfComponent, "GetExtents", g_variant_new("(u)", 0u), "((iiii))",
-           [&out, i](const Reply& r) {
-             if (r.outcome == Outcome::kOk) out[i] = RectOf(r.value);
-           });
-  }
-  b.Run();
-  if (b.BusClosed()) return MakeError(ErrorCode::kNoAccessibilityBus, "the accessibility bus connection was closed");
-  return {};
-}
-
 Error AtspiBackend::ChildrenAt(ElementId parent, const std::vector<int64_t>& indices, std::vector<ElementId>& out,
                                std::vector<Error>& errs, Clock::time_point deadline) {
   Impl& im = *impl_;
@@ -3254,238 +2274,20 @@ Error AtspiBackend::ChildrenAt(ElementId parent, const std::vector<int64_t>& ind
   }
   return {};
 }
+}  // namespace axsnap
 
-double AtspiBackend::Scale(const WindowInfo&) { return 1.0; }
+// ===== to move to atspi_input_target.cc
 
-namespace {
-Error NotHere() {
-  return MakeError(ErrorCode::kInternal, "not implemented in AtspiBackend; the X11 layer provides it");
-}
-}  // namespace
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
 
-Error AtspiBackend::Capture(const WindowInfo&, std::vector<uint8_t>&, int&, int&, Rect&, Clock::time_point) {
-  return NotHere();
-}
-Error AtspiBackend::Pointer(const WindowInfo&, const PointerEvent&, Clock::time_point) { return NotHere(); }
-Error AtspiBackend::Keys(const WindowInfo&, const std::string&, Clock::time_point) { return NotHere(); }
-Error AtspiBackend::TypeText(const WindowInfo&, const std::string&, Clock::time_point, size_t& typed) {
-  typed = 0;
-  return NotHere();
-}
+#include "atspi_internal.h"
 
-// ---------------------------------------------------------------------------
-// Actions.
-
-Error AtspiBackend::DoAction(ElementId id, const std::string& name, Clock::time_point deadline) {
-  Impl& im = *impl_;
-  if (Error e = Ready(deadline)) return e;
-  const ObjRef* ref = im.Lookup(id);
-  if (!ref) return im.Unknown(id);
-  const ObjRef target = *ref;
-  im.ForgetReadState();
-  const int perCall = static_cast<int>(im.callTimeout.count());
-  Outcome o;
-  std::string msg;
-  // Raw names (NActions + GetName), then the localized ones (GetActions).
-  std::vector<std::string> names;
-  VariantPtr nv = im.CallSync(target.bus, target.path, kIfProperties, "Get",
-                              g_variant_new("(ss)", kIfAction, "NActions"), "(v)", deadline, o, msg);
-  if (o == Outcome::kFailed) return MakeError(ErrorCode::kActionNotSupported, "the element has no actions");
-  if (o != Outcome::kOk) return OutcomeError(o, target.bus, msg, perCall);
-  {
-    VariantPtr inner = UnwrapV(nv.get());
-    int64_t count = 0;
-    VariantToInt(inner.get(), count);
-    for (int64_t i = 0; i < std::min<int64_t>(count, 64); ++i) {
-      VariantPtr gn = im.CallSync(target.bus, target.path, kIfAction, "GetName", g_variant_new("(i)", gint32(i)), "(s)",
-                                  deadline, o, msg);
-      if (o != Outcome::kOk) return OutcomeError(o, target.bus, msg, perCall);
-      const gchar* s = nullptr;
-      g_variant_get(gn.get(), "(&s)", &s);
-      names.emplace_back(ActionNameOf(s ? s : ""));
-    }
-  }
-  const std::string wanted = Lower(name);
-  int index = -1;
-  for (size_t i = 0; i < names.size() && index < 0; ++i)
-    if (!names[i].empty() && Lower(names[i]) == wanted) index = static_cast<int>(i);
-  if (index < 0 && !names.empty()) {
-    VariantPtr r = im.CallSync(target.bus, target.path, kIfAction, "GetActions", nullptr, "(a(sss))", deadline, o, msg);
-    if (o == Outcome::kOk) {
-      VariantPtr arr = AdoptVariant(g_variant_get_child_value(r.get(), 0));
-      GVariantIter it;
-      g_variant_iter_init(&it, arr.get());
-      const gchar *n = nullptr, *d = nullptr, *k = nullptr;
-      for (int i = 0; index < 0 && g_variant_iter_next(&it, "(&s&s&s)", &n, &d, &k); ++i)
-        if (n && *n && Lower(ActionNameOf(n)) == wanted && static_cast<size_t>(i) < names.size()) index = i;
-    }
-  }
-  if (index < 0) {
-    std::string have;
-    for (const auto& n : names)
-      if (!n.empty()) have += (have.empty() ? "" : ", ") + n;
-    return MakeError(ErrorCode::kActionNotSupported,
-                     "no action \"" + name + "\" on this element" + (have.empty() ? "" : " (has: " + have + ")"));
-  }
-  VariantPtr done =
-      im.CallSync(target.bus, target.path, kIfAction, "DoAction", g_variant_new("(i)", index), "(b)", deadline, o, msg);
-  if (o != Outcome::kOk)
-    return o == Outcome::kFailed ? MakeError(ErrorCode::kActionFailed, "DoAction failed: " + msg)
-                                 : OutcomeError(o, target.bus, msg, perCall);
-  gboolean success = FALSE;
-  g_variant_get(done.get(), "(b)", &success);
-  if (!success) return MakeError(ErrorCode::kActionFailed, "the application refused action \"" + names[index] + "\"");
-  return {};
-}
-
-// What SetText and InsertText both check first: the bus, the element, valid UTF-8; the reads that
-// follow must not reuse what the snapshot read.
-Error AtspiBackend::EditTarget(ElementId id, const std::string& text, Clock::time_point deadline, std::string& bus,
-                               std::string& path) {
-  Impl& im = *impl_;
-  if (Error e = Ready(deadline)) return e;
-  const ObjRef* ref = im.Lookup(id);
-  if (!ref) return im.Unknown(id);
-  bus = ref->bus;
-  path = ref->path;
-  im.ForgetReadState();
-  if (!g_utf8_validate(text.c_str(), static_cast<gssize>(text.size()), nullptr))
-    return MakeError(ErrorCode::kInvalidArgument, "the text is not valid UTF-8");
-  return {};
-}
-
-Error AtspiBackend::SetText(ElementId id, const std::string& text, Clock::time_point deadline) {
-  Impl& im = *impl_;
-  ObjRef target;
-  if (Error e = EditTarget(id, text, deadline, target.bus, target.path)) return e;
-  uint32_t bits = 0;
-  Error err;
-  if (!im.InterfacesOf(target, deadline, bits, err)) return err;
-  if (!(bits & kHasEditableText))
-    return MakeError(ErrorCode::kNotSettable, "the element has no editable text (AT-SPI EditableText)");
-  Outcome o;
-  std::string msg;
-  VariantPtr r = im.CallSync(target.bus, target.path, kIfEditableText, "SetTextContents",
-                             g_variant_new("(s)", text.c_str()), "(b)", deadline, o, msg);
-  if (o != Outcome::kOk)
-    return o == Outcome::kFailed ? MakeError(ErrorCode::kNotSettable, "SetTextContents failed: " + msg)
-                                 : OutcomeError(o, target.bus, msg, static_cast<int>(im.callTimeout.count()));
-  gboolean success = FALSE;
-  g_variant_get(r.get(), "(b)", &success);
-  if (!success) return MakeError(ErrorCode::kNotSettable, "the application refused the text (read-only field?)");
-  return {};
-}
-
-Error AtspiBackend::SetNumber(ElementId id, double value, Clock::time_point deadline) {
-  Impl& im = *impl_;
-  if (Error e = Ready(deadline)) return e;
-  const ObjRef* ref = im.Lookup(id);
-  if (!ref) return im.Unknown(id);
-  const ObjRef target = *ref;
-  im.ForgetReadState();
-  uint32_t bits = 0;
-  Error err;
-  if (!im.InterfacesOf(target, deadline, bits, err)) return err;
-  if (!(bits & kHasValue)) return MakeError(ErrorCode::kNotSettable, "the element has no value (AT-SPI Value)");
-  Outcome o;
-  std::string msg;
-  VariantPtr r = im.CallSync(target.bus, target.path, kIfProperties, "Set",
-                             g_variant_new("(ssv)", kIfValue, "CurrentValue", g_variant_new_double(value)), nullptr,
-                             deadline, o, msg);
-  if (o != Outcome::kOk)
-    return o == Outcome::kFailed ? MakeError(ErrorCode::kNotSettable, "setting CurrentValue failed: " + msg)
-                                 : OutcomeError(o, target.bus, msg, static_cast<int>(im.callTimeout.count()));
-  return {};
-}
-
-Error AtspiBackend::Focus(ElementId id, Clock::time_point deadline) {
-  Impl& im = *impl_;
-  if (Error e = Ready(deadline)) return e;
-  const ObjRef* ref = im.Lookup(id);
-  if (!ref) return im.Unknown(id);
-  const ObjRef target = *ref;
-  im.ForgetReadState();
-  Outcome o;
-  std::string msg;
-  VariantPtr r = im.CallSync(target.bus, target.path, kIfComponent, "GrabFocus", nullptr, "(b)", deadline, o, msg);
-  if (o != Outcome::kOk)
-    return o == Outcome::kFailed ? MakeError(ErrorCode::kActionNotSupported, "the element cannot take focus: " + msg)
-                                 : OutcomeError(o, target.bus, msg, static_cast<int>(im.callTimeout.count()));
-  gboolean success = FALSE;
-  g_variant_get(r.get(), "(b)", &success);
-  if (!success) return MakeError(ErrorCode::kActionFailed, "the application refused to focus the element");
-  return {};
-}
-
-// Selects a row or cell in its list: Selection.SelectChild on the parent, at
-// the element's index in it (the AT-SPI way to "click" a row without input).
-namespace {
-
-// GTK3's tree view refuses Selection.SelectChild for a cell of a table with
-// more than one column; its Table interface selects the cell's row instead
-// (Table.GetRowAtIndex, then AddRowSelection). True when the row was selected.
-template <typename ImplT>
-bool SelectTableRow(ImplT& im, const std::string& bus, const std::string& path, gint32 index,
-                    Clock::time_point deadline) {
-  Outcome o;
-  std::string msg;
-  VariantPtr rv =
-      im.CallSync(bus, path, kIfTable, "GetRowAtIndex", g_variant_new("(i)", index), "(i)", deadline, o, msg);
-  if (o != Outcome::kOk) return false;
-  gint32 row = -1;
-  g_variant_get(rv.get(), "(i)", &row);
-  if (row < 0) return false;
-  VariantPtr av =
-      im.CallSync(bus, path, kIfTable, "AddRowSelection", g_variant_new("(i)", row), "(b)", deadline, o, msg);
-  if (o != Outcome::kOk) return false;
-  gboolean ok = FALSE;
-  g_variant_get(av.get(), "(b)", &ok);
-  return ok != FALSE;
-}
-
-}  // namespace
-
-Error AtspiBackend::Select(ElementId id, Clock::time_point deadline) {
-  Impl& im = *impl_;
-  if (Error e = Ready(deadline)) return e;
-  const ObjRef* ref = im.Lookup(id);
-  if (!ref) return im.Unknown(id);
-  const ObjRef target = *ref;
-  im.ForgetReadState();
-  const int perCall = static_cast<int>(im.callTimeout.count());
-  Outcome o;
-  std::string msg;
-  VariantPtr pv = im.CallSync(target.bus, target.path, kIfProperties, "Get",
-                              g_variant_new("(ss)", kIfAccessible, "Parent"), "(v)", deadline, o, msg);
-  if (o != Outcome::kOk) return OutcomeError(o, target.bus, msg, perCall);
-  VariantPtr parent = UnwrapV(pv.get());
-  if (!parent || !g_variant_is_of_type(parent.get(), G_VARIANT_TYPE("(so)")))
-    return MakeError(ErrorCode::kActionNotSupported, "the element has no parent to select it in");
-  const gchar* parentBus = nullptr;
-  const gchar* parentPath = nullptr;
-  g_variant_get(parent.get(), "(&s&o)", &parentBus, &parentPath);
-  const std::string pBus = parentBus ? parentBus : "";
-  const std::string pPath = parentPath ? parentPath : "";
-  VariantPtr iv =
-      im.CallSync(target.bus, target.path, kIfAccessible, "GetIndexInParent", nullptr, "(i)", deadline, o, msg);
-  if (o != Outcome::kOk) return OutcomeError(o, target.bus, msg, perCall);
-  gint32 index = -1;
-  g_variant_get(iv.get(), "(i)", &index);
-  if (index < 0) return MakeError(ErrorCode::kActionNotSupported, "the element is not a child of its parent");
-  VariantPtr sv = im.CallSync(pBus, pPath, "org.a11y.atspi.Selection", "SelectChild", g_variant_new("(i)", index),
-                              "(b)", deadline, o, msg);
-  if (o == Outcome::kFailed)
-    return MakeError(ErrorCode::kActionNotSupported, "its list does not support selection: " + msg);
-  if (o != Outcome::kOk) return OutcomeError(o, pBus, msg, perCall);
-  gboolean ok = FALSE;
-  g_variant_get(sv.get(), "(b)", &ok);
-  if (!ok && SelectTableRow(im, pBus, pPath, index, deadline)) return {};
-  if (!ok) return MakeError(ErrorCode::kActionFailed, "the list refused to select the element");
-  return {};
-}
-
-void AtspiBackend::SetLiveReads(bool live) { impl_->live = live; }
-void AtspiBackend::SetSecureNameHeuristic(bool on) { impl_->secureNames = on; }
+namespace axsnap {
 
 // Collection.GetMatches on each window of the app for STATE_FOCUSED (count 1);
 // windows without Collection (some toolkits) get a bounded breadth-first
@@ -3708,6 +2510,234 @@ Error AtspiBackend::ElementAtPoint(const WindowInfo& window, double x, double y,
   for (size_t i = chain.size(); i < up.size(); i++) chain.push_back(im.Intern(up[i].bus, up[i].path));
   return {};
 }
+}  // namespace axsnap
+
+// ===== to move to atspi_actions.cc
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "atspi_internal.h"
+
+namespace axsnap {
+
+namespace {
+
+std::string Lower(const std::string& s) {
+  CharPtr folded(g_utf8_casefold(s.c_str(), static_cast<gssize>(s.size())));
+  return folded ? std::string(folded.get()) : s;
+}
+
+}  // namespace
+
+Error AtspiBackend::DoAction(ElementId id, const std::string& name, Clock::time_point deadline) {
+  Impl& im = *impl_;
+  if (Error e = Ready(deadline)) return e;
+  const ObjRef* ref = im.Lookup(id);
+  if (!ref) return im.Unknown(id);
+  const ObjRef target = *ref;
+  im.ForgetReadState();
+  const int perCall = static_cast<int>(im.callTimeout.count());
+  Outcome o;
+  std::string msg;
+  // Raw names (NActions + GetName), then the localized ones (GetActions).
+  std::vector<std::string> names;
+  VariantPtr nv = im.CallSync(target.bus, target.path, kIfProperties, "Get",
+                              g_variant_new("(ss)", kIfAction, "NActions"), "(v)", deadline, o, msg);
+  if (o == Outcome::kFailed) return MakeError(ErrorCode::kActionNotSupported, "the element has no actions");
+  if (o != Outcome::kOk) return OutcomeError(o, target.bus, msg, perCall);
+  {
+    VariantPtr inner = UnwrapV(nv.get());
+    int64_t count = 0;
+    VariantToInt(inner.get(), count);
+    for (int64_t i = 0; i < std::min<int64_t>(count, 64); ++i) {
+      VariantPtr gn = im.CallSync(target.bus, target.path, kIfAction, "GetName", g_variant_new("(i)", gint32(i)), "(s)",
+                                  deadline, o, msg);
+      if (o != Outcome::kOk) return OutcomeError(o, target.bus, msg, perCall);
+      const gchar* s = nullptr;
+      g_variant_get(gn.get(), "(&s)", &s);
+      names.emplace_back(ActionNameOf(s ? s : ""));
+    }
+  }
+  const std::string wanted = Lower(name);
+  int index = -1;
+  for (size_t i = 0; i < names.size() && index < 0; ++i)
+    if (!names[i].empty() && Lower(names[i]) == wanted) index = static_cast<int>(i);
+  if (index < 0 && !names.empty()) {
+    VariantPtr r = im.CallSync(target.bus, target.path, kIfAction, "GetActions", nullptr, "(a(sss))", deadline, o, msg);
+    if (o == Outcome::kOk) {
+      VariantPtr arr = AdoptVariant(g_variant_get_child_value(r.get(), 0));
+      GVariantIter it;
+      g_variant_iter_init(&it, arr.get());
+      const gchar *n = nullptr, *d = nullptr, *k = nullptr;
+      for (int i = 0; index < 0 && g_variant_iter_next(&it, "(&s&s&s)", &n, &d, &k); ++i)
+        if (n && *n && Lower(ActionNameOf(n)) == wanted && static_cast<size_t>(i) < names.size()) index = i;
+    }
+  }
+  if (index < 0) {
+    std::string have;
+    for (const auto& n : names)
+      if (!n.empty()) have += (have.empty() ? "" : ", ") + n;
+    return MakeError(ErrorCode::kActionNotSupported,
+                     "no action \"" + name + "\" on this element" + (have.empty() ? "" : " (has: " + have + ")"));
+  }
+  VariantPtr done =
+      im.CallSync(target.bus, target.path, kIfAction, "DoAction", g_variant_new("(i)", index), "(b)", deadline, o, msg);
+  if (o != Outcome::kOk)
+    return o == Outcome::kFailed ? MakeError(ErrorCode::kActionFailed, "DoAction failed: " + msg)
+                                 : OutcomeError(o, target.bus, msg, perCall);
+  gboolean success = FALSE;
+  g_variant_get(done.get(), "(b)", &success);
+  if (!success) return MakeError(ErrorCode::kActionFailed, "the application refused action \"" + names[index] + "\"");
+  return {};
+}
+
+// What SetText and InsertText both check first: the bus, the element, valid UTF-8; the reads that
+// follow must not reuse what the snapshot read.
+Error AtspiBackend::EditTarget(ElementId id, const std::string& text, Clock::time_point deadline, std::string& bus,
+                               std::string& path) {
+  Impl& im = *impl_;
+  if (Error e = Ready(deadline)) return e;
+  const ObjRef* ref = im.Lookup(id);
+  if (!ref) return im.Unknown(id);
+  bus = ref->bus;
+  path = ref->path;
+  im.ForgetReadState();
+  if (!g_utf8_validate(text.c_str(), static_cast<gssize>(text.size()), nullptr))
+    return MakeError(ErrorCode::kInvalidArgument, "the text is not valid UTF-8");
+  return {};
+}
+
+Error AtspiBackend::SetText(ElementId id, const std::string& text, Clock::time_point deadline) {
+  Impl& im = *impl_;
+  ObjRef target;
+  if (Error e = EditTarget(id, text, deadline, target.bus, target.path)) return e;
+  uint32_t bits = 0;
+  Error err;
+  if (!im.InterfacesOf(target, deadline, bits, err)) return err;
+  if (!(bits & kHasEditableText))
+    return MakeError(ErrorCode::kNotSettable, "the element has no editable text (AT-SPI EditableText)");
+  Outcome o;
+  std::string msg;
+  VariantPtr r = im.CallSync(target.bus, target.path, kIfEditableText, "SetTextContents",
+                             g_variant_new("(s)", text.c_str()), "(b)", deadline, o, msg);
+  if (o != Outcome::kOk)
+    return o == Outcome::kFailed ? MakeError(ErrorCode::kNotSettable, "SetTextContents failed: " + msg)
+                                 : OutcomeError(o, target.bus, msg, static_cast<int>(im.callTimeout.count()));
+  gboolean success = FALSE;
+  g_variant_get(r.get(), "(b)", &success);
+  if (!success) return MakeError(ErrorCode::kNotSettable, "the application refused the text (read-only field?)");
+  return {};
+}
+
+Error AtspiBackend::SetNumber(ElementId id, double value, Clock::time_point deadline) {
+  Impl& im = *impl_;
+  if (Error e = Ready(deadline)) return e;
+  const ObjRef* ref = im.Lookup(id);
+  if (!ref) return im.Unknown(id);
+  const ObjRef target = *ref;
+  im.ForgetReadState();
+  uint32_t bits = 0;
+  Error err;
+  if (!im.InterfacesOf(target, deadline, bits, err)) return err;
+  if (!(bits & kHasValue)) return MakeError(ErrorCode::kNotSettable, "the element has no value (AT-SPI Value)");
+  Outcome o;
+  std::string msg;
+  VariantPtr r = im.CallSync(target.bus, target.path, kIfProperties, "Set",
+                             g_variant_new("(ssv)", kIfValue, "CurrentValue", g_variant_new_double(value)), nullptr,
+                             deadline, o, msg);
+  if (o != Outcome::kOk)
+    return o == Outcome::kFailed ? MakeError(ErrorCode::kNotSettable, "setting CurrentValue failed: " + msg)
+                                 : OutcomeError(o, target.bus, msg, static_cast<int>(im.callTimeout.count()));
+  return {};
+}
+
+Error AtspiBackend::Focus(ElementId id, Clock::time_point deadline) {
+  Impl& im = *impl_;
+  if (Error e = Ready(deadline)) return e;
+  const ObjRef* ref = im.Lookup(id);
+  if (!ref) return im.Unknown(id);
+  const ObjRef target = *ref;
+  im.ForgetReadState();
+  Outcome o;
+  std::string msg;
+  VariantPtr r = im.CallSync(target.bus, target.path, kIfComponent, "GrabFocus", nullptr, "(b)", deadline, o, msg);
+  if (o != Outcome::kOk)
+    return o == Outcome::kFailed ? MakeError(ErrorCode::kActionNotSupported, "the element cannot take focus: " + msg)
+                                 : OutcomeError(o, target.bus, msg, static_cast<int>(im.callTimeout.count()));
+  gboolean success = FALSE;
+  g_variant_get(r.get(), "(b)", &success);
+  if (!success) return MakeError(ErrorCode::kActionFailed, "the application refused to focus the element");
+  return {};
+}
+
+// Selects a row or cell in its list: Selection.SelectChild on the parent, at
+// the element's index in it (the AT-SPI way to "click" a row without input).
+namespace {
+
+// GTK3's tree view refuses Selection.SelectChild for a cell of a table with
+// more than one column; its Table interface selects the cell's row instead
+// (Table.GetRowAtIndex, then AddRowSelection). True when the row was selected.
+template <typename ImplT>
+bool SelectTableRow(ImplT& im, const std::string& bus, const std::string& path, gint32 index,
+                    Clock::time_point deadline) {
+  Outcome o;
+  std::string msg;
+  VariantPtr rv =
+      im.CallSync(bus, path, kIfTable, "GetRowAtIndex", g_variant_new("(i)", index), "(i)", deadline, o, msg);
+  if (o != Outcome::kOk) return false;
+  gint32 row = -1;
+  g_variant_get(rv.get(), "(i)", &row);
+  if (row < 0) return false;
+  VariantPtr av =
+      im.CallSync(bus, path, kIfTable, "AddRowSelection", g_variant_new("(i)", row), "(b)", deadline, o, msg);
+  if (o != Outcome::kOk) return false;
+  gboolean ok = FALSE;
+  g_variant_get(av.get(), "(b)", &ok);
+  return ok != FALSE;
+}
+
+}  // namespace
+
+Error AtspiBackend::Select(ElementId id, Clock::time_point deadline) {
+  Impl& im = *impl_;
+  if (Error e = Ready(deadline)) return e;
+  const ObjRef* ref = im.Lookup(id);
+  if (!ref) return im.Unknown(id);
+  const ObjRef target = *ref;
+  im.ForgetReadState();
+  const int perCall = static_cast<int>(im.callTimeout.count());
+  Outcome o;
+  std::string msg;
+  VariantPtr pv = im.CallSync(target.bus, target.path, kIfProperties, "Get",
+                              g_variant_new("(ss)", kIfAccessible, "Parent"), "(v)", deadline, o, msg);
+  if (o != Outcome::kOk) return OutcomeError(o, target.bus, msg, perCall);
+  VariantPtr parent = UnwrapV(pv.get());
+  if (!parent || !g_variant_is_of_type(parent.get(), G_VARIANT_TYPE("(so)")))
+    return MakeError(ErrorCode::kActionNotSupported, "the element has no parent to select it in");
+  const gchar* parentBus = nullptr;
+  const gchar* parentPath = nullptr;
+  g_variant_get(parent.get(), "(&s&o)", &parentBus, &parentPath);
+  const std::string pBus = parentBus ? parentBus : "";
+  const std::string pPath = parentPath ? parentPath : "";
+  VariantPtr iv =
+      im.CallSync(target.bus, target.path, kIfAccessible, "GetIndexInParent", nullptr, "(i)", deadline, o, msg);
+  if (o != Outcome::kOk) return OutcomeError(o, target.bus, msg, perCall);
+  gint32 index = -1;
+  g_variant_get(iv.get(), "(i)", &index);
+  if (index < 0) return MakeError(ErrorCode::kActionNotSupported, "the element is not a child of its parent");
+  VariantPtr sv = im.CallSync(pBus, pPath, "org.a11y.atspi.Selection", "SelectChild", g_variant_new("(i)", index),
+                              "(b)", deadline, o, msg);
+  if (o == Outcome::kFailed)
+    return MakeError(ErrorCode::kActionNotSupported, "its list does not support selection: " + msg);
+  if (o != Outcome::kOk) return OutcomeError(o, pBus, msg, perCall);
+  gboolean ok = FALSE;
+  g_variant_get(sv.get(), "(b)", &ok);
+  if (!ok && SelectTableRow(im, pBus, pPath, index, deadline)) return {};
+  if (!ok) return MakeError(ErrorCode::kActionFailed, "the list refused to select the element");
+  return {};
+}
 
 Error AtspiBackend::InsertText(ElementId id, const std::string& text, Clock::time_point deadline) {
   Impl& im = *impl_;
@@ -3752,52 +2782,4 @@ Error AtspiBackend::InsertText(ElementId id, const std::string& text, Clock::tim
   if (!success) return MakeError(ErrorCode::kNotSettable, "the application refused to insert the text");
   return {};
 }
-
-void AtspiBackend::Release(const std::vector<ElementId>& ids) {
-  Impl& im = *impl_;
-  for (ElementId id : ids) {
-    auto it = im.refById.find(id);
-    if (it == im.refById.end()) continue;
-    std::string key = it->second.bus;
-    key.push_back('\n');
-    key += it->second.path;
-    im.idByKey.erase(key);
-    im.refById.erase(it);
-    im.countSeen.erase(id);
-    im.managesCells.erase(id);
-  }
-}
-
-// ---------------------------------------------------------------------------
-// Change events (atspi_events.h): Watch / WaitEvents / Unwatch.
-
-Error AtspiBackend::Watch(const AppInfo& app, Clock::time_point deadline) {
-  Impl& im = *impl_;
-  if (Error e = Ready(deadline)) return e;
-  if (im.events.Watching(app.pid, im.bus.get())) {
-    im.events.Relearn(app.pid, deadline);
-    return {};
-  }
-  // The app's unique name on the bus: from its element, else where a listing last found its pid.
-  std::string busName;
-  if (const ObjRef* ref = im.Lookup(app.element)) {
-    busName = ref->bus;
-  } else if (auto it = im.appByPid.find(app.pid); it != im.appByPid.end()) {
-    busName = it->second.first;
-  }
-  if (busName.empty())
-    return MakeError(ErrorCode::kAppNotFound,
-                     "app pid " + std::to_string(app.pid) + " is not known on the accessibility bus (list apps first)");
-  return im.events.Watch(im.bus.get(), im.ctx.get(), app.pid, busName, deadline);
-}
-
-Error AtspiBackend::WaitEvents(int64_t pid, uint64_t sinceStamp, Clock::time_point until, AppEventState& out) {
-  return impl_->events.Wait(impl_->ctx.get(), pid, sinceStamp, until, out);
-}
-
-void AtspiBackend::Unwatch(int64_t pid) {
-  ContextScope scope(impl_->ctx.get());
-  impl_->events.Unwatch(pid);
-}
-
 }  // namespace axsnap
