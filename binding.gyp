@@ -38,7 +38,10 @@
           "sources": [
             "src-native/linux/atspi_backend.cc",
             "src-native/linux/atspi_batch.cc",
+            "src-native/linux/atspi_cache.cc",
+            "src-native/linux/atspi_connection.cc",
             "src-native/linux/atspi_events.cc",
+            "src-native/linux/atspi_prefetch.cc",
             "src-native/linux/atspi_vocabulary.cc",
             "src-native/linux/dbus_reply.cc",
             "src-native/linux/gio_launch.cc",
