@@ -36,11 +36,13 @@
         }],
         ["OS=='linux' and axsnap_desktop=='true'", {
           "sources": [
+            "src-native/linux/atspi_apps.cc",
             "src-native/linux/atspi_backend.cc",
             "src-native/linux/atspi_batch.cc",
             "src-native/linux/atspi_cache.cc",
             "src-native/linux/atspi_connection.cc",
             "src-native/linux/atspi_events.cc",
+            "src-native/linux/atspi_input_target.cc",
             "src-native/linux/atspi_prefetch.cc",
             "src-native/linux/atspi_vocabulary.cc",
             "src-native/linux/dbus_reply.cc",
