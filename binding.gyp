@@ -36,6 +36,7 @@
         }],
         ["OS=='linux' and axsnap_desktop=='true'", {
           "sources": [
+            "src-native/linux/atspi_actions.cc",
             "src-native/linux/atspi_apps.cc",
             "src-native/linux/atspi_backend.cc",
             "src-native/linux/atspi_batch.cc",
