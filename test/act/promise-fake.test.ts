@@ -5,9 +5,10 @@
  * Each describe names the issue item it covers.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { AxsnapError } from "../../lib/index.js";
+import type { AxsnapError } from "../../lib/index.js";
 import { loadNative, type NativeBackend } from "../../lib/native.js";
 import { createSession, type Session } from "../../lib/session.js";
+import { rejects } from "../support/rejects.js";
 
 type Node = Record<string, unknown>;
 const native = loadNative();
@@ -76,15 +77,6 @@ const indexOf = (snap: { records: readonly { title?: string; index: number }[] }
   const r = snap.records.find((x) => x.title === name);
   if (!r) throw new Error(`no element ${name}`);
   return r.index;
-};
-const rejects = async (p: Promise<unknown>): Promise<AxsnapError> => {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(AxsnapError);
-    return e as AxsnapError;
-  }
-  throw new Error("expected a rejection");
 };
 const typed = (b: NativeBackend) => b.fakeLog().filter((l) => l.startsWith("type ") || l.startsWith("keys "));
 

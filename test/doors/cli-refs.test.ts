@@ -21,6 +21,7 @@ import { listWindows } from "../../lib/index.js";
 import { type App, type Desktop, startApp } from "../../scripts/desktop.mjs";
 import { type CliRun, indexIn, type Json, runCliJson } from "../support/cli.js";
 import { useDesktop } from "../support/linux.js";
+import { sleep } from "../support/sleep.js";
 
 const TIMEOUT = 120_000;
 const APP = "axsnap-same-title-test";
@@ -41,8 +42,6 @@ afterAll(async () => {
 
 const cliJson = (args: string[]): Promise<CliRun & { env: Json }> =>
   runCliJson(args, { XDG_STATE_HOME: state });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function startSameTitle(mode: "dialog" | "window"): Promise<App> {
   return startApp(desktop, "/usr/bin/python3", ["test/apps/same-title-app.py", mode], {

@@ -23,6 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, chromium, type Desktop, fileUrl, gtkWidgetFactory } from "../../scripts/desktop.mjs";
 import { type CliRun, indexIn, type Json, runCli, runCliJson } from "../support/cli.js";
 import { useDesktop } from "../support/linux.js";
+import { sleep } from "../support/sleep.js";
 
 const TIMEOUT = 120_000;
 const GTK = "gtk3-widget-factory";
@@ -60,8 +61,6 @@ function lineIn(text: string, index: number): string {
       .find((l) => l.startsWith(`${index} `)) ?? ""
   );
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Edits a stored snapshot in place (what a test forces: an identity no element has, or one two have). */
 function doctor(id: string, edit: (stored: Json) => void): void {

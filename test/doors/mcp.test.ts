@@ -13,6 +13,7 @@ import { type App, chromium, type Desktop, fileUrl, gtkWidgetFactory } from "../
 import { indexIn, snapshotIdIn } from "../support/cli.js";
 import { useDesktop } from "../support/linux.js";
 import { spawnRawServer } from "../support/mcp-raw.js";
+import { sleep } from "../support/sleep.js";
 
 const TIMEOUT = 90_000;
 /** The documented limits (README, ARCHITECTURE: MCP): one request line, and a text to type or set. */
@@ -68,8 +69,6 @@ afterAll(async () => {
   await desktop?.stop();
   if (stderr.length > 0) console.log(`server stderr:\n${stderr.join("").slice(-2000)}`);
 });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function call(c: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
   return (await c.callTool({ name, arguments: args })) as CallToolResult;

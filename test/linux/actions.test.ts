@@ -18,6 +18,7 @@ import {
 import { type App, chromium, type Desktop, fileUrl, gtkWidgetFactory } from "../../scripts/desktop.mjs";
 import { indexIn as indexOf } from "../support/cli.js";
 import { useDesktop } from "../support/linux.js";
+import { sleep } from "../support/sleep.js";
 
 const TIMEOUT = 60_000;
 const GTK = "gtk3-widget-factory";
@@ -33,8 +34,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await desktop?.stop();
 });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The printed line of an index (without its indentation). */
 function lineOf(snap: Snapshot, index: number): string {

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSession, type Session, type Snapshot } from "../../lib/index.js";
 import { type App, type Desktop, startApp } from "../../scripts/desktop.mjs";
 import { useDesktop } from "../support/linux.js";
+import { sleep } from "../support/sleep.js";
 
 const TIMEOUT = 90_000;
 let desktop: Desktop;
@@ -26,8 +27,6 @@ afterAll(async () => {
   await session?.close();
   await desktop?.stop();
 });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function startList(args: string[]): Promise<App> {
   return startApp(desktop, "/usr/bin/python3", ["test/apps/big-list.py", ...args], {

@@ -31,6 +31,7 @@ import {
 } from "../../scripts/desktop.mjs";
 import { indexIn as indexOf } from "../support/cli.js";
 import { useDesktop } from "../support/linux.js";
+import { sleep } from "../support/sleep.js";
 
 const TIMEOUT = 60_000;
 
@@ -43,8 +44,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await desktop?.stop();
 });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The printed line of an index without indentation and index, as a Change carries it. */
 function lineOf(snap: Snapshot, index: number): string {

@@ -21,6 +21,7 @@ import { createSession, type ElementRecord, type Session, type Snapshot } from "
 import { type App, chromium, type Desktop, fileUrl, gtkWidgetFactory } from "../../scripts/desktop.mjs";
 import { useDesktop } from "../support/linux.js";
 import { rejects } from "../support/rejects.js";
+import { sleep } from "../support/sleep.js";
 
 const TIMEOUT = 90_000;
 let desktop: Desktop;
@@ -32,8 +33,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await desktop?.stop();
 });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function button(snap: Snapshot, name: string): ElementRecord {
   const r = snap.records.find((x) => x.role === "push button" && x.title === name);

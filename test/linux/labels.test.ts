@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSession, type Session, type Snapshot } from "../../lib/index.js";
 import { type App, type Desktop, gtkWidgetFactory, startApp } from "../../scripts/desktop.mjs";
 import { useDesktop } from "../support/linux.js";
+import { sleep } from "../support/sleep.js";
 
 const TIMEOUT = 90_000;
 let desktop: Desktop;
@@ -24,8 +25,6 @@ afterAll(async () => {
   await session?.close();
   await desktop?.stop();
 });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function until(
   app: App,

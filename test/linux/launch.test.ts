@@ -20,6 +20,7 @@ import { type Desktop, startApp } from "../../scripts/desktop.mjs";
 import { runCli } from "../support/cli.js";
 import { useDesktop } from "../support/linux.js";
 import { textOf } from "../support/mcp.js";
+import { sleep } from "../support/sleep.js";
 
 const TIMEOUT = 90_000;
 
@@ -35,8 +36,6 @@ function gone(pid: number): boolean {
     return true;
   }
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Stops a launched process and waits until it is gone, bounded. */
 async function stop(pid: number): Promise<void> {

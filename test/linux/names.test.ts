@@ -12,6 +12,7 @@ import { createSession, type Session, type Snapshot } from "../../lib/index.js";
 import { loadNative } from "../../lib/native.js";
 import { type App, type Desktop, gtkWidgetFactory, startApp } from "../../scripts/desktop.mjs";
 import { useDesktop } from "../support/linux.js";
+import { sleep } from "../support/sleep.js";
 
 const TIMEOUT = 90_000;
 let desktop: Desktop;
@@ -33,8 +34,6 @@ afterAll(async () => {
   await app?.stop();
   await desktop?.stop();
 });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function until(style: "tree" | "compact", test: (snap: Snapshot) => boolean): Promise<Snapshot> {
   const end = Date.now() + 20_000;

@@ -15,6 +15,7 @@ import { AxsnapError, createSession, type Session } from "../../lib/index.js";
 import { type App, type Desktop, startApp } from "../../scripts/desktop.mjs";
 import { indexIn as indexOf } from "../support/cli.js";
 import { useDesktop } from "../support/linux.js";
+import { sleep } from "../support/sleep.js";
 
 const TIMEOUT = 90_000;
 let desktop: Desktop;
@@ -32,8 +33,6 @@ afterAll(async () => {
   await cal?.stop();
   await desktop?.stop();
 });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const button = (label: string) => new RegExp(`^\\d+ toggle button ${label.replace(/[+*]/, "\\$&")}, `);
 const menuItem = (label: string) => new RegExp(`^\\d+ radio menu item (\\([^)]*\\) )?${label}\\b`);

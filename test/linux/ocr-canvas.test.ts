@@ -13,6 +13,7 @@ import type { Snapshot } from "../../lib/index.js";
 import { createSession, type Session } from "../../lib/session.js";
 import { type App, chromium, type Desktop, fileUrl } from "../../scripts/desktop.mjs";
 import { accuracy, wordsOf } from "../support/drawn-text.js";
+import { indexOf } from "../support/lines.js";
 import { useDesktop } from "../support/linux.js";
 import { rejects } from "../support/rejects.js";
 
@@ -35,14 +36,6 @@ const ocrLines = (text: string) =>
     .split("\n")
     .filter((l) => /^\t*\d+ text \(ocr\) /.test(l))
     .map((l) => l.replace(/^\t*\d+ text \(ocr\) /, ""));
-
-function indexOf(snap: Snapshot, re: RegExp): number {
-  for (const raw of snap.text.split("\n")) {
-    const m = /^(\d+) (.*)$/.exec(raw.trim());
-    if (m && re.test(m[2]!)) return Number(m[1]);
-  }
-  throw new Error(`no line matches ${re} in snapshot ${snap.id}:\n${snap.text}`);
-}
 
 /** Snapshots with a fresh session until the canvas reads `label`, bounded: the page draws on its own time. */
 async function untilCanvasReads(label: string): Promise<Snapshot> {

@@ -15,6 +15,7 @@ import type { NativeBackend } from "../../lib/native.js";
 import { type App, chromium, type Desktop, fileUrl, startApp } from "../../scripts/desktop.mjs";
 import { useDesktop } from "../support/linux.js";
 import { rejects } from "../support/rejects.js";
+import { sleep } from "../support/sleep.js";
 
 const TIMEOUT = 90_000;
 let desktop: Desktop;
@@ -26,8 +27,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await desktop?.stop();
 });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The first record whose printed line matches `re` (line without indentation). */
 function find(snap: Snapshot, re: RegExp): number {

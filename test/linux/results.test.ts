@@ -16,8 +16,9 @@
  *   settling, and the result says "none".
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AxsnapError, createSession, type Session, type Snapshot } from "../../lib/index.js";
+import { AxsnapError, createSession, type Session } from "../../lib/index.js";
 import { type App, chromium, type Desktop, fileUrl, startApp } from "../../scripts/desktop.mjs";
+import { indexOf } from "../support/lines.js";
 import { useDesktop } from "../support/linux.js";
 
 const TIMEOUT = 60_000;
@@ -37,14 +38,6 @@ function session(): Session {
   const s = createSession({ deadlineMs: 5000 });
   sessions.push(s);
   return s;
-}
-
-function indexOf(snap: Snapshot, re: RegExp): number {
-  for (const raw of snap.text.split("\n")) {
-    const m = /^(\d+) (.*)$/.exec(raw.trim());
-    if (m && re.test(m[2]!)) return Number(m[1]);
-  }
-  throw new Error(`no line matches ${re} in snapshot ${snap.id}:\n${snap.text}`);
 }
 
 async function twins(): Promise<App> {

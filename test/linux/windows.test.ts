@@ -21,6 +21,7 @@ import {
 import { chromium, type Desktop, fileUrl, gtkWidgetFactory, startApp } from "../../scripts/desktop.mjs";
 import { indexIn as indexOf } from "../support/cli.js";
 import { useDesktop } from "../support/linux.js";
+import { sleep } from "../support/sleep.js";
 
 const TIMEOUT = 60_000;
 const TEST_APP = "axsnap-windows-test";
@@ -38,8 +39,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await desktop?.stop();
 });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function recordOf(snap: Snapshot, re: RegExp) {
   const index = indexOf(snap, re);

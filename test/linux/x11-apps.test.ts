@@ -17,10 +17,9 @@ import { runCli, runCliJson } from "../support/cli.js";
 import { useDesktop } from "../support/linux.js";
 import { textOf, useMcpClients } from "../support/mcp.js";
 import { decodePng, nonBlank } from "../support/png.js";
+import { sleep } from "../support/sleep.js";
 
 const TIMEOUT = 60_000;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 let desktop: Desktop;
 let session: Session;
 let xterm: App;

@@ -12,6 +12,7 @@ import type { RawNode } from "../../lib/model.js";
 import { loadNative, type NativeBackend, type NativeSnapshot, type NativeWindow } from "../../lib/native.js";
 import { type Desktop, gtkWidgetFactory, startApp } from "../../scripts/desktop.mjs";
 import { useDesktop } from "../support/linux.js";
+import { sleep } from "../support/sleep.js";
 import { restartXvfb, xvfbPid } from "../support/x11.js";
 
 let desktop: Desktop;
@@ -27,8 +28,6 @@ afterAll(async () => {
   await backend?.close();
   await desktop?.stop();
 });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function observe(pid: number, screenshot = true, deadlineMs = 8000): Promise<NativeSnapshot> {
   const s = await backend.snapshot({ app: pid, maxNodes: 2000, maxDepth: 64, deadlineMs, screenshot });

@@ -21,11 +21,10 @@ import {
   permissions,
   type Snapshot,
 } from "../../lib/index.js";
+import { sleep } from "../support/sleep.js";
 
 const ON_A_MAC = process.platform === "darwin" && process.env.AXSNAP_MAC_SMOKE === "1";
 const TIMEOUT = 60_000;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /** The first record whose printed line matches. */
 function find(snap: Snapshot, re: RegExp) {
   for (const raw of snap.text.split("\n")) {
