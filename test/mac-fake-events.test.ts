@@ -14,6 +14,7 @@ import type { NativeBackend } from "../lib/native.js";
 import { createSession } from "../lib/session.js";
 import {
   type AXElement,
+  axWindow,
   type CGWindow,
   loadMacFake,
   macBackend,
@@ -54,25 +55,9 @@ const button = (id: number, title: string): AXElement => ({
   actions: ["AXPress"],
 });
 
-function windowEl(id: number, title: string, children: AXElement[]): AXElement {
-  return {
-    id,
-    attrs: {
-      AXRole: "AXWindow",
-      AXSubrole: "AXStandardWindow",
-      AXRoleDescription: "standard window",
-      AXTitle: title,
-      AXMinimized: false,
-      AXMain: true,
-      AXFocused: true,
-      ...at(100, 80, 800, 600),
-      AXParent: { ref: APP_ID },
-      AXChildren: children,
-    },
-    settable: ["AXMain", "AXFocused", "AXMinimized"],
-    actions: ["AXRaise"],
-  };
-}
+/** The worlds' window, main and focused: the app's one window. */
+const windowEl = (id: number, title: string, children: AXElement[]) =>
+  axWindow(id, title, children, { AXMain: true, AXFocused: true });
 
 function appWith(windows: AXElement[], extra: Partial<WorldApp> = {}): WorldApp {
   return {

@@ -8,6 +8,7 @@ import type { NativeBackend } from "../lib/native.js";
 import { createSession } from "../lib/session.js";
 import {
   type AXElement,
+  axWindow,
   type CGWindow,
   loadMacFake,
   macBackend,
@@ -45,31 +46,7 @@ const button = (id: number, title: string): AXElement => ({
   actions: ["AXPress"],
 });
 
-function windowEl(
-  id: number,
-  title: string,
-  children: AXElement[],
-  extra: Record<string, unknown> = {},
-): AXElement {
-  return {
-    id,
-    attrs: {
-      AXRole: "AXWindow",
-      AXSubrole: "AXStandardWindow",
-      AXRoleDescription: "standard window",
-      AXTitle: title,
-      AXMinimized: false,
-      AXMain: false,
-      AXFocused: false,
-      ...at(FRAME.x, FRAME.y, FRAME.w, FRAME.h),
-      AXParent: { ref: APP_ID },
-      AXChildren: children,
-      ...extra,
-    },
-    settable: ["AXMain", "AXFocused", "AXMinimized"],
-    actions: ["AXRaise"],
-  };
-}
+const windowEl = axWindow;
 
 function appWith(windows: AXElement[], focused?: number): WorldApp {
   const attrs: Record<string, unknown> = {

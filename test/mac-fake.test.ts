@@ -24,6 +24,7 @@ import { createSession } from "../lib/session.js";
 import { createSnapshot } from "../lib/snapshot.js";
 import {
   type AXElement,
+  axWindow,
   type CGWindow,
   loadMacFake,
   macBackend,
@@ -87,32 +88,7 @@ const textField = (id: number, value: string, extra: Record<string, unknown> = {
   actions: ["AXConfirm"],
 });
 
-function windowEl(
-  id: number,
-  title: string,
-  children: AXElement[],
-  extra: Record<string, unknown> = {},
-): AXElement {
-  return {
-    id,
-    attrs: {
-      AXRole: "AXWindow",
-      AXSubrole: "AXStandardWindow",
-      AXRoleDescription: "standard window",
-      AXTitle: title,
-      AXMinimized: false,
-      AXMain: false,
-      AXFocused: false,
-      AXPosition: { x: FRAME.x, y: FRAME.y },
-      AXSize: { w: FRAME.w, h: FRAME.h },
-      AXParent: { ref: APP_ID },
-      AXChildren: children,
-      ...extra,
-    },
-    settable: ["AXMain", "AXFocused", "AXMinimized"],
-    actions: ["AXRaise"],
-  };
-}
+const windowEl = axWindow;
 
 function appWith(windows: AXElement[], extra: Partial<WorldApp> = {}, focused?: number): WorldApp {
   const attrs: Record<string, unknown> = {

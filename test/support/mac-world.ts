@@ -22,6 +22,38 @@ export type AXElement = {
   growEveryMs?: number;
 };
 
+/** The element id the hand-built worlds give their application element: a window's AXParent. */
+export const WORLD_APP_ID = 1;
+
+/** A standard window, not main, not focused, over `frame` (the worlds' usual 800×600 at 100,80); `extra` overrides. */
+export function axWindow(
+  id: number,
+  title: string,
+  children: AXElement[],
+  extra: Record<string, unknown> = {},
+  frame = { x: 100, y: 80, w: 800, h: 600 },
+): AXElement {
+  return {
+    id,
+    attrs: {
+      AXRole: "AXWindow",
+      AXSubrole: "AXStandardWindow",
+      AXRoleDescription: "standard window",
+      AXTitle: title,
+      AXMinimized: false,
+      AXMain: false,
+      AXFocused: false,
+      AXPosition: { x: frame.x, y: frame.y },
+      AXSize: { w: frame.w, h: frame.h },
+      AXParent: { ref: WORLD_APP_ID },
+      AXChildren: children,
+      ...extra,
+    },
+    settable: ["AXMain", "AXFocused", "AXMinimized"],
+    actions: ["AXRaise"],
+  };
+}
+
 export interface WorldApp {
   pid: number;
   name: string;
