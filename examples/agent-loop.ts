@@ -5,7 +5,7 @@
  *
  *   npx tsx examples/agent-loop.ts gtk3-widget-factory "Page 2"
  *
- * The test suite runs this file on a headless desktop (test/examples.test.ts).
+ * The test suite runs this file on a headless desktop (test/doors/examples.test.ts).
  */
 import { AxsnapError, createSession } from "axsnap";
 

@@ -31,7 +31,7 @@ PACKAGES=(
   tesseract-ocr-chi-sim
   fonts-wqy-zenhei
   python3-gi-cairo
-  # X11 clients with no accessibility tree (test/linux-x11-apps.test.ts), xwininfo
+  # X11 clients with no accessibility tree (test/linux/x11-apps.test.ts), xwininfo
   # for startApp's windowClass mode, libXRes for their pids (loaded at run time)
   xterm
   x11-utils

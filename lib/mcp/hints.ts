@@ -3,7 +3,7 @@
  * a program calling it (`listWindows(app)`, `{ app: 1234 }`, maxNodes, "take
  * a new snapshot"); a model over MCP can only call tools, so each phrasing
  * becomes the tool and argument that do the same. Applied to every tool's
- * error result (errorResult in tools.ts); test/mcp-hints.test.ts passes
+ * error result (errorResult in tools.ts); test/doors/mcp-hints.test.ts passes
  * every hint the library writes through it.
  */
 import { LIBRARY_PHRASES as P } from "../doors/phrases.js";

@@ -14,12 +14,12 @@
  *
  * Measured against o200k_base (gpt-tokenizer 4.0.0) on every text of 200
  * tokens or more: the fixture trees in both styles, as skeletons and at a
- * budget, worst error 6.3% over 42 texts (test/tokens.test.ts); real windows
+ * budget, worst error 6.3% over 42 texts (test/render/tokens.test.ts); real windows
  * (gtk3-widget-factory, galculator, Chromium with test/pages/huge.html?n=5000:
  * full, skeleton, budget, subtree), worst 5.0% over 20 texts
- * (test/linux-skeleton.test.ts). It mostly leans high. The stated error,
+ * (test/linux/skeleton.test.ts). It mostly leans high. The stated error,
  * TOKEN_ESTIMATE_ERROR, is 10%: what a budget may be over by the real count
- * (test/outline-properties.test.ts checks it over random trees too, whose
+ * (test/render/outline-properties.test.ts checks it over random trees too, whose
  * rare scripts are costed by their bytes so the estimate stays high there).
  */
 

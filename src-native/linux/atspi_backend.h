@@ -173,6 +173,10 @@ class AtspiBackend : public Backend {
   void ResetReadStats() override;
   std::vector<ReadStat> TakeReadStats() override;
 
+  // The state every operation works on (atspi_internal.h). Named here so the
+  // functions of the backend's files (atspi_*.cc) can take it; complete only there.
+  struct Impl;
+
  private:
   // Connected, reconnecting first (once, within `deadline`) when the
   // connection was closed since (the bus restarted).
@@ -181,7 +185,6 @@ class AtspiBackend : public Backend {
   Error EditTarget(ElementId id, const std::string& text, Clock::time_point deadline, std::string& bus,
                    std::string& path);
   Error ListAppsOnce(std::vector<AppInfo>& out, Clock::time_point deadline);
-  struct Impl;
   // ReadChildren: a big table that manages its cells (a GTK3 tree view) read
   // as its column headers and the cells of its rows on screen, with its row
   // count. handled[i]: out[i] (or errs[i]) is its answer; the others are left

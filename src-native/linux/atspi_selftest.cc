@@ -1,7 +1,8 @@
 // Standalone check of AtspiBackend against a live gtk3-widget-factory.
 // Not part of the addon. Build and run (the headless desktop is below):
 //
-//   g++ -std=c++17 -O2 -Wall -Wextra -Werror atspi_selftest.cc atspi_backend.cc atspi_events.cc ../core/names.cc
+//   g++ -std=c++17 -O2 -Wall -Wextra -Werror atspi_selftest.cc $(ls atspi_*.cc | grep -v selftest) dbus_reply.cc
+//       ../core/names.cc
 //       $(pkg-config --cflags --libs gio-2.0) -o atspi_selftest
 //   ./atspi_selftest [--dump] [--quick] [--no-bulk] [--keep-bus] [--call-timeout MS]
 //

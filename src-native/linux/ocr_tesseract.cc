@@ -53,7 +53,7 @@ constexpr int kLeptSeverityNone = 6;
 constexpr int kMaxSide = 32767;
 
 // The library name, overridable for tests only: AXSNAP_TESSERACT_LIB=/nonexistent makes Tesseract
-// "not installed" for one process (test/linux-ocr-engine.test.ts). Not a user setting.
+// "not installed" for one process (test/linux/ocr-engine.test.ts). Not a user setting.
 const char* LibraryName() {
   const char* v = std::getenv("AXSNAP_TESSERACT_LIB");
   return v && *v ? v : "libtesseract.so.5";

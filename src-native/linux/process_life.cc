@@ -4,24 +4,18 @@
 
 #include <cerrno>
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "proc_files.h"
 
 namespace axsnap {
 namespace {
 
 constexpr unsigned long kPfExiting = 0x00000004;  // include/linux/sched.h: set as do_exit() begins
 
-bool ReadAll(const std::string& path, std::string& out) {
-  std::ifstream in(path);
-  if (!in) return false;
-  std::ostringstream s;
-  s << in.rdbuf();
-  out = s.str();
-  return !out.empty();
-}
+bool ReadAll(const std::string& path, std::string& out) { return ReadProcFile(path, out) && !out.empty(); }
 
 // A "SigPnd:"/"ShdPnd:" mask of /proc/<pid>/status (hex, bit n-1 for signal n).
 bool KillPending(const std::string& status) {

@@ -6,8 +6,7 @@
 #include <X11/Xutil.h>
 #include <dlfcn.h>
 
-#include <fstream>
-#include <iterator>
+#include "proc_files.h"
 
 namespace axsnap {
 namespace {
@@ -111,8 +110,9 @@ std::vector<Window> NetClientList(Display* dpy, Window root) {
 }
 
 std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  std::string text;
+  ReadProcFile(path, text);  // a process that exits meanwhile reads as empty
+  return text;
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """A GTK3 window whose text is drawn with cairo on a DrawingArea, for the OCR
-tests and benchmark (test/linux-ocr-engine.test.ts, bench/ocr.ts): the
+tests and benchmark (test/linux/ocr-engine.test.ts, bench/ocr.ts): the
 accessibility tree has the window and the drawing area, and no text at all.
 
 The argument is a JSON object:

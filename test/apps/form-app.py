@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""A small GTK3 form for axsnap's name tests (test/linux-names.test.ts).
+"""A small GTK3 form for axsnap's name tests (test/linux/names.test.ts).
 
 Fields named only by the labels beside them (gtk_label_set_mnemonic_widget,
 which GTK exposes as AT-SPI LABELLED_BY / LABEL_FOR): a text entry "User

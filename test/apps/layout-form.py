@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""A GTK3 form whose labels are tied to nothing (test/linux-labels.test.ts).
+"""A GTK3 form whose labels are tied to nothing (test/linux/labels.test.ts).
 
 Unlike form-app.py, no label is the mnemonic widget's label, so AT-SPI
 has no LABELLED_BY relation to read: a name can only be inferred from the

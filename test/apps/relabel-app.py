@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """A GTK3 window whose entry is named by a label the app re-creates, for the
-handle leak test (test/linux-handles.test.ts).
+handle leak test (test/linux/handles.test.ts).
 
 The entry sits near the top (window > grid > entry); its label lies four
 levels down (grid > box > box > box > label), so a snapshot with maxDepth 3

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """A GTK3 app with two surfaces of the same title, for the CLI's ref tests
-(test/cli-windows.test.ts).
+(test/doors/cli-refs.test.ts).
 
 Its main window is titled "Doc" and has a button "Apply". Clicking that
 button prints `CLICKED apply-in-MAIN` and opens, once, another surface also

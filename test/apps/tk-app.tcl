@@ -1,4 +1,4 @@
-# A Tk window for test/linux-x11-apps.test.ts: Tk has no AT-SPI bridge, so
+# A Tk window for test/linux/x11-apps.test.ts: Tk has no AT-SPI bridge, so
 # axsnap sees only its X window. Widgets are placed at fixed pixels so a
 # test can click them by position. argv: the file a click on "Press me"
 # writes to.

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """A GTK3 app with windows that share a title, for axsnap's result tests
-(test/linux-results.test.ts).
+(test/linux/results.test.ts).
 
 The main window "Doc" has "Apply" (a counter label shows each press) and
 "Open twin", which opens a second top-level window also titled "Doc" with an

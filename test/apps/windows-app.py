@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""A small GTK3 app for axsnap's window tests (test/linux-windows.test.ts).
+"""A small GTK3 app for axsnap's window tests (test/linux/windows.test.ts).
 
 A menu bar (File, View), a combo box whose choice shows in a label, a button
 that opens a modal dialog of the app itself, and one that spawns zenity (a

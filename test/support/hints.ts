@@ -2,8 +2,8 @@
  * Every hint the library can put on an error, read from its own source with
  * the TypeScript parser (every `hint:` property, every `hint`/`*_HINT`
  * constant, every hint argument of `invalidArgument`), so that a hint added
- * later is checked by the doors' hint tests too (test/cli-hints.test.ts,
- * test/mcp-hints.test.ts).
+ * later is checked by the doors' hint tests too (test/doors/cli-hints.test.ts,
+ * test/doors/mcp-hints.test.ts).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";

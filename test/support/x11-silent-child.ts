@@ -1,5 +1,5 @@
 /**
- * Child process for test/linux-x11.test.ts: calls the native backend while
+ * Child process for test/linux/x11.test.ts: calls the native backend while
  * DISPLAY names an X server that accepts and never answers (started here, so
  * this process's own event loop serves it), then with DISPLAY on the real
  * Xvfb again, printing one JSON line per call, then process.exit(0). The

@@ -5,7 +5,7 @@
 // FakeMacSystem recovery, a leak count of zero at the end, and that misuse
 // (over-release, use after free, CFRelease(NULL)) aborts.
 //
-// test/mac-fake.test.ts builds and runs it; by hand, from this directory:
+// test/mac/fake.test.ts builds and runs it; by hand, from this directory:
 //   c++ -std=c++17 -Wall -Wextra -Wno-unused-parameter -DAXSNAP_APPLE_DECLS
 //     fake_cf_selftest.cc fake_cf.cc fake_mac_system.cc -lpthread -o /tmp/fake_cf_selftest
 //   /tmp/fake_cf_selftest

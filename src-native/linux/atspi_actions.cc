@@ -1,0 +1,280 @@
+// Acting through AT-SPI rather than input: a named action (Action.DoAction),
+// text (EditableText.SetTextContents, and InsertText at the end), a number
+// (Value.CurrentValue), focus (Component.GrabFocus) and selection of a row or
+// cell in its list (Selection.SelectChild, or Table.AddRowSelection where
+// GTK3's tree view refuses it). Each drops what earlier reads let later ones
+// skip (Impl::ForgetReadState).
+//
+// Follows at-spi2-core xml/Action.xml, xml/EditableText.xml, xml/Text.xml,
+// xml/Value.xml, xml/Component.xml, xml/Selection.xml and xml/Table.xml;
+// state numbers (EDITABLE, READ_ONLY) from atspi-constants.h.
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "atspi_internal.h"
+
+namespace axsnap {
+
+namespace {
+
+std::string Lower(const std::string& s) {
+  CharPtr folded(g_utf8_casefold(s.c_str(), static_cast<gssize>(s.size())));
+  return folded ? std::string(folded.get()) : s;
+}
+
+}  // namespace
+
+Error AtspiBackend::DoAction(ElementId id, const std::string& name, Clock::time_point deadline) {
+  Impl& im = *impl_;
+  if (Error e = Ready(deadline)) return e;
+  const ObjRef* ref = im.Lookup(id);
+  if (!ref) return im.Unknown(id);
+  const ObjRef target = *ref;
+  im.ForgetReadState();
+  const int perCall = static_cast<int>(im.callTimeout.count());
+  Outcome o;
+  std::string msg;
+  // Raw names (NActions + GetName), then the localized ones (GetActions).
+  std::vector<std::string> names;
+  VariantPtr nv = im.CallSync(target.bus, target.path, kIfProperties, "Get",
+                              g_variant_new("(ss)", kIfAction, "NActions"), "(v)", deadline, o, msg);
+  if (o == Outcome::kFailed) return MakeError(ErrorCode::kActionNotSupported, "the element has no actions");
+  if (o != Outcome::kOk) return OutcomeError(o, target.bus, msg, perCall);
+  {
+    VariantPtr inner = UnwrapV(nv.get());
+    int64_t count = 0;
+    VariantToInt(inner.get(), count);
+    for (int64_t i = 0; i < std::min<int64_t>(count, 64); ++i) {
+      VariantPtr gn = im.CallSync(target.bus, target.path, kIfAction, "GetName", g_variant_new("(i)", gint32(i)), "(s)",
+                                  deadline, o, msg);
+      if (o != Outcome::kOk) return OutcomeError(o, target.bus, msg, perCall);
+      const gchar* s = nullptr;
+      g_variant_get(gn.get(), "(&s)", &s);
+      names.emplace_back(ActionNameOf(s ? s : ""));
+    }
+  }
+  const std::string wanted = Lower(name);
+  int index = -1;
+  for (size_t i = 0; i < names.size() && index < 0; ++i)
+    if (!names[i].empty() && Lower(names[i]) == wanted) index = static_cast<int>(i);
+  if (index < 0 && !names.empty()) {
+    VariantPtr r = im.CallSync(target.bus, target.path, kIfAction, "GetActions", nullptr, "(a(sss))", deadline, o, msg);
+    if (o == Outcome::kOk) {
+      VariantPtr arr = AdoptVariant(g_variant_get_child_value(r.get(), 0));
+      GVariantIter it;
+      g_variant_iter_init(&it, arr.get());
+      const gchar *n = nullptr, *d = nullptr, *k = nullptr;
+      for (int i = 0; index < 0 && g_variant_iter_next(&it, "(&s&s&s)", &n, &d, &k); ++i)
+        if (n && *n && Lower(ActionNameOf(n)) == wanted && static_cast<size_t>(i) < names.size()) index = i;
+    }
+  }
+  if (index < 0) {
+    std::string have;
+    for (const auto& n : names)
+      if (!n.empty()) have += (have.empty() ? "" : ", ") + n;
+    return MakeError(ErrorCode::kActionNotSupported,
+                     "no action \"" + name + "\" on this element" + (have.empty() ? "" : " (has: " + have + ")"));
+  }
+  VariantPtr done =
+      im.CallSync(target.bus, target.path, kIfAction, "DoAction", g_variant_new("(i)", index), "(b)", deadline, o, msg);
+  if (o != Outcome::kOk)
+    return o == Outcome::kFailed ? MakeError(ErrorCode::kActionFailed, "DoAction failed: " + msg)
+                                 : OutcomeError(o, target.bus, msg, perCall);
+  gboolean success = FALSE;
+  g_variant_get(done.get(), "(b)", &success);
+  if (!success) return MakeError(ErrorCode::kActionFailed, "the application refused action \"" + names[index] + "\"");
+  return {};
+}
+
+// What SetText and InsertText both check first: the bus, the element, valid UTF-8; the reads that
+// follow must not reuse what the snapshot read.
+Error AtspiBackend::EditTarget(ElementId id, const std::string& text, Clock::time_point deadline, std::string& bus,
+                               std::string& path) {
+  Impl& im = *impl_;
+  if (Error e = Ready(deadline)) return e;
+  const ObjRef* ref = im.Lookup(id);
+  if (!ref) return im.Unknown(id);
+  bus = ref->bus;
+  path = ref->path;
+  im.ForgetReadState();
+  if (!g_utf8_validate(text.c_str(), static_cast<gssize>(text.size()), nullptr))
+    return MakeError(ErrorCode::kInvalidArgument, "the text is not valid UTF-8");
+  return {};
+}
+
+Error AtspiBackend::SetText(ElementId id, const std::string& text, Clock::time_point deadline) {
+  Impl& im = *impl_;
+  ObjRef target;
+  if (Error e = EditTarget(id, text, deadline, target.bus, target.path)) return e;
+  uint32_t bits = 0;
+  Error err;
+  if (!im.InterfacesOf(target, deadline, bits, err)) return err;
+  if (!(bits & kHasEditableText))
+    return MakeError(ErrorCode::kNotSettable, "the element has no editable text (AT-SPI EditableText)");
+  Outcome o;
+  std::string msg;
+  VariantPtr r = im.CallSync(target.bus, target.path, kIfEditableText, "SetTextContents",
+                             g_variant_new("(s)", text.c_str()), "(b)", deadline, o, msg);
+  if (o != Outcome::kOk)
+    return o == Outcome::kFailed ? MakeError(ErrorCode::kNotSettable, "SetTextContents failed: " + msg)
+                                 : OutcomeError(o, target.bus, msg, static_cast<int>(im.callTimeout.count()));
+  gboolean success = FALSE;
+  g_variant_get(r.get(), "(b)", &success);
+  if (!success) return MakeError(ErrorCode::kNotSettable, "the application refused the text (read-only field?)");
+  return {};
+}
+
+Error AtspiBackend::SetNumber(ElementId id, double value, Clock::time_point deadline) {
+  Impl& im = *impl_;
+  if (Error e = Ready(deadline)) return e;
+  const ObjRef* ref = im.Lookup(id);
+  if (!ref) return im.Unknown(id);
+  const ObjRef target = *ref;
+  im.ForgetReadState();
+  uint32_t bits = 0;
+  Error err;
+  if (!im.InterfacesOf(target, deadline, bits, err)) return err;
+  if (!(bits & kHasValue)) return MakeError(ErrorCode::kNotSettable, "the element has no value (AT-SPI Value)");
+  Outcome o;
+  std::string msg;
+  VariantPtr r = im.CallSync(target.bus, target.path, kIfProperties, "Set",
+                             g_variant_new("(ssv)", kIfValue, "CurrentValue", g_variant_new_double(value)), nullptr,
+                             deadline, o, msg);
+  if (o != Outcome::kOk)
+    return o == Outcome::kFailed ? MakeError(ErrorCode::kNotSettable, "setting CurrentValue failed: " + msg)
+                                 : OutcomeError(o, target.bus, msg, static_cast<int>(im.callTimeout.count()));
+  return {};
+}
+
+Error AtspiBackend::Focus(ElementId id, Clock::time_point deadline) {
+  Impl& im = *impl_;
+  if (Error e = Ready(deadline)) return e;
+  const ObjRef* ref = im.Lookup(id);
+  if (!ref) return im.Unknown(id);
+  const ObjRef target = *ref;
+  im.ForgetReadState();
+  Outcome o;
+  std::string msg;
+  VariantPtr r = im.CallSync(target.bus, target.path, kIfComponent, "GrabFocus", nullptr, "(b)", deadline, o, msg);
+  if (o != Outcome::kOk)
+    return o == Outcome::kFailed ? MakeError(ErrorCode::kActionNotSupported, "the element cannot take focus: " + msg)
+                                 : OutcomeError(o, target.bus, msg, static_cast<int>(im.callTimeout.count()));
+  gboolean success = FALSE;
+  g_variant_get(r.get(), "(b)", &success);
+  if (!success) return MakeError(ErrorCode::kActionFailed, "the application refused to focus the element");
+  return {};
+}
+
+// Selects a row or cell in its list: Selection.SelectChild on the parent, at
+// the element's index in it (the AT-SPI way to "click" a row without input).
+namespace {
+
+// GTK3's tree view refuses Selection.SelectChild for a cell of a table with
+// more than one column; its Table interface selects the cell's row instead
+// (Table.GetRowAtIndex, then AddRowSelection). True when the row was selected.
+template <typename ImplT>
+bool SelectTableRow(ImplT& im, const std::string& bus, const std::string& path, gint32 index,
+                    Clock::time_point deadline) {
+  Outcome o;
+  std::string msg;
+  VariantPtr rv =
+      im.CallSync(bus, path, kIfTable, "GetRowAtIndex", g_variant_new("(i)", index), "(i)", deadline, o, msg);
+  if (o != Outcome::kOk) return false;
+  gint32 row = -1;
+  g_variant_get(rv.get(), "(i)", &row);
+  if (row < 0) return false;
+  VariantPtr av =
+      im.CallSync(bus, path, kIfTable, "AddRowSelection", g_variant_new("(i)", row), "(b)", deadline, o, msg);
+  if (o != Outcome::kOk) return false;
+  gboolean ok = FALSE;
+  g_variant_get(av.get(), "(b)", &ok);
+  return ok != FALSE;
+}
+
+}  // namespace
+
+Error AtspiBackend::Select(ElementId id, Clock::time_point deadline) {
+  Impl& im = *impl_;
+  if (Error e = Ready(deadline)) return e;
+  const ObjRef* ref = im.Lookup(id);
+  if (!ref) return im.Unknown(id);
+  const ObjRef target = *ref;
+  im.ForgetReadState();
+  const int perCall = static_cast<int>(im.callTimeout.count());
+  Outcome o;
+  std::string msg;
+  VariantPtr pv = im.CallSync(target.bus, target.path, kIfProperties, "Get",
+                              g_variant_new("(ss)", kIfAccessible, "Parent"), "(v)", deadline, o, msg);
+  if (o != Outcome::kOk) return OutcomeError(o, target.bus, msg, perCall);
+  VariantPtr parent = UnwrapV(pv.get());
+  if (!parent || !g_variant_is_of_type(parent.get(), G_VARIANT_TYPE("(so)")))
+    return MakeError(ErrorCode::kActionNotSupported, "the element has no parent to select it in");
+  const gchar* parentBus = nullptr;
+  const gchar* parentPath = nullptr;
+  g_variant_get(parent.get(), "(&s&o)", &parentBus, &parentPath);
+  const std::string pBus = parentBus ? parentBus : "";
+  const std::string pPath = parentPath ? parentPath : "";
+  VariantPtr iv =
+      im.CallSync(target.bus, target.path, kIfAccessible, "GetIndexInParent", nullptr, "(i)", deadline, o, msg);
+  if (o != Outcome::kOk) return OutcomeError(o, target.bus, msg, perCall);
+  gint32 index = -1;
+  g_variant_get(iv.get(), "(i)", &index);
+  if (index < 0) return MakeError(ErrorCode::kActionNotSupported, "the element is not a child of its parent");
+  VariantPtr sv = im.CallSync(pBus, pPath, "org.a11y.atspi.Selection", "SelectChild", g_variant_new("(i)", index),
+                              "(b)", deadline, o, msg);
+  if (o == Outcome::kFailed)
+    return MakeError(ErrorCode::kActionNotSupported, "its list does not support selection: " + msg);
+  if (o != Outcome::kOk) return OutcomeError(o, pBus, msg, perCall);
+  gboolean ok = FALSE;
+  g_variant_get(sv.get(), "(b)", &ok);
+  if (!ok && SelectTableRow(im, pBus, pPath, index, deadline)) return {};
+  if (!ok) return MakeError(ErrorCode::kActionFailed, "the list refused to select the element");
+  return {};
+}
+
+Error AtspiBackend::InsertText(ElementId id, const std::string& text, Clock::time_point deadline) {
+  Impl& im = *impl_;
+  ObjRef target;
+  if (Error e = EditTarget(id, text, deadline, target.bus, target.path)) return e;
+  const int perCall = static_cast<int>(im.PerCall(deadline).count());
+  uint32_t bits = 0;
+  Error err;
+  if (!im.InterfacesOf(target, deadline, bits, err)) return err;
+  if (!(bits & kHasEditableText) || !(bits & kHasText))
+    return MakeError(ErrorCode::kActionNotSupported,
+                     "the element cannot insert text (no AT-SPI EditableText); type into it instead");
+  Outcome o;
+  std::string msg;
+  VariantPtr sv = im.CallSync(target.bus, target.path, kIfAccessible, "GetState", nullptr, "(au)", deadline, o, msg);
+  if (o != Outcome::kOk) return OutcomeError(o, target.bus, msg, perCall);
+  {
+    VariantPtr au = AdoptVariant(g_variant_get_child_value(sv.get(), 0));
+    const StateSet st = StatesFrom(au.get());
+    if (!st.Has(kStateEditable) || st.Has(kStateReadOnly))
+      return MakeError(ErrorCode::kNotSettable, "the element is not editable (read-only)");
+  }
+  VariantPtr cv = im.CallSync(target.bus, target.path, kIfProperties, "Get",
+                              g_variant_new("(ss)", kIfText, "CharacterCount"), "(v)", deadline, o, msg);
+  if (o != Outcome::kOk) return OutcomeError(o, target.bus, msg, perCall);
+  int64_t count = 0;
+  {
+    VariantPtr inner = UnwrapV(cv.get());
+    if (!VariantToInt(inner.get(), count) || count < 0)
+      return MakeError(ErrorCode::kActionFailed, "the element did not say how long its text is");
+  }
+  // The length is in bytes: atk-bridge hands it to atk_editable_text_insert_text, which GTK reads as
+  // bytes (a character count cuts a multi-byte character off the end). Toolkits that count characters
+  // take the whole string, since bytes >= characters.
+  VariantPtr r =
+      im.CallSync(target.bus, target.path, kIfEditableText, "InsertText",
+                  g_variant_new("(isi)", gint32(count), text.c_str(), gint32(text.size())), "(b)", deadline, o, msg);
+  if (o == Outcome::kFailed) return MakeError(ErrorCode::kDeliveryUncertain, "InsertText failed: " + msg);
+  if (o != Outcome::kOk) return OutcomeError(o, target.bus, msg, perCall);
+  gboolean success = FALSE;
+  g_variant_get(r.get(), "(b)", &success);
+  if (!success) return MakeError(ErrorCode::kNotSettable, "the application refused to insert the text");
+  return {};
+}
+}  // namespace axsnap
