@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "atspi_internal.h"
+#include "glib_wait.h"
 
 namespace axsnap {
 namespace atspi {
@@ -56,18 +57,7 @@ GObj<GDBusConnection> ConnectAddress(GMainContext* ctx, const char* address, GDB
         if (err) (*h)->message = err->message;
       },
       holder);
-  bool timedOut = false;
-  SourcePtr timer(g_timeout_source_new(static_cast<guint>(timeout.count())));
-  g_source_set_callback(
-      timer.get(),
-      [](gpointer p) -> gboolean {
-        *static_cast<bool*>(p) = true;
-        return G_SOURCE_REMOVE;
-      },
-      &timedOut, nullptr);
-  g_source_attach(timer.get(), ctx);
-  while (!wait->done && !timedOut) g_main_context_iteration(ctx, TRUE);
-  if (!wait->done) {
+  if (!glib::IterateUntil(ctx, timeout, [&] { return wait->done; })) {
     g_cancellable_cancel(cancel.get());
     message = "timed out connecting to " + std::string(address);
     timedOutOut = true;

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "atspi_internal.h"
+#include "glib_wait.h"
 
 namespace axsnap {
 namespace atspi {
@@ -113,18 +114,8 @@ void TakePrefetch(AtspiBackend::Impl& im, const std::string& busName, bool waitB
   if (it == im.prefetch.end()) return;
   PrefetchPtr st = it->second;
   if (waitBulk && st->wantBulk && !st->bulkDone && !st->bulkStale) {
-    bool timedOut = false;
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    SourcePtr timer(g_timeout_source_new(static_cast<guint>(std::max<int64_t>(left, 0))));
-    g_source_set_callback(
-        timer.get(),
-        [](gpointer p) -> gboolean {
-          *static_cast<bool*>(p) = true;
-          return G_SOURCE_REMOVE;
-        },
-        &timedOut, nullptr);
-    g_source_attach(timer.get(), im.ctx.get());
-    while (!st->bulkDone && !timedOut) g_main_context_iteration(im.ctx.get(), TRUE);
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    glib::IterateUntil(im.ctx.get(), left, [&] { return st->bulkDone; });
   }
   if (st->peerTried && !st->peerPending) {
     st->peerTried = false;
@@ -202,18 +193,8 @@ void AwaitPrefetchRegistration(AtspiBackend::Impl& im, const std::string& busNam
   if (it == im.prefetch.end() || !it->second->registerPending) return;
   PrefetchPtr st = it->second;
   const auto until = std::min(deadline, Clock::now() + im.PerCall(deadline));
-  bool timedOut = false;
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count();
-  SourcePtr timer(g_timeout_source_new(static_cast<guint>(std::max<int64_t>(left, 0))));
-  g_source_set_callback(
-      timer.get(),
-      [](gpointer p) -> gboolean {
-        *static_cast<bool*>(p) = true;
-        return G_SOURCE_REMOVE;
-      },
-      &timedOut, nullptr);
-  g_source_attach(timer.get(), im.ctx.get());
-  while (st->registerPending && !timedOut) g_main_context_iteration(im.ctx.get(), TRUE);
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now());
+  glib::IterateUntil(im.ctx.get(), left, [&] { return !st->registerPending; });
 }
 
 }  // namespace atspi
