@@ -72,6 +72,20 @@ export interface FindResult {
   text: string;
 }
 
+/** A match as the doors' structured replies carry it: the record stays behind. */
+export type FindMatchData = Omit<FindMatch, "record">;
+
+export function matchData(m: FindMatch): FindMatchData {
+  return {
+    index: m.index,
+    ref: m.ref,
+    role: m.role,
+    ...(m.name === undefined ? {} : { name: m.name }),
+    line: m.line,
+    ancestors: m.ancestors,
+  };
+}
+
 /** What a door calls the next steps in its text. */
 export interface FindTerms {
   /** How to read the whole window: "snapshot()", "get_app_state", "`axsnap snapshot --app NAME`". */

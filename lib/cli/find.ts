@@ -4,7 +4,7 @@
  * is acted on from a later process exactly as a ref `axsnap snapshot`
  * printed: found again in that window by its stored identity.
  */
-import { findText, queryFromDoor } from "../find.js";
+import { findText, matchData, queryFromDoor } from "../find.js";
 import type { Session } from "../session.js";
 import type { Snapshot } from "../snapshot.js";
 import type { Step } from "./args.js";
@@ -54,14 +54,7 @@ export async function runFind(runner: FindHost, step: Step): Promise<Outcome> {
     complete: snap.complete,
     total: r.total,
     more: r.more,
-    matches: r.matches.map((m) => ({
-      index: m.index,
-      ref: m.ref,
-      role: m.role,
-      ...(m.name === undefined ? {} : { name: m.name }),
-      line: m.line,
-      ancestors: m.ancestors,
-    })),
+    matches: r.matches.map(matchData),
     stored: held.stored,
   };
   const app = /^[\w.-]+$/.test(snap.app.name) ? snap.app.name : JSON.stringify(snap.app.name);

@@ -7,7 +7,14 @@
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import { DEFAULT_FIND_LIMIT, type FindResult, findText, MAX_FIND_LIMIT, queryFromDoor } from "../find.js";
+import {
+  DEFAULT_FIND_LIMIT,
+  type FindResult,
+  findText,
+  MAX_FIND_LIMIT,
+  matchData,
+  queryFromDoor,
+} from "../find.js";
 // No length bounds in the schema: find refuses a long pattern itself, with a hint (the transport bounds the request).
 import { PATTERN_LIMIT } from "../pattern.js";
 import type { Session } from "../session.js";
@@ -97,14 +104,7 @@ function structured(r: FindResult): z.infer<typeof outputSchema> {
     complete: snap.complete,
     total: r.total,
     more: r.more,
-    matches: r.matches.map((m) => ({
-      index: m.index,
-      ref: m.ref,
-      role: m.role,
-      ...(m.name === undefined ? {} : { name: m.name }),
-      line: m.line,
-      ancestors: m.ancestors,
-    })),
+    matches: r.matches.map(matchData),
   };
 }
 
