@@ -169,15 +169,6 @@ constexpr int kMaxHitDepth = 64;
 
 namespace {
 
-// The object of a "((so))" reply; nullopt for the null reference.
-std::optional<ObjRef> RefOf(GVariant* reply) {
-  const gchar* bus = nullptr;
-  const gchar* path = nullptr;
-  g_variant_get(reply, "((&s&o))", &bus, &path);
-  if (!bus || !*bus || !path || std::strcmp(path, kNullPath) == 0) return std::nullopt;
-  return ObjRef{bus, path};
-}
-
 bool SameRef(const ObjRef& a, const ObjRef& b) { return a.bus == b.bus && a.path == b.path; }
 
 }  // namespace

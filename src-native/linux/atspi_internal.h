@@ -19,6 +19,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -168,6 +169,7 @@ bool VariantToInt(GVariant* v, int64_t& out);
 bool DictString(GVariant* dict, const char* key, std::string& out);
 bool AttrString(GVariant* attrs, const char* key, std::string& out);
 std::vector<ObjRef> RefsIn(GVariant* reply);
+std::optional<ObjRef> RefOf(GVariant* reply);  // a "((so))" reply; nullopt for the null reference
 
 // ---------------------------------------------------------------------------
 // Call timing and statistics (atspi_batch.cc).
@@ -558,7 +560,6 @@ class Batch {
  private:
   GMainContext* ctx_;
   std::shared_ptr<BatchState> st_;
-  uint64_t* counter_;
   bool abandoned_ = false;
 };
 

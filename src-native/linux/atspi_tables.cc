@@ -27,7 +27,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <functional>
 #include <iterator>
 #include <optional>
@@ -66,13 +65,10 @@ struct TableRead {
 
 bool OnScreen(const Rect& r) { return r.x != kHiddenCoordinate && r.y != kHiddenCoordinate && r.w > 0 && r.h > 0; }
 
-// The object of a "((so))" reply; "" for the null reference.
+// The object path of a "((so))" reply; "" for the null reference.
 std::string RefPath(GVariant* reply) {
-  const gchar* bus = nullptr;
-  const gchar* path = nullptr;
-  g_variant_get(reply, "((&s&o))", &bus, &path);
-  if (!bus || !*bus || !path || std::strcmp(path, kNullPath) == 0) return {};
-  return path;
+  const std::optional<ObjRef> ref = RefOf(reply);
+  return ref ? ref->path : std::string();
 }
 
 }  // namespace

@@ -123,6 +123,14 @@ Error OutcomeError(Outcome o, const std::string& busName, const std::string& mes
 
 // The objects of an `(a(so))` reply (GetChildren, GetMatches): a null reference
 // (the root path, or no bus name) names nothing and is left out.
+std::optional<ObjRef> RefOf(GVariant* reply) {
+  const gchar* bus = nullptr;
+  const gchar* path = nullptr;
+  g_variant_get(reply, "((&s&o))", &bus, &path);
+  if (!bus || !*bus || !path || std::strcmp(path, kNullPath) == 0) return std::nullopt;
+  return ObjRef{bus, path};
+}
+
 std::vector<ObjRef> RefsIn(GVariant* reply) {
   std::vector<ObjRef> out;
   VariantPtr arr = AdoptVariant(g_variant_get_child_value(reply, 0));
