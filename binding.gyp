@@ -5,6 +5,11 @@
       "target_name": "axsnap",
       "sources": [
         "src-native/napi/addon.cc",
+        "src-native/napi/act_js.cc",
+        "src-native/napi/backend_js.cc",
+        "src-native/napi/events_js.cc",
+        "src-native/napi/fake_js.cc",
+        "src-native/napi/observe_js.cc",
         "src-native/napi/convert.cc",
         "src-native/napi/marks_js.cc",
         "src-native/core/capture_choice.cc",

@@ -1,5 +1,5 @@
 /**
- * The whole native surface, typed in one place (src-native/napi/addon.cc is
+ * The whole native surface, typed in one place (src-native/napi/backend_js.h is
  * its other half). Internal: the public API wraps it, validates every
  * argument before a call reaches it, and maps its errors into AxsnapError.
  *

@@ -6,7 +6,7 @@
  *
  * - One event pump per app: a single native waitEvents at a time, in short
  *   slices that return early when any other job is queued on the worker
- *   (addon.cc), so an action's job waits at most one short turn. Every wait
+ *   (src-native/napi/events_js.cc), so an action's job waits at most one short turn. Every wait
  *   on the app subscribes to the pump's stamp.
  * - One poll clock per app: the safety net (an observation at least every
  *   POLL_MS) ticks for all its waits at once.

@@ -10,6 +10,11 @@
       "target_name": "axsnap_macfake",
       "sources": [
         "../../../src-native/napi/addon.cc",
+        "../../../src-native/napi/act_js.cc",
+        "../../../src-native/napi/backend_js.cc",
+        "../../../src-native/napi/events_js.cc",
+        "../../../src-native/napi/fake_js.cc",
+        "../../../src-native/napi/observe_js.cc",
         "../../../src-native/napi/convert.cc",
         "../../../src-native/napi/marks_js.cc",
         "../../../src-native/core/capture_choice.cc",
@@ -31,7 +36,7 @@
         "mac_direct.cc",
         "world_from_js.cc"
       ],
-      # "." for addon.cc's #include "world_from_js.h" under AXSNAP_MAC_FAKE.
+      # "." for backend_js.cc's and fake_js.cc's #include "world_from_js.h" under AXSNAP_MAC_FAKE.
       "include_dirs": [".", "<!(node -p \"require('node-addon-api').include_dir\")"],
       "defines": [
         "AXSNAP_MAC_FAKE",
