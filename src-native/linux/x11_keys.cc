@@ -9,7 +9,9 @@
 //   Encoding"), https://www.x.org/releases/current/doc/libX11/libX11/libX11.html
 // The core protocol's keyboard (keysym lists per keycode, the lone alphabetic
 //   keysym rule): "Keyboards", https://www.x.org/releases/current/doc/xproto/x11protocol.html
-// XKB is not used: the core mapping is what clients translate with, XKB or not.
+// XKB is not called: the server carries a core mapping change over into its XKB
+// keymap, where XKB clients read it (XKB protocol, "Interactions Between XKB and
+// the Core Protocol", https://www.x.org/releases/current/doc/kbproto/xkbproto.html).
 #include <X11/Xlib.h>
 #include <X11/Xutil.h>
 #include <X11/extensions/XTest.h>
