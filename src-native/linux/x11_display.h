@@ -1,6 +1,7 @@
 // X11 for the Linux backend: the window's pixels and synthetic input.
 // Xlib documentation: https://www.x.org/releases/current/doc/libX11/libX11/libX11.html
 // XShm: https://www.x.org/releases/current/doc/xextproto/shm.html ; XTest: xtest.pdf
+// The implementation is one file a job (x11_display.cc, x11_capture.cc, ...): x11_internal.h lists them.
 //
 // Threading and deadlines: the connection lives on a thread of its own (the
 // X thread), owned by this object. Each call posts a job there and waits at

@@ -1,9 +1,10 @@
 // Hand-run self test of X11Display and the PNG budget (not part of the addon).
 //
 // Build (from src-native/linux):
-//   g++ -std=c++17 -O2 -Wall -Wextra -Werror -Wno-unused-parameter x11_selftest.cc x11_display.cc x11_clients.cc
-//       process_life.cc ../core/png_budget.cc ../core/names.cc
-//       $(pkg-config --cflags --libs x11 xtst xext libpng zlib) -o x11_selftest
+//   g++ -std=c++17 -O2 -Wall -Wextra -Werror -Wno-unused-parameter x11_selftest.cc x11_capture.cc x11_clients.cc
+//       x11_display.cc x11_errors.cc x11_guarded.cc x11_keys.cc x11_keysyms.cc x11_observed.cc x11_pointer.cc
+//       x11_primitives.cc x11_raise.cc x11_windows.cc process_life.cc proc_files.cc ../core/png_budget.cc
+//       ../core/names.cc $(pkg-config --cflags --libs x11 xtst xext libpng zlib) -o x11_selftest
 // (-Wno-unused-parameter: names.cc includes core/backend.h, whose default virtual methods leave parameters unused.)
 // Run (the wrapper starts the app; the test starts nothing itself but a probe client):
 //   xvfb-run -a -s "-screen 0 1920x1080x24" sh -c 'NO_AT_BRIDGE=1 GDK_BACKEND=x11 gtk3-widget-factory >/dev/null 2>&1 &
