@@ -22,6 +22,28 @@
 namespace axsnap {
 namespace x11 {
 
+namespace {
+
+// Asks the window manager to activate `client` (it may ignore a plain
+// XRaiseWindow on its frame's client), then raises `top`, its frame or itself.
+void RaiseWindow(Impl& d, Window client, Window top, bool wm) {
+  if (wm) {
+    XEvent ev;
+    std::memset(&ev, 0, sizeof ev);
+    ev.xclient.type = ClientMessage;
+    ev.xclient.window = client;
+    ev.xclient.message_type = XInternAtom(d.dpy, "_NET_ACTIVE_WINDOW", False);
+    ev.xclient.format = 32;
+    ev.xclient.data.l[0] = 2;  // source: pager/tool
+    ev.xclient.data.l[1] = CurrentTime;
+    XSendEvent(d.dpy, d.root, False, SubstructureRedirectMask | SubstructureNotifyMask, &ev);
+  }
+  XRaiseWindow(d.dpy, top);
+  XSync(d.dpy, False);
+}
+
+}  // namespace
+
 Error XRaiseAndVerify(Impl& d, unsigned long xid, const Rect& frame) {
   if (!d.Alive()) return Error{ErrorCode::kInputFailed, "X display not open"};
   if (xid == 0 || xid == d.root) return Error{ErrorCode::kInputFailed, "no X window to raise"};
@@ -51,22 +73,8 @@ Error XRaiseAndVerify(Impl& d, unsigned long xid, const Rect& frame) {
   const int px = static_cast<int>(std::floor(cx)), py = static_cast<int>(std::floor(cy));
 
   const bool wm = d.HasWindowManager();
-  auto raise = [&]() {
-    if (wm) {
-      // Ask the window manager (it may ignore a plain XRaiseWindow on its frame's client).
-      XEvent ev;
-      std::memset(&ev, 0, sizeof ev);
-      ev.xclient.type = ClientMessage;
-      ev.xclient.window = xid;
-      ev.xclient.message_type = XInternAtom(d.dpy, "_NET_ACTIVE_WINDOW", False);
-      ev.xclient.format = 32;
-      ev.xclient.data.l[0] = 2;  // source: pager/tool
-      ev.xclient.data.l[1] = CurrentTime;
-      XSendEvent(d.dpy, d.root, False, SubstructureRedirectMask | SubstructureNotifyMask, &ev);
-    }
-    XRaiseWindow(d.dpy, top);
-    XSync(d.dpy, False);
-  };
+  // The client window for the window manager's request, its frame (top) for the X stacking.
+  auto raise = [&]() { RaiseWindow(d, xid, top, wm); };
 
   d.BeginTrap();
   // Already on top (the common case between snapshots): no raise, no waiting.
@@ -97,22 +105,7 @@ Error XRaiseAndVerify(Impl& d, unsigned long xid, const Rect& frame) {
   return {};
 }
 
-void RequestRaise(Impl& d, const Client& w, bool wm) {
-  if (wm) {
-    // Ask the window manager (it may ignore a plain XRaiseWindow on its frame's client).
-    XEvent ev;
-    std::memset(&ev, 0, sizeof ev);
-    ev.xclient.type = ClientMessage;
-    ev.xclient.window = w.client;
-    ev.xclient.message_type = XInternAtom(d.dpy, "_NET_ACTIVE_WINDOW", False);
-    ev.xclient.format = 32;
-    ev.xclient.data.l[0] = 2;  // source: pager/tool
-    ev.xclient.data.l[1] = CurrentTime;
-    XSendEvent(d.dpy, d.root, False, SubstructureRedirectMask | SubstructureNotifyMask, &ev);
-  }
-  XRaiseWindow(d.dpy, w.top);
-  XSync(d.dpy, False);
-}
+void RequestRaise(Impl& d, const Client& w, bool wm) { RaiseWindow(d, w.client, w.top, wm); }
 
 }  // namespace x11
 
