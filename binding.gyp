@@ -81,7 +81,18 @@
           "sources": [
             "src-native/mac/cf_convert.cc",
             "src-native/mac/cg_input.cc",
+            "src-native/mac/mac_actions.cc",
+            "src-native/mac/mac_apps.cc",
             "src-native/mac/mac_backend.cc",
+            "src-native/mac/mac_capture.cc",
+            "src-native/mac/mac_elements.cc",
+            "src-native/mac/mac_events.cc",
+            "src-native/mac/mac_input.cc",
+            "src-native/mac/mac_input_target.cc",
+            "src-native/mac/mac_reads.cc",
+            "src-native/mac/mac_recover.cc",
+            "src-native/mac/mac_web.cc",
+            "src-native/mac/mac_windows.cc",
             "src-native/mac/mac_system_appkit.mm",
             "src-native/mac/ocr_vision.mm"
           ],

@@ -1,0 +1,386 @@
+// Change events: one AXObserver per watched app, its notifications
+// registered on the app element (those cut short asked again later), its
+// run loop source on the worker's run loop, dispatched while WaitEvents runs
+// that loop and at both ends of every job; what arrives is counted (windows
+// and menus apart); a web app's web area is sampled, since Chromium posts
+// nothing when content is added.
+//
+// Apple: HIServices' AXUIElement.h (AXObserverCreate, AXObserverAddNotification,
+// AXObserverRemoveNotification, AXObserverGetRunLoopSource),
+// AXNotificationConstants.h; CFRunLoop.h (CFRunLoopRunInMode,
+// CFRunLoopAddSource, kCFRunLoopRunHandledSource).
+
+#include <algorithm>
+#include <thread>
+
+#include "mac_internal.h"
+
+namespace axsnap {
+
+namespace {
+
+// A pass that drains what is pending handles at most this many notifications.
+constexpr int kDrainMax = 4096;
+
+// What Watch registers on the application element. Notifications posted by
+// any element of the app reach an observer registered on the app element.
+// Apps that do not send one refuse it (kAXErrorNotificationUnsupported);
+// that is fine, the others still count.
+constexpr const char* kNotifications[] = {
+    "AXCreated",
+    "AXUIElementDestroyed",
+    "AXValueChanged",
+    "AXTitleChanged",
+    "AXFocusedUIElementChanged",
+    "AXFocusedWindowChanged",
+    "AXMainWindowChanged",
+    "AXWindowCreated",
+    "AXWindowMiniaturized",
+    "AXWindowDeminiaturized",
+    "AXMoved",
+    "AXResized",
+    "AXMenuOpened",
+    "AXMenuClosed",
+    "AXMenuItemSelected",
+    "AXSheetCreated",
+    "AXDrawerCreated",
+    "AXApplicationActivated",
+    "AXApplicationDeactivated",
+    "AXApplicationHidden",
+    "AXApplicationShown",
+    "AXSelectedChildrenChanged",
+    "AXSelectedRowsChanged",
+    "AXSelectedTextChanged",
+    "AXRowCountChanged",
+    "AXRowExpanded",
+    "AXRowCollapsed",
+    "AXLayoutChanged",
+    "AXElementBusyChanged",
+    // "Sent at the end of the window move/resize" (AXNotificationConstants.h);
+    // AXMoved / AXResized are about any element.
+    "AXWindowMoved",
+    "AXWindowResized",
+    // What web content posts: Chromium posts these and nothing at all when
+    // children are added (BrowserAccessibilityManagerMac); WebKit and Firefox
+    // post AXLayoutComplete.
+    "AXLoadComplete",
+    "AXLayoutComplete",
+    "AXLiveRegionChanged",
+    "AXLiveRegionCreated",
+    "AXExpandedChanged",
+    "AXInvalidStatusChanged",
+};
+
+// Notifications about windows, menus, sheets, popovers and the app's
+// visibility: what windowStamp counts (AXUIElementDestroyed too, when the
+// element destroyed was known as one of these). AXLoadComplete is a page
+// that replaced a window's whole content (a browser tab's title changes with
+// it); a live region or an expanded row is not about a window.
+bool IsWindowNotification(const std::string& name) {
+  return In(name, {"AXWindowCreated", "AXFocusedWindowChanged", "AXMainWindowChanged", "AXWindowMiniaturized",
+                   "AXWindowDeminiaturized", "AXWindowMoved", "AXWindowResized", "AXMenuOpened", "AXMenuClosed",
+                   "AXSheetCreated", "AXDrawerCreated", "AXApplicationActivated", "AXApplicationDeactivated",
+                   "AXApplicationHidden", "AXApplicationShown", "AXLoadComplete"});
+}
+
+bool IsSurfaceRole(const std::string& role) {
+  return In(role, {"AXWindow", "AXSheet", "AXDrawer", "AXMenu", "AXPopover", "AXDialog", "AXSystemDialog"});
+}
+
+constexpr size_t kRecentEvents = 16;
+constexpr auto kWaitSlice = std::chrono::milliseconds(50);
+
+// Registrations refused for want of time or answer are asked again by a
+// later Watch: the first retry at once, then at most this often, each given
+// this long (a hung app must not cost every wait a messaging timeout).
+constexpr auto kRetryEvery = std::chrono::seconds(2);
+constexpr auto kRetryFor = std::chrono::milliseconds(250);
+
+// Web apps: the web area is sampled this often while waiting, each sample
+// bounded in time and in children read. Their quiet floor is Linux's for
+// Chromium (atspi_events.h: its updates come in batches 160-210 ms apart),
+// which also leaves room for several samples in every quiet period.
+constexpr auto kWebSampleEvery = std::chrono::milliseconds(100);
+constexpr auto kWebSampleFor = std::chrono::milliseconds(60);
+constexpr CFIndex kWebSampleChildren = 32;
+constexpr auto kWebFindEvery = std::chrono::seconds(1);  // while no web area is found
+constexpr double kWebQuietFloorMs = 400;
+constexpr const char* kWebAreaChanged = "AXWebAreaChanged (sampled)";
+
+uint64_t Mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  return h;
+}
+
+// What changes when web content is added or replaced: the web area's busy
+// flag, its children, and how many children each of its first children has.
+// nullopt when the area is gone (a page replaced it) or does not answer.
+std::optional<uint64_t> WebAreaSignature(AXUIElementRef area, Clock::time_point until) {
+  AXUIElementSetMessagingTimeout(area, static_cast<float>(std::chrono::duration<double>(kWebSampleFor).count()));
+  CFAny children, busy;
+  if (AXUIElementCopyAttributeValue(area, CFSTR("AXChildren"), children.OutParam()) != kAXErrorSuccess || !children ||
+      CFGetTypeID(children.get()) != CFArrayGetTypeID())
+    return std::nullopt;
+  uint64_t h = 1469598103934665603ULL;
+  if (AXUIElementCopyAttributeValue(area, CFSTR("AXElementBusy"), busy.OutParam()) == kAXErrorSuccess && busy &&
+      CFGetTypeID(busy.get()) == CFBooleanGetTypeID())
+    h = Mix(h, CFBooleanGetValue(static_cast<CFBooleanRef>(busy.get())) ? 2 : 1);
+  const CFArrayRef list = static_cast<CFArrayRef>(children.get());
+  const CFIndex n = CFArrayGetCount(list);
+  h = Mix(h, static_cast<uint64_t>(n));
+  for (CFIndex i = 0; i < n && i < kWebSampleChildren && Clock::now() < until; i++) {
+    CFTypeRef c = CFArrayGetValueAtIndex(list, i);
+    if (!IsElement(c)) continue;
+    h = Mix(h, CFHash(c));
+    AXUIElementSetMessagingTimeout(static_cast<AXUIElementRef>(c),
+                                   static_cast<float>(std::chrono::duration<double>(kWebSampleFor).count()));
+    CFIndex count = -1;
+    if (AXUIElementGetAttributeValueCount(static_cast<AXUIElementRef>(c), CFSTR("AXChildren"), &count) !=
+        kAXErrorSuccess)
+      count = -1;
+    h = Mix(h, static_cast<uint64_t>(count + 1));
+  }
+  return h;
+}
+
+}  // namespace
+
+namespace mac {
+
+void DrainRunLoop() {
+  for (int i = 0; i < kDrainMax; i++)
+    if (CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0, true) != kCFRunLoopRunHandledSource) break;
+}
+
+}  // namespace mac
+
+void MacBackend::OnNotification(AXObserverRef observer, AXUIElementRef element, CFStringRef notification,
+                                void* refcon) {
+  auto* w = static_cast<Watched*>(refcon);
+  if (!w || !w->backend || !notification) return;
+  w->backend->Count(*w, element, Str(notification));
+}
+
+void MacBackend::Count(Watched& w, AXUIElementRef element, const std::string& name) {
+  w.stamp++;
+  bool windowish = IsWindowNotification(name);
+  // A destroyed window or menu: known only when this backend read it as one
+  // (asking the element now would fail: it is gone).
+  if (!windowish && name == "AXUIElementDestroyed" && element) {
+    const ElementId id = elements_.Find(element);
+    const std::string* role = id ? elements_.Role(id) : nullptr;
+    windowish = role && IsSurfaceRole(*role);
+  }
+  if (windowish) w.windowStamp++;
+  w.last = Clock::now();
+  w.recent.push_back(name);
+  while (w.recent.size() > kRecentEvents) w.recent.pop_front();
+}
+
+Error MacBackend::Register(Watched& w, const std::vector<std::string>& names, Clock::time_point deadline,
+                           AXError& unanswered) {
+  unanswered = kAXErrorSuccess;
+  // Each registration is a message to the app.
+  SetTimeoutFor(w.app.get(), deadline);
+  for (const std::string& name : names) {
+    if (Clock::now() >= deadline || unanswered != kAXErrorSuccess) {
+      // Not asked: no time left, or the app just did not answer (the rest would fail the same way).
+      if (unanswered == kAXErrorSuccess) w.refused.push_back(name + ": the deadline passed");
+      w.retry.push_back(name);
+      continue;
+    }
+    CFRef<CFStringRef> n = MakeCFString(name);
+    const AXError e = AXObserverAddNotification(w.observer.get(), w.app.get(), n.get(), &w);
+    if (e == kAXErrorSuccess || e == kAXErrorNotificationAlreadyRegistered) {
+      w.added.push_back(name);
+      continue;
+    }
+    w.refused.push_back(name + ": " + AXErrorName(e));
+    if (e == kAXErrorAPIDisabled) return AXFailure(e, "registering for notifications");
+    if (e == kAXErrorCannotComplete || e == kAXErrorInvalidUIElement) {
+      unanswered = e;
+      if (e == kAXErrorCannotComplete) w.retry.push_back(name);
+    }
+  }
+  // An app that is gone (kAXErrorInvalidUIElement) will not answer a retry either.
+  if (unanswered == kAXErrorInvalidUIElement) w.retry.clear();
+  return {};
+}
+
+Error MacBackend::Watch(const AppInfo& app, Clock::time_point deadline) {
+  auto found = watched_.find(app.pid);
+  if (found != watched_.end()) {
+    Watched& w = *found->second;
+    if (w.retry.empty() || Clock::now() < w.retryAfter) return {};
+    // A registration cut short (the deadline, a busy app): asked again,
+    // briefly; the names it still cannot register wait for a later Watch.
+    std::vector<std::string> names;
+    names.swap(w.retry);
+    w.refused.erase(std::remove_if(w.refused.begin(), w.refused.end(),
+                                   [&](const std::string& r) {
+                                     return std::any_of(names.begin(), names.end(), [&](const std::string& n) {
+                                       return r.compare(0, n.size() + 1, n + ":") == 0;
+                                     });
+                                   }),
+                    w.refused.end());
+    AXError unanswered = kAXErrorSuccess;
+    Error err = Register(w, names, std::min(deadline, Clock::now() + kRetryFor), unanswered);
+    AXUIElementSetMessagingTimeout(w.app.get(), static_cast<float>(kMessagingTimeoutS));
+    w.retryAfter = Clock::now() + kRetryEvery;
+    return err;
+  }
+  if (Error err = Trusted()) return err;
+  if (app.pid <= 0 || app.pid > 0x7fffffff) return {ErrorCode::kInvalidArgument, "no app has that pid"};
+  AXUIElementRef appEl = AppElement(app.pid);
+  if (!appEl) return {ErrorCode::kAppNotFound, "cannot reach pid " + std::to_string(app.pid)};
+  auto w = std::make_unique<Watched>();
+  w->backend = this;
+  w->pid = app.pid;
+  AXError e = AXObserverCreate(static_cast<pid_t>(app.pid), &MacBackend::OnNotification, w->observer.OutParam());
+  if (e != kAXErrorSuccess || !w->observer) {
+    w->observer.reset();
+    return AXFailure(e == kAXErrorSuccess ? kAXErrorFailure : e, "creating an AXObserver");
+  }
+  w->app = CFRef<AXUIElementRef>::Retain(appEl);
+  AXError unanswered = kAXErrorSuccess;
+  if (Error err = Register(*w, std::vector<std::string>(std::begin(kNotifications), std::end(kNotifications)), deadline,
+                           unanswered))
+    return err;
+  if (w->added.empty()) {
+    // The observer is released with `w`; nothing was registered.
+    if (unanswered != kAXErrorSuccess) {
+      // AX answers a process that is not running as it answers one that hangs.
+      std::vector<RunningApp> running;
+      if (!system_->RunningApps(running) &&
+          std::none_of(running.begin(), running.end(), [&](const RunningApp& r) { return r.pid == app.pid; }))
+        return {ErrorCode::kAppNotFound, "no running app has pid " + std::to_string(app.pid)};
+      return AXFailure(unanswered, "registering for notifications");
+    }
+    if (Clock::now() >= deadline)
+      return {ErrorCode::kTimeout, "the deadline passed before any notification was registered"};
+    return {ErrorCode::kActionNotSupported, NameOf(app.pid) + " accepts none of the notifications asked for"};
+  }
+  // The first retry of what was cut short comes with the next Watch.
+  w->retryAfter = Clock::now();
+  // The callback runs on this thread (the worker), while WaitEvents or a job boundary runs its run loop.
+  w->runLoop = CFRef<CFRunLoopRef>::Retain(CFRunLoopGetCurrent());
+  CFRunLoopAddSource(w->runLoop.get(), AXObserverGetRunLoopSource(w->observer.get()), kCFRunLoopDefaultMode);
+  watched_.emplace(app.pid, std::move(w));
+  return {};
+}
+
+bool MacBackend::IsWebApp(Watched& w) {
+  if (w.web) return true;
+  auto asked = manualAccessibility_.find(w.pid);
+  if ((asked != manualAccessibility_.end() && asked->second) || chromiumReady_.count(w.pid)) return w.web = true;
+  if (w.engineChecked) return false;
+  w.engineChecked = true;
+  auto running = running_.find(w.pid);
+  if (running == running_.end()) {
+    std::vector<RunningApp> apps;
+    if (system_->RunningApps(apps)) return false;
+    for (const RunningApp& r : apps)
+      if (r.pid == w.pid) return w.web = EngineOf(r.bundlePath, r.bundleId) != WebEngine::kNone;
+    return false;
+  }
+  return w.web = EngineOf(running->second.bundlePath, running->second.bundleId) != WebEngine::kNone;
+}
+
+void MacBackend::SampleWebArea(Watched& w) {
+  if (!IsWebApp(w)) return;
+  const Clock::time_point now = Clock::now();
+  if (now < w.nextWebSample) return;
+  w.nextWebSample = now + kWebSampleEvery;
+  const Clock::time_point by = now + kWebSampleFor;
+  if (!w.webArea) {
+    CFAny window;
+    SetTimeoutFor(w.app.get(), by);
+    for (CFStringRef attr : {CFSTR("AXFocusedWindow"), CFSTR("AXMainWindow")}) {
+      if (AXUIElementCopyAttributeValue(w.app.get(), attr, window.OutParam()) != kAXErrorSuccess) window.reset();
+      if (window && IsElement(window.get())) break;
+      window.reset();
+    }
+    AXUIElementSetMessagingTimeout(w.app.get(), static_cast<float>(kMessagingTimeoutS));
+    bool filled = false;
+    if (!window || !FindWebArea(static_cast<AXUIElementRef>(window.get()), by, filled, &w.webArea)) {
+      // No web area (yet; a window of the app's own UI): nothing to compare, and the search is not cheap.
+      w.webArea.reset();
+      w.nextWebSample = now + kWebFindEvery;
+      return;
+    }
+  }
+  const std::optional<uint64_t> signature = WebAreaSignature(w.webArea.get(), by);
+  if (!signature) {
+    // The area went (a new page): the next sample finds the new one and compares it with this one's last.
+    w.webArea.reset();
+    return;
+  }
+  if (w.webSignature && *w.webSignature != *signature) Count(w, nullptr, kWebAreaChanged);
+  w.webSignature = signature;
+}
+
+Error MacBackend::WaitEvents(int64_t pid, uint64_t sinceStamp, Clock::time_point until, AppEventState& out) {
+  out = AppEventState{};
+  auto it = watched_.find(pid);
+  if (it == watched_.end())
+    return {ErrorCode::kInvalidArgument, "the app with pid " + std::to_string(pid) + " is not watched"};
+  Watched* w = it->second.get();
+  // What is pending first (notifications queue while nobody runs the loop),
+  // then slices until something new arrives or `until` passes. A web app's
+  // web area is sampled on the way, and once more at the end, so a wait
+  // that overran its slices still compared the content before returning.
+  DrainRunLoop();
+  SampleWebArea(*w);
+  while (w->stamp <= sinceStamp) {
+    const Clock::time_point now = Clock::now();
+    if (now >= until) {
+      SampleWebArea(*w);
+      break;
+    }
+    const auto slice = std::min<Clock::duration>(kWaitSlice, until - now);
+    const double seconds = std::chrono::duration<double>(slice).count();
+    // A run loop with no source in the mode returns at once: wait the slice instead.
+    if (CFRunLoopRunInMode(kCFRunLoopDefaultMode, seconds, true) == kCFRunLoopRunFinished)
+      std::this_thread::sleep_for(slice);
+    SampleWebArea(*w);
+  }
+  out.watching = true;
+  if (w->web) out.quietFloorMs = kWebQuietFloorMs;
+  out.stamp = w->stamp;
+  out.windowStamp = w->windowStamp;
+  if (w->last) out.msSinceLast = std::chrono::duration<double, std::milli>(Clock::now() - *w->last).count();
+  out.recent.assign(w->recent.begin(), w->recent.end());
+  return {};
+}
+
+void MacBackend::Unwatch(int64_t pid) {
+  auto it = watched_.find(pid);
+  if (it == watched_.end()) return;
+  std::unique_ptr<Watched> w = std::move(it->second);
+  watched_.erase(it);
+  // Unregistering is a message per notification: short, and given up at the
+  // first one that is not answered (releasing the observer ends them anyway).
+  AXUIElementSetMessagingTimeout(w->app.get(), 0.25f);
+  for (const std::string& name : w->added) {
+    CFRef<CFStringRef> n = MakeCFString(name);
+    const AXError e = AXObserverRemoveNotification(w->observer.get(), w->app.get(), n.get());
+    if (e == kAXErrorCannotComplete || e == kAXErrorInvalidUIElement || e == kAXErrorAPIDisabled) break;
+  }
+  // Back to the backend's own timeout for this app element.
+  AXUIElementSetMessagingTimeout(w->app.get(), static_cast<float>(kMessagingTimeoutS));
+  if (w->runLoop)
+    CFRunLoopRemoveSource(w->runLoop.get(), AXObserverGetRunLoopSource(w->observer.get()), kCFRunLoopDefaultMode);
+  w->backend = nullptr;
+  // `w` goes here: the observer, the app element and the run loop are released.
+}
+
+bool MacBackend::WatchedNotifications(int64_t pid, std::vector<std::string>& added,
+                                      std::vector<std::string>& refused) const {
+  auto it = watched_.find(pid);
+  if (it == watched_.end()) return false;
+  added = it->second->added;
+  refused = it->second->refused;
+  return true;
+}
+
+}  // namespace axsnap

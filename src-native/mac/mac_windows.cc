@@ -1,0 +1,300 @@
+// Windows and surfaces: an app's AXWindows (with dialogs and floating
+// windows named by their subrole), the sheets and popovers inside them and
+// the open menus, each pinned in the element table so its id is stable while
+// it exists; and the candidates window choice looks at (the app's windows, its
+// focused window, the system-wide focus).
+//
+// Apple: AXAttributeConstants.h (kAXWindowsAttribute, kAXFocusedWindowAttribute,
+// kAXMainAttribute, kAXMinimizedAttribute, kAXHiddenAttribute,
+// kAXMenuBarAttribute, kAXFocusedUIElementAttribute), AXRoleConstants.h
+// (kAXSheetRole, kAXPopoverRole, kAXMenuRole; kAXDialogSubrole,
+// kAXSystemDialogSubrole, kAXFloatingWindowSubrole), AXValue.h (AXPosition,
+// AXSize as CGPoint and CGSize).
+
+#include <algorithm>
+#include <set>
+
+#include "mac_internal.h"
+
+namespace axsnap {
+
+Error MacBackend::WindowInfoOf(AXUIElementRef window, int64_t pid, WindowInfo& out, std::string* subrole) {
+  static const int kN = 8;
+  const void* names[kN] = {CFSTR("AXRole"),     CFSTR("AXSubrole"), CFSTR("AXTitle"), CFSTR("AXMinimized"),
+                           CFSTR("AXPosition"), CFSTR("AXSize"),    CFSTR("AXMain"),  CFSTR("AXFocused")};
+  CFRef<CFArrayRef> attrs =
+      CFRef<CFArrayRef>::Adopt(CFArrayCreate(kCFAllocatorDefault, names, kN, &kCFTypeArrayCallBacks));
+  Attributes read;
+  if (Error err = ReadAttributes(window, attrs.get(), /*tryBatch=*/true, read)) {
+    if (err.code == ErrorCode::kElementGone) return {ErrorCode::kElementGone, "the window closed"};
+    return err;
+  }
+  if (Fatal(read.errors[0])) return AXFailure(read.errors[0], "reading a window");
+  auto slot = [&](int i) -> CFTypeRef { return read.slots[static_cast<size_t>(i)]; };
+  out.element = elements_.Intern(window);
+  out.pid = pid;
+  out.role = Str(slot(0));
+  out.title = Str(slot(2));
+  out.minimized = CFToBool(slot(3)).value_or(false);
+  std::optional<CGPoint> pos = CFToPoint(slot(4));
+  std::optional<CGSize> size = CFToSize(slot(5));
+  if (pos && size) {
+    out.frame = {pos->x, pos->y, size->width, size->height};
+    out.hasFrame = true;
+  }
+  out.active = CFToBool(slot(6)).value_or(false) || CFToBool(slot(7)).value_or(false);
+  // A window whose role could not be read is not taken for a window.
+  if (out.role.empty()) out.role = "AXUnknown";
+  elements_.Remember(out.element, out.role, Str(slot(1)));
+  if (subrole) *subrole = Str(slot(1));
+  return {};
+}
+
+Error MacBackend::AppWindows(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point deadline,
+                             std::vector<std::string>* subroles) {
+  AXUIElementRef appEl = AppElement(app.pid);
+  if (!appEl) return {ErrorCode::kAppNotFound, "cannot reach pid " + std::to_string(app.pid)};
+  SetTimeoutFor(appEl, deadline);
+  // A hidden app's windows are in AXWindows but nowhere on screen. Asked of
+  // AX: NSRunningApplication.hidden is stale without a main run loop.
+  CFAny hidden;
+  if (Error err = CopyAttribute(appEl, CFSTR("AXHidden"), hidden)) return err;
+  const bool appHidden = CFToBool(hidden.get()).value_or(false);
+  CFAny windows;
+  if (Error err = CopyAttribute(appEl, CFSTR("AXWindows"), windows)) return err;
+  // No list (an app without windows answers an empty one) says nothing of the
+  // windows pinned: they keep their pins until a list leaves them out.
+  if (!windows || CFGetTypeID(windows.get()) != CFArrayGetTypeID()) return {};
+  CFArrayRef list = static_cast<CFArrayRef>(windows.get());
+  std::set<ElementId> found;
+  for (CFIndex i = 0; i < CFArrayGetCount(list); i++) {
+    CFTypeRef w = CFArrayGetValueAtIndex(list, i);
+    if (!IsElement(w)) continue;
+    SetTimeoutFor(static_cast<AXUIElementRef>(w), deadline);
+    WindowInfo info;
+    std::string subrole;
+    Error err = WindowInfoOf(static_cast<AXUIElementRef>(w), app.pid, info, &subrole);
+    if (err.code == ErrorCode::kElementGone) continue;  // closed between the list and the read
+    if (err) return err;
+    // A window of no size is a placeholder some apps keep, not a window to show.
+    info.visible = !appHidden && !(info.hasFrame && (info.frame.w < 1 || info.frame.h < 1));
+    found.insert(info.element);
+    out.push_back(std::move(info));
+    if (subroles) subroles->push_back(std::move(subrole));
+  }
+  // The whole AXWindows list was read: a window it no longer holds has closed.
+  Repin(pins_[app.pid].windows, found, /*complete=*/true);
+  return {};
+}
+
+void MacBackend::Repin(std::set<ElementId>& pinned, const std::set<ElementId>& found, bool complete) {
+  for (ElementId id : found)
+    if (pinned.insert(id).second) elements_.Pin(id);
+  if (!complete) return;
+  for (auto it = pinned.begin(); it != pinned.end();) {
+    if (found.count(*it)) {
+      ++it;
+      continue;
+    }
+    elements_.Unpin(*it);
+    it = pinned.erase(it);
+  }
+}
+
+void MacBackend::UnpinApp(int64_t pid) {
+  auto it = pins_.find(pid);
+  if (it == pins_.end()) return;
+  Repin(it->second.windows, {}, /*complete=*/true);
+  Repin(it->second.surfaces, {}, /*complete=*/true);
+  pins_.erase(it);
+}
+
+// Every surface an agent may face: the app's windows, with dialogs, system
+// dialogs and floating windows named by their subrole, then the sheets and
+// popovers inside them and the open menus. Only AppWindows feeds window
+// choice: a listed sheet or menu is never chosen as the main window.
+Error MacBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point deadline) {
+  const size_t first = out.size();
+  std::vector<std::string> subroles;
+  if (Error err = AppWindows(app, out, deadline, &subroles)) return err;
+  for (size_t i = 0; i < subroles.size() && first + i < out.size(); i++) {
+    WindowInfo& w = out[first + i];
+    if (w.role == "AXWindow" &&
+        In(subroles[i], {"AXDialog", "AXSystemDialog", "AXFloatingWindow", "AXSystemFloatingWindow"}))
+      w.role = subroles[i];
+  }
+  Surfaces(app, out, deadline);
+  return {};
+}
+
+namespace {
+
+// The title a surface is listed under: its own, else its parent's and its role.
+std::string SurfaceTitle(const std::string& own, const std::string& parent, const std::string& role) {
+  if (!own.empty()) return own;
+  return parent.empty() ? role : parent + " / " + role;
+}
+
+}  // namespace
+
+void MacBackend::Surfaces(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point deadline) {
+  AXUIElementRef appEl = AppElement(app.pid);
+  if (!appEl) return;
+  std::set<ElementId> listed, surfaces;
+  for (const WindowInfo& w : out) listed.insert(w.element);
+  // Best effort: a surface that cannot be read (closed meanwhile, an app that
+  // stopped answering) is left out; the windows are already listed.
+  auto roleOf = [&](AXUIElementRef el) {
+    CFAny role;
+    return CopyAttribute(el, CFSTR("AXRole"), role) ? std::string() : Str(role.get());
+  };
+  auto add = [&](AXUIElementRef el, const std::string& parentTitle, bool parentVisible) {
+    SetTimeoutFor(el, deadline);
+    WindowInfo info;
+    if (WindowInfoOf(el, app.pid, info)) return;
+    if (!listed.insert(info.element).second) return;
+    surfaces.insert(info.element);
+    info.title = SurfaceTitle(info.title, parentTitle, info.role);
+    info.visible = parentVisible && !(info.hasFrame && (info.frame.w < 1 || info.frame.h < 1));
+    out.push_back(std::move(info));
+  };
+  // The elements of an array attribute of `el` (up to 256).
+  auto elementsOf = [&](AXUIElementRef el, CFStringRef attr) {
+    std::vector<CFRef<AXUIElementRef>> found;
+    CFAny list;
+    if (Clock::now() >= deadline || CopyAttribute(el, attr, list) || !list ||
+        CFGetTypeID(list.get()) != CFArrayGetTypeID())
+      return found;
+    CFArrayRef items = static_cast<CFArrayRef>(list.get());
+    for (CFIndex i = 0; i < std::min<CFIndex>(CFArrayGetCount(items), 256); i++) {
+      CFTypeRef item = CFArrayGetValueAtIndex(items, i);
+      if (IsElement(item)) found.push_back(CFRef<AXUIElementRef>::Retain(static_cast<AXUIElementRef>(item)));
+    }
+    return found;
+  };
+
+  // Sheets and popovers: children of the windows listed.
+  const size_t windows = out.size();
+  for (size_t i = 0; i < windows && Clock::now() < deadline; i++) {
+    if (out[i].minimized) continue;
+    AXUIElementRef w = elements_.Get(out[i].element);
+    if (!w) continue;
+    const std::string parentTitle = out[i].title;
+    const bool parentVisible = out[i].visible;
+    for (CFRef<AXUIElementRef>& child : elementsOf(w, CFSTR("AXChildren"))) {
+      if (Clock::now() >= deadline) break;
+      SetTimeoutFor(child.get(), deadline);
+      const std::string role = roleOf(child.get());
+      if (role == "AXSheet" || role == "AXPopover") add(child.get(), parentTitle, parentVisible);
+    }
+  }
+
+  // Menus: a context menu or popover is a child of the application element
+  // while it is open; a menu bar menu is open when its item is selected; a
+  // pop-up button's menu holds the focus while it is open.
+  const bool appVisible = std::any_of(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(windows),
+                                      [](const WindowInfo& w) { return w.visible; }) ||
+                          windows == 0;
+  SetTimeoutFor(appEl, deadline);
+  for (CFRef<AXUIElementRef>& child : elementsOf(appEl, CFSTR("AXChildren"))) {
+    if (Clock::now() >= deadline) break;
+    SetTimeoutFor(child.get(), deadline);
+    const std::string role = roleOf(child.get());
+    if (role == "AXMenu" || role == "AXPopover") add(child.get(), app.name, appVisible);
+  }
+  CFAny bar;
+  if (Clock::now() < deadline && !CopyAttribute(appEl, CFSTR("AXMenuBar"), bar) && IsElement(bar.get())) {
+    AXUIElementRef barEl = static_cast<AXUIElementRef>(bar.get());
+    SetTimeoutFor(barEl, deadline);
+    for (CFRef<AXUIElementRef>& item : elementsOf(barEl, CFSTR("AXChildren"))) {
+      if (Clock::now() >= deadline) break;
+      SetTimeoutFor(item.get(), deadline);
+      CFAny selected;
+      if (CopyAttribute(item.get(), CFSTR("AXSelected"), selected) || !CFToBool(selected.get()).value_or(false))
+        continue;
+      CFAny title;
+      CopyAttribute(item.get(), CFSTR("AXTitle"), title);
+      for (CFRef<AXUIElementRef>& menu : elementsOf(item.get(), CFSTR("AXChildren"))) {
+        SetTimeoutFor(menu.get(), deadline);
+        if (roleOf(menu.get()) == "AXMenu") add(menu.get(), Str(title.get()), true);
+      }
+    }
+  }
+  CFAny focused;
+  if (Clock::now() < deadline && !CopyAttribute(appEl, CFSTR("AXFocusedUIElement"), focused) &&
+      IsElement(focused.get())) {
+    CFRef<AXUIElementRef> el = CFRef<AXUIElementRef>::Retain(static_cast<AXUIElementRef>(focused.get()));
+    // Up from a focused menu item to its menu, a few levels at most.
+    for (int depth = 0; depth < 4 && el && Clock::now() < deadline; depth++) {
+      SetTimeoutFor(el.get(), deadline);
+      const std::string role = roleOf(el.get());
+      if (role == "AXMenu") {
+        add(el.get(), app.name, true);
+        break;
+      }
+      if (role != "AXMenuItem") break;
+      CFAny parent;
+      if (CopyAttribute(el.get(), CFSTR("AXParent"), parent) || !IsElement(parent.get())) break;
+      el = CFRef<AXUIElementRef>::Retain(static_cast<AXUIElementRef>(parent.get()));
+    }
+  }
+  // Pinned as the windows are; a pass the deadline cut short unpins nothing
+  // it may not have got to.
+  Repin(pins_[app.pid].surfaces, surfaces, Clock::now() < deadline);
+}
+
+Error MacBackend::GatherWindows(const AppInfo& app, WindowCandidates& c, Clock::time_point deadline) {
+  // Windows only: sheets, menus and popovers are never the window a snapshot
+  // chooses by itself (and listing them costs IPCs every snapshot).
+  if (Error err = AppWindows(app, c.appWindows, deadline)) return err;
+  // One window of the app as a candidate; a window that closed meanwhile is none.
+  auto asWindow = [&](AXUIElementRef w, std::optional<WindowInfo>& out) -> Error {
+    SetTimeoutFor(w, deadline);
+    WindowInfo info;
+    Error err = WindowInfoOf(w, app.pid, info);
+    if (err.code == ErrorCode::kElementGone) return {};
+    if (err) return err;
+    // Hidden or not is the app's, as the window list has it.
+    for (const WindowInfo& listed : c.appWindows)
+      if (listed.element == info.element) info.visible = listed.visible;
+    out = info;
+    return {};
+  };
+  // The window an attribute of `el` names (AXFocusedWindow, AXWindow).
+  auto windowAttr = [&](AXUIElementRef el, CFStringRef attr, std::optional<WindowInfo>& out) -> Error {
+    CFAny w;
+    if (Error err = CopyAttribute(el, attr, w)) return err;
+    if (!IsElement(w.get())) return {};
+    return asWindow(static_cast<AXUIElementRef>(w.get()), out);
+  };
+  if (Error err = windowAttr(AppElement(app.pid), CFSTR("AXFocusedWindow"), c.appFocused)) return err;
+
+  AppInfo focused;
+  bool haveFocused = false;
+  if (Error err = FocusedApp(focused, haveFocused, deadline)) return err;
+  c.targetIsFocusedApp = haveFocused && focused.pid == app.pid;
+  if (!c.targetIsFocusedApp) return {};
+  c.focusedAppFocused = c.appFocused;
+  c.focusedAppWindows = c.appWindows;
+  // The system-wide focused element's window: what has keyboard focus right now.
+  CFAny element;
+  if (Error err = CopyAttribute(SystemWide(), CFSTR("AXFocusedUIElement"), element)) return err;
+  if (IsElement(element.get())) {
+    AXUIElementRef el = static_cast<AXUIElementRef>(element.get());
+    SetTimeoutFor(el, deadline);
+    pid_t pid = 0;
+    if (AXUIElementGetPid(el, &pid) == kAXErrorSuccess && pid == app.pid) {
+      CFAny role;
+      if (Error err = CopyAttribute(el, CFSTR("AXRole"), role)) return err;
+      if (Str(role.get()) == "AXWindow") {
+        // Focus on a window that cannot be read is no input: the chain goes on without it.
+        asWindow(el, c.systemFocused);
+      } else if (Error err = windowAttr(el, CFSTR("AXWindow"), c.systemFocused)) {
+        return err;
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace axsnap
