@@ -9,6 +9,9 @@
 // when the deadline is nearer); attributes come in one
 // AXUIElementCopyMultipleAttributeValues per element; the first app that
 // times out in a batch fails the rest of that app's batch at once.
+//
+// The methods are defined by job in mac_*.cc; mac_internal.h lists the files
+// and what they share.
 #pragma once
 
 #include <deque>
