@@ -155,7 +155,10 @@ for (const [name, body] of examples) {
   const re = new RegExp(`(<!-- example:${name} -->\\n)[\\s\\S]*?(<!-- /example -->)`);
   const page = [...pages.keys()].find((url) => re.test(pages.get(url)!));
   if (!page) throw new Error(`no docs page has a <!-- example:${name} --> … <!-- /example --> block`);
-  pages.set(page, pages.get(page)!.replace(re, (_m, open: string, close: string) => `${open}${body}\n${close}`));
+  pages.set(
+    page,
+    pages.get(page)!.replace(re, (_m, open: string, close: string) => `${open}${body}\n${close}`),
+  );
 }
 for (const [url, text] of pages) writeFileSync(url, text);
 console.log(`docs: wrote ${[...examples.keys()].join(", ")}`);

@@ -51,7 +51,10 @@ beforeAll(async () => {
     chunkNames: `${bundle}-chunk-[hash]`,
     logLevel: "warning",
   });
-  writeFileSync(join(bin, "axsnap"), `#!/bin/sh\nexec "${process.execPath}" "${join(REPO, "build", `${bundle}.js`)}" "$@"\n`);
+  writeFileSync(
+    join(bin, "axsnap"),
+    `#!/bin/sh\nexec "${process.execPath}" "${join(REPO, "build", `${bundle}.js`)}" "$@"\n`,
+  );
   chmodSync(join(bin, "axsnap"), 0o755);
 }, 60_000);
 
@@ -97,7 +100,10 @@ async function runBlock(block: DocBlock, n: number): Promise<Run> {
     const scratch = mkdtempSync(join(REPO, "scratch", "docs-example-"));
     try {
       const file = join(scratch, "block.ts");
-      const code = block.code.replace(/from "axsnap"/g, `from ${JSON.stringify(join(REPO, "lib", "index.ts"))}`);
+      const code = block.code.replace(
+        /from "axsnap"/g,
+        `from ${JSON.stringify(join(REPO, "lib", "index.ts"))}`,
+      );
       writeFileSync(file, `${code}\nprocess.exit(process.exitCode ?? 0);\n`);
       return await run(process.execPath, ["--import", TSX, file], REPO, env);
     } finally {
@@ -113,7 +119,8 @@ describe("the documentation's code blocks", () => {
     for (const b of blocks) if (b.noRun !== undefined) expect(b.noRun, `${b.page}:${b.line}`).not.toBe("");
     // A no-run marker on a block that would never run anyway is a marker that says nothing.
     for (const b of blocks)
-      if (b.noRun !== undefined) expect(["sh", "bash", "ts", "json"], `${b.page}:${b.line}`).toContain(b.lang);
+      if (b.noRun !== undefined)
+        expect(["sh", "bash", "ts", "json"], `${b.page}:${b.line}`).toContain(b.lang);
   });
 
   runnable.forEach((block, n) => {
