@@ -5,7 +5,7 @@
  * so fixture trees test the rules without a desktop, and one text composer
  * serves every door (API, MCP, CLI), each naming its own next step.
  *
- * The rules (also in the README):
+ * The rules (also in docs/api.md, "Find"):
  * - role: the role as printed (tree "push button"; in a compact snapshot also
  *   its one word, "button") or the platform's raw role ("AXButton"); the whole
  *   role, in any case and spacing.

@@ -307,7 +307,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const REBUILD_HINT =
   process.platform === "darwin"
     ? 'Compile it: install the Xcode command line tools (xcode-select --install), then run "npm rebuild axsnap" in your project; or set AXSNAP_NATIVE_PATH to a built axsnap.node'
-    : 'Compile it: install the build packages (Debian/Ubuntu: apt-get install g++ make python3 pkg-config libatspi2.0-dev libglib2.0-dev libx11-dev libxtst-dev libxext-dev zlib1g-dev), then run "npm rebuild axsnap" in your project; or set AXSNAP_NATIVE_PATH to a built axsnap.node';
+    : 'Compile it: install the build packages (Debian/Ubuntu: apt-get install g++ make python3 pkg-config libglib2.0-dev libx11-dev libxtst-dev libxext-dev zlib1g-dev), then run "npm rebuild axsnap" in your project; or set AXSNAP_NATIVE_PATH to a built axsnap.node';
 let loaded: NativeAddon | undefined;
 
 export function loadNative(): NativeAddon {
@@ -320,8 +320,10 @@ export function loadNative(): NativeAddon {
       tried.push(override);
       loaded = require(override) as NativeAddon;
     } else {
+      // node-gyp-build's own order: a local compile (Release, then Debug), then the prebuild.
       tried.push(
         join(root, "build", "Release"),
+        join(root, "build", "Debug"),
         join(root, "prebuilds", `${process.platform}-${process.arch}`),
       );
       const load = require("node-gyp-build") as (dir: string) => NativeAddon;

@@ -42,7 +42,6 @@ PACKAGES=(
   make
   python3
   pkg-config
-  libatspi2.0-dev
   libglib2.0-dev
   libx11-dev
   libxtst-dev

@@ -1,5 +1,5 @@
 /**
- * Writes docs/marked-screenshot.png, the marked screenshot the README shows:
+ * Writes docs/marked-screenshot.png, the marked screenshot docs/observe.md shows:
  * a real snapshot of gtk3-widget-factory on a headless desktop with
  * `screenshot: { marks: true }`, shrunk for the repository (longest side
  * 800 px, the size budget's own downscale). Also measures the encode with and
@@ -73,7 +73,7 @@ try {
       `with ${withMarks.marks.length} marks ${median(markedMs).toFixed(1)} ms, ${withMarks.png.length} B, ${withMarks.encodes} encode(s)`,
   );
 
-  // The README's image: the same marks at the size a small budget gives.
+  // The page's image: the same marks at the size a small budget gives.
   const small = await encodeMarked(native, pixels, snap.records, { maxSide: side });
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, small.png);

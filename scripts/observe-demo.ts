@@ -1,5 +1,5 @@
 /**
- * Prints what an agent reads after acting, for the README: a real
+ * Prints what an agent reads after acting, for docs/observe.md: a real
  * gtk3-widget-factory on a headless desktop, one radio button clicked (the
  * result's diff text, how the app settled, what opened), then a combo box
  * opened (the list it opened, read whole) and an item picked from it.

@@ -70,7 +70,7 @@ try {
   );
   if (run.status !== 0) {
     console.error(`prebuildify: failed (${run.error?.message ?? `exit ${run.status}`}); the native build needs the
-Debian packages g++ make python3 pkg-config libatspi2.0-dev libglib2.0-dev libx11-dev libxtst-dev libxext-dev zlib1g-dev`);
+Debian packages g++ make python3 pkg-config libglib2.0-dev libx11-dev libxtst-dev libxext-dev zlib1g-dev`);
     process.exitCode = 1;
   } else if (prebuilt().length === 0) {
     console.error(`prebuildify: no .node file in ${shown} after the build`);

@@ -1,5 +1,5 @@
 /**
- * Writes the README's example replies from real runs, so they stay what the
+ * Writes the documentation's example replies from real runs, so they stay what the
  * doors print: on a private headless desktop with gtk3-widget-factory, the
  * CLI's skeleton and a drill into one of its collapsed lines, and on
  * galculator a find and the diff reply of a click by the ref it printed; a
@@ -8,7 +8,8 @@
  * by a ref that reply printed (the MCP SDK's own client over stdio).
  *
  * Each example goes between `<!-- example:NAME -->` and `<!-- /example -->`
- * in README.md; ids and pids vary from run to run, the shape does not.
+ * in one of the docs/ pages (docs/cli.md, docs/mcp.md, docs/observe.md); ids
+ * and pids vary from run to run, the shape does not.
  *
  *   npm run readme:examples
  */
@@ -22,7 +23,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { type DrawnSpec, startDrawnText } from "../test/support/drawn-text.js";
 import { gtkWidgetFactory, startApp, startDesktop } from "./desktop.mjs";
 
-const README = new URL("../README.md", import.meta.url);
+const PAGES = ["cli.md", "mcp.md", "observe.md"].map((page) => new URL(`../docs/${page}`, import.meta.url));
 
 /** The index and snapshot id of the first line matching `re` in a printed text. */
 function refIn(text: string, re: RegExp): string {
@@ -149,12 +150,15 @@ try {
   rmSync(state, { recursive: true, force: true });
 }
 
-let readme = readFileSync(README, "utf8");
+const pages = new Map(PAGES.map((url) => [url, readFileSync(url, "utf8")]));
 for (const [name, body] of examples) {
   const re = new RegExp(`(<!-- example:${name} -->\\n)[\\s\\S]*?(<!-- /example -->)`);
-  if (!re.test(readme))
-    throw new Error(`README.md has no <!-- example:${name} --> … <!-- /example --> block`);
-  readme = readme.replace(re, (_m, open: string, close: string) => `${open}${body}\n${close}`);
+  const page = [...pages.keys()].find((url) => re.test(pages.get(url)!));
+  if (!page) throw new Error(`no docs page has a <!-- example:${name} --> … <!-- /example --> block`);
+  pages.set(
+    page,
+    pages.get(page)!.replace(re, (_m, open: string, close: string) => `${open}${body}\n${close}`),
+  );
 }
-writeFileSync(README, readme);
-console.log(`README.md: wrote ${[...examples.keys()].join(", ")}`);
+for (const [url, text] of pages) writeFileSync(url, text);
+console.log(`docs: wrote ${[...examples.keys()].join(", ")}`);

@@ -1,6 +1,6 @@
 /**
  * The MCP server's command-line options, parsed in one place for both entry
- * points (`axsnap mcp ...` and `node dist/mcp-main.js ...`), so the README's
+ * points (`axsnap mcp ...` and `node dist/mcp-main.js ...`), so docs/mcp.md's
  * `npx axsnap mcp --confirm-destructive` means what the executable means.
  * Anything else is a usage error: an option the server ignored silently
  * (`--confirm` used to be) would leave a user believing it took effect.
@@ -26,7 +26,7 @@ export interface McpSettings {
   /**
    * launch_app may start a program by path with any argv (a shell command is one). Without it, only
    * the listed desktop entries and bundles, by name or id: a model, or text in a window it obeys,
-   * must not be able to run anything on a server started with the README's config.
+   * must not be able to run anything on a server started with docs/mcp.md's config.
    */
   allowLaunchPaths: boolean;
   /** Estimated tokens above which an action reply's whole window prints through the budget view; 0: never. */

@@ -20,7 +20,7 @@ import type { Session } from "../../lib/session.js";
 import { useFakeSessions } from "../support/editor.js";
 
 const frame = { x: 100, y: 100, w: 800, h: 600 };
-/** The library's promise (README, "Every call takes deadlineMs"): settled at most 250 ms after the deadline. */
+/** The library's promise (docs/acting.md, "Deadlines and aborts"): settled at most 250 ms after the deadline. */
 const BACKSTOP_MS = 250;
 const sessions = useFakeSessions(5000);
 

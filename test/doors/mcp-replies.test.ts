@@ -34,7 +34,7 @@ const READ_ONLY = ["list_apps", "get_app_state", "wait_for"];
 
 let desktop: Desktop;
 let gtk: App;
-/** The server as the README starts it: `axsnap mcp`. */
+/** The server as docs/mcp.md starts it: `axsnap mcp`. */
 let client: Client;
 const stderr: string[] = [];
 const clients: Client[] = [];

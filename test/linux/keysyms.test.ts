@@ -1,5 +1,5 @@
 /**
- * Key names are case-insensitive (README, "Keys"), X keysym names included
+ * Key names are case-insensitive (docs/acting.md, "Key names for pressKey"), X keysym names included
  * (issue 19, section 8): `kp_enter` is KP_Enter. Where X has two keysyms that
  * differ only by case (Greek_alpha and Greek_ALPHA), the exact name wins,
  * else the one whose letters' case agrees with the name's most often (the

@@ -13,7 +13,7 @@ import { type App, type Desktop, gtkWidgetFactory } from "../../scripts/desktop.
 import { useDesktop } from "../support/linux.js";
 
 const TIMEOUT = 120_000;
-/** README, "Every call takes deadlineMs": it settles at most 250 ms after its deadline. */
+/** docs/acting.md, "Deadlines and aborts": it settles at most 250 ms after its deadline. */
 const BACKSTOP_MS = 250;
 const NEVER = { text: "no line ever prints this 7f3a9c" };
 let desktop: Desktop;

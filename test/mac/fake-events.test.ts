@@ -4,8 +4,8 @@
  * second signal for web apps, whose silence proves nothing), N10 (the
  * observer's run loop drained at job boundaries; sessions unwatch the apps
  * they no longer observe), N11 (a registration cut short is completed by a
- * later Watch). What only a real Mac can confirm is in the README's macOS
- * section: which apps post these names, and what a Mach port does with
+ * later Watch). What only a real Mac can confirm is in docs/macos.md
+ * ("What is verified here"): which apps post these names, and what a Mach port does with
  * notifications nobody reads.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
