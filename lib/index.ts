@@ -61,6 +61,14 @@ export {
   listLaunchable,
 } from "./launch.js";
 export type { ScreenshotMark, ScreenshotOptions } from "./marks.js";
+export {
+  createMcpHttpServer,
+  type McpCallCounts,
+  type McpHttpHealth,
+  type McpHttpServer,
+  type McpHttpServerOptions,
+  type McpHttpStatus,
+} from "./mcp-http.js";
 export type {
   ChildSource,
   Platform,
