@@ -68,8 +68,13 @@ async function runMcp(argv: string[], specifier: string): Promise<number> {
     writeErr("axsnap: this build's lib/mcp.js does not export runMcpServer()\n");
     return 1;
   }
-  // The options were checked by the grammar (lib/cli/args.ts) with the server's own parser.
-  await mod.runMcpServer({ argv });
+  // The options were checked by the grammar (lib/cli/args.ts) with the server's own parser;
+  // what only starting can find (a remote address not allowed, a port in use) is said here.
+  try {
+    await mod.runMcpServer({ argv });
+  } catch (e) {
+    return fail("mcp", errorData(e), false, false);
+  }
   return 0;
 }
 
