@@ -71,7 +71,10 @@ async function httpClient(): Promise<Client> {
 
 async function timed(c: Client, screenshot: boolean): Promise<number> {
   const t = performance.now();
-  const r = (await c.callTool({ name: "get_app_state", arguments: { app: GTK, screenshot } })) as CallToolResult;
+  const r = (await c.callTool({
+    name: "get_app_state",
+    arguments: { app: GTK, screenshot },
+  })) as CallToolResult;
   const ms = performance.now() - t;
   if (r.isError) throw new Error(JSON.stringify(r.content));
   return ms;

@@ -9,6 +9,7 @@ import type { McpHttpOptions, McpHttpServer } from "./mcp/http.js";
 import { MCP_DEFAULTS } from "./mcp/options.js";
 import type { McpServerOptions } from "./mcp.js";
 
+export type { ActionScreenshots, ReplyMode } from "./doors/modes.js";
 export type { CallCounts as McpCallCounts } from "./mcp/calls.js";
 export type {
   McpHttpHealth,

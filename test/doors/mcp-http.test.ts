@@ -586,6 +586,31 @@ describe("MCP over HTTP: where it listens, and the token", () => {
   });
 });
 
+describe("createMcpHttpServer from the package's entry point", () => {
+  it("import of lib/index.ts loads none of the MCP SDK, its HTTP adapter or zod", async () => {
+    const p = spawn(
+      process.execPath,
+      [
+        "--import",
+        "./test/support/module-log.mjs",
+        "--import",
+        "tsx",
+        "-e",
+        "const m = await import('./lib/index.ts'); console.log('export ' + typeof m.createMcpHttpServer);",
+      ],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let out = "";
+    p.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+    });
+    expect(await new Promise((resolve) => p.on("exit", resolve))).toBe(0);
+    expect(out).toContain("export function");
+    expect(out).toMatch(/loaded \S+\/lib\/mcp-http\.ts/);
+    expect(out).not.toMatch(/modelcontextprotocol|@hono|\/zod\//);
+  }, 60_000);
+});
+
 describe("axsnap mcp --http, the process", () => {
   let child: ChildProcess | undefined;
 
