@@ -61,6 +61,16 @@ export {
   listLaunchable,
 } from "./launch.js";
 export type { ScreenshotMark, ScreenshotOptions } from "./marks.js";
+export {
+  type ActionScreenshots,
+  createMcpHttpServer,
+  type McpCallCounts,
+  type McpHttpHealth,
+  type McpHttpServer,
+  type McpHttpServerOptions,
+  type McpHttpStatus,
+  type ReplyMode,
+} from "./mcp-http.js";
 export type {
   ChildSource,
   Platform,

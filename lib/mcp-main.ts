@@ -3,16 +3,17 @@
  * The MCP server's entry point: `node dist/mcp-main.js [options]` (from
  * source: `node --import tsx lib/mcp-main.ts`), with the options `axsnap mcp`
  * takes (lib/mcp/options.ts). Serves MCP on stdio until the client closes
- * stdin; diagnostics go to stderr.
+ * stdin, or with --http over HTTP until SIGINT or SIGTERM; diagnostics go to
+ * stderr.
  */
 import { AxsnapError } from "./errors.js";
 import { MCP_OPTION_HELP, MCP_USAGE, parseMcpArgs } from "./mcp/options.js";
 import { runMcpServer } from "./mcp.js";
 
 function usageExit(e: unknown): never {
-  if (e instanceof AxsnapError && e.code === "INVALID_ARGUMENT") {
+  if (e instanceof AxsnapError) {
     console.error(`axsnap mcp: ${e.message}\n${e.hint}`);
-    process.exit(2);
+    process.exit(e.code === "INVALID_ARGUMENT" ? 2 : 1);
   }
   console.error("axsnap mcp:", e);
   process.exit(1);

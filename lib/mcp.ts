@@ -31,6 +31,7 @@ import { z } from "zod";
 import { listApps } from "./desktop.js";
 import { invalidArgument } from "./errors.js";
 import { listLaunchable } from "./launch.js";
+import type { CallTracker } from "./mcp/calls.js";
 import { registerFindTool } from "./mcp/find.js";
 import { registerLaunchApp } from "./mcp/launch.js";
 import { REQUEST_LIMIT_BYTES, TEXT_LIMIT } from "./mcp/limits.js";
@@ -267,11 +268,16 @@ function packageVersion(): string {
 }
 
 /** The MCP server over a session (not connected): the tool set of this module. */
-export function createMcpServer(session: Session, settings: Partial<McpSettings> = {}): McpServer {
+export function createMcpServer(
+  session: Session,
+  settings: Partial<McpSettings> = {},
+  tracker?: CallTracker,
+): McpServer {
   const server = new McpServer(
     { name: "axsnap", version: packageVersion() },
     { instructions: INSTRUCTIONS, capabilities: { tools: {} } },
   );
+  tracker?.watch(server);
   const replies = settings.replies ?? MCP_DEFAULTS.replies;
   const screenshots = settings.actionScreenshots ?? MCP_DEFAULTS.actionScreenshots;
   const replyTokens = settings.replyTokens ?? MCP_DEFAULTS.replyTokens;
@@ -733,30 +739,32 @@ export function createMcpServer(session: Session, settings: Partial<McpSettings>
   return server;
 }
 
-/**
- * Runs the MCP server on stdio until the client closes its end (stdin ends)
- * or the transport closes; then releases the session's snapshots.
- */
-export async function runMcpServer(options: McpServerOptions = {}): Promise<void> {
-  const parsed = parseMcpArgs(options.argv ?? []);
-  const confirmDestructive = options.confirmDestructive === true || parsed.confirmDestructive;
-  const settings: McpSettings = {
-    confirmDestructive,
+/** The server's settings: the options' fields over the parsed command line (lib/mcp/options.ts). */
+export function mcpSettingsOf(options: McpServerOptions, parsed: McpSettings): McpSettings {
+  return {
+    confirmDestructive: options.confirmDestructive === true || parsed.confirmDestructive,
     actionScreenshots: options.actionScreenshots ?? parsed.actionScreenshots,
     replies: options.replies ?? parsed.replies,
     allowLaunchPaths: options.allowLaunchPaths === true || parsed.allowLaunchPaths,
     replyTokens: options.replyTokens ?? parsed.replyTokens,
   };
-  const stdin = options.stdin ?? process.stdin;
-  const stdout = options.stdout ?? process.stdout;
-  // stdout carries the protocol: anything logged there would corrupt it.
-  const restoreLog = stdout === process.stdout ? divertConsoleLog() : () => undefined;
+}
+
+/**
+ * One MCP server and the axsnap session it serves (its latest snapshots, its refs), as both
+ * transports serve them: stdio composes one for its life, HTTP one per MCP session. The
+ * caller connects the server and closes the session when its client is gone.
+ */
+export function composeMcpServer(
+  settings: McpSettings,
+  tracker?: CallTracker,
+): { server: McpServer; session: Session } {
   const session = createSession({
     deadlineMs: DEADLINE_MS,
     // A diff reply leaves the unchanged lines' refs in the snapshots read before: keep
     // enough of them for an agent that acts on a line it read several replies ago.
     keepSnapshots: 20,
-    ...(confirmDestructive
+    ...(settings.confirmDestructive
       ? {
           confirm: (r: ConfirmRequest) => {
             process.stderr.write(
@@ -767,7 +775,24 @@ export async function runMcpServer(options: McpServerOptions = {}): Promise<void
         }
       : {}),
   });
-  const server = createMcpServer(session, settings);
+  return { server: createMcpServer(session, settings, tracker), session };
+}
+
+/**
+ * Runs the MCP server on stdio until the client closes its end (stdin ends)
+ * or the transport closes; then releases the session's snapshots. With
+ * `--http [HOST:]PORT` it serves MCP over HTTP instead (lib/mcp/http.ts),
+ * until SIGINT or SIGTERM.
+ */
+export async function runMcpServer(options: McpServerOptions = {}): Promise<void> {
+  const parsed = parseMcpArgs(options.argv ?? []);
+  const settings = mcpSettingsOf(options, parsed);
+  if (parsed.http !== undefined) return runOverHttp(settings, parsed);
+  const stdin = options.stdin ?? process.stdin;
+  const stdout = options.stdout ?? process.stdout;
+  // stdout carries the protocol: anything logged there would corrupt it.
+  const restoreLog = stdout === process.stdout ? divertConsoleLog() : () => undefined;
+  const { server, session } = composeMcpServer(settings);
   const transport = new LineStdioTransport(stdin, stdout);
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = () => resolve();
@@ -779,6 +804,32 @@ export async function runMcpServer(options: McpServerOptions = {}): Promise<void
     await session.close().catch(() => undefined);
     restoreLog();
   }
+}
+
+/** `axsnap mcp --http`: serves until SIGINT or SIGTERM, then closes every session. */
+async function runOverHttp(settings: McpSettings, parsed: ReturnType<typeof parseMcpArgs>): Promise<void> {
+  // Loaded only here: the SDK's HTTP pieces (and hono's adapter) cost a stdio server nothing.
+  const { startMcpHttpServer } = await import("./mcp/http.js");
+  const http = await startMcpHttpServer(
+    {
+      ...parsed.http!,
+      allowRemote: parsed.allowRemote,
+      allowedHosts: parsed.allowedHosts,
+      allowedOrigins: parsed.allowedOrigins,
+      settings,
+    },
+    composeMcpServer,
+  );
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      resolve();
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+  await http.close();
 }
 
 function divertConsoleLog(): () => void {

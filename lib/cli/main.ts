@@ -68,9 +68,31 @@ async function runMcp(argv: string[], specifier: string): Promise<number> {
     writeErr("axsnap: this build's lib/mcp.js does not export runMcpServer()\n");
     return 1;
   }
-  // The options were checked by the grammar (lib/cli/args.ts) with the server's own parser.
-  await mod.runMcpServer({ argv });
+  // The options were checked by the grammar (lib/cli/args.ts) with the server's own parser;
+  // what only starting can find (a remote address not allowed, a port in use) is said here.
+  try {
+    await mod.runMcpServer({ argv });
+  } catch (e) {
+    return fail("mcp", serverErrorData(e), false, false);
+  }
   return 0;
+}
+
+/**
+ * The server is dist/mcp.js, loaded beside this bundle, not from it: its AxsnapError is a
+ * class of the same shape but not this bundle's, so it is read by its fields.
+ */
+function serverErrorData(e: unknown): ErrorData {
+  const x = e as Partial<Record<keyof ErrorData | "name", unknown>> | null;
+  if (x?.name !== "AxsnapError" || typeof x.code !== "string" || typeof x.hint !== "string")
+    return errorData(e);
+  return {
+    code: x.code,
+    message: String(x.message),
+    hint: x.hint,
+    delivery: x.delivery as ErrorData["delivery"],
+    retry: x.retry as ErrorData["retry"],
+  };
 }
 
 /**

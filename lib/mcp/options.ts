@@ -42,7 +42,26 @@ export const MCP_DEFAULTS: McpSettings = {
 };
 
 export const MCP_USAGE =
-  "usage: axsnap mcp [--confirm-destructive] [--action-screenshots never|auto|always] [--replies diff|full] [--reply-tokens N] [--allow-launch-paths]";
+  "usage: axsnap mcp [--confirm-destructive] [--action-screenshots never|auto|always] [--replies diff|full] [--reply-tokens N] [--allow-launch-paths] [--http [HOST:]PORT [--allow-remote] [--allowed-host NAME]... [--allowed-origin ORIGIN]...]";
+
+/** Where `--http` listens: a host (an address or a name) and a port (0: any free one). */
+export interface ListenAddress {
+  host: string;
+  port: number;
+}
+
+/** What `axsnap mcp` parses: the server's settings, and where to serve them when not on stdio. */
+export interface McpArgs extends McpSettings {
+  help: boolean;
+  /** Serve MCP over HTTP (Streamable HTTP) here instead of stdio. */
+  http?: ListenAddress;
+  /** A host that is not loopback may be listened on (the token is still required). */
+  allowRemote: boolean;
+  /** Host header values (NAME or NAME:PORT) accepted besides the listened address; "*" any. */
+  allowedHosts: string[];
+  /** Origin header values accepted besides the server's own origins. */
+  allowedOrigins: string[];
+}
 
 /** One line per option, for `axsnap help mcp` and `mcp-main --help`. */
 export const MCP_OPTION_HELP = [
@@ -55,7 +74,32 @@ export const MCP_OPTION_HELP = [
   "                                the model asks); without it, only listed desktop entries / bundles by name or id",
   `--reply-tokens N                a whole window longer than about N tokens prints shortened to fit them,`,
   `                                indices kept (default ${DEFAULT_REPLY_TOKENS}; 0: always whole; reply: "full" prints all)`,
+  "--http [HOST:]PORT              serve MCP over HTTP (Streamable HTTP, path /mcp) instead of stdio; HOST",
+  "                                default 127.0.0.1; a bearer token is required (AXSNAP_MCP_TOKEN, or one",
+  "                                generated into a file only you can read, its path printed on stderr)",
+  "--allow-remote                  with --http: allow a HOST that is not loopback (the token is still required)",
+  "--allowed-host NAME[:PORT]      with --http: a Host header to accept besides the listened address (repeat;",
+  '                                "*" accepts any); needed when listening on 0.0.0.0 or ::',
+  "--allowed-origin ORIGIN         with --http: a browser Origin to accept besides the server's own (repeat)",
 ];
+
+/** `[HOST:]PORT`: a port alone listens on loopback; an IPv6 host is written in brackets. */
+export function parseListenAddress(flag: string, value: string | undefined): ListenAddress {
+  const m =
+    value === undefined
+      ? null
+      : /^(?:(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9][A-Za-z0-9.-]*):)?(\d{1,5})$/.exec(value);
+  const port = m ? Number(m[2]) : Number.NaN;
+  if (!m || port > 65535)
+    throw invalidArgument(
+      value === undefined
+        ? `${flag} needs [HOST:]PORT, e.g. 8765 or 127.0.0.1:8765`
+        : `${flag} must be [HOST:]PORT (a port from 0 to 65535; an IPv6 host in brackets), got ${JSON.stringify(value)}`,
+      MCP_USAGE,
+    );
+  const host = m[1] === undefined ? "127.0.0.1" : m[1].replace(/^\[(.*)\]$/, "$1");
+  return { host, port };
+}
 
 function choiceOf<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T {
   if (value !== undefined && (allowed as readonly string[]).includes(value)) return value as T;
@@ -77,8 +121,15 @@ function tokensOf(flag: string, value: string | undefined): number {
 }
 
 /** Parses the server's arguments (after `mcp`); `help` when only help was asked. INVALID_ARGUMENT otherwise. */
-export function parseMcpArgs(argv: readonly string[]): McpSettings & { help: boolean } {
-  const out = { ...MCP_DEFAULTS, help: false };
+export function parseMcpArgs(argv: readonly string[]): McpArgs {
+  const out: McpArgs = {
+    ...MCP_DEFAULTS,
+    help: false,
+    allowRemote: false,
+    allowedHosts: [],
+    allowedOrigins: [],
+  };
+  const httpOnly: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const eq = arg.indexOf("=");
@@ -103,6 +154,22 @@ export function parseMcpArgs(argv: readonly string[]): McpSettings & { help: boo
       case "--reply-tokens":
         out.replyTokens = tokensOf(flag, next());
         break;
+      case "--http":
+        out.http = parseListenAddress(flag, next());
+        break;
+      case "--allow-remote":
+        if (inline !== undefined) throw invalidArgument(`${flag} takes no value`, MCP_USAGE);
+        out.allowRemote = true;
+        httpOnly.push(flag);
+        break;
+      case "--allowed-host":
+      case "--allowed-origin": {
+        const v = next();
+        if (v === undefined || v.trim() === "") throw invalidArgument(`${flag} needs a value`, MCP_USAGE);
+        (flag === "--allowed-host" ? out.allowedHosts : out.allowedOrigins).push(v.trim());
+        httpOnly.push(flag);
+        break;
+      }
       case "-h":
       case "--help":
         out.help = true;
@@ -121,5 +188,10 @@ export function parseMcpArgs(argv: readonly string[]): McpSettings & { help: boo
         );
     }
   }
+  if (out.http === undefined && httpOnly.length > 0)
+    throw invalidArgument(
+      `${httpOnly[0]} applies to the HTTP server only: add --http [HOST:]PORT`,
+      MCP_USAGE,
+    );
   return out;
 }

@@ -15,36 +15,10 @@
  */
 import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  InitializeRequestSchema,
-  type JSONRPCMessage,
-  JSONRPCMessageSchema,
-  ListToolsRequestSchema,
-  PingRequestSchema,
-} from "@modelcontextprotocol/sdk/types.js";
-import { sanitize } from "../render/sanitize.js";
+import { ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { envelopeProblem, type Id, idOf, paramsProblem, printable } from "./envelope.js";
 import { REQUEST_LIMIT_BYTES, TEXT_LIMIT } from "./limits.js";
 import { LineReader, type OversizedLine } from "./lines.js";
-
-type Id = string | number | null;
-
-interface ParamsSchema {
-  safeParse(
-    value: unknown,
-  ):
-    | { success: true }
-    | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] } };
-}
-
-/** The requests this server answers, whose params are checked before the SDK parses them. */
-const REQUESTS = new Map<string, ParamsSchema>([
-  ["initialize", InitializeRequestSchema],
-  ["ping", PingRequestSchema],
-  ["tools/list", ListToolsRequestSchema],
-  ["tools/call", CallToolRequestSchema],
-]);
 
 const OVERSIZED_HINT = `send at most ${REQUEST_LIMIT_BYTES} bytes on one line; a text to type or set is at most ${TEXT_LIMIT} characters: type a longer one in several type_text calls`;
 
@@ -169,42 +143,4 @@ export class LineStdioTransport implements Transport {
     const error = { code, message, ...(data ? { data } : {}) };
     void this.send({ jsonrpc: "2.0", id, error } as unknown as JSONRPCMessage);
   }
-}
-
-/** What makes a parsed line not a JSON-RPC 2.0 message, or undefined when it is one. */
-function envelopeProblem(value: unknown): string | undefined {
-  if (Array.isArray(value)) return "a batch (an array) is not supported: send one message a line";
-  if (typeof value !== "object" || value === null) return "a message is one JSON object";
-  const m = value as Record<string, unknown>;
-  if (m.jsonrpc !== "2.0") return '"jsonrpc" must be "2.0"';
-  if ("method" in m && typeof m.method !== "string") return '"method" must be a string';
-  if ("id" in m && !isId(m.id) && !(m.id === null && "error" in m))
-    return '"id" must be a string or an integer';
-  if (!JSONRPCMessageSchema.safeParse(value).success)
-    return "not a JSON-RPC 2.0 request, notification or response (its fields: jsonrpc, id, method, params; or result or error)";
-  return undefined;
-}
-
-function paramsProblem(message: JSONRPCMessage): string | undefined {
-  const schema = REQUESTS.get((message as { method: string }).method);
-  const checked = schema?.safeParse(message);
-  if (checked === undefined || checked.success) return undefined;
-  return checked.error.issues
-    .map((i) => `${i.path.map(String).join(".") || "the request"}: ${i.message}`)
-    .join("; ");
-}
-
-function isId(v: unknown): v is string | number {
-  return typeof v === "string" || (typeof v === "number" && Number.isSafeInteger(v));
-}
-
-function idOf(value: unknown): Id {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
-  const id = (value as { id?: unknown }).id;
-  return isId(id) ? id : null;
-}
-
-/** A method name from the client, fit for one stderr line. */
-function printable(method: string): string {
-  return sanitize(method, 80);
 }

@@ -1,0 +1,51 @@
+/**
+ * createMcpHttpServer: axsnap's MCP server over HTTP, from the package's
+ * entry point. This module holds only the call and its types: the MCP
+ * server, the SDK's HTTP transport and its adapter load when the call is
+ * made, so `import "axsnap"` does not pay for them.
+ */
+
+import type { McpHttpOptions, McpHttpServer } from "./mcp/http.js";
+import { MCP_DEFAULTS } from "./mcp/options.js";
+import type { McpServerOptions } from "./mcp.js";
+
+export type { ActionScreenshots, ReplyMode } from "./doors/modes.js";
+export type { CallCounts as McpCallCounts } from "./mcp/calls.js";
+export type {
+  McpHttpHealth,
+  McpHttpServer,
+  McpHttpStatus,
+} from "./mcp/http.js";
+
+export interface McpHttpServerOptions
+  extends Omit<McpHttpOptions, "settings">,
+    Pick<
+      McpServerOptions,
+      "confirmDestructive" | "actionScreenshots" | "replies" | "allowLaunchPaths" | "replyTokens"
+    > {}
+
+/**
+ * Serves axsnap's MCP tools over Streamable HTTP at `<url>` (path /mcp), with sessions: each
+ * MCP session has its own axsnap session (latest snapshots, refs). Loopback only unless
+ * `allowRemote`; every request needs `Authorization: Bearer <token>` (the returned `token`:
+ * `options.token`, AXSNAP_MCP_TOKEN, or one generated and written to `tokenFile`, mode 0600).
+ * Resolves once it listens; `close()` ends every session.
+ */
+export async function createMcpHttpServer(options: McpHttpServerOptions = {}): Promise<McpHttpServer> {
+  const [{ composeMcpServer, mcpSettingsOf }, { startMcpHttpServer }] = await Promise.all([
+    import("./mcp.js"),
+    import("./mcp/http.js"),
+  ]);
+  const { confirmDestructive, actionScreenshots, replies, allowLaunchPaths, replyTokens, ...http } = options;
+  const settings = mcpSettingsOf(
+    {
+      ...(confirmDestructive !== undefined ? { confirmDestructive } : {}),
+      ...(actionScreenshots !== undefined ? { actionScreenshots } : {}),
+      ...(replies !== undefined ? { replies } : {}),
+      ...(allowLaunchPaths !== undefined ? { allowLaunchPaths } : {}),
+      ...(replyTokens !== undefined ? { replyTokens } : {}),
+    },
+    MCP_DEFAULTS,
+  );
+  return startMcpHttpServer({ ...http, settings }, composeMcpServer);
+}
