@@ -79,7 +79,9 @@ export function runningDesktop(name: string): DesktopState {
   const reason = deathOf(s);
   if (reason !== undefined) {
     endDesktopNow(dir, s);
-    throw new AxsnapError("DESKTOP_GONE", `the desktop ${name} is gone: ${reason}`);
+    throw new AxsnapError("DESKTOP_GONE", `the desktop ${name} is gone: ${reason}`, {
+      hint: `its apps went with it; start it again (\`axsnap desktop start ${name}\`) and launch the apps there again`,
+    });
   }
   return s;
 }

@@ -350,6 +350,9 @@ async function reserve(dir: string, state: DesktopState): Promise<void> {
       throw new AxsnapError(
         "DESKTOP_EXISTS",
         `a desktop named ${state.name} is running (display ${old.display || "starting"}, started ${old.startedAt || "just now"} by pid ${old.owner.pid})`,
+        {
+          hint: `use it as it is (--desktop ${state.name}), pick another name, or stop it first (\`axsnap desktop stop ${state.name}\`)`,
+        },
       );
     await endDesktop(dir, old);
   }

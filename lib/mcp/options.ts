@@ -31,6 +31,8 @@ export interface McpSettings {
   allowLaunchPaths: boolean;
   /** Estimated tokens above which an action reply's whole window prints through the budget view; 0: never. */
   replyTokens: number;
+  /** The agent's desktop the server observes and acts on (--desktop NAME; lib/agent-desktop/). */
+  desktop?: string;
 }
 
 export const MCP_DEFAULTS: McpSettings = {
@@ -42,7 +44,7 @@ export const MCP_DEFAULTS: McpSettings = {
 };
 
 export const MCP_USAGE =
-  "usage: axsnap mcp [--confirm-destructive] [--action-screenshots never|auto|always] [--replies diff|full] [--reply-tokens N] [--allow-launch-paths]";
+  "usage: axsnap mcp [--confirm-destructive] [--action-screenshots never|auto|always] [--replies diff|full] [--reply-tokens N] [--allow-launch-paths] [--desktop NAME]";
 
 /** One line per option, for `axsnap help mcp` and `mcp-main --help`. */
 export const MCP_OPTION_HELP = [
@@ -55,6 +57,8 @@ export const MCP_OPTION_HELP = [
   "                                the model asks); without it, only listed desktop entries / bundles by name or id",
   `--reply-tokens N                a whole window longer than about N tokens prints shortened to fit them,`,
   `                                indices kept (default ${DEFAULT_REPLY_TOKENS}; 0: always whole; reply: "full" prints all)`,
+  "--desktop NAME                  serve the agent's desktop NAME (`axsnap desktop start NAME`): the tools",
+  "                                observe, act and launch there, never on the user's screen",
 ];
 
 function choiceOf<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T {
@@ -103,6 +107,13 @@ export function parseMcpArgs(argv: readonly string[]): McpSettings & { help: boo
       case "--reply-tokens":
         out.replyTokens = tokensOf(flag, next());
         break;
+      case "--desktop": {
+        const name = next();
+        if (name === undefined || name === "" || name.startsWith("-"))
+          throw invalidArgument(`${flag} needs a desktop's name`, MCP_USAGE);
+        out.desktop = name;
+        break;
+      }
       case "-h":
       case "--help":
         out.help = true;
