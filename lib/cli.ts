@@ -63,7 +63,7 @@ function desktopWord(args: string[]): string | undefined {
 async function pointAtDesktop(name: string): Promise<boolean> {
   try {
     const { useDesktop } = await import("./agent-desktop/use.js");
-    useDesktop(name);
+    useDesktop(name, { clean: false });
     return true;
   } catch {
     return false;

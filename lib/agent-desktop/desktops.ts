@@ -67,7 +67,7 @@ export async function listDesktops(): Promise<DesktopListing[]> {
  * The running desktop of that name: DESKTOP_NOT_FOUND when none was
  * started, DESKTOP_GONE (its remains KILLed: nothing there is worth a grace period) when it died.
  */
-export function runningDesktop(name: string): DesktopState {
+export function runningDesktop(name: string, clean = true): DesktopState {
   checkName(name);
   const dir = stateDir();
   const s = readState(dir, name);
@@ -78,7 +78,7 @@ export function runningDesktop(name: string): DesktopState {
     );
   const reason = deathOf(s);
   if (reason !== undefined) {
-    endDesktopNow(dir, s);
+    if (clean) endDesktopNow(dir, s);
     throw new AxsnapError("DESKTOP_GONE", `the desktop ${name} is gone: ${reason}`, {
       hint: `its apps went with it; start it again (\`axsnap desktop start ${name}\`) and launch the apps there again`,
     });

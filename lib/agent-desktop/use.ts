@@ -22,11 +22,13 @@ export type DesktopRef = string | Pick<AgentDesktop, "name">;
 /**
  * Points this process at the desktop (by name or handle): DESKTOP_NOT_FOUND,
  * DESKTOP_GONE, or INVALID_ARGUMENT when the process already observes
- * another one. Returns the desktop's state.
+ * another one. Returns the desktop's state. `clean: false` leaves a gone
+ * desktop's remains for the caller that reports it (the CLI's entry only
+ * peeks, to pick the warm process; the command then says DESKTOP_GONE).
  */
-export function useDesktop(desktop: DesktopRef): DesktopState {
+export function useDesktop(desktop: DesktopRef, options: { clean?: boolean } = {}): DesktopState {
   const name = typeof desktop === "string" ? desktop : desktop?.name;
-  const state = runningDesktop(name as string);
+  const state = runningDesktop(name as string, options.clean !== false);
   const target = desktopBackendTarget();
   if (target && (target.display !== state.display || target.busAddress !== state.busAddress))
     throw new AxsnapError(
