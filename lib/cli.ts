@@ -43,9 +43,39 @@ function lost(): number {
   return 1;
 }
 
+/** The value of --desktop NAME (or --desktop=NAME) before any `--`. */
+function desktopWord(args: string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === "--") return undefined;
+    if (a === "--desktop") return args[i + 1];
+    if (a.startsWith("--desktop=")) return a.slice("--desktop=".length);
+  }
+  return undefined;
+}
+
+/**
+ * --desktop NAME: the desktop's DISPLAY and bus go into this process's
+ * environment before the warm process is picked, so one that serves another
+ * desktop is never asked (the address is a hash of that environment). False
+ * when the desktop cannot be used: the command then runs here and says why.
+ */
+async function pointAtDesktop(name: string): Promise<boolean> {
+  try {
+    const { useDesktop } = await import("./agent-desktop/use.js");
+    useDesktop(name, { clean: false });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function main(): Promise<number> {
   let startOne = false;
-  const address = servable(argv, process.env) ? addressOf(process.env, script) : undefined;
+  let serve = servable(argv, process.env);
+  const desktop = serve ? desktopWord(argv) : undefined;
+  if (desktop !== undefined) serve = await pointAtDesktop(desktop);
+  const address = serve ? addressOf(process.env, script) : undefined;
   if (address !== undefined) {
     const r = await runServed(address, argv, process.cwd());
     if (r.served) return "lost" in r ? lost() : r.code;

@@ -16,7 +16,27 @@ import { AxsnapError } from "./errors.js";
 import { callNative, loadNative, type NativeBackend, type NativeSnapshot } from "./native.js";
 import type { WalkRequest } from "./observe-request.js";
 
-let shared: { backend: NativeBackend; ready: Promise<void> } | undefined;
+let shared: { backend: NativeBackend; ready: Promise<void>; target: BackendTarget } | undefined;
+
+/** The display and session bus a backend reads from the environment when it connects (and when it reconnects). */
+export interface BackendTarget {
+  display: string;
+  busAddress: string;
+}
+
+function targetNow(): BackendTarget {
+  return { display: process.env.DISPLAY ?? "", busAddress: process.env.DBUS_SESSION_BUS_ADDRESS ?? "" };
+}
+
+/**
+ * Where the process's backend was created for, or undefined before its
+ * first use: a process that moves to another desktop afterwards would have
+ * its addon read the new DISPLAY at its next reconnect only, the old bus
+ * still held (lib/agent-desktop/use.ts refuses that).
+ */
+export function desktopBackendTarget(): BackendTarget | undefined {
+  return shared?.target;
+}
 
 /**
  * The process's backend for the real desktop, connected once. Connecting is
@@ -31,7 +51,7 @@ export async function desktopBackend(connectDeadlineMs = 5000): Promise<NativeBa
         `axsnap has no desktop backend for ${process.platform} in this build`,
       );
     const backend = new native.NativeBackend(native.platformBackend);
-    shared = { backend, ready: callNative(() => backend.connect(connectDeadlineMs)) };
+    shared = { backend, ready: callNative(() => backend.connect(connectDeadlineMs)), target: targetNow() };
     // A failed connection is not cached: the next call tries again (the bus may have started since).
     shared.ready.catch(() => {
       shared = undefined;

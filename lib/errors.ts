@@ -29,6 +29,10 @@ export const ERROR_CODES = [
   "NOT_ENABLED",
   "ABORTED",
   "OCR_UNAVAILABLE",
+  "DESKTOP_EXISTS",
+  "DESKTOP_NOT_FOUND",
+  "DESKTOP_GONE",
+  "DESKTOP_UNAVAILABLE",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -79,6 +83,15 @@ const DEFAULT_HINTS: Record<ErrorCode, string> = {
   // The backend that failed says what to install, if anything (lib/native.ts mapNativeError): this is the rest.
   OCR_UNAVAILABLE:
     'no engine here reads text from pixels: take the snapshot with ocr: "auto" or false and look at its screenshot',
+  // The agent's desktop (lib/agent-desktop/): its commands are the same words in every door.
+  DESKTOP_EXISTS:
+    "a desktop of that name is running: use it as it is, pick another name, or stop it first (`axsnap desktop stop NAME`)",
+  DESKTOP_NOT_FOUND:
+    "no desktop of that name was started; `axsnap desktop list` shows the desktops there are",
+  DESKTOP_GONE:
+    "that desktop's X server or bus has ended, and its apps with it; start it again (`axsnap desktop start NAME`) and launch the apps there again",
+  DESKTOP_UNAVAILABLE:
+    "a private desktop needs Xvfb, a D-Bus session bus and the AT-SPI bus: install the Debian packages xvfb, dbus and at-spi2-core",
 };
 
 export class AxsnapError extends Error {

@@ -25,6 +25,16 @@ export {
   waitFor,
 } from "./actions.js";
 export {
+  type AgentDesktop,
+  type DesktopListing,
+  type DesktopRef,
+  listDesktops,
+  type StartDesktopOptions,
+  startDesktop,
+  stopDesktop,
+  useDesktop,
+} from "./agent-desktop/index.js";
+export {
   listApps,
   listWindows,
   type ObservationOptions,

@@ -10,6 +10,7 @@
 import { spawn } from "node:child_process";
 import { accessSync, constants, readFileSync, statSync } from "node:fs";
 import { basename, resolve as resolvePath } from "node:path";
+import { type DesktopRef, launchMarker, useDesktop } from "./agent-desktop/use.js";
 import { CallContext, callBudget } from "./call.js";
 import { desktopBackend, listWindows } from "./desktop.js";
 import { AxsnapError, invalidArgument } from "./errors.js";
@@ -35,6 +36,12 @@ export interface LaunchOptions {
   /** How long to wait for the first accessible window. Default 20000 ms. */
   deadlineMs?: number;
   signal?: AbortSignal;
+  /**
+   * Start it on an agent's desktop (its name, or startDesktop's handle):
+   * this process is put on that desktop first (useDesktop), and the app ends
+   * when the desktop stops.
+   */
+  desktop?: DesktopRef;
 }
 
 export interface LaunchedApp {
@@ -145,6 +152,8 @@ function entryPlan(entry: LaunchableApp): Plan {
 function environment(extra: Record<string, string> | undefined, whole: boolean): Record<string, string> {
   const env: Record<string, string> = {};
   if (whole) for (const [k, v] of Object.entries(process.env)) if (typeof v === "string") env[k] = v;
+  // On an agent's desktop the app carries its marker: stopping the desktop ends the app too.
+  Object.assign(env, launchMarker());
   if (extra !== undefined) for (const [k, v] of Object.entries(extra)) env[k] = v;
   return env;
 }
@@ -261,6 +270,7 @@ export async function launchApp(
     );
   checkAppName(app);
   if (options === null || typeof options !== "object") throw invalidArgument("options must be an object");
+  if (options.desktop !== undefined) useDesktop(options.desktop);
   const args = checkedArgs(options.args);
   const extraEnv = checkedEnv(options.env);
   const deadlineMs = deadlineOf(options.deadlineMs);

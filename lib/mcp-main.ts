@@ -15,6 +15,11 @@ function usageExit(e: unknown): never {
     console.error(`axsnap mcp: ${e.message}\n${e.hint}`);
     process.exit(e.code === "INVALID_ARGUMENT" ? 2 : 1);
   }
+  // The desktop it was told to serve is not there (DESKTOP_NOT_FOUND, DESKTOP_GONE): what and what to do, no stack.
+  if (e instanceof AxsnapError) {
+    console.error(`axsnap mcp: ${e.code}: ${e.message}\nhint: ${e.hint}`);
+    process.exit(1);
+  }
   console.error("axsnap mcp:", e);
   process.exit(1);
 }

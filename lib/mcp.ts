@@ -28,6 +28,7 @@ import type { Readable, Writable } from "node:stream";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { type DesktopRef, useDesktop } from "./agent-desktop/use.js";
 import { listApps } from "./desktop.js";
 import { invalidArgument } from "./errors.js";
 import { listLaunchable } from "./launch.js";
@@ -73,6 +74,11 @@ export interface McpServerOptions {
   allowLaunchPaths?: boolean;
   /** Estimated tokens above which an action reply's whole window prints shortened (0: never). Default 500. */
   replyTokens?: number;
+  /**
+   * The agent's desktop to serve (its name, or startDesktop's handle; `--desktop NAME`): every tool
+   * observes and acts there, and launch_app starts apps there. Default: this process's DISPLAY and bus.
+   */
+  desktop?: DesktopRef;
   /**
    * Command-line arguments after `mcp` (e.g. ["--confirm-destructive"]), parsed by lib/mcp/options.ts
    * (unknown ones are refused); the fields above win over them.
@@ -787,6 +793,9 @@ export function composeMcpServer(
 export async function runMcpServer(options: McpServerOptions = {}): Promise<void> {
   const parsed = parseMcpArgs(options.argv ?? []);
   const settings = mcpSettingsOf(options, parsed);
+  const desktop = options.desktop ?? parsed.desktop;
+  // Before any session and its backend: the backend reads DISPLAY and the bus when it connects.
+  if (desktop !== undefined) useDesktop(desktop);
   if (parsed.http !== undefined) return runOverHttp(settings, parsed);
   const stdin = options.stdin ?? process.stdin;
   const stdout = options.stdout ?? process.stdout;

@@ -24,6 +24,7 @@ import { SnapshotStore, type Target } from "./act/store.js";
 import * as typing from "./act/typing.js";
 import { type WaitCondition, type WaitOptions, type WaitResult, waitFor } from "./act/wait.js";
 import { forgetObserver, observeApp } from "./act/watches.js";
+import { type DesktopRef, useDesktop } from "./agent-desktop/use.js";
 import { CallContext, callBudget } from "./call.js";
 import { liveObservation, snapshot as observe, type SnapshotOptions } from "./desktop.js";
 import { AxsnapError, invalidArgument } from "./errors.js";
@@ -65,6 +66,12 @@ export interface SessionOptions {
   deadlineMs?: number;
   /** A backend other than the desktop's (tests: the fake backend). @internal */
   backend?: NativeBackend;
+  /**
+   * An agent's desktop (its name, or the handle startDesktop returned) to
+   * observe and act on: this process is put on it (useDesktop) before its
+   * first observation. One process reaches one desktop.
+   */
+  desktop?: DesktopRef;
 }
 
 /** What resolve() found: the element as the agent addressed it, and how it was reached. */
@@ -92,6 +99,7 @@ export class Session {
       throw invalidArgument("session options must be an object");
     if (options.confirm !== undefined && typeof options.confirm !== "function")
       throw invalidArgument("confirm must be a function");
+    if (options.desktop !== undefined) useDesktop(options.desktop);
     const words = options.destructiveWords ?? DEFAULT_DESTRUCTIVE_WORDS;
     // A word that is only invisible characters or blanks would match every name.
     if (!Array.isArray(words) || words.some((w) => typeof w !== "string" || normalizeForMatch(w) === ""))

@@ -31,6 +31,10 @@ PACKAGES=(
   tesseract-ocr-chi-sim
   fonts-wqy-zenhei
   python3-gi-cairo
+  # the agent's desktop (lib/agent-desktop/): openbox for `axsnap desktop start --wm`; xdotool reads
+  # the pointer, focus and stacking of the "user's" desktop in test/linux/agent-desktop.test.ts
+  openbox
+  xdotool
   # X11 clients with no accessibility tree (test/linux/x11-apps.test.ts), xwininfo
   # for startApp's windowClass mode, libXRes for their pids (loaded at run time)
   xterm

@@ -100,6 +100,8 @@ export interface Globals {
   session?: string;
   /** Destructive targets are allowed (the library's confirm callback answers yes). */
   confirm: boolean;
+  /** The agent's desktop to observe and act on (--desktop NAME; lib/agent-desktop/). */
+  desktop?: string;
 }
 
 export type Invocation =
@@ -110,7 +112,12 @@ export type Invocation =
   /** `axsnap mcp`: the server's own options (lib/mcp/options.ts), checked here, parsed again by the server. */
   | { kind: "mcp"; argv: string[]; globals: Globals }
   /** `axsnap daemon ACTION`: the warm process that serves commands (lib/cli/daemon.ts). */
-  | { kind: "daemon"; action: DaemonAction; warm?: string; globals: Globals };
+  | { kind: "daemon"; action: DaemonAction; warm?: string; globals: Globals }
+  /** `axsnap desktop ACTION [NAME]`: the agent's desktops (lib/cli/desktop.ts). */
+  | { kind: "desktop"; action: DesktopAction; name?: string; size?: string; wm: boolean; globals: Globals };
+
+export const DESKTOP_ACTIONS = ["start", "stop", "list", "env"] as const;
+export type DesktopAction = (typeof DESKTOP_ACTIONS)[number];
 
 export const DAEMON_ACTIONS = ["status", "start", "stop", "run"] as const;
 export type DaemonAction = (typeof DAEMON_ACTIONS)[number];
@@ -137,6 +144,7 @@ interface CommandSpec {
     | "mcp"
     | "launchable"
     | "view"
+    | "desktop"
   )[];
   details?: string;
 }
@@ -269,6 +277,18 @@ export const COMMANDS: Record<string, CommandSpec> = {
       "own process. status prints its pid and how many commands it served; stop ends it.",
     ].join("\n  "),
   },
+  desktop: {
+    summary: "a private headless desktop for the agent: start [NAME], stop NAME, list, env NAME",
+    args: ["action", "name?"],
+    options: ["desktop"],
+    details: [
+      "start [NAME] (default agent) starts Xvfb, a session bus and the AT-SPI registry (with --wm, openbox too),",
+      "detached: it runs until `axsnap desktop stop NAME`. Apps and input there never touch the user's pointer,",
+      "focus or windows. `axsnap --desktop NAME COMMAND` observes and acts there (launch starts apps there);",
+      'eval "$(axsnap desktop env NAME)" points a shell at it. list shows each desktop running or gone (a gone',
+      "one is cleaned up as it is listed). State: $XDG_RUNTIME_DIR/axsnap/desktops (else /tmp/axsnap-UID), 0700.",
+    ].join("\n  "),
+  },
   help: { summary: "this help; `axsnap help COMMAND` for one command", args: ["command?"], options: [] },
 };
 
@@ -278,7 +298,12 @@ const OPTION_HELP: Record<CommandSpec["options"][number] | "global", string[]> =
     "--session DIR        where snapshots are kept for later refs (default $XDG_STATE_HOME/axsnap)",
     "--deadline MS        deadline of each observation and action, 1-600000 (default 5000)",
     "--confirm            allow destructive targets (Delete, Send, ...); without it they are refused",
+    "--desktop NAME       observe and act on the agent's desktop NAME (`axsnap desktop start NAME`)",
     "-h, --help           help for the command",
+  ],
+  desktop: [
+    "--size WxH           start: the screen's size in pixels (default 1280x800)",
+    "--wm                 start: run openbox on it (frames, focus and stacking as on a user's desktop)",
   ],
   app: ["--app NAME|PID       the app (a unique prefix of its name works)"],
   snapshot: [
@@ -618,6 +643,7 @@ const GROUP_FLAGS: Record<CommandSpec["options"][number], [string, Field | "no-s
     ["full", "full"],
   ],
   mcp: [],
+  desktop: [],
   view: [
     ["root", "root"],
     ["depth", "depth"],
@@ -719,6 +745,7 @@ const GLOBAL_OPTIONS = {
   session: { type: "string" },
   deadline: { type: "string" },
   confirm: { type: "boolean" },
+  desktop: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
 } as const;
@@ -730,7 +757,7 @@ export function parseCommandLine(argv: string[]): Invocation {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === "--") break;
-    if (a === "--session" || a === "--deadline") i++;
+    if (a === "--session" || a === "--deadline" || a === "--desktop") i++;
     else if (!a.startsWith("-")) {
       first = i;
       break;
@@ -756,6 +783,7 @@ export function parseCommandLine(argv: string[]): Invocation {
   if (!spec) throw new UsageError(`no command "${command}"; run \`axsnap help\` for the list`);
   if (command === "mcp") return mcpInvocation(rest);
   if (command === "daemon") return daemonInvocation(rest);
+  if (command === "desktop") return desktopInvocation(rest);
   const flagToField = new Map<string, Field | "no-snapshot" | "number">();
   const options: Record<string, ParseOption> = { ...GLOBAL_OPTIONS };
   for (const group of spec.options)
@@ -837,6 +865,42 @@ function daemonInvocation(args: string[]): Invocation {
   return { kind: "daemon", action: action as DaemonAction, globals, ...(warm === undefined ? {} : { warm }) };
 }
 
+/** `axsnap desktop ACTION [NAME] [--size WxH] [--wm]`; the name and size are checked by the library (INVALID_ARGUMENT). */
+function desktopInvocation(args: string[]): Invocation {
+  const { values, positionals } = parse(
+    args,
+    { ...GLOBAL_OPTIONS, size: { type: "string" }, wm: { type: "boolean" } },
+    "desktop",
+    2,
+  );
+  const globals = toGlobals(values, "desktop");
+  if (values.help) return { kind: "help", topic: "desktop", globals };
+  const [action, name] = positionals;
+  if (action === undefined)
+    throw new UsageError("desktop needs an action: start [NAME], stop NAME, list or env NAME", "desktop");
+  if (!(DESKTOP_ACTIONS as readonly string[]).includes(action))
+    throw new UsageError(`no desktop action "${action}": start, stop, list or env`, "desktop");
+  if ((action === "stop" || action === "env") && name === undefined)
+    throw new UsageError(
+      `desktop ${action} needs the desktop's NAME; \`axsnap desktop list\` lists them`,
+      "desktop",
+    );
+  if (action === "list" && name !== undefined)
+    throw new UsageError(`desktop list takes no name, got ${show(name)}`, "desktop");
+  if (action !== "start" && (values.size !== undefined || values.wm !== undefined))
+    throw new UsageError("--size and --wm go with `axsnap desktop start`", "desktop");
+  // `desktop start NAME` names its desktop with the positional; --desktop NAME says the same.
+  const named = name ?? globals.desktop;
+  return {
+    kind: "desktop",
+    action: action as DesktopAction,
+    ...(named === undefined ? {} : { name: named }),
+    ...(typeof values.size === "string" ? { size: values.size } : {}),
+    wm: values.wm === true,
+    globals,
+  };
+}
+
 type ParsedValues = Record<string, string | boolean | string[] | undefined>;
 type ParseOption = { type: "string" | "boolean"; short?: string; multiple?: boolean };
 
@@ -868,10 +932,13 @@ function parse(
 function toGlobals(values: ParsedValues, command?: string): Globals {
   const session = values.session;
   if (session === "") throw new UsageError("--session needs a directory", command);
+  const desktop = values.desktop;
+  if (desktop === "") throw new UsageError("--desktop needs a desktop's name", command);
   return {
     json: values.json === true,
     confirm: values.confirm === true,
     ...(typeof session === "string" ? { session } : {}),
+    ...(typeof desktop === "string" ? { desktop } : {}),
   };
 }
 

@@ -25,16 +25,16 @@ export type Frame =
 
 /**
  * Commands that never go to the warm process: their own process is part of
- * what they do (mcp, launch, daemon), or they need no backend (help).
+ * what they do (mcp, launch, daemon, desktop), or they need no backend (help).
  */
-const OWN_PROCESS = new Set(["mcp", "launch", "daemon", "help"]);
+const OWN_PROCESS = new Set(["mcp", "launch", "daemon", "desktop", "help"]);
 
 /** The command word: the first argument that is neither a flag nor the value of a global flag before it. */
 export function commandWord(argv: string[]): string | undefined {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === "--") return undefined;
-    if (a === "--session" || a === "--deadline") i++;
+    if (a === "--session" || a === "--deadline" || a === "--desktop") i++;
     else if (!a.startsWith("-")) return a;
   }
   return undefined;

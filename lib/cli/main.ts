@@ -129,7 +129,25 @@ async function startEarly(step: Step): Promise<void> {
   }
 }
 
+/**
+ * --desktop NAME: the process goes onto that desktop before anything
+ * observes (the entry has set the same variables already when it could, to
+ * pick the warm process of that desktop). Its refusal, printed; else undefined.
+ */
+async function onDesktop(command: string, globals: Globals): Promise<number | undefined> {
+  if (globals.desktop === undefined) return undefined;
+  const { useDesktop } = await import("../agent-desktop/use.js");
+  try {
+    useDesktop(globals.desktop);
+    return undefined;
+  } catch (e) {
+    return fail(command, errorData(e), globals.json, false);
+  }
+}
+
 async function runOne(step: Step, globals: Globals, early: boolean): Promise<number> {
+  const refused = await onDesktop(step.command, globals);
+  if (refused !== undefined) return refused;
   if (early) await startEarly(step);
   const runner = await newRunner(globals);
   try {
@@ -145,6 +163,8 @@ async function runOne(step: Step, globals: Globals, early: boolean): Promise<num
 
 /** `axsnap call`: the steps in one process and one Session; the first error stops the sequence. */
 async function runCall(steps: Step[], globals: Globals): Promise<number> {
+  const refused = await onDesktop("call", globals);
+  if (refused !== undefined) return refused;
   const runner = await newRunner(globals);
   const done: { step: number; command: string; data: unknown }[] = [];
   const texts: string[] = [];
@@ -200,6 +220,18 @@ export async function runCommandLine(argv: string[], context: Context): Promise<
       return runCall(inv.steps, inv.globals);
     case "run":
       return runOne(inv.step, inv.globals, context.warm !== true);
+    case "desktop":
+      return runDesktopCommand(inv);
+  }
+}
+
+async function runDesktopCommand(inv: Extract<Invocation, { kind: "desktop" }>): Promise<number> {
+  const { desktopCommand } = await import("./desktop.js");
+  try {
+    const out = await desktopCommand(inv);
+    return succeed("desktop", out.data, out.text, inv.globals.json);
+  } catch (e) {
+    return fail("desktop", errorData(e), inv.globals.json, false);
   }
 }
 

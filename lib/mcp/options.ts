@@ -31,6 +31,8 @@ export interface McpSettings {
   allowLaunchPaths: boolean;
   /** Estimated tokens above which an action reply's whole window prints through the budget view; 0: never. */
   replyTokens: number;
+  /** The agent's desktop the server observes and acts on (--desktop NAME; lib/agent-desktop/). */
+  desktop?: string;
 }
 
 export const MCP_DEFAULTS: McpSettings = {
@@ -42,7 +44,7 @@ export const MCP_DEFAULTS: McpSettings = {
 };
 
 export const MCP_USAGE =
-  "usage: axsnap mcp [--confirm-destructive] [--action-screenshots never|auto|always] [--replies diff|full] [--reply-tokens N] [--allow-launch-paths] [--http [HOST:]PORT [--allow-remote] [--allowed-host NAME]... [--allowed-origin ORIGIN]...]";
+  "usage: axsnap mcp [--confirm-destructive] [--action-screenshots never|auto|always] [--replies diff|full] [--reply-tokens N] [--allow-launch-paths] [--desktop NAME] [--http [HOST:]PORT [--allow-remote] [--allowed-host NAME]... [--allowed-origin ORIGIN]...]";
 
 /** Where `--http` listens: a host (an address or a name) and a port (0: any free one). */
 export interface ListenAddress {
@@ -81,6 +83,8 @@ export const MCP_OPTION_HELP = [
   "--allowed-host NAME[:PORT]      with --http: a Host header to accept besides the listened address (repeat;",
   '                                "*" accepts any); needed when listening on 0.0.0.0 or ::',
   "--allowed-origin ORIGIN         with --http: a browser Origin to accept besides the server's own (repeat)",
+  "--desktop NAME                  serve the agent's desktop NAME (`axsnap desktop start NAME`): the tools",
+  "                                observe, act and launch there, never on the user's screen",
 ];
 
 /** `[HOST:]PORT`: a port alone listens on loopback; an IPv6 host is written in brackets. */
@@ -168,6 +172,13 @@ export function parseMcpArgs(argv: readonly string[]): McpArgs {
         if (v === undefined || v.trim() === "") throw invalidArgument(`${flag} needs a value`, MCP_USAGE);
         (flag === "--allowed-host" ? out.allowedHosts : out.allowedOrigins).push(v.trim());
         httpOnly.push(flag);
+        break;
+      }
+      case "--desktop": {
+        const name = next();
+        if (name === undefined || name === "" || name.startsWith("-"))
+          throw invalidArgument(`${flag} needs a desktop's name`, MCP_USAGE);
+        out.desktop = name;
         break;
       }
       case "-h":

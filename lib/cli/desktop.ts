@@ -1,0 +1,72 @@
+/**
+ * `axsnap desktop start|stop|list|env`: the agent's desktops from the
+ * command line (lib/agent-desktop/), and `--desktop NAME`, which puts the
+ * process on one before anything observes.
+ */
+
+import type { DesktopListing } from "../agent-desktop/desktops.js";
+import { runningDesktop } from "../agent-desktop/desktops.js";
+import { exportLines, listDesktops, startDesktop, stopDesktop } from "../agent-desktop/index.js";
+import type { Invocation } from "./args.js";
+
+type DesktopInvocation = Extract<Invocation, { kind: "desktop" }>;
+
+function listingText(d: DesktopListing): string {
+  if (d.state === "gone") return `${d.name}\tgone\t${d.reason ?? ""}\t(cleaned up)\n`;
+  const owner = d.mode === "api" ? `while pid ${d.owner} runs` : "until `axsnap desktop stop`";
+  return `${d.name}\trunning\tDISPLAY=${d.display}\t${d.width}x${d.height}${d.windowManager ? "\topenbox" : ""}\t${owner}\tsince ${d.startedAt}\n`;
+}
+
+export async function desktopCommand(inv: DesktopInvocation): Promise<{ data: unknown; text: string }> {
+  switch (inv.action) {
+    case "start": {
+      const d = await startDesktop({
+        ...(inv.name === undefined ? {} : { name: inv.name }),
+        ...(inv.size === undefined ? {} : { size: inv.size }),
+        windowManager: inv.wm,
+        detached: true,
+      });
+      const data = {
+        name: d.name,
+        display: d.display,
+        busAddress: d.busAddress,
+        a11yBusAddress: d.a11yBusAddress,
+        width: d.width,
+        height: d.height,
+        windowManager: inv.wm,
+        pids: d.pids,
+        stateFile: d.stateFile,
+      };
+      const text = [
+        `started desktop ${d.name}: DISPLAY=${d.display} ${d.width}x${d.height}${inv.wm ? " with openbox" : ""}, pids Xvfb ${d.pids.xvfb}, dbus ${d.pids.dbus}${d.pids.windowManager ? `, openbox ${d.pids.windowManager}` : ""}`,
+        `it runs until \`axsnap desktop stop ${d.name}\``,
+        `next: axsnap launch APP --desktop ${d.name}, then axsnap snapshot --app APP --desktop ${d.name}; or eval "$(axsnap desktop env ${d.name})"`,
+        "",
+      ].join("\n");
+      return { data, text };
+    }
+    case "stop": {
+      const r = await stopDesktop(inv.name!);
+      return {
+        data: r,
+        text: r.wasRunning
+          ? `stopped desktop ${r.name}\n`
+          : `desktop ${r.name} was gone already (${r.reason}); cleaned up\n`,
+      };
+    }
+    case "list": {
+      const desktops = await listDesktops();
+      return {
+        data: { desktops },
+        text: desktops.length === 0 ? "no desktops\n" : desktops.map(listingText).join(""),
+      };
+    }
+    case "env": {
+      const s = runningDesktop(inv.name!);
+      return {
+        data: { name: s.name, display: s.display, busAddress: s.busAddress },
+        text: exportLines(s),
+      };
+    }
+  }
+}
