@@ -9,6 +9,9 @@
 #   AXSNAP_DESKTOP_NAME   the desktop's name (axsnap desktop list)
 #   AXSNAP_DESKTOP_SIZE   its screen, WxH
 #   AXSNAP_LAUNCH         apps to start on it first, space-separated
+#   AXSNAP_ALLOWED_HOSTS  Host headers to accept besides loopback (the names the
+#                         agents use for this container), space-separated;
+#                         default: the container's hostname
 set -euo pipefail
 
 : "${AXSNAP_MCP_TOKEN:?set AXSNAP_MCP_TOKEN to the bearer token clients will send}"
@@ -28,7 +31,9 @@ for app in ${AXSNAP_LAUNCH:-}; do
   axsnap launch "$app" --desktop "$name"
 done
 
-axsnap mcp --http "0.0.0.0:${AXSNAP_PORT:-8765}" --allow-remote --desktop "$name" &
+hosts=()
+for h in ${AXSNAP_ALLOWED_HOSTS:-$(hostname)}; do hosts+=(--allowed-host "$h"); done
+axsnap mcp --http "0.0.0.0:${AXSNAP_PORT:-8765}" --allow-remote "${hosts[@]}" --desktop "$name" &
 server=$!
 # wait returns early when a trapped signal arrives; the trap then stops all.
 wait "$server"

@@ -35,6 +35,8 @@ PACKAGES=(
   # the pointer, focus and stacking of the "user's" desktop in test/linux/agent-desktop.test.ts
   openbox
   xdotool
+  # docs/mcp-http.md's curl example, run by test/doors/docs-examples.test.ts
+  curl
   # X11 clients with no accessibility tree (test/linux/x11-apps.test.ts), xwininfo
   # for startApp's windowClass mode, libXRes for their pids (loaded at run time)
   xterm

@@ -5,4 +5,5 @@
  */
 export { type DesktopListing, exportLines, listDesktops, stopDesktop } from "./desktops.js";
 export { type AgentDesktop, type StartDesktopOptions, startDesktop } from "./start.js";
+export type { DesktopState, ProcessId } from "./state.js";
 export { type DesktopRef, useDesktop } from "./use.js";

@@ -115,12 +115,12 @@ const times: string[] = [];
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), "axsnap-consumer-"));
   // prepack: dist/ (tsc) and the prebuild when it is missing or older than its sources.
-  const pack = ok("npm", ["pack", "--pack-destination", work], root, process.env, 280_000);
+  const pack = ok("npm", ["pack", "--pack-destination", work], root, process.env, 600_000);
   const made = readdirSync(work).filter((f) => f.endsWith(".tgz"));
   expect(made, pack.output).toHaveLength(1);
   tarball = join(work, made[0]!);
   times.push(`npm pack (prepack included): ${(pack.ms / 1000).toFixed(1)} s`);
-}, 300_000);
+}, 620_000);
 
 afterAll(async () => {
   await gtk?.stop();

@@ -40,7 +40,8 @@ beforeAll(async () => {
   bin = join(work, "bin");
   mkdirSync(bin);
   await build({
-    entryPoints: { [bundle]: join(REPO, "lib", "cli.ts") },
+    // `axsnap mcp` imports mcp.js beside the CLI's entry, as dist/cli.js imports dist/mcp.js.
+    entryPoints: { [bundle]: join(REPO, "lib", "cli.ts"), mcp: join(REPO, "lib", "mcp.ts") },
     outdir: join(REPO, "build"),
     bundle: true,
     splitting: true,
@@ -62,7 +63,7 @@ afterAll(async () => {
   await desktop?.stop();
   if (work) rmSync(work, { recursive: true, force: true });
   for (const name of readdirSync(join(REPO, "build")))
-    if (name.startsWith(bundle)) rmSync(join(REPO, "build", name), { force: true });
+    if (name.startsWith(bundle) || name === "mcp.js") rmSync(join(REPO, "build", name), { force: true });
 });
 
 interface Run {

@@ -10,12 +10,6 @@ import { dirname, join, normalize, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { docPages, proseOf, REPO } from "../support/doc-blocks.js";
 
-/**
- * Pages other branches are adding (issue 22's MCP-over-HTTP and desktop
- * work); the README links them already. Remove a name once its page is here.
- */
-const COMING = new Set(["docs/mcp-http.md", "docs/desktop.md"]);
-
 /** GitHub's heading ids: lower case, punctuation dropped, spaces to hyphens, repeats numbered. */
 function anchorsOf(text: string): Set<string> {
   const seen = new Map<string, number>();
@@ -64,7 +58,7 @@ describe("links in README.md and docs/", () => {
           continue;
         }
         if (!existsSync(join(REPO, file))) {
-          if (!COMING.has(file)) broken.push(`${target}: no file ${file}`);
+          broken.push(`${target}: no file ${file}`);
           continue;
         }
         if (anchor !== undefined && statSync(join(REPO, file)).isFile() && file.endsWith(".md")) {

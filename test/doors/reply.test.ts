@@ -292,7 +292,8 @@ describe("screenshotWanted", () => {
 
 describe("parseMcpArgs", () => {
   it("reads the options in both spellings; refuses anything else", () => {
-    expect(parseMcpArgs([])).toEqual({ ...MCP_DEFAULTS, help: false });
+    const httpDefaults = { allowRemote: false, allowedHosts: [], allowedOrigins: [] };
+    expect(parseMcpArgs([])).toEqual({ ...MCP_DEFAULTS, ...httpDefaults, help: false });
     expect(parseMcpArgs(["--confirm-destructive", "--action-screenshots", "auto", "--replies=full"])).toEqual(
       {
         confirmDestructive: true,
@@ -301,6 +302,7 @@ describe("parseMcpArgs", () => {
         allowLaunchPaths: false,
         replyTokens: 500,
         help: false,
+        ...httpDefaults,
       },
     );
     expect(parseMcpArgs(["--action-screenshots=always"]).actionScreenshots).toBe("always");
