@@ -9,6 +9,7 @@
 import { CallContext, callBudget } from "./call.js";
 import { desktopBackend, takeEarlyWalk } from "./desktop-backend.js";
 import { AxsnapError, invalidArgument, MACOS_PERMISSION_HINT } from "./errors.js";
+import { type LinuxDesktopReport, linuxDesktopReport, linuxReportHint } from "./linux-checks.js";
 import { encodeMarked, type ScreenshotOptions, screenshotRequest } from "./marks.js";
 import type { RawApp, RawSnapshot } from "./model.js";
 
@@ -233,7 +234,13 @@ export interface PermissionStatus {
   accessibility: PermissionState;
   /** macOS: Screen Recording (preflight, confirmed by a ScreenCaptureKit probe). Needed for screenshots. */
   screenRecording: PermissionState;
-  /** What to do when something is not granted; absent when all is well. */
+  /**
+   * Linux: what the desktop needs that no permission covers (the session
+   * type; each app listed without an accessibility tree, with the likely
+   * cause read from its process and the fix). Absent on macOS.
+   */
+  desktop?: LinuxDesktopReport;
+  /** What to do when something is not granted or a fixable app has no tree; absent when all is well. */
   hint?: string;
 }
 
@@ -244,6 +251,18 @@ async function permissionStatus(prompt: boolean, backend?: NativeBackend): Promi
     screenRecording: PermissionState;
   };
   const denied = s.accessibility === "denied" || s.screenRecording === "denied";
+  // Linux grants everything to everyone; what decides there is how the desktop and its apps were started.
+  if (s.accessibility === "not_required" && process.platform === "linux") {
+    const desktop = linuxDesktopReport(await callNative(() => b.listApps(3000)));
+    const hint = linuxReportHint(desktop);
+    return {
+      platform: process.platform,
+      accessibility: s.accessibility,
+      screenRecording: s.screenRecording,
+      desktop,
+      ...(hint ? { hint } : {}),
+    };
+  }
   return {
     platform: process.platform,
     accessibility: s.accessibility,

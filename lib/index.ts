@@ -72,6 +72,7 @@ export {
   launchApp,
   listLaunchable,
 } from "./launch.js";
+export type { AppWithoutTree, LinuxDesktopReport, NoTreeCause } from "./linux-checks.js";
 export type { ScreenshotMark, ScreenshotOptions } from "./marks.js";
 export {
   type ActionScreenshots,

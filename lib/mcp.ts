@@ -32,6 +32,7 @@ import { type DesktopRef, useDesktop } from "./agent-desktop/use.js";
 import { listApps } from "./desktop.js";
 import { invalidArgument } from "./errors.js";
 import { listLaunchable } from "./launch.js";
+import { withNoTreeFixes } from "./linux-checks.js";
 import type { CallTracker } from "./mcp/calls.js";
 import { registerFindTool } from "./mcp/find.js";
 import { registerLaunchApp } from "./mcp/launch.js";
@@ -220,6 +221,8 @@ const appsOutputSchema = z.object({
         bundleId: z.string().optional(),
         responsive: z.boolean().optional(),
         noTree: z.boolean().optional(),
+        noTreeCause: z.string().optional(),
+        fix: z.string().optional(),
       }),
     )
     .optional(),
@@ -336,7 +339,7 @@ export function createMcpServer(
     {
       title: "List apps",
       description:
-        "Lists the desktop apps the accessibility service knows, as JSON [{ name, pid, bundleId?, noTree? }]; noTree: true is an app with no accessibility tree (an X11 client such as xterm): get_app_state shows its window and the text read off its pixels, which you click by element_index or x/y. Pass a name (or, when several share it, the pid) to get_app_state. With launchable: true, the apps that can be started instead, as JSON [{ id, name, executable, path, hidden }], for launch_app.",
+        "Lists the desktop apps the accessibility service knows, as JSON [{ name, pid, bundleId?, noTree?, noTreeCause?, fix? }]; noTree: true is an app with no accessibility tree (an X11 client such as xterm): get_app_state shows its window and the text read off its pixels, which you click by element_index or x/y. noTreeCause and fix: it has no tree because of how it was started (tell the user the fix: restarting it gives it one). Pass a name (or, when several share it, the pid) to get_app_state. With launchable: true, the apps that can be started instead, as JSON [{ id, name, executable, path, hidden }], for launch_app.",
       inputSchema: z
         .object({
           launchable: z
@@ -357,7 +360,8 @@ export function createMcpServer(
             structuredContent: { launchable: entries },
           };
         }
-        const apps = await listApps({ deadlineMs: DEADLINE_MS, signal: extra.signal });
+        const listed = await listApps({ deadlineMs: DEADLINE_MS, signal: extra.signal });
+        const apps = process.platform === "linux" ? withNoTreeFixes(listed) : listed;
         return {
           content: [{ type: "text", text: JSON.stringify(apps, null, 2) }],
           structuredContent: { apps },

@@ -219,7 +219,13 @@ export function windowsText(windows: WindowListing[]): string {
 }
 
 export function permissionsText(p: PermissionStatus): string {
-  return `platform ${p.platform}\naccessibility ${p.accessibility}\nscreen recording ${p.screenRecording}\n${p.hint ? `hint: ${p.hint}\n` : ""}`;
+  const d = p.desktop;
+  const desktop = d
+    ? `session ${d.session}${d.display ? ` (DISPLAY ${d.display})` : ""}\n${d.appsWithoutTree
+        .map((a) => `no accessibility tree: ${a.name}\tpid ${a.pid}\t${a.cause}: ${a.evidence}\n`)
+        .join("")}`
+    : "";
+  return `platform ${p.platform}\naccessibility ${p.accessibility}\nscreen recording ${p.screenRecording}\n${desktop}${p.hint ? `hint: ${p.hint}\n` : ""}`;
 }
 
 // ---- hints -----------------------------------------------------------------

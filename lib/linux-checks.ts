@@ -1,0 +1,186 @@
+/**
+ * What a Linux desktop quietly needs before its apps can be seen and used
+ * (docs/linux.md, "What a real desktop needs"), read without changing
+ * anything: the session type (on Wayland, X capture and input reach only
+ * XWayland apps) and, for each app listed without an accessibility tree,
+ * the likely reason read from its own /proc entry: GTK started with the
+ * bridge off, a Chromium or Electron started before accessibility was
+ * enabled, or a toolkit with no AT-SPI support at all.
+ *
+ * Why /proc and not the app: an app without a tree cannot be asked anything
+ * over AT-SPI; its environment and executable are what decided it.
+ */
+import { existsSync, readFileSync, readlinkSync } from "node:fs";
+import { dirname, join } from "node:path";
+import type { RawApp } from "./model.js";
+
+/** Why an app has no accessibility tree, as far as its process shows. */
+export type NoTreeCause =
+  /** GTK's accessibility bridge was turned off in its environment (NO_AT_BRIDGE, GTK_A11Y=none). */
+  | "bridge_disabled"
+  /** A Chromium or Electron app that was not told to join AT-SPI when it started. */
+  | "chromium_not_enabled"
+  /** An X11 client whose toolkit does not speak AT-SPI (xterm, Tk, Motif): pixels and OCR only. */
+  | "no_toolkit_support"
+  /** Its process could not be read (another user's, or gone). */
+  | "unknown";
+
+export interface AppWithoutTree {
+  name: string;
+  pid: number;
+  cause: NoTreeCause;
+  /** What was read that decided the cause, e.g. "NO_AT_BRIDGE=1 in its environment". */
+  evidence: string;
+  /** What to do about it. */
+  fix: string;
+}
+
+export interface LinuxDesktopReport {
+  /** From XDG_SESSION_TYPE and WAYLAND_DISPLAY; "unknown" when neither says (a bare Xvfb, ssh). */
+  session: "x11" | "wayland" | "unknown";
+  /** The X display this process captures and sends input on. */
+  display: string | undefined;
+  /** The apps listed without an accessibility tree, each with its likely cause. */
+  appsWithoutTree: AppWithoutTree[];
+}
+
+/** What classifying one process needs: read from /proc in production, given directly in tests. */
+export interface ProcessFacts {
+  /** Its environment, or undefined when it could not be read. */
+  env: ReadonlyMap<string, string> | undefined;
+  /** The executable's path, when readable. */
+  exe: string | undefined;
+  /** Whether a file of that name sits beside the executable. */
+  besideExe(name: string): boolean;
+}
+
+const CHROMIUM_FIX =
+  "restart it with ACCESSIBILITY_ENABLED=1 in its environment and --force-renderer-accessibility (axsnap enables org.a11y.Status.IsEnabled when it connects, so a Chromium started after that joins too)";
+const BRIDGE_FIX = "restart it without NO_AT_BRIDGE (or GTK_A11Y=none) in its environment";
+const TOOLKIT_FIX =
+  "nothing to restart: its snapshot is its window and the text read off its pixels; click by element index or x/y";
+
+/** The cause of one app's missing tree, from the facts of its process. Pure. */
+export function noTreeCause(facts: ProcessFacts): { cause: NoTreeCause; evidence: string; fix: string } {
+  if (facts.env === undefined)
+    return {
+      cause: "unknown",
+      evidence: "its /proc entry could not be read",
+      fix: "check how it was started (docs/linux.md)",
+    };
+  const bridge = facts.env.get("NO_AT_BRIDGE");
+  if (bridge !== undefined && bridge !== "" && bridge !== "0")
+    return {
+      cause: "bridge_disabled",
+      evidence: `NO_AT_BRIDGE=${bridge} in its environment`,
+      fix: BRIDGE_FIX,
+    };
+  if (facts.env.get("GTK_A11Y") === "none")
+    return { cause: "bridge_disabled", evidence: "GTK_A11Y=none in its environment", fix: BRIDGE_FIX };
+  // Chromium and every Electron app ship their resource packs beside the binary, whatever it is named.
+  if (facts.besideExe("chrome_100_percent.pak") || facts.besideExe("resources.pak")) {
+    const enabled = facts.env.get("ACCESSIBILITY_ENABLED") === "1";
+    return {
+      cause: "chromium_not_enabled",
+      evidence: `a Chromium-based executable (${facts.exe ?? "?"}) ${enabled ? "with ACCESSIBILITY_ENABLED=1 that still has no tree" : "without ACCESSIBILITY_ENABLED=1"}`,
+      fix: CHROMIUM_FIX,
+    };
+  }
+  return {
+    cause: "no_toolkit_support",
+    evidence: `${facts.exe ?? "its executable"} registered no accessibility tree`,
+    fix: TOOLKIT_FIX,
+  };
+}
+
+/** NUL-separated KEY=VALUE pairs, as /proc/PID/environ holds them. */
+export function parseEnviron(raw: string): Map<string, string> {
+  const env = new Map<string, string>();
+  for (const pair of raw.split("\0")) {
+    const eq = pair.indexOf("=");
+    if (eq > 0) env.set(pair.slice(0, eq), pair.slice(eq + 1));
+  }
+  return env;
+}
+
+/** The facts of a running process, from /proc (only this user's processes are readable). */
+export function processFacts(pid: number): ProcessFacts {
+  let env: Map<string, string> | undefined;
+  let exe: string | undefined;
+  try {
+    env = parseEnviron(readFileSync(`/proc/${pid}/environ`, "latin1"));
+  } catch {
+    env = undefined;
+  }
+  try {
+    exe = readlinkSync(`/proc/${pid}/exe`);
+  } catch {
+    exe = undefined;
+  }
+  return {
+    env,
+    exe,
+    besideExe: (name) => exe !== undefined && existsSync(join(dirname(exe), name)),
+  };
+}
+
+export function sessionOf(env: NodeJS.ProcessEnv): LinuxDesktopReport["session"] {
+  const type = env.XDG_SESSION_TYPE?.toLowerCase();
+  if (type === "wayland" || (type === undefined && env.WAYLAND_DISPLAY)) return "wayland";
+  if (type === "x11") return "x11";
+  return "unknown";
+}
+
+/** The report for these listed apps, in this process's environment. */
+export function linuxDesktopReport(
+  apps: readonly RawApp[],
+  env: NodeJS.ProcessEnv = process.env,
+  factsOf: (pid: number) => ProcessFacts = processFacts,
+): LinuxDesktopReport {
+  return {
+    session: sessionOf(env),
+    display: env.DISPLAY,
+    appsWithoutTree: apps
+      .filter((a) => a.noTree === true)
+      .map((a) => ({ name: a.name, pid: a.pid, ...noTreeCause(factsOf(a.pid)) })),
+  };
+}
+
+/** One hint for what the report found, or undefined when nothing needs doing. */
+export function linuxReportHint(report: LinuxDesktopReport): string | undefined {
+  const parts: string[] = [];
+  if (report.session === "wayland")
+    parts.push(
+      "this is a Wayland session: screenshots and pointer/key input reach only XWayland apps (GTK: GDK_BACKEND=x11; Qt: QT_QPA_PLATFORM=xcb; Chromium/Electron: --ozone-platform=x11), or use an agent's desktop (axsnap desktop start)",
+    );
+  const fixable = report.appsWithoutTree.filter(
+    (a) => a.cause === "bridge_disabled" || a.cause === "chromium_not_enabled",
+  );
+  for (const a of fixable) parts.push(`${a.name} (pid ${a.pid}): ${a.fix}`);
+  return parts.length ? parts.join("; ") : undefined;
+}
+
+/** What list_apps adds to an app without a tree whose cause a restart fixes. */
+export interface NoTreeFix {
+  noTreeCause: NoTreeCause;
+  fix: string;
+}
+
+/**
+ * The apps, each fixable tree-less one with its cause and fix (MCP list_apps:
+ * an agent that only sees "noTree" cannot tell a misstarted Chromium from an
+ * xterm). Others are returned as they are, so the reply grows only when
+ * there is something to do.
+ */
+export function withNoTreeFixes<A extends RawApp>(
+  apps: readonly A[],
+  factsOf: (pid: number) => ProcessFacts = processFacts,
+): (A & Partial<NoTreeFix>)[] {
+  return apps.map((a) => {
+    if (a.noTree !== true) return a;
+    const { cause, fix } = noTreeCause(factsOf(a.pid));
+    return cause === "bridge_disabled" || cause === "chromium_not_enabled"
+      ? { ...a, noTreeCause: cause, fix }
+      : a;
+  });
+}
