@@ -53,7 +53,11 @@ function setIsEnabled(on: boolean): void {
 /** The X window tree; "" when a window went away mid-listing (xwininfo then fails), so the poll asks again. */
 function xTree(): string {
   try {
-    return execFileSync("xwininfo", ["-root", "-tree"], { env: desktop.env, encoding: "utf8", stdio: "pipe" });
+    return execFileSync("xwininfo", ["-root", "-tree"], {
+      env: desktop.env,
+      encoding: "utf8",
+      stdio: "pipe",
+    });
   } catch {
     return "";
   }

@@ -36,7 +36,11 @@ describe("gtk3-widget-factory", () => {
 
   it("reports that Linux needs no permission, and asking changes nothing", async () => {
     const status = await permissions();
-    expect(status).toMatchObject({ platform: "linux", accessibility: "not_required", screenRecording: "not_required" });
+    expect(status).toMatchObject({
+      platform: "linux",
+      accessibility: "not_required",
+      screenRecording: "not_required",
+    });
     // An app started the right way is no finding; nothing to hint at (test/linux/desktop-checks.test.ts has the findings).
     expect(status.desktop?.appsWithoutTree).toEqual([]);
     expect(status.hint).toBeUndefined();
