@@ -5,6 +5,7 @@
 #include <X11/Xlib.h>
 #include <X11/Xutil.h>
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include "proc_files.h"
 
@@ -228,6 +229,15 @@ std::string ProgramName(int64_t pid) {
   const std::string base = "/proc/" + std::to_string(pid) + "/";
   std::string argv0 = ReadFile(base + "cmdline");
   argv0 = argv0.substr(0, argv0.find('\0'));
+  // Chromium and Electron rewrite their title: the whole command line as one string, its arguments
+  // joined by spaces. The program is then the part before the first space that names a file (a path
+  // with spaces of its own keeps them: its prefixes name no file).
+  for (size_t space = argv0.find(' '); space != std::string::npos; space = argv0.find(' ', space + 1)) {
+    if (access(argv0.substr(0, space).c_str(), F_OK) == 0) {
+      argv0.resize(space);
+      break;
+    }
+  }
   if (const size_t slash = argv0.rfind('/'); slash != std::string::npos) argv0 = argv0.substr(slash + 1);
   if (!argv0.empty()) return argv0;
   std::string comm = ReadFile(base + "comm");

@@ -8,10 +8,10 @@
  * correctly started gtk3-widget-factory, which must not be reported.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSession, permissions, requestPermissions } from "../../lib/index.js";
+import { createSession, listApps, permissions, requestPermissions } from "../../lib/index.js";
 import {
   linuxDesktopReport,
   linuxReportHint,
@@ -153,6 +153,18 @@ describe("permissions() on a real Linux desktop", () => {
     },
     TIMEOUT,
   );
+});
+
+describe("listApps names a tree-less app by its program", () => {
+  it("even when the app rewrote its process title into one line (Chromium's /proc/PID/cmdline)", async () => {
+    const raw = readFileSync(`/proc/${chromium.pid}/cmdline`, "latin1");
+    // The premise: the title is one string, its arguments joined by spaces.
+    expect(raw.replace(/\0+$/, "")).not.toContain("\0");
+    expect(raw).toMatch(/^\/usr\/lib\/chromium\/chromium --/);
+    const listed = (await listApps()).find((a) => a.pid === chromium.pid);
+    expect(listed).toMatchObject({ name: "Chromium", bundleId: "chromium", noTree: true });
+    expect((await listApps()).find((a) => a.pid === xterm.pid)).toMatchObject({ bundleId: "xterm" });
+  });
 });
 
 describe("MCP list_apps", () => {
