@@ -5,24 +5,19 @@
  * made, so `import "axsnap"` does not pay for them.
  */
 
-import type { McpHttpOptions, McpHttpServer } from "./mcp/http.js";
+import { useDesktop } from "./agent-desktop/use.js";
 import { MCP_DEFAULTS } from "./mcp/options.js";
-import type { McpServerOptions } from "./mcp.js";
+import type { McpHttpOptions, McpHttpServer, McpToolOptions } from "./mcp/public-types.js";
 
 export type { ActionScreenshots, ReplyMode } from "./doors/modes.js";
-export type { CallCounts as McpCallCounts } from "./mcp/calls.js";
 export type {
+  CallCounts as McpCallCounts,
   McpHttpHealth,
   McpHttpServer,
   McpHttpStatus,
-} from "./mcp/http.js";
+} from "./mcp/public-types.js";
 
-export interface McpHttpServerOptions
-  extends Omit<McpHttpOptions, "settings">,
-    Pick<
-      McpServerOptions,
-      "confirmDestructive" | "actionScreenshots" | "replies" | "allowLaunchPaths" | "replyTokens"
-    > {}
+export interface McpHttpServerOptions extends Omit<McpHttpOptions, "settings">, McpToolOptions {}
 
 /**
  * Serves axsnap's MCP tools over Streamable HTTP at `<url>` (path /mcp), with sessions: each
@@ -36,7 +31,10 @@ export async function createMcpHttpServer(options: McpHttpServerOptions = {}): P
     import("./mcp.js"),
     import("./mcp/http.js"),
   ]);
-  const { confirmDestructive, actionScreenshots, replies, allowLaunchPaths, replyTokens, ...http } = options;
+  const { confirmDestructive, actionScreenshots, replies, allowLaunchPaths, replyTokens, desktop, ...http } =
+    options;
+  // Before any session and its backend, as `axsnap mcp --http --desktop NAME` does.
+  if (desktop !== undefined) useDesktop(desktop);
   const settings = mcpSettingsOf(
     {
       ...(confirmDestructive !== undefined ? { confirmDestructive } : {}),

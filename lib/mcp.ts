@@ -28,7 +28,7 @@ import type { Readable, Writable } from "node:stream";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { type DesktopRef, useDesktop } from "./agent-desktop/use.js";
+import { useDesktop } from "./agent-desktop/use.js";
 import { listApps } from "./desktop.js";
 import { invalidArgument } from "./errors.js";
 import { listLaunchable } from "./launch.js";
@@ -38,6 +38,7 @@ import { registerFindTool } from "./mcp/find.js";
 import { registerLaunchApp } from "./mcp/launch.js";
 import { REQUEST_LIMIT_BYTES, TEXT_LIMIT } from "./mcp/limits.js";
 import { MCP_DEFAULTS, MCP_USAGE, type McpSettings, parseMcpArgs } from "./mcp/options.js";
+import type { McpToolOptions } from "./mcp/public-types.js";
 import {
   actionOutputSchema,
   actionReply,
@@ -60,26 +61,11 @@ import {
 } from "./session.js";
 import type { Snapshot } from "./snapshot.js";
 
-export interface McpServerOptions {
+export interface McpServerOptions extends McpToolOptions {
   /** Where requests come from. Default process.stdin. */
   stdin?: Readable;
   /** Where answers go. Default process.stdout (nothing else may write there). */
   stdout?: Writable;
-  /** Let destructive targets through (the session's confirm callback says yes). Default false. */
-  confirmDestructive?: boolean;
-  /** When action replies attach the fresh screenshot without the call asking. Default "never". */
-  actionScreenshots?: McpSettings["actionScreenshots"];
-  /** What action replies print of the fresh snapshot when the call does not say. Default "diff". */
-  replies?: McpSettings["replies"];
-  /** launch_app may start programs by path, with any args. Default false: listed entries by name or id only. */
-  allowLaunchPaths?: boolean;
-  /** Estimated tokens above which an action reply's whole window prints shortened (0: never). Default 500. */
-  replyTokens?: number;
-  /**
-   * The agent's desktop to serve (its name, or startDesktop's handle; `--desktop NAME`): every tool
-   * observes and acts there, and launch_app starts apps there. Default: this process's DISPLAY and bus.
-   */
-  desktop?: DesktopRef;
   /**
    * Command-line arguments after `mcp` (e.g. ["--confirm-destructive"]), parsed by lib/mcp/options.ts
    * (unknown ones are refused); the fields above win over them.

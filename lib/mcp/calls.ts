@@ -7,15 +7,9 @@
  * otherwise invisible.
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallCounts } from "./public-types.js";
 
-export interface CallCounts {
-  /** Tool calls whose handler is running now. */
-  active: number;
-  /** Tool calls that ended with a result. */
-  done: number;
-  /** Tool calls that ended after their signal was aborted (no reply is sent for those). */
-  cancelled: number;
-}
+export type { CallCounts };
 
 type Handler = (...args: unknown[]) => unknown;
 

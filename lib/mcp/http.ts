@@ -33,7 +33,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { ErrorCode, isInitializeRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { AxsnapError, invalidArgument } from "../errors.js";
 import type { Session } from "../session.js";
-import { type CallCounts, CallTracker } from "./calls.js";
+import { CallTracker } from "./calls.js";
 import { envelopeProblem, type Id, idOf, paramsProblem, printable } from "./envelope.js";
 import {
   allowedHostSet,
@@ -46,6 +46,7 @@ import {
 } from "./http-guard.js";
 import { REQUEST_LIMIT_BYTES, TEXT_LIMIT } from "./limits.js";
 import type { McpSettings } from "./options.js";
+import type { McpHttpHealth, McpHttpOptions, McpHttpServer } from "./public-types.js";
 
 /** The MCP endpoint's path. */
 export const MCP_HTTP_PATH = "/mcp";
@@ -54,69 +55,11 @@ export const DEFAULT_MAX_SESSIONS = 64;
 /** A session with no request for this long is closed, by default. */
 export const DEFAULT_IDLE_SESSION_MS = 30 * 60_000;
 
-export interface McpHttpOptions {
-  /** The address to listen on. Default 127.0.0.1; one that is not loopback needs allowRemote. */
-  host?: string;
-  /** The port; 0 (the default) takes a free one (see the server's `port`). */
-  port?: number;
-  /** Listen on a host that is not loopback. Default false. The token is required either way. */
-  allowRemote?: boolean;
-  /** Host header values (NAME or NAME:PORT) accepted besides loopback and the listened host; "*": any. */
-  allowedHosts?: readonly string[];
-  /** Origin header values accepted besides the server's own origins. */
-  allowedOrigins?: readonly string[];
-  /**
-   * The bearer token clients send (`Authorization: Bearer <token>`), at least 16 characters.
-   * Default AXSNAP_MCP_TOKEN, else a random one generated now and written to a file only this
-   * user can read (the server's `tokenFile`).
-   */
-  token?: string;
-  /** The tools' settings, as `axsnap mcp` takes them. Default: the stdio server's defaults. */
-  settings: McpSettings;
-  /** Bytes of one request body. Default 4 MB (REQUEST_LIMIT_BYTES, as one stdio line). */
-  maxBodyBytes?: number;
-  /** Sessions at once. Default 64. */
-  maxSessions?: number;
-  /** Milliseconds without a request after which a session is closed. Default 30 minutes. */
-  idleSessionMs?: number;
-  /** Where the server says what it does (sessions, refusals), one line each. Default stderr. */
-  log?: (line: string) => void;
-}
-
 /** What composes one MCP session's server and axsnap session (lib/mcp.ts composeMcpServer). */
 export type McpComposer = (
   settings: McpSettings,
   tracker: CallTracker,
 ) => { server: McpServer; session: Session };
-
-export interface McpHttpHealth {
-  ok: true;
-  /** MCP sessions open now. */
-  sessions: number;
-  /** Seconds since the server started listening. */
-  uptime: number;
-}
-
-export interface McpHttpStatus extends McpHttpHealth {
-  calls: CallCounts;
-  maxSessions: number;
-  maxBodyBytes: number;
-}
-
-export interface McpHttpServer {
-  /** The MCP endpoint, e.g. http://127.0.0.1:8765/mcp. */
-  readonly url: string;
-  readonly host: string;
-  readonly port: number;
-  /** The bearer token clients must send. */
-  readonly token: string;
-  /** Where the generated token was written (0600); undefined when the token was given. */
-  readonly tokenFile: string | undefined;
-  /** What GET /status answers. */
-  status(): McpHttpStatus;
-  /** Ends every session (their axsnap sessions closed), stops listening, removes the token file. */
-  close(): Promise<void>;
-}
 
 interface Entry {
   id: string | undefined;

@@ -57,7 +57,28 @@ function ok(cmd: string, args: string[], cwd: string, env = consumerEnv(), timeo
 /** A consumer file that uses the API as documented; with `any` types its @ts-expect-error lines fail. */
 function consumerSource(): string {
   const cases = ERROR_CODES.map((code) => `    case "${code}":`).join("\n");
-  return `import { AxsnapError, click, type ErrorCode, type Snapshot, snapshot } from "axsnap";
+  return `import {
+  AxsnapError,
+  click,
+  createMcpHttpServer,
+  type ErrorCode,
+  type McpHttpServer,
+  type Snapshot,
+  snapshot,
+  startDesktop,
+} from "axsnap";
+
+// The HTTP server's and the agent desktop's types, checked with no DOM lib (the SDK's types need one).
+export async function serve(): Promise<string> {
+  const desktop = await startDesktop({ name: "consumer" });
+  const server: McpHttpServer = await createMcpHttpServer({ port: 0, replies: "full", desktop });
+  const url: string = server.url;
+  // @ts-expect-error replies is "diff" or "full"
+  await createMcpHttpServer({ replies: "all" });
+  await server.close();
+  await desktop.stop();
+  return \`\${url} \${server.status().sessions}\`;
+}
 
 export function advice(code: ErrorCode): string {
   switch (code) {

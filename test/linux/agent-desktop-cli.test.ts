@@ -5,12 +5,16 @@
  * DESKTOP_GONE, list shows it gone and cleans it), no process left after
  * stop or after the owner of an API desktop is SIGKILLed, the state
  * directory's mode, bad names and sizes, Xvfb missing, and the warm process
- * of one desktop never serving another.
+ * of one desktop never serving another; MCP over HTTP (the API's and the
+ * CLI's) serving the agent's desktop named.
  */
 import { execFile, spawn } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AxsnapError, listDesktops, startDesktop } from "../../lib/index.js";
 import { marked, privateRuntimeDir, requireDeps, running, until } from "../support/agent-desktop.js";
@@ -19,6 +23,8 @@ import { runCli, runCliJson } from "../support/cli.js";
 const TIMEOUT = 90_000;
 const APP = fileURLToPath(new URL("../apps/input-app.py", import.meta.url));
 const TSX = import.meta.resolve("tsx");
+const CLI = fileURLToPath(new URL("../../lib/cli.ts", import.meta.url));
+const TOKEN = "agent-desktop-mcp-token-0123456789";
 let runtime: string;
 let stateDir: string;
 const started: string[] = [];
@@ -285,6 +291,98 @@ describe("the warm process and --desktop", () => {
         expect(await pidsOf("warm-b")).toEqual([b.env.data.pid]);
       }
       for (const name of ["warm-a", "warm-b"]) expect((await runCli(["desktop", "stop", name])).code).toBe(0);
+    },
+    TIMEOUT,
+  );
+});
+
+/** A child that prints a line matching `re` on `stream` (its match), else fails when it exits first. */
+function lineOf(
+  child: ReturnType<typeof spawn>,
+  stream: "stdout" | "stderr",
+  re: RegExp,
+): Promise<RegExpMatchArray> {
+  return new Promise((resolve, reject) => {
+    let out = "";
+    child[stream]!.on("data", (d: Buffer) => {
+      out += String(d);
+      const m = out.match(re);
+      if (m) resolve(m);
+    });
+    child.on("exit", (code) => reject(new Error(`exited (${code}) before ${re}:\n${out}`)));
+  });
+}
+
+/** list_apps over HTTP at `url`: the pids it names. */
+async function appPidsOver(url: string): Promise<number[]> {
+  const c = new Client({ name: "agent-desktop-test", version: "0.0.0" });
+  await c.connect(
+    new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
+    }),
+  );
+  try {
+    const r = (await c.callTool({ name: "list_apps", arguments: {} })) as CallToolResult;
+    expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
+    const text = r.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
+    return (JSON.parse(text) as { pid: number }[]).map((a) => a.pid);
+  } finally {
+    await c.close();
+  }
+}
+
+describe("MCP over HTTP on the agent's desktop", () => {
+  it(
+    "createMcpHttpServer({ desktop }) serves the desktop's apps, not this process's display",
+    async () => {
+      const script = `
+        import { createMcpHttpServer, launchApp, startDesktop } from ${JSON.stringify(fileURLToPath(new URL("../../lib/index.ts", import.meta.url)))};
+        const d = await startDesktop({ name: "mcp-api" });
+        const app = await launchApp(${JSON.stringify(APP)}, { desktop: d, args: ["mcp api"] });
+        const s = await createMcpHttpServer({ port: 0, desktop: d, token: ${JSON.stringify(TOKEN)}, log: () => {} });
+        process.stdout.write(JSON.stringify({ url: s.url, pid: app.pid }) + "\\n");
+        process.stdin.resume();
+        process.stdin.on("end", async () => { await s.close(); await d.stop(); process.exit(0); });
+      `;
+      const owner = spawn(process.execPath, ["--import", TSX, "--input-type=module", "-e", script], {
+        env: { ...process.env, DISPLAY: ":0-not-this-one" },
+        stdio: ["pipe", "pipe", "inherit"],
+      });
+      try {
+        const [line] = await lineOf(owner, "stdout", /\{.*\}\n/);
+        const { url, pid } = JSON.parse(line!) as { url: string; pid: number };
+        expect(await appPidsOver(url)).toEqual([pid]);
+      } finally {
+        const exited = new Promise((r) => owner.on("exit", r));
+        owner.stdin!.end();
+        await exited;
+      }
+      expect(existsSync(join(stateDir, "mcp-api.json"))).toBe(false);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "axsnap mcp --http --desktop NAME serves that desktop's apps",
+    async () => {
+      started.push("mcp-cli");
+      expect((await runCliJson(["desktop", "start", "mcp-cli"])).code).toBe(0);
+      const app = await launchJson(["launch", APP, "--desktop", "mcp-cli", "--", "mcp cli"]);
+      expect(app.code, app.stderr).toBe(0);
+      const server = spawn(
+        process.execPath,
+        ["--import", TSX, CLI, "mcp", "--http", "127.0.0.1:0", "--desktop", "mcp-cli"],
+        { env: { ...process.env, AXSNAP_MCP_TOKEN: TOKEN }, stdio: ["ignore", "ignore", "pipe"] },
+      );
+      try {
+        const [, url] = await lineOf(server, "stderr", /serving MCP \(Streamable HTTP\) on (http\S+) /);
+        expect(await appPidsOver(url!)).toEqual([app.env.data.pid]);
+      } finally {
+        const exited = new Promise((r) => server.on("exit", r));
+        server.kill("SIGTERM");
+        await exited;
+      }
+      expect((await runCli(["desktop", "stop", "mcp-cli"])).code).toBe(0);
     },
     TIMEOUT,
   );
