@@ -14,10 +14,10 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } fro
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { httpClient } from "../support/mcp.js";
 import { sleep } from "../support/sleep.js";
 
 const root = join(import.meta.dirname, "..", "..");
@@ -214,12 +214,7 @@ describe("deploy/Dockerfile run as a script", () => {
   });
 
   it("with the token, serves the app AXSNAP_LAUNCH started on the container's desktop", async () => {
-    client = new Client({ name: "axsnap-deploy-test", version: "0.0.0" });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${token}` } },
-      }),
-    );
+    client = await httpClient(`http://127.0.0.1:${port}/mcp`, token, "axsnap-deploy-test");
     let apps: unknown[] = [];
     const started = performance.now();
     // The launch returned when the app was in the registry; list_apps is the check, polled briefly.

@@ -15,13 +15,13 @@ import { dirname } from "node:path";
 import { Readable } from "node:stream";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AxsnapError, createMcpHttpServer, type McpHttpServer } from "../../lib/index.js";
 import { type App, type Desktop, gtkWidgetFactory } from "../../scripts/desktop.mjs";
 import { indexIn, snapshotIdIn } from "../support/cli.js";
 import { useDesktop } from "../support/linux.js";
+import { httpClient } from "../support/mcp.js";
 import { sleep } from "../support/sleep.js";
 
 const TIMEOUT = 120_000;
@@ -52,12 +52,7 @@ afterAll(async () => {
 });
 
 async function connect(token = server.token, url = server.url): Promise<Client> {
-  const c = new Client({ name: "axsnap-http-test", version: "0.0.0" });
-  await c.connect(
-    new StreamableHTTPClientTransport(new URL(url), {
-      requestInit: { headers: { Authorization: `Bearer ${token}` } },
-    }),
-  );
+  const c = await httpClient(url, token);
   clients.push(c);
   return c;
 }

@@ -12,13 +12,12 @@ import { execFile, spawn } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AxsnapError, listDesktops, startDesktop } from "../../lib/index.js";
 import { marked, privateRuntimeDir, requireDeps, running, until } from "../support/agent-desktop.js";
 import { runCli, runCliJson } from "../support/cli.js";
+import { httpClient, textOf } from "../support/mcp.js";
 
 const TIMEOUT = 90_000;
 const APP = fileURLToPath(new URL("../apps/input-app.py", import.meta.url));
@@ -203,15 +202,8 @@ describe("startDesktop, from the API", () => {
         env: process.env,
         stdio: ["ignore", "pipe", "inherit"],
       });
-      const line = await new Promise<string>((resolve, reject) => {
-        let out = "";
-        owner.stdout!.on("data", (d: Buffer) => {
-          out += String(d);
-          if (out.includes("\n")) resolve(out.split("\n")[0]!);
-        });
-        owner.on("exit", (code) => reject(new Error(`owner exited (${code}) before the desktop was up`)));
-      });
-      const pids = JSON.parse(line) as Record<string, number>;
+      const [line] = await lineOf(owner, "stdout", /^.*\n/);
+      const pids = JSON.parse(line!) as Record<string, number>;
       const { id } = stateOf("orphan");
       expect(Object.keys(pids).sort()).toEqual(["dbus", "watchdog", "windowManager", "xvfb"]);
       expect(Object.values(pids).every(running)).toBe(true);
@@ -315,17 +307,11 @@ function lineOf(
 
 /** list_apps over HTTP at `url`: the pids it names. */
 async function appPidsOver(url: string): Promise<number[]> {
-  const c = new Client({ name: "agent-desktop-test", version: "0.0.0" });
-  await c.connect(
-    new StreamableHTTPClientTransport(new URL(url), {
-      requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
-    }),
-  );
+  const c = await httpClient(url, TOKEN, "agent-desktop-test");
   try {
     const r = (await c.callTool({ name: "list_apps", arguments: {} })) as CallToolResult;
-    expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
-    const text = r.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
-    return (JSON.parse(text) as { pid: number }[]).map((a) => a.pid);
+    expect(r.isError, textOf(r)).toBeFalsy();
+    return (JSON.parse(textOf(r)) as { pid: number }[]).map((a) => a.pid);
   } finally {
     await c.close();
   }

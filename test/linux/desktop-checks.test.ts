@@ -161,9 +161,13 @@ describe("listApps names a tree-less app by its program", () => {
     // The premise: the title is one string, its arguments joined by spaces.
     expect(raw.replace(/\0+$/, "")).not.toContain("\0");
     expect(raw).toMatch(/^\/usr\/lib\/chromium\/chromium --/);
-    const listed = (await listApps()).find((a) => a.pid === chromium.pid);
-    expect(listed).toMatchObject({ name: "Chromium", bundleId: "chromium", noTree: true });
-    expect((await listApps()).find((a) => a.pid === xterm.pid)).toMatchObject({ bundleId: "xterm" });
+    const apps = await listApps();
+    expect(apps.find((a) => a.pid === chromium.pid)).toMatchObject({
+      name: "Chromium",
+      bundleId: "chromium",
+      noTree: true,
+    });
+    expect(apps.find((a) => a.pid === xterm.pid)).toMatchObject({ bundleId: "xterm" });
   });
 });
 
