@@ -322,11 +322,10 @@ describe("MCP over HTTP on the agent's desktop", () => {
     "createMcpHttpServer({ desktop }) serves the desktop's apps, not this process's display",
     async () => {
       const script = `
-        import { createMcpHttpServer, launchApp, startDesktop } from ${JSON.stringify(fileURLToPath(new URL("../../lib/index.ts", import.meta.url)))};
+        import { createMcpHttpServer, startDesktop } from ${JSON.stringify(fileURLToPath(new URL("../../lib/index.ts", import.meta.url)))};
         const d = await startDesktop({ name: "mcp-api" });
-        const app = await launchApp(${JSON.stringify(APP)}, { desktop: d, args: ["mcp api"] });
         const s = await createMcpHttpServer({ port: 0, desktop: d, token: ${JSON.stringify(TOKEN)}, log: () => {} });
-        process.stdout.write(JSON.stringify({ url: s.url, pid: app.pid }) + "\\n");
+        process.stdout.write(JSON.stringify({ url: s.url }) + "\\n");
         process.stdin.resume();
         process.stdin.on("end", async () => { await s.close(); await d.stop(); process.exit(0); });
       `;
@@ -336,8 +335,11 @@ describe("MCP over HTTP on the agent's desktop", () => {
       });
       try {
         const [line] = await lineOf(owner, "stdout", /\{.*\}\n/);
-        const { url, pid } = JSON.parse(line!) as { url: string; pid: number };
-        expect(await appPidsOver(url)).toEqual([pid]);
+        const { url } = JSON.parse(line!) as { url: string };
+        // Launched by another process: only the server's own option puts the owner on that desktop.
+        const app = await launchJson(["launch", APP, "--desktop", "mcp-api", "--", "mcp api"]);
+        expect(app.code, app.stderr).toBe(0);
+        expect(await appPidsOver(url)).toEqual([app.env.data.pid]);
       } finally {
         const exited = new Promise((r) => owner.on("exit", r));
         owner.stdin!.end();
