@@ -320,6 +320,22 @@ function startWatchdog(base) {
 // the desktop
 
 /**
+ * A D-Bus address value, escaped as the specification asks: every byte outside
+ * [-0-9A-Za-z_/.\\*] as %XX (a temporary directory with a space is no address
+ * otherwise). lib/agent-desktop/bus-address.ts does the same for the library;
+ * this script runs under plain node and cannot import it.
+ * @param {string} value
+ */
+function escapeAddressValue(value) {
+  let out = "";
+  for (const byte of Buffer.from(value, "utf8")) {
+    const c = String.fromCharCode(byte);
+    out += /^[-0-9A-Za-z_/.\\*]$/.test(c) ? c : `%${byte.toString(16).padStart(2, "0")}`;
+  }
+  return out;
+}
+
+/**
  * Starts Xvfb, a session bus and the accessibility bus in a fresh temporary
  * HOME and XDG_RUNTIME_DIR.
  *
@@ -438,7 +454,13 @@ export async function startDesktop({ width = 1920, height = 1080, accessibility 
     const busSocket = path.join(runtimeDir, "bus");
     const daemon = await run(
       "dbus-daemon",
-      ["--session", "--fork", "--print-address=1", "--print-pid=1", `--address=unix:path=${busSocket}`],
+      [
+        "--session",
+        "--fork",
+        "--print-address=1",
+        "--print-pid=1",
+        `--address=unix:path=${escapeAddressValue(busSocket)}`,
+      ],
       { env, timeoutMs: 10_000 },
     );
     const lines = daemon.stdout.split("\n").filter(Boolean);

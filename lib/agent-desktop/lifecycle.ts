@@ -5,7 +5,7 @@
  * shown), and by start (a dead desktop's name is free again).
  */
 import { isAlive, killNow, markedProcesses, terminate } from "./processes.js";
-import { type DesktopState, type ProcessId, readState, removeState } from "./state.js";
+import { type DesktopState, type ProcessId, removeState } from "./state.js";
 
 /** Why a desktop is not usable, or undefined while it runs. */
 export function deathOf(state: DesktopState): string | undefined {
@@ -68,6 +68,5 @@ export function endDesktopNow(dir: string, state: DesktopState): void {
 
 /** Its files, unless the name has passed to another desktop since (stopped from elsewhere, then started again). */
 function removeFiles(dir: string, state: DesktopState): void {
-  const now = readState(dir, state.name);
-  if (now === undefined || now.id === state.id || now.id === "") removeState(dir, state.name);
+  removeState(dir, state.name, state.id);
 }

@@ -18,16 +18,17 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { closeSync, openSync, readFileSync } from "node:fs";
 import { AxsnapError, invalidArgument } from "../errors.js";
+import { unixPathAddress } from "./bus-address.js";
 import { deathOf, endDesktop, endDesktopNow } from "./lifecycle.js";
 import { isAlive, processId } from "./processes.js";
 import { replyString, requireAtSpiService, requirePrograms, run } from "./programs.js";
 import {
   checkName,
+  claimState,
   type DesktopState,
   MARKER,
   parseSize,
   readState,
-  reserveState,
   sidePaths,
   stateDir,
   statePath,
@@ -206,7 +207,7 @@ async function startBus(file: string, socket: string, env: NodeJS.ProcessEnv, lo
       "--nopidfile",
       "--print-address=1",
       "--print-pid=1",
-      `--address=unix:path=${socket}`,
+      `--address=${unixPathAddress(socket)}`,
     ],
     env,
     READY_MS,
@@ -337,26 +338,39 @@ function handleOf(dir: string, state: DesktopState, env: Record<string, string>)
 }
 
 /**
- * Reserves the name: a file created only where none exists. A desktop of
- * that name that is gone (its X server ended, its owner died) is cleaned
- * away and the name taken; a live one is DESKTOP_EXISTS.
+ * Claims the name (claimState: a whole file, only where none exists). A
+ * desktop of that name that is gone (its X server ended, its owner died,
+ * even while it started) is cleaned away and the name taken; a live one is
+ * DESKTOP_EXISTS, a running one's or one being started alike. A second start
+ * does not wait for the first: the name would then be a running desktop's,
+ * which is DESKTOP_EXISTS too, and waiting would only defer that answer.
  */
 async function reserve(dir: string, state: DesktopState): Promise<void> {
   for (let attempt = 0; attempt < 3; attempt++) {
-    if (reserveState(dir, state)) return;
+    if (claimState(dir, state)) return;
     const old = readState(dir, state.name);
     if (!old) continue;
     if (deathOf(old) === undefined)
-      throw new AxsnapError(
-        "DESKTOP_EXISTS",
-        `a desktop named ${state.name} is running (display ${old.display || "starting"}, started ${old.startedAt || "just now"} by pid ${old.owner.pid})`,
-        {
-          hint: `use it as it is (--desktop ${state.name}), pick another name, or stop it first (\`axsnap desktop stop ${state.name}\`)`,
-        },
-      );
+      throw old.status === "starting"
+        ? new AxsnapError(
+            "DESKTOP_EXISTS",
+            `a desktop named ${state.name} is being started by pid ${old.owner.pid} (since ${old.startedAt})`,
+            {
+              hint: `wait for it and use it (\`axsnap desktop list\` shows it once it runs; --desktop ${state.name}), or pick another name`,
+            },
+          )
+        : new AxsnapError(
+            "DESKTOP_EXISTS",
+            `a desktop named ${state.name} is running (display ${old.display}, started ${old.startedAt} by pid ${old.owner.pid})`,
+            {
+              hint: `use it as it is (--desktop ${state.name}), pick another name, or stop it first (\`axsnap desktop stop ${state.name}\`)`,
+            },
+          );
     await endDesktop(dir, old);
   }
-  throw new AxsnapError("DESKTOP_EXISTS", `the name ${state.name} was taken by another start meanwhile`);
+  throw new AxsnapError("DESKTOP_EXISTS", `the name ${state.name} was taken by another start meanwhile`, {
+    hint: `see it with \`axsnap desktop list\`, or pick another name`,
+  });
 }
 
 /** Starts a desktop of the agent's own; see the module's comment. */
@@ -424,6 +438,10 @@ export async function startDesktop(options: StartDesktopOptions = {}): Promise<A
     }
     if (!isAlive(state.pids.xvfb) || !isAlive(state.pids.dbus))
       throw unavailable("the X server or the bus ended while the desktop started", side.log);
+    if (readState(dir, name)?.id !== id)
+      throw new AxsnapError("DESKTOP_UNAVAILABLE", `the desktop ${name} was stopped while it started`, {
+        hint: `start it again (\`axsnap desktop start ${name}\`)`,
+      });
     state.status = "running";
     writeState(dir, state);
     return handleOf(dir, state, env);

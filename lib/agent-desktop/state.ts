@@ -7,11 +7,13 @@
  * agent's input at another desktop, so a directory that fails the check is
  * refused, never used.
  *
- * Only node's own modules and errors.js: the CLI's entry reads a state file
- * before it decides which warm process serves a command.
+ * Only node's own modules, errors.js and test-hooks.js: the CLI's entry
+ * reads a state file before it decides which warm process serves a command.
  */
+import { randomBytes } from "node:crypto";
 import {
   chmodSync,
+  linkSync,
   lstatSync,
   mkdirSync,
   readdirSync,
@@ -23,6 +25,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AxsnapError, invalidArgument } from "../errors.js";
+import { stopHereForTest } from "../test-hooks.js";
 
 /** A process the desktop runs, with its start time (field 22 of /proc/PID/stat) so a reused pid is not taken for it. */
 export interface ProcessId {
@@ -131,9 +134,13 @@ export function sidePaths(dir: string, name: string): { bus: string; log: string
 
 /** A state file's contents; undefined when there is none. A file that is not ours in shape is unreadable, not trusted. */
 export function readState(dir: string, name: string): DesktopState | undefined {
+  return readStateFile(statePath(dir, name), name);
+}
+
+function readStateFile(path: string, name: string): DesktopState | undefined {
   let text: string;
   try {
-    text = readFileSync(statePath(dir, name), "utf8");
+    text = readFileSync(path, "utf8");
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw e;
@@ -143,7 +150,8 @@ export function readState(dir: string, name: string): DesktopState | undefined {
     if (s.version === 1 && s.name === name && typeof s.id === "string" && typeof s.owner?.pid === "number")
       return s;
   } catch {}
-  // Half written (a start killed mid-write) or damaged: the name's desktop is gone.
+  // Every writer here makes the file whole before it appears (claimState, writeState), so a
+  // file not ours in shape is damaged, never a start still writing: the name's desktop is gone.
   return brokenState(name);
 }
 
@@ -166,18 +174,30 @@ function brokenState(name: string): DesktopState {
   };
 }
 
-/** Reserves the name: creates the file only if it does not exist. False when it does. */
-export function reserveState(dir: string, state: DesktopState): boolean {
+/**
+ * Claims the name: the state (its owner, "starting") is written whole to a file of this
+ * process's own, then hard-linked to the name's path, which fails when a file is there. So the
+ * name's file never exists empty or half written: a second start reads who is starting it,
+ * never an empty file it would take for a damaged one. False when the name is taken.
+ */
+export function claimState(dir: string, state: DesktopState): boolean {
+  const own = asidePath(dir, state.name, "claim");
+  writeFileSync(own, `${JSON.stringify(state, null, 2)}\n`, { flag: "wx", mode: 0o600 });
   try {
-    writeFileSync(statePath(dir, state.name), `${JSON.stringify(state, null, 2)}\n`, {
-      flag: "wx",
-      mode: 0o600,
-    });
-    return true;
+    linkSync(own, statePath(dir, state.name));
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
     throw e;
+  } finally {
+    rmSync(own, { force: true });
   }
+  stopHereForTest("desktop-claimed");
+  return true;
+}
+
+/** A file name of this process's own beside the state files (a dot file: not listed as a desktop). */
+function asidePath(dir: string, name: string, what: string): string {
+  return join(dir, `.${name}.${process.pid}.${randomBytes(6).toString("hex")}.${what}`);
 }
 
 /** Rewrites the file whole (a reader never sees half of it). */
@@ -187,10 +207,34 @@ export function writeState(dir: string, state: DesktopState): void {
   renameSync(tmp, statePath(dir, state.name));
 }
 
-/** Removes the state file and the desktop's socket and log. */
-export function removeState(dir: string, name: string): void {
+/**
+ * Removes the state file and the desktop's socket and log, if the file is still the desktop
+ * `id`'s, or damaged, or gone. Checking, then removing, could remove another
+ * start's claim made in between; so the file is first renamed aside (atomic), then read, and a
+ * file that turns out to be another desktop's is linked back. True when the files were removed.
+ */
+export function removeState(dir: string, name: string, id: string): boolean {
+  const path = statePath(dir, name);
+  const aside = asidePath(dir, name, "gone");
+  try {
+    renameSync(path, aside);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+  }
+  const moved = readStateFile(aside, name);
+  if (moved !== undefined && moved.id !== id && moved.id !== "") {
+    try {
+      linkSync(aside, path);
+    } catch (e) {
+      // Claimed again in the instant the file was aside: that claim stands.
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+    }
+    rmSync(aside, { force: true });
+    return false;
+  }
   const side = sidePaths(dir, name);
-  for (const f of [statePath(dir, name), side.bus, side.log]) rmSync(f, { force: true });
+  for (const f of [aside, side.bus, side.log]) rmSync(f, { force: true });
+  return true;
 }
 
 /** The names of the desktops written down, sorted. */

@@ -9,7 +9,9 @@
  *
  * Before a request reaches MCP (lib/mcp/http-guard.ts): its Host and Origin
  * are checked (403), then the bearer token (401, WWW-Authenticate: Bearer);
- * nothing of a refused request is read past its headers. Then its body, read
+ * nothing of a refused request is read past its headers, and its connection
+ * is closed with the answer. What a client may hold before that (a header
+ * timeout, a cap on connections) is lib/mcp/http-connections.ts's. Then its body, read
  * here, not by the SDK, so that every refusal is the one stdio gives: over
  * the limit is 413, not JSON is -32700, not JSON-RPC 2.0 is -32600, params
  * that do not fit is -32602, each a JSON-RPC error with the request's id
@@ -35,6 +37,7 @@ import { AxsnapError, invalidArgument } from "../errors.js";
 import type { Session } from "../session.js";
 import { CallTracker } from "./calls.js";
 import { envelopeProblem, type Id, idOf, paramsProblem, printable } from "./envelope.js";
+import { connectionLimits, guardConnections, serverOptions } from "./http-connections.js";
 import {
   allowedHostSet,
   bearerMatches,
@@ -89,6 +92,7 @@ export async function startMcpHttpServer(
   const limit = options.maxBodyBytes ?? REQUEST_LIMIT_BYTES;
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
   const idleMs = options.idleSessionMs ?? DEFAULT_IDLE_SESSION_MS;
+  const limits = connectionLimits(options);
   const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const origins = options.allowedOrigins ?? [];
   const tracker = new CallTracker();
@@ -165,15 +169,21 @@ export async function startMcpHttpServer(
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
-    if (path === "/healthz" && (req.method === "GET" || req.method === "HEAD"))
+    // Every answer before the token is checked, and every refusal, closes its connection: a
+    // client without the token keeps no connection past its answer, and no body it trickles is read.
+    if (path === "/healthz" && (req.method === "GET" || req.method === "HEAD")) {
+      res.setHeader("Connection", "close");
       return json(res, 200, health(), req.method === "HEAD");
+    }
     const problem = headerProblem(req.headers.host, header(req, "origin"), hosts, origins);
     if (problem !== undefined) {
+      res.setHeader("Connection", "close");
       log(`axsnap mcp: refused ${req.method} ${printable(path)}: ${problem}`);
       return rpcError(res, 403, null, -32000, `Forbidden: ${problem}`);
     }
     const auth = header(req, "authorization");
     if (!bearerMatches(auth, token)) {
+      res.setHeader("Connection", "close");
       log(
         `axsnap mcp: refused ${req.method} ${printable(path)}: ${auth === undefined ? "no" : "a wrong"} bearer token`,
       );
@@ -191,8 +201,10 @@ export async function startMcpHttpServer(
     }
     if (path === "/status" && req.method === "GET")
       return json(res, 200, { ...health(), calls: { ...tracker.counts }, maxSessions, maxBodyBytes: limit });
-    if (path !== MCP_HTTP_PATH)
+    if (path !== MCP_HTTP_PATH) {
+      res.setHeader("Connection", "close");
       return rpcError(res, 404, null, -32000, `Not found: the MCP endpoint is ${MCP_HTTP_PATH}`);
+    }
     if (req.method === "POST") return post(req, res);
     if (req.method === "GET" || req.method === "DELETE") {
       const e = sessionOf(req, res);
@@ -200,6 +212,7 @@ export async function startMcpHttpServer(
       return withEntry(e, () => e.transport.handleRequest(req, res));
     }
     res.setHeader("Allow", "GET, POST, DELETE");
+    res.setHeader("Connection", "close");
     return rpcError(
       res,
       405,
@@ -303,7 +316,7 @@ export async function startMcpHttpServer(
     return withEntry(e, () => e.transport.handleRequest(req, res, message));
   };
 
-  const http: Server = createServer((req, res) => {
+  const http: Server = createServer(serverOptions(limits), (req, res) => {
     handle(req, res).catch((e: unknown) => {
       log(
         `axsnap mcp: ${req.method} ${printable(req.url ?? "")} failed: ${e instanceof Error ? e.message : String(e)}; still serving`,
@@ -312,11 +325,7 @@ export async function startMcpHttpServer(
       else res.destroy();
     });
   });
-  // A client error (a malformed request line, a reset) is that client's, never the server's end.
-  http.on("clientError", (_e, socket) => {
-    if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
-    else socket.destroy();
-  });
+  guardConnections(http, limits, log);
   await new Promise<void>((resolve, reject) => {
     const onError = (e: NodeJS.ErrnoException) =>
       reject(

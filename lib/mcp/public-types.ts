@@ -61,6 +61,16 @@ export interface McpHttpOptions {
   maxSessions?: number;
   /** Milliseconds without a request after which a session is closed. Default 30 minutes. */
   idleSessionMs?: number;
+  /**
+   * Milliseconds a client has to send a request's headers, from its connection's start (or its
+   * previous request's end); past them it is answered 408 and its connection closed. Default 10 000.
+   */
+  headersTimeoutMs?: number;
+  /**
+   * Connections open at once; past them a new connection is closed as it is accepted (one log line
+   * per 10 s says how many). Default 512.
+   */
+  maxConnections?: number;
   /** Where the server says what it does (sessions, refusals), one line each. Default stderr. */
   log?: (line: string) => void;
 }
