@@ -22,3 +22,26 @@ export function escapeAddressValue(value: string): string {
 export function unixPathAddress(path: string): string {
   return `unix:path=${escapeAddressValue(path)}`;
 }
+
+/**
+ * A value of an address read back: undefined where it is no address value (a broken escape) or its bytes
+ * are no UTF-8, which no JS string can name as a path.
+ */
+export function unescapeAddressValue(value: string): string | undefined {
+  const bytes: number[] = [];
+  for (let i = 0; i < value.length; i++) {
+    if (value[i] !== "%") {
+      bytes.push(...Buffer.from(value[i]!, "utf8"));
+      continue;
+    }
+    const hex = value.slice(i + 1, i + 3);
+    if (!/^[0-9A-Fa-f]{2}$/.test(hex)) return undefined;
+    bytes.push(Number.parseInt(hex, 16));
+    i += 2;
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(bytes));
+  } catch {
+    return undefined;
+  }
+}

@@ -19,6 +19,7 @@
  */
 import { chmodSync, statSync, unlinkSync } from "node:fs";
 import { connect, createServer, type Server, type Socket } from "node:net";
+import { unescapeAddressValue } from "../agent-desktop/bus-address.js";
 import type { Context, RunCommandLine } from "./context.js";
 import { idleMsOf } from "./daemon-address.js";
 import type { Frame } from "./daemon-client.js";
@@ -58,10 +59,12 @@ export function desktopSockets(env: NodeJS.ProcessEnv): string[] {
   const m = /(?:^|;)unix:([^;]*)/.exec(bus);
   if (m) {
     const fields = new Map(m[1]!.split(",").map((kv) => kv.split("=", 2) as [string, string]));
-    const path = fields.get("path");
-    const abstract = fields.get("abstract");
-    if (path) out.push(decodeURIComponent(path));
-    else if (abstract && process.platform === "linux") out.push(`\0${decodeURIComponent(abstract)}`);
+    // A value that does not read back (a broken escape, bytes that are no UTF-8) is not watched.
+    const path = unescapeAddressValue(fields.get("path") ?? "");
+    const abstract = unescapeAddressValue(fields.get("abstract") ?? "");
+    if (fields.has("path")) {
+      if (path) out.push(path);
+    } else if (abstract && process.platform === "linux") out.push(`\0${abstract}`);
   }
   return out;
 }
