@@ -110,12 +110,23 @@ function filesIn(dir: string): Run["files"] {
   return out;
 }
 
-/** One CLI run, `way`, as a shell would start it: its own umask, directory, stdin and environment. */
+/**
+ * One CLI run, `way`, as a shell would start it: its own umask, directory,
+ * environment, and stdin and stdout that are pipes (node's "pipe" is a
+ * socket, which /dev/stdout cannot be opened on); its exit status through
+ * a file, since the pipeline's is cat's.
+ */
 function run(way: Way, args: string[], o: RunOptions = {}): Promise<Run> {
   const cwd = o.cwd ?? work;
-  const script = `umask ${(o.umask ?? UMASK).toString(8).padStart(4, "0")}; cd "$0" || exit 97; ${
-    o.goneCwd ? 'rmdir "$0" || exit 98; ' : ""
-  }exec "$@"`;
+  const status = join(work, "status");
+  rmSync(status, { force: true });
+  const script = [
+    `umask ${(o.umask ?? UMASK).toString(8).padStart(4, "0")}`,
+    'cd "$0" || exit 97',
+    ...(o.goneCwd ? ['rmdir "$0" || exit 98'] : []),
+    `${o.input === undefined ? "" : "cat | "}{ "$@"; echo $? > "${status}"; } | cat`,
+    `exit "$(cat "${status}")"`,
+  ].join("\n");
   return new Promise((resolve, reject) => {
     const child = spawn("/bin/sh", ["-c", script, cwd, process.execPath, cli.entry, ...args], {
       env: {

@@ -191,7 +191,7 @@ describe("the CLI's warm process", () => {
   );
 
   it(
-    "relative paths are the caller's, and input from stdin (-) runs in the caller's own process",
+    "relative paths are the caller's, and input from stdin (-) is read by the caller and served",
     async () => {
       const env = ownEnv();
       await runCli(["daemon", "start"], env);
@@ -206,7 +206,7 @@ describe("the CLI's warm process", () => {
       const piped = await runCli(["call", "--calls-file", "-"], env, { input: calls });
       expect(piped.code, piped.stderr).toBe(0);
       expect(piped.stdout).toMatch(/\[step 1: snapshot\]/);
-      expect((await status(env)).served).toBe(warm.served + 1);
+      expect((await status(env)).served).toBe(warm.served + 2);
       await runCli(["daemon", "stop"], env);
       await gone(warm.pid);
     },
@@ -367,7 +367,7 @@ describe("the CLI's warm process", () => {
 
       // A request whose bytes arrive in two reads split inside a character: the character arrives whole.
       const request = Buffer.from(
-        `${JSON.stringify({ t: "run", argv: ["find", "--app", GTK, "--name", "中文ü"], cwd: "/" })}\n`,
+        `${JSON.stringify({ t: "run", argv: ["find", "--app", GTK, "--name", "中文ü"], cwd: "/", env: process.env, umask: 0o22 })}\n`,
       );
       const cut = request.indexOf(Buffer.from("中")) + 1;
       const reply = await new Promise<string>((resolve) => {
