@@ -270,11 +270,13 @@ export const COMMANDS: Record<string, CommandSpec> = {
     options: [],
     details: [
       "A command run with no warm process answers itself and starts one; the next commands with the same desktop",
-      "and environment (DISPLAY, the buses, HOME, XDG dirs, locale, AXSNAP_* ...) are served by it, so they skip",
-      "node's module loading and the first walk of an app. It serves one command at a time (a second runs in its",
-      "own process), exits after AXSNAP_DAEMON_IDLE_MS idle (default 600000) or when its desktop goes away, and",
-      "is never used with AXSNAP_DAEMON=off. `launch`, `mcp` and input read from stdin (-) always run in their",
-      "own process. status prints its pid and how many commands it served; stop ends it.",
+      "and environment (DISPLAY, the buses, HOME, XDG dirs, locale, AXSNAP_* ...) and the same code are served by",
+      "it, so they skip node's module loading and the first walk of an app, each with the caller's environment,",
+      "umask and directory, and the caller's own process reading and writing the files it names (stdin and",
+      "/dev/stdout too). It serves one command at a time (a second runs in its own process), exits after",
+      "AXSNAP_DAEMON_IDLE_MS idle (default 600000), when its desktop goes away or its code changes, and is never",
+      "used with AXSNAP_DAEMON=off. `launch` (a `call` with a launch step too) and `mcp` always run in their own",
+      "process. status prints its pid and how many commands it served; stop ends it.",
     ].join("\n  "),
   },
   desktop: {

@@ -113,8 +113,10 @@ function readFrames(socket: Socket, onFrame: (f: Frame) => boolean | undefined, 
   let done = false;
   socket.setEncoding("utf8");
   socket.on("data", (chunk: string) => {
+    // Only the new bytes are searched for the line's end: a screenshot's frame spans many reads.
+    const from = buffer.length;
     buffer += chunk;
-    for (let nl = buffer.indexOf("\n"); nl !== -1 && !done; nl = buffer.indexOf("\n")) {
+    for (let nl = buffer.indexOf("\n", from); nl !== -1 && !done; nl = buffer.indexOf("\n")) {
       const line = buffer.slice(0, nl);
       buffer = buffer.slice(nl + 1);
       let frame: Frame;

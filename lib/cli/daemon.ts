@@ -46,7 +46,7 @@ import { daemonKey, idleMsOf, socketPath } from "./daemon-address.js";
 import type { Frame, RunRequest } from "./daemon-client.js";
 import { redirectOutput } from "./output.js";
 
-/** How often the warm process checks that its desktop and its socket are still there. */
+/** How often the warm process checks that its desktop, its socket and its code are still there. */
 const CHECK_MS = 1000;
 
 export interface DaemonOptions {
@@ -106,7 +106,8 @@ class Replies {
     const n = ++this.next;
     return new Promise((done) => {
       this.waiting.set(n, { path, done });
-      send(socket, { t: "write", n, path, d: Buffer.from(data).toString("base64") });
+      const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+      send(socket, { t: "write", n, path, d: bytes.toString("base64") });
     });
   }
 
@@ -228,20 +229,21 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
       if (!busyWith(socket)) socket.destroy();
     });
     let buffer = "";
-    let asked = false;
+    let requested = false;
     const replies = new Replies();
     socket.on("close", () => replies.close());
     const onData = (chunk: string) => {
+      const from = buffer.length;
       buffer += chunk;
-      for (let nl = buffer.indexOf("\n"); nl !== -1; nl = buffer.indexOf("\n")) {
+      for (let nl = buffer.indexOf("\n", from); nl !== -1; nl = buffer.indexOf("\n")) {
         const line = buffer.slice(0, nl);
         buffer = buffer.slice(nl + 1);
         // After the request, only replies to what this process asked of the client.
-        if (asked) {
+        if (requested) {
           if (!replies.take(line)) socket.destroy();
           continue;
         }
-        asked = true;
+        requested = true;
         let request: Record<string, unknown>;
         try {
           request = JSON.parse(line) as typeof request;
