@@ -22,7 +22,17 @@
 import { type Dirent, lstatSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 
-/** The variables a command's behaviour depends on, besides AXSNAP_* (all of which count). */
+/**
+ * The variables a command's behaviour depends on, besides AXSNAP_* (all of
+ * which count). Every environment read a served command can reach is one of
+ * these — the library's (DISPLAY and the buses in desktop-backend.ts, the
+ * store's XDG_STATE_HOME and HOME, the desktops' state in XDG_RUNTIME_DIR or
+ * TMPDIR, PATH for programs, AXSNAP_NATIVE_PATH), the addon's (the buses,
+ * DISPLAY, AXSNAP_*, OMP_THREAD_LIMIT, TESSDATA_PREFIX), Xlib's, GIO's — or
+ * is made in the caller's environment, sent with the command (permissions'
+ * XDG_SESSION_TYPE: lib/cli/caller.ts). A launched app's whole environment
+ * is never made here: a launch runs in the caller's own process.
+ */
 const KEYED = [
   "DISPLAY",
   "XAUTHORITY",
