@@ -272,7 +272,8 @@ describe("the CLI's warm process", () => {
   it(
     "leaves no process behind: it exits after its idle time, and when its desktop goes away",
     async () => {
-      const idle = ownEnv({ AXSNAP_DAEMON_IDLE_MS: "400" });
+      // Long enough for a loaded machine's `daemon status` (a tsx start each) to see it before it goes.
+      const idle = ownEnv({ AXSNAP_DAEMON_IDLE_MS: "4000" });
       await runCli(["snapshot", "--app", GTK], idle);
       const a = await running(idle);
       await gone(a.pid);
