@@ -9,16 +9,27 @@
  *
  * This entry first hands the command line to the warm process of this
  * environment (lib/cli/daemon.ts), which answers without loading anything or
- * walking a cold app; when none can take it, the command runs here
- * (lib/cli/main.ts) and, if none was listening, a warm process is started for
- * the next one. AXSNAP_DAEMON=off runs every command here.
+ * walking a cold app, as this process's caller: with its environment, umask
+ * and working directory, the files it reads and writes read and written
+ * here; when none can take it, the command runs here (lib/cli/main.ts) and,
+ * if none was listening, a warm process is started for the next one.
+ * AXSNAP_DAEMON=off runs every command here.
  *
  * Exit status: 0 ok, 1 an axsnap error, 2 a usage error. Output is written
  * with process.stdout.write and the status set on process.exitCode, never
  * process.exit: the process ends once stdout has drained, so a pipe gets all
  * of a big snapshot.
  */
-import { addressOf, appWord, commandWord, runServed, servable, spawnDaemon } from "./cli/daemon-client.js";
+import { type CallerInput, ownCaller } from "./cli/caller.js";
+import {
+  addressOf,
+  appWord,
+  callsInput,
+  commandWord,
+  runServed,
+  servable,
+  spawnDaemon,
+} from "./cli/daemon-client.js";
 
 const argv = process.argv.slice(2);
 // fileURLToPath without node:url: a file: URL's path, percent-decoded (POSIX paths only reach here).
@@ -70,19 +81,40 @@ async function pointAtDesktop(name: string): Promise<boolean> {
   }
 }
 
+/** This process's working directory; undefined when it has been deleted (nothing can name a path in it). */
+function cwdOrNone(): string | undefined {
+  try {
+    return process.cwd();
+  } catch {
+    return undefined;
+  }
+}
+
 async function main(): Promise<number> {
   let startOne = false;
   let serve = servable(argv, process.env);
   const desktop = serve ? desktopWord(argv) : undefined;
   if (desktop !== undefined) serve = await pointAtDesktop(desktop);
-  const address = serve ? addressOf(process.env, script) : undefined;
-  if (address !== undefined) {
-    const r = await runServed(address, argv, process.cwd());
+  // In a deleted directory the command runs here, where it means what it always means.
+  const cwd = serve ? cwdOrNone() : undefined;
+  const address = cwd !== undefined ? addressOf(process.env, script) : undefined;
+  // Read once (stdin cannot be read twice), for the warm process or for the command run here.
+  let input: CallerInput | undefined;
+  if (address !== undefined && cwd !== undefined) {
+    input = callsInput(argv);
+    const r = await runServed(address, {
+      argv,
+      cwd,
+      // Its values are strings: node keeps none undefined.
+      env: process.env as Record<string, string>,
+      umask: process.umask(),
+      ...(input === undefined ? {} : { input }),
+    });
     if (r.served) return "lost" in r ? lost() : r.code;
     startOne = !r.listening;
   }
   const { runCommandLine } = await import("./cli/main.js");
-  const code = await runCommandLine(argv, context);
+  const code = await runCommandLine(argv, { ...context, caller: ownCaller(input) });
   if (startOne) await spawnDaemon(script, appWord(argv));
   return code;
 }

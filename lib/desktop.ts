@@ -244,7 +244,11 @@ export interface PermissionStatus {
   hint?: string;
 }
 
-async function permissionStatus(prompt: boolean, backend?: NativeBackend): Promise<PermissionStatus> {
+async function permissionStatus(
+  prompt: boolean,
+  env: NodeJS.ProcessEnv,
+  backend?: NativeBackend,
+): Promise<PermissionStatus> {
   const b = backend ?? (await desktopBackend());
   const s = (await callNative(() => b.permissions(prompt))) as {
     accessibility: PermissionState;
@@ -253,7 +257,7 @@ async function permissionStatus(prompt: boolean, backend?: NativeBackend): Promi
   const denied = s.accessibility === "denied" || s.screenRecording === "denied";
   // Linux grants everything to everyone; what decides there is how the desktop and its apps were started.
   if (s.accessibility === "not_required" && process.platform === "linux") {
-    const desktop = linuxDesktopReport(await callNative(() => b.listApps(3000)));
+    const desktop = linuxDesktopReport(await callNative(() => b.listApps(3000)), env);
     const hint = linuxReportHint(desktop);
     return {
       platform: process.platform,
@@ -276,12 +280,20 @@ async function permissionStatus(prompt: boolean, backend?: NativeBackend): Promi
  * explicit call, never a side effect of importing axsnap.
  */
 export function permissions(backend?: NativeBackend): Promise<PermissionStatus> {
-  return permissionStatus(false, backend);
+  return permissionStatus(false, process.env, backend);
+}
+
+/**
+ * permissions() for a caller whose environment is not this process's (the
+ * CLI's warm process serving a command): the session type is the caller's.
+ */
+export function permissionsIn(env: NodeJS.ProcessEnv, backend?: NativeBackend): Promise<PermissionStatus> {
+  return permissionStatus(false, env, backend);
 }
 
 /** Like permissions(), but asks the system to show its prompts for what is missing (macOS). */
 export function requestPermissions(backend?: NativeBackend): Promise<PermissionStatus> {
-  return permissionStatus(true, backend);
+  return permissionStatus(true, process.env, backend);
 }
 
 /** The apps the accessibility service knows, with their pids. */

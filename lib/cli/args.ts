@@ -5,11 +5,11 @@
  * by hand and inside a sequence. Everything wrong here is a usage error
  * (exit 2), raised before anything touches the desktop.
  */
-import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { AxsnapError } from "../errors.js";
 import { MCP_OPTION_HELP, parseMcpArgs } from "../mcp/options.js";
 import { MIN_MAX_TOKENS } from "../render/budget.js";
+import { NotServedHere, readCallerText } from "./caller.js";
 
 /** A mistake in how the command was typed: one line on stderr, exit 2. */
 export class UsageError extends Error {
@@ -270,11 +270,13 @@ export const COMMANDS: Record<string, CommandSpec> = {
     options: [],
     details: [
       "A command run with no warm process answers itself and starts one; the next commands with the same desktop",
-      "and environment (DISPLAY, the buses, HOME, XDG dirs, locale, AXSNAP_* ...) are served by it, so they skip",
-      "node's module loading and the first walk of an app. It serves one command at a time (a second runs in its",
-      "own process), exits after AXSNAP_DAEMON_IDLE_MS idle (default 600000) or when its desktop goes away, and",
-      "is never used with AXSNAP_DAEMON=off. `launch`, `mcp` and input read from stdin (-) always run in their",
-      "own process. status prints its pid and how many commands it served; stop ends it.",
+      "and environment (DISPLAY, the buses, HOME, XDG dirs, locale, AXSNAP_* ...) and the same code are served by",
+      "it, so they skip node's module loading and the first walk of an app, each with the caller's environment,",
+      "umask and directory, and the caller's own process reading and writing the files it names (stdin and",
+      "/dev/stdout too). It serves one command at a time (a second runs in its own process), exits after",
+      "AXSNAP_DAEMON_IDLE_MS idle (default 600000), when its desktop goes away or its code changes, and is never",
+      "used with AXSNAP_DAEMON=off. `launch` (a `call` with a launch step too) and `mcp` always run in their own",
+      "process. status prints its pid and how many commands it served; stop ends it.",
     ].join("\n  "),
   },
   desktop: {
@@ -751,7 +753,10 @@ const GLOBAL_OPTIONS = {
 } as const;
 
 /** Parses the command line (without node and the script). */
-export function parseCommandLine(argv: string[]): Invocation {
+export function parseCommandLine(
+  argv: string[],
+  readText: (file: string) => string = readCallerText,
+): Invocation {
   // The command is the first word that is neither a flag nor the value of a global flag before it.
   let first = -1;
   for (let i = 0; i < argv.length; i++) {
@@ -808,7 +813,7 @@ export function parseCommandLine(argv: string[]): Invocation {
       throw new UsageError(`no command "${topic}"; run \`axsnap help\` for the list`, "help");
     return topic === undefined ? { kind: "help", globals } : { kind: "help", topic, globals };
   }
-  if (command === "call") return { kind: "call", steps: readCalls(values), globals };
+  if (command === "call") return { kind: "call", steps: readCalls(values, readText), globals };
 
   const step: Step = { command, snapshot: true };
   const deadline = values.deadline;
@@ -1011,7 +1016,8 @@ function allowedKeys(command: string): Set<string> {
 
 const NOT_IN_CALL = new Set(["call", "mcp", "help", "daemon"]);
 
-function readCalls(values: ParsedValues): Step[] {
+/** `readText` reads --calls-file as the caller (lib/cli/caller.ts): its directory, its stdin. */
+function readCalls(values: ParsedValues, readText: (file: string) => string): Step[] {
   const inline = values.calls;
   const file = values["calls-file"];
   if ((inline === undefined) === (file === undefined))
@@ -1020,8 +1026,9 @@ function readCalls(values: ParsedValues): Step[] {
   if (typeof inline === "string") text = inline;
   else {
     try {
-      text = readTextFile(String(file));
+      text = readText(String(file));
     } catch (e) {
+      if (e instanceof NotServedHere) throw e;
       throw new UsageError(`cannot read --calls-file ${String(file)}: ${(e as Error).message}`, "call");
     }
   }
@@ -1071,8 +1078,4 @@ function readCalls(values: ParsedValues): Step[] {
     }
     return step;
   });
-}
-
-function readTextFile(file: string): string {
-  return readFileSync(file === "-" ? 0 : file, "utf8");
 }

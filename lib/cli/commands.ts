@@ -14,10 +14,8 @@
  * as a ref of the new observation, through every check the library makes on
  * any target (live identity, confirm landed, guards).
  */
-import { writeFileSync } from "node:fs";
-import { resolve as resolvePath } from "node:path";
 import { recordAt } from "../act/pixels.js";
-import { listApps, listWindows, permissions } from "../desktop.js";
+import { listApps, listWindows, permissionsIn } from "../desktop.js";
 import { AxsnapError, invalidArgument } from "../errors.js";
 import { sameIdentity } from "../identity.js";
 import {
@@ -30,6 +28,7 @@ import {
 } from "../session.js";
 import type { Snapshot } from "../snapshot.js";
 import type { Globals, Step, Target } from "./args.js";
+import type { Caller } from "./caller.js";
 import { runFind } from "./find.js";
 import { launchableCommand, launchCommand } from "./launch.js";
 import { observation, renderOptionsOf, shotOf, snapshotOptionsOf } from "./observation.js";
@@ -65,8 +64,12 @@ export class Runner {
   /** The app the current command is about, for hints ("run `axsnap snapshot --app NAME`"). */
   app: string | number | undefined;
 
-  constructor(globals: Globals) {
-    this.store = new Store(globals.session);
+  /** Whom the commands run for: files it names are its to read and write, its environment is theirs. */
+  private readonly caller: Caller;
+
+  constructor(globals: Globals, caller: Caller) {
+    this.caller = caller;
+    this.store = new Store(globals.session === undefined ? undefined : caller.resolve(globals.session));
     this.session = createSession({
       keepSnapshots: 20,
       ...(globals.confirm ? { confirm: () => true } : {}),
@@ -89,7 +92,8 @@ export class Runner {
       case "launch":
         return launchCommand(step);
       case "permissions": {
-        const p = await permissions();
+        // The caller's session type (XDG_SESSION_TYPE), not the one of whoever started this process.
+        const p = await permissionsIn(this.caller.env);
         return { data: p, text: permissionsText(p) };
       }
       case "snapshot":
@@ -129,19 +133,18 @@ export class Runner {
 
   // ---- snapshots -------------------------------------------------------------
 
-  /** Stores a snapshot handed to the caller, writes its screenshot where asked, and returns its data (also find.ts). */
-  hand(snap: Snapshot, step: Step): SnapshotData {
+  /** Stores a snapshot handed to the caller, has its screenshot written where asked, and returns its data (also find.ts). */
+  async hand(snap: Snapshot, step: Step): Promise<SnapshotData> {
     let path: string | undefined;
     if (step.screenshot !== undefined && snap.screenshot) {
-      path = resolvePath(step.screenshot);
-      try {
-        writeFileSync(path, snap.screenshot.data);
-      } catch (e) {
+      // Written by the caller: a relative name, /dev/stdout, its umask are the caller's.
+      const written = await this.caller.writeFile(step.screenshot, snap.screenshot.data);
+      path = written.path;
+      if (written.error !== undefined)
         throw invalidArgument(
-          `cannot write the screenshot to ${path}: ${(e as Error).message}`,
+          `cannot write the screenshot to ${path}: ${written.error}`,
           "pass --screenshot with a file in a directory you can write",
         );
-      }
     }
     const file = this.store.save(storedOf(snap, renderOptionsOf(step), path));
     this.printed.push(snap);
@@ -155,7 +158,7 @@ export class Runner {
     const root = step.root === undefined ? undefined : await this.target(step.root, step);
     const held = root === undefined ? undefined : this.session.address(root.ref).snapshot;
     const snap = await this.session.snapshot(snapshotOptionsOf(step, step.app ?? held!.app.pid, root?.ref));
-    const data = this.hand(snap, step);
+    const data = await this.hand(snap, step);
     return { data, text: snapshotText(data, step.screenshot !== undefined) };
   }
 
@@ -165,7 +168,7 @@ export class Runner {
       ...(step.timeoutMs === undefined ? {} : { timeoutMs: step.timeoutMs }),
       snapshot: { screenshot: shotOf(step), ...observation(renderOptionsOf(step), false) },
     });
-    const data = this.hand(met.snapshot, step);
+    const data = await this.hand(met.snapshot, step);
     const head = `met after ${met.ms} ms (${met.rounds} observations, woken by ${met.via})${met.match ? `; element ${met.match.index}` : ""}`;
     return {
       data: {
@@ -318,14 +321,14 @@ export class Runner {
     };
   }
 
-  private finish(
+  private async finish(
     result: ActionResult,
     step: Step,
     target: TargetData | undefined,
     notes: string[],
     extra: Partial<ActionData> = {},
-  ): Outcome {
-    const snap = result.snapshot ? this.hand(result.snapshot, step) : undefined;
+  ): Promise<Outcome> {
+    const snap = result.snapshot ? await this.hand(result.snapshot, step) : undefined;
     const from = result.changesFrom;
     const since =
       from !== undefined && [...this.reobserved.values()].some((s) => s.id === from)

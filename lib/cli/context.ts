@@ -4,6 +4,8 @@
  * hands to every command it serves. Its own module, so the daemon's modules
  * name it without importing main.ts, which loads them.
  */
+import type { Caller } from "./caller.js";
+
 export interface Context {
   /** The package root (the directory holding package.json). */
   root: URL;
@@ -13,7 +15,16 @@ export interface Context {
   script: string;
   /** Served by the warm process: its backend is warm already, so no walk is started early. */
   warm?: boolean;
+  /** Whom the command runs for (lib/cli/caller.ts); default this process. */
+  caller?: Caller;
 }
 
 /** Runs one command line in this process; the exit status (main.ts's runCommandLine). */
 export type RunCommandLine = (argv: string[], context: Context) => Promise<number>;
+
+/** How the warm process runs command lines: main.ts's runCommandLine and servedHere, passed in. */
+export interface Serve {
+  run: RunCommandLine;
+  /** Whether it may run this command line for this caller at all (else the caller runs it itself). */
+  servedHere: (argv: string[], caller: Caller) => boolean;
+}

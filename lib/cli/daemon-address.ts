@@ -3,11 +3,15 @@
  * start, so only node:fs/os/path here) and the server (lib/cli/daemon.ts).
  *
  * One warm process serves exactly the commands that would behave the same in
- * it as in a fresh process: the socket's name is a hash of the build (the
- * CLI's file and the addon, by size and time) and of every environment
- * variable the library, the addon, Xlib, D-Bus or Tesseract read. Another
+ * it as in a fresh process: the socket's name is a hash of the code (the
+ * addon, and the CLI's file — every module of lib/ when it runs from source
+ * — by size and time) and of every environment variable the library, the
+ * addon, Xlib, D-Bus or Tesseract read for the whole process. Another
  * desktop, bus, state directory, locale or build gets a warm process of its
- * own, and an old one idles out.
+ * own; one whose code has changed since it started goes away (daemon.ts
+ * checks its own address each second). Those variables are all the
+ * environment a warm process has (`keyedEnv`): what a command reads of its
+ * caller's environment besides them comes with the command (lib/cli/caller.ts).
  *
  * The directory is the user's runtime directory ($XDG_RUNTIME_DIR/axsnap,
  * else $TMPDIR/axsnap-<uid>, /tmp by default), 0700 and owned by this user, checked with
@@ -15,10 +19,20 @@
  * user's desktop. A directory that fails the check means no warm process,
  * never a weaker one.
  */
-import { lstatSync, mkdirSync, statSync } from "node:fs";
+import { type Dirent, lstatSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 
-/** The variables a command's behaviour depends on, besides AXSNAP_* (all of which count). */
+/**
+ * The variables a command's behaviour depends on, besides AXSNAP_* (all of
+ * which count). Every environment read a served command can reach is one of
+ * these — the library's (DISPLAY and the buses in desktop-backend.ts, the
+ * store's XDG_STATE_HOME and HOME, the desktops' state in XDG_RUNTIME_DIR or
+ * TMPDIR, PATH for programs, AXSNAP_NATIVE_PATH), the addon's (the buses,
+ * DISPLAY, AXSNAP_*, OMP_THREAD_LIMIT, TESSDATA_PREFIX), Xlib's, GIO's — or
+ * is made in the caller's environment, sent with the command (permissions'
+ * XDG_SESSION_TYPE: lib/cli/caller.ts). A launched app's whole environment
+ * is never made here: a launch runs in the caller's own process.
+ */
 const KEYED = [
   "DISPLAY",
   "XAUTHORITY",
@@ -38,6 +52,7 @@ const KEYED = [
   "LC_CTYPE",
   "LC_MESSAGES",
   "TZ",
+  "TMPDIR",
   "TESSDATA_PREFIX",
   "OMP_THREAD_LIMIT",
   "NODE_OPTIONS",
@@ -99,8 +114,48 @@ function stamp(file: string): string {
   }
 }
 
+/** Every module below `dir`, by path, size and time: the CLI run from source (lib/cli.ts under tsx). */
+function treeStamps(dir: string, out: string[]): void {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    out.push(`${dir}:-`);
+    return;
+  }
+  for (const e of entries) {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) treeStamps(path, out);
+    else if (/\.[cm]?[jt]s$/.test(e.name)) out.push(`${path}:${stamp(path)}`);
+  }
+}
+
 /**
- * The key of a warm process: the build (`script` is the CLI file this
+ * The code a process started from `script` runs. A bundle (dist/cli.js) is
+ * one file whose imports name its chunks by their content, so its own stamp
+ * says when any of them changed; from source every module is its own file,
+ * loaded as it is when first imported, so each of lib/'s counts.
+ */
+function codeStamps(script: string): string[] {
+  const out = [`cli=${script}:${stamp(script)}`];
+  if (/\.[cm]?ts$/.test(script)) treeStamps(dirname(script), out);
+  return out;
+}
+
+/** The variables a warm process keeps, and is started with: those its address is made of. */
+function keyed(name: string): boolean {
+  return KEYED.includes(name) || name.startsWith("AXSNAP_");
+}
+
+/** The part of `env` a warm process has: no other variable of whoever started it reaches it (or its commands). */
+export function keyedEnv(env: Env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && keyed(k)) out[k] = v;
+  return out;
+}
+
+/**
+ * The key of a warm process: the code (`script` is the CLI file this
  * process runs; the addon is found beside it the way lib/native.ts looks
  * first) and the environment that shapes a command.
  */
@@ -109,12 +164,10 @@ export function daemonKey(env: Env, script: string): string {
   const parts = [
     `uid=${process.getuid?.() ?? 0}`,
     `node=${process.execPath}:${process.version}:${process.execArgv.join(" ")}`,
-    `cli=${script}:${stamp(script)}`,
+    ...codeStamps(script),
     `addon=${stamp(join(root, "build", "Release", "axsnap.node"))}`,
   ];
-  const names = Object.keys(env)
-    .filter((k) => KEYED.includes(k) || k.startsWith("AXSNAP_"))
-    .sort();
+  const names = Object.keys(env).filter(keyed).sort();
   for (const k of names) parts.push(`${k}=${env[k]}`);
   return fnv1a(parts.join("\0"));
 }

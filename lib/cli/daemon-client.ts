@@ -4,24 +4,56 @@
  * it needs only node's own modules.
  *
  * The protocol (one connection per command, newline-delimited JSON):
- *   client → {"t":"run","argv":[…],"cwd":"…"}   or {"t":"status"} / {"t":"stop"}
- *   server → {"t":"busy"} | {"t":"start"}, then {"t":"out"|"err","d":"…"}…, {"t":"exit","code":N}
+ *   client → {"t":"run","argv":[…],"cwd":"…","env":{…},"umask":N,"input"?:{file,text|error}}
+ *            or {"t":"status"} / {"t":"stop"}
+ *   server → {"t":"busy"} | {"t":"own"} | {"t":"start"}, then {"t":"out"|"err","d":"…"}…, {"t":"exit","code":N}
+ *   while it runs, server → {"t":"write","n":N,"path":"…","d":base64}, client → {"t":"wrote","n":N,"path":"…","error"?:"…"}
+ * The request carries the caller: its environment, working directory and
+ * umask, and the --calls-file it names, read here beforehand (stdin
+ * included). The files the command writes for the caller (--screenshot) are
+ * written here, by this process, as the command asks ("write"): its
+ * directory, umask and descriptors (/dev/stdout) are the caller's own.
  * Before "start" nothing has run, so any failure falls back to running the
- * command here. After "start" it may have acted: a connection that ends
- * without "exit" is reported, never run again (that could act twice).
+ * command here ("own": the warm process will not run it, a launch step
+ * say). After "start" it may have acted: a connection that ends without
+ * "exit" is reported, never run again (that could act twice).
  */
 import { connect, type Socket } from "node:net";
 import { dirname } from "node:path";
-import { daemonDir, daemonDisabled, daemonKey, type Env, socketPath } from "./daemon-address.js";
+import { type CallerInput, readInput, writeCallerFile } from "./caller.js";
+import { daemonDir, daemonDisabled, daemonKey, type Env, keyedEnv, socketPath } from "./daemon-address.js";
 
 export type Frame =
   | { t: "busy" }
+  | { t: "own" }
   | { t: "start" }
   | { t: "out"; d: string }
   | { t: "err"; d: string }
+  | { t: "write"; n: number; path: string; d: string }
   | { t: "exit"; code: number }
   | { t: "status"; pid: number; served: number; busy: boolean; startedAt: number; idleMs: number }
   | { t: "stopping"; pid: number };
+
+/** A command handed to the warm process, with what makes it the caller's. */
+export interface RunRequest {
+  t: "run";
+  argv: string[];
+  /** The caller's working directory. */
+  cwd: string;
+  /** The caller's whole environment. */
+  env: Record<string, string>;
+  umask: number;
+  /** The --calls-file the command line names, read by the caller. */
+  input?: CallerInput;
+}
+
+/** The caller's answer to a "write": the absolute path, and why it failed. */
+export interface WroteReply {
+  t: "wrote";
+  n: number;
+  path: string;
+  error?: string;
+}
 
 /**
  * Commands that never go to the warm process: their own process is part of
@@ -45,9 +77,25 @@ export function servable(argv: string[], env: Env): boolean {
   if (daemonDisabled(env)) return false;
   const word = commandWord(argv);
   if (word === undefined || OWN_PROCESS.has(word)) return false;
-  if (argv.includes("--help") || argv.includes("-h") || argv.includes("--version")) return false;
-  // `-` reads this process's stdin (--calls-file -, --text-file -), which the warm process cannot see.
-  return !argv.includes("-");
+  return !(argv.includes("--help") || argv.includes("-h") || argv.includes("--version"));
+}
+
+/**
+ * `call --calls-file FILE`: the file, read here (stdin, /dev/stdin and a
+ * relative name are this process's) before the command is handed on. The
+ * last --calls-file before `--` counts, as in the grammar; the warm process
+ * checks that the grammar names the same file, else the command runs here.
+ */
+export function callsInput(argv: string[]): CallerInput | undefined {
+  if (commandWord(argv) !== "call") return undefined;
+  let file: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "--") break;
+    if (a === "--calls-file" && i + 1 < argv.length) file = argv[++i];
+    else if (a.startsWith("--calls-file=")) file = a.slice("--calls-file=".length);
+  }
+  return file === undefined ? undefined : readInput(file);
 }
 
 /** The socket of this environment's warm process, or undefined when the runtime directory is not safe. */
@@ -65,8 +113,10 @@ function readFrames(socket: Socket, onFrame: (f: Frame) => boolean | undefined, 
   let done = false;
   socket.setEncoding("utf8");
   socket.on("data", (chunk: string) => {
+    // Only the new bytes are searched for the line's end: a screenshot's frame spans many reads.
+    const from = buffer.length;
     buffer += chunk;
-    for (let nl = buffer.indexOf("\n"); nl !== -1 && !done; nl = buffer.indexOf("\n")) {
+    for (let nl = buffer.indexOf("\n", from); nl !== -1 && !done; nl = buffer.indexOf("\n")) {
       const line = buffer.slice(0, nl);
       buffer = buffer.slice(nl + 1);
       let frame: Frame;
@@ -95,28 +145,36 @@ export type Served =
   /** It started there and the connection ended before its exit status: it may have acted. */
   | { served: true; lost: true };
 
+/** A file the served command writes for this process, written here; the reply to the warm process. */
+function written(f: Extract<Frame, { t: "write" }>): WroteReply {
+  const w = writeCallerFile(f.path, Buffer.from(f.d, "base64"));
+  return { t: "wrote", n: f.n, ...w };
+}
+
 /**
- * Runs `argv` in the warm process at `address`, writing what it prints to
- * this process's stdout and stderr as it comes.
+ * Runs a command line in the warm process at `address` for this process,
+ * writing what it prints to this process's stdout and stderr as it comes,
+ * and the files it writes for this process here.
  */
-export function runServed(address: string, argv: string[], cwd: string): Promise<Served> {
+export function runServed(address: string, request: Omit<RunRequest, "t">): Promise<Served> {
   return new Promise((resolve) => {
     const socket = connect(address);
     let started = false;
     let connected = false;
     socket.on("connect", () => {
       connected = true;
-      socket.write(`${JSON.stringify({ t: "run", argv, cwd })}\n`);
+      socket.write(`${JSON.stringify({ t: "run", ...request })}\n`);
     });
     readFrames(
       socket,
       (f) => {
-        if (f.t === "busy") resolve({ served: false, listening: true });
+        if (f.t === "busy" || f.t === "own") resolve({ served: false, listening: true });
         else if (f.t === "start") started = true;
         else if (f.t === "out") process.stdout.write(f.d);
         else if (f.t === "err") process.stderr.write(f.d);
+        else if (f.t === "write" && started) socket.write(`${JSON.stringify(written(f))}\n`);
         else if (f.t === "exit") resolve({ served: true, code: f.code });
-        return f.t === "busy" || f.t === "exit";
+        return f.t === "busy" || f.t === "own" || f.t === "exit";
       },
       () => resolve(started ? { served: true, lost: true } : { served: false, listening: connected }),
     );
@@ -144,6 +202,9 @@ export function askDaemon(address: string, t: "status" | "stop"): Promise<Frame 
  * this command does not wait for it. `warm` names an app it walks once at
  * its start (the first walk of an app in a process is the slow one).
  * Its own stdio is closed; it says what it does through `daemon status`.
+ * Its environment is only what its address is made of (keyedEnv): the
+ * rest of this caller's (a token, say) is this caller's, and each command
+ * it serves brings its own caller's.
  */
 export async function spawnDaemon(script: string, warm?: string): Promise<void> {
   const args = [...process.execArgv, script, "daemon", "run", ...(warm === undefined ? [] : [warm])];
@@ -155,7 +216,7 @@ export async function spawnDaemon(script: string, warm?: string): Promise<void> 
       stdio: "ignore",
       // The package root: not the caller's directory, which it would keep busy for its whole life.
       cwd: dirname(dirname(script)),
-      env: process.env,
+      env: keyedEnv(process.env),
     });
     child.on("error", () => undefined);
     child.unref();

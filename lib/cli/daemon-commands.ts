@@ -4,7 +4,7 @@
  */
 import { AxsnapError, invalidArgument } from "../errors.js";
 import type { DaemonAction } from "./args.js";
-import type { Context, RunCommandLine } from "./context.js";
+import type { Context, Serve } from "./context.js";
 import { daemonDisabled } from "./daemon-address.js";
 import { addressOf, askDaemon, type Frame, spawnDaemon } from "./daemon-client.js";
 
@@ -52,7 +52,7 @@ async function until<T>(ms: number, probe: () => Promise<T | undefined>): Promis
 export async function daemonCommand(
   action: DaemonAction,
   context: Context,
-  run: RunCommandLine,
+  serve: Serve,
   warm?: string,
 ): Promise<{ data: DaemonStatus; text: string }> {
   const socket = addressOf(process.env, context.script);
@@ -64,7 +64,7 @@ export async function daemonCommand(
   if (action === "run") {
     if (daemonDisabled(process.env)) throw invalidArgument("AXSNAP_DAEMON is off", OFF_HINT);
     const { runDaemon } = await import("./daemon.js");
-    await runDaemon({ address: socket, context, run, ...(warm === undefined ? {} : { warm }) });
+    await runDaemon({ address: socket, context, serve, ...(warm === undefined ? {} : { warm }) });
     return { data: { running: false, socket }, text: "" };
   }
   const now = statusOf(socket, await askDaemon(socket, "status"));

@@ -1,38 +1,60 @@
 /**
- * The CLI's warm process: one per user, desktop and environment (the socket
- * name says which: lib/cli/daemon-address.ts). It keeps what a fresh process
- * has to build for every command (node's loaded modules, the addon, the bus
- * connection, the app's peer connection and caches) and runs the command
- * lines clients hand it with the same code a fresh process runs
+ * The CLI's warm process: one per user, desktop, environment and code (the
+ * socket name says which: lib/cli/daemon-address.ts). It keeps what a fresh
+ * process has to build for every command (node's loaded modules, the addon,
+ * the bus connection, the app's peer connection and caches) and runs the
+ * command lines clients hand it with the same code a fresh process runs
  * (runCommandLine), each with a fresh Runner and Session, so a command means
  * the same served or not; only the backend is shared, as it is for a library
  * user's long-lived process.
  *
+ * It acts as its caller, or does not serve the command. Its own environment
+ * is only what its address is made of (the display, the buses, HOME, XDG
+ * dirs, locale, PATH, AXSNAP_*: the same for every caller it serves), so no
+ * caller's variable reaches another's command. Everything else that makes a
+ * process the caller's comes with each command and is used as the caller's
+ * (lib/cli/caller.ts): the caller's environment (permissions' session type),
+ * its working directory (relative paths are resolved against it; this
+ * process never changes its own, which would keep the caller's directory
+ * busy), its umask (set for the command: the session directory's files),
+ * and its files: a --calls-file is read by the client and sent, a
+ * screenshot is sent back to the client to write. Why the client does the
+ * file work rather than this process with the caller's cwd and umask: a
+ * path can mean the caller's own process — /dev/stdout, /dev/stdin,
+ * /proc/self/fd/N, anything linked to them — and only the caller's process
+ * opens it as the caller. What cannot be done for the caller from here is
+ * not served: a command line with a `launch` step (the app would be this
+ * process's child, with this process's session, cwd and umask) runs in the
+ * caller's own process, as does one in a deleted working directory.
+ *
  * One command at a time: a client that finds it busy runs its command in
  * its own process, so a long `wait-for` never holds up another command, and
- * the process-wide working directory and output can belong to the command
- * being served.
+ * the process-wide umask and output can belong to the command being served.
  *
  * It goes away by itself: after its idle time, when its desktop's X server
  * or session bus no longer accepts connections, when its socket is removed
- * or replaced, and on SIGTERM/SIGINT; `axsnap daemon stop` asks it.
+ * or replaced, when its code has changed since it started (its address is
+ * no longer the one it listens at: a client of the new code would find
+ * another), and on SIGTERM/SIGINT; `axsnap daemon stop` asks it.
  */
 import { chmodSync, statSync, unlinkSync } from "node:fs";
 import { connect, createServer, type Server, type Socket } from "node:net";
+import { dirname, isAbsolute, resolve } from "node:path";
 import { unescapeAddressValue } from "../agent-desktop/bus-address.js";
-import type { Context, RunCommandLine } from "./context.js";
-import { idleMsOf } from "./daemon-address.js";
-import type { Frame } from "./daemon-client.js";
+import { type Caller, type CallerInput, inputText, NotServedHere, type Written } from "./caller.js";
+import type { Context, Serve } from "./context.js";
+import { daemonKey, idleMsOf, socketPath } from "./daemon-address.js";
+import type { Frame, RunRequest } from "./daemon-client.js";
 import { redirectOutput } from "./output.js";
 
-/** How often the warm process checks that its desktop and its socket are still there. */
+/** How often the warm process checks that its desktop, its socket and its code are still there. */
 const CHECK_MS = 1000;
 
 export interface DaemonOptions {
   address: string;
   context: Context;
-  /** Runs each command served: main.ts's runCommandLine, passed in (main.ts loads this module). */
-  run: RunCommandLine;
+  /** Runs each command served: main.ts's runCommandLine and servedHere, passed in (main.ts loads this module). */
+  serve: Serve;
   /** An app to walk once at the start, so the first command served finds it warm too. */
   warm?: string;
 }
@@ -73,6 +95,87 @@ function send(socket: Socket, frame: Frame): void {
   if (!socket.destroyed) socket.write(`${JSON.stringify(frame)}\n`);
 }
 
+const CALLER_GONE = "the caller went away before the file was written";
+
+/** The client's answers to "write" frames, by number; each is answered once the connection ends. */
+class Replies {
+  private next = 0;
+  private readonly waiting = new Map<number, { path: string; done: (w: Written) => void }>();
+  private gone = false;
+
+  /** Has the client write `data` to `path` (its name as the command line gave it). */
+  write(socket: Socket, path: string, data: Uint8Array): Promise<Written> {
+    if (this.gone || socket.destroyed) return Promise.resolve({ path, error: CALLER_GONE });
+    const n = ++this.next;
+    return new Promise((done) => {
+      this.waiting.set(n, { path, done });
+      const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+      send(socket, { t: "write", n, path, d: bytes.toString("base64") });
+    });
+  }
+
+  /** One line from the client while its command runs; false when it is no reply of ours. */
+  take(line: string): boolean {
+    let r: { t?: unknown; n?: unknown; path?: unknown; error?: unknown };
+    try {
+      r = JSON.parse(line) as typeof r;
+    } catch {
+      return false;
+    }
+    const waiting = typeof r.n === "number" ? this.waiting.get(r.n) : undefined;
+    if (
+      r.t !== "wrote" ||
+      waiting === undefined ||
+      typeof r.path !== "string" ||
+      (r.error !== undefined && typeof r.error !== "string")
+    )
+      return false;
+    this.waiting.delete(r.n as number);
+    waiting.done(r.error === undefined ? { path: r.path } : { path: r.path, error: r.error as string });
+    return true;
+  }
+
+  close(): void {
+    this.gone = true;
+    for (const { path, done } of this.waiting.values()) done({ path, error: CALLER_GONE });
+    this.waiting.clear();
+  }
+}
+
+/** A run request, checked field by field; undefined when it is not one. */
+function runRequest(r: Record<string, unknown>): RunRequest | undefined {
+  const { argv, cwd, env, umask, input } = r;
+  if (r.t !== "run" || !Array.isArray(argv) || !argv.every((a) => typeof a === "string")) return undefined;
+  if (typeof cwd !== "string" || !isAbsolute(cwd)) return undefined;
+  if (env === null || typeof env !== "object" || Array.isArray(env)) return undefined;
+  if (!Object.values(env).every((v) => typeof v === "string")) return undefined;
+  if (typeof umask !== "number" || !Number.isInteger(umask) || umask < 0 || umask > 0o777) return undefined;
+  if (input !== undefined) {
+    const i = input as Partial<CallerInput> | null;
+    if (i === null || typeof i !== "object" || typeof i.file !== "string") return undefined;
+    if ((typeof i.text === "string") === (typeof i.error === "string")) return undefined;
+  }
+  return r as unknown as RunRequest;
+}
+
+/** The client as the caller of the command it handed over (lib/cli/caller.ts). */
+function servedCaller(
+  request: RunRequest,
+  write: (path: string, data: Uint8Array) => Promise<Written>,
+): Caller {
+  const { input } = request;
+  return {
+    env: request.env,
+    resolve: (path) => resolve(request.cwd, path),
+    readText: (file) => {
+      // Only what the client read for it: a file it did not read is read by the client's own process.
+      if (input === undefined || input.file !== file) throw new NotServedHere();
+      return inputText(input);
+    },
+    writeFile: write,
+  };
+}
+
 /** Listens at `address`; resolves false when another warm process already answers there. */
 async function listen(server: Server, address: string): Promise<boolean> {
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -98,8 +201,10 @@ async function listen(server: Server, address: string): Promise<boolean> {
 
 /** Serves commands until it is stopped or has nothing to serve; resolves when it has closed. */
 export async function runDaemon(options: DaemonOptions): Promise<void> {
-  const { address, context, run } = options;
+  const { address, context, serve } = options;
   const idleMs = idleMsOf(process.env);
+  // What its address was made of when it started, for telling when its code has changed since.
+  const startEnv = { ...process.env };
   const startedAt = Date.now();
   let served = 0;
   let busy = false;
@@ -127,55 +232,65 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
       if (!busyWith(socket)) socket.destroy();
     });
     let buffer = "";
+    let requested = false;
+    const replies = new Replies();
+    socket.on("close", () => replies.close());
     const onData = (chunk: string) => {
+      const from = buffer.length;
       buffer += chunk;
-      const nl = buffer.indexOf("\n");
-      if (nl === -1) {
-        // A client that sends no newline within a command line's worth of bytes is not ours.
-        if (buffer.length > 4 * 1024 * 1024) socket.destroy();
-        return;
+      for (let nl = buffer.indexOf("\n", from); nl !== -1; nl = buffer.indexOf("\n")) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        // After the request, only replies to what this process asked of the client.
+        if (requested) {
+          if (!replies.take(line)) socket.destroy();
+          continue;
+        }
+        requested = true;
+        let request: Record<string, unknown>;
+        try {
+          request = JSON.parse(line) as typeof request;
+        } catch {
+          socket.destroy();
+          return;
+        }
+        if (request === null || typeof request !== "object") {
+          socket.destroy();
+          return;
+        }
+        void handle(socket, request, replies);
       }
-      socket.off("data", onData);
-      let request: { t?: string; argv?: unknown; cwd?: unknown };
-      try {
-        request = JSON.parse(buffer.slice(0, nl)) as typeof request;
-      } catch {
-        socket.destroy();
-        return;
-      }
-      void handle(socket, request);
+      // A client that sends no newline within a command line's worth of bytes is not ours.
+      if (buffer.length > 4 * 1024 * 1024) socket.destroy();
     };
     socket.on("data", onData);
   });
 
-  async function handle(
-    socket: Socket,
-    request: { t?: string; argv?: unknown; cwd?: unknown },
-  ): Promise<void> {
-    if (request.t === "status") {
+  async function handle(socket: Socket, message: Record<string, unknown>, replies: Replies): Promise<void> {
+    if (message.t === "status") {
       send(socket, { t: "status", pid: process.pid, served, busy, startedAt, idleMs });
       socket.end();
       return;
     }
-    if (request.t === "stop") {
+    if (message.t === "stop") {
       send(socket, { t: "stopping", pid: process.pid });
       socket.end();
       stop();
       return;
     }
-    const argv = request.argv;
-    const cwd = request.cwd;
-    if (
-      request.t !== "run" ||
-      !Array.isArray(argv) ||
-      !argv.every((a) => typeof a === "string") ||
-      typeof cwd !== "string"
-    ) {
+    const request = runRequest(message);
+    if (request === undefined) {
       socket.destroy();
       return;
     }
     if (busy || stopping) {
       send(socket, { t: "busy" });
+      socket.end();
+      return;
+    }
+    const caller = servedCaller(request, (path, data) => replies.write(socket, path, data));
+    if (!serve.servedHere(request.argv, caller)) {
+      send(socket, { t: "own" });
       socket.end();
       return;
     }
@@ -187,15 +302,16 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
       out: (d) => send(socket, { t: "out", d }),
       err: (d) => send(socket, { t: "err", d }),
     });
+    // The files the command creates itself (the session directory's) get the caller's mode bits.
+    const umask = process.umask(request.umask);
     let code: number;
     try {
-      // Relative paths in the command line (--screenshot FILE, --calls-file) are the client's.
-      process.chdir(cwd);
-      code = await run(argv as string[], { ...context, warm: true });
+      code = await serve.run(request.argv, { ...context, warm: true, caller });
     } catch (e) {
       send(socket, { t: "err", d: `axsnap: ${e instanceof Error ? e.message : String(e)}\n` });
       code = 1;
     } finally {
+      process.umask(umask);
       restore();
     }
     send(socket, { t: "exit", code });
@@ -245,6 +361,8 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
         mine = false;
       }
       if (!mine) return stop();
+      // Its code changed since it started: a client of the new code is served elsewhere, and none of the old.
+      if (socketPath(dirname(address), daemonKey(startEnv, context.script)) !== address) return stop();
       if (!busy && Date.now() - lastUsed >= idleMs) return stop();
       for (const s of watched) if (!(await accepts(s))) return stop();
     } finally {

@@ -14,7 +14,7 @@ import type { Outcome, SnapshotData } from "./output.js";
 export interface FindHost {
   readonly session: Session;
   /** Stores the observation like a printed snapshot's, so later processes resolve its refs. */
-  hand(snap: Snapshot, step: Step): SnapshotData;
+  hand(snap: Snapshot, step: Step): Promise<SnapshotData>;
 }
 
 export interface FindData {
@@ -44,7 +44,7 @@ export async function runFind(runner: FindHost, step: Step): Promise<Outcome> {
     ...(step.deadlineMs === undefined ? {} : { deadlineMs: step.deadlineMs }),
     ...(step.limit === undefined ? {} : { limit: step.limit }),
   });
-  const held = runner.hand(r.snapshot, step);
+  const held = await runner.hand(r.snapshot, step);
   const snap = r.snapshot;
   const data: FindData = {
     snapshotId: snap.id,

@@ -2,11 +2,13 @@
  * One command line, run in this process: parse, dispatch, print. The entry
  * (lib/cli.ts) calls it when the warm process cannot serve the command; the
  * warm process (lib/cli/daemon.ts) calls it for the commands it serves, with
- * writeOut/writeErr sent to its client. Exit status: 0 ok, 1 an axsnap
- * error, 2 a usage error.
+ * writeOut/writeErr sent to its client and the client as the command's
+ * caller (lib/cli/caller.ts). Exit status: 0 ok, 1 an axsnap error, 2 a
+ * usage error.
  */
 import { readFileSync } from "node:fs";
 import { type Globals, helpText, type Invocation, parseCommandLine, type Step, UsageError } from "./args.js";
+import { type Caller, NotServedHere, ownCaller } from "./caller.js";
 import type { Runner } from "./commands.js";
 import type { Context } from "./context.js";
 import {
@@ -100,9 +102,9 @@ function serverErrorData(e: unknown): ErrorData {
  * when a command runs: `--version`, help and a refused command line answer
  * from the few modules above.
  */
-async function newRunner(globals: Globals): Promise<Runner> {
+async function newRunner(globals: Globals, caller: Caller): Promise<Runner> {
   const { Runner } = await import("./commands.js");
-  return new Runner(globals);
+  return new Runner(globals, caller);
 }
 
 /**
@@ -145,11 +147,11 @@ async function onDesktop(command: string, globals: Globals): Promise<number | un
   }
 }
 
-async function runOne(step: Step, globals: Globals, early: boolean): Promise<number> {
+async function runOne(step: Step, globals: Globals, early: boolean, caller: Caller): Promise<number> {
   const refused = await onDesktop(step.command, globals);
   if (refused !== undefined) return refused;
   if (early) await startEarly(step);
-  const runner = await newRunner(globals);
+  const runner = await newRunner(globals, caller);
   try {
     const out = await runner.run(step);
     return succeed(step.command, out.data, out.text, globals.json);
@@ -162,10 +164,10 @@ async function runOne(step: Step, globals: Globals, early: boolean): Promise<num
 }
 
 /** `axsnap call`: the steps in one process and one Session; the first error stops the sequence. */
-async function runCall(steps: Step[], globals: Globals): Promise<number> {
+async function runCall(steps: Step[], globals: Globals, caller: Caller): Promise<number> {
   const refused = await onDesktop("call", globals);
   if (refused !== undefined) return refused;
-  const runner = await newRunner(globals);
+  const runner = await newRunner(globals, caller);
   const done: { step: number; command: string; data: unknown }[] = [];
   const texts: string[] = [];
   try {
@@ -196,9 +198,10 @@ export type { Context } from "./context.js";
 /** Runs one command line; the exit status. Output goes through writeOut/writeErr (lib/cli/output.ts). */
 export async function runCommandLine(argv: string[], context: Context): Promise<number> {
   const json = argv.includes("--json");
+  const caller = context.caller ?? ownCaller();
   let inv: Invocation;
   try {
-    inv = parseCommandLine(argv);
+    inv = parseCommandLine(argv, (file) => caller.readText(file));
   } catch (e) {
     if (e instanceof UsageError) return fail(e.command ?? "axsnap", usageData(e), json, true);
     throw e;
@@ -217,12 +220,33 @@ export async function runCommandLine(argv: string[], context: Context): Promise<
     case "daemon":
       return runDaemonCommand(inv, context);
     case "call":
-      return runCall(inv.steps, inv.globals);
+      return runCall(inv.steps, inv.globals, caller);
     case "run":
-      return runOne(inv.step, inv.globals, context.warm !== true);
+      return runOne(inv.step, inv.globals, context.warm !== true, caller);
     case "desktop":
       return runDesktopCommand(inv);
   }
+}
+
+/**
+ * Whether the warm process may run this command line for `caller`, decided
+ * before anything runs: not when what it does needs the caller's own
+ * process — a `launch` step starts an app as a child of the process that
+ * runs it (its environment, working directory, umask and session), the
+ * commands that are a process of their own (mcp, daemon, desktop), and a
+ * --calls-file the client did not read for it. A command line the grammar
+ * refuses is served: the refusal is the same anywhere.
+ */
+export function servedHere(argv: string[], caller: Caller): boolean {
+  let inv: Invocation;
+  try {
+    inv = parseCommandLine(argv, (file) => caller.readText(file));
+  } catch (e) {
+    return !(e instanceof NotServedHere);
+  }
+  if (inv.kind === "run") return inv.step.command !== "launch";
+  if (inv.kind === "call") return inv.steps.every((s) => s.command !== "launch");
+  return false;
 }
 
 async function runDesktopCommand(inv: Extract<Invocation, { kind: "desktop" }>): Promise<number> {
@@ -241,7 +265,7 @@ async function runDaemonCommand(
 ): Promise<number> {
   const { daemonCommand } = await import("./daemon-commands.js");
   try {
-    const out = await daemonCommand(inv.action, context, runCommandLine, inv.warm);
+    const out = await daemonCommand(inv.action, context, { run: runCommandLine, servedHere }, inv.warm);
     return succeed("daemon", out.data, out.text, inv.globals.json);
   } catch (e) {
     return fail("daemon", errorData(e), inv.globals.json, false);

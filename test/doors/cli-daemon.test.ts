@@ -12,10 +12,23 @@
  * directory others can open is never used.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Desktop, gtkWidgetFactory, startDesktop } from "../../scripts/desktop.mjs";
 import { type CliRun, indexIn, type Json, runCli, runCliJson } from "../support/cli.js";
@@ -23,6 +36,7 @@ import { useDesktop } from "../support/linux.js";
 
 const TIMEOUT = 120_000;
 const GTK = "gtk3-widget-factory";
+const REPO = fileURLToPath(new URL("../..", import.meta.url));
 
 let desktop: Desktop;
 /** Warm processes the tests started, stopped at the end whatever happened. */
@@ -52,8 +66,8 @@ function alive(pid: number): boolean {
   }
 }
 
-async function status(env: Record<string, string>): Promise<Json> {
-  const r = await runCliJson(["daemon", "status"], env);
+async function status(env: Record<string, string>, entry?: string): Promise<Json> {
+  const r = await runCliJson(["daemon", "status"], env, entry === undefined ? {} : { entry });
   expect(r.code, r.stderr).toBe(0);
   if (r.env.data.pid) pids.add(r.env.data.pid);
   return r.env.data;
@@ -74,9 +88,9 @@ async function until<T>(
   }
 }
 
-const running = (env: Record<string, string>) =>
+const running = (env: Record<string, string>, entry?: string) =>
   until("a warm process answers", 20_000, async () => {
-    const s = await status(env);
+    const s = await status(env, entry);
     return s.running ? s : undefined;
   });
 
@@ -177,7 +191,7 @@ describe("the CLI's warm process", () => {
   );
 
   it(
-    "relative paths are the caller's, and input from stdin (-) runs in the caller's own process",
+    "relative paths are the caller's, and input from stdin (-) is read by the caller and served",
     async () => {
       const env = ownEnv();
       await runCli(["daemon", "start"], env);
@@ -192,7 +206,7 @@ describe("the CLI's warm process", () => {
       const piped = await runCli(["call", "--calls-file", "-"], env, { input: calls });
       expect(piped.code, piped.stderr).toBe(0);
       expect(piped.stdout).toMatch(/\[step 1: snapshot\]/);
-      expect((await status(env)).served).toBe(warm.served + 1);
+      expect((await status(env)).served).toBe(warm.served + 2);
       await runCli(["daemon", "stop"], env);
       await gone(warm.pid);
     },
@@ -258,7 +272,8 @@ describe("the CLI's warm process", () => {
   it(
     "leaves no process behind: it exits after its idle time, and when its desktop goes away",
     async () => {
-      const idle = ownEnv({ AXSNAP_DAEMON_IDLE_MS: "400" });
+      // Long enough for a loaded machine's `daemon status` (a tsx start each) to see it before it goes.
+      const idle = ownEnv({ AXSNAP_DAEMON_IDLE_MS: "4000" });
       await runCli(["snapshot", "--app", GTK], idle);
       const a = await running(idle);
       await gone(a.pid);
@@ -353,7 +368,7 @@ describe("the CLI's warm process", () => {
 
       // A request whose bytes arrive in two reads split inside a character: the character arrives whole.
       const request = Buffer.from(
-        `${JSON.stringify({ t: "run", argv: ["find", "--app", GTK, "--name", "中文ü"], cwd: "/" })}\n`,
+        `${JSON.stringify({ t: "run", argv: ["find", "--app", GTK, "--name", "中文ü"], cwd: "/", env: process.env, umask: 0o22 })}\n`,
       );
       const cut = request.indexOf(Buffer.from("中")) + 1;
       const reply = await new Promise<string>((resolve) => {
@@ -383,6 +398,55 @@ describe("the CLI's warm process", () => {
       await runCli(["daemon", "stop"], env);
       await gone(warm.pid);
       silent.destroy();
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "started from source, it never serves code other than its caller's: after a library file is edited the next command prints what the new code prints, and the old warm process goes away",
+    async () => {
+      // A copy of the package to edit: its source, package.json and addon; the dependencies linked.
+      const root = mkdtempSync(join(tmpdir(), "axsnap-daemon-src-"));
+      cpSync(join(REPO, "lib"), join(root, "lib"), { recursive: true });
+      copyFileSync(join(REPO, "package.json"), join(root, "package.json"));
+      mkdirSync(join(root, "build", "Release"), { recursive: true });
+      copyFileSync(
+        join(REPO, "build", "Release", "axsnap.node"),
+        join(root, "build", "Release", "axsnap.node"),
+      );
+      symlinkSync(join(REPO, "node_modules"), join(root, "node_modules"));
+      const entry = join(root, "lib", "cli.ts");
+      const env = ownEnv({ XDG_SESSION_TYPE: "" });
+
+      const first = await runCli(["permissions"], env, { entry });
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stdout).toMatch(/^session unknown/m);
+      const warm = await running(env, entry);
+      const served = await runCli(["permissions"], env, { entry });
+      expect(served.stdout).toBe(first.stdout);
+      expect((await status(env, entry)).served).toBe(warm.served + 1);
+
+      // The library's own code: how the session type is read (lib/linux-checks.ts).
+      const file = join(root, "lib", "linux-checks.ts");
+      const source = readFileSync(file, "utf8");
+      const edited = source.replace(
+        /if \(type === "x11"\) return "x11";\n {2}return "unknown";/,
+        'if (type === "x11") return "x11";\n  return "unknown-edited" as "unknown";',
+      );
+      expect(edited).not.toBe(source);
+      writeFileSync(file, edited);
+
+      const own = await runCli(["permissions"], { ...env, AXSNAP_DAEMON: "off" }, { entry });
+      expect(own.stdout).toMatch(/^session unknown-edited/m);
+      const next = await runCli(["permissions"], env, { entry });
+      expect(next.code, next.stderr).toBe(0);
+      expect(next.stdout).toBe(own.stdout);
+      // The warm process of the old code goes away by itself (its idle time is 10 minutes).
+      await gone(warm.pid, 10_000);
+      const fresh = await running(env, entry);
+      expect(fresh.pid).not.toBe(warm.pid);
+      await runCli(["daemon", "stop"], env, { entry });
+      await gone(fresh.pid);
     },
     TIMEOUT,
   );

@@ -19,16 +19,17 @@ const ENTRY = fileURLToPath(new URL("../../lib/cli.ts", import.meta.url));
 
 /**
  * Runs the CLI as a child process with this process's environment plus `env`,
- * in `cwd` (default this process's), with `input` on its stdin (default none).
+ * in `cwd` (default this process's), with `input` on its stdin (default none);
+ * `entry` is another copy's lib/cli.ts (default this checkout's).
  */
 export function runCli(
   args: string[],
   env: Record<string, string> = {},
-  options: { cwd?: string; input?: string } = {},
+  options: { cwd?: string; input?: string; entry?: string } = {},
 ): Promise<CliRun> {
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", TSX, ENTRY, ...args], {
+    const child = spawn(process.execPath, ["--import", TSX, options.entry ?? ENTRY, ...args], {
       env: { ...process.env, ...env },
       stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
       ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
@@ -57,8 +58,9 @@ export type Json = any;
 export async function runCliJson(
   args: string[],
   env: Record<string, string> = {},
+  options: { entry?: string } = {},
 ): Promise<CliRun & { env: Json }> {
-  const r = await runCli([...args, "--json"], env);
+  const r = await runCli([...args, "--json"], env, options);
   let parsed: unknown;
   try {
     parsed = JSON.parse(r.stdout);
