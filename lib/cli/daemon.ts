@@ -16,9 +16,14 @@
  * It goes away by itself: after its idle time, when its desktop's X server
  * or session bus no longer accepts connections, when its socket is removed
  * or replaced, and on SIGTERM/SIGINT; `axsnap daemon stop` asks it.
+ *
+ * It hears only its own user: a connection from a process of another uid
+ * (its peer credentials, lib/peer-uid.ts) is closed before a byte is read,
+ * whatever let that process reach the socket.
  */
 import { chmodSync, statSync, unlinkSync } from "node:fs";
 import { connect, createServer, type Server, type Socket } from "node:net";
+import { peerIsOwnUser } from "../peer-uid.js";
 import type { Context, RunCommandLine } from "./context.js";
 import { idleMsOf } from "./daemon-address.js";
 import type { Frame } from "./daemon-client.js";
@@ -142,7 +147,7 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
       }
       void handle(socket, request);
     };
-    socket.on("data", onData);
+    void peerIsOwnUser(socket).then((own) => (own ? socket.on("data", onData) : socket.destroy()));
   });
 
   async function handle(
