@@ -148,7 +148,7 @@ fs.lstatSync = function (path, ...rest) {
 syncBuiltinESMExports();
 `;
 
-/** What a command prints that differs between two runs: snapshot ids and timings. */
+/** A run without its duration, to compare two runs of one command. */
 const comparable = (r: CliRun) => ({ code: r.code, stdout: r.stdout, stderr: r.stderr });
 
 describe("the warm process and another user", () => {
@@ -168,7 +168,7 @@ describe("the warm process and another user", () => {
         NODE_OPTIONS: `--import=${pathToFileURL(hook).href}`,
         RACE_DIR: ours,
         RACE_THEIRS: theirs,
-        // The warm process this test may start: gone soon after.
+        // A warm process this environment starts, if any, goes soon after.
         AXSNAP_DAEMON_IDLE_MS: "2000",
       };
       // The socket the victim's command goes to (the hook is idle without RACE_SWAP).
