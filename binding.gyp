@@ -36,6 +36,8 @@
       "cflags_cc": ["-std=c++17", "-Wall", "-Wextra", "-Wno-unused-parameter"],
       "conditions": [
         ["OS=='linux'", {
+          "sources": ["src-native/napi/peer_js.cc", "src-native/linux/peer_uid.cc"],
+          "defines": ["AXSNAP_PEER_UID"],
           "cflags_cc": ["<!@(pkg-config --cflags zlib)"],
           "libraries": ["<!@(pkg-config --libs zlib)"]
         }],
@@ -79,6 +81,8 @@
         }],
         ["OS=='mac'", {
           "sources": [
+            "src-native/napi/peer_js.cc",
+            "src-native/mac/peer_uid.cc",
             "src-native/mac/cf_convert.cc",
             "src-native/mac/cg_input.cc",
             "src-native/mac/mac_actions.cc",
@@ -96,7 +100,7 @@
             "src-native/mac/mac_system_appkit.mm",
             "src-native/mac/ocr_vision.mm"
           ],
-          "defines": ["AXSNAP_MAC"],
+          "defines": ["AXSNAP_MAC", "AXSNAP_PEER_UID"],
           "xcode_settings": {
             "GCC_ENABLE_CPP_EXCEPTIONS": "YES",
             "CLANG_CXX_LANGUAGE_STANDARD": "c++17",
@@ -114,6 +118,27 @@
               "$(SDKROOT)/System/Library/Frameworks/ScreenCaptureKit.framework",
               "$(SDKROOT)/System/Library/Frameworks/Vision.framework"
             ]
+          }
+        }]
+      ]
+    },
+    {
+      "target_name": "axsnap_peer",
+      "target_conditions": [["_type=='loadable_module'", { "product_extension": "so" }]],
+      "sources": ["src-native/napi/peer_addon.cc", "src-native/napi/peer_js.cc"],
+      "defines": ["NAPI_VERSION=8"],
+      "conditions": [
+        ["OS=='linux'", {
+          "sources": ["src-native/linux/peer_uid.cc"],
+          "cflags_cc": ["-std=c++17", "-Wall", "-Wextra"],
+          "ldflags": ["-Wl,--as-needed"]
+        }],
+        ["OS=='mac'", {
+          "sources": ["src-native/mac/peer_uid.cc"],
+          "xcode_settings": {
+            "CLANG_CXX_LANGUAGE_STANDARD": "c++17",
+            "MACOSX_DEPLOYMENT_TARGET": "12.3",
+            "OTHER_CPLUSPLUSFLAGS": ["-Wall", "-Wextra"]
           }
         }]
       ]

@@ -295,6 +295,11 @@ export interface NativeAddon {
   keysymName?: (name: string) => string | null;
   /** The backend this build provides for the real desktop, or null. */
   platformBackend: "linux" | "macos" | null;
+  /**
+   * Linux and macOS: the uid of the process at the other end of the connected Unix socket `fd` (its peer
+   * credentials), or null when it cannot be read. Also the whole of the tiny addon axsnap_peer.so (lib/peer-uid.ts).
+   */
+  peerUid?: (fd: number) => number | null;
   /** Test build (test/native/macfake) only: fake CoreFoundation objects alive now. */
   fakeCFLive?: () => number;
   /** Test build only: forgets the fake AX world. */

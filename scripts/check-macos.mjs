@@ -52,17 +52,21 @@ const dryRun = process.argv.includes("--check");
 // png_budget.cc needs only zlib, which macOS ships).
 const coreSkipped = new Map();
 
-// What binding.gyp compiles on macOS: the target's sources and defines, and
-// the sources of its OS=='mac' condition (paths from the repository root).
+// What binding.gyp compiles on macOS: the addon target's sources and
+// defines, and the sources of its OS=='mac' condition, with the sources the
+// other targets (the tiny axsnap_peer) compile there (paths from the
+// repository root; every source is compiled with the addon's defines).
 let macBuildRead;
 function macBuild() {
   if (macBuildRead) return macBuildRead;
   const gyp = JSON.parse(readFileSync(join(root, "binding.gyp"), "utf8"));
+  const macOf = (t) => (t?.conditions ?? []).find(([condition]) => condition === "OS=='mac'")?.[1];
   const target = gyp.targets.find((t) => t.target_name === "axsnap");
-  const mac = (target?.conditions ?? []).find(([condition]) => condition === "OS=='mac'")?.[1];
+  const mac = macOf(target);
   if (!target || !mac) fail("binding.gyp has no axsnap target with an OS=='mac' condition");
+  const sources = gyp.targets.flatMap((t) => [...(t.sources ?? []), ...(macOf(t)?.sources ?? [])]);
   macBuildRead = {
-    sources: [...target.sources, ...(mac.sources ?? [])].map((file) => join(root, file)),
+    sources: [...new Set(sources)].map((file) => join(root, file)),
     defines: [...(target.defines ?? []), ...(mac.defines ?? [])],
   };
   return macBuildRead;

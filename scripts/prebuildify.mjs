@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // npm run prebuildify: the N-API prebuild of this platform,
 // prebuilds/<platform>-<arch>/axsnap.node, made by `prebuildify --napi --strip`
-// (a full node-gyp rebuild, then strip --strip-all). It runs in a staging copy
+// (a full node-gyp rebuild, then strip --strip-all), and beside it the tiny
+// addon axsnap_peer.so (binding.gyp's second target, for the CLI client:
+// prebuildify copies a build's .so files along). It runs in a staging copy
 // of binding.gyp and src-native/ under the system temp directory, so the
 // developer build in build/ (unstripped, used by the tests and valgrind) is
 // left alone; prebuildify itself would rebuild build/ and move its binary away.
@@ -30,12 +32,14 @@ function newestSource(path) {
   return newest;
 }
 
+/** The tiny addon for the CLI client (lib/peer-uid.ts). */
+const PEER = "axsnap_peer.so";
 const prebuilt = () => (existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(".node")) : []);
 
 if (process.argv.includes("--if-stale")) {
   const [existing] = prebuilt();
   const sources = Math.max(newestSource(join(root, "src-native")), statSync(join(root, "binding.gyp")).mtimeMs);
-  if (existing && statSync(join(dir, existing)).mtimeMs >= sources) {
+  if (existing && existsSync(join(dir, PEER)) && statSync(join(dir, existing)).mtimeMs >= sources) {
     console.error(`prebuildify: ${shown}/${existing} is newer than its sources; kept`);
     process.exit(0);
   }
@@ -72,11 +76,11 @@ try {
     console.error(`prebuildify: failed (${run.error?.message ?? `exit ${run.status}`}); the native build needs the
 Debian packages g++ make python3 pkg-config libglib2.0-dev libx11-dev libxtst-dev libxext-dev zlib1g-dev`);
     process.exitCode = 1;
-  } else if (prebuilt().length === 0) {
-    console.error(`prebuildify: no .node file in ${shown} after the build`);
+  } else if (prebuilt().length === 0 || !existsSync(join(dir, PEER))) {
+    console.error(`prebuildify: no .node file or no ${PEER} in ${shown} after the build`);
     process.exitCode = 1;
   } else {
-    console.error(`prebuildify: ${shown}/${prebuilt().join(", ")} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    console.error(`prebuildify: ${shown}/${[...prebuilt(), PEER].join(", ")} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
   }
 } finally {
   // process.exit() would skip this; failures above set exitCode instead.

@@ -17,9 +17,16 @@
  * command here ("own": the warm process will not run it, a launch step
  * say). After "start" it may have acted: a connection that ends without
  * "exit" is reported, never run again (that could act twice).
+ *
+ * Nothing is sent or read until the process at the other end is known to
+ * run as this user (its peer credentials, lib/peer-uid.ts): the directory
+ * check before the connect can lose a race when a directory above the
+ * socket is writable by others. Another user's process there is treated as
+ * a warm process that cannot take the command: it runs here.
  */
 import { connect, type Socket } from "node:net";
 import { dirname } from "node:path";
+import { peerIsOwnUser } from "../peer-uid.js";
 import { type CallerInput, readInput, writeCallerFile } from "./caller.js";
 import { daemonDir, daemonDisabled, daemonKey, type Env, keyedEnv, socketPath } from "./daemon-address.js";
 
@@ -137,6 +144,27 @@ function readFrames(socket: Socket, onFrame: (f: Frame) => boolean | undefined, 
   });
 }
 
+/**
+ * Connects to the warm process at `address`: the socket once the process at
+ * the other end is this user's, before a byte goes either way; else none,
+ * and whether anything was listening there (another user's process counts:
+ * a warm process of ours could not listen there either).
+ */
+function connectOwn(address: string): Promise<{ socket?: Socket; listening: boolean }> {
+  return new Promise((resolve) => {
+    const socket = connect(address);
+    let connected = false;
+    socket.on("error", () => undefined);
+    socket.on("close", () => resolve({ listening: connected }));
+    socket.on("connect", async () => {
+      connected = true;
+      if (await peerIsOwnUser(socket)) return resolve({ socket, listening: true });
+      resolve({ listening: true });
+      socket.destroy();
+    });
+  });
+}
+
 /** What became of a command handed to the warm process. */
 export type Served =
   /** Nothing ran there (none listening, busy, refused): run it here. */
@@ -156,15 +184,12 @@ function written(f: Extract<Frame, { t: "write" }>): WroteReply {
  * writing what it prints to this process's stdout and stderr as it comes,
  * and the files it writes for this process here.
  */
-export function runServed(address: string, request: Omit<RunRequest, "t">): Promise<Served> {
+export async function runServed(address: string, request: Omit<RunRequest, "t">): Promise<Served> {
+  const { socket, listening } = await connectOwn(address);
+  if (socket === undefined) return { served: false, listening };
   return new Promise((resolve) => {
-    const socket = connect(address);
     let started = false;
-    let connected = false;
-    socket.on("connect", () => {
-      connected = true;
-      socket.write(`${JSON.stringify({ t: "run", ...request })}\n`);
-    });
+    socket.write(`${JSON.stringify({ t: "run", ...request })}\n`);
     readFrames(
       socket,
       (f) => {
@@ -176,16 +201,17 @@ export function runServed(address: string, request: Omit<RunRequest, "t">): Prom
         else if (f.t === "exit") resolve({ served: true, code: f.code });
         return f.t === "busy" || f.t === "own" || f.t === "exit";
       },
-      () => resolve(started ? { served: true, lost: true } : { served: false, listening: connected }),
+      () => resolve(started ? { served: true, lost: true } : { served: false, listening: true }),
     );
   });
 }
 
 /** Asks the warm process at `address` one control question; undefined when none answers. */
-export function askDaemon(address: string, t: "status" | "stop"): Promise<Frame | undefined> {
+export async function askDaemon(address: string, t: "status" | "stop"): Promise<Frame | undefined> {
+  const { socket } = await connectOwn(address);
+  if (socket === undefined) return undefined;
   return new Promise((resolve) => {
-    const socket = connect(address);
-    socket.on("connect", () => socket.write(`${JSON.stringify({ t })}\n`));
+    socket.write(`${JSON.stringify({ t })}\n`);
     readFrames(
       socket,
       (f) => {

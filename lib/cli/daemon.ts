@@ -36,11 +36,16 @@
  * or replaced, when its code has changed since it started (its address is
  * no longer the one it listens at: a client of the new code would find
  * another), and on SIGTERM/SIGINT; `axsnap daemon stop` asks it.
+ *
+ * It hears only its own user: a connection from a process of another uid
+ * (its peer credentials, lib/peer-uid.ts) is closed before a byte is read,
+ * whatever let that process reach the socket.
  */
 import { chmodSync, statSync, unlinkSync } from "node:fs";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { unescapeAddressValue } from "../agent-desktop/bus-address.js";
+import { peerIsOwnUser } from "../peer-uid.js";
 import { type Caller, type CallerInput, inputText, NotServedHere, type Written } from "./caller.js";
 import type { Context, Serve } from "./context.js";
 import { daemonKey, idleMsOf, socketPath } from "./daemon-address.js";
@@ -263,7 +268,7 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
       // A client that sends no newline within a command line's worth of bytes is not ours.
       if (buffer.length > 4 * 1024 * 1024) socket.destroy();
     };
-    socket.on("data", onData);
+    void peerIsOwnUser(socket).then((own) => (own ? socket.on("data", onData) : socket.destroy()));
   });
 
   async function handle(socket: Socket, message: Record<string, unknown>, replies: Replies): Promise<void> {

@@ -5,6 +5,9 @@
 
 #include "backend_js.h"
 #include "marks_js.h"
+#if defined(AXSNAP_PEER_UID)
+#include "peer_js.h"
+#endif
 #if defined(AXSNAP_LINUX)
 #include "../linux/linux_backend.h"
 #endif
@@ -27,6 +30,13 @@ class Addon : public Napi::Addon<Addon> {
   Addon(Napi::Env env, Napi::Object exports) {
     DefineAddon(exports, {InstanceValue("NativeBackend", NativeBackend::Init(env), napi_enumerable)});
     exports.Set("encodeMarked", Napi::Function::New(env, EncodeMarked, "encodeMarked"));
+#if defined(AXSNAP_PEER_UID)
+    // Also the whole of the tiny addon axsnap_peer (peer_addon.cc); here for a process that has this one loaded.
+    napi_value peer_uid = nullptr;
+    NAPI_THROW_IF_FAILED_VOID(
+        env, napi_create_function(env, "peerUid", NAPI_AUTO_LENGTH, napi::PeerUidJs, nullptr, &peer_uid));
+    exports.Set("peerUid", Napi::Value(env, peer_uid));
+#endif
 #if defined(AXSNAP_MAC_FAKE)
     // Live fake CF objects: every test of the macOS backend ends at zero.
     exports.Set("fakeCFLive", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {

@@ -183,6 +183,7 @@ describe("the packed package", () => {
       "package/dist/session.d.ts",
       "package/dist/cli.js",
       `package/prebuilds/${prebuildDir}/axsnap.node`,
+      `package/prebuilds/${prebuildDir}/axsnap_peer.so`,
       "package/binding.gyp",
       "package/src-native/napi/addon.cc",
       "package/README.md",
