@@ -157,7 +157,7 @@ export async function snapshot(
     // First of all: the text of a field that only the tree around it makes secure (a label beside it
     // that says PIN) is dropped, before OCR, the renderer or the action layer see the tree.
     const secure = secureFieldsOf(result.raw, render.secureNames);
-    withoutSecrets(result.raw, secure);
+    withoutSecrets(secure);
     // Before rendering: the pixels' lines are numbered, recorded and diffed like any line.
     const ocr = await readPixelText(b, ctx, result.raw, result.window, ocrMode, {
       secureNames: render.secureNames,

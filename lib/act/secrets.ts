@@ -23,7 +23,7 @@
 import type { CallContext } from "../call.js";
 import type { LiveObservation } from "../desktop.js";
 import { AxsnapError } from "../errors.js";
-import type { RawNode } from "../model.js";
+import type { RawNode, RawSnapshot } from "../model.js";
 import { inferLabels, labelHolder, relationLabels, unnamed } from "../render/labels.js";
 import { isTextEntry, namesSecret, secureInItself } from "../render/roles.js";
 import { cut } from "../render/sanitize.js";
@@ -34,22 +34,39 @@ import { PASS_THROUGH, releaseLater } from "./resolve.js";
 /** Levels below a label's container that inference looks at: its children, through two wrappers. */
 const HOLDER_DEPTH = 3;
 
+/** An observed tree's elements by handle, and each node's parent: built once per observation, when asked. */
+interface TreeIndex {
+  byHandle: Map<number, RawNode>;
+  parent: Map<RawNode, RawNode>;
+}
+const indexes = new WeakMap<RawSnapshot, TreeIndex>();
+
+function indexOf(raw: RawSnapshot): TreeIndex {
+  let index = indexes.get(raw);
+  if (index !== undefined) return index;
+  index = { byHandle: new Map(), parent: new Map() };
+  const stack: RawNode[] = raw.menuBar ? [raw.root, raw.menuBar] : [raw.root];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node.handle !== undefined && !index.byHandle.has(node.handle)) index.byHandle.set(node.handle, node);
+    if (node.children)
+      for (const c of node.children) {
+        index.parent.set(c, node);
+        stack.push(c);
+      }
+  }
+  indexes.set(raw, index);
+  return index;
+}
+
 /** The element with this handle in an observed tree, with its ancestors (the root first). */
 function findObserved(live: LiveObservation, handle: number): { node: RawNode; path: RawNode[] } | undefined {
-  const roots = live.raw.menuBar ? [live.raw.root, live.raw.menuBar] : [live.raw.root];
-  for (const root of roots) {
-    const stack: { node: RawNode; path: RawNode[] }[] = [{ node: root, path: [] }];
-    while (stack.length > 0) {
-      const at = stack.pop()!;
-      if (at.node.handle === handle) return at;
-      const children = at.node.children;
-      if (children) {
-        const path = [...at.path, at.node];
-        for (const c of children) stack.push({ node: c, path });
-      }
-    }
-  }
-  return undefined;
+  const index = indexOf(live.raw);
+  const node = index.byHandle.get(handle);
+  if (node === undefined) return undefined;
+  const path: RawNode[] = [];
+  for (let p = index.parent.get(node); p !== undefined; p = index.parent.get(p)) path.unshift(p);
+  return { node, path };
 }
 
 /**

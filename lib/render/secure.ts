@@ -62,17 +62,15 @@ export function secureFieldsOf(snap: RawSnapshot, byName: boolean): SecureFields
 
 /**
  * Writes the decision into a live observation's tree, in place (the tree is
- * that observation's own): every secure field gets the secure state, its
- * length (all a secure field shows: empty or not) and neither its value nor
- * its selected text. Backends already read no text of the fields they know
- * to be secure; this drops what they read of fields that only the tree
- * around them makes secure.
+ * that observation's own), for the fields that only the tree around them
+ * makes secure: backends read no text of a field that says itself it is
+ * secure, but they cannot see a label beside one. Each such field gets the
+ * secure state, its length (all a secure field shows: empty or not), and
+ * neither its value nor its selected text.
  */
-export function withoutSecrets(snap: RawSnapshot, fields: SecureFields): void {
-  const stack: RawNode[] = snap.menuBar ? [snap.root, snap.menuBar] : [snap.root];
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    if (node.children) for (const c of node.children) stack.push(c);
+export function withoutSecrets(fields: SecureFields): void {
+  if (fields.labels === undefined) return;
+  for (const node of fields.labels.keys()) {
     if (!fields.has(node)) continue;
     const value = node.value;
     if (node.charCount === undefined && value !== undefined) node.charCount = String(value).length;
