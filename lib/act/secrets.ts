@@ -8,10 +8,12 @@
  * what it says of itself, or by the label beside it when it has no name of
  * its own. The snapshot's judgement of that label is in its tree (the
  * secure state withoutSecrets() wrote); the label is also read again now,
- * from the live container the field sits in, since an app can relabel a
- * field after the snapshot. A single-line unnamed field the snapshot did
- * not show cannot be judged by its label: keys are refused there, with the
- * way out (a new snapshot shows it).
+ * from the live container the field sits in, when that container is a
+ * form's size, since an app can relabel a field after the snapshot (a
+ * sign-in step that turns "Email:" into "Password:" beside the same entry).
+ * A single-line unnamed field the snapshot did not show cannot be judged by
+ * its label: keys are refused there, with the way out (a new snapshot shows
+ * it).
  *
  * A window with no accessibility tree (an X11 client such as Tk's wish or
  * xterm) says nothing about which of its widgets has focus, so nothing says
@@ -107,9 +109,25 @@ export async function secureNow(
       { hint: "take a new snapshot of the window the field is in, then try again" },
     );
   const holder = labelHolder(seen.path);
-  if (holder?.handle === undefined) return undefined;
+  // A form's row or grid is read again in one small call; a page-sized container would cost a read of
+  // up to 400 elements before every chunk of typing, and keeps the snapshot's judgement instead.
+  if (holder?.handle === undefined || !small(holder)) return undefined;
   const label = await labelNow(holder.handle, node.handle, live, ctx);
   return labelSecures(node, label) ? `the label "${cut(label!, 40)}" beside it names a secret` : undefined;
+}
+
+/** At most this many elements down to HOLDER_DEPTH, as observed: a label's container read again live. */
+const HOLDER_MAX = 64;
+
+function small(holder: RawNode): boolean {
+  let count = 0;
+  const stack: { node: RawNode; depth: number }[] = [{ node: holder, depth: 0 }];
+  while (stack.length > 0) {
+    const { node, depth } = stack.pop()!;
+    if (++count > HOLDER_MAX) return false;
+    if (depth < HOLDER_DEPTH) for (const c of node.children ?? []) stack.push({ node: c, depth: depth + 1 });
+  }
+  return true;
 }
 
 /** The label inferred now for the field `field` among the children of its container `holder`. */
