@@ -95,11 +95,12 @@ export async function secureNow(
   ctx: CallContext,
 ): Promise<string | undefined> {
   if (secureInItself(node)) return "its role or its name says it holds a password";
-  // Only a text entry with no name of its own takes its name, and so its secrecy, from a label beside it.
-  if (!isTextEntry(node) || !unnamed(node) || node.handle === undefined) return undefined;
+  if (node.handle === undefined) return undefined;
   const seen = findObserved(live, node.handle);
   if (seen?.node.states?.secure === true)
-    return `the label beside it names a secret, as snapshot ${snap.id} showed`;
+    return `snapshot ${snap.id} showed it secure (by the label beside it, or the secure field it is part of)`;
+  // Only a text entry with no name of its own takes its name, and so its secrecy, from a label beside it.
+  if (!isTextEntry(node) || !unnamed(node)) return undefined;
   // Text areas (an editor's document) hold no passwords, and reading their container would read their text.
   if (node.states?.multiline === true) return undefined;
   if (seen === undefined)
