@@ -15,6 +15,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RawNode, RawSnapshot } from "../lib/model.js";
 import { fullOcrPlan, planOcr } from "../lib/ocr/plan.js";
+import { secureFieldsOf } from "../lib/render/secure.js";
 import { mixedWindow } from "./trees.js";
 
 const ROUNDS = Math.max(1, Number(process.env.ROUNDS ?? 200));
@@ -59,9 +60,11 @@ console.log(
   `${"tree".padEnd(36)} ${"nodes".padStart(6)}  ${"reads".padEnd(10)} ${"full plan".padStart(11)} ${"decision".padStart(11)}`,
 );
 for (const [name, raw] of cases) {
-  const plan = planOcr(raw, "auto");
-  const full = perCall(() => fullOcrPlan(raw, "auto"));
-  const fast = perCall(() => planOcr(raw, "auto"));
+  // A snapshot judges its secure fields before OCR plans (lib/desktop.ts), and OCR reuses the judgement.
+  const secure = secureFieldsOf(raw, true);
+  const plan = planOcr(raw, "auto", true, secure);
+  const full = perCall(() => fullOcrPlan(raw, "auto", true, secure));
+  const fast = perCall(() => planOcr(raw, "auto", true, secure));
   console.log(
     `${name.padEnd(36)} ${String(countNodes(raw.root)).padStart(6)}  ${(plan?.why ?? "nothing").padEnd(10)} ${us(full)} ${us(fast)}`,
   );

@@ -28,6 +28,7 @@ import {
   type RenderScope,
   type ViewOptions,
 } from "./render/index.js";
+import { secureFieldsOf, withoutSecrets } from "./render/secure.js";
 import { attachScreenshot, createSnapshot, type Snapshot } from "./snapshot.js";
 import { type WindowListing, type WindowOption, windowListingOf, windowOptionOf } from "./windows.js";
 
@@ -153,9 +154,14 @@ export async function snapshot(
   const releaseHandles = () => b.release(handles);
   let snap: Snapshot;
   try {
+    // First of all: the text of a field that only the tree around it makes secure (a label beside it
+    // that says PIN) is dropped, before OCR, the renderer or the action layer see the tree.
+    const secure = secureFieldsOf(result.raw, render.secureNames);
+    withoutSecrets(secure);
     // Before rendering: the pixels' lines are numbered, recorded and diffed like any line.
     const ocr = await readPixelText(b, ctx, result.raw, result.window, ocrMode, {
       secureNames: render.secureNames,
+      secure,
       ...(ocrLanguages ? { languages: ocrLanguages } : {}),
     });
     snap = createSnapshot({

@@ -155,7 +155,7 @@ export async function setValue(
   const r = await resolveIn(env, target, options.app, ctx);
   await confirmLanded(r, ctx);
   guardEnabled(r);
-  guardNotSecureNow(r);
+  await guardNotSecureNow(r, ctx);
   const uncertain = await semanticCall(ctx, () =>
     typeof value === "number"
       ? r.live.backend.setNumber(r.handle, value, ctx.remaining())

@@ -14,11 +14,11 @@ import type { NativeBackend } from "../native.js";
 import { activating, nonInserting, textActivates } from "../policy/keys.js";
 import { destructiveWordIn } from "../policy/normalize.js";
 import type { ElementRecord } from "../records.js";
-import { isSecure } from "../render/roles.js";
 import { cut } from "../render/sanitize.js";
 import type { Snapshot } from "../snapshot.js";
 import type { ActEnv, ConfirmRequest } from "./env.js";
-import { type Resolved, releaseLater } from "./resolve.js";
+import { PASS_THROUGH, type Resolved, releaseLater } from "./resolve.js";
+import { guardTreelessPixels, secureNow } from "./secrets.js";
 import type { Addressed } from "./store.js";
 
 export const DEFAULT_DESTRUCTIVE_WORDS = [
@@ -38,14 +38,7 @@ export const DEFAULT_DESTRUCTIVE_WORDS = [
   "清空",
 ];
 
-/** Errors of a live focus read that say more than "could not read": they pass through unchanged. */
-export const PASS_THROUGH = new Set([
-  "ABORTED",
-  "TIMEOUT",
-  "APP_NOT_FOUND",
-  "WINDOW_NOT_FOUND",
-  "ACCESSIBILITY_UNAVAILABLE",
-]);
+export { PASS_THROUGH } from "./resolve.js";
 
 /** Roles where "go to the end" keys move a caret rather than doing something else. */
 export const TEXT_ROLES = new Set([
@@ -79,10 +72,11 @@ export function guardNotSecure(record: ElementRecord, what: string): void {
     });
 }
 
-/** Nor is one that reads secure now, live, whatever it printed as. */
-export function guardNotSecureNow(r: Resolved): void {
-  if (isSecure(r.node))
-    throw new AxsnapError("POLICY_DENIED", "the field is secure now; nothing was sent", {
+/** Nor is one that reads secure now, live, whatever it printed as (secrets.ts). */
+export async function guardNotSecureNow(r: Resolved, ctx: CallContext): Promise<void> {
+  const why = await secureNow(r.node, r.snapshot, r.live, ctx);
+  if (why !== undefined)
+    throw new AxsnapError("POLICY_DENIED", `the field is secure now: ${why}; nothing was sent`, {
       hint: "ask the user to enter it",
     });
 }
@@ -190,12 +184,17 @@ export async function guardKeys(
       `keyboard focus left element ${expected.record.index} (${expected.record.roleText}) while typing; the rest was not typed`,
       { hint: "take a new snapshot, then type the rest into the field you mean" },
     );
-  if (inserts && isSecure(focus))
-    throw new AxsnapError(
-      "POLICY_DENIED",
-      `the focused element is a secure text field (${describe(focus)}); nothing was sent`,
-      { hint: "ask the user to enter it" },
-    );
+  if (inserts) {
+    const why = await secureNow(focus, snap, live, ctx);
+    if (why !== undefined)
+      throw new AxsnapError(
+        "POLICY_DENIED",
+        `the focused element (${describe(focus)}) is a secure field: ${why}; nothing was sent`,
+        { hint: "ask the user to enter it" },
+      );
+    // An app with no tree: its focus is its window, and only its pixels say what the window asks for.
+    if (snap.app.noTree === true) await guardTreelessPixels(snap, live, ctx);
+  }
   const field = TEXT_ROLES.has(focus.role);
   const presses = "text" in keys ? textActivates(keys.text, field) : activating(keys.combo) || !field;
   if (presses) {

@@ -14,13 +14,14 @@ import { holdsPoint, type RawNode, type Rect } from "../model.js";
 import type { NativePointerEvent } from "../native.js";
 import { destructiveWordIn } from "../policy/normalize.js";
 import type { ElementRecord } from "../records.js";
-import { isInteractive, isSecure } from "../render/roles.js";
+import { isInteractive } from "../render/roles.js";
 import { cut } from "../render/sanitize.js";
 import type { Snapshot } from "../snapshot.js";
 import type { ActEnv } from "./env.js";
 import { clamp, describe, guardDestructiveLive, guardFresh, nameOf, PASS_THROUGH } from "./guards.js";
 import { releaseLater } from "./resolve.js";
 import { type ActionResult, type ActOptions, finish, noteWindows } from "./result.js";
+import { securePrinted } from "./secrets.js";
 
 /** Which snapshot's screenshot the pixels belong to: `of`, else the latest of `app`. */
 export interface PixelOptions extends ActOptions {
@@ -126,7 +127,11 @@ export async function atPoint(
       ? `the point is on element ${now.record!.index} (${now.record!.roleText}${nameOf(now.node!) ? ` ${nameOf(now.node!)}` : ""})`
       : `the point is on ${thereNow(at.snap, now)}, not on ${printed(shown)} as snapshot ${at.snap.id} showed (raw pixels)`,
   );
-  if (event.kind === "click" && action !== "rightClickAt" && now.guarded.some((n) => isSecure(n)))
+  if (
+    event.kind === "click" &&
+    action !== "rightClickAt" &&
+    now.guarded.some((n) => securePrinted(n, at.live))
+  )
     notes.push("it is a secure field: typing into it will be refused");
   await guardLive(env, action, at.snap, now, event.kind);
   await noteWindows(env, at.snap, ctx);

@@ -17,6 +17,15 @@ import type { Snapshot } from "../snapshot.js";
 import type { ActEnv } from "./env.js";
 import type { Target } from "./store.js";
 
+/** Errors of a live read that say more than "could not read": they pass through unchanged. */
+export const PASS_THROUGH = new Set([
+  "ABORTED",
+  "TIMEOUT",
+  "APP_NOT_FOUND",
+  "WINDOW_NOT_FOUND",
+  "ACCESSIBILITY_UNAVAILABLE",
+]);
+
 export interface Resolved {
   /** The snapshot the agent addressed (never a transient re-observation). */
   snapshot: Snapshot;

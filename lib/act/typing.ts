@@ -96,7 +96,7 @@ export async function typeText(
   const r = await resolveIn(env, options.target, options.app, ctx);
   await confirmLanded(r, ctx);
   guardEnabled(r);
-  guardNotSecureNow(r);
+  await guardNotSecureNow(r, ctx);
   const notes = [...r.notes];
   if (r.record.settable && TEXT_ROLES.has(r.record.role)) {
     if (textActivates(text, true)) await guardDestructive(env, "typeText", r);

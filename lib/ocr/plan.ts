@@ -23,7 +23,8 @@
  */
 import { invalidArgument } from "../errors.js";
 import type { RawNode, RawSnapshot, Rect } from "../model.js";
-import { isImage, isSecure } from "../render/roles.js";
+import { isImage } from "../render/roles.js";
+import { type SecureFields, secureFieldsOf } from "../render/secure.js";
 
 export type OcrMode = "auto" | boolean;
 
@@ -137,7 +138,11 @@ function readsSelfDrawn(win: Rect, n: RawNode): boolean {
  * at an element's role only, and returns at the first self-drawn element
  * auto would read (issue 20: "0 ms added to snapshots of named windows").
  */
-export function autoReadsPixels(raw: RawSnapshot, secureNames = true): boolean {
+export function autoReadsPixels(
+  raw: RawSnapshot,
+  secureNames = true,
+  secure: SecureFields = secureFieldsOf(raw, secureNames),
+): boolean {
   const win = raw.window.frame;
   if (win.w < MIN_READABLE || win.h < MIN_READABLE) return false;
   let namedCount = 0;
@@ -149,9 +154,8 @@ export function autoReadsPixels(raw: RawSnapshot, secureNames = true): boolean {
     if (n.children) for (const c of n.children) stack.push(c);
     if (isSelfDrawn(n)) {
       // The frame first: most self-drawn elements (icons) are too small, and it is the cheaper test.
-      if (readsSelfDrawn(win, n) && !isSecure(n, secureNames)) return true;
-    } else if (namedCount < MIN_NAMED && named(n) && !isWindowControl(n) && !isSecure(n, secureNames))
-      namedCount++;
+      if (readsSelfDrawn(win, n) && !secure.has(n)) return true;
+    } else if (namedCount < MIN_NAMED && named(n) && !isWindowControl(n) && !secure.has(n)) namedCount++;
   }
   return namedCount < MIN_NAMED;
 }
@@ -161,26 +165,40 @@ export function autoReadsPixels(raw: RawSnapshot, secureNames = true): boolean {
  * nothing (nearly every window of a named app) is told by autoReadsPixels
  * alone; the plan is built only where pixels are read.
  */
-export function planOcr(raw: RawSnapshot, mode: OcrMode, secureNames = true): OcrPlan | undefined {
-  if (mode === "auto" && !autoReadsPixels(raw, secureNames)) return undefined;
-  return fullOcrPlan(raw, mode, secureNames);
+/**
+ * `secure`: the tree's secure fields (render/secure.ts), when the caller has
+ * them already; else judged here with `secureNames`.
+ */
+export function planOcr(
+  raw: RawSnapshot,
+  mode: OcrMode,
+  secureNames = true,
+  secure: SecureFields = secureFieldsOf(raw, secureNames),
+): OcrPlan | undefined {
+  if (mode === "auto" && !autoReadsPixels(raw, secureNames, secure)) return undefined;
+  return fullOcrPlan(raw, mode, secureNames, secure);
 }
 
 /** The plan, from one walk over the whole tree (planOcr skips it where auto reads nothing). */
-export function fullOcrPlan(raw: RawSnapshot, mode: OcrMode, secureNames = true): OcrPlan | undefined {
+export function fullOcrPlan(
+  raw: RawSnapshot,
+  mode: OcrMode,
+  secureNames = true,
+  secure: SecureFields = secureFieldsOf(raw, secureNames),
+): OcrPlan | undefined {
   if (mode === false) return undefined;
   const win = raw.window.frame;
   if (win.w < MIN_READABLE || win.h < MIN_READABLE) return undefined;
   const local = (r: Rect | undefined): Rect | undefined => localTo(win, r);
-  const secure: Rect[] = [];
+  const secureFrames: Rect[] = [];
   const namedFrames: Rect[] = [];
   const selfDrawn: RawNode[] = [];
   let namedCount = 0;
   const windowArea = area(win);
   for (const n of nodes(raw.root)) {
-    if (isSecure(n, secureNames)) {
+    if (secure.has(n)) {
       const r = local(n.frame);
-      if (r) secure.push(r);
+      if (r) secureFrames.push(r);
       continue;
     }
     if (n === raw.root) continue;
@@ -200,7 +218,7 @@ export function fullOcrPlan(raw: RawSnapshot, mode: OcrMode, secureNames = true)
     return {
       why: mode === true ? "asked" : "thin",
       regions: [],
-      blanks: [...inside([]), ...secure],
+      blanks: [...inside([]), ...secureFrames],
       elements: [],
     };
   }
@@ -208,5 +226,5 @@ export function fullOcrPlan(raw: RawSnapshot, mode: OcrMode, secureNames = true)
     .map((n) => local(n.frame)!)
     .filter((r) => r.w >= MIN_READABLE && r.h >= MIN_READABLE);
   if (regions.length === 0) return undefined;
-  return { why: "self-drawn", regions, blanks: [...inside(regions), ...secure], elements: selfDrawn };
+  return { why: "self-drawn", regions, blanks: [...inside(regions), ...secureFrames], elements: selfDrawn };
 }

@@ -14,6 +14,7 @@ import type { CallContext } from "../call.js";
 import { AxsnapError } from "../errors.js";
 import type { RawSnapshot } from "../model.js";
 import type { NativeBackend, NativeWindow } from "../native.js";
+import type { SecureFields } from "../render/secure.js";
 import { mergeOcrLines } from "./merge.js";
 import { type OcrMode, planOcr } from "./plan.js";
 
@@ -37,9 +38,9 @@ export async function readPixelText(
   raw: RawSnapshot,
   window: NativeWindow,
   mode: OcrMode,
-  options: { secureNames: boolean; languages?: string[] },
+  options: { secureNames: boolean; secure: SecureFields; languages?: string[] },
 ): Promise<OcrTimings> {
-  const plan = planOcr(raw, mode, options.secureNames);
+  const plan = planOcr(raw, mode, options.secureNames, options.secure);
   if (!plan) return { runs: 0, ms: 0, lines: 0 };
   const what = plan.why === "self-drawn" ? "the text its self-drawn elements show" : "the text in its pixels";
   const skip = (why: string): OcrTimings => {

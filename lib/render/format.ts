@@ -7,7 +7,7 @@ import type { RawSnapshot } from "../model.js";
 import type { Style } from "../snapshot-types.js";
 import { compactStates, type Line } from "./lines.js";
 import type { Plan } from "./plan.js";
-import { compactRole, isSecure } from "./roles.js";
+import { compactRole } from "./roles.js";
 import { cut, present, sanitize, sanitizeLabel, type TextLimit } from "./sanitize.js";
 
 export type { Style } from "../snapshot-types.js";
@@ -202,10 +202,10 @@ export function header(snap: RawSnapshot, style: Style, limit: TextLimit): strin
  * 38 search text field." names the index and role only, where the spec's
  * example repeats the whole line.
  */
-export function footer(plan: Plan, limit: TextLimit, secureNames = true): string | undefined {
+export function footer(plan: Plan, limit: TextLimit): string | undefined {
   const focused = plan.focusedNode;
   const selected = focused?.selectedText;
-  if (focused !== undefined && present(selected) && !isSecure(focused, secureNames))
+  if (focused !== undefined && present(selected) && !plan.secure.has(focused))
     return `Selected text: [${sanitize(selected, limit)}]`;
   if (plan.focusedIndex === undefined) return undefined;
   const rec = plan.records[plan.focusedIndex];

@@ -12,7 +12,6 @@ import { closingLine, compactLines, footer, header, type Style, treeLine } from 
 import { compactStates, type Line } from "./lines.js";
 import { normaliseRenderOptions, type RenderOptions } from "./options.js";
 import { type Plan, type PlanStart, plan, type RenderCut } from "./plan.js";
-import { isSecure } from "./roles.js";
 import { present, sanitize } from "./sanitize.js";
 
 export type { ViewOptions, ViewSummary } from "./budget.js";
@@ -115,7 +114,7 @@ function composeText(
     out.push(...compactLines(lines, opts.textLimit));
   }
   if (style === "tree") {
-    const foot = footer(p, opts.textLimit, opts.secureNames);
+    const foot = footer(p, opts.textLimit);
     if (foot !== undefined) out.push("", foot);
   }
   for (const note of snap.walk.notes ?? []) out.push(`(${sanitize(note, opts.textLimit)})`);
@@ -157,7 +156,7 @@ export function renderValidated(
   if (chosen.within !== undefined) result.within = chosen.within;
   if (p.focusedIndex !== undefined) result.focusedIndex = p.focusedIndex;
   const focused = p.focusedNode;
-  if (focused !== undefined && present(focused.selectedText) && !isSecure(focused, opts.secureNames))
+  if (focused !== undefined && present(focused.selectedText) && !p.secure.has(focused))
     result.selectedText = focused.selectedText;
   return result;
 }

@@ -26,7 +26,7 @@
  */
 import { HIDDEN_COORDINATE, type RawNode, type Rect } from "../model.js";
 import { chooseName } from "./lines.js";
-import { isGenericContainer, isList, isStaticText, isTextEntry, namesSecret, takesLabel } from "./roles.js";
+import { isGenericContainer, isHidden, isList, isStaticText, takesLabel } from "./roles.js";
 import { present } from "./sanitize.js";
 import { nodeText } from "./summary.js";
 
@@ -141,7 +141,7 @@ function above(field: Item, items: Item[]): Candidate | undefined {
  * and the compact style prints it as the name. A description that only
  * repeats the value (GTK's scale describes itself by its value) names nothing.
  */
-function unnamed(node: RawNode): boolean {
+export function unnamed(node: RawNode): boolean {
   if (chooseName(node) !== undefined) return false;
   const d = node.description;
   return !present(d) || (node.value !== undefined && d === String(node.value));
@@ -215,10 +215,8 @@ export function inferLabels(
     next[next.length - 1] = i + 1;
     const child = children[i]!;
     if (takesLabel(child) && !present(child.title)) {
-      let h = path.length - 1;
-      for (let level = 0; level < 2 && h > 0 && isWrapper(path[h]!); level++) h--;
       holders ??= new Set();
-      holders.add(path[h]!);
+      holders.add(labelHolder(path)!);
     }
     // A long list's items are rows, not a form, and walking them would cost as much as the
     // render itself (the 10,000-row table): not entered.
@@ -240,10 +238,28 @@ export function inferLabels(
 }
 
 /**
- * An inferred label that says password makes the field secure, as its own
- * name would (roles.ts secureByName): apps that draw their own password
- * fields and tie no label to them are the ones that forget the secure role.
+ * The labels that name an element by relation (AT-SPI LABELLED_BY): label
+ * handle → the name it gave. Inference leaves them to their elements.
  */
-export function inferredSecure(node: RawNode, label: string, byName: boolean): boolean {
-  return byName && isTextEntry(node) && namesSecret(label);
+export function relationLabels(roots: readonly RawNode[]): Map<number, string> {
+  const out = new Map<number, string>();
+  const stack = [...roots];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node.labelledBy !== undefined && present(node.title) && !isHidden(node))
+      for (const h of node.labelledBy) out.set(h, node.title);
+    if (node.children) for (const c of node.children) stack.push(c);
+  }
+  return out;
+}
+
+/**
+ * The container whose children a field's label is looked for among: its
+ * parent, or above a nameless wrapper around it, up to two (the rule of
+ * inferLabels' first pass). `path`: the field's ancestors, the root first.
+ */
+export function labelHolder(path: readonly RawNode[]): RawNode | undefined {
+  let h = path.length - 1;
+  for (let level = 0; level < 2 && h > 0 && isWrapper(path[h]!); level++) h--;
+  return path[h];
 }

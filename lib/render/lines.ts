@@ -12,12 +12,12 @@ import {
   isRadio,
   isRow,
   isSearchField,
-  isSecure,
   isStaticText,
   isTab,
   isTextField,
   isWebArea,
   printsBareValue,
+  secureInItself,
   usesDescriptionAsTitle,
 } from "./roles.js";
 import { present, sanitize, sanitizeLabel, type TextLimit } from "./sanitize.js";
@@ -80,19 +80,27 @@ export function rowFirstText(row: RawNode): string | undefined {
 /**
  * Every text a row shows, in reading order (bounded like the summary scan):
  * static texts and the values of text fields, as Finder shows a file's name
- * in an editable text field. Secure fields never contribute; a row's first
- * text is part of its identity, so there the name heuristic always applies.
+ * in an editable text field. Secure fields never contribute: `secure` is the
+ * tree's decision (secure.ts); a row's first text is part of its identity,
+ * where only what a field says of itself is at hand (a live tree's other
+ * secure fields have no text left: secure.ts withoutSecrets).
  */
-export function rowTexts(node: RawNode, out: string[], limit: number, secureNames = true, depth = 0): void {
+export function rowTexts(
+  node: RawNode,
+  out: string[],
+  limit: number,
+  secure: (node: RawNode) => boolean = secureInItself,
+  depth = 0,
+): void {
   if (depth > 8 || !node.children) return;
   for (const child of node.children) {
     if (out.length >= limit) return;
-    if (isStaticText(child) || (isTextField(child) && !isSecure(child, secureNames))) {
+    if (isStaticText(child) || (isTextField(child) && !secure(child))) {
       const t = nodeText(child);
       // A list marker ("•", "1.") is not the row's text.
       if (t !== undefined && !LIST_MARKER.test(t)) out.push(t.trim());
     } else {
-      rowTexts(child, out, limit, secureNames, depth + 1);
+      rowTexts(child, out, limit, secure, depth + 1);
     }
   }
 }
@@ -106,7 +114,7 @@ export function chooseName(node: RawNode): Name | undefined {
   }
   if (usesDescriptionAsTitle(node) && present(node.description))
     return { text: node.description, from: "description" };
-  if (isSearchField(node) && !isSecure(node) && typeof node.value === "string" && present(node.value))
+  if (isSearchField(node) && !secureInItself(node) && typeof node.value === "string" && present(node.value))
     return { text: node.value, from: "value" };
   return undefined;
 }
@@ -176,9 +184,8 @@ export function displayValue(
   node: RawNode,
   name: Name | undefined,
   limit: TextLimit,
-  secureNames = true,
-  /** isSecure(node, secureNames), when the caller has it already. */
-  secure = isSecure(node, secureNames),
+  /** The tree's decision (secure.ts). */
+  secure: boolean,
 ): ValueParts {
   // The value of a secure field is never read or printed, only whether it is empty.
   if (secure) return secretValue(node);
@@ -232,12 +239,8 @@ export interface LineInput {
   linkUrl?: string | undefined;
   /** Pretty names of the secondary actions. */
   secondary: string[];
-  /** Render option: a field named like a password is secure. */
-  secureNames: boolean;
-  /** Secure for a reason the node does not carry (an inferred label that says password). */
-  secret?: boolean;
-  /** isSecure(node, secureNames), computed once for the record. */
-  secure?: boolean;
+  /** A secure field (secure.ts: the tree's decision, computed once for the record). */
+  secure: boolean;
 }
 
 /** A menu described as "<name> menu" says nothing its role and name do not. */
@@ -270,10 +273,7 @@ export function buildLine(input: LineInput): Line {
     segments.push(`Help: ${sanitize(node.help, limit)}`);
   if (present(node.url) && input.linkUrl === undefined && (isWebArea(node) || node.role === "AXWindow"))
     segments.push(`URL: ${sanitize(node.url, limit)}`);
-  const value =
-    input.secret === true
-      ? secretValue(node)
-      : displayValue(node, name, limit, input.secureNames, input.secure ?? isSecure(node, input.secureNames));
+  const value = displayValue(node, name, limit, input.secure);
   if (value.segment !== undefined) segments.push(value.segment);
   if (present(node.placeholder) && node.placeholder !== name?.text)
     segments.push(`Placeholder: ${sanitize(node.placeholder, limit)}`);

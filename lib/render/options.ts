@@ -19,8 +19,9 @@ export interface RenderOptions {
   maxDepth?: number;
   /**
    * Treat a text-entry field whose name, description or placeholder says
-   * password, passcode, PIN or 密码 as secure: its value never prints. Default
-   * true; false leaves only the platform's secure flag.
+   * password, passcode, PIN or 密码, or whose inferred label does, as secure:
+   * its value and selected text never print. Default true; false leaves only
+   * the platform's secure flag.
    */
   secureNames?: boolean;
 }

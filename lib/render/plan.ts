@@ -11,7 +11,6 @@ import type { RawNode, RawSnapshot, Rect } from "../model.js";
 import { HIDDEN_COORDINATE } from "../model.js";
 import type { CaptureProof, ElementRecord, IdentityPredicate, PathRoot, Synthetic } from "../records.js";
 import { hasMeaningfulAction, hasPressAction, secondaryActions } from "./actions.js";
-import { inferLabels, inferredSecure } from "./labels.js";
 import {
   buildLine,
   type Line,
@@ -27,19 +26,19 @@ import {
   isCell,
   isColumn,
   isGenericContainer,
+  isHidden,
   isInteractive,
   isItemList,
   isLink,
   isList,
-  isMenu,
   isRow,
   isScrollArea,
-  isSecure,
   isStaticText,
   isWebArea,
   roleText,
 } from "./roles.js";
 import { present, sanitize, type TextLimit } from "./sanitize.js";
+import { type SecureFields, secureFields } from "./secure.js";
 import { nodeText, textSummary } from "./summary.js";
 
 export interface PlanOptions {
@@ -71,6 +70,8 @@ export interface Plan {
   /** Index of the focused element's line, when it printed. */
   focusedIndex?: number;
   focusedNode?: RawNode;
+  /** The tree's secure fields (secure.ts): whatever reads a node's text asks it. */
+  secure: SecureFields;
 }
 
 const MAX_ROWS = 20;
@@ -116,15 +117,6 @@ interface Ctx {
   inWeb: boolean;
   /** What of the window is visible at this point: the window clipped by scroll areas and lists. */
   clip: Rect | undefined;
-}
-
-export function isHidden(node: RawNode): boolean {
-  if (node.states?.visible === false) return true;
-  const f = node.frame;
-  if (f === undefined) return false;
-  if (f.x === HIDDEN_COORDINATE || f.y === HIDDEN_COORDINATE) return true;
-  // Closed AX menus stay in the tree with a 0×0 frame.
-  return isMenu(node) && (f.w <= 0 || f.h <= 0);
 }
 
 function intersect(a: Rect | undefined, b: Rect | undefined): Rect | undefined {
@@ -258,8 +250,8 @@ class Planner {
   private readonly complete: boolean;
   /** Label handles (AT-SPI LABELLED_BY) to the name they gave the element they label. */
   private readonly labelFor = new Map<number, string>();
-  /** Unnamed fields' names inferred from the labels beside them (labels.ts). */
-  private inferred: Map<RawNode, string> | undefined;
+  /** The secure fields, and unnamed fields' names inferred from the labels beside them (labels.ts). */
+  secure: SecureFields | undefined;
 
   constructor(
     private readonly snap: RawSnapshot,
@@ -282,8 +274,9 @@ class Planner {
   }
 
   /** After countIdentities: the relation labels are known, so inference leaves them to their fields. */
-  inferLabels(root: RawNode): void {
-    this.inferred = inferLabels(root, this.labelFor);
+  judgeFields(root: RawNode): SecureFields {
+    this.secure = secureFields(root, this.labelFor, this.opts.secureNames);
+    return this.secure;
   }
 
   private proof(id: IdentityPredicate): CaptureProof {
@@ -349,7 +342,7 @@ class Planner {
   ): ElementRecord {
     const window = this.snap.window.frame;
     const identity = ident.id;
-    const secure = isSecure(node, this.opts.secureNames);
+    const secure = this.secure!.has(node);
     const rec: ElementRecord = {
       index: this.nextIndex,
       role: node.role,
@@ -387,7 +380,7 @@ class Planner {
   private emit(node: RawNode, depth: number, ctx: Ctx, opts: EmitOptions = PLAIN): Line {
     const role = opts.role ?? this.roleOf(node);
     const ident = identify(node);
-    const label = ident.name === undefined ? this.inferred?.get(node) : undefined;
+    const label = ident.name === undefined ? this.secure!.labels?.get(node) : undefined;
     const name: LineName | undefined =
       opts.nameText !== undefined
         ? { text: opts.nameText, from: "title" }
@@ -396,9 +389,7 @@ class Planner {
           : ident.name;
     const secondary = secondaryActions(node);
     const rec = this.addRecord(node, role, ctx, opts.synthetic, name?.text, ident, secondary);
-    const secret = label !== undefined && !rec.secure && inferredSecure(node, label, this.opts.secureNames);
     if (label !== undefined) rec.nameSource = "inferred";
-    if (secret) rec.secure = true;
     // One shape for every line, links included: a spread copy of this object for a link
     // made buildLine's property reads megamorphic, and cost a tenth of the render.
     const input: LineInput = {
@@ -413,8 +404,6 @@ class Planner {
       window: this.snap.window.frame,
       withFrame: opts.withFrame,
       secondary: secondary.pretty,
-      secureNames: this.opts.secureNames,
-      secret,
       secure: rec.secure,
       linkUrl: opts.linkUrl,
     };
@@ -630,7 +619,7 @@ class Planner {
     if (isRow(node) && node.states?.selected !== true) {
       // An unselected row is one line: its other texts follow unnumbered, its children hide.
       const texts: string[] = [];
-      rowTexts(node, texts, 64, this.opts.secureNames);
+      rowTexts(node, texts, 64, this.secure!.has);
       const extra = texts.slice(1).filter(present);
       if (extra.length > 0) this.rowTextLine(extra, depth + 1);
       this.visitInteractive(node, depth + 1, ctx, 0);
@@ -711,14 +700,14 @@ export function plan(snap: RawSnapshot, opts: PlanOptions, start?: PlanStart): P
   const roots = snap.menuBar ? [snap.root, snap.menuBar] : [snap.root];
   const planner = new Planner(snap, opts, findFocused(roots));
   for (const r of roots) planner.countIdentities(r);
-  planner.inferLabels(snap.root);
+  const secure = planner.judgeFields(snap.root);
   if (start !== undefined) planner.visitSubtree(start);
   else {
     planner.visitRoot(snap.root, "window");
     if (snap.menuBar) planner.visitRoot(snap.menuBar, "menuBar");
   }
   planner.finishProofs();
-  const result: Plan = { lines: planner.lines, records: planner.records, cut: planner.cut };
+  const result: Plan = { lines: planner.lines, records: planner.records, cut: planner.cut, secure };
   if (planner.focusedIndex !== undefined) result.focusedIndex = planner.focusedIndex;
   if (planner.focusedNode !== undefined) result.focusedNode = planner.focusedNode;
   return result;

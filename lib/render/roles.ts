@@ -4,7 +4,7 @@
  * roles are AT-SPI role names (atspi_role_get_name), spelled with spaces or
  * dashes. Every renderer rule asks these predicates, never a role string.
  */
-import type { RawNode } from "../model.js";
+import { HIDDEN_COORDINATE, type RawNode } from "../model.js";
 import { normalizeForMatch } from "../policy/normalize.js";
 
 const dashed = new Map<string, string>();
@@ -143,12 +143,14 @@ const LABELLED_ROLES = new Set([
 ]);
 
 /**
- * A field is secure when the platform says so (secure subrole, password role,
- * the secure state the backends set for password inputs) or, unless `byName`
- * is false (render option `secureNames: false`), when its name says it holds
- * a password (secureByName).
+ * What a field says of itself: secure when the platform says so (secure
+ * subrole, password role, the secure state the backends set for password
+ * inputs, and the state withoutSecrets() writes) or, unless `byName` is false
+ * (render option `secureNames: false`), when its name says it holds a password
+ * (secureByName). Only part of the decision: a label beside an unnamed field
+ * can make it secure too, which needs the tree (secure.ts decides it all).
  */
-export function isSecure(node: RawNode, byName = true): boolean {
+export function secureInItself(node: RawNode, byName = true): boolean {
   return (
     node.subrole === "AXSecureTextField" ||
     node.states?.secure === true ||
@@ -252,6 +254,16 @@ export function isTab(node: RawNode): boolean {
 export function isMenu(node: RawNode): boolean {
   const role = roleKey(node);
   return role === "AXMenu" || role === "menu";
+}
+
+/** Not on screen: AT-SPI's hidden state or its off-screen coordinates, or a closed AX menu. */
+export function isHidden(node: RawNode): boolean {
+  if (node.states?.visible === false) return true;
+  const f = node.frame;
+  if (f === undefined) return false;
+  if (f.x === HIDDEN_COORDINATE || f.y === HIDDEN_COORDINATE) return true;
+  // Closed AX menus stay in the tree with a 0×0 frame.
+  return isMenu(node) && (f.w <= 0 || f.h <= 0);
 }
 
 export function isMenuish(node: RawNode): boolean {

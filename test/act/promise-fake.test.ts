@@ -245,6 +245,62 @@ describe("item 8: no key event reaches a secure field", () => {
     expect(typed(b)).toEqual([]);
   });
 
+  // Issue 31, item 3: a field with no name of its own, secure only by the label beside it.
+  const labelled = (text: string, field: Node = {}): Node[] => [
+    { role: "label", title: text, frame: { x: 120, y: 500, w: 60, h: 24 } },
+    {
+      role: "text",
+      value: "4711",
+      valueType: "string",
+      settable: true,
+      states: { editable: true, focusable: true, enabled: true, focused: true },
+      frame: { x: 190, y: 500, w: 200, h: 24 },
+      ...field,
+    },
+  ];
+
+  it("issue 31: reads the label beside an unnamed focused field again: relabelled PIN after the snapshot", async () => {
+    const { b, s } = setup(desktop([button("OK"), ...labelled("Name:")]));
+    const snap = await s.snapshot({ app: "Editor", screenshot: false });
+    expect(snap.text).toContain("Label: Name:, Value: 4711");
+    await b.fakeReplace(desktop([button("OK"), ...labelled("PIN:")]));
+    const e = await rejects(s.typeText("66"));
+    expect(e.code).toBe("POLICY_DENIED");
+    expect(e.message).toMatch(/the label "PIN:" beside it names a secret/);
+    expect(e.hint).toMatch(/ask the user/);
+    expect((await rejects(s.pressKey("5"))).code).toBe("POLICY_DENIED");
+    expect(typed(b)).toEqual([]);
+    // The label says Name again: keys go in.
+    await b.fakeReplace(desktop([button("OK"), ...labelled("Name:")]));
+    await s.typeText("66", { snapshot: false });
+    expect(typed(b)).toEqual(["type 66"]);
+  });
+
+  it("issue 31: an unnamed focused field the snapshot did not show cannot be judged by its label: refused", async () => {
+    const { b, s } = setup(desktop([button("OK")]));
+    await s.snapshot({ app: "Editor", screenshot: false });
+    await b.fakeReplace(desktop([button("OK"), ...labelled("Name:")]));
+    const e = await rejects(s.typeText("66"));
+    expect(e.code).toBe("POLICY_DENIED");
+    expect(e.message).toMatch(/did not show it/);
+    expect(e.hint).toMatch(/take a new snapshot/);
+    expect(typed(b)).toEqual([]);
+    // A new snapshot shows it, and judges it by its label.
+    await s.snapshot({ app: "Editor", screenshot: false });
+    await s.typeText("66", { snapshot: false });
+    expect(typed(b)).toEqual(["type 66"]);
+    // A text area (an editor's document) is no password field: one the snapshot did not show takes keys.
+    await b.fakeReplace(
+      desktop([
+        button("OK"),
+        button("Cancel"),
+        ...labelled("Notes:", { states: { focused: true, multiline: true } }),
+      ]),
+    );
+    await s.typeText("7", { snapshot: false });
+    expect(typed(b)).toEqual(["type 66", "type 7"]);
+  });
+
   it("treats a plain text field named Password or PIN as secure (item 9, live)", async () => {
     for (const name of ["Password", "PIN", "密码"]) {
       const { b, s } = setup(desktop([focused(entry(name, ""))]));

@@ -74,6 +74,20 @@ describe("a field named like a password is secure", () => {
     expect(line).toBe("\t1 text field (settable, string) Password");
   });
 
+  it("keeps the text of the entry inside a secure combo box out too: the entry is the field (issue 31)", () => {
+    const combo: RawNode = {
+      role: "combo box",
+      title: "Password",
+      children: [
+        { role: "text", value: SECRET, selectedText: SECRET, settable: true, states: { focused: true } },
+      ],
+    };
+    const r = render(win([combo]));
+    expect(r.text).not.toContain(SECRET);
+    expect(r.selectedText).toBeUndefined();
+    expect(r.records.map((x) => x.secure)).toEqual([false, true, true]);
+  });
+
   it("keeps its value and selection out of the footer and result", () => {
     const r = render(win([field({ title: "Password", states: { focused: true }, selectedText: SECRET })]));
     expect(r.text).not.toContain(SECRET);

@@ -102,6 +102,13 @@ describe("ocr auto: the thin-tree rule", () => {
     expect(planOcr(linux([page, password]), true)!.blanks).toContainEqual({ x: 10, y: 100, w: 200, h: 24 });
   });
 
+  it("paints out a field that only the label beside it makes secure (issue 31 item 3)", () => {
+    // As a backend reads a field whose text it holds back: its length only, nothing that counts as a name.
+    const pin: RawNode = { role: "text", frame: at(100, 100, 200, 24), charCount: 4, settable: true };
+    const plan = planOcr(linux([label("PIN:", 10, 100), pin]), true);
+    expect(plan!.blanks).toContainEqual({ x: 100, y: 100, w: 200, h: 24 });
+  });
+
   it("false reads nothing; a window too small to hold text reads nothing", () => {
     expect(planOcr(linux([]), false)).toBe(undefined);
     const tiny = linux([]);

@@ -181,6 +181,36 @@ describe("labels inferred from the layout (GTK-shaped trees)", () => {
     expect(r.records[2]!.secure).toBe(true);
   });
 
+  it("issue 31 item 3: focused with its text selected, it prints no selection, in the text or the result", () => {
+    const s = gtk([
+      label("PIN:", at(112, 62, 40, 24)),
+      entry(at(160, 62, 200, 24), { value: "4711", selectedText: "4711", states: { focused: true } }),
+    ]);
+    for (const style of ["tree", "compact"] as const) {
+      const r = render(s, { style });
+      expect(r.text).not.toContain("4711");
+      expect(r.text).not.toMatch(/Selected text/);
+      expect(r.selectedText).toBeUndefined();
+      expect(r.records[2]!.secure).toBe(true);
+    }
+    // The footer still names the focused element, as for any secure field.
+    expect(render(s).text).toMatch(/The focused UI element is 2 text\.$/);
+    // With the name rule off, an inferred label secures nothing either (the render option, as documented).
+    expect(render(s, { secureNames: false }).text).toContain("Selected text: [4711]");
+  });
+
+  it("issue 31 item 3: inside a list row its value stays out of the row's text line", () => {
+    const row: RawNode = {
+      role: "list item",
+      frame: at(100, 60, 400, 30),
+      states: { selectable: true },
+      children: [label("PIN:", at(112, 62, 40, 24)), entry(at(160, 62, 200, 24), { value: "4711" })],
+    };
+    const r = render(gtk([{ role: "list", frame: at(100, 60, 400, 90), children: [row] }]));
+    expect(r.text).not.toContain("4711");
+    expect(r.text).toMatch(/list item .*PIN:/);
+  });
+
   it("two unnamed fields stay unproven, whatever their labels: an inferred name never makes identity", () => {
     const s = gtk([
       label("First", at(112, 62, 50, 24)),
