@@ -9,7 +9,8 @@
  *
  * Loaded on every command the CLI hands to the warm process, so only node's
  * own modules and the tiny addon axsnap_peer.so (src-native/napi/peer_addon.cc:
- * libc only, about 0.5 ms to load where the full addon takes several). The
+ * libc only, about 1 ms to load and check where the full addon takes 7 or
+ * more). The
  * full addon has the same function, for an install without the tiny one.
  * Here rather than under lib/cli/: the package root is the directory above
  * this file's, from source, built and bundled alike (as for lib/native.ts).
