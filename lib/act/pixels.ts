@@ -286,8 +286,7 @@ export async function underPointer(
   );
   let node: RawNode | undefined;
   if (k >= 0 && unseen.length === 0) node = chain[k];
-  else if (k < 0 && unseen.length === 0 && chain[0]?.handle !== undefined)
-    node = await heldBy(r, chain[0].handle, at, ctx);
+  else if (k < 0 && unseen.length === 0) node = await heldBy(r, chain[0], at, ctx);
   const was = `element ${r.record.index} (${r.record.roleText}${r.record.title ? ` ${cut(r.record.title, 60)}` : ""})`;
   if (!node) {
     const there =
@@ -315,16 +314,21 @@ const HOVER_HINT =
   "the app changes the element when the pointer arrives: take a new snapshot (the pointer is still there, so it shows what a press would reach) and pick the element again";
 
 /**
- * Where the hit test stops above the element (GTK tables answer for their column headers), the element
- * is read itself: it is under the point when its live frame still holds it.
+ * Where the hit test stops above the element (GTK tables answer for their column headers), or answers
+ * nothing (a toolkit without hit tests), the element is read itself: it is under the point when its live
+ * frame still holds it.
  */
 async function heldBy(
   r: Resolved,
-  stoppedAt: number,
+  stoppedAt: RawNode | undefined,
   at: { x: number; y: number },
   ctx: CallContext,
 ): Promise<RawNode | undefined> {
-  if (!ancestorsOf(r.live, r.handle).includes(stoppedAt)) return undefined;
+  if (
+    stoppedAt &&
+    (stoppedAt.handle === undefined || !ancestorsOf(r.live, r.handle).includes(stoppedAt.handle))
+  )
+    return undefined;
   let read: Awaited<ReturnType<LiveObservation["backend"]["readElement"]>>;
   try {
     read = await ctx.step(
