@@ -95,6 +95,23 @@ function pixelsOf(snap: Snapshot, r: ElementRecord): { x: number; y: number } {
 const textOf = (r: CallToolResult) =>
   r.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
 
+/**
+ * `axsnap call` with a snapshot of the app and a click-at its pixels, in one process (the snapshot held,
+ * as the warm process or a script holds it): the error of the click-at step.
+ */
+async function callCli(app: number, p: { x: number; y: number }, png: string): Promise<AxsnapError> {
+  const steps = [
+    { command: "snapshot", app, screenshot: join(state, png) },
+    { command: "click-at", x: p.x, y: p.y },
+  ];
+  const r = await runCliJson(["call", "--calls", JSON.stringify(steps)], {
+    ...desktop.env,
+    XDG_STATE_HOME: state,
+  });
+  expect(r.env.ok, r.stdout).toBe(false);
+  return r.env.error;
+}
+
 /** A refusal must press nothing and name what is under the pointer now. */
 function refusedNaming(e: Pick<AxsnapError, "code" | "message" | "delivery">, now: RegExp): void {
   console.log(`${e.code}: ${e.message}`);
@@ -210,6 +227,18 @@ describe("a web page that swaps Keep for Delete everything on mouseover", () => 
       );
       expect(r.env.ok, r.stdout).toBe(false);
       refusedNaming(r.env.error, /Delete everything/);
+      await sleep(300);
+      expect(clicks(await titleOf(app.pid))).toEqual(["0"]);
+    },
+    TIMEOUT,
+  );
+  it(
+    "CLI call (a snapshot, then click-at its pixels, in one process): STALE_REF naming Delete everything, nothing pressed",
+    async () => {
+      const seen = await unhovered();
+      const p = pixelsOf(seen, record(seen, isKeep, "Keep"));
+      const r = await callCli(app.pid, p, "web-call.png");
+      refusedNaming(r, /Delete everything/);
       await sleep(300);
       expect(clicks(await titleOf(app.pid))).toEqual(["0"]);
     },
@@ -375,6 +404,17 @@ describe("an OCR line whose drawn text reads Delete everything while the pointer
       );
       expect(r.env.ok, r.stdout).toBe(false);
       refusedNaming(r.env.error, /Delete everything/);
+      expect(await titleOf(app.pid)).toBe(SPEC.title);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "CLI call (a snapshot, then click-at its pixels, in one process): STALE_REF naming Delete everything, nothing pressed",
+    async () => {
+      const seen = await unhovered();
+      const p = pixelsOf(seen, record(seen, isShuffle, "OCR line Shuffle"));
+      refusedNaming(await callCli(app.pid, p, "drawn-call.png"), /Delete everything/);
       expect(await titleOf(app.pid)).toBe(SPEC.title);
     },
     TIMEOUT,
