@@ -9,6 +9,7 @@ import type { CallContext } from "../call.js";
 import type { LiveObservation } from "../desktop.js";
 import { AxsnapError } from "../errors.js";
 import { holdsPoint, type Rect } from "../model.js";
+import { fullOcrPlan } from "../ocr/plan.js";
 import { AFTER_HOVER } from "./hover.js";
 
 /** How far (points) the line read again may sit from where it was read: capture and recognition jitter. */
@@ -62,9 +63,9 @@ export interface LineNow {
   /** What the line's own frame reads now (its identity check). */
   text: string;
   /**
-   * What is at the point now, when that differs: the line's row read across the window, the lines holding
-   * the point. A label that grew when the pointer arrived ("Shuffle" → "Delete everything") is cut at the
-   * old frame's edges, so the row names it whole, for the message and for the destructive guard.
+   * What is at the point now, when that differs: a label that grew when the pointer arrived ("Shuffle" →
+   * "Delete everything") is cut at the old frame's edges, so the line holding the point is found in the
+   * window and read whole, for the message and for the destructive guard.
    */
   there: string;
 }
@@ -80,36 +81,23 @@ export async function readLineNow(
   line: { index: number; title?: string; frame: Rect },
   point: { x: number; y: number },
 ): Promise<LineNow> {
-  const frame = line.frame;
   const w = live.window.frame;
   const pad = PLACE_TOLERANCE;
-  const x = Math.max(0, frame.x - pad);
-  const y = Math.max(0, frame.y - pad);
-  const band = { y, h: Math.min(w.h, frame.y + frame.h + pad) - y };
-  const own = await recognize(
-    live,
-    ctx,
-    line.index,
-    { x, ...band, w: Math.min(w.w, frame.x + frame.w + pad) - x },
-    true,
-  );
+  const own = await recognize(live, ctx, line.index, [within(w, grow(line.frame, pad))], [], true);
   const text = own
-    .filter((l) => near(l.frame, frame))
+    .filter((l) => near(l.frame, line.frame))
     .map((l) => l.text)
     .join(" ");
   if (ocrTextKey(text) === ocrTextKey(line.title ?? "")) return { same: true, text, there: text };
-  const px = point.x - w.x;
-  const py = point.y - w.y;
-  // The row finds where the text at the point is now; that frame read as one line reads it best.
-  const row = await recognize(live, ctx, line.index, { x: 0, ...band, w: w.w }, false);
-  const at = row.find((l) => holdsPoint(grow(l.frame, pad), px, py));
-  if (!at) return { same: false, text, there: unboxed(text) };
-  const f = grow(at.frame, pad);
-  const fx = Math.max(0, f.x);
-  const fy = Math.max(0, f.y);
-  const region = { x: fx, y: fy, w: Math.min(w.w, f.x + f.w) - fx, h: Math.min(w.h, f.y + f.h) - fy };
-  const whole = (await recognize(live, ctx, line.index, region, true)).map((l) => l.text).join(" ");
-  return { same: false, text, there: unboxed(whole || at.text) };
+  // Only on a change: the window read as a snapshot reads it (secure fields and named elements painted
+  // out; a thin band alone loses lines to Tesseract's layout analysis), then the line at the point as one.
+  const blanks = fullOcrPlan(live.raw, true, live.options.secureNames !== false)?.blanks ?? [];
+  const all = await recognize(live, ctx, line.index, [], blanks, false);
+  const at = all.find((l) => holdsPoint(grow(l.frame, pad), point.x - w.x, point.y - w.y));
+  // Text that stays inside the old place was read whole already.
+  if (!at || holds(grow(line.frame, pad), at.frame)) return { same: false, text, there: unboxed(text) };
+  const whole = await recognize(live, ctx, line.index, [within(w, grow(at.frame, pad))], blanks, true);
+  return { same: false, text, there: unboxed(whole.map((l) => l.text).join(" ") || at.text) };
 }
 
 /** A line's text without the box edges read around it ("| Delete everything |"), as ocrTextKey drops them. */
@@ -120,6 +108,22 @@ function unboxed(text: string): string {
     .trim();
 }
 
+/** A window-relative rect cut to the window. */
+function within(w: Rect, r: Rect): Rect {
+  const x = Math.max(0, r.x);
+  const y = Math.max(0, r.y);
+  return { x, y, w: Math.min(w.w, r.x + r.w) - x, h: Math.min(w.h, r.y + r.h) - y };
+}
+
+function holds(outer: Rect, inner: Rect): boolean {
+  return (
+    inner.x >= outer.x &&
+    inner.y >= outer.y &&
+    inner.x + inner.w <= outer.x + outer.w &&
+    inner.y + inner.h <= outer.y + outer.h
+  );
+}
+
 function grow(r: Rect, by: number): Rect {
   return { x: r.x - by, y: r.y - by, w: r.w + 2 * by, h: r.h + 2 * by };
 }
@@ -128,15 +132,16 @@ async function recognize(
   live: LiveObservation,
   ctx: CallContext,
   index: number,
-  region: Rect,
+  regions: Rect[],
+  blanks: Rect[],
   singleLine: boolean,
 ): Promise<{ text: string; frame: Rect }[]> {
   try {
     const read = await ctx.step("read", () =>
       live.backend.recognizeText({
         window: live.window,
-        regions: [region],
-        blanks: [],
+        regions,
+        blanks,
         singleLine,
         ...(live.options.ocrLanguages ? { languages: live.options.ocrLanguages } : {}),
         deadlineMs: ctx.remaining(),

@@ -316,6 +316,7 @@ describe("an OCR line whose drawn text reads Delete everything while the pointer
     height: 240,
     lines: [
       { text: "Shuffle", x: 40, y: 60, box: true, hover: "Delete everything" },
+      { text: "Library", x: 300, y: 60, box: true },
       { text: "Now playing: Blue Monday by New Order", x: 40, y: 180, size: 16 },
     ],
   };
@@ -416,6 +417,59 @@ describe("an OCR line whose drawn text reads Delete everything while the pointer
       const p = pixelsOf(seen, record(seen, isShuffle, "OCR line Shuffle"));
       refusedNaming(await callCli(app.pid, p, "drawn-call.png"), /Delete everything/);
       expect(await titleOf(app.pid)).toBe(SPEC.title);
+    },
+    TIMEOUT,
+  );
+
+  /** A CLI snapshot stored for click-at from another process, and the pixels of a line (as seen here). */
+  async function stored(line: ElementRecord, png: string) {
+    const env = { ...desktop.env, XDG_STATE_HOME: state };
+    const printed = await runCliJson(
+      ["snapshot", "--app", String(app.pid), "--screenshot", join(state, png)],
+      env,
+    );
+    expect(printed.env.ok, printed.stdout).toBe(true);
+    const shot = printed.env.data.screenshot as Json;
+    return {
+      env,
+      id: printed.env.data.snapshotId as string,
+      x: String((line.clickPoint!.x - shot.windowOrigin.x) * shot.scale),
+      y: String((line.clickPoint!.y - shot.windowOrigin.y) * shot.scale),
+    };
+  }
+
+  it(
+    "CLI click-at from another process, the pointer already on the line: the new observation reads Delete everything, refused before the pointer moves",
+    async () => {
+      const seen = await unhovered();
+      const line = record(seen, isShuffle, "OCR line Shuffle");
+      const at = await stored(line, "drawn-before.png");
+      const f = seen.window.frame;
+      await park(session, app.pid, { x: line.clickPoint!.x - f.x, y: line.clickPoint!.y - f.y });
+      await until(session, app.pid, (s) =>
+        s.records.some((r) => r.ocr !== undefined && r.title === "Delete everything"),
+      );
+      const r = await runCliJson(["click-at", at.x, at.y, "--of", at.id], at.env);
+      expect(r.env.ok, r.stdout).toBe(false);
+      expect(r.env.error.code).toBe("STALE_REF");
+      expect(r.env.error.message).toMatch(
+        /the point reads "Delete everything" in a new observation .* not "Shuffle"/,
+      );
+      expect(r.env.error.delivery).toBe("not_delivered");
+      expect(await titleOf(app.pid)).toBe(SPEC.title);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "CLI click-at from another process on a drawn button that does not change: pressed (the store keeps which lines are OCR text)",
+    async () => {
+      const seen = await unhovered();
+      const library = record(seen, (r) => r.ocr !== undefined && r.title === "Library", "OCR line Library");
+      const at = await stored(library, "drawn-library.png");
+      const r = await runCliJson(["click-at", at.x, at.y, "--of", at.id], at.env);
+      expect(r.env.ok, r.stdout).toBe(true);
+      expect(await titleOf(app.pid)).toBe("clicked Library 1");
     },
     TIMEOUT,
   );
