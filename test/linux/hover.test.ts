@@ -10,7 +10,9 @@
  * attempt the pointer is parked on an empty part of the window and the app
  * is seen unhovered; the attempt must press nothing and name what is under
  * the pointer now, through the library (clickAt, a click by ref), MCP
- * (`click {x, y}`) and the CLI (`click-at`).
+ * (`click {x, y}`) and the CLI (`click-at` from another process, and inside
+ * `call`). The GTK button's semantic click (its press action, no pointer)
+ * and a drawn button that does not change are pressed.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
