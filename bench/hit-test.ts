@@ -5,7 +5,8 @@
  *   elementAt, as clickAt asks it  the live hit test with the snapshot's printed handles as stopAt
  *                                  (the climb ends at the first printed element)
  *   elementAt, full climb          stopAt empty: up to the window
- *   clickAt (snapshot: false)      the whole call (hit test, guards, input), for scale
+ *   clickAt (snapshot: false)      the whole call (hit tests before and after the pointer arrives,
+ *                                  the wait for the app to react to it, guards, input), for scale
  *
  *   npx tsx bench/hit-test.ts          (RUNS=20 by default)
  */

@@ -14,8 +14,12 @@
 import { AxsnapError, type Delivery } from "./errors.js";
 import { callNative } from "./native.js";
 
-/** What a native step does: reads, a semantic request to the app, or synthetic input. */
-export type StepKind = "read" | "semantic" | "input";
+/**
+ * What a native step does: reads, a semantic request to the app, synthetic input, or a pointer move
+ * before pointer input ("hover": it presses nothing, so it is not a request that may act; what the app
+ * does when the pointer arrives is judged before the input that may act: act/hover.ts).
+ */
+export type StepKind = "read" | "semantic" | "input" | "hover";
 
 /**
  * Slack after the deadline before the backstop fires: the native side's own
@@ -93,7 +97,7 @@ export class CallContext {
    */
   async step<T>(kind: StepKind, fn: () => Promise<T>, late?: (value: T) => unknown): Promise<T> {
     this.check();
-    if (kind !== "read") this.sent = true;
+    if (kind === "semantic" || kind === "input") this.sent = true;
     const work = callNative(fn);
     let timer: ReturnType<typeof setTimeout> | undefined;
     let onAbort: (() => void) | undefined;

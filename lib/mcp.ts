@@ -109,7 +109,7 @@ const rawPixels = z
   .boolean()
   .optional()
   .describe(
-    "With x/y only. A point is refused (STALE_REF) when the element under it now is not the one the screenshot showed there (the window changed); raw: true sends the input to whatever is there now. The safety checks (destructive names, disabled controls) still run on it.",
+    "With x/y only. A point is refused (STALE_REF) when the element under it now is not the one the screenshot showed there (the window changed, or changed when the pointer arrived: it is checked again with the pointer there, before the press); raw: true sends the input to whatever is there now. The safety checks (destructive names, disabled controls) still run on it.",
   );
 
 /** `raw` belongs to points: given with an element it would mean nothing, so it is refused. */

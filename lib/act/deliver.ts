@@ -1,7 +1,8 @@
 /**
  * Sending: semantic calls (whose doubtful answers become
  * "delivery_uncertain", never a second attempt), synthetic pointer events at
- * an element's click point, and synthetic typing in chunks that each pass
+ * an element's click point (once the pointer is there and the element is
+ * still what is under it), and synthetic typing in chunks that each pass
  * the key guards first.
  */
 import type { CallContext } from "../call.js";
@@ -11,6 +12,8 @@ import type { NativePointerEvent } from "../native.js";
 import type { Snapshot } from "../snapshot.js";
 import type { ActEnv } from "./env.js";
 import { clamp, guardFresh, guardKeys } from "./guards.js";
+import { AFTER_HOVER, hover } from "./hover.js";
+import { underPointer } from "./pixels.js";
 import type { Resolved } from "./resolve.js";
 import type { Outcome } from "./result.js";
 
@@ -35,7 +38,12 @@ export async function semanticCall(ctx: CallContext, call: () => Promise<void>):
   }
 }
 
-/** Synthetic pointer input at the resolved element's click point (kept inside its window). */
+/**
+ * Synthetic pointer input at the resolved element's click point (kept inside its window): the pointer
+ * goes there first, and once the app has reacted to it (a hover may relabel or replace the element) the
+ * element must still be what is under the point, still itself and enabled (pixels.ts `underPointer`);
+ * only then is the input sent.
+ */
 export async function pointerAt(
   env: ActEnv,
   r: Resolved,
@@ -48,6 +56,13 @@ export async function pointerAt(
   const p = r.record.clickPoint;
   if (!p) throw new AxsnapError("ACTION_NOT_SUPPORTED", `element ${r.record.index} has no frame to click`);
   const point = clamp(r.live, p.x, p.y, notes);
+  await hover(r.live, point, ctx, notes);
+  r.node = await underPointer(r, point, ctx);
+  if (event.kind === "click" && r.node.states?.enabled === false)
+    throw new AxsnapError(
+      "NOT_ENABLED",
+      `element ${r.record.index} (${r.record.roleText}) is disabled now that the pointer is on it; ${AFTER_HOVER}`,
+    );
   await ctx.step("input", () =>
     r.live.backend.pointer(r.live.window, { ...event, x: point.x, y: point.y }, ctx.remaining()),
   );

@@ -19,7 +19,9 @@ import {
   guardNotSecure,
   guardNotSecureNow,
 } from "./guards.js";
+import { hover } from "./hover.js";
 import { clickOcrLine, isOcrRecord, refuseOcrTarget } from "./ocr.js";
+import { underPointer } from "./pixels.js";
 import { confirmLanded, flushWebTree, type Resolved, releaseLater, resolveIn } from "./resolve.js";
 import {
   type ActionResult,
@@ -304,6 +306,11 @@ export async function drag(
   const notes = [...a.notes, ...b.notes];
   const start = clamp(a.live, p.x, p.y, notes);
   const end = clamp(a.live, q.x, q.y, notes);
+  // Each end with the pointer on it, the end first so that the drag starts where the pointer is.
+  await hover(a.live, end, ctx, notes);
+  await underPointer(b, end, ctx);
+  await hover(a.live, start, ctx, notes);
+  a.node = await underPointer(a, start, ctx);
   await ctx.step("input", () =>
     a.live.backend.pointer(
       a.live.window,

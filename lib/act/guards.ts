@@ -81,14 +81,27 @@ export async function guardNotSecureNow(r: Resolved, ctx: CallContext): Promise<
     });
 }
 
-export async function guardDestructive(env: ActEnv, action: string, r: Addressed): Promise<void> {
+/** How a guard is run in a call that checks more than once: pointer input, before and after the pointer arrives. */
+export interface GuardTurn {
+  /** Names confirmed already in this call: a name the user confirmed is not asked again. */
+  asked?: Set<string>;
+  /** What a refusal says was sent (default "nothing was sent"). */
+  sent?: string;
+}
+
+/** A destructive name goes through confirm. */
+export async function guardDestructive(
+  env: ActEnv,
+  action: string,
+  r: Addressed,
+  turn: GuardTurn = {},
+): Promise<void> {
+  const { asked, sent = "nothing was sent" } = turn;
   // Both sides are normalised (NFKC, case, invisible characters, look-alikes):
   // "Del\u00ADete", "Dеlete" with a Cyrillic е and "ＤＥＬＥＴＥ" all read as "Delete".
-  const word = destructiveWordIn(
-    `${r.record.title ?? ""} ${r.record.description ?? ""}`,
-    env.policy.destructiveWords,
-  );
-  if (word === undefined) return;
+  const named = `${r.record.title ?? ""} ${r.record.description ?? ""}`;
+  const word = destructiveWordIn(named, env.policy.destructiveWords);
+  if (word === undefined || asked?.has(named)) return;
   const request: ConfirmRequest = {
     action,
     app: r.snapshot.app.name,
@@ -99,16 +112,14 @@ export async function guardDestructive(env: ActEnv, action: string, r: Addressed
   if (!env.policy.confirm)
     throw new AxsnapError(
       "POLICY_DENIED",
-      `"${request.name}" looks destructive (${request.reason}); nothing was sent`,
+      `"${request.name}" looks destructive (${request.reason}); ${sent}`,
       {
         hint: "ask the user to do it, or create the session with a confirm callback",
       },
     );
   if (!(await env.policy.confirm(request)))
-    throw new AxsnapError(
-      "POLICY_DENIED",
-      `the confirm callback declined "${request.name}"; nothing was sent`,
-    );
+    throw new AxsnapError("POLICY_DENIED", `the confirm callback declined "${request.name}"; ${sent}`);
+  asked?.add(named);
 }
 
 /** Synthetic input aims at places the agent saw: an observation older than the policy allows is refused. */
@@ -267,6 +278,7 @@ export async function guardDestructiveLive(
   action: string,
   snap: Snapshot,
   node: RawNode,
+  turn: GuardTurn = {},
 ): Promise<void> {
   const printed = snap.records.find((r) => r.handle !== undefined && r.handle === node.handle);
   const record = {
@@ -274,7 +286,7 @@ export async function guardDestructiveLive(
     ...(node.title === undefined ? {} : { title: node.title }),
     ...(node.description === undefined ? {} : { description: node.description }),
   } as ElementRecord;
-  await guardDestructive(env, action, { snapshot: snap, record });
+  await guardDestructive(env, action, { snapshot: snap, record }, turn);
 }
 
 /** The live name a line would print (identity name, else title). */

@@ -2,9 +2,10 @@
  * Input at screenshot pixels: the point is mapped through the snapshot's
  * coordinate contract to the screen, kept inside the observed window, and
  * hit-tested live (what is under the point now, not what the snapshot's
- * frames say): input goes only where the element the snapshot showed there
- * still is, unless the caller asked for raw pixels, and the guards run on
- * what is there now either way.
+ * frames say), before the pointer moves and again once it is there (an app
+ * may change what is under the pointer when it arrives): input goes only
+ * where the element the snapshot showed there still is, unless the caller
+ * asked for raw pixels, and the guards run on what is there now either way.
  */
 import type { CallContext } from "../call.js";
 import { type LiveObservation, liveObservation } from "../desktop.js";
@@ -18,8 +19,19 @@ import { isInteractive } from "../render/roles.js";
 import { cut } from "../render/sanitize.js";
 import type { Snapshot } from "../snapshot.js";
 import type { ActEnv } from "./env.js";
-import { clamp, describe, guardDestructiveLive, guardFresh, nameOf, PASS_THROUGH } from "./guards.js";
-import { releaseLater } from "./resolve.js";
+import {
+  clamp,
+  describe,
+  type GuardTurn,
+  guardDestructive,
+  guardDestructiveLive,
+  guardFresh,
+  nameOf,
+  PASS_THROUGH,
+} from "./guards.js";
+import { AFTER_HOVER, hover } from "./hover.js";
+import { ocrLineAt, readLineNow } from "./ocr-line.js";
+import { type Resolved, releaseLater } from "./resolve.js";
 import { type ActionResult, type ActOptions, finish, noteWindows } from "./result.js";
 import { securePrinted } from "./secrets.js";
 
@@ -89,11 +101,26 @@ export async function atPixels(
   return atPoint(env, ctx, action, at, event, options, notes, end);
 }
 
+/** A point the pointer lands on, and what the snapshot showed there. */
+interface Landing {
+  x: number;
+  y: number;
+  /** The smallest printed element holding the point. */
+  shown: ElementRecord | undefined;
+  /** The OCR line the input is meant for (a click by ref), else the one printed under the point. */
+  line: ElementRecord | undefined;
+  /** A drag's end: where it is released, not what is pressed. */
+  end?: boolean;
+}
+
 /**
- * Pointer input at a screen point of a snapshot's window, after the checks
- * every pixel action gets: what the snapshot showed there is what is there
- * now (unless raw), the guards on it, then `beforeSend` (an OCR line reads
- * its text again: lib/act/ocr.ts) right before the input leaves.
+ * Pointer input at a screen point of a snapshot's window (and, for a drag, to a second one). Each point
+ * is judged twice. Before the pointer moves: what the snapshot showed there is what is there now (unless
+ * raw), and the guards pass on it; a refusal then sends nothing at all. Then the pointer is moved there
+ * and the app given time to react (act/hover.ts: a hover can swap, relabel or redraw what is under it),
+ * and the point is judged again, an OCR line's text read again, the guards run on what is there now, and
+ * only then does the input leave. A drag's end is judged first, so that the pointer is at the start when
+ * the drag begins.
  */
 export async function atPoint(
   env: ActEnv,
@@ -104,38 +131,24 @@ export async function atPoint(
   options: PixelOptions,
   notes: string[],
   end?: { x: number; y: number },
-  beforeSend?: () => Promise<void>,
+  line?: ElementRecord,
 ): Promise<ActionResult> {
-  // What the snapshot showed under the point, and what is there now.
-  const shown = recordAt(at.snap.records, at.x, at.y);
-  const now = await coarse(
-    judge(at.snap, at.live, shown, await liveAt(at, ctx, printedHandles(at.snap))),
-    shown,
-    at,
-    ctx,
-  );
-  if (!now.same && options.raw !== true)
-    throw new AxsnapError(
-      "STALE_REF",
-      `the point is on ${thereNow(at.snap, now)} now, not on ${printed(shown)} as snapshot ${at.snap.id} showed; nothing was sent`,
-      {
-        hint: "the window changed under the point since that snapshot: take a new snapshot and use its pixels (or act on an element by index); pass raw: true to send the input to whatever is there now",
-      },
-    );
-  notes.push(
-    now.same
-      ? `the point is on element ${now.record!.index} (${now.record!.roleText}${nameOf(now.node!) ? ` ${nameOf(now.node!)}` : ""})`
-      : `the point is on ${thereNow(at.snap, now)}, not on ${printed(shown)} as snapshot ${at.snap.id} showed (raw pixels)`,
-  );
-  if (
-    event.kind === "click" &&
-    action !== "rightClickAt" &&
-    now.guarded.some((n) => securePrinted(n, at.live))
-  )
-    notes.push("it is a secure field: typing into it will be refused");
-  await guardLive(env, action, at.snap, now, event.kind);
+  const landing = (x: number, y: number, meant?: ElementRecord): Landing => ({
+    x,
+    y,
+    shown: recordAt(at.snap.records, x, y),
+    line: meant ?? ocrLineAt(at.snap.records, x, y),
+  });
+  const start = landing(at.x, at.y, line);
+  const lands = end ? [{ ...landing(end.x, end.y), end: true }, start] : [start];
+  const asked = new Set<string>();
+  for (const l of lands) await judgeLanding(env, ctx, action, at, l, event.kind, options, { asked });
+  // Listed before the pointer moves, never between the last check and the input.
   await noteWindows(env, at.snap, ctx);
-  await beforeSend?.();
+  for (const l of lands) {
+    await hover(at.live, l, ctx, notes);
+    await judgeLanding(env, ctx, action, at, l, event.kind, options, { asked, sent: AFTER_HOVER }, notes);
+  }
   await ctx.step("input", () =>
     at.live.backend.pointer(
       at.live.window,
@@ -150,6 +163,186 @@ export async function atPoint(
     delivery: "delivered_unverified",
     notes,
   });
+}
+
+/**
+ * Judges one point: the element the snapshot showed there is what is there now (unless raw), the guards
+ * on what is there, and, once the pointer is there (`notes` given, `turn.sent` saying so), an OCR line's
+ * text read again. Before the pointer moves an OCR line is judged by its printed text.
+ */
+async function judgeLanding(
+  env: ActEnv,
+  ctx: CallContext,
+  action: string,
+  at: { snap: Snapshot; live: LiveObservation },
+  l: Landing,
+  kind: NativePointerEvent["kind"],
+  options: PixelOptions,
+  turn: GuardTurn,
+  notes?: string[],
+): Promise<void> {
+  const point = { live: at.live, x: l.x, y: l.y };
+  const now = await coarse(
+    judge(at.snap, at.live, l.shown, await liveAt(point, ctx, printedHandles(at.snap))),
+    l.shown,
+    point,
+    ctx,
+  );
+  const hovered = notes !== undefined;
+  const which = l.end ? "the drag's end" : "the point";
+  if (!now.same && options.raw !== true)
+    throw new AxsnapError(
+      "STALE_REF",
+      hovered
+        ? `now that the pointer is there, ${which} is on ${thereNow(at.snap, now)}, not on ${printed(l.shown)} as snapshot ${at.snap.id} showed (the app changed it when the pointer arrived); ${AFTER_HOVER}`
+        : `${which} is on ${thereNow(at.snap, now)} now, not on ${printed(l.shown)} as snapshot ${at.snap.id} showed; nothing was sent`,
+      {
+        hint: hovered
+          ? "the app changes what is under the point when the pointer arrives: take a new snapshot (the pointer is still there, so it shows what a press would reach) and act on what it shows; pass raw: true to send the input to whatever is there"
+          : "the window changed under the point since that snapshot: take a new snapshot and use its pixels (or act on an element by index); pass raw: true to send the input to whatever is there now",
+      },
+    );
+  if (hovered && (!l.end || !now.same))
+    notes.push(
+      now.same
+        ? `${which} is on element ${now.record!.index} (${now.record!.roleText}${nameOf(now.node!) ? ` ${nameOf(now.node!)}` : ""})`
+        : `${which} is on ${thereNow(at.snap, now)}, not on ${printed(l.shown)} as snapshot ${at.snap.id} showed (raw pixels)`,
+    );
+  if (
+    hovered &&
+    !l.end &&
+    kind === "click" &&
+    action !== "rightClickAt" &&
+    now.guarded.some((n) => securePrinted(n, at.live))
+  )
+    notes.push("it is a secure field: typing into it will be refused");
+  // A drag's end is where the button is released: no press there, so no enabled check.
+  await guardLive(env, action, at.snap, now, l.end ? "move" : kind, turn);
+  if (l.line) await judgeLine(env, ctx, action, at, l, l.line, options, turn, notes);
+}
+
+/**
+ * An OCR line under the point: its text is its identity and the name the destructive guard reads. Before
+ * the pointer moves, its printed text is guarded; once the pointer is there, its place is read again, and
+ * anything but the same text is STALE_REF (raw: the guard reads what is there now).
+ */
+async function judgeLine(
+  env: ActEnv,
+  ctx: CallContext,
+  action: string,
+  at: { snap: Snapshot; live: LiveObservation },
+  l: Landing,
+  line: ElementRecord,
+  options: PixelOptions,
+  turn: GuardTurn,
+  notes?: string[],
+): Promise<void> {
+  if (!notes || !line.frame) {
+    await guardDestructive(env, action, { snapshot: at.snap, record: line }, turn);
+    return;
+  }
+  const read = await readLineNow(
+    at.live,
+    ctx,
+    { index: line.index, frame: line.frame, ...(line.title === undefined ? {} : { title: line.title }) },
+    l,
+  );
+  const was = `element ${line.index} read "${cut(line.title ?? "", 60)}" in snapshot ${at.snap.id}`;
+  const reads = read.there ? `"${cut(read.there, 60)}"` : "nothing";
+  if (!read.same && options.raw !== true)
+    throw new AxsnapError(
+      "STALE_REF",
+      `${was}; with the pointer there, its place reads ${reads}; ${AFTER_HOVER}`,
+      {
+        hint: "the app redrew that text (when the pointer arrived, or since the snapshot): take a new snapshot (the pointer is still there, so it shows what a press would reach) and pick the line again",
+      },
+    );
+  if (read.same) return;
+  notes.push(`${was}; its place reads ${reads} now (raw pixels)`);
+  // Both reads: the line's own frame, and the text at the point across the row.
+  await guardDestructive(
+    env,
+    action,
+    { snapshot: at.snap, record: { ...line, title: read.there, description: read.text } },
+    turn,
+  );
+}
+
+/**
+ * Pointer input at an element's click point (a click or scroll by ref that falls back to the pointer, a
+ * drag between refs): with the pointer there and the app settled (act/hover.ts), the element must be what
+ * is under the point, still itself, with nothing interactive the observation did not have in front of it;
+ * else STALE_REF naming what is there. Returns the element as read now (its states decide "disabled").
+ */
+export async function underPointer(
+  r: Resolved,
+  at: { x: number; y: number },
+  ctx: CallContext,
+): Promise<RawNode> {
+  const chain = await liveAt({ live: r.live, ...at }, ctx, [r.handle]);
+  const k = chain.findIndex((n) => n.handle === r.handle);
+  const known = parentsOf(r.live);
+  const unseen = (k < 0 ? chain : chain.slice(0, k)).filter(
+    (n) => (n.handle === undefined || !known.has(n.handle)) && isInteractive(n),
+  );
+  let node: RawNode | undefined;
+  if (k >= 0 && unseen.length === 0) node = chain[k];
+  else if (k < 0 && unseen.length === 0) node = await heldBy(r, chain[0], at, ctx);
+  const was = `element ${r.record.index} (${r.record.roleText}${r.record.title ? ` ${cut(r.record.title, 60)}` : ""})`;
+  if (!node) {
+    const there =
+      unseen.length > 0
+        ? `${describe(unseen[0]!)}, which the observation did not have`
+        : chain.length > 0
+          ? describe(chain.find((n) => isInteractive(n)) ?? chain[0]!)
+          : "nothing of the app";
+    throw new AxsnapError(
+      "STALE_REF",
+      `the click point of ${was} is on ${there} now that the pointer is there; ${AFTER_HOVER}`,
+      { hint: HOVER_HINT },
+    );
+  }
+  if (!sameIdentity(identityOf(node), r.record.identity))
+    throw new AxsnapError(
+      "STALE_REF",
+      `${was} reads as ${describe(node)} now that the pointer is on it; ${AFTER_HOVER}`,
+      { hint: HOVER_HINT },
+    );
+  return node;
+}
+
+const HOVER_HINT =
+  "the app changes the element when the pointer arrives: take a new snapshot (the pointer is still there, so it shows what a press would reach) and pick the element again";
+
+/**
+ * Where the hit test stops above the element (GTK tables answer for their column headers), or answers
+ * nothing (a toolkit without hit tests), the element is read itself: it is under the point when its live
+ * frame still holds it.
+ */
+async function heldBy(
+  r: Resolved,
+  stoppedAt: RawNode | undefined,
+  at: { x: number; y: number },
+  ctx: CallContext,
+): Promise<RawNode | undefined> {
+  if (
+    stoppedAt &&
+    (stoppedAt.handle === undefined || !ancestorsOf(r.live, r.handle).includes(stoppedAt.handle))
+  )
+    return undefined;
+  let read: Awaited<ReturnType<LiveObservation["backend"]["readElement"]>>;
+  try {
+    read = await ctx.step(
+      "read",
+      () => r.live.backend.readElement(r.handle, 1, ctx.remaining()),
+      (late) => releaseLater(r.live, late.handles),
+    );
+  } catch (e) {
+    if (e instanceof AxsnapError && PASS_THROUGH.has(e.code)) throw e;
+    return undefined;
+  }
+  releaseLater(r.live, read.handles);
+  return holdsPoint(read.node.frame, at.x, at.y) ? read.node : undefined;
 }
 
 /**
@@ -331,13 +524,14 @@ async function guardLive(
   snap: Snapshot,
   now: Judged,
   kind: NativePointerEvent["kind"],
+  turn: GuardTurn,
 ): Promise<void> {
   for (const n of now.guarded) {
     if (
       destructiveWordIn(`${n.title ?? ""} ${n.description ?? ""}`, env.policy.destructiveWords) === undefined
     )
       continue;
-    await guardDestructiveLive(env, action, snap, n);
+    await guardDestructiveLive(env, action, snap, n, turn);
     break;
   }
   if (kind !== "click" && kind !== "drag") return;
@@ -345,7 +539,7 @@ async function guardLive(
   if (control?.states?.enabled === false)
     throw new AxsnapError(
       "NOT_ENABLED",
-      `the point is on ${describe(control)}, which is disabled; nothing was sent`,
+      `the point is on ${describe(control)}, which is disabled; ${turn.sent ?? "nothing was sent"}`,
     );
 }
 

@@ -14,6 +14,7 @@
  * as a ref of the new observation, through every check the library makes on
  * any target (live identity, confirm landed, guards).
  */
+import { ocrLineAt, ocrTextKey } from "../act/ocr-line.js";
 import { recordAt } from "../act/pixels.js";
 import { listApps, listWindows, permissionsIn } from "../desktop.js";
 import { AxsnapError, invalidArgument } from "../errors.js";
@@ -536,13 +537,21 @@ export class Runner {
       const py = was.windowOrigin.y + y / was.scale;
       const then = recordAt(stored.records, px, py);
       const there = recordAt(fresh.records, px, py);
+      const hint = `run \`axsnap snapshot --app ${stored.app.name} --screenshot FILE\` and use the pixels of FILE, or pass --raw to click whatever is there now`;
       if (then && !(there && sameIdentity(then.identity, there.identity)))
         throw new AxsnapError(
           "STALE_REF",
           `the point is on ${there ? `${there.roleText}${there.title ? ` ${there.title}` : ""}` : "no element"} in a new observation (${fresh.id}), not on element ${then.index} (${then.roleText}${then.identity.name ? ` ${then.identity.name}` : ""}) as snapshot ${stored.id} showed; nothing was sent`,
-          {
-            hint: `run \`axsnap snapshot --app ${stored.app.name} --screenshot FILE\` and use the pixels of FILE, or pass --raw to click whatever is there now`,
-          },
+          { hint },
+        );
+      // Text read off the pixels there is part of what the stored snapshot showed: the same text must be there.
+      const line = ocrLineAt(stored.records, px, py);
+      const lineNow = line && ocrLineAt(fresh.records, px, py);
+      if (line && ocrTextKey(lineNow?.title ?? "") !== ocrTextKey(line.identity.name ?? ""))
+        throw new AxsnapError(
+          "STALE_REF",
+          `the point reads ${lineNow?.title ? `"${lineNow.title}"` : "no text"} in a new observation (${fresh.id}), not "${line.identity.name ?? ""}" (element ${line.index}) as snapshot ${stored.id} showed; nothing was sent`,
+          { hint },
         );
     }
     const result = await this.session.clickAt(x, y, { ...opts, of: fresh });

@@ -48,6 +48,8 @@ const storedRecord = z.object({
   synthetic: z.union([z.literal(false), z.literal("text-summary"), z.literal("summary-text")]),
   /** An outline or a budget did not print it: the index of the collapsed line that holds it. */
   inside: index.exactOptional(),
+  /** Text read off the pixels (its identity's name is the text): click-at compares it with what is there now. */
+  ocr: z.object({ confidence: z.number().finite() }).exactOptional(),
 });
 
 /** The render options a snapshot was taken with: a re-observation uses the same ones. */

@@ -75,6 +75,7 @@ function recordOf(r: Snapshot["records"][number], inside: number | undefined): S
     settable: r.settable,
     secure: r.secure,
     synthetic: r.synthetic,
+    ...(r.ocr === undefined ? {} : { ocr: { confidence: r.ocr.confidence } }),
     ...(inside === undefined ? {} : { inside }),
   };
 }

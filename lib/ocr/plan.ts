@@ -201,7 +201,9 @@ export function fullOcrPlan(
       if (r) secureFrames.push(r);
       continue;
     }
-    if (n === raw.root) continue;
+    // Lines read off the pixels already (a tree an observation merged them into, read again by an
+    // action: act/ocr-line.ts) are the text to read, not an element whose text is printed.
+    if (n === raw.root || n.ocr !== undefined) continue;
     if (isSelfDrawn(n)) {
       const r = local(n.frame);
       if (r && area(r) >= SELF_DRAWN_SHARE * windowArea) selfDrawn.push(n);

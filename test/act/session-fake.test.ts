@@ -128,7 +128,10 @@ describe("channels and results", () => {
     const result = await s.click(1);
     expect(result.channel).toBe("synthetic");
     expect(result.notes.join(" ")).toMatch(/no press action/);
-    expect(b.fakeLog()).toEqual(["pointer click 250,225 button=1 count=1"]);
+    expect(b.fakeLog()).toEqual([
+      "pointer move 250,225 button=1 count=1",
+      "pointer click 250,225 button=1 count=1",
+    ]);
   });
 
   it("falls back to a synthetic click when the element refuses its action", async () => {
@@ -139,7 +142,10 @@ describe("channels and results", () => {
     const result = await s.click(1);
     expect(result.channel).toBe("synthetic");
     expect(result.notes.join(" ")).toMatch(/refused click/);
-    expect(b.fakeLog()).toEqual(["pointer click 220,130 button=1 count=1"]);
+    expect(b.fakeLog()).toEqual([
+      "pointer move 220,130 button=1 count=1",
+      "pointer click 220,130 button=1 count=1",
+    ]);
   });
 
   it("verifies a value it set, and says delivered_unverified when the read-back fails", async () => {
@@ -213,7 +219,10 @@ describe("guards", () => {
     await s.snapshot({ app: "Editor" });
     const result = await s.clickAt(5000, -40, { snapshot: false });
     expect(result.notes[0]).toMatch(/outside the window; used \(899, 100\)/);
-    expect(b.fakeLog()).toEqual(["pointer click 899,100 button=1 count=1"]);
+    expect(b.fakeLog()).toEqual([
+      "pointer move 899,100 button=1 count=1",
+      "pointer click 899,100 button=1 count=1",
+    ]);
   });
 
   it("refuses coordinate input on a stale observation", async () => {
@@ -294,7 +303,10 @@ describe("coordinates", () => {
     expect(result.notes).toEqual([
       `the point is on element ${indexOf(snap.text, "Alpha")} (push button Alpha)`,
     ]);
-    expect(b.fakeLog()).toEqual(["pointer click 220,130 button=1 count=1"]);
+    expect(b.fakeLog()).toEqual([
+      "pointer move 220,130 button=1 count=1",
+      "pointer click 220,130 button=1 count=1",
+    ]);
   });
 
   it("refuses with STALE_REF when a harmless other element is under the point now, and clicks it when raw", async () => {
@@ -314,7 +326,10 @@ describe("coordinates", () => {
     expect(raw.notes.join(" ")).toMatch(
       /the point is on push button "Beta", not on element \d+ \(push button Alpha\)/,
     );
-    expect(b.fakeLog()).toEqual(["pointer click 220,130 button=1 count=1"]);
+    expect(b.fakeLog()).toEqual([
+      "pointer move 220,130 button=1 count=1",
+      "pointer click 220,130 button=1 count=1",
+    ]);
   });
 
   it("refuses a new control in front of the printed one, and one that is disabled now (raw or not)", async () => {
@@ -334,7 +349,10 @@ describe("coordinates", () => {
       });
     // A scroll over it is not a press: allowed.
     await s.scrollAt(p.x, p.y, { dy: 1 }, { snapshot: false });
-    expect(b.fakeLog()).toEqual(["pointer wheel 220,130 button=1 count=1"]);
+    expect(b.fakeLog()).toEqual([
+      "pointer move 220,130 button=1 count=1",
+      "pointer wheel 220,130 button=1 count=1",
+    ]);
   });
 
   it("runs the destructive guard on what is under the point now, raw or not", async () => {

@@ -169,7 +169,7 @@ describe("acting on ocr lines", () => {
       .title;
     const e = await rejects(session.click(play!.index));
     expect(e.code, e.message).toBe("STALE_REF");
-    expect(e.message).toMatch(/nothing was sent/);
+    expect(e.message).toMatch(/the pointer was moved there and nothing else was sent/);
     const after = (await createSession().snapshot({ app: drawn.pid, screenshot: false, ocr: false })).window
       .title;
     expect(after).toBe(before);

@@ -146,13 +146,17 @@ describe("acting on an ocr line", () => {
     expect(click, log.join("\n")).toBeGreaterThan(reread);
   });
 
-  it("a line redrawn since the snapshot is STALE_REF, and nothing is sent", async () => {
+  it("a line redrawn since the snapshot is STALE_REF: read again with the pointer there, nothing pressed", async () => {
     const { b, s } = sessions.open(player());
     const snap = await look(s);
     await b.fakeReplace(player(lines("Pause")));
     const e = await refused(s.click(indexOf(snap.text, "Next")), "STALE_REF");
-    expect(e.message).toMatch(/read "Next" in snapshot .*reads "Pause" now; nothing was sent/);
-    expect(b.fakeLog().filter((l) => l.startsWith("pointer"))).toEqual([]);
+    expect(e.message).toMatch(
+      /read "Next" in snapshot .*its place reads "Pause"; the pointer was moved there and nothing else was sent/,
+    );
+    expect(b.fakeLog().filter((l) => l.startsWith("pointer"))).toEqual([
+      "pointer move 320,127 button=1 count=1",
+    ]);
   });
 
   it("a destructive line needs confirm; values, typing and named actions are refused with a hint", async () => {

@@ -14,6 +14,8 @@ export interface DrawnLine {
   size?: number;
   font?: string;
   box?: boolean;
+  /** A boxed line shows this text instead while the pointer is in its box. */
+  hover?: string;
 }
 
 export interface DrawnSpec {
