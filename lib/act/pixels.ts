@@ -31,7 +31,7 @@ import {
 } from "./guards.js";
 import { AFTER_HOVER, hover } from "./hover.js";
 import { ocrLineAt, readLineNow } from "./ocr-line.js";
-import { type Resolved, releaseLater } from "./resolve.js";
+import { nodeNow, type Resolved, releaseLater } from "./resolve.js";
 import { type ActionResult, type ActOptions, finish, noteWindows } from "./result.js";
 import { securePrinted } from "./secrets.js";
 
@@ -282,9 +282,7 @@ export async function underPointer(
   const chain = await liveAt({ live: r.live, ...at }, ctx, [r.handle]);
   const k = chain.findIndex((n) => n.handle === r.handle);
   const known = parentsOf(r.live);
-  const unseen = (k < 0 ? chain : chain.slice(0, k)).filter(
-    (n) => (n.handle === undefined || !known.has(n.handle)) && isInteractive(n),
-  );
+  const unseen = (k < 0 ? chain : chain.slice(0, k)).filter((n) => newInFront(n, known));
   let node: RawNode | undefined;
   if (k >= 0 && unseen.length === 0) node = chain[k];
   else if (k < 0 && unseen.length === 0) node = await heldBy(r, chain[0], at, ctx);
@@ -302,12 +300,17 @@ export async function underPointer(
       { hint: HOVER_HINT },
     );
   }
-  if (!sameIdentity(identityOf(node), r.record.identity))
+  if (!sameIdentity(identityOf(node), r.record.identity)) {
+    // A hit test reads the element alone; its name may come from its children (a GTK list row's label).
+    // Read it as resolving did before the move, and judge that.
+    const whole = await nodeNow(r.live, r.handle, ctx);
+    if (typeof whole !== "string" && sameIdentity(identityOf(whole), r.record.identity)) return whole;
     throw new AxsnapError(
       "STALE_REF",
-      `${was} reads as ${describe(node)} now that the pointer is on it; ${AFTER_HOVER}`,
+      `${was} reads as ${describe(typeof whole === "string" ? node : whole)} now that the pointer is on it; ${AFTER_HOVER}`,
       { hint: HOVER_HINT },
     );
+  }
   return node;
 }
 
@@ -437,7 +440,7 @@ function judge(
   const known = parentsOf(live);
   // A printed control's own text and icons may be hidden from its child list yet answer a hit test
   // (Chromium's button text): only an unseen element an agent would act on is something new in front.
-  const unseen = guarded.filter((n) => (n.handle === undefined || !known.has(n.handle)) && isInteractive(n));
+  const unseen = guarded.filter((n) => newInFront(n, known));
   if (k < 0) return { chain, guarded, unseen, same: false };
   const node = chain[k]!;
   const records = byHandle.get(node.handle!)!;
@@ -485,6 +488,15 @@ async function coarse(
   const inside = holdsPoint(f, at.x, at.y);
   if (!inside || !sameIdentity(identityOf(read.node), shown.identity)) return now;
   return { ...now, record: shown, node: read.node, guarded: [read.node, ...now.guarded], same: true };
+}
+
+/**
+ * An element under the point that the observation did not have, which an agent would act on: something
+ * new in front. One that says it is not on screen is not in front of anything: Chromium answers a hit
+ * test on a collapsed <select> with one of its hidden options.
+ */
+function newInFront(n: RawNode, known: Map<number, number | undefined>): boolean {
+  return (n.handle === undefined || !known.has(n.handle)) && isInteractive(n) && n.states?.visible !== false;
 }
 
 /** Every handle of a live observation's tree (what the snapshot read, printed or not), with its parent's. */

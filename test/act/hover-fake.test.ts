@@ -217,6 +217,29 @@ describe("pointer input by ref is judged again once the pointer is there", () =>
     expect(pointerLog(b)).toEqual(["pointer move 220,130 button=1 count=1"]);
   });
 
+  it("a hidden control inside the element (a collapsed <select>'s options) is not in front of it: pressed", async () => {
+    // Chromium answers a hit test on a collapsed <select> with one of its options, which say they are not on screen.
+    const hidden = (visible: boolean): Node => ({
+      ...pane("Fruit", 120),
+      children: [{ ...row("Cherry", 120), role: "menu item", states: { visible } }],
+    });
+    const { b, s } = setup([pane("Fruit", 120)]);
+    const snap = await s.snapshot({ app: "Editor", screenshot: false });
+    onHover(b, 120, [hidden(false)]);
+    const result = await s.click(`@${snap.id}:e${indexOf(snap, "Fruit")}`, { snapshot: false });
+    expect(result.channel).toBe("synthetic");
+    expect(pointerLog(b)).toEqual([
+      "pointer move 220,130 button=1 count=1",
+      "pointer click 220,130 button=1 count=1",
+    ]);
+    // The same option shown (the list opened on hover) is something new in front.
+    const other = setup([pane("Fruit", 120)]);
+    const again = await other.s.snapshot({ app: "Editor", screenshot: false });
+    onHover(other.b, 120, [hidden(true)]);
+    const e = await rejects(other.s.click(`@${again.id}:e${indexOf(again, "Fruit")}`));
+    refusedAfterHover(e, "STALE_REF", /menu item "Cherry", which the observation did not have/);
+  });
+
   it("a scroll with no scroll action (wheel steps over it), relabelled on hover: STALE_REF", async () => {
     const { b, s } = setup([pane("List", 120)]);
     const snap = await s.snapshot({ app: "Editor", screenshot: false });
