@@ -57,6 +57,21 @@ PACKAGES=(
   clang-16
   # C/C++/Objective-C++ formatting check (scripts/check-cc-format.mjs, in npm run lint)
   clang-format-16
+  # issue 32: real tasks in the apps agents are judged on (OSWorld's set and GNOME's GTK4 apps).
+  # LibreOffice exposes AT-SPI only through its GTK3 VCL plugin (SAL_USE_VCLPLUGIN=gtk3).
+  mousepad
+  gtk-4-examples
+  nautilus
+  gnome-text-editor
+  gnome-calculator
+  libreoffice-calc
+  libreoffice-writer
+  libreoffice-impress
+  libreoffice-gtk3
+  gimp
+  vlc
+  thunderbird
+  qtbase5-examples
   # benchmark baseline and leak check
   python3-pyatspi
   valgrind
