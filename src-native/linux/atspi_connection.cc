@@ -54,7 +54,7 @@ GObj<GDBusConnection> ConnectAddress(GMainContext* ctx, const char* address, GDB
         ErrorPtr err(raw);
         (*h)->done = true;
         (*h)->conn = AdoptObject(c);
-        if (err) (*h)->message = err->message;
+        if (err) (*h)->message = ErrorWords(err.get(), "");
       },
       holder);
   if (!glib::IterateUntil(ctx, timeout, [&] { return wait->done; })) {
@@ -181,7 +181,7 @@ Error AtspiBackend::ConnectWithin(Clock::time_point deadline) {
           overrideFailure + (noAnswer ? "the session bus did not answer org.a11y.Bus.GetAddress before the deadline "
                                         "(the accessibility bus launcher may be starting or stopped)"
                                       : "no accessibility bus: org.a11y.Bus.GetAddress failed (" +
-                                            std::string(err ? err->message : "?") +
+                                            (err ? ErrorWords(err.get(), "org.a11y.Bus.GetAddress") : std::string("?")) +
                                             "); is at-spi2-core installed and at-spi-bus-launcher running?"));
     }
     const gchar* addr = nullptr;
