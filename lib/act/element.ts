@@ -24,7 +24,6 @@ import { hover } from "./hover.js";
 import { clickOcrLine, isOcrRecord, refuseOcrTarget } from "./ocr.js";
 import { underPointer } from "./pixels.js";
 import { confirmLanded, flushWebTree, type Resolved, releaseLater, resolveIn } from "./resolve.js";
-import { clickRow, ROW_ROLES } from "./rows.js";
 import {
   type ActionResult,
   type ActOptions,
@@ -34,6 +33,7 @@ import {
   refusedUndelivered,
   semanticOutcome,
 } from "./result.js";
+import { clickRow, ROW_ROLES } from "./rows.js";
 import type { Target } from "./store.js";
 
 const PRESS_ACTIONS = [
@@ -109,7 +109,8 @@ export async function click(
     return done(await pointerAt(env, r, { kind: "click", button: 1, count: 1 }, notes, "click", ctx));
   }
   // A row or a cell of a list is clicked by selecting exactly that row (rows.ts), never by its press action.
-  if (button === "left" && ROW_ROLES.has(r.record.role)) return done(await clickRow(env, ctx, r, notes, count));
+  if (button === "left" && ROW_ROLES.has(r.record.role))
+    return done(await clickRow(env, ctx, r, notes, count));
   const semantic =
     count === 1 ? findAction(r.record.actions, button === "left" ? PRESS_ACTIONS : MENU_ACTIONS) : undefined;
   if (semantic !== undefined) {

@@ -69,7 +69,9 @@ export async function clickRow(
   const activate = findAction(r.record.actions, ACTIVATE_ACTIONS);
   if (selected !== undefined && activate !== undefined) {
     notes.push(`selected the row, then ran its "${activate}" action (what a double-click does)`);
-    const uncertain = await semanticCall(ctx, () => r.live.backend.doAction(r.handle, activate, ctx.remaining()));
+    const uncertain = await semanticCall(ctx, () =>
+      r.live.backend.doAction(r.handle, activate, ctx.remaining()),
+    );
     return semanticOutcome("click", r, notes, uncertain);
   }
   const why =

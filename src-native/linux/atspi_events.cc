@@ -342,7 +342,9 @@ Error AtspiEvents::Watch(GDBusConnection* conn, GMainContext* ctx, int64_t pid, 
     if (!r && err && err->domain == G_DBUS_ERROR)
       return {ErrorCode::kAppNotFound, "app pid " + std::to_string(pid) + " is no longer on the accessibility bus"};
     if (!r)
-      return {ErrorCode::kNoAccessibilityBus, "the bus did not answer: " + (err ? atspi::ErrorWords(err.get(), "GetConnectionUnixProcessID") : std::string("?"))};
+      return {ErrorCode::kNoAccessibilityBus,
+              "the bus did not answer: " +
+                  (err ? atspi::ErrorWords(err.get(), "GetConnectionUnixProcessID") : std::string("?"))};
     if (static_cast<int64_t>(owner) != pid)
       return {ErrorCode::kAppNotFound, "the bus name known for pid " + std::to_string(pid) + " is another app's now"};
   }

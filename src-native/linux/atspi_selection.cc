@@ -6,8 +6,9 @@
 // the row is the container's. Selection.SelectChild first; Table.GetRowAtIndex
 // and AddRowSelection where the list refuses it (GTK3's tree view refuses
 // SelectChild when it has more than one column). A row that does not read as
-// selected afterwards is an error, never a success; a second selected row (a
-// multiple-selection list) is cleared, since a click selects one row.
+// selected afterwards is an error, never a success (a refusal when the list's
+// selection did not change at all); a second selected row (a multiple-selection
+// list) is cleared, since a click selects one row.
 //
 // Follows at-spi2-core xml/Selection.xml, xml/Table.xml and xml/Accessible.xml;
 // role and state numbers from atspi-constants.h.
@@ -164,9 +165,7 @@ class Selector {
   }
 
   // The selecting call itself got no answer: it may have happened.
-  Error Uncertain(const std::string& what) {
-    return MakeError(ErrorCode::kDeliveryUncertain, what + ": " + msg_);
-  }
+  Error Uncertain(const std::string& what) { return MakeError(ErrorCode::kDeliveryUncertain, what + ": " + msg_); }
 
   ImplT& im_;
   Clock::time_point deadline_;
@@ -186,6 +185,9 @@ Error AtspiBackend::Select(ElementId id, Clock::time_point deadline) {
   Selector<Impl> sel(im, deadline);
   Spot spot;
   if (Error e = sel.Find(target, spot)) return e;
+  // What was selected before: a list that answers yes but changes nothing has refused (nothing was delivered).
+  std::vector<gint32> before;
+  const bool knewBefore = spot.table && sel.SelectedRows(spot, before);
   bool done = false;
   gint32 row = -1;
   if (Error e = sel.Select(spot, done, row)) return e;
@@ -200,12 +202,15 @@ Error AtspiBackend::Select(ElementId id, Clock::time_point deadline) {
   }
   // The clicked element itself must read as selected (or, in a table, its row).
   int selected = sel.IsSelected(target);
-  if (selected != 1 && row >= 0 && sel.SelectedRows(spot, rows))
-    selected = rows.size() == 1 && rows[0] == row ? 1 : 0;
+  if (selected != 1 && row >= 0 && sel.SelectedRows(spot, rows)) selected = rows.size() == 1 && rows[0] == row ? 1 : 0;
   if (selected == 1) return {};
-  return MakeError(ErrorCode::kDeliveryUncertain, selected == 0 ? "the list answered, but the row does not read as selected"
-                                                                : "the list answered, but whether the row is selected "
-                                                                  "could not be read: " + sel.message());
+  if (selected == 0 && knewBefore && sel.SelectedRows(spot, rows) && rows == before)
+    return MakeError(ErrorCode::kActionFailed, "the list refused to select the row");
+  return MakeError(ErrorCode::kDeliveryUncertain, selected == 0
+                                                      ? "the list answered, but the row does not read as selected"
+                                                      : "the list answered, but whether the row is selected "
+                                                        "could not be read: " +
+                                                            sel.message());
 }
 
 }  // namespace axsnap

@@ -60,7 +60,7 @@ std::string CallWhat(const char* iface, const char* method, GVariant* params) {
   const auto shortName = [](const char* name) {
     const char* prefix = "org.a11y.atspi.";
     return std::strncmp(name, prefix, std::strlen(prefix)) == 0 ? std::string(name + std::strlen(prefix))
-                                                               : std::string(name);
+                                                                : std::string(name);
   };
   if (!iface || !method) return "";
   // A property is what a Properties call is about: "Table.NSelectedRows", not "Properties.Get".

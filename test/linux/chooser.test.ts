@@ -11,6 +11,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSession, type Session, type Snapshot } from "../../lib/index.js";
@@ -91,7 +92,8 @@ async function openFolders(s: Session, pid: number): Promise<Snapshot> {
 }
 
 /** The line that names `name`, with its state list. */
-const lineOf = (snap: Snapshot, name: string) => snap.text.split("\n").find((l) => cellLine(name).test(l.trim()))!;
+const lineOf = (snap: Snapshot, name: string) =>
+  snap.text.split("\n").find((l) => cellLine(name).test(l.trim()))!;
 
 describe("zenity's file chooser, through the library", () => {
   it(
@@ -152,7 +154,10 @@ describe("zenity's file chooser, through MCP", () => {
         try {
           const client = await connect(s);
           const call = async (name: string, args: Record<string, unknown>) => {
-            const r = (await client.callTool({ name, arguments: { app: app.pid, ...args } })) as CallToolResult;
+            const r = (await client.callTool({
+              name,
+              arguments: { app: app.pid, ...args },
+            })) as CallToolResult;
             const text = textOf(r);
             expect(r.isError, text).toBeFalsy();
             expect(text).not.toMatch(/GDBus|org\.freedesktop|org\.a11y/);
@@ -192,5 +197,85 @@ describe("zenity's file chooser, through MCP", () => {
       }
     },
     TIMEOUT * 2,
+  );
+});
+
+describe("a GTK3 list of our own (test/apps/rows-app.py)", () => {
+  const ROWS_APP = fileURLToPath(new URL("../apps/rows-app.py", import.meta.url));
+  const start = () =>
+    startApp(desktop, "/usr/bin/python3", [ROWS_APP], { name: "axsnap-rows-test", timeoutMs: 60_000 });
+  /** The row lines of one list, "name: states" (the list's lines up to the next list). */
+  const rowsOf = (snap: Snapshot, list: string) => {
+    const lines = snap.text.split("\n").map((l) => l.trim());
+    const from = lines.findIndex((l) => new RegExp(`^\\d+ table ${list}$`).test(l));
+    const out: string[] = [];
+    for (const l of lines.slice(from + 1)) {
+      if (/^\d+ table \w+$/.test(l)) break;
+      const m = /^\d+ table cell \(([^)]*)\) (\w+),/.exec(l);
+      if (m) out.push(`${m[2]}: ${m[1]}`);
+    }
+    return out;
+  };
+
+  it(
+    "a row of a list that takes no selection is clicked with the pointer, said unselected, and never activated",
+    async () => {
+      const app = await start();
+      const s = createSession();
+      try {
+        const snap = await s.snapshot({ app: app.pid, screenshot: false });
+        const r = await s.click(indexIn(snap, /^\d+ table cell \(selectable\) charlie,/), {
+          snapshot: false,
+        });
+        const notes = r.notes.join("\n");
+        expect(notes).not.toMatch(/GDBus|org\.freedesktop|org\.a11y/);
+        expect(notes).toMatch(
+          /could not be selected through its list \(the list refused to select the row\)/,
+        );
+        expect(notes).toMatch(/does not read as selected/);
+        expect(r).toMatchObject({ channel: "synthetic", delivery: "delivered_unverified" });
+        // Give a wrongly sent activation time to print: nothing may have been activated.
+        await s.snapshot({ app: app.pid, screenshot: false });
+        expect(app.output()).not.toMatch(/activated/);
+        // A double-click activates the row that was clicked, and only it.
+        const d = await s.click(indexIn(snap, /^\d+ table cell \(selectable\) bravo,/), {
+          count: 2,
+          snapshot: false,
+        });
+        expect(d.channel).toBe("synthetic");
+        const until = Date.now() + 10_000;
+        while (!/activated/.test(app.output()) && Date.now() < until)
+          await new Promise((x) => setTimeout(x, 50));
+        expect(app.output().match(/activated .*/g)).toEqual(["activated Fixed bravo"]);
+      } finally {
+        await s.close();
+        await app.stop();
+      }
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "a click in a multiple-selection list leaves only the clicked row selected",
+    async () => {
+      const app = await start();
+      const s = createSession();
+      try {
+        const snap = await s.snapshot({ app: app.pid, screenshot: false });
+        expect(rowsOf(snap, "Multi").filter((l) => l.endsWith(": selected"))).toEqual([
+          "one: selected",
+          "two: selected",
+        ]);
+        const r = await s.click(indexIn(snap, /^\d+ table cell \(selectable\) four,/), { snapshot: false });
+        expect(r).toMatchObject({ channel: "semantic", delivery: "delivered_verified", notes: [] });
+        const after = await s.snapshot({ app: app.pid, screenshot: false });
+        expect(rowsOf(after, "Multi").filter((l) => l.endsWith(": selected"))).toEqual(["four: selected"]);
+        expect(app.output()).not.toMatch(/activated/);
+      } finally {
+        await s.close();
+        await app.stop();
+      }
+    },
+    TIMEOUT,
   );
 });
