@@ -54,6 +54,7 @@
             "src-native/linux/atspi_input_target.cc",
             "src-native/linux/atspi_nodes.cc",
             "src-native/linux/atspi_prefetch.cc",
+            "src-native/linux/atspi_selection.cc",
             "src-native/linux/atspi_tables.cc",
             "src-native/linux/atspi_vocabulary.cc",
             "src-native/linux/dbus_reply.cc",

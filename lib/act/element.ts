@@ -2,7 +2,8 @@
  * Actions on an element by index or ref: each resolves the target, passes
  * the guards, sends by the most faithful channel the element offers
  * (select a row, focus an entry, its press action, else a synthetic click)
- * and falls back only after a refusal that delivered nothing.
+ * and falls back only after a refusal that delivered nothing, never from a
+ * row to its press action (rows.ts).
  */
 import type { CallContext } from "../call.js";
 import { AxsnapError, type Delivery, invalidArgument } from "../errors.js";
@@ -32,6 +33,7 @@ import {
   refusedUndelivered,
   semanticOutcome,
 } from "./result.js";
+import { clickRow, ROW_ROLES } from "./rows.js";
 import type { Target } from "./store.js";
 
 const PRESS_ACTIONS = [
@@ -46,7 +48,6 @@ const PRESS_ACTIONS = [
   "doDefault",
 ];
 const MENU_ACTIONS = ["AXShowMenu", "showContextMenu", "show menu", "popup"];
-const ROW_ROLES = new Set(["AXRow", "table row", "list item", "tree item", "table cell"]);
 /** Text entries: a click puts the caret in them (focus), never their "activate" action, which submits. */
 export const ENTRY_ROLES = new Set([
   "AXTextField",
@@ -107,18 +108,11 @@ export async function click(
     }
     return done(await pointerAt(env, r, { kind: "click", button: 1, count: 1 }, notes, "click", ctx));
   }
+  // A row or a cell of a list is clicked by selecting exactly that row (rows.ts), never by its press action.
+  if (button === "left" && ROW_ROLES.has(r.record.role))
+    return done(await clickRow(env, ctx, r, notes, count));
   const semantic =
     count === 1 ? findAction(r.record.actions, button === "left" ? PRESS_ACTIONS : MENU_ACTIONS) : undefined;
-  // A row is clicked by selecting it in its list; a row that cannot be selected falls through to press.
-  if (button === "left" && count === 1 && ROW_ROLES.has(r.record.role)) {
-    try {
-      const uncertain = await semanticCall(ctx, () => r.live.backend.select(r.handle, ctx.remaining()));
-      return done(semanticOutcome("click", r, notes, uncertain));
-    } catch (e) {
-      if (!refusedUndelivered(e)) throw e;
-      notes.push(`the row could not be selected in its list (${e.message})`);
-    }
-  }
   if (semantic !== undefined) {
     try {
       const uncertain = await semanticCall(ctx, () =>

@@ -1,12 +1,11 @@
 // Acting through AT-SPI rather than input: a named action (Action.DoAction),
 // text (EditableText.SetTextContents, and InsertText at the end), a number
-// (Value.CurrentValue), focus (Component.GrabFocus) and selection of a row or
-// cell in its list (Selection.SelectChild, or Table.AddRowSelection where
-// GTK3's tree view refuses it). Each drops what earlier reads let later ones
-// skip (Impl::ForgetReadState).
+// (Value.CurrentValue) and focus (Component.GrabFocus); selecting a row is in
+// atspi_selection.cc. Each drops what earlier reads let later ones skip
+// (Impl::ForgetReadState).
 //
 // Follows at-spi2-core xml/Action.xml, xml/EditableText.xml, xml/Text.xml,
-// xml/Value.xml, xml/Component.xml, xml/Selection.xml and xml/Table.xml;
+// xml/Value.xml and xml/Component.xml;
 // state numbers (EDITABLE, READ_ONLY) from atspi-constants.h.
 
 #include <algorithm>
@@ -164,73 +163,6 @@ Error AtspiBackend::Focus(ElementId id, Clock::time_point deadline) {
   gboolean success = FALSE;
   g_variant_get(r.get(), "(b)", &success);
   if (!success) return MakeError(ErrorCode::kActionFailed, "the application refused to focus the element");
-  return {};
-}
-
-// Selects a row or cell in its list: Selection.SelectChild on the parent, at
-// the element's index in it (the AT-SPI way to "click" a row without input).
-namespace {
-
-// GTK3's tree view refuses Selection.SelectChild for a cell of a table with
-// more than one column; its Table interface selects the cell's row instead
-// (Table.GetRowAtIndex, then AddRowSelection). True when the row was selected.
-template <typename ImplT>
-bool SelectTableRow(ImplT& im, const std::string& bus, const std::string& path, gint32 index,
-                    Clock::time_point deadline) {
-  Outcome o;
-  std::string msg;
-  VariantPtr rv =
-      im.CallSync(bus, path, kIfTable, "GetRowAtIndex", g_variant_new("(i)", index), "(i)", deadline, o, msg);
-  if (o != Outcome::kOk) return false;
-  gint32 row = -1;
-  g_variant_get(rv.get(), "(i)", &row);
-  if (row < 0) return false;
-  VariantPtr av =
-      im.CallSync(bus, path, kIfTable, "AddRowSelection", g_variant_new("(i)", row), "(b)", deadline, o, msg);
-  if (o != Outcome::kOk) return false;
-  gboolean ok = FALSE;
-  g_variant_get(av.get(), "(b)", &ok);
-  return ok != FALSE;
-}
-
-}  // namespace
-
-Error AtspiBackend::Select(ElementId id, Clock::time_point deadline) {
-  Impl& im = *impl_;
-  if (Error e = Ready(deadline)) return e;
-  const ObjRef* ref = im.Lookup(id);
-  if (!ref) return im.Unknown(id);
-  const ObjRef target = *ref;
-  im.ForgetReadState();
-  const int perCall = static_cast<int>(im.callTimeout.count());
-  Outcome o;
-  std::string msg;
-  VariantPtr pv = im.CallSync(target.bus, target.path, kIfProperties, "Get",
-                              g_variant_new("(ss)", kIfAccessible, "Parent"), "(v)", deadline, o, msg);
-  if (o != Outcome::kOk) return OutcomeError(o, target.bus, msg, perCall);
-  VariantPtr parent = UnwrapV(pv.get());
-  if (!parent || !g_variant_is_of_type(parent.get(), G_VARIANT_TYPE("(so)")))
-    return MakeError(ErrorCode::kActionNotSupported, "the element has no parent to select it in");
-  const gchar* parentBus = nullptr;
-  const gchar* parentPath = nullptr;
-  g_variant_get(parent.get(), "(&s&o)", &parentBus, &parentPath);
-  const std::string pBus = parentBus ? parentBus : "";
-  const std::string pPath = parentPath ? parentPath : "";
-  VariantPtr iv =
-      im.CallSync(target.bus, target.path, kIfAccessible, "GetIndexInParent", nullptr, "(i)", deadline, o, msg);
-  if (o != Outcome::kOk) return OutcomeError(o, target.bus, msg, perCall);
-  gint32 index = -1;
-  g_variant_get(iv.get(), "(i)", &index);
-  if (index < 0) return MakeError(ErrorCode::kActionNotSupported, "the element is not a child of its parent");
-  VariantPtr sv = im.CallSync(pBus, pPath, "org.a11y.atspi.Selection", "SelectChild", g_variant_new("(i)", index),
-                              "(b)", deadline, o, msg);
-  if (o == Outcome::kFailed)
-    return MakeError(ErrorCode::kActionNotSupported, "its list does not support selection: " + msg);
-  if (o != Outcome::kOk) return OutcomeError(o, pBus, msg, perCall);
-  gboolean ok = FALSE;
-  g_variant_get(sv.get(), "(b)", &ok);
-  if (!ok && SelectTableRow(im, pBus, pPath, index, deadline)) return {};
-  if (!ok) return MakeError(ErrorCode::kActionFailed, "the list refused to select the element");
   return {};
 }
 

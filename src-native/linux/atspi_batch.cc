@@ -175,7 +175,7 @@ void OnCallDone(GObject* source, GAsyncResult* res, gpointer data) {
     }
   } else {
     r.outcome = ClassifyError(err.get());
-    r.message = err ? err->message : "unknown error";
+    r.message = ErrorWords(err.get(), ctx->kind);
     if (r.outcome == Outcome::kNoReply) {
       // A timeout cut short by the deadline is the deadline's doing.
       if (st.deadlinePassed || Clock::now() + std::chrono::milliseconds(2) >= st.deadline) {

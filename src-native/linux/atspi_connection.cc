@@ -54,7 +54,7 @@ GObj<GDBusConnection> ConnectAddress(GMainContext* ctx, const char* address, GDB
         ErrorPtr err(raw);
         (*h)->done = true;
         (*h)->conn = AdoptObject(c);
-        if (err) (*h)->message = err->message;
+        if (err) (*h)->message = ErrorWords(err.get(), "");
       },
       holder);
   if (!glib::IterateUntil(ctx, timeout, [&] { return wait->done; })) {
@@ -176,13 +176,13 @@ Error AtspiBackend::ConnectWithin(Clock::time_point deadline) {
     if (!reply) {
       g_dbus_connection_close_sync(session.get(), nullptr, nullptr);
       const bool noAnswer = timeout <= 0 || ClassifyError(err.get()) == Outcome::kNoReply;
-      return MakeError(
-          ErrorCode::kNoAccessibilityBus,
-          overrideFailure + (noAnswer ? "the session bus did not answer org.a11y.Bus.GetAddress before the deadline "
-                                        "(the accessibility bus launcher may be starting or stopped)"
-                                      : "no accessibility bus: org.a11y.Bus.GetAddress failed (" +
-                                            std::string(err ? err->message : "?") +
-                                            "); is at-spi2-core installed and at-spi-bus-launcher running?"));
+      return MakeError(ErrorCode::kNoAccessibilityBus,
+                       overrideFailure +
+                           (noAnswer ? "the session bus did not answer org.a11y.Bus.GetAddress before the deadline "
+                                       "(the accessibility bus launcher may be starting or stopped)"
+                                     : "no accessibility bus: org.a11y.Bus.GetAddress failed (" +
+                                           (err ? ErrorWords(err.get(), "org.a11y.Bus.GetAddress") : std::string("?")) +
+                                           "); is at-spi2-core installed and at-spi-bus-launcher running?"));
     }
     const gchar* addr = nullptr;
     g_variant_get(reply.get(), "(&s)", &addr);

@@ -9,6 +9,10 @@
 #include <cstring>
 
 namespace axsnap {
+namespace atspi {
+// From atspi_internal.h, which this file does not include (its registry names collide with these).
+std::string ErrorWords(const GError* e, const std::string& what);
+}  // namespace atspi
 namespace {
 
 using namespace glib;  // NOLINT: the RAII helpers are used throughout
@@ -338,7 +342,9 @@ Error AtspiEvents::Watch(GDBusConnection* conn, GMainContext* ctx, int64_t pid, 
     if (!r && err && err->domain == G_DBUS_ERROR)
       return {ErrorCode::kAppNotFound, "app pid " + std::to_string(pid) + " is no longer on the accessibility bus"};
     if (!r)
-      return {ErrorCode::kNoAccessibilityBus, std::string("the bus did not answer: ") + (err ? err->message : "?")};
+      return {ErrorCode::kNoAccessibilityBus,
+              "the bus did not answer: " +
+                  (err ? atspi::ErrorWords(err.get(), "GetConnectionUnixProcessID") : std::string("?"))};
     if (static_cast<int64_t>(owner) != pid)
       return {ErrorCode::kAppNotFound, "the bus name known for pid " + std::to_string(pid) + " is another app's now"};
   }

@@ -161,6 +161,11 @@ struct ObjRef {
 
 Error MakeError(ErrorCode code, std::string message);
 Outcome ClassifyError(const GError* e);
+// A failed call in words (never the raw D-Bus error text), for notes and hints: every GError a call
+// gets passes through here. `what` names the call ("Selection.SelectChild"; see CallWhat), or is empty.
+std::string ErrorWords(const GError* e, const std::string& what);
+// The name of a call for ErrorWords: the short interface and the method, or the property a Properties call reads.
+std::string CallWhat(const char* iface, const char* method, GVariant* params);
 Error OutcomeError(Outcome o, const std::string& busName, const std::string& message, int timeoutMs);
 VariantPtr UnwrapV(GVariant* reply);
 Rect RectOf(GVariant* reply);
@@ -490,7 +495,7 @@ struct AtspiBackend::Impl {
     }
     outcome = ClassifyError(err.get());
     if (outcome == Outcome::kNoReply && Clock::now() >= deadline) outcome = Outcome::kDeadline;
-    message = err ? err->message : "unknown error";
+    message = ErrorWords(err.get(), CallWhat(iface, method, owned.get()));
     return nullptr;
   }
 

@@ -46,6 +46,73 @@ Outcome ClassifyError(const GError* e) {
   return Outcome::kFailed;
 }
 
+namespace {
+
+bool IsRemote(const GError* e, const char* name) {
+  if (!g_dbus_error_is_remote_error(e)) return false;
+  CharPtr remote(g_dbus_error_get_remote_error(e));
+  return remote && std::strcmp(remote.get(), name) == 0;
+}
+
+}  // namespace
+
+std::string CallWhat(const char* iface, const char* method, GVariant* params) {
+  const auto shortName = [](const char* name) {
+    const char* prefix = "org.a11y.atspi.";
+    return std::strncmp(name, prefix, std::strlen(prefix)) == 0 ? std::string(name + std::strlen(prefix))
+                                                                : std::string(name);
+  };
+  if (!iface || !method) return "";
+  // A property is what a Properties call is about: "Table.NSelectedRows", not "Properties.Get".
+  if (std::strcmp(iface, "org.freedesktop.DBus.Properties") == 0 && params &&
+      g_variant_is_of_type(params, G_VARIANT_TYPE_TUPLE) && g_variant_n_children(params) >= 2) {
+    VariantPtr i = AdoptVariant(g_variant_get_child_value(params, 0));
+    VariantPtr n = AdoptVariant(g_variant_get_child_value(params, 1));
+    if (g_variant_is_of_type(i.get(), G_VARIANT_TYPE_STRING) && g_variant_is_of_type(n.get(), G_VARIANT_TYPE_STRING))
+      return shortName(g_variant_get_string(i.get(), nullptr)) + "." + g_variant_get_string(n.get(), nullptr);
+  }
+  return shortName(iface) + "." + method;
+}
+
+std::string ErrorWords(const GError* e, const std::string& what) {
+  if (!e) return "unknown error";
+  const std::string call = what.empty() ? "the call" : what;
+  const auto is = [e](int code, const char* remote) {
+    return g_error_matches(e, G_DBUS_ERROR, code) || IsRemote(e, remote);
+  };
+  if (is(G_DBUS_ERROR_UNKNOWN_METHOD, "org.freedesktop.DBus.Error.UnknownMethod") ||
+      is(G_DBUS_ERROR_UNKNOWN_INTERFACE, "org.freedesktop.DBus.Error.UnknownInterface") ||
+      is(G_DBUS_ERROR_UNKNOWN_PROPERTY, "org.freedesktop.DBus.Error.UnknownProperty"))
+    return "the element does not offer " + call;
+  if (is(G_DBUS_ERROR_INVALID_ARGS, "org.freedesktop.DBus.Error.InvalidArgs"))
+    return "the app did not accept " + call + " here";
+  if (is(G_DBUS_ERROR_NAME_HAS_NO_OWNER, "org.freedesktop.DBus.Error.NameHasNoOwner") ||
+      is(G_DBUS_ERROR_SERVICE_UNKNOWN, "org.freedesktop.DBus.Error.ServiceUnknown"))
+    return "its app is no longer on the bus (it exited)";
+  if (is(G_DBUS_ERROR_UNKNOWN_OBJECT, "org.freedesktop.DBus.Error.UnknownObject"))
+    return "the app no longer has this element";
+  if (is(G_DBUS_ERROR_NO_REPLY, "org.freedesktop.DBus.Error.NoReply"))
+    return e->message && std::strstr(e->message, "disconnected from message bus")
+               ? "the app left the bus before answering (it exited)"
+               : "the app did not answer " + call;
+  if (is(G_DBUS_ERROR_TIMEOUT, "org.freedesktop.DBus.Error.Timeout") ||
+      is(G_DBUS_ERROR_TIMED_OUT, "org.freedesktop.DBus.Error.TimedOut") ||
+      g_error_matches(e, G_IO_ERROR, G_IO_ERROR_TIMED_OUT))
+    return "the app did not answer " + call + " in time";
+  if (is(G_DBUS_ERROR_ACCESS_DENIED, "org.freedesktop.DBus.Error.AccessDenied"))
+    return "the bus refused " + call + " (access denied)";
+  if (g_error_matches(e, G_IO_ERROR, G_IO_ERROR_CLOSED) || g_error_matches(e, G_DBUS_ERROR, G_DBUS_ERROR_DISCONNECTED))
+    return "the bus connection closed";
+  if (g_dbus_error_is_remote_error(e)) {
+    // The app's own words, without the D-Bus error name in front.
+    ErrorPtr copy(g_error_copy(e));
+    g_dbus_error_strip_remote_error(copy.get());
+    return "the app answered " + call + " with an error" +
+           (copy->message && *copy->message ? ": " + std::string(copy->message) : std::string());
+  }
+  return e->message ? e->message : "unknown error";
+}
+
 // Unwraps "(v)" -> the inner value (a new reference), or null.
 VariantPtr UnwrapV(GVariant* reply) {
   if (!reply || !g_variant_is_of_type(reply, G_VARIANT_TYPE("(v)"))) return nullptr;
