@@ -20,6 +20,7 @@ import {
   guardNotSecureNow,
 } from "./guards.js";
 import { hover } from "./hover.js";
+import { mayOpenDialog, pointerFirst, runsInCall } from "./modal.js";
 import { clickOcrLine, isOcrRecord, refuseOcrTarget } from "./ocr.js";
 import { underPointer } from "./pixels.js";
 import { confirmLanded, flushWebTree, type Resolved, releaseLater, resolveIn } from "./resolve.js";
@@ -118,6 +119,18 @@ export async function click(
       if (!refusedUndelivered(e)) throw e;
       notes.push(`the row could not be selected in its list (${e.message})`);
     }
+  }
+  // A press that may open a dialog, in a toolkit that runs the action inside the accessibility call, goes by
+  // pointer where the pointer can reach the element (act/modal.ts).
+  if (
+    semantic !== undefined &&
+    button === "left" &&
+    count === 1 &&
+    mayOpenDialog(r) &&
+    (await runsInCall(r, ctx))
+  ) {
+    const clicked = await pointerFirst(env, r, notes, ctx);
+    if (clicked) return done(clicked);
   }
   if (semantic !== undefined) {
     try {

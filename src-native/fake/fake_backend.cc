@@ -246,6 +246,20 @@ Error FakeBackend::DoAction(ElementId id, const std::string& name, Clock::time_p
   return AfterSend(*e, deadline);
 }
 
+Error FakeBackend::Toolkit(ElementId id, std::string& name, std::string& version, Clock::time_point deadline) {
+  FakeElement* e = Find(id);
+  if (!e) return {ErrorCode::kElementGone, "fake: unknown element"};
+  if (Error err = Touch(*e, deadline)) return err;
+  const int64_t pid = PidOf(static_cast<size_t>(e - script_.elements.data()));
+  for (const FakeApp& a : script_.apps)
+    if (a.info.pid == pid && !a.toolkit.empty()) {
+      name = a.toolkit;
+      version = a.toolkitVersion;
+      return {};
+    }
+  return {ErrorCode::kActionNotSupported, "fake: the app names no toolkit"};
+}
+
 Error FakeBackend::SetText(ElementId id, const std::string& text, Clock::time_point deadline) {
   FakeElement* e = Find(id);
   if (!e) return {ErrorCode::kElementGone, "fake: unknown element"};

@@ -60,7 +60,8 @@ struct FakeApp {
   AppInfo info;
   bool focused = false;
   std::vector<FakeWindow> windows;
-  double quietFloorMs = 0;  // AppEventState::quietFloorMs: an app that batches its changes
+  double quietFloorMs = 0;              // AppEventState::quietFloorMs: an app that batches its changes
+  std::string toolkit, toolkitVersion;  // the world's `toolkit: { name, version }`; Toolkit answers them
 };
 
 struct FakeScript {
@@ -95,6 +96,7 @@ class FakeBackend : public Backend {
   Error Capture(const WindowInfo& window, std::vector<uint8_t>& rgba, int& width, int& height, Rect& captured,
                 Clock::time_point deadline) override;
   Error DoAction(ElementId id, const std::string& name, Clock::time_point deadline) override;
+  Error Toolkit(ElementId id, std::string& name, std::string& version, Clock::time_point deadline) override;
   Error SetText(ElementId id, const std::string& text, Clock::time_point deadline) override;
   Error SetNumber(ElementId id, double value, Clock::time_point deadline) override;
   Error Focus(ElementId id, Clock::time_point deadline) override;

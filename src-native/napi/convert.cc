@@ -417,6 +417,11 @@ FakeScript FakeScriptFromJs(const Napi::Object& o) {
     app.focused = OptBool(a, "focused").value_or(false);
     app.info.responsive = OptBool(a, "responsive").value_or(true);
     app.quietFloorMs = std::max(0.0, std::min(OptNumber(a, "quietFloorMs").value_or(0), 60000.0));
+    if (a.Get("toolkit").IsObject()) {
+      Napi::Object tk = a.Get("toolkit").As<Napi::Object>();
+      app.toolkit = OptString(tk, "name").value_or("");
+      app.toolkitVersion = OptString(tk, "version").value_or("");
+    }
     Napi::Value windows = a.Get("windows");
     if (windows.IsArray()) {
       Napi::Array ws = windows.As<Napi::Array>();
