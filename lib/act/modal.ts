@@ -11,7 +11,7 @@
  * when it is on screen and the hit test finds it uncovered; its action is
  * used only where the pointer cannot reach it, and an app that then stops
  * answering is said to be held by what the action opened
- * (`heldAfterAction`), never "busy".
+ * (act/held.ts), never "wait a moment".
  */
 import type { CallContext } from "../call.js";
 import { AxsnapError } from "../errors.js";

@@ -315,6 +315,7 @@ size_t AddTree(FakeScript& script, const Napi::Object& rootNode, std::map<std::s
       e.fault.childrenError = OptBool(f, "childrenError").value_or(false);
       e.fault.earlyDeadline = OptString(f, "earlyDeadline").value_or("");
       e.fault.actionHangMs = static_cast<int>(OptNumber(f, "actionHangMs").value_or(0));
+      e.fault.holdsApp = OptBool(f, "holdsApp").value_or(false);
       e.fault.refuseFocus = OptBool(f, "refuseFocus").value_or(false);
       e.fault.ignoreSet = OptBool(f, "ignoreSet").value_or(false);
       e.fault.failRead = OptString(f, "failRead").value_or("");
