@@ -162,6 +162,8 @@ export interface NativeBackend {
     deadlineMs: number;
   }): Promise<{ pid: number }>;
   doAction(handle: number, name: string, deadlineMs: number): Promise<void>;
+  /** The toolkit of the element's app (Linux: AT-SPI ToolkitName/Version, "GTK" "3.24.38"); ACTION_NOT_SUPPORTED where the platform does not say. */
+  toolkit(handle: number, deadlineMs: number): Promise<{ name: string; version: string }>;
   setText(handle: number, text: string, deadlineMs: number): Promise<void>;
   setNumber(handle: number, value: number, deadlineMs: number): Promise<void>;
   focus(handle: number, deadlineMs: number): Promise<void>;

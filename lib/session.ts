@@ -16,6 +16,7 @@
 import * as element from "./act/element.js";
 import type { ActEnv, ConfirmRequest, Policy } from "./act/env.js";
 import { DEFAULT_DESTRUCTIVE_WORDS } from "./act/guards.js";
+import { answered, explainHeld } from "./act/held.js";
 import { atPixels, type PixelOptions } from "./act/pixels.js";
 import { resolveIn } from "./act/resolve.js";
 import { type ActionResult, type ActOptions, checkActOptions } from "./act/result.js";
@@ -126,8 +127,14 @@ export class Session {
    * With `root`, only that element's subtree (act/root.ts).
    */
   async snapshot(options: SnapshotOptions): Promise<Snapshot> {
-    const snap =
-      options?.root !== undefined ? await this.subtree(options) : await observe(options, this.env.backend);
+    let snap: Snapshot;
+    try {
+      snap =
+        options?.root !== undefined ? await this.subtree(options) : await observe(options, this.env.backend);
+    } catch (e) {
+      throw explainHeld(this.store, options?.app, e);
+    }
+    answered(this.store, snap.app.pid);
     this.store.keep(snap);
     this.observes(snap);
     return snap;

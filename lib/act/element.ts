@@ -21,6 +21,7 @@ import {
   guardNotSecureNow,
 } from "./guards.js";
 import { hover } from "./hover.js";
+import { mayOpenDialog, pointerFirst, runsInCall } from "./modal.js";
 import { clickOcrLine, isOcrRecord, refuseOcrTarget } from "./ocr.js";
 import { underPointer } from "./pixels.js";
 import { confirmLanded, flushWebTree, type Resolved, releaseLater, resolveIn } from "./resolve.js";
@@ -113,6 +114,18 @@ export async function click(
     return done(await clickRow(env, ctx, r, notes, count));
   const semantic =
     count === 1 ? findAction(r.record.actions, button === "left" ? PRESS_ACTIONS : MENU_ACTIONS) : undefined;
+  // A press that may open a dialog, in a toolkit that runs the action inside the accessibility call, goes by
+  // pointer where the pointer can reach the element (act/modal.ts).
+  if (
+    semantic !== undefined &&
+    button === "left" &&
+    count === 1 &&
+    mayOpenDialog(r) &&
+    (await runsInCall(r, ctx))
+  ) {
+    const clicked = await pointerFirst(env, r, notes, ctx);
+    if (clicked) return done(clicked);
+  }
   if (semantic !== undefined) {
     try {
       const uncertain = await semanticCall(ctx, () =>

@@ -16,6 +16,7 @@ import { cut } from "../render/sanitize.js";
 import type { Snapshot } from "../snapshot.js";
 import { compareWindows, type WindowListing } from "../windows.js";
 import type { ActEnv } from "./env.js";
+import { heldAfterAction } from "./held.js";
 import type { Resolved } from "./resolve.js";
 import { scopeOf } from "./root.js";
 
@@ -243,6 +244,9 @@ export async function finish(
     });
   } catch (e) {
     result.notes.push(cut(`no fresh snapshot after the action: ${(e as Error).message}`, NOTE_LIMIT));
+    // It answered while the action was resolved: what the action opened holds it (act/held.ts).
+    if (e instanceof AxsnapError && e.code === "APP_UNRESPONSIVE" && o.delivery !== "not_delivered")
+      result.notes.push(cut(heldAfterAction(env.store, o.snapshot, o.action), NOTE_LIMIT));
     // Silence from an app that then does not answer is not settling: it may have stopped mid-reaction.
     if (
       result.settled?.mode === "quiet" &&

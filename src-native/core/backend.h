@@ -169,6 +169,13 @@ class Backend {
     return {ErrorCode::kOcrUnavailable, "this platform has no OCR engine", kNoOcrHint};
   }
 
+  // The toolkit of the app that owns the element (Linux: AT-SPI Application.ToolkitName and .Version, "GTK"
+  // "3.24.38"), for what its actions do: GTK 3 runs an action inside the accessibility call that asked
+  // for it. kActionNotSupported where the platform does not say.
+  virtual Error Toolkit(ElementId id, std::string& name, std::string& version, Clock::time_point deadline) {
+    return {ErrorCode::kActionNotSupported, "this platform does not name its apps' toolkits"};
+  }
+
   // Actions.
   virtual Error DoAction(ElementId id, const std::string& name, Clock::time_point deadline) = 0;
   virtual Error SetText(ElementId id, const std::string& text, Clock::time_point deadline) = 0;

@@ -33,6 +33,9 @@ FakeElement* FakeBackend::Find(ElementId id) {
 
 Error FakeBackend::Touch(FakeElement& e, Clock::time_point deadline) {
   e.reads++;
+  const bool anyHeld = std::any_of(script_.apps.begin(), script_.apps.end(), [](const FakeApp& a) { return a.held; });
+  if (anyHeld && Held(PidOf(static_cast<size_t>(&e - script_.elements.data()))))
+    return {ErrorCode::kAppUnresponsive, "fake: the app did not answer"};
   if (e.fault.failRead == "unresponsive") return {ErrorCode::kAppUnresponsive, "fake: the app did not answer"};
   if (!e.fault.failRead.empty()) return {ErrorCode::kInternal, "fake: the read failed"};
   if (e.fault.dieAfterReads >= 0 && e.reads > e.fault.dieAfterReads)
@@ -51,6 +54,7 @@ Error FakeBackend::ListApps(std::vector<AppInfo>& out, Clock::time_point) {
   for (size_t i = 0; i < script_.apps.size(); i++) {
     AppInfo info = script_.apps[i].info;
     info.element = script_.elements.size() + i + 1;
+    if (script_.apps[i].held) info.responsive = false;
     out.push_back(info);
   }
   return {};
@@ -243,7 +247,41 @@ Error FakeBackend::DoAction(ElementId id, const std::string& name, Clock::time_p
     return {ErrorCode::kActionNotSupported, "fake: the element has no action " + name};
   Record("action " + std::to_string(id) + " " + name);
   Effect(*e, "object:state-changed");
+  if (e->fault.holdsApp) {
+    const int64_t pid = PidOf(static_cast<size_t>(e - script_.elements.data()));
+    for (FakeApp& a : script_.apps)
+      if (a.info.pid == pid) a.held = true;
+  }
   return AfterSend(*e, deadline);
+}
+
+bool FakeBackend::Held(int64_t pid) const {
+  for (const FakeApp& a : script_.apps)
+    if (a.info.pid == pid && a.held) return true;
+  return false;
+}
+
+void FakeBackend::Release(int64_t pid, bool input) {
+  if (!input) return;
+  for (FakeApp& a : script_.apps)
+    if (a.info.pid == pid && a.held) {
+      a.held = false;
+      Record("released " + std::to_string(pid));
+    }
+}
+
+Error FakeBackend::Toolkit(ElementId id, std::string& name, std::string& version, Clock::time_point deadline) {
+  FakeElement* e = Find(id);
+  if (!e) return {ErrorCode::kElementGone, "fake: unknown element"};
+  if (Error err = Touch(*e, deadline)) return err;
+  const int64_t pid = PidOf(static_cast<size_t>(e - script_.elements.data()));
+  for (const FakeApp& a : script_.apps)
+    if (a.info.pid == pid && !a.toolkit.empty()) {
+      name = a.toolkit;
+      version = a.toolkitVersion;
+      return {};
+    }
+  return {ErrorCode::kActionNotSupported, "fake: the app names no toolkit"};
 }
 
 Error FakeBackend::SetText(ElementId id, const std::string& text, Clock::time_point deadline) {
@@ -313,6 +351,7 @@ Error FakeBackend::Pointer(const WindowInfo& window, const PointerEvent& ev, Clo
   if (Error err = InputWindow(window)) return err;
   if (Clock::now() >= deadline) return {ErrorCode::kTimeout, "fake: deadline"};
   static const char* kinds[] = {"click", "wheel", "drag", "move"};
+  Release(window.pid, ev.kind != PointerEvent::Kind::kMove);
   Record(std::string("pointer ") + kinds[static_cast<int>(ev.kind)] + " " + std::to_string(std::lround(ev.x)) + "," +
          std::to_string(std::lround(ev.y)) + " button=" + std::to_string(ev.button) +
          " count=" + std::to_string(ev.count));
@@ -323,6 +362,7 @@ Error FakeBackend::Pointer(const WindowInfo& window, const PointerEvent& ev, Clo
 Error FakeBackend::Keys(const WindowInfo& window, const std::string& combo, Clock::time_point deadline) {
   if (Error err = InputWindow(window)) return err;
   if (Clock::now() >= deadline) return {ErrorCode::kTimeout, "fake: deadline"};
+  Release(window.pid, true);
   Record("keys " + combo);
   Emit(window.pid, "object:state-changed");
   return {};
@@ -364,6 +404,7 @@ Error FakeBackend::FocusedElement(int64_t pid, ElementId& out, bool& found, Cloc
   for (const FakeApp& a : script_.apps)
     if (a.info.pid == pid) app = &a;
   if (!app) return {ErrorCode::kAppNotFound, "fake: no such app"};
+  if (app->held) return {ErrorCode::kAppUnresponsive, "fake: the app did not answer"};
   // Focus lives in the app's windows: search each window's tree for the focused element.
   for (const FakeWindow& w : app->windows) {
     std::vector<size_t> stack{w.root};

@@ -24,7 +24,10 @@ struct FakeFault {
   // "children" or "read": that read answers the deadline's error though the deadline has not passed yet, as
   // the AT-SPI batch does when its deadline timer fires a little early (or within its 2 ms margin).
   std::string earlyDeadline;
-  int actionHangMs = 0;      // an action or set is recorded (it left), then the app stalls this long
+  int actionHangMs = 0;  // an action or set is recorded (it left), then the app stalls this long
+  // The action answers, then its app answers nothing more until key or pointer input reaches it, as a GTK 3
+  // app does whose action ran a modal dialog's loop inside the accessibility call (input closes the dialog).
+  bool holdsApp = false;
   bool refuseFocus = false;  // Focus answers success but focus does not move (as some toolkits do)
   bool ignoreSet = false;    // a set is answered success and recorded, but the value stays as it was
   std::string failRead;      // every read fails at once: "unresponsive" (no answer) or "error"
@@ -60,7 +63,9 @@ struct FakeApp {
   AppInfo info;
   bool focused = false;
   std::vector<FakeWindow> windows;
-  double quietFloorMs = 0;  // AppEventState::quietFloorMs: an app that batches its changes
+  double quietFloorMs = 0;              // AppEventState::quietFloorMs: an app that batches its changes
+  std::string toolkit, toolkitVersion;  // the world's `toolkit: { name, version }`; Toolkit answers them
+  bool held = false;                    // an element's holdsApp action ran: nothing answers until input comes
 };
 
 struct FakeScript {
@@ -95,6 +100,7 @@ class FakeBackend : public Backend {
   Error Capture(const WindowInfo& window, std::vector<uint8_t>& rgba, int& width, int& height, Rect& captured,
                 Clock::time_point deadline) override;
   Error DoAction(ElementId id, const std::string& name, Clock::time_point deadline) override;
+  Error Toolkit(ElementId id, std::string& name, std::string& version, Clock::time_point deadline) override;
   Error SetText(ElementId id, const std::string& text, Clock::time_point deadline) override;
   Error SetNumber(ElementId id, double value, Clock::time_point deadline) override;
   Error Focus(ElementId id, Clock::time_point deadline) override;
@@ -162,6 +168,10 @@ class FakeBackend : public Backend {
   void Deliver(Events& ev, Clock::time_point now);
   // The pid of the app whose windows hold element index `index` (0 = none).
   int64_t PidOf(size_t index) const;
+  // Whether an element's holdsApp action left the app `pid` answering nothing.
+  bool Held(int64_t pid) const;
+  // Input reached the app (a press or keys, not a pointer move): what held it closed.
+  void Release(int64_t pid, bool input);
   // An action's effect on the element's app: one event, plus its churn and rebuild faults.
   void Effect(const FakeElement& e, const std::string& kind);
   // Whether element index `index` is a window root of an app that is rebuilding now.

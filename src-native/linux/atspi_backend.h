@@ -87,6 +87,8 @@ class AtspiBackend : public Backend {
   Error TypeText(const WindowInfo& window, const std::string& text, Clock::time_point deadline, size_t& typed) override;
 
   Error DoAction(ElementId id, const std::string& name, Clock::time_point deadline) override;
+  // Application.ToolkitName and .Version on the element's app root, asked once per bus name.
+  Error Toolkit(ElementId id, std::string& name, std::string& version, Clock::time_point deadline) override;
   Error SetText(ElementId id, const std::string& text, Clock::time_point deadline) override;
   Error SetNumber(ElementId id, double value, Clock::time_point deadline) override;
   Error Focus(ElementId id, Clock::time_point deadline) override;

@@ -306,6 +306,8 @@ struct AtspiBackend::Impl {
   // Where each app was found by pid (bus name, root path), so FocusedElement, which runs before every
   // typing chunk, need not list every app (one frozen app would cost each chunk a call timeout).
   std::unordered_map<int64_t, std::pair<std::string, std::string>> appByPid;
+  // Toolkit name and version by bus name (Toolkit): an app's toolkit does not change while it runs.
+  std::unordered_map<std::string, std::pair<std::string, std::string>> toolkitByBus;
 
   // The per-call timeout of an operation ending at `deadline`: at least
   // callTimeout (800 ms), more for a long deadline (a quarter of it), never

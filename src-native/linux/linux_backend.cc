@@ -232,6 +232,12 @@ Error LinuxBackend::DoAction(ElementId id, const std::string& name, Clock::time_
   return AtspiBackend::DoAction(id, name, deadline);
 }
 
+Error LinuxBackend::Toolkit(ElementId id, std::string& name, std::string& version, Clock::time_point deadline) {
+  unsigned long xid = 0;
+  if (XidOf(id, xid)) return NoTree("naming its toolkit");
+  return AtspiBackend::Toolkit(id, name, version, deadline);
+}
+
 Error LinuxBackend::SetText(ElementId id, const std::string& text, Clock::time_point deadline) {
   unsigned long xid = 0;
   if (XidOf(id, xid)) return NoTree("setting a value");

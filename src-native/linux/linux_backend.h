@@ -56,6 +56,7 @@ class LinuxBackend : public AtspiBackend {
   Error ReadFrames(const std::vector<ElementId>& ids, std::vector<std::optional<Rect>>& out,
                    Clock::time_point deadline) override;
   Error DoAction(ElementId id, const std::string& name, Clock::time_point deadline) override;
+  Error Toolkit(ElementId id, std::string& name, std::string& version, Clock::time_point deadline) override;
   Error SetText(ElementId id, const std::string& text, Clock::time_point deadline) override;
   Error SetNumber(ElementId id, double value, Clock::time_point deadline) override;
   Error Focus(ElementId id, Clock::time_point deadline) override;

@@ -16,6 +16,21 @@ Napi::Value NativeBackend::DoAction(const Napi::CallbackInfo& info) {
   });
 }
 
+Napi::Value NativeBackend::Toolkit(const Napi::CallbackInfo& info) {
+  ElementId id = static_cast<ElementId>(info[0].As<Napi::Number>().DoubleValue());
+  Clock::time_point deadline = DeadlineFrom(info[1]);
+  return Run(info.Env(), [=](Backend& b) -> Settle {
+    std::string name, version;
+    if (Error err = b.Toolkit(id, name, version, deadline)) return Fail(err);
+    return [name, version](Napi::Env env, Napi::Promise::Deferred& d) {
+      Napi::Object o = Napi::Object::New(env);
+      o.Set("name", name);
+      o.Set("version", version);
+      d.Resolve(o);
+    };
+  });
+}
+
 Napi::Value NativeBackend::SetText(const Napi::CallbackInfo& info) {
   ElementId id = static_cast<ElementId>(info[0].As<Napi::Number>().DoubleValue());
   std::string text = info[1].As<Napi::String>().Utf8Value();

@@ -54,6 +54,7 @@ Napi::Function NativeBackend::Init(Napi::Env env) {
                          InstanceMethod<&NativeBackend::Launchable>("launchable"),
                          InstanceMethod<&NativeBackend::Launch>("launch"),
                          InstanceMethod<&NativeBackend::DoAction>("doAction"),
+                         InstanceMethod<&NativeBackend::Toolkit>("toolkit"),
                          InstanceMethod<&NativeBackend::SetText>("setText"),
                          InstanceMethod<&NativeBackend::SetNumber>("setNumber"),
                          InstanceMethod<&NativeBackend::Focus>("focus"),

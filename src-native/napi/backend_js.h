@@ -118,6 +118,8 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
   Napi::Value ListWindows(const Napi::CallbackInfo& info);
 
   Napi::Value DoAction(const Napi::CallbackInfo& info);
+  // { name, version } of the toolkit of the element's app.
+  Napi::Value Toolkit(const Napi::CallbackInfo& info);
 
   Napi::Value SetText(const Napi::CallbackInfo& info);
 

@@ -315,6 +315,7 @@ size_t AddTree(FakeScript& script, const Napi::Object& rootNode, std::map<std::s
       e.fault.childrenError = OptBool(f, "childrenError").value_or(false);
       e.fault.earlyDeadline = OptString(f, "earlyDeadline").value_or("");
       e.fault.actionHangMs = static_cast<int>(OptNumber(f, "actionHangMs").value_or(0));
+      e.fault.holdsApp = OptBool(f, "holdsApp").value_or(false);
       e.fault.refuseFocus = OptBool(f, "refuseFocus").value_or(false);
       e.fault.ignoreSet = OptBool(f, "ignoreSet").value_or(false);
       e.fault.failRead = OptString(f, "failRead").value_or("");
@@ -417,6 +418,11 @@ FakeScript FakeScriptFromJs(const Napi::Object& o) {
     app.focused = OptBool(a, "focused").value_or(false);
     app.info.responsive = OptBool(a, "responsive").value_or(true);
     app.quietFloorMs = std::max(0.0, std::min(OptNumber(a, "quietFloorMs").value_or(0), 60000.0));
+    if (a.Get("toolkit").IsObject()) {
+      Napi::Object tk = a.Get("toolkit").As<Napi::Object>();
+      app.toolkit = OptString(tk, "name").value_or("");
+      app.toolkitVersion = OptString(tk, "version").value_or("");
+    }
     Napi::Value windows = a.Get("windows");
     if (windows.IsArray()) {
       Napi::Array ws = windows.As<Napi::Array>();
