@@ -34,7 +34,7 @@ import {
   refusedUndelivered,
   semanticOutcome,
 } from "./result.js";
-import { clickRow, ROW_ROLES } from "./rows.js";
+import { clickRow, isSelectableRow } from "./rows.js";
 import type { Target } from "./store.js";
 
 const PRESS_ACTIONS = [
@@ -109,9 +109,9 @@ export async function click(
     }
     return done(await pointerAt(env, r, { kind: "click", button: 1, count: 1 }, notes, "click", ctx));
   }
-  // A row or a cell of a list is clicked by selecting exactly that row (rows.ts), never by its press action.
-  if (button === "left" && ROW_ROLES.has(r.record.role))
-    return done(await clickRow(env, ctx, r, notes, count));
+  // A row or a cell of a list that takes a selection is clicked by selecting exactly that row (rows.ts),
+  // never by its press action; a list item that is no choice (a web page's <li>) is pressed as anything else.
+  if (button === "left" && isSelectableRow(r)) return done(await clickRow(env, ctx, r, notes, count));
   const semantic =
     count === 1 ? findAction(r.record.actions, button === "left" ? PRESS_ACTIONS : MENU_ACTIONS) : undefined;
   // A press that may open a dialog, in a toolkit that runs the action inside the accessibility call, goes by

@@ -19,7 +19,17 @@ import type { Resolved } from "./resolve.js";
 import { type Outcome, refusedUndelivered, semanticOutcome } from "./result.js";
 
 /** Roles whose click is a selection in their list. */
-export const ROW_ROLES = new Set(["AXRow", "table row", "list item", "tree item", "table cell"]);
+const ROW_ROLES = new Set(["AXRow", "table row", "list item", "tree item", "table cell"]);
+
+/**
+ * A row or cell that is a choice in its list: it says it can be selected (GTK3 says so of every
+ * tree-view cell), or it is a macOS row (whose table takes the selection even where the row does not).
+ */
+export function isSelectableRow(r: Resolved): boolean {
+  if (!ROW_ROLES.has(r.record.role)) return false;
+  const states = r.node.states;
+  return r.record.role === "AXRow" || states?.selectable === true || states?.selected === true;
+}
 
 /** A row's own activation, for a double-click once the row is selected. */
 const ACTIVATE_ACTIONS = ["activate", "AXOpen", "AXPress", "click", "press", "doDefault"];
