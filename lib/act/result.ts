@@ -334,10 +334,10 @@ async function missedFresh(
     while (!processEnded(pid) && Date.now() < until) await new Promise((r) => setTimeout(r, EXIT_POLL_MS));
     if (processEnded(pid)) {
       result.exited = { name, pid };
-      // Its windows went with it: those it had before the action that the listing after did not see close.
-      const shown = new Set((result.closed ?? []).map((w) => w.id));
-      if (before) result.closed = [...(result.closed ?? []), ...before.filter((w) => !shown.has(w.id))];
-      result.opened ??= [];
+      // Every window it had went with it. A listing taken while it quit may show its X11 window
+      // without its accessibility (x11:…): nothing opened.
+      if (before) result.closed = [...before];
+      result.opened = [];
       result.notes.push(note(`${name} (pid ${pid}) exited after the action, so there is no fresh snapshot`));
       return;
     }

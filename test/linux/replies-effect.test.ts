@@ -97,6 +97,7 @@ describe("a window that closed, an app that quit (test/apps/closer-app.py)", () 
         console.log(`quit's reply:\n${text}`);
         expect(text).toMatch(new RegExp(`^the app exited: ${CLOSER} \\(pid ${app.pid}\\)`, "m"));
         expect(text).toMatch(/^closed: window "axsnap closer test"/m);
+        expect(r.opened).toEqual([]);
         expect(text).toContain("LIST-APPS");
         expect(text).not.toContain("SNAPSHOT-AGAIN");
         expect(text).not.toMatch(RAW_DBUS);
