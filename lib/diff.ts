@@ -187,6 +187,32 @@ function fieldsChanged(a: Entry, b: Entry, samePrint: boolean): ChangedField[] {
   return out;
 }
 
+/** The states (and traits) an element gained and lost, as the lines print them. */
+function statesChanged(a: Entry, b: Entry): { added: string[]; removed: string[] } {
+  const was = a.facts?.states ?? [];
+  const now = b.facts?.states ?? [];
+  return { added: now.filter((s) => !was.includes(s)), removed: was.filter((s) => !now.includes(s)) };
+}
+
+/**
+ * `[changed: value, states +checked -focused]`: which states, not only that some did, so an
+ * agent reads what a toggle or a focus move did without the old line.
+ */
+export function changedMark(fields: readonly ChangedField[], states?: Change["states"]): string {
+  return `[changed: ${changedFields(fields, states)}]`;
+}
+
+/** The fields of a changed mark, states named: `value, states +checked -focused`. */
+export function changedFields(fields: readonly ChangedField[], states?: Change["states"]): string {
+  return fields
+    .map((f) =>
+      f === "states" && states
+        ? ["states", ...states.added.map((s) => `+${s}`), ...states.removed.map((s) => `-${s}`)].join(" ")
+        : f,
+    )
+    .join(", ");
+}
+
 export /**
  * Beyond this many, removed elements are named by their old indices only: when
  * a window's content was replaced (a page switch, a mode change), printing
@@ -250,13 +276,15 @@ export function diffSnapshots(previous: Snapshot, next: Snapshot): SnapshotChang
       if (old.record.index !== e.record.index) renumbered++;
       continue;
     }
+    const states = fields.includes("states") ? statesChanged(old, e) : undefined;
     changed.push({
       ...describe(e),
       fields,
+      ...(states ? { states } : {}),
       previousIndex: old.record.index,
       previousLine: old.line ?? fallbackLine(old.record),
     });
-    marks.set(e.record.index, `[changed: ${fields.join(", ")}]`);
+    marks.set(e.record.index, changedMark(fields, states));
   }
   for (const [key, e] of before) if (!after.has(key)) removed.push(describe(e));
   added.sort((a, b) => a.index - b.index);

@@ -51,6 +51,8 @@ export interface Change {
   line: string;
   /** Changed elements: which fields differ. */
   fields?: ChangedField[];
+  /** Changed elements whose fields include "states": the states (and traits) gained and lost, sorted. */
+  states?: { added: string[]; removed: string[] };
   /** Changed elements: the index and line in the old snapshot. */
   previousIndex?: number;
   previousLine?: string;

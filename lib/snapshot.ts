@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import { rememberCollapsed } from "./collapsed.js";
 import { diffSnapshots, rememberFacts } from "./diff.js";
 import type { RawSnapshot, Rect } from "./model.js";
+import { windowTitle } from "./render/format.js";
 import {
   normaliseRenderOptions,
   normaliseViewOptions,
@@ -99,7 +100,8 @@ export function createSnapshot(input: SnapshotInput): Snapshot {
   const snapshot: Snapshot = {
     id: newSnapshotId(),
     app: raw.app,
-    window: raw.window,
+    // Titled as its header and line 0 are: the walk's read of the window's name (render/format.ts).
+    window: windowTitle(raw) === raw.window.title ? raw.window : { ...raw.window, title: windowTitle(raw) },
     style: result.style,
     text: result.text,
     ...(result.view !== undefined ? { view: result.view } : {}),

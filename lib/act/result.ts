@@ -4,6 +4,7 @@
  * options of the snapshot acted on, the changes from that snapshot, and the
  * text to read (the diff when it is shorter than the whole window).
  */
+import { readFileSync } from "node:fs";
 import type { CallContext } from "../call.js";
 import { listWindows, liveObservation, type ObservationOptions } from "../desktop.js";
 import { diffSnapshots, type SnapshotChanges } from "../diff.js";
@@ -17,6 +18,7 @@ import type { Snapshot } from "../snapshot.js";
 import { compareWindows, type WindowListing } from "../windows.js";
 import type { ActEnv } from "./env.js";
 import { heldAfterAction } from "./held.js";
+import { inWords } from "./plain.js";
 import type { Resolved } from "./resolve.js";
 import { scopeOf } from "./root.js";
 
@@ -61,6 +63,11 @@ export interface ActionResult {
    */
   opened?: WindowListing[];
   closed?: WindowListing[];
+  /**
+   * The app, when its process ended after the action (a Quit, its last window closed): there is
+   * no fresh snapshot, and `closed` holds every window it had.
+   */
+  exited?: { name: string; pid: number };
 }
 
 /** Waiting for the app to go quiet after an action, before its fresh snapshot. */
@@ -150,8 +157,10 @@ export async function noteWindows(env: ActEnv, snap: Snapshot, ctx: CallContext)
   if (list) windowsBefore.set(ctx, list);
 }
 
-/** Notes are for an agent to read: one is cut at the text limit, like a printed field. */
+/** Notes are for an agent to read: one is cut at the text limit, like a printed field, and says no D-Bus text. */
 export const NOTE_LIMIT = 500;
+
+const note = (text: string): string => cut(inWords(text), NOTE_LIMIT);
 
 /**
  * A refusal that delivered nothing: only then may another way of doing the
@@ -194,7 +203,7 @@ export async function finish(
     delivery: o.delivery,
     retry: o.delivery === "not_delivered" ? "safe" : "unsafe",
     channel: o.channel,
-    notes: o.notes.map((n) => cut(n, NOTE_LIMIT)),
+    notes: o.notes.map(note),
     ...(o.record ? { target: { snapshotId: o.snapshot.id, index: o.record.index } } : {}),
   };
   if (options.snapshot === false) return result;
@@ -216,7 +225,7 @@ export async function finish(
     } catch (e) {
       if (e instanceof AxsnapError && e.code === "ABORTED") throw e;
       result.settled = { mode: "none", ms: 0, events: 0 };
-      result.notes.push(cut(`could not wait for the app to settle: ${(e as Error).message}`, NOTE_LIMIT));
+      result.notes.push(note(`could not wait for the app to settle: ${(e as Error).message}`));
     }
   }
   const before = windowsBefore.get(ctx);
@@ -226,40 +235,49 @@ export async function finish(
     result.opened = opened;
     result.closed = closed;
   }
-  try {
-    // The fresh snapshot is the agent's new view: it becomes the app's latest.
-    // Inside the call's own deadline: the call settles by it, fresh snapshot included.
-    const kept = liveObservation(o.snapshot)?.options ?? {};
-    const asked = typeof options.snapshot === "object" && options.snapshot !== null ? options.snapshot : {};
-    const follow = followedWindow(o.snapshot, before, after);
-    result.snapshot = await env.observe({
-      ...kept,
-      ...asked,
+  // The fresh snapshot is the agent's new view: it becomes the app's latest.
+  // Inside the call's own deadline: the call settles by it, fresh snapshot included.
+  const kept = liveObservation(o.snapshot)?.options ?? {};
+  const asked = typeof options.snapshot === "object" && options.snapshot !== null ? options.snapshot : {};
+  const follow = followedWindow(o.snapshot, before, after);
+  const observe = (which: "followed" | "default") => {
+    const { window, ...rest } = { ...kept, ...asked };
+    return env.observe({
+      ...rest,
       app: o.snapshot.app.pid,
       // A subtree snapshot's fresh one is that subtree again while its window is still there (its
-      // root names the window); another surface now: the whole of it.
-      ...(follow ? (kept.root !== undefined ? {} : { window: { id: follow } }) : { root: undefined }),
+      // root names the window); another surface now: the whole of it. The default choice, after
+      // the window asked for closed: whatever the app shows now.
+      ...(which === "default"
+        ? { root: undefined }
+        : follow
+          ? kept.root !== undefined
+            ? window === undefined
+              ? {}
+              : { window }
+            : { window: { id: follow } }
+          : { root: undefined, ...(window === undefined ? {} : { window }) }),
       deadlineMs: ctx.remaining(),
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     });
-  } catch (e) {
-    result.notes.push(cut(`no fresh snapshot after the action: ${(e as Error).message}`, NOTE_LIMIT));
-    // It answered while the action was resolved: what the action opened holds it (act/held.ts).
-    if (e instanceof AxsnapError && e.code === "APP_UNRESPONSIVE" && o.delivery !== "not_delivered")
-      result.notes.push(cut(heldAfterAction(env.store, o.snapshot, o.action), NOTE_LIMIT));
-    // Silence from an app that then does not answer is not settling: it may have stopped mid-reaction.
-    if (
-      result.settled?.mode === "quiet" &&
-      e instanceof AxsnapError &&
-      (e.code === "APP_UNRESPONSIVE" || e.code === "TIMEOUT")
-    ) {
-      result.settled = { ...result.settled, mode: "none" };
-      result.notes.push(
-        e.code === "APP_UNRESPONSIVE"
-          ? "the app did not answer after the action, so its silence does not show that it settled"
-          : "the fresh snapshot ran out of time, so the silence before it does not show that the app settled",
-      );
+  };
+  try {
+    try {
+      result.snapshot = await observe("followed");
+    } catch (e) {
+      // The window it faced closed under it (a dialog that lingered a moment after the action
+      // closed it): the app's other windows are what the agent faces now.
+      if (!(e instanceof AxsnapError && e.code === "WINDOW_NOT_FOUND") || ctx.remaining() < 1) throw e;
+      result.snapshot = await observe("default");
+      // The listing after the action still showed it: it closed since, and the reply says so.
+      const gone = after?.find((w) => w.id === follow && !result.closed?.some((c) => c.id === w.id));
+      if (gone && result.closed) result.closed.push(gone);
     }
+  } catch (e) {
+    if (e instanceof AxsnapError && e.code === "ABORTED") throw e;
+    // It answered while the action was resolved: what the action opened holds it (act/held.ts).
+    const held = () => heldAfterAction(env.store, o.snapshot, o.action);
+    await missedFresh(result, o.snapshot, before, e, ctx, held);
   }
   const fresh = result.snapshot;
   if (!fresh) return result;
@@ -278,9 +296,8 @@ export async function finish(
     const w = fresh.window;
     const what = w.kind && w.kind !== "window" ? `a ${w.kind}` : "a window";
     result.notes.push(
-      cut(
+      note(
         `the app now shows ${what}${w.title ? ` "${w.title}"` : ""} other than the one acted on; ${base ? `compared with snapshot ${base.id} of it` : "read it whole"}`,
-        NOTE_LIMIT,
       ),
     );
   }
@@ -292,8 +309,83 @@ export async function finish(
   result.changesFrom = base.id;
   result.text = result.changes.text.length < fresh.text.length ? result.changes.text : fresh.text;
   const changed = same && o.record ? changedAround(o.record, fresh) : undefined;
-  if (changed) result.notes.push(cut(changed, NOTE_LIMIT));
+  if (changed) result.notes.push(note(changed));
   return result;
+}
+
+/** How long an app that left the accessibility bus is given to end its process, at most. */
+const EXIT_WAIT_MS = 2000;
+const EXIT_POLL_MS = 25;
+
+/**
+ * Why no fresh snapshot came, in words an agent can act on: the app exited
+ * (every window it had closed with it: `closed`, `exited`), it has no window
+ * left, it did not answer. An app that left the bus is given a moment to end
+ * its process (GTK leaves the bus while quitting), checked every 25 ms.
+ */
+async function missedFresh(
+  result: ActionResult,
+  acted: Snapshot,
+  before: WindowListing[] | undefined,
+  e: unknown,
+  ctx: CallContext,
+  held: () => string,
+): Promise<void> {
+  const { pid, name } = acted.app;
+  const code = e instanceof AxsnapError ? e.code : undefined;
+  if (code === "APP_NOT_FOUND") {
+    const until = Date.now() + Math.max(0, Math.min(EXIT_WAIT_MS, ctx.remaining() - 1));
+    while (!processEnded(pid) && Date.now() < until) await new Promise((r) => setTimeout(r, EXIT_POLL_MS));
+    if (processEnded(pid)) {
+      result.exited = { name, pid };
+      // Every window it had went with it. A listing taken while it quit may show its X11 window
+      // without its accessibility (x11:…): nothing opened.
+      if (before) result.closed = [...before];
+      result.opened = [];
+      result.notes.push(note(`${name} (pid ${pid}) exited after the action, so there is no fresh snapshot`));
+      return;
+    }
+    result.notes.push(
+      note(
+        `no fresh snapshot: ${name} (pid ${pid}) left the accessibility bus after the action, though its process still runs (it may be quitting)`,
+      ),
+    );
+    return;
+  }
+  if (code === "WINDOW_NOT_FOUND") {
+    result.notes.push(note(`no fresh snapshot: ${name} has no window open after the action`));
+    return;
+  }
+  result.notes.push(note(`no fresh snapshot after the action: ${(e as Error).message}`));
+  if (code === "APP_UNRESPONSIVE" && result.delivery !== "not_delivered") result.notes.push(note(held()));
+  // Silence from an app that then does not answer is not settling: it may have stopped mid-reaction.
+  if (result.settled?.mode === "quiet" && (code === "APP_UNRESPONSIVE" || code === "TIMEOUT")) {
+    result.settled = { ...result.settled, mode: "none" };
+    result.notes.push(
+      code === "APP_UNRESPONSIVE"
+        ? "the app did not answer after the action, so its silence does not show that it settled"
+        : "the fresh snapshot ran out of time, so the silence before it does not show that the app settled",
+    );
+  }
+}
+
+/** Whether a process has ended: no such process, or a zombie (Linux) its parent has not reaped. */
+export function processEnded(pid: number): boolean {
+  if (process.platform === "linux") {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+      return state === "Z" || state === "X";
+    } catch {
+      return true;
+    }
+  }
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "ESRCH";
+  }
 }
 
 /**

@@ -344,6 +344,7 @@ export class Runner {
       notes: [...notes, ...since],
       full: step.full === true,
       screenshotWanted: step.screenshot !== undefined,
+      snapshotAsked: step.snapshot,
     });
   }
 

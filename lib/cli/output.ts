@@ -157,6 +157,8 @@ export function actionOutcome(
     notes?: string[];
     full: boolean;
     screenshotWanted: boolean;
+    /** False with --no-snapshot: no fresh snapshot was asked for. */
+    snapshotAsked?: boolean;
   },
 ): { data: ActionData; text: string } {
   const app = o.snapshot ? cliApp(o.snapshot.app.name) : "NAME";
@@ -165,7 +167,10 @@ export function actionOutcome(
     words: {
       whole: `--full (or \`axsnap snapshot --app ${app}\`)`,
       idle: `\`axsnap wait --app ${app} --idle\``,
+      apps: "`axsnap apps` lists the apps that run (`axsnap launch` starts one)",
+      snapshot: `\`axsnap snapshot --app ${o.snapshot ? app : "<its name or pid>"}\``,
     },
+    snapshotAsked: o.snapshotAsked !== false,
     what: o.target ? o.target.ref : o.at ? `${o.at.x},${o.at.y} of ${o.at.snapshotId}` : "",
     notes: o.notes ?? [],
   });

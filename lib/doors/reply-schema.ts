@@ -39,6 +39,8 @@ const changeSchema = z.object({
   name: z.string().optional(),
   line: z.string(),
   fields: z.array(z.string()).optional(),
+  /** With "states" among the fields: the states gained and lost, as printed (`checked`, `focused`…). */
+  states: z.object({ added: z.array(z.string()), removed: z.array(z.string()) }).optional(),
   previousIndex: z.number().optional(),
   previousLine: z.string().optional(),
 });
@@ -61,6 +63,8 @@ export const replyDataSchema = z.object({
   settled: settledSchema.optional(),
   opened: z.array(surfaceSchema).optional(),
   closed: z.array(surfaceSchema).optional(),
+  /** The app's process ended after the action: `closed` lists its windows, and no fresh snapshot came. */
+  exited: z.object({ name: z.string(), pid: z.number() }).optional(),
   changes: changesSchema.optional(),
   /** What the reply printed of the fresh snapshot: its changes, the whole of it, or the whole through the reply budget. */
   shows: z.enum(["diff", "whole", "budget"]).optional(),

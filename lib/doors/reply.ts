@@ -22,7 +22,7 @@
  */
 import type { ActionResult } from "../act/result.js";
 import { collapsedInto } from "../collapsed.js";
-import type { Change, SnapshotChanges } from "../diff.js";
+import { type Change, changedMark, type SnapshotChanges } from "../diff.js";
 import { sanitize } from "../render/sanitize.js";
 import { estimateTokens } from "../render/tokens.js";
 import { rerenderView } from "../rerender.js";
@@ -41,6 +41,10 @@ export interface DoorWords {
   whole: string;
   /** How to wait until the app is idle. */
   idle: string;
+  /** How to see which apps run (and start one again), for an app that exited: list_apps; `axsnap apps`. */
+  apps: string;
+  /** How to observe the app again: get_app_state; `axsnap snapshot --app NAME`. */
+  snapshot: string;
 }
 
 export interface ReplyOptions {
@@ -50,6 +54,8 @@ export interface ReplyOptions {
   what?: string;
   /** Notes of the door's own (a ref found again in a new observation), before the library's. */
   notes?: readonly string[];
+  /** False when the caller asked for no fresh snapshot (`--no-snapshot`): its absence needs no words. */
+  snapshotAsked?: boolean;
   /**
    * Estimated tokens above which a whole window prints through the budget
    * view instead (not with mode "full"); absent: no budget.
@@ -77,6 +83,8 @@ export interface ActionReply {
   surfaces: string[];
   /** Absent when no fresh snapshot came back. */
   view?: ReplyView;
+  /** Without a view: why there is none, and the next step that works (never a snapshot of an app that exited). */
+  missing?: string;
   data: ReplyData;
 }
 
@@ -127,6 +135,7 @@ function changeData(c: Change, id: string, shown?: Snapshot): ChangeData {
     ...(c.name === undefined ? {} : { name: c.name }),
     line: c.line,
     ...(c.fields ? { fields: [...c.fields] } : {}),
+    ...(c.states ? { states: { added: [...c.states.added], removed: [...c.states.removed] } } : {}),
     ...(c.previousIndex === undefined ? {} : { previousIndex: c.previousIndex }),
     ...(c.previousLine === undefined ? {} : { previousLine: c.previousLine }),
   };
@@ -135,6 +144,11 @@ function changeData(c: Change, id: string, shown?: Snapshot): ChangeData {
 function surfaceWords(s: Snapshot): string {
   const kind = s.window.kind && s.window.kind !== "window" ? s.window.kind : "window";
   return `${kind}${s.window.title ? ` ${titleOf(s.window.title)}` : ""}`;
+}
+
+/** An app as the reply names it: `gedit (pid 4242)`. */
+function appWords(app: { name: string; pid: number }): string {
+  return `${sanitize(app.name, 100)} (pid ${app.pid})`;
 }
 
 /** The action line: what was done to what, how far it got, and whether it may be repeated. */
@@ -190,7 +204,7 @@ function changedLines(changes: { c: SnapshotChanges; from: string } | undefined)
   const shown = changed.slice(0, CHANGED_LINES);
   return [
     `changed since ${changes!.from}, numbered as above:`,
-    ...shown.map((x) => `${x.index} ${x.line}${x.fields ? ` [changed: ${x.fields.join(", ")}]` : ""}`),
+    ...shown.map((x) => `${x.index} ${x.line}${x.fields ? ` ${changedMark(x.fields, x.states)}` : ""}`),
     ...(changed.length > shown.length ? [`(+${changed.length - shown.length} more changed)`] : []),
   ];
 }
@@ -232,6 +246,18 @@ function viewOf(
   };
 }
 
+/**
+ * Why an action's reply shows no fresh snapshot, and what to do next: an
+ * app that exited is said so, with the door's way to list the apps that run
+ * (a snapshot of it could only fail); otherwise the notes say why, and the
+ * app can be observed again. Undefined when none was asked for.
+ */
+function missingLine(result: ActionResult, words: DoorWords, asked: boolean): string | undefined {
+  if (result.snapshot || !asked) return undefined;
+  if (result.exited) return `no fresh snapshot: the app exited; ${words.apps}`;
+  return `no fresh snapshot came back (see the notes); ${words.snapshot} observes the app again`;
+}
+
 /** Composes the reply of an action, for either door. */
 export function composeReply(result: ActionResult, options: ReplyOptions): ActionReply {
   const mode = options.mode ?? "diff";
@@ -241,6 +267,7 @@ export function composeReply(result: ActionResult, options: ReplyOptions): Actio
   if (result.settled) data.settled = { ...result.settled };
   if (result.opened) data.opened = result.opened.map(surfaceOf);
   if (result.closed) data.closed = result.closed.map(surfaceOf);
+  if (result.exited) data.exited = { ...result.exited };
   if (fresh && result.changes && result.changesFrom !== undefined) {
     const c = result.changes;
     const from = result.changesFrom;
@@ -257,6 +284,7 @@ export function composeReply(result: ActionResult, options: ReplyOptions): Actio
     };
   }
   if (view) data.shows = view.shows;
+  const missing = missingLine(result, options.words, options.snapshotAsked !== false);
   return {
     action: actionLine(result, options.what),
     notes: [...(options.notes ?? []), ...result.notes],
@@ -264,8 +292,10 @@ export function composeReply(result: ActionResult, options: ReplyOptions): Actio
     surfaces: [
       ...(result.opened ?? []).map((w) => surfaceLine("opened", w)),
       ...(result.closed ?? []).map((w) => surfaceLine("closed", w)),
+      ...(result.exited ? [`the app exited: ${appWords(result.exited)}`] : []),
     ],
     ...(view ? { view } : {}),
+    ...(missing ? { missing } : {}),
     data,
   };
 }
@@ -275,12 +305,12 @@ export function composeReply(result: ActionResult, options: ReplyOptions): Actio
  * line naming the fresh snapshot and saying what follows, the door's lines
  * about it (its screenshot), and the diff or the whole text.
  */
-export function replyText(reply: ActionReply, snapshotHead: readonly string[], noSnapshot?: string): string {
+export function replyText(reply: ActionReply, snapshotHead: readonly string[]): string {
   const lines = [reply.action, ...reply.notes.map((n) => `note: ${n}`)];
   if (reply.settled) lines.push(reply.settled);
   lines.push(...reply.surfaces);
   if (reply.view) lines.push(reply.view.intro, ...snapshotHead, reply.view.body);
-  else if (noSnapshot) lines.push(noSnapshot);
+  else if (reply.missing) lines.push(reply.missing);
   return `${lines.join("\n")}\n`;
 }
 

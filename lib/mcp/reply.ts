@@ -23,6 +23,8 @@ import type { Snapshot } from "../snapshot.js";
 export const MCP_WORDS: DoorWords = {
   whole: 'reply: "full"',
   idle: "wait_for with idle: true",
+  apps: "list_apps lists the apps that run (launch_app starts one)",
+  snapshot: "get_app_state",
 };
 
 /** The arguments every action tool takes for its reply. */
@@ -115,11 +117,7 @@ export function actionReply(
     fresh && !shot && o.args.screenshot === true
       ? ["no screenshot came with the fresh snapshot (see the notes); call get_app_state for one"]
       : [];
-  const text = replyText(
-    { ...reply, notes: [...reply.notes, ...missing] },
-    fresh ? head(fresh, attach) : [],
-    "No fresh snapshot came back (see the notes); call get_app_state.",
-  );
+  const text = replyText({ ...reply, notes: [...reply.notes, ...missing] }, fresh ? head(fresh, attach) : []);
   const structured: z.infer<typeof actionOutputSchema> = {
     action: result.action,
     ...(result.target ? { target: `@${result.target.snapshotId}:e${result.target.index}` } : {}),

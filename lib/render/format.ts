@@ -184,10 +184,23 @@ function surfaceOf(snap: RawSnapshot): string {
   return ` (${kind === "dialog" && snap.window.modal === true ? "modal dialog" : kind})`;
 }
 
+/**
+ * The window's title as this observation read it: the name of the window
+ * element the walk read (line 0 prints it), else the title the window list
+ * gave. Two reads of one title can disagree when the app retitles its window
+ * between them (mousepad marks a saved file right after a save), and a
+ * header naming one moment over lines of another reads as a contradiction:
+ * the walk's read wins, so the header and every line are of one observation.
+ */
+export function windowTitle(snap: RawSnapshot): string {
+  const own = snap.root.title;
+  return own !== undefined && present(own) ? own : snap.window.title;
+}
+
 export function header(snap: RawSnapshot, style: Style, limit: TextLimit): string[] {
   // A title of invisible characters only is no title: the app name stands in, as for an empty one.
-  const title =
-    quotedField(present(snap.window.title) ? snap.window.title : snap.app.name, limit) + surfaceOf(snap);
+  const shown = windowTitle(snap);
+  const title = quotedField(present(shown) ? shown : snap.app.name, limit) + surfaceOf(snap);
   if (style === "compact") return [`App: ${quotedField(snap.app.name, limit)} Window: ${title}`, ""];
   const appName = headerName(snap.app.name, limit);
   const id =

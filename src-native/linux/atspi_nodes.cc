@@ -96,7 +96,22 @@ struct NodeJob {
   std::vector<std::string> labelNames, describerNames;
   std::vector<ObjRef> labels;
   bool namedByLabels = false;
+
+  // A combo box whose name is only its chosen item's (NameIsChoice): that name is its value.
+  bool nameIsChoice = false;
 };
+
+constexpr char kIfSelection[] = "org.a11y.atspi.Selection";
+
+// GTK names a combo box by its chosen item when the app gave it no name (its
+// accessible's get_name), so the name changes with every choice: a label
+// beside it no longer names it (zenity's forms), and its identity changes.
+// Such a name is the box's value, not its name. Asked only of a named combo
+// box without a value or text of its own: its selected child (the chosen item,
+// Selection.GetSelectedChild) and that child's name.
+bool MayBeNamedByChoice(const NodeJob& job) {
+  return !job.name.empty() && !(job.ifaces & (kHasValue | kHasEditableText)) && RoleName(job.role) == "combo box";
+}
 
 // AtspiRelationType (atspi-constants.h).
 constexpr uint32_t kRelationLabelledBy = 2;
@@ -184,6 +199,11 @@ void FinishNode(NodeJob& job) {
   a.role = RoleName(job.role);
   a.title = job.name;  // the accessible name, empty included (the renderer decides)
   if (job.name.empty()) a.title.reset();
+  if (job.nameIsChoice) {
+    a.title.reset();
+    a.value = job.name;
+    a.valueType = "string";
+  }
   if (job.name.empty()) {
     std::string label = JoinNames(job.labelNames);
     if (!label.empty()) {
@@ -453,6 +473,21 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
                  }
                  g_variant_iter_free(targets);
                }
+             });
+    }
+    if (MayBeNamedByChoice(job)) {
+      // An app that offers no Selection there, or no chosen item, leaves the name a name.
+      b.Call(busName, path, kIfSelection, "GetSelectedChild", g_variant_new("(i)", 0), "((so))",
+             [j, &b](const Reply& r) {
+               if (r.outcome != Outcome::kOk) return;
+               const gchar* cBus = nullptr;
+               const gchar* cPath = nullptr;
+               g_variant_get(r.value, "((&s&o))", &cBus, &cPath);
+               if (!cBus || !*cBus || !cPath || std::string(cPath) == "/org/a11y/atspi/null") return;
+               b.GetProperty(cBus, cPath, kIfAccessible, "Name", [j](const Reply& nr) {
+                 if (nr.outcome != Outcome::kOk || !g_variant_is_of_type(nr.value, G_VARIANT_TYPE_STRING)) return;
+                 j->nameIsChoice = j->name == g_variant_get_string(nr.value, nullptr);
+               });
              });
     }
     // Chromium puts Document on every element of a page: only documents carry a URL worth a call.

@@ -16,7 +16,7 @@ import { createSnapshot, type Snapshot } from "../../lib/snapshot.js";
 import type { WindowListing } from "../../lib/windows.js";
 
 const win = { x: 0, y: 0, w: 600, h: 400 };
-const words = { whole: "--full", idle: "wait" };
+const words = { whole: "--full", idle: "wait", apps: "apps", snapshot: "snapshot" };
 
 function raw(children: RawNode[], id = "/w/1", title = "Demo"): RawSnapshot {
   return {
@@ -229,7 +229,7 @@ describe("composeReply", () => {
     expect(switched.view?.intro).toMatch(/\(no longer than its changes\), shortened to the reply budget/);
     expect(switched.view?.body.split("\n").slice(-2)).toEqual([
       `changed since ${before.id}, numbered as above:`,
-      "2 check box Option 0, Value: on [changed: value, states]",
+      "2 check box Option 0, Value: on [changed: value, states +checked]",
     ]);
     // A window within the budget prints whole.
     const small = snap(options(10));
@@ -251,9 +251,27 @@ describe("composeReply", () => {
     const none = composeReply(result(a, b, { settled: { mode: "none", ms: 0, events: 0 } }), { words });
     expect(none.settled).toMatch(/^settled: not waited for/);
     const bare = composeReply(without(result(a, b), "snapshot"), { words });
-    expect(replyText(bare, [], "no fresh snapshot")).toBe(
-      `click @${a.id}:e1: delivered_unverified (semantic), retry unsafe\nsettled: quiet after 152 ms (3 change events)\nno fresh snapshot\n`,
+    expect(replyText(bare, [])).toBe(
+      `click @${a.id}:e1: delivered_unverified (semantic), retry unsafe\nsettled: quiet after 152 ms (3 change events)\nno fresh snapshot came back (see the notes); snapshot observes the app again\n`,
     );
+    // None asked for (`--no-snapshot`): nothing to say about it.
+    expect(
+      replyText(composeReply(without(result(a, b), "snapshot"), { words, snapshotAsked: false }), []),
+    ).not.toMatch(/fresh snapshot/);
+    // An app that exited: said so, its windows closed, and the next step lists the apps (a snapshot of it could only fail).
+    const exited = composeReply(
+      {
+        ...without(result(a, b), "snapshot"),
+        exited: { name: "Editor", pid: 77 },
+        opened: [],
+        closed: [listing("/w/1", "window", "Notes")],
+      },
+      { words },
+    );
+    expect(replyText(exited, [])).toBe(
+      `click @${a.id}:e1: delivered_unverified (semantic), retry unsafe\nsettled: quiet after 152 ms (3 change events)\nclosed: window "Notes", id /w/1\nthe app exited: Editor (pid 77)\nno fresh snapshot: the app exited; apps\n`,
+    );
+    expect(exited.data.exited).toEqual({ name: "Editor", pid: 77 });
   });
 
   it("a title cannot forge a line", () => {

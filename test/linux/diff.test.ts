@@ -271,8 +271,10 @@ describe("gtk3-widget-factory", () => {
         line: "radio button radiobutton, Value: off",
         previousLine: "radio button radiobutton, Value: on",
       });
-      // Checked is printed as the value and kept as a state: both fields say so.
+      // Checked is printed as the value and kept as a state: both fields say so, and which state moved.
       for (const c of [byKey(off)!, byKey(on)!]) expect(c.fields).toEqual(["value", "states"]);
+      expect(byKey(off)!.states).toEqual({ added: ["checked"], removed: [] });
+      expect(byKey(on)!.states).toEqual({ added: [], removed: ["checked"] });
       // The radio group: exactly these two. A live app may change something else in the same moment (a
       // spinner's state, a progress value; the action's result is taken once the app went quiet, ~150 ms
       // later), so other changes are allowed, but never another radio and never anything added or removed.
@@ -282,11 +284,11 @@ describe("gtk3-widget-factory", () => {
 
       // The text: the window line (their ancestor), the two radios in index order, the summary.
       const [first, second] = [off.index, on.index].sort((a, b) => a - b);
-      const mark = "[changed: value, states]";
+      const mark = (i: number) => `[changed: value, states ${i === off.index ? "+" : "-"}checked]`;
       const lines = changes.text.split("\n");
       expect(lines[0]).toBe("0 frame gtk3-widget-factory"); // the X title (issue 13)
-      const a = lines.indexOf(`\t${first} ${lineOf(after, first!)} ${mark}`);
-      const b = lines.indexOf(`\t${second} ${lineOf(after, second!)} ${mark}`);
+      const a = lines.indexOf(`\t${first} ${lineOf(after, first!)} ${mark(first!)}`);
+      const b = lines.indexOf(`\t${second} ${lineOf(after, second!)} ${mark(second!)}`);
       expect(a, changes.text).toBeGreaterThan(0);
       expect(b, changes.text).toBeGreaterThan(a);
       expect(lines.at(-1)).toBe(expectedSummary(changes));

@@ -95,7 +95,8 @@ describe("a GTK3 app of the tests' own", () => {
       ]);
       expect(before[0]?.id).toMatch(/^\/org\/a11y\/atspi\/accessible\//);
       const main = await session.snapshot({ app: TEST_APP, screenshot: false });
-      await session.click(recordOf(main, /^\d+ combo box Red$/), { snapshot: false });
+      // GTK names a combo box by its chosen item: that is its value (issue 32 §6).
+      await session.click(recordOf(main, /^\d+ combo box Value: Red$/), { snapshot: false });
       const open = await windowsUntil(
         TEST_APP,
         (ws) => ws.some((w) => w.kind === "menu"),
@@ -240,7 +241,7 @@ describe("what an action opened and closed", () => {
       const session = createSession();
       const main = await session.snapshot({ app: TEST_APP, screenshot: false });
       expect(main.window.kind).toBe("window");
-      const open = await session.click(recordOf(main, /^\d+ combo box \w+$/));
+      const open = await session.click(recordOf(main, /^\d+ combo box Value: \w+$/));
       expect(open.opened?.map((w) => w.kind)).toEqual(["menu"]);
       expect(open.closed).toEqual([]);
       expect(open.settled?.mode).toBe("quiet");
@@ -256,12 +257,14 @@ describe("what an action opened and closed", () => {
       expect(picked.closed?.map((w) => w.id)).toEqual([open.opened![0]!.id]);
       expect(picked.opened).toEqual([]);
       expect(picked.snapshot!.window.id).toBe(main.window.id);
-      expect(picked.snapshot!.text).toMatch(/combo box Green/);
+      expect(picked.snapshot!.text).toMatch(/combo box Value: Green/);
       // Back in the window: compared with the session's last snapshot of it, the one the combo box was clicked in.
       expect(picked.notes.join("\n")).toContain(`compared with snapshot ${main.id} of it`);
-      expect(picked.changes?.changed.map((c) => c.line)).toContainEqual(
-        expect.stringMatching(/combo box Green/),
-      );
+      // The choice is the value: the same element, its value changed.
+      expect(picked.changes?.changed.map((c) => [c.line, c.fields])).toContainEqual([
+        expect.stringMatching(/combo box Value: Green/),
+        ["value"],
+      ]);
       expect(picked.text).toBe(picked.changes!.text);
     },
     TIMEOUT,

@@ -125,6 +125,7 @@ describe("invisible characters never print", () => {
       { role: "AXButton", roleDescription: "button", title: "\u200B\u202E", actions: ["AXPress"] },
     ]);
     snap.window.title = "\u200B\u2066";
+    snap.root.title = snap.window.title;
     const lines = render(snap).text.split("\n");
     expect(lines[1]).toBe('Window: "TestApp", App: TestApp.');
     expect(lines[3]).toBe("\t1 button");
@@ -162,7 +163,9 @@ describe("invisible characters never print", () => {
 describe("the header cannot be forged", () => {
   function header(title: string, app: RawSnapshot["app"], style: "tree" | "compact" = "tree"): string[] {
     const snap = win([]);
+    // The window list and the window element read the same title, as in one observation.
     snap.window.title = title;
+    snap.root.title = title;
     snap.app = app;
     return render(snap, { style }).text.split("\n").slice(0, 2);
   }
@@ -212,6 +215,7 @@ describe("the header cannot be forged", () => {
   it("cuts a long title without leaving half an escape", () => {
     const snap = win([]);
     snap.window.title = `${"a".repeat(9)}"${"b".repeat(20)}`;
+    snap.root.title = snap.window.title;
     const line = render(snap, { textLimit: 10 }).text.split("\n")[1]!;
     expect(line).toBe('Window: "aaaaaaaaa...", App: TestApp.');
   });

@@ -27,6 +27,26 @@ describe("Snapshot object", () => {
     expect(snap.nodesObserved).toBe(raw.walk.nodesObserved);
   });
 
+  it("titles the header and the window as line 0 does: one observation's read (issue 32 §6)", () => {
+    // The window list read the title after a save, the walk read the window before it (or the other
+    // way round): two reads of one title, one observation.
+    const raw = win([button("Save")]);
+    raw.window.title = "notes.txt - Mousepad";
+    raw.root.title = "*Untitled 1 - Mousepad";
+    for (const style of ["tree", "compact"] as const) {
+      const snap = createSnapshot({ raw, options: { style } });
+      expect(snap.window.title).toBe("*Untitled 1 - Mousepad");
+      expect(snap.text).toContain('Window: "*Untitled 1 - Mousepad"');
+      expect(snap.text).not.toContain("notes.txt");
+    }
+    // A window element without a name of its own keeps the listed title.
+    const bare = win([button("Save")]);
+    bare.window.title = "Listed";
+    delete bare.root.title;
+    expect(createSnapshot({ raw: bare }).window.title).toBe("Listed");
+    expect(createSnapshot({ raw: bare }).text).toContain('Window: "Listed"');
+  });
+
   it("says what cut an incomplete observation", () => {
     const many = Array.from({ length: 30 }, (_, i) => button(`b${i}`));
     const snap = createSnapshot({
