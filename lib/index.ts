@@ -86,6 +86,7 @@ export {
 } from "./mcp-http.js";
 export type {
   ChildSource,
+  OcrMark,
   Platform,
   RawApp,
   RawNode,

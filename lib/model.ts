@@ -155,7 +155,17 @@ export interface RawNode {
    * the app: it has no handle, and an action on it is pointer input at its
    * frame, after its text is read there again.
    */
-  ocr?: { confidence: number };
+  ocr?: OcrMark;
+}
+
+/**
+ * What marks a line read off the pixels: the recogniser's confidence, and the shape of what is drawn in its
+ * box (lib/ocr/ink.ts), which is what its identity check compares: the same pixels give the same ink, while
+ * OCR may read them differently each time.
+ */
+export interface OcrMark {
+  confidence: number;
+  ink?: string;
 }
 
 /**

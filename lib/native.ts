@@ -125,6 +125,11 @@ export interface NativeOcrRequest {
   languages?: string[];
   /** Each region is one line: the identity re-check of an OCR line. */
   singleLine?: boolean;
+  /**
+   * No recognition: one line per region, in order, with empty text and the region's `ink` (the identity
+   * check of an OCR line compares its pixels' shape, which unchanged pixels keep, not a fresh reading).
+   */
+  inkOnly?: boolean;
   deadlineMs: number;
 }
 
@@ -134,6 +139,8 @@ export interface NativeOcrLine {
   frame: Rect;
   /** 0..1 */
   confidence: number;
+  /** The shape of what is drawn in its box, colours aside (lib/ocr/ink.ts); absent where the engine drew no box. */
+  ink?: string;
 }
 
 export interface NativeOcrResult {

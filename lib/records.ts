@@ -3,7 +3,7 @@
  * each number"): everything the action layer needs to reach the element that
  * line described again, and to prove it is the same one.
  */
-import type { Rect } from "./model.js";
+import type { OcrMark, Rect } from "./model.js";
 
 /** Which tree a path starts from. */
 export type PathRoot = "window" | "menuBar";
@@ -50,7 +50,7 @@ export interface ElementRecord {
    * handle; its title is the text read. Clicks on it are pointer input at its
    * centre after the text is read there again (lib/act/ocr.ts).
    */
-  ocr?: { confidence: number };
+  ocr?: OcrMark;
   description?: string;
   identifier?: string;
   /** Window-relative frame in points. */

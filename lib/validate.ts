@@ -144,6 +144,7 @@ function checkNode(n: Obj, path: string): void {
       case "ocr":
         if (!isObj(v) || !finite(v.confidence) || v.confidence < 0 || v.confidence > 1)
           fail(`${path}.ocr`, "expected { confidence } with a confidence from 0 to 1");
+        if (v.ink !== undefined && typeof v.ink !== "string") fail(`${path}.ocr.ink`, "expected a string");
         break;
       case "children":
         if (!Array.isArray(v)) fail(`${path}.children`, "expected an array");

@@ -69,6 +69,9 @@ PACKAGES=(
   libreoffice-impress
   libreoffice-gtk3
   gimp
+  # GTK2's accessibility bridge (GIMP 2.10 is GTK2): loaded with GTK_MODULES=gail:atk-bridge
+  libatk-adaptor
+  libgail-common
   vlc
   thunderbird
   qtbase5-examples

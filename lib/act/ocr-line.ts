@@ -1,14 +1,19 @@
 /**
- * An OCR line's identity is its text in its place (lib/act/ocr.ts): these
- * find the line a snapshot printed under a point, and read its place again
- * right before the press, once the pointer is there (an app may redraw a
- * label when the pointer arrives). Apart from ocr.ts, which acts through
+ * An OCR line's identity is what is drawn in its place (lib/act/ocr.ts):
+ * these find the line a snapshot printed under a point, and look at its place
+ * again right before the press, once the pointer is there (an app may redraw
+ * a label when the pointer arrives). Its ink (lib/ocr/ink.ts: the shape of
+ * its pixels, colours aside) is compared first: OCR may read unchanged pixels
+ * as other text each time, so a fresh reading alone could never prove them
+ * the same. Only when the shape differs is the place read as text again, and
+ * the same text there still proves it. Apart from ocr.ts, which acts through
  * lib/act/pixels.ts: pixel input reads a line under its point again too.
  */
 import type { CallContext } from "../call.js";
 import type { LiveObservation } from "../desktop.js";
 import { AxsnapError } from "../errors.js";
 import { holdsPoint, type Rect } from "../model.js";
+import { sameInk } from "../ocr/ink.js";
 import { fullOcrPlan } from "../ocr/plan.js";
 import { AFTER_HOVER } from "./hover.js";
 
@@ -50,7 +55,8 @@ export function ocrLineAt<R extends { screenFrame?: Rect; ocr?: unknown }>(
   return best;
 }
 
-function near(a: Rect, b: Rect): boolean {
+/** Whether a line's frame `a` sits where `b` was, within capture and recognition jitter. */
+export function nearPlace(a: Rect, b: Rect): boolean {
   const dx = Math.abs(a.x + a.w / 2 - (b.x + b.w / 2));
   const dy = Math.abs(a.y + a.h / 2 - (b.y + b.h / 2));
   return dx <= Math.max(PLACE_TOLERANCE, b.w / 4) && dy <= Math.max(PLACE_TOLERANCE, b.h / 2);
@@ -58,8 +64,10 @@ function near(a: Rect, b: Rect): boolean {
 
 /** What an OCR line's place reads now. */
 export interface LineNow {
-  /** The same text (as ocrTextKey compares) in the same place. */
+  /** The same drawing (its ink), or the same text (as ocrTextKey compares), in the same place. */
   same: boolean;
+  /** How it was proven the same: its pixels' shape, or the text read again. */
+  by?: "ink" | "text";
   /** What the line's own frame reads now (its identity check). */
   text: string;
   /**
@@ -78,20 +86,28 @@ export interface LineNow {
 export async function readLineNow(
   live: LiveObservation,
   ctx: CallContext,
-  line: { index: number; title?: string; frame: Rect },
+  line: { index: number; title?: string; frame: Rect; ink?: string },
   point: { x: number; y: number },
 ): Promise<LineNow> {
   const w = live.window.frame;
   const pad = PLACE_TOLERANCE;
+  // Secure fields and named elements painted out, as the snapshot read the window.
+  const blanks = fullOcrPlan(live.raw, true, live.options.secureNames !== false)?.blanks ?? [];
+  if (line.ink) {
+    const [now] = await look(live, ctx, line.index, [exact(within(w, line.frame))], blanks, {
+      inkOnly: true,
+    });
+    if (sameInk(line.ink, now?.ink))
+      return { same: true, by: "ink", text: line.title ?? "", there: line.title ?? "" };
+  }
   const own = await recognize(live, ctx, line.index, [within(w, grow(line.frame, pad))], [], true);
   const text = own
-    .filter((l) => near(l.frame, line.frame))
+    .filter((l) => nearPlace(l.frame, line.frame))
     .map((l) => l.text)
     .join(" ");
-  if (ocrTextKey(text) === ocrTextKey(line.title ?? "")) return { same: true, text, there: text };
-  // Only on a change: the window read as a snapshot reads it (secure fields and named elements painted
-  // out; a thin band alone loses lines to Tesseract's layout analysis), then the line at the point as one.
-  const blanks = fullOcrPlan(live.raw, true, live.options.secureNames !== false)?.blanks ?? [];
+  if (ocrTextKey(text) === ocrTextKey(line.title ?? "")) return { same: true, by: "text", text, there: text };
+  // Only on a change: the window read as a snapshot reads it (a thin band alone loses lines to Tesseract's
+  // layout analysis), then the line at the point as one.
   const all = await recognize(live, ctx, line.index, [], blanks, false);
   const at = all.find((l) => holdsPoint(grow(l.frame, pad), point.x - w.x, point.y - w.y));
   // Text that stays inside the old place was read whole already.
@@ -128,21 +144,39 @@ function grow(r: Rect, by: number): Rect {
   return { x: r.x - by, y: r.y - by, w: r.w + 2 * by, h: r.h + 2 * by };
 }
 
-async function recognize(
+/**
+ * A frame as the snapshot's line had it: its numbers went through window-relative arithmetic, and a hair
+ * below a whole pixel would move the captured box by one.
+ */
+function exact(r: Rect): Rect {
+  const k = (v: number) => Math.round(v * 1000) / 1000;
+  return { x: k(r.x), y: k(r.y), w: k(r.w), h: k(r.h) };
+}
+
+const recognize = (
   live: LiveObservation,
   ctx: CallContext,
   index: number,
   regions: Rect[],
   blanks: Rect[],
   singleLine: boolean,
-): Promise<{ text: string; frame: Rect }[]> {
+) => look(live, ctx, index, regions, blanks, { singleLine });
+
+async function look(
+  live: LiveObservation,
+  ctx: CallContext,
+  index: number,
+  regions: Rect[],
+  blanks: Rect[],
+  how: { singleLine?: boolean; inkOnly?: boolean },
+): Promise<{ text: string; frame: Rect; ink?: string }[]> {
   try {
     const read = await ctx.step("read", () =>
       live.backend.recognizeText({
         window: live.window,
         regions,
         blanks,
-        singleLine,
+        ...how,
         ...(live.options.ocrLanguages ? { languages: live.options.ocrLanguages } : {}),
         deadlineMs: ctx.remaining(),
       }),

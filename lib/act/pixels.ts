@@ -244,7 +244,12 @@ async function judgeLine(
   const read = await readLineNow(
     at.live,
     ctx,
-    { index: line.index, frame: line.frame, ...(line.title === undefined ? {} : { title: line.title }) },
+    {
+      index: line.index,
+      frame: line.frame,
+      ...(line.title === undefined ? {} : { title: line.title }),
+      ...(line.ocr?.ink ? { ink: line.ocr.ink } : {}),
+    },
     l,
   );
   const was = `element ${line.index} read "${cut(line.title ?? "", 60)}" in snapshot ${at.snap.id}`;
@@ -257,7 +262,13 @@ async function judgeLine(
         hint: "the app redrew that text (when the pointer arrived, or since the snapshot): take a new snapshot (the pointer is still there, so it shows what a press would reach) and pick the line again",
       },
     );
-  if (read.same) return;
+  if (read.same) {
+    if (read.by === "ink")
+      notes.push(
+        `element ${line.index}'s pixels are drawn as snapshot ${at.snap.id} showed them (the same shape in the same place), so they were not read as text again`,
+      );
+    return;
+  }
   notes.push(`${was}; its place reads ${reads} now (raw pixels)`);
   // Both reads: the line's own frame, and the text at the point across the row.
   await guardDestructive(

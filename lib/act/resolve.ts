@@ -12,9 +12,11 @@ import { type LiveObservation, liveObservation, snapshot as observeOnce } from "
 import { AxsnapError, invalidArgument } from "../errors.js";
 import { countMatches, identityOf, sameIdentity } from "../identity.js";
 import type { RawNode } from "../model.js";
+import { sameInk } from "../ocr/ink.js";
 import type { ElementRecord } from "../records.js";
 import type { Snapshot } from "../snapshot.js";
 import type { ActEnv } from "./env.js";
+import { nearPlace } from "./ocr-line.js";
 import type { Target } from "./store.js";
 
 /** Errors of a live read that say more than "could not read": they pass through unchanged. */
@@ -305,6 +307,21 @@ function withFrameOf(record: ElementRecord, now: ElementRecord): ElementRecord {
   };
 }
 
+/** The one OCR line of `fresh` drawn as `record` was (lib/ocr/ink.ts), in its place; else undefined. */
+function drawnAgain(
+  record: Pick<ElementRecord, "ocr" | "frame">,
+  fresh: Snapshot,
+): ElementRecord | undefined {
+  const ink = record.ocr?.ink;
+  const was = record.frame;
+  if (!ink || !was) return undefined;
+  const found = fresh.records.filter(
+    (r) =>
+      r.ocr?.ink !== undefined && r.frame !== undefined && nearPlace(r.frame, was) && sameInk(ink, r.ocr.ink),
+  );
+  return found.length === 1 ? found[0] : undefined;
+}
+
 /**
  * Finds an element again, by a record's identity, in a fresh live snapshot of
  * its app: step 2 of resolution (refs-and-actions.md), for a record kept
@@ -316,7 +333,7 @@ function withFrameOf(record: ElementRecord, now: ElementRecord): ElementRecord {
  * several match, else STALE_REF (never a guess by index or path).
  */
 export function findAgain(
-  record: Pick<ElementRecord, "index" | "identity" | "proof">,
+  record: Pick<ElementRecord, "index" | "identity" | "proof" | "ocr" | "frame">,
   fresh: Snapshot,
 ): ElementRecord {
   const live = liveObservation(fresh);
@@ -326,6 +343,10 @@ export function findAgain(
       "IDENTITY_UNPROVEN",
       `element ${record.index} cannot be found again with certainty: the new observation was incomplete (${fresh.cutBy.join(", ")}); nothing was sent`,
     );
+  // Text read off the pixels: OCR may read the same pixels as other text each time, so the line is the one
+  // drawn the same (its ink) in the same place, whatever it was read as now.
+  const drawn = drawnAgain(record, fresh);
+  if (drawn) return drawn;
   const matches: RawNode[] = [];
   countMatches(live.raw.root, record.identity, matches);
   if (live.raw.menuBar) countMatches(live.raw.menuBar, record.identity, matches);

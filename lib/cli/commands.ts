@@ -19,6 +19,7 @@ import { recordAt } from "../act/pixels.js";
 import { listApps, listWindows, permissionsIn } from "../desktop.js";
 import { AxsnapError, invalidArgument } from "../errors.js";
 import { sameIdentity } from "../identity.js";
+import { sameInk } from "../ocr/ink.js";
 import {
   type ActionResult,
   type ActOptions,
@@ -295,7 +296,7 @@ export class Runner {
       ref: foundAs,
       data: { ref, snapshotId: id, index, foundAs },
       notes: [
-        `found again by its identity as element ${found.index} of a new observation of the window it was printed in, ${windowWords(fresh.window)}, taken right before the action and stored as ${fresh.id}, since ${id} was taken by another process`,
+        `found again by ${found.ocr && sameInk(record.ocr?.ink, found.ocr.ink) ? "the shape of its pixels in its place (text read off the pixels)" : "its identity"} as element ${found.index} of a new observation of the window it was printed in, ${windowWords(fresh.window)}, taken right before the action and stored as ${fresh.id}, since ${id} was taken by another process`,
       ],
     };
   }
@@ -548,7 +549,11 @@ export class Runner {
       // Text read off the pixels there is part of what the stored snapshot showed: the same text must be there.
       const line = ocrLineAt(stored.records, px, py);
       const lineNow = line && ocrLineAt(fresh.records, px, py);
-      if (line && ocrTextKey(lineNow?.title ?? "") !== ocrTextKey(line.identity.name ?? ""))
+      if (
+        line &&
+        !sameInk(line.ocr?.ink, lineNow?.ocr?.ink) &&
+        ocrTextKey(lineNow?.title ?? "") !== ocrTextKey(line.identity.name ?? "")
+      )
         throw new AxsnapError(
           "STALE_REF",
           `the point reads ${lineNow?.title ? `"${lineNow.title}"` : "no text"} in a new observation (${fresh.id}), not "${line.identity.name ?? ""}" (element ${line.index}) as snapshot ${stored.id} showed; nothing was sent`,

@@ -49,7 +49,9 @@ const storedRecord = z.object({
   /** An outline or a budget did not print it: the index of the collapsed line that holds it. */
   inside: index.exactOptional(),
   /** Text read off the pixels (its identity's name is the text): click-at compares it with what is there now. */
-  ocr: z.object({ confidence: z.number().finite() }).exactOptional(),
+  ocr: z
+    .object({ confidence: z.number().finite(), ink: z.string().max(20_000).exactOptional() })
+    .exactOptional(),
 });
 
 /** The render options a snapshot was taken with: a re-observation uses the same ones. */

@@ -75,7 +75,9 @@ function recordOf(r: Snapshot["records"][number], inside: number | undefined): S
     settable: r.settable,
     secure: r.secure,
     synthetic: r.synthetic,
-    ...(r.ocr === undefined ? {} : { ocr: { confidence: r.ocr.confidence } }),
+    ...(r.ocr === undefined
+      ? {}
+      : { ocr: { confidence: r.ocr.confidence, ...(r.ocr.ink ? { ink: r.ocr.ink } : {}) } }),
     ...(inside === undefined ? {} : { inside }),
   };
 }

@@ -13,6 +13,7 @@ export interface OcrLine {
   text: string;
   frame: Rect;
   confidence: number;
+  ink?: string;
 }
 
 /**
@@ -68,7 +69,7 @@ export function mergeOcrLines(
       ...(raw.platform === "macos" ? { value: line.text.trim() } : { title: line.text.trim() }),
       frame,
       states: { visible: true },
-      ocr: { confidence: line.confidence },
+      ocr: { confidence: line.confidence, ...(line.ink ? { ink: line.ink } : {}) },
     };
     if (parent.children) parent.children.push(node);
     else parent.children = [node];

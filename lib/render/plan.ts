@@ -362,7 +362,8 @@ class Planner {
     if (name !== undefined) rec.title = name;
     if (node.description !== undefined) rec.description = node.description;
     if (node.identifier !== undefined) rec.identifier = node.identifier;
-    if (node.ocr !== undefined) rec.ocr = { confidence: node.ocr.confidence };
+    if (node.ocr !== undefined)
+      rec.ocr = { confidence: node.ocr.confidence, ...(node.ocr.ink ? { ink: node.ocr.ink } : {}) };
     const f = node.frame ?? (isGenericContainer(node) ? unionFrame(node) : undefined);
     if (f !== undefined && f.x !== HIDDEN_COORDINATE && f.y !== HIDDEN_COORDINATE) {
       rec.screenFrame = { ...f };

@@ -84,20 +84,84 @@ void BlankRects(uint8_t* rgba, int width, int height, int stride, const std::vec
   }
 }
 
+std::string InkOf(const OcrImage& image, const PixelRect& box) {
+  if (box.Empty() || !image.rgba) return "";
+  auto lum = [&image](int x, int y) {
+    const uint8_t* p = image.rgba + static_cast<size_t>(y) * image.stride + static_cast<size_t>(x) * 4;
+    return (p[0] * 299 + p[1] * 587 + p[2] * 114) / 1000;
+  };
+  // The background: the most common of 16 luminance bands, as the mean of its pixels.
+  int bands[16] = {0};
+  int64_t sums[16] = {0};
+  for (int y = box.y; y < box.y + box.h; y++)
+    for (int x = box.x; x < box.x + box.w; x++) {
+      const int l = lum(x, y);
+      bands[l / 16]++;
+      sums[l / 16] += l;
+    }
+  const int mode = static_cast<int>(std::max_element(bands, bands + 16) - bands);
+  const int background = static_cast<int>(sums[mode] / std::max(1, bands[mode]));
+  constexpr int kInkContrast = 48;
+  const int cw = std::max(2, (box.w + 255) / 256), ch = std::max(2, (box.h + 31) / 32);
+  const int cols = (box.w + cw - 1) / cw, rows = (box.h + ch - 1) / ch;
+  std::vector<uint8_t> bits((static_cast<size_t>(cols) * rows + 7) / 8, 0);
+  for (int y = box.y; y < box.y + box.h; y++)
+    for (int x = box.x; x < box.x + box.w; x++) {
+      if (std::abs(lum(x, y) - background) < kInkContrast) continue;
+      const size_t cell = static_cast<size_t>((y - box.y) / ch) * cols + (x - box.x) / cw;
+      bits[cell / 8] |= static_cast<uint8_t>(1u << (cell % 8));
+    }
+  static const char kHex[] = "0123456789abcdef";
+  std::string out = std::to_string(cols) + "x" + std::to_string(rows) + ":";
+  for (uint8_t b : bits) {
+    out.push_back(kHex[b >> 4]);
+    out.push_back(kHex[b & 15]);
+  }
+  return out;
+}
+
+namespace {
+
+// `image` with `options.blanks` painted out, in `copy` when there are any.
+OcrImage Blanked(const OcrImage& image, const OcrOptions& options, std::vector<uint8_t>& copy) {
+  OcrImage view = image;
+  if (options.blanks.empty()) return view;
+  // The caller's pixels stay as they were: a snapshot's screenshot shows what is there.
+  copy.assign(image.rgba, image.rgba + static_cast<size_t>(image.stride) * image.height);
+  std::vector<PixelRect> blanks;
+  for (const Rect& b : options.blanks) blanks.push_back(ToPixels(image, b));
+  BlankRects(copy.data(), image.width, image.height, image.stride, blanks);
+  view.rgba = copy.data();
+  return view;
+}
+
+bool EmptyCapture(const OcrImage& image) {
+  return !image.rgba || image.width <= 0 || image.height <= 0 || image.stride < image.width * 4;
+}
+
+}  // namespace
+
+Error InkRegions(const OcrImage& image, const OcrOptions& options, OcrResult& out) {
+  const Clock::time_point t0 = Clock::now();
+  if (EmptyCapture(image)) return {ErrorCode::kCaptureFailed, "the capture is empty"};
+  std::vector<uint8_t> copy;
+  const OcrImage view = Blanked(image, options, copy);
+  out.lines.clear();
+  // Each region asked, in order, off-capture ones included (an empty ink): the caller pairs them up.
+  for (const Rect& r : options.regions) {
+    const PixelRect p = ToPixels(image, r);
+    out.lines.push_back({"", ToPoints(image, p), 1, InkOf(view, p)});
+  }
+  out.engine = "ink";
+  out.ocrMs = MsSince(t0);
+  return {};
+}
+
 Error RecognizeImage(OcrEngine& engine, const OcrImage& image, const OcrOptions& options, OcrResult& out) {
   const Clock::time_point t0 = Clock::now();
-  if (!image.rgba || image.width <= 0 || image.height <= 0 || image.stride < image.width * 4)
-    return {ErrorCode::kCaptureFailed, "the capture is empty"};
-  OcrImage view = image;
+  if (EmptyCapture(image)) return {ErrorCode::kCaptureFailed, "the capture is empty"};
   std::vector<uint8_t> copy;
-  if (!options.blanks.empty()) {
-    // The caller's pixels stay as they were: a snapshot's screenshot shows what is there.
-    copy.assign(image.rgba, image.rgba + static_cast<size_t>(image.stride) * image.height);
-    std::vector<PixelRect> blanks;
-    for (const Rect& b : options.blanks) blanks.push_back(ToPixels(image, b));
-    BlankRects(copy.data(), image.width, image.height, image.stride, blanks);
-    view.rgba = copy.data();
-  }
+  const OcrImage view = Blanked(image, options, copy);
   OcrPixelRequest request;
   request.languages = OcrLanguages(options.languages);
   request.singleLine = options.singleLine;
@@ -111,15 +175,16 @@ Error RecognizeImage(OcrEngine& engine, const OcrImage& image, const OcrOptions&
       if (!p.Empty()) request.regions.push_back(p);  // a region off the capture reads nothing
     }
   }
+  out.lines.clear();
   std::vector<OcrPixelLine> lines;
   if (!request.regions.empty())
     if (Error err = engine.Recognize(view, request, lines)) return err;
   out.engine = engine.Name();
-  out.lines.clear();
   for (OcrPixelLine& l : lines) {
     std::string text = Trimmed(l.text);
     if (text.empty() || Blank(text) || l.confidence < kOcrMinConfidence) continue;
-    out.lines.push_back({std::move(text), ToPoints(image, l.box), std::min(1.0, std::max(0.0, l.confidence))});
+    out.lines.push_back(
+        {std::move(text), ToPoints(image, l.box), std::min(1.0, std::max(0.0, l.confidence)), InkOf(view, l.box)});
   }
   out.ocrMs = MsSince(t0);
   return {};
@@ -130,8 +195,9 @@ std::vector<std::string> OcrLanguages(const std::vector<std::string>& asked) {
 }
 
 Error RecognizeWindowText(Backend& backend, const WindowInfo& window, const OcrOptions& options, OcrResult& out) {
-  // No engine, or no data for a language: said before anything is captured.
-  if (Error err = backend.OcrReady(OcrLanguages(options.languages))) return err;
+  // No engine, or no data for a language: said before anything is captured. Ink needs none.
+  if (!options.inkOnly)
+    if (Error err = backend.OcrReady(OcrLanguages(options.languages))) return err;
   const Clock::time_point c0 = Clock::now();
   std::vector<uint8_t> rgba;
   int width = 0, height = 0;
@@ -149,6 +215,7 @@ Error RecognizeWindowText(Backend& backend, const WindowInfo& window, const OcrO
   image.originX = window.hasFrame ? captured.x - window.frame.x : 0;
   image.originY = window.hasFrame ? captured.y - window.frame.y : 0;
   if (Clock::now() >= options.deadline) return {ErrorCode::kTimeout, "the deadline passed before recognition"};
+  if (options.inkOnly) return InkRegions(image, options, out);
   return backend.RecognizeText(window, image, options, out);
 }
 

@@ -51,6 +51,9 @@ struct OcrOptions {
   std::vector<std::string> languages;
   // Each region is one line (the identity re-check of an OCR line).
   bool singleLine = false;
+  // No recognition: each region's ink (InkOf) only, one line per region with empty text. An OCR line's
+  // identity check compares what stays the same on unchanged pixels, not a fresh reading.
+  bool inkOnly = false;
   Clock::time_point deadline;
 };
 
@@ -58,6 +61,7 @@ struct OcrLine {
   std::string text;
   Rect frame;             // window-relative points
   double confidence = 0;  // 0..1
+  std::string ink;        // InkOf its box: "WxH:hex"
 };
 
 struct OcrResult {
@@ -110,12 +114,22 @@ Rect ToPoints(const OcrImage& image, const PixelRect& pixels);
 // outside it (the background it sits on), so that no edge of it is left to read.
 void BlankRects(uint8_t* rgba, int width, int height, int stride, const std::vector<PixelRect>& rects);
 
+// The shape of what is drawn in a box, apart from its colours: each pixel is ink when its luminance is far
+// from the box's most common one (its background), and the box is cut into 2x2-pixel cells (coarser past
+// 256 columns or 32 rows), a cell being ink when any of its pixels is. "COLSxROWS:" then the cells' bits,
+// row by row, as hex. A hover that repaints a menu item's background or its text's colour keeps the shape;
+// other text, or the same text moved, does not. Two readings of unchanged pixels are the same string.
+std::string InkOf(const OcrImage& image, const PixelRect& box);
+
 // Lines a reader would not want: empty or whitespace-only text, confidence below this.
 constexpr double kOcrMinConfidence = 0.3;
 
 // Blanks a copy, maps regions, runs `engine`, maps and filters its lines into
 // `out` (engine name and ocrMs set; captureMs left to the caller).
 Error RecognizeImage(OcrEngine& engine, const OcrImage& image, const OcrOptions& options, OcrResult& out);
+
+// inkOnly: each region's InkOf, after the blanks are painted out (no engine).
+Error InkRegions(const OcrImage& image, const OcrOptions& options, OcrResult& out);
 
 // recognizeText: captures `window` through backend.Capture (the screenshot's
 // path, with its guards), then backend.RecognizeText on the pixels.

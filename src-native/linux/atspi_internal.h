@@ -366,12 +366,22 @@ struct AtspiBackend::Impl {
   };
   static constexpr int kIdProbeReads = 64;
   std::unordered_map<std::string, IdProbe> idProbe;  // by app bus name
+  // Apps that must never be asked Properties.GetAll on an element: Qt 5's bridge (its ToolkitName "Qt")
+  // crashes the app on it (VLC 3 with Qt 5.15: SIGSEGV in QVariant::toString, the app gone). Learned once
+  // per app bus (EnsurePeersFor); their Name and Description are asked one by one.
+  std::unordered_map<std::string, bool> getAllUnsafe;  // by app bus name
+  bool GetAllUnsafe(const std::string& busName) const {
+    auto it = getAllUnsafe.find(busName);
+    return it == getAllUnsafe.end() || it->second;  // not known yet: not risked
+  }
   // Still counting answers: no id or help seen, fewer than kIdProbeReads answers.
   bool Probing(const std::string& busName) const {
+    if (GetAllUnsafe(busName)) return false;
     auto it = idProbe.find(busName);
     return it == idProbe.end() || (!it->second.seen && it->second.reads < kIdProbeReads);
   }
   bool WantsGetAll(const std::string& busName) const {
+    if (GetAllUnsafe(busName)) return false;
     auto it = idProbe.find(busName);
     return it == idProbe.end() || it->second.seen || it->second.reads < kIdProbeReads;
   }
@@ -460,6 +470,7 @@ struct AtspiBackend::Impl {
     managesCells.clear();
     bulk.clear();
     idProbe.clear();
+    getAllUnsafe.clear();
     DropPrefetch();
     peers = Peers{};
   }

@@ -518,57 +518,63 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
   // (atk-bridge) in one call. Mostly asked after every other call of the
   // batch (issuePhase1), so that the app answers first the calls the walk's
   // next steps depend on.
+  // No GetAll (refused, or never sent: Impl::getAllUnsafe): the two properties that matter, one by one.
+  auto byOne = [&](NodeJob* j) {
+    j->phase1Pending += 2;
+    b.GetProperty(j->ref->bus, j->ref->path, kIfAccessible, "Name", [j, perCall, &phase1Done](const Reply& nr) {
+      if (!Fail(*j, nr, perCall) && nr.outcome == Outcome::kOk && g_variant_is_of_type(nr.value, G_VARIANT_TYPE_STRING))
+        j->name = g_variant_get_string(nr.value, nullptr);
+      phase1Done(*j);
+    });
+    b.GetProperty(j->ref->bus, j->ref->path, kIfAccessible, "Description", [j, perCall, &phase1Done](const Reply& dr) {
+      if (!Fail(*j, dr, perCall) && dr.outcome == Outcome::kOk &&
+          g_variant_is_of_type(dr.value, G_VARIANT_TYPE_STRING)) {
+        std::string s = g_variant_get_string(dr.value, nullptr);
+        if (!s.empty()) j->out->description = s;
+      }
+      phase1Done(*j);
+    });
+    phase1Done(*j);
+  };
+
   auto issueGetAll = [&](NodeJob& job, bool needBasics) {
     NodeJob* j = &job;
-    b.Call(
-        job.ref->bus, job.ref->path, kIfProperties, "GetAll", g_variant_new("(s)", kIfAccessible), "(a{sv})",
-        [j, perCall, needBasics, &b, &phase1Done, &textStep, &im](const Reply& r) {
-          auto done = [&]() { needBasics ? phase1Done(*j) : textStep(j); };
-          if (Fail(*j, r, perCall)) return done();
-          if (r.outcome == Outcome::kOk) {
-            VariantPtr dict = AdoptVariant(g_variant_get_child_value(r.value, 0));
-            std::string s;
-            if (needBasics && DictString(dict.get(), "Name", s)) j->name = s;
-            if (needBasics && DictString(dict.get(), "Description", s) && !s.empty()) j->out->description = s;
-            // Ids and help only from an app still probed or known to give them (Impl::idProbe).
-            const bool keepIds = im.WantsGetAll(j->ref->bus);
-            auto& probe = im.idProbe[j->ref->bus];
-            probe.reads++;
-            if (DictString(dict.get(), "HelpText", s) && !s.empty()) {
-              probe.seen = true;
-              if (keepIds) j->out->help = s;
-            }
-            if (DictString(dict.get(), "AccessibleId", s) && !s.empty()) {
-              probe.seen = true;
-              if (keepIds) j->out->identifier = s;
-            }
-            VariantPtr childCount = AdoptVariant(g_variant_lookup_value(dict.get(), "ChildCount", nullptr));
-            int64_t n = -1;
-            if (childCount && VariantToInt(childCount.get(), n)) j->childCount = n;
-            VariantPtr attrs = AdoptVariant(g_variant_lookup_value(dict.get(), "Attributes", G_VARIANT_TYPE("a{ss}")));
-            if (attrs) j->attributes = std::move(attrs);
-            return done();
-          }
-          // No GetAll: the two properties that matter, one by one.
-          if (!needBasics) return done();
-          j->phase1Pending += 2;
-          b.GetProperty(j->ref->bus, j->ref->path, kIfAccessible, "Name", [j, perCall, &phase1Done](const Reply& nr) {
-            if (!Fail(*j, nr, perCall) && nr.outcome == Outcome::kOk &&
-                g_variant_is_of_type(nr.value, G_VARIANT_TYPE_STRING))
-              j->name = g_variant_get_string(nr.value, nullptr);
-            phase1Done(*j);
-          });
-          b.GetProperty(j->ref->bus, j->ref->path, kIfAccessible, "Description",
-                        [j, perCall, &phase1Done](const Reply& dr) {
-                          if (!Fail(*j, dr, perCall) && dr.outcome == Outcome::kOk &&
-                              g_variant_is_of_type(dr.value, G_VARIANT_TYPE_STRING)) {
-                            std::string s = g_variant_get_string(dr.value, nullptr);
-                            if (!s.empty()) j->out->description = s;
-                          }
-                          phase1Done(*j);
-                        });
-          phase1Done(*j);
-        });
+    if (im.GetAllUnsafe(job.ref->bus)) {
+      if (needBasics) return byOne(j);
+      return textStep(j);
+    }
+    b.Call(job.ref->bus, job.ref->path, kIfProperties, "GetAll", g_variant_new("(s)", kIfAccessible), "(a{sv})",
+           [j, perCall, needBasics, &phase1Done, &textStep, &byOne, &im](const Reply& r) {
+             auto done = [&]() { needBasics ? phase1Done(*j) : textStep(j); };
+             if (Fail(*j, r, perCall)) return done();
+             if (r.outcome == Outcome::kOk) {
+               VariantPtr dict = AdoptVariant(g_variant_get_child_value(r.value, 0));
+               std::string s;
+               if (needBasics && DictString(dict.get(), "Name", s)) j->name = s;
+               if (needBasics && DictString(dict.get(), "Description", s) && !s.empty()) j->out->description = s;
+               // Ids and help only from an app still probed or known to give them (Impl::idProbe).
+               const bool keepIds = im.WantsGetAll(j->ref->bus);
+               auto& probe = im.idProbe[j->ref->bus];
+               probe.reads++;
+               if (DictString(dict.get(), "HelpText", s) && !s.empty()) {
+                 probe.seen = true;
+                 if (keepIds) j->out->help = s;
+               }
+               if (DictString(dict.get(), "AccessibleId", s) && !s.empty()) {
+                 probe.seen = true;
+                 if (keepIds) j->out->identifier = s;
+               }
+               VariantPtr childCount = AdoptVariant(g_variant_lookup_value(dict.get(), "ChildCount", nullptr));
+               int64_t n = -1;
+               if (childCount && VariantToInt(childCount.get(), n)) j->childCount = n;
+               VariantPtr attrs =
+                   AdoptVariant(g_variant_lookup_value(dict.get(), "Attributes", G_VARIANT_TYPE("a{ss}")));
+               if (attrs) j->attributes = std::move(attrs);
+               return done();
+             }
+             if (!needBasics) return done();
+             byOne(j);
+           });
   };
 
   std::vector<std::pair<NodeJob*, bool>> propertyReads;  // GetAll to ask, after the rest (issueGetAll)

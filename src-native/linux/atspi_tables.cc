@@ -114,6 +114,11 @@ std::vector<bool> AtspiBackend::ReadVisibleTableRows(const std::vector<ElementId
   // 1. Size and place.
   bool open = step([&](Batch& b, TableRead& t) {
     TableRead* tp = &t;
+    // A bridge that GetAll would crash (Impl::getAllUnsafe): the table is read as any other list.
+    if (im.GetAllUnsafe(t.ref.bus)) {
+      t.fallback = true;
+      return;
+    }
     b.Call(t.ref.bus, t.ref.path, kIfProperties, "GetAll", g_variant_new("(s)", kIfTable), "(a{sv})",
            [tp, &unusable](const Reply& r) {
              if (unusable(*tp, r)) return;

@@ -376,6 +376,7 @@ OcrOptions OcrOptionsFromJs(const Napi::Object& o) {
       if (arr.Get(i).IsString()) options.languages.push_back(arr.Get(i).As<Napi::String>().Utf8Value());
   }
   options.singleLine = OptBool(o, "singleLine").value_or(false);
+  options.inkOnly = OptBool(o, "inkOnly").value_or(false);
   return options;
 }
 
@@ -388,6 +389,7 @@ Napi::Object OcrResultToJs(Napi::Env env, const OcrResult& result) {
     l.Set("text", result.lines[i].text);
     l.Set("frame", RectToJs(env, result.lines[i].frame));
     l.Set("confidence", result.lines[i].confidence);
+    if (!result.lines[i].ink.empty()) l.Set("ink", result.lines[i].ink);
     lines.Set(i, l);
   }
   o.Set("lines", lines);
