@@ -56,6 +56,7 @@ constexpr char kIfValue[] = "org.a11y.atspi.Value";
 constexpr char kIfCache[] = "org.a11y.atspi.Cache";
 constexpr char kIfTable[] = "org.a11y.atspi.Table";
 constexpr char kIfTableCell[] = "org.a11y.atspi.TableCell";
+constexpr char kIfApplication[] = "org.a11y.atspi.Application";
 constexpr char kIfProperties[] = "org.freedesktop.DBus.Properties";
 
 // Bits for the interfaces an object reports (GetInterfaces).
@@ -88,6 +89,7 @@ enum State : int {
   kStateMultiLine = 17,
   kStateSelectable = 22,
   kStateSelected = 23,
+  kStateSensitive = 24,
   kStateShowing = 25,
   kStateVertical = 29,
   kStateVisible = 30,
@@ -101,7 +103,21 @@ enum State : int {
 struct StateSet {
   uint32_t words[2] = {0, 0};
   bool Has(int s) const { return s >= 0 && s < 64 && (words[s / 32] & (1u << (s % 32))) != 0; }
+  void Set(int s) {
+    if (s >= 0 && s < 64) words[s / 32] |= 1u << (s % 32);
+  }
 };
+
+// What an app's toolkit means by the states and names it reports (atspi_dialect.cc).
+struct Dialect {
+  bool known = false;  // its root answered (an app that did not is asked again by the next read)
+  bool gtk4 = false;   // GTK 4: SENSITIVE without ENABLED, no SHOWING below windows, type names as names
+};
+Dialect DialectFrom(const std::string& toolkitName, const std::string& version);
+// States as the other toolkits mean them: ENABLED and SHOWING where GTK 4 leaves them out.
+void AdaptStates(StateSet& s, const Dialect& d);
+// A name that is GTK 4's stand-in for none: the widget's type name.
+bool IsTypeNameFallback(const Dialect& d, const std::string& name);
 
 StateSet StatesFrom(GVariant* au);  // "au"
 
@@ -370,6 +386,9 @@ struct AtspiBackend::Impl {
   }
   std::chrono::milliseconds bulkMaxAge{300};
 
+  // Each app's toolkit dialect, by bus name (DialectOf).
+  std::unordered_map<std::string, Dialect> dialects;
+
   // Change events of watched apps (Watch / WaitEvents), on `bus`; dropped with it.
   AtspiEvents events;
 
@@ -453,6 +472,7 @@ struct AtspiBackend::Impl {
     managesCells.clear();
     bulk.clear();
     idProbe.clear();
+    dialects.clear();
     DropPrefetch();
     peers = Peers{};
   }
@@ -580,6 +600,9 @@ bool BulkChildren(const BulkSnapshot& snap, const std::string& path, std::vector
 void TakePrefetch(AtspiBackend::Impl& im, const std::string& busName, bool waitBulk, Clock::time_point deadline);
 void StartPrefetch(AtspiBackend::Impl& im, const std::string& busName, Clock::time_point deadline);
 void AwaitPrefetchRegistration(AtspiBackend::Impl& im, const std::string& busName, Clock::time_point deadline);
+
+// atspi_dialect.cc: the app's dialect, read once (Application.GetAll on its root) and kept by bus name.
+const Dialect& DialectOf(AtspiBackend::Impl& im, const std::string& busName, Clock::time_point deadline);
 
 // atspi_connection.cc
 void EnsurePeer(AtspiBackend::Impl& im, const std::string& busName, Clock::time_point deadline);
