@@ -1,14 +1,18 @@
 /**
- * GTK 4 apps (issue 32 §3) on a real headless desktop, through the Session as
- * an agent uses it: gtk4-widget-factory (Debian's gtk-4-examples). GTK 4.8
+ * GTK 4 apps (issue 32 §3) on a real headless desktop, as an agent uses them,
+ * each step decided from what the door printed: gtk4-widget-factory (Debian's
+ * gtk-4-examples) and Files (Nautilus 43) through the Session, GNOME
+ * Calculator through the Session and the CLI. GTK 4.8
  * reports SENSITIVE without ENABLED, SHOWING on windows only, GActions as
  * action names ("window.close", "clipboard.copy") and type names as names of
  * unlabelled widgets; each test reads what a line prints and acts on it.
  */
+import fs from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSession, type Session, type Snapshot } from "../../lib/index.js";
-import { type App, type Desktop, gtk4WidgetFactory } from "../../scripts/desktop.mjs";
-import { indexIn } from "../support/cli.js";
+import { type App, type Desktop, gtk4WidgetFactory, startApp } from "../../scripts/desktop.mjs";
+import { indexIn, runCli, snapshotIdIn } from "../support/cli.js";
 import { useDesktop } from "../support/linux.js";
 import { sleep } from "../support/sleep.js";
 
@@ -125,6 +129,134 @@ describe("gtk4-widget-factory", () => {
         lineOf(s, entry).includes("entry typed by axsnap"),
       );
       expect(lineOf(read, entry)).toBe(`${entry} text (settable, string) Value: entry typed by axsnap`);
+    },
+    TIMEOUT,
+  );
+});
+
+describe("Files (Nautilus 43)", () => {
+  let app: App;
+  let session: Session;
+  let root: string;
+
+  beforeAll(async () => {
+    // A folder tree of the test's own: docs/ with three notes and a subfolder.
+    root = fs.mkdtempSync(path.join(desktop.home, "files-"));
+    fs.mkdirSync(path.join(root, "docs", "sub"), { recursive: true });
+    for (const n of [1, 2, 3]) fs.writeFileSync(path.join(root, "docs", `note${n}.txt`), `note ${n}\n`);
+    app = await startApp(desktop, "nautilus", ["--new-window", root], {
+      name: "org.gnome.Nautilus",
+      windowName: path.basename(root),
+      timeoutMs: 60_000,
+    });
+    session = createSession();
+  }, TIMEOUT);
+
+  afterAll(async () => {
+    await session?.close();
+    await app?.stop();
+  });
+
+  it(
+    "opens a folder by double-clicking its icon and selects a file in it",
+    async () => {
+      const t0 = performance.now();
+      const top = await session.snapshot({
+        app: "org.gnome.Nautilus",
+        screenshot: false,
+        deadlineMs: 20_000,
+      });
+      console.log(
+        `Files: snapshot ${(performance.now() - t0).toFixed(0)} ms, ${top.records.length} elements`,
+      );
+      expect(top.text.split("\n")[2]).toBe(
+        `0 frame ${path.basename(root)}, Secondary Actions: toggle maximized, minimize, close`,
+      );
+      // The icon grid's cells, each on a line of its own.
+      const docs = indexIn(top, /^\d+ table cell docs$/);
+      const opened = await session.click(docs, { count: 2 });
+      const inDocs = await until(session, "org.gnome.Nautilus", opened.snapshot!, (s) =>
+        s.text.split("\n")[2]!.startsWith("0 frame docs,"),
+      );
+      for (const name of ["note1.txt", "note2.txt", "note3.txt", "sub"])
+        expect(inDocs.text).toMatch(new RegExp(`\\d+ table cell ${name.replace(".", "\\.")}$`, "m"));
+
+      const note2 = indexIn(inDocs, /^\d+ table cell note2\.txt$/);
+      const clicked = await session.click(note2);
+      const selected = await until(session, "org.gnome.Nautilus", clicked.snapshot!, (s) =>
+        s.text.includes("“note2.txt” selected"),
+      );
+      // The grid's item that holds the file's cell is the one GTK marks selected.
+      const lines = selected.text.split("\n").map((l) => l.trim());
+      const at = lines.findIndex((l) => /^\d+ table cell note2\.txt$/.test(l));
+      expect(lines[at - 1]).toMatch(/^\d+ table cell \(selected\)$/);
+      expect(selected.text.match(/table cell \(selected\)/g)).toHaveLength(1);
+    },
+    TIMEOUT,
+  );
+});
+
+describe("GNOME Calculator", () => {
+  const CALC = "gnome-calculator";
+  let app: App;
+  let session: Session;
+
+  beforeAll(async () => {
+    app = await startApp(desktop, "gnome-calculator", [], { name: CALC, timeoutMs: 60_000 });
+    session = createSession();
+  }, TIMEOUT);
+
+  afterAll(async () => {
+    await session?.close();
+    await app?.stop();
+  });
+
+  it(
+    "through the library: clicks 7 × 6 = and reads 42 in the display",
+    async () => {
+      const t0 = performance.now();
+      let snap = await session.snapshot({ app: CALC, screenshot: false, deadlineMs: 20_000 });
+      console.log(
+        `Calculator: snapshot ${(performance.now() - t0).toFixed(0)} ms, ${snap.records.length} elements`,
+      );
+      for (const key of [
+        /^\d+ push button 7\b/,
+        /^\d+ push button ×/,
+        /^\d+ push button 6\b/,
+        /^\d+ push button =/,
+      ]) {
+        const done = await session.click(indexIn(snap, key));
+        expect(done.channel).toBe("semantic");
+        snap = done.snapshot!;
+      }
+      await until(session, CALC, snap, (s) =>
+        /\d+ text \(settable, string\) Value: 42$/m.test(s.text),
+      );
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "through the CLI, one process a step: types 6*9 where the focus is, presses Return, reads 54",
+    async () => {
+      const shot = await runCli(["snapshot", "--app", CALC]);
+      expect(shot.code, shot.stderr).toBe(0);
+      // Two fields print alike (the display and the one under it): the CLI refuses a ref to one
+      // (AMBIGUOUS_TARGET), so the keys go where the keyboard focus is, the display.
+      expect(snapshotIdIn(shot.stdout)).toMatch(/^s/);
+      expect(shot.stdout).toMatch(/The focused UI element is \d+ text/);
+      const typed = await runCli(["type", "6*9", "--app", CALC]);
+      expect(typed.code, typed.stderr).toBe(0);
+      expect(typed.stdout).toMatch(/text \(settable, string\) Value: .*6[*×]9/);
+      const pressed = await runCli(["press", "Return", "--app", CALC]);
+      expect(pressed.code, pressed.stderr).toBe(0);
+      let text = pressed.stdout;
+      const end = Date.now() + 15_000;
+      while (!/text \(settable, string\) Value: 54$/m.test(text)) {
+        if (Date.now() > end) throw new Error(`54 never showed:\n${text}`);
+        await sleep(200);
+        text = (await runCli(["snapshot", "--app", CALC])).stdout;
+      }
     },
     TIMEOUT,
   );
