@@ -619,7 +619,7 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
     const BulkSnapshot* snap = nullptr;
     if (im.useBulk && !im.live) {
       auto kept = im.bulk.find(busName);
-      if (kept != im.bulk.end() && Clock::now() - kept->second.taken < im.bulkMaxAge)
+      if (kept != im.bulk.end() && im.BulkFresh(busName, kept->second))
         snap = &kept->second;
       else if (group.size() >= 4)  // a lone element is cheaper read live than a whole bulk read
         snap = FreshBulk(im, busName, deadline);
