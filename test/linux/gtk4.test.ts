@@ -105,7 +105,9 @@ describe("gtk4-widget-factory", () => {
     // longer than the cache's 300 ms freshness read it again mid-walk (3 calls a snapshot before).
     const again = await session.snapshot({ app: FACTORY, screenshot: false, ocr: false, deadlineMs: 20_000 });
     const getItems = again.timings?.reads?.find((k) => k.kind === "GetItems");
-    console.log(`gtk4-widget-factory: walk ${again.timings?.walkMs?.toFixed(0)} ms, GetItems ${getItems?.calls ?? 0}`);
+    console.log(
+      `gtk4-widget-factory: walk ${again.timings?.walkMs?.toFixed(0)} ms, GetItems ${getItems?.calls ?? 0}`,
+    );
     expect(getItems?.calls ?? 0).toBeLessThanOrEqual(1);
   });
 
@@ -167,7 +169,7 @@ describe("Files (Nautilus 43)", () => {
   });
 
   it(
-    "opens a folder by double-clicking its icon and selects a file in it",
+    "opens a folder by double-clicking its icon, selects a file in it, and sees it selected in the list view too",
     async () => {
       const t0 = performance.now();
       const top = await session.snapshot({
@@ -200,6 +202,17 @@ describe("Files (Nautilus 43)", () => {
       const at = lines.findIndex((l) => /^\d+ table cell note2\.txt$/.test(l));
       expect(lines[at - 1]).toMatch(/^\d+ table cell \(selected\)$/);
       expect(selected.text.match(/table cell \(selected\)/g)).toHaveLength(1);
+
+      // The list view (a GTK 4 column view): a header row, then a row per file with its cells,
+      // the selected file's row marked selected.
+      const listed = await session.pressKey("ctrl+1");
+      const rows = await until(session, "org.gnome.Nautilus", listed.snapshot!, (s) =>
+        /\d+ tree table/.test(s.text),
+      );
+      expect(rows.text).toMatch(/\d+ table row Name\n\t*\| Size \| Modified/);
+      expect(rows.text).toMatch(/\d+ table row \(selected\) note2\.txt/);
+      for (const name of ["note1\\.txt", "note3\\.txt", "sub"])
+        expect(rows.text).toMatch(new RegExp(`\\d+ table row ${name}\\n\\t*\\| \\d+ (bytes|items?) \\|`));
     },
     TIMEOUT,
   );
@@ -238,9 +251,7 @@ describe("GNOME Calculator", () => {
         expect(done.channel).toBe("semantic");
         snap = done.snapshot!;
       }
-      await until(session, CALC, snap, (s) =>
-        /\d+ text \(settable, string\) Value: 42$/m.test(s.text),
-      );
+      await until(session, CALC, snap, (s) => /\d+ text \(settable, string\) Value: 42$/m.test(s.text));
     },
     TIMEOUT,
   );
