@@ -50,6 +50,7 @@
             "src-native/linux/atspi_cache.cc",
             "src-native/linux/atspi_children.cc",
             "src-native/linux/atspi_connection.cc",
+            "src-native/linux/atspi_dialect.cc",
             "src-native/linux/atspi_events.cc",
             "src-native/linux/atspi_input_target.cc",
             "src-native/linux/atspi_nodes.cc",

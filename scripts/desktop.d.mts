@@ -67,6 +67,7 @@ export function startApp(
 ): Promise<App>;
 
 export function gtkWidgetFactory(desktop: Desktop, options?: { timeoutMs?: number }): Promise<App>;
+export function gtk4WidgetFactory(desktop: Desktop, options?: { timeoutMs?: number }): Promise<App>;
 
 export function chromium(
   desktop: Desktop,

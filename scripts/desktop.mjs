@@ -378,6 +378,10 @@ export async function startDesktop({ width = 1920, height = 1080, accessibility 
     HOME: home,
     XDG_RUNTIME_DIR: runtimeDir,
     GDK_BACKEND: "x11",
+    // GTK 4 draws with GL by default; on Xvfb that is software GL, and its frames kept the
+    // main loop so busy that gtk4-widget-factory never got to register with AT-SPI (an idle
+    // callback) in 150 s here. Cairo draws in software cheaply and it registers at once.
+    GSK_RENDERER: "cairo",
     ACCESSIBILITY_ENABLED: "1",
     [MARKER]: base,
   });
@@ -786,6 +790,11 @@ export function sessionBusPid(desktop) {
 /** gtk3-widget-factory (Debian's gtk-3-examples), ready in the registry. */
 export function gtkWidgetFactory(desktop, { timeoutMs } = {}) {
   return startApp(desktop, "gtk3-widget-factory", [], { name: "gtk3-widget-factory", timeoutMs });
+}
+
+/** gtk4-widget-factory (Debian's gtk-4-examples), ready in the registry. */
+export function gtk4WidgetFactory(desktop, { timeoutMs = 40_000 } = {}) {
+  return startApp(desktop, "gtk4-widget-factory", [], { name: "gtk4-widget-factory", timeoutMs });
 }
 
 /** Chromium's command-line flags for a headless, accessible, quiet browser. */

@@ -42,12 +42,34 @@ const SPECIAL_PRETTY: Record<string, string> = {
   AXRaise: "Raise",
 };
 
+/**
+ * GTK 4 names an element's actions after the GActions of its widget's action groups, `group.name`
+ * (no other toolkit puts a dot in one): the window's own are worth a word; the rest are listed
+ * nowhere, since they are the plumbing of context menus and shortcuts on every label and entry
+ * (`clipboard.copy`, `selection.select-all`, `link.open`, `menu.popup`) or the app's commands
+ * (`win.print`, `view.select-all`: forty on Files' window) that its buttons and menus show. Each stays
+ * callable by its raw name or its words (`print`).
+ */
+const GTK4_ACTION = /^[a-z][a-z0-9_-]*\.[a-z0-9][a-z0-9_-]*$/;
+const GTK4_LISTED: Record<string, string> = {
+  "window.close": "close",
+  "window.minimize": "minimize",
+  "window.toggle-maximized": "toggle maximized",
+};
+
+/** A GTK 4 action name that no line lists (see GTK4_ACTION). */
+function isUnlistedGtk4Action(raw: string): boolean {
+  return GTK4_ACTION.test(raw) && !Object.hasOwn(GTK4_LISTED, raw);
+}
+
 const CUSTOM_NAME = /^Name:(.*?)(?:\r?\n|$)/;
 const SPLIT_CAMEL = /([a-z])([A-Z])/g;
 
 /** `AXScrollDownByPage` → `Scroll Down`; custom `Name:show details\n...` → `show details`. */
 export function prettyActionName(raw: string): string {
   if (Object.hasOwn(SPECIAL_PRETTY, raw)) return SPECIAL_PRETTY[raw]!;
+  if (Object.hasOwn(GTK4_LISTED, raw)) return GTK4_LISTED[raw]!;
+  if (GTK4_ACTION.test(raw)) return raw.slice(raw.indexOf(".") + 1).replaceAll(/[-_]/g, " ");
   const custom = CUSTOM_NAME.exec(raw);
   if (custom) return (custom[1] ?? "").trim();
   if (raw.startsWith("AX")) return raw.slice(2).replace("ByPage", "").replace(SPLIT_CAMEL, "$1 $2").trim();
@@ -69,7 +91,10 @@ export function hasMeaningfulAction(node: RawNode): boolean {
   // An AX name lowercased never matches the lowercase AT-SPI names: only those are lowercased.
   return (
     node.actions?.some(
-      (a) => !INCIDENTAL.has(a) && (a.startsWith("AX") || !INCIDENTAL_LOWER.has(a.toLowerCase())),
+      (a) =>
+        !INCIDENTAL.has(a) &&
+        (a.startsWith("AX") || !INCIDENTAL_LOWER.has(a.toLowerCase())) &&
+        !isUnlistedGtk4Action(a),
     ) ?? false
   );
 }
@@ -100,6 +125,7 @@ export function secondaryActions(node: RawNode): { raw: string[]; pretty: string
   for (const name of actions) {
     if (isPrimary(name) || (menu && PRIMARY_ON_MENUS.has(name))) continue;
     if (dropSideways && (name === "AXScrollLeftByPage" || name === "AXScrollRightByPage")) continue;
+    if (isUnlistedGtk4Action(name)) continue;
     const p = prettyActionName(name);
     // A handful of names: a scan of the few kept is cheaper than a Set per element.
     if (p.length === 0 || pretty.includes(p)) continue;

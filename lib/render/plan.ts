@@ -160,10 +160,16 @@ function listItems(list: RawNode): RawNode[] {
 /**
  * A table without row objects (GTK3 tree views list their cells directly):
  * consecutive cells on one line (same top and height) make one row. Undefined
- * when the list has other items or a cell has no frame to group by.
+ * when the list has other items, a cell has no frame to group by, or a cell
+ * holds elements of its own: a GTK 4 grid view's cells are items side by side
+ * (Files' icons, each a file), each printed on its own line.
  */
 function cellRows(items: RawNode[]): RawNode[][] | undefined {
-  if (items.length === 0 || !items.every((c) => isCell(c) && c.frame !== undefined)) return undefined;
+  if (
+    items.length === 0 ||
+    !items.every((c) => isCell(c) && c.frame !== undefined && (c.children?.length ?? 0) === 0)
+  )
+    return undefined;
   const rows: RawNode[][] = [];
   let cur: RawNode[] | undefined;
   for (const c of items) {

@@ -92,29 +92,10 @@ Error AtspiBackend::Toolkit(ElementId id, std::string& name, std::string& versio
   if (Error e = Ready(deadline)) return e;
   const ObjRef* ref = im.Lookup(id);
   if (!ref) return im.Unknown(id);
-  const std::string bus = ref->bus;
-  auto known = im.toolkitByBus.find(bus);
-  if (known != im.toolkitByBus.end()) {
-    name = known->second.first;
-    version = known->second.second;
-    return {};
-  }
-  std::string got[2];
-  const char* props[2] = {"ToolkitName", "Version"};
-  for (int i = 0; i < 2; i++) {
-    Outcome o;
-    std::string msg;
-    VariantPtr r = im.CallSync(bus, kRootPath, kIfProperties, "Get",
-                               g_variant_new("(ss)", "org.a11y.atspi.Application", props[i]), "(v)", deadline, o, msg);
-    if (o == Outcome::kFailed) return MakeError(ErrorCode::kActionNotSupported, "the app does not name its toolkit");
-    if (o != Outcome::kOk) return OutcomeError(o, bus, msg, static_cast<int>(im.callTimeout.count()));
-    VariantPtr inner = UnwrapV(r.get());
-    if (inner && g_variant_is_of_type(inner.get(), G_VARIANT_TYPE_STRING))
-      got[i] = g_variant_get_string(inner.get(), nullptr);
-  }
-  im.toolkitByBus[bus] = {got[0], got[1]};
-  name = got[0];
-  version = got[1];
+  const Dialect& d = DialectOf(im, ref->bus, deadline);
+  if (!d.known) return MakeError(ErrorCode::kActionNotSupported, "the app did not name its toolkit in time");
+  name = d.toolkit;
+  version = d.version;
   return {};
 }
 

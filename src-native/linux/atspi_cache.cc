@@ -129,7 +129,7 @@ const BulkSnapshot* FreshBulk(AtspiBackend::Impl& im, const std::string& busName
   TakePrefetch(im, busName, /*waitBulk=*/true, deadline);
   if (!im.useBulk || im.live || im.bulkUnsupported.count(busName)) return nullptr;
   auto kept = im.bulk.find(busName);
-  if (kept != im.bulk.end() && Clock::now() - kept->second.taken < im.bulkMaxAge) return &kept->second;
+  if (kept != im.bulk.end() && im.BulkFresh(busName, kept->second)) return &kept->second;
   if (!im.registeredForCache) {
     // The bridge only serves GetItems once someone listens for events.
     im.registeredForCache = true;

@@ -46,6 +46,7 @@ Error AtspiBackend::ReadChildren(const std::vector<ElementId>& ids, std::vector<
       if (!ref) continue;
       const BulkSnapshot* snap = FreshBulk(im, ref->bus, deadline);
       if (!snap || !BulkChildren(*snap, ref->path, kids) || NearDocument(*snap, ref->path, kids)) continue;
+      const Dialect& dialect = DialectOf(im, ref->bus, deadline);
       fromBulk[i] = ok[i] = true;
       ChildList& list = out[i];
       bool rows = false;
@@ -57,7 +58,9 @@ Error AtspiBackend::ReadChildren(const std::vector<ElementId>& ids, std::vector<
           rows = true;
         else
           list.nonRows.push_back(static_cast<int64_t>(k));
-        if (!(c.states.Has(kStateShowing) && c.states.Has(kStateVisible))) {
+        StateSet states = c.states;
+        AdaptStates(states, dialect);
+        if (!(states.Has(kStateShowing) && states.Has(kStateVisible))) {
           list.hiddenLeftOut++;
           continue;
         }

@@ -109,32 +109,15 @@ void EnsurePeer(AtspiBackend::Impl& im, const std::string& busName, Clock::time_
   im.peers.conns[busName] = std::move(conn);
 }
 
-// Whether the app's bridge survives Properties.GetAll (Impl::getAllUnsafe): its ToolkitName, asked once. No
-// answer in time leaves it unknown, asked again by the next read (GetAll is not sent meanwhile).
-void LearnGetAll(AtspiBackend::Impl& im, const std::string& busName, Clock::time_point deadline) {
-  if (im.getAllUnsafe.count(busName)) return;
-  const Clock::time_point until = std::min(deadline, Clock::now() + std::chrono::milliseconds(300));
-  Outcome o;
-  std::string msg;
-  VariantPtr r = im.CallSync(busName, kRootPath, "org.freedesktop.DBus.Properties", "Get",
-                             g_variant_new("(ss)", "org.a11y.atspi.Application", "ToolkitName"), "(v)", until, o, msg);
-  if (!r && o != Outcome::kFailed) return;
-  std::string toolkit;
-  if (r) {
-    VariantPtr boxed = AdoptVariant(g_variant_get_child_value(r.get(), 0));
-    VariantPtr name = AdoptVariant(g_variant_get_variant(boxed.get()));
-    if (g_variant_is_of_type(name.get(), G_VARIANT_TYPE_STRING)) toolkit = g_variant_get_string(name.get(), nullptr);
-  }
-  im.getAllUnsafe[busName] = toolkit == "Qt";
-}
-
 // EnsurePeer for the apps of these elements, and what their bridges survive.
 void EnsurePeersFor(AtspiBackend::Impl& im, const std::vector<ElementId>& ids, Clock::time_point deadline) {
   std::unordered_set<std::string> seen;
   for (ElementId id : ids)
     if (const ObjRef* ref = im.Lookup(id); ref && seen.insert(ref->bus).second) {
       EnsurePeer(im, ref->bus, deadline);
-      LearnGetAll(im, ref->bus, deadline);
+      // Its dialect says what its bridge survives (Impl::GetAllUnsafe); no answer in time leaves it unknown,
+      // asked again by the next read (GetAll is not sent meanwhile).
+      DialectOf(im, ref->bus, std::min(deadline, Clock::now() + std::chrono::milliseconds(300)));
     }
 }
 

@@ -56,6 +56,7 @@ constexpr char kIfValue[] = "org.a11y.atspi.Value";
 constexpr char kIfCache[] = "org.a11y.atspi.Cache";
 constexpr char kIfTable[] = "org.a11y.atspi.Table";
 constexpr char kIfTableCell[] = "org.a11y.atspi.TableCell";
+constexpr char kIfApplication[] = "org.a11y.atspi.Application";
 constexpr char kIfProperties[] = "org.freedesktop.DBus.Properties";
 
 // Bits for the interfaces an object reports (GetInterfaces).
@@ -88,6 +89,7 @@ enum State : int {
   kStateMultiLine = 17,
   kStateSelectable = 22,
   kStateSelected = 23,
+  kStateSensitive = 24,
   kStateShowing = 25,
   kStateVertical = 29,
   kStateVisible = 30,
@@ -101,7 +103,23 @@ enum State : int {
 struct StateSet {
   uint32_t words[2] = {0, 0};
   bool Has(int s) const { return s >= 0 && s < 64 && (words[s / 32] & (1u << (s % 32))) != 0; }
+  void Set(int s) {
+    if (s >= 0 && s < 64) words[s / 32] |= 1u << (s % 32);
+  }
 };
+
+// What an app's toolkit means by the states and names it reports (atspi_dialect.cc).
+struct Dialect {
+  bool known = false;            // its root answered (an app that did not is asked again by the next read)
+  bool gtk4 = false;             // GTK 4: SENSITIVE without ENABLED, no SHOWING below windows, type names as names
+  bool qt = false;               // Qt: its bridge crashes the app on Properties.GetAll (Impl::GetAllUnsafe)
+  std::string toolkit, version;  // as Application.ToolkitName and Version said them
+};
+Dialect DialectFrom(const std::string& toolkitName, const std::string& version);
+// States as the other toolkits mean them: ENABLED and SHOWING where GTK 4 leaves them out.
+void AdaptStates(StateSet& s, const Dialect& d);
+// A name that is GTK 4's stand-in for none: the widget's type name.
+bool IsTypeNameFallback(const Dialect& d, const std::string& name);
 
 StateSet StatesFrom(GVariant* au);  // "au"
 
@@ -306,8 +324,6 @@ struct AtspiBackend::Impl {
   // Where each app was found by pid (bus name, root path), so FocusedElement, which runs before every
   // typing chunk, need not list every app (one frozen app would cost each chunk a call timeout).
   std::unordered_map<int64_t, std::pair<std::string, std::string>> appByPid;
-  // Toolkit name and version by bus name (Toolkit): an app's toolkit does not change while it runs.
-  std::unordered_map<std::string, std::pair<std::string, std::string>> toolkitByBus;
 
   // The per-call timeout of an operation ending at `deadline`: at least
   // callTimeout (800 ms), more for a long deadline (a quarter of it), never
@@ -368,11 +384,10 @@ struct AtspiBackend::Impl {
   std::unordered_map<std::string, IdProbe> idProbe;  // by app bus name
   // Apps that must never be asked Properties.GetAll on an element: Qt 5's bridge (its ToolkitName "Qt")
   // crashes the app on it (VLC 3 with Qt 5.15: SIGSEGV in QVariant::toString, the app gone). Learned once
-  // per app bus (EnsurePeersFor); their Name and Description are asked one by one.
-  std::unordered_map<std::string, bool> getAllUnsafe;  // by app bus name
+  // per app bus with its dialect (EnsurePeersFor); their Name and Description are asked one by one.
   bool GetAllUnsafe(const std::string& busName) const {
-    auto it = getAllUnsafe.find(busName);
-    return it == getAllUnsafe.end() || it->second;  // not known yet: not risked
+    auto it = dialects.find(busName);
+    return it == dialects.end() || it->second.qt;  // not known yet: not risked
   }
   // Still counting answers: no id or help seen, fewer than kIdProbeReads answers.
   bool Probing(const std::string& busName) const {
@@ -386,6 +401,19 @@ struct AtspiBackend::Impl {
     return it == idProbe.end() || it->second.seen || it->second.reads < kIdProbeReads;
   }
   std::chrono::milliseconds bulkMaxAge{300};
+  // The snapshot under way (ExpectWalk): a bulk read of its app taken since it began serves the whole
+  // walk, whatever its age. A walk is one observation, and GTK 4 answers GetItems with its whole
+  // cache, hidden pages included (gtk4-widget-factory: about 220 ms), so a walk longer than
+  // bulkMaxAge read it again and again (three times a snapshot, 1.8 s instead of 0.7 s).
+  Clock::time_point walkSince;
+  std::string walkBus;
+  bool BulkFresh(const std::string& busName, const BulkSnapshot& snap) const {
+    if (Clock::now() - snap.taken < bulkMaxAge) return true;
+    return busName == walkBus && snap.taken >= walkSince;
+  }
+
+  // Each app's toolkit dialect, by bus name (DialectOf).
+  std::unordered_map<std::string, Dialect> dialects;
 
   // Change events of watched apps (Watch / WaitEvents), on `bus`; dropped with it.
   AtspiEvents events;
@@ -470,7 +498,7 @@ struct AtspiBackend::Impl {
     managesCells.clear();
     bulk.clear();
     idProbe.clear();
-    getAllUnsafe.clear();
+    dialects.clear();
     DropPrefetch();
     peers = Peers{};
   }
@@ -598,6 +626,9 @@ bool BulkChildren(const BulkSnapshot& snap, const std::string& path, std::vector
 void TakePrefetch(AtspiBackend::Impl& im, const std::string& busName, bool waitBulk, Clock::time_point deadline);
 void StartPrefetch(AtspiBackend::Impl& im, const std::string& busName, Clock::time_point deadline);
 void AwaitPrefetchRegistration(AtspiBackend::Impl& im, const std::string& busName, Clock::time_point deadline);
+
+// atspi_dialect.cc: the app's dialect, read once (Application.GetAll on its root) and kept by bus name.
+const Dialect& DialectOf(AtspiBackend::Impl& im, const std::string& busName, Clock::time_point deadline);
 
 // atspi_connection.cc
 void EnsurePeer(AtspiBackend::Impl& im, const std::string& busName, Clock::time_point deadline);

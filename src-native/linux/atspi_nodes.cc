@@ -63,6 +63,7 @@ bool AttributesSayPassword(GVariant* attrs) {
 struct NodeJob {
   ElementId id = 0;
   const ObjRef* ref = nullptr;
+  const Dialect* dialect = nullptr;  // its app's (atspi_dialect.cc)
   NodeAttributes* out = nullptr;
   Error* err = nullptr;
   bool failed = false;
@@ -204,6 +205,10 @@ void FinishNode(NodeJob& job) {
     a.value = job.name;
     a.valueType = "string";
   }
+  if (job.dialect)  // a GTK 4 label without text (an icon) names its button by its type name
+    for (auto* names : {&job.labelNames, &job.describerNames})
+      for (std::string& n : *names)
+        if (IsTypeNameFallback(*job.dialect, n)) n.clear();
   if (job.name.empty()) {
     std::string label = JoinNames(job.labelNames);
     if (!label.empty()) {
@@ -239,6 +244,8 @@ void FinishNode(NodeJob& job) {
   if (s.Has(kStateEditable)) st.editable = true;
   if (s.Has(kStateModal)) st.modal = true;
   st.visible = s.Has(kStateShowing) && s.Has(kStateVisible);
+  // GTK 4 presents a stack's pages that are not on screen, with a frame of no size.
+  if (job.dialect && job.dialect->gtk4 && a.frame && a.frame->w == 0 && a.frame->h == 0) st.visible = false;
   if (s.Has(kStateHorizontal))
     a.orientation = "horizontal";
   else if (s.Has(kStateVertical))
@@ -287,6 +294,8 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
     }
   }
   EnsurePeersFor(im, ids, deadline);
+  for (NodeJob& job : jobs)
+    if (job.ref) job.dialect = &DialectOf(im, job.ref->bus, deadline);
 
   Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.stats);
   b.UsePeers(&im.peers);
@@ -359,6 +368,11 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
   // Phase 2: what depends on role, states and interfaces.
   auto phase2 = [&](NodeJob& job) {
     if (job.failed) return;
+    // Read as every toolkit means them, before anything decides by them.
+    if (job.dialect) {
+      AdaptStates(job.states, *job.dialect);
+      if (IsTypeNameFallback(*job.dialect, job.name)) job.name.clear();
+    }
     const std::string& busName = job.ref->bus;
     const std::string& path = job.ref->path;
     NodeJob* j = &job;
@@ -646,7 +660,7 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
     const BulkSnapshot* snap = nullptr;
     if (im.useBulk && !im.live) {
       auto kept = im.bulk.find(busName);
-      if (kept != im.bulk.end() && Clock::now() - kept->second.taken < im.bulkMaxAge)
+      if (kept != im.bulk.end() && im.BulkFresh(busName, kept->second))
         snap = &kept->second;
       else if (group.size() >= 4)  // a lone element is cheaper read live than a whole bulk read
         snap = FreshBulk(im, busName, deadline);

@@ -143,7 +143,7 @@ void StartPrefetch(AtspiBackend::Impl& im, const std::string& busName, Clock::ti
   const bool wantPeer = im.usePeers && !im.peers.For(busName) && !im.peers.none.count(busName);
   auto kept = im.bulk.find(busName);
   const bool wantBulk = im.useBulk && !im.live && !im.bulkUnsupported.count(busName) &&
-                        !(kept != im.bulk.end() && Clock::now() - kept->second.taken < im.bulkMaxAge);
+                        !(kept != im.bulk.end() && im.BulkFresh(busName, kept->second));
   if (!wantPeer && !wantBulk) return;
   auto st = std::make_shared<Prefetch>();
   st->bus = busName;
@@ -202,6 +202,8 @@ void AwaitPrefetchRegistration(AtspiBackend::Impl& im, const std::string& busNam
 void AtspiBackend::ExpectWalk(const AppInfo& app) {
   const ObjRef* ref = impl_->Lookup(app.element);
   impl_->walkExpected = ref ? ref->bus : std::string();
+  impl_->walkSince = Clock::now();
+  impl_->walkBus = impl_->walkExpected;
 }
 
 void AtspiBackend::PrepareWalk(const AppInfo&, const WindowInfo& window, Clock::time_point deadline,
@@ -211,6 +213,7 @@ void AtspiBackend::PrepareWalk(const AppInfo&, const WindowInfo& window, Clock::
   if (im.CheckConnected()) return;
   const ObjRef* ref = im.Lookup(window.element);
   if (!ref) return;
+  im.walkBus = ref->bus;
   ContextScope scope(im.ctx.get());
   StartPrefetch(im, ref->bus, deadline);
 }
