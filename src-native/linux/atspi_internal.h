@@ -56,6 +56,7 @@ constexpr char kIfValue[] = "org.a11y.atspi.Value";
 constexpr char kIfCache[] = "org.a11y.atspi.Cache";
 constexpr char kIfTable[] = "org.a11y.atspi.Table";
 constexpr char kIfTableCell[] = "org.a11y.atspi.TableCell";
+constexpr char kIfSelection[] = "org.a11y.atspi.Selection";
 constexpr char kIfProperties[] = "org.freedesktop.DBus.Properties";
 
 // Bits for the interfaces an object reports (GetInterfaces).
@@ -68,6 +69,7 @@ enum IfaceBit : uint32_t {
   kHasText = 1u << 5,
   kHasValue = 1u << 6,
   kHasTable = 1u << 7,
+  kHasSelection = 1u << 8,
 };
 
 uint32_t IfaceBits(GVariant* as);  // "as"
@@ -86,6 +88,9 @@ enum State : int {
   kStateIconified = 15,
   kStateModal = 16,
   kStateMultiLine = 17,
+  kStateMultiSelectable = 18,
+  kStatePressed = 20,
+  kStateSingleLine = 26,
   kStateSelectable = 22,
   kStateSelected = 23,
   kStateShowing = 25,
@@ -94,6 +99,7 @@ enum State : int {
   kStateManagesDescendants = 31,
   kStateIndeterminate = 32,
   kStateRequired = 33,
+  kStateInvalidEntry = 36,
   kStateCheckable = 41,
   kStateReadOnly = 43,
 };

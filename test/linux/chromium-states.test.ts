@@ -78,9 +78,10 @@ describe("Chromium's states, read as Chromium gives them", () => {
         /^\d+ entry \(required, invalid, settable, string\) Mail$/,
       );
       const compact = await loaded({ style: "compact" });
-      expect(lineOf(compact, indexIn(compact, /textbox "Mail"/))).toMatch(/textbox "Mail" required invalid$/);
-      expect(lineOf(compact, indexIn(compact, /toggle "Bold"/))).toMatch(/toggle "Bold" checked$/);
-      expect(lineOf(compact, indexIn(compact, /combobox "Fruit"/))).toMatch(/value="Banana"/);
+      expect(compact.text).toMatch(/\n *\d+: textbox "Mail" required invalid\n/);
+      expect(compact.text).toMatch(/\n *\d+: toggle "Bold" checked\n/);
+      expect(compact.text).toMatch(/\n *\d+: item "Beta" mixed\n/);
+      expect(compact.text).toMatch(/\n *\d+: combobox "Fruit" value="Banana"/);
     },
     TIMEOUT,
   );
@@ -115,7 +116,11 @@ describe("Chromium's states, read as Chromium gives them", () => {
       const snap = await loaded();
       const first = indexIn(snap, /^\d+ entry .*First/);
       const result = await session.setValue(first, "set by axsnap");
-      expect(result).toMatchObject({ action: "setValue", channel: "synthetic", delivery: "delivered_verified" });
+      expect(result).toMatchObject({
+        action: "setValue",
+        channel: "synthetic",
+        delivery: "delivered_verified",
+      });
       expect(result.applied).toBe(true);
       expect(result.notes.join(" ")).toMatch(/select(ed)? all/);
       expect(lineOf(result.snapshot!, first)).toMatch(/First, Value: set by axsnap$/);
@@ -129,7 +134,12 @@ describe("Chromium's states, read as Chromium gives them", () => {
       const snap = await loaded();
       const qty = indexIn(snap, /^\d+ spin button .*Qty/);
       const set = await session.setValue(qty, "42");
-      expect(set).toMatchObject({ channel: "semantic", delivery: "delivered_verified", applied: true, value: 42 });
+      expect(set).toMatchObject({
+        channel: "semantic",
+        delivery: "delivered_verified",
+        applied: true,
+        value: 42,
+      });
       expect(lineOf(set.snapshot!, qty)).toMatch(/Qty, Value: 42\b/);
 
       const vol = indexIn(set.snapshot!, /^\d+ slider .*Vol/);
