@@ -67,7 +67,8 @@ const DEFAULT_HINTS: Record<ErrorCode, string> = {
   ACTION_NOT_SUPPORTED:
     "the element does not offer that action; use one of its Secondary Actions or click by coordinates",
   ACTION_FAILED: "the element refused the action; take a new snapshot, or click by coordinates",
-  NOT_SETTABLE: "the element's value cannot be set; click it and type instead",
+  NOT_SETTABLE:
+    "the element's value cannot be set; act on it by its actions (click, perform_action); a text field not marked settable takes typed text after a click",
   APP_UNRESPONSIVE: "the app is not answering; wait a moment and take a new snapshot",
   TIMEOUT: "the operation took too long; try again, or ask for fewer elements with maxNodes",
   STALE_OBSERVATION: "the last snapshot of this app is too old; take a new snapshot first",

@@ -100,6 +100,8 @@ export interface RawStates {
   /** A password field: its value is never read. */
   secure?: boolean;
   required?: boolean;
+  /** The value fails the app's check (AT-SPI INVALID_ENTRY, ARIA's aria-invalid). */
+  invalid?: boolean;
   readonly?: boolean;
   multiline?: boolean;
   editable?: boolean;
@@ -118,6 +120,12 @@ export interface RawNode {
   description?: string;
   help?: string;
   value?: string | number | boolean;
+  /**
+   * The value as the app shows it, where that says more than `value` (ARIA's
+   * aria-valuetext: "Three degrees" for 3): printed instead of `value`, which
+   * stays the number that is set and compared.
+   */
+  valueText?: string;
   valueType?: ValueType;
   /** The value can be set (AXUIElementIsAttributeSettable / AT-SPI editable text or value). */
   settable?: boolean;

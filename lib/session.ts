@@ -7,7 +7,8 @@
  *   resolve.ts  reaching the printed element live, three-valued (refs-and-actions.md)
  *   guards.ts   destructive names, disabled, stale observations, secure fields, live key focus
  *   deliver.ts  semantic calls, synthetic pointer events, chunked typing
- *   element.ts  click, setValue, performAction, scroll, drag
+ *   element.ts  click, performAction, scroll, drag
+ *   values.ts   setValue
  *   typing.ts   pressKey, typeText
  *   pixels.ts   input at screenshot pixels
  *   result.ts   the result, the fresh snapshot and the diff an agent reads
@@ -23,6 +24,7 @@ import { type ActionResult, type ActOptions, checkActOptions } from "./act/resul
 import { rememberScope, scopeIn, windowOfRoot } from "./act/root.js";
 import { SnapshotStore, type Target } from "./act/store.js";
 import * as typing from "./act/typing.js";
+import * as values from "./act/values.js";
 import { type WaitCondition, type WaitOptions, type WaitResult, waitFor } from "./act/wait.js";
 import { forgetObserver, observeApp } from "./act/watches.js";
 import { type DesktopRef, useDesktop } from "./agent-desktop/use.js";
@@ -251,7 +253,7 @@ export class Session {
   async setValue(target: Target, value: string | number, options: ActOptions = {}): Promise<ActionResult> {
     if (typeof value !== "string" && !(typeof value === "number" && Number.isFinite(value)))
       throw invalidArgument("value must be a string or a finite number");
-    return this.run(options, (ctx) => element.setValue(this.env, ctx, target, value, options));
+    return this.run(options, (ctx) => values.setValue(this.env, ctx, target, value, options));
   }
 
   /** Runs an element's named action, by raw ("AXScrollDownByPage") or pretty ("Scroll Down") name. */

@@ -42,6 +42,7 @@ const STATE_KEYS = new Set([
   "minimized",
   "secure",
   "required",
+  "invalid",
   "readonly",
   "multiline",
   "editable",
@@ -98,6 +99,7 @@ function checkNode(n: Obj, path: string): void {
       case "url":
       case "placeholder":
       case "selectedText":
+      case "valueText":
         if (typeof v !== "string") fail(`${path}.${k}`, `expected a string, got ${typeof v}`);
         break;
       case "value":

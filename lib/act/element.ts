@@ -144,53 +144,6 @@ export async function click(
   );
 }
 
-/** Sets an element's value; refuses secure fields and elements whose value cannot be set. */
-export async function setValue(
-  env: ActEnv,
-  ctx: CallContext,
-  target: Target,
-  value: string | number,
-  options: ActOptions,
-): Promise<ActionResult> {
-  const addressed = env.store.address(target, options.app);
-  refuseOcrTarget(addressed.record, "setValue");
-  guardNotSecure(addressed.record, "setting");
-  if (!addressed.record.settable)
-    throw new AxsnapError(
-      "NOT_SETTABLE",
-      `element ${addressed.record.index} (${addressed.record.roleText}) cannot be set`,
-    );
-  await noteWindows(env, addressed.snapshot, ctx);
-  const r = await resolveIn(env, target, options.app, ctx);
-  await confirmLanded(r, ctx);
-  guardEnabled(r);
-  await guardNotSecureNow(r, ctx);
-  const uncertain = await semanticCall(ctx, () =>
-    typeof value === "number"
-      ? r.live.backend.setNumber(r.handle, value, ctx.remaining())
-      : r.live.backend.setText(r.handle, value, ctx.remaining()),
-  );
-  // An uncertain answer is settled by the read-back below, when it can be.
-  const notes = uncertain === undefined ? [...r.notes] : [...r.notes, uncertain];
-  let delivery: Delivery = uncertain === undefined ? "delivered_unverified" : "delivery_uncertain";
-  const back = await readBack(r, ctx);
-  if (typeof back === "object" && (back.value === value || String(back.value) === String(value))) {
-    delivery = "delivered_verified";
-    // The value is there: the app's error answer did not matter.
-    if (uncertain !== undefined) notes.splice(notes.indexOf(uncertain), 1);
-  } else if (typeof back === "object")
-    notes.push(`the value read back is ${JSON.stringify(back.value ?? null)}`);
-  else notes.push(`the value could not be read back: ${back}`);
-  return finish(env, ctx, options, {
-    action: "setValue",
-    snapshot: r.snapshot,
-    record: r.record,
-    channel: "semantic",
-    delivery,
-    notes,
-  });
-}
-
 /** The element's own node after a write, live; a string says why it could not be read. */
 export async function readBack(r: Resolved, ctx: CallContext): Promise<RawNode | string> {
   try {

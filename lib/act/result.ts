@@ -29,6 +29,14 @@ export interface ActionResult {
   channel: "semantic" | "synthetic";
   notes: string[];
   target?: { snapshotId: string; index: number };
+  /**
+   * setValue: whether the element holds the value asked for, read back after the write; false
+   * when the app made it something else (rounded to its step, clamped to its range), which a
+   * note says and `value` holds. Absent when it could not be read back.
+   */
+  applied?: boolean;
+  /** setValue: the value the element holds once read back. */
+  value?: string | number | boolean;
   /** A fresh snapshot of the app after the action, unless turned off. */
   snapshot?: Snapshot;
   /** With a fresh snapshot: what changed from the snapshot acted on to it (diff.ts), keyed by live handle. */
@@ -116,6 +124,9 @@ export interface Outcome {
   channel: "semantic" | "synthetic";
   delivery: Delivery;
   notes: string[];
+  /** setValue's read-back (ActionResult.applied, .value). */
+  applied?: boolean;
+  value?: string | number | boolean;
 }
 
 const DEFAULT_QUIET_MS = 150;
@@ -205,6 +216,8 @@ export async function finish(
     channel: o.channel,
     notes: o.notes.map(note),
     ...(o.record ? { target: { snapshotId: o.snapshot.id, index: o.record.index } } : {}),
+    ...(o.applied === undefined ? {} : { applied: o.applied }),
+    ...(o.value === undefined ? {} : { value: o.value }),
   };
   if (options.snapshot === false) return result;
   const live = liveObservation(o.snapshot);

@@ -68,6 +68,10 @@ export const replyDataSchema = z.object({
   changes: changesSchema.optional(),
   /** What the reply printed of the fresh snapshot: its changes, the whole of it, or the whole through the reply budget. */
   shows: z.enum(["diff", "whole", "budget"]).optional(),
+  /** setValue: whether the element holds the value asked for once read back; false when the app changed it (a step, a range) or kept another. */
+  applied: z.boolean().optional(),
+  /** setValue: the value the element holds once read back, when it could be read. */
+  value: z.union([z.string(), z.number(), z.boolean()]).optional(),
 });
 export type ReplyData = z.infer<typeof replyDataSchema>;
 export type SurfaceData = z.infer<typeof surfaceSchema>;

@@ -264,6 +264,8 @@ export function composeReply(result: ActionResult, options: ReplyOptions): Actio
   const fresh = result.snapshot;
   const view = fresh ? viewOf(result, fresh, mode, options.words, options.replyTokens) : undefined;
   const data: ReplyData = {};
+  if (result.applied !== undefined) data.applied = result.applied;
+  if (result.value !== undefined) data.value = result.value;
   if (result.settled) data.settled = { ...result.settled };
   if (result.opened) data.opened = result.opened.map(surfaceOf);
   if (result.closed) data.closed = result.closed.map(surfaceOf);

@@ -6,7 +6,6 @@
 import type { RawNode, Rect } from "../model.js";
 import type { NameSource } from "../records.js";
 import {
-  isCell,
   isCheckbox,
   isMenu,
   isRadio,
@@ -146,6 +145,9 @@ export function traitsOf(node: RawNode): string[] {
   if (s?.expanded === true) t.push("expanded");
   else if (s?.expanded === false) t.push("collapsed");
   if (s?.enabled === false) t.push("disabled");
+  // What a form says of a field before it is sent: as the compact style prints it.
+  if (s?.required) t.push("required");
+  if (s?.invalid) t.push("invalid");
   if (node.settable) t.push("settable", valueTypeTrait(node));
   return t;
 }
@@ -194,8 +196,9 @@ export function displayValue(
     const v = onOff(node);
     return v === undefined ? {} : { segment: `Value: ${v}`, checked: v === "on" };
   }
-  if (isCell(node) && node.states?.checked !== undefined) {
-    // A GTK check-box column: the cell carries the checked state itself.
+  if (node.states?.checked !== undefined && !isRadio(node)) {
+    // Any checkable element (a GTK check-box column's cell, a tree item with aria-checked,
+    // a toggle button): the state it carries is its value.
     const v = onOff(node);
     return v === undefined ? {} : { segment: `Value: ${v}`, checked: v === "on" };
   }
@@ -207,8 +210,9 @@ export function displayValue(
     const v = onOff(node);
     return v === undefined ? {} : { segment: `Value: ${v}`, checked: v === "on" };
   }
-  if (node.value === undefined) return {};
-  const raw = String(node.value);
+  if (node.value === undefined && node.valueText === undefined) return {};
+  // What the app shows for its number (aria-valuetext), where it says more than the number.
+  const raw = present(node.valueText) ? node.valueText : String(node.value);
   if (!present(raw) || (name !== undefined && raw === name.text)) return {};
   const v = sanitize(raw, limit);
   return printsBareValue(node) ? { segment: v, compact: v } : { segment: `Value: ${v}`, compact: v };
@@ -335,10 +339,12 @@ export function compactStates(node: RawNode, checked: boolean): string[] {
   if (s?.focused) out.push("focused");
   if (s?.enabled === false) out.push("disabled");
   if (checked) out.push("checked");
+  else if (s?.checked === "mixed") out.push("mixed");
   if (s?.expanded === true) out.push("expanded");
   else if (s?.expanded === false) out.push("collapsed");
   if (s?.selected) out.push("selected");
   if (s?.required) out.push("required");
+  if (s?.invalid) out.push("invalid");
   if (s?.readonly) out.push("readonly");
   if (s?.multiline) out.push("multiline");
   return out;

@@ -623,8 +623,15 @@ class Planner {
       const suffix = this.listSuffix(node, ctx.clip);
       if (suffix !== undefined) line.suffix = suffix;
     }
-    if (isRow(node) && node.states?.selected !== true) {
+    if (ctx.inWeb && isCell(node) && present(node.title)) {
+      // A web table's cell is named by its text: the texts inside say it again, only its controls print.
+      this.visitInteractive(node, depth + 1, ctx, 0);
+      return;
+    }
+    if (isRow(node) && node.states?.selected !== true && !(ctx.inWeb && holdsCells(node))) {
       // An unselected row is one line: its other texts follow unnumbered, its children hide.
+      // Not a web table's row: a page acts on its cells (a click handler, a link inside), so
+      // each cell keeps a number of its own under the row's line.
       const texts: string[] = [];
       rowTexts(node, texts, 64, this.secure!.has);
       const extra = texts.slice(1).filter(present);
@@ -682,6 +689,11 @@ class Planner {
       (traits.length === 0 || (traits.length === 2 && traits[0] === "settable" && traits[1] === "string"))
     );
   }
+}
+
+/** A row whose children include table cells (a web table's row, not a list item). */
+function holdsCells(row: RawNode): boolean {
+  return (row.children ?? []).some((c) => isCell(c));
 }
 
 /**

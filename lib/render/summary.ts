@@ -83,6 +83,8 @@ function scanChildren(node: RawNode, scan: Scan, depth: number, nesting: number,
   const children = node.children ?? [];
   for (let i = 0; i < children.length; i++) {
     const child = children[i]!;
+    // A text that holds controls (an HTML <label> around its <select>) is no text leaf: merging would hide them.
+    if (isStaticText(child) && child.children?.some((c) => !isStaticText(c) && !isImage(c))) return false;
     if (isStaticText(child) || (isLink(child) && present(child.url))) {
       const t = isLink(child) ? linkText(child) : nodeText(child);
       if (t === undefined) continue;

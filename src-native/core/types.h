@@ -69,7 +69,7 @@ using ElementId = uint64_t;
 using Value = std::variant<std::monostate, std::string, double, bool>;
 
 struct States {
-  std::optional<bool> enabled, focused, focusable, selected, selectable, expanded, minimized, secure, required,
+  std::optional<bool> enabled, focused, focusable, selected, selectable, expanded, minimized, secure, required, invalid,
       readonly, multiline, editable, modal, visible;
   // true / false / "mixed" (2)
   std::optional<int> checked;
@@ -81,6 +81,8 @@ struct NodeAttributes {
   std::optional<std::string> subrole, roleDescription, title, description, help, identifier, url, placeholder,
       selectedText;
   Value value;
+  // The value as the app shows it where that is not the number (ARIA's aria-valuetext: "Three degrees").
+  std::optional<std::string> valueText;
   std::optional<std::string> valueType;  // "string" | "number" | "boolean"
   bool settable = false;
   std::optional<int64_t> charCount;

@@ -57,6 +57,7 @@ constexpr char kIfCache[] = "org.a11y.atspi.Cache";
 constexpr char kIfTable[] = "org.a11y.atspi.Table";
 constexpr char kIfTableCell[] = "org.a11y.atspi.TableCell";
 constexpr char kIfApplication[] = "org.a11y.atspi.Application";
+constexpr char kIfSelection[] = "org.a11y.atspi.Selection";
 constexpr char kIfProperties[] = "org.freedesktop.DBus.Properties";
 
 // Bits for the interfaces an object reports (GetInterfaces).
@@ -69,6 +70,7 @@ enum IfaceBit : uint32_t {
   kHasText = 1u << 5,
   kHasValue = 1u << 6,
   kHasTable = 1u << 7,
+  kHasSelection = 1u << 8,
 };
 
 uint32_t IfaceBits(GVariant* as);  // "as"
@@ -87,6 +89,9 @@ enum State : int {
   kStateIconified = 15,
   kStateModal = 16,
   kStateMultiLine = 17,
+  kStateMultiSelectable = 18,
+  kStatePressed = 20,
+  kStateSingleLine = 26,
   kStateSelectable = 22,
   kStateSelected = 23,
   kStateSensitive = 24,
@@ -96,6 +101,7 @@ enum State : int {
   kStateManagesDescendants = 31,
   kStateIndeterminate = 32,
   kStateRequired = 33,
+  kStateInvalidEntry = 36,
   kStateCheckable = 41,
   kStateReadOnly = 43,
 };

@@ -19,6 +19,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -87,6 +91,8 @@ struct NodeJob {
 
   // Value sources, resolved at the end.
   std::optional<double> number;
+  std::optional<double> step;         // Value.MinimumIncrement, when above 0
+  std::optional<std::string> chosen;  // a list's or select's selected option (ChosenOption)
   std::optional<std::string> text;
   int64_t childCount = -1;  // from the Accessible properties, when given
 
@@ -97,21 +103,14 @@ struct NodeJob {
   std::vector<std::string> labelNames, describerNames;
   std::vector<ObjRef> labels;
   bool namedByLabels = false;
-
-  // A combo box whose name is only its chosen item's (NameIsChoice): that name is its value.
-  bool nameIsChoice = false;
 };
-
-constexpr char kIfSelection[] = "org.a11y.atspi.Selection";
 
 // GTK names a combo box by its chosen item when the app gave it no name (its
 // accessible's get_name), so the name changes with every choice: a label
 // beside it no longer names it (zenity's forms), and its identity changes.
-// Such a name is the box's value, not its name. Asked only of a named combo
-// box without a value or text of its own: its selected child (the chosen item,
-// Selection.GetSelectedChild) and that child's name.
-bool MayBeNamedByChoice(const NodeJob& job) {
-  return !job.name.empty() && !(job.ifaces & (kHasValue | kHasEditableText)) && RoleName(job.role) == "combo box";
+// Such a name is the box's value, not its name (ChosenOption read it).
+bool NamedByChoice(const NodeJob& job) {
+  return job.chosen && !job.name.empty() && *job.chosen == job.name && RoleName(job.role) == "combo box";
 }
 
 // AtspiRelationType (atspi-constants.h).
@@ -195,16 +194,66 @@ bool ManagesCells(const NodeJob& job) {
   return r == "table" || r == "tree table";
 }
 
+// A number as short as it can print and still be the app's number: Chromium
+// keeps values as 32-bit floats (a 0.2 reads back as 0.20000000298023224), so
+// the shortest decimal that is the same float is what the app holds; a step
+// (MinimumIncrement) above 0 rounds to its own decimals, as the app shows it.
+double ShownNumber(double v, std::optional<double> step) {
+  if (!std::isfinite(v)) return v;
+  auto shortest = [](double x) {
+    const bool single = static_cast<double>(static_cast<float>(x)) == x;
+    for (int digits = 1; digits <= 17; ++digits) {
+      char buf[40];
+      std::snprintf(buf, sizeof buf, "%.*g", digits, x);
+      const double back = std::strtod(buf, nullptr);
+      if (back == x || (single && static_cast<float>(back) == static_cast<float>(x))) return back;
+    }
+    return x;
+  };
+  v = shortest(v);
+  if (step && *step > 0 && std::isfinite(*step)) {
+    const double s = shortest(*step);
+    int decimals = 0;
+    while (decimals < 10 && std::fabs(s * std::pow(10.0, decimals) - std::round(s * std::pow(10.0, decimals))) > 1e-9)
+      ++decimals;
+    const double scale = std::pow(10.0, decimals);
+    v = std::round(v * scale) / scale;
+  }
+  return v;
+}
+
+// Whether text says the number (aria-valuetext "0.2" beside a value of 0.2): then it adds nothing.
+bool SaysNumber(const std::string& text, double v) {
+  char* end = nullptr;
+  const double parsed = std::strtod(text.c_str(), &end);
+  if (end == text.c_str()) return false;
+  while (*end == ' ') ++end;
+  return *end == '\0' && std::fabs(parsed - v) <= 1e-9 * std::max(1.0, std::fabs(v));
+}
+
+// A text field Chromium exposes without EditableText: EDITABLE on an entry's
+// role or on a single- or multi-line element (contenteditable). The static
+// texts inside a contenteditable are EDITABLE too, but neither line state.
+bool EditableField(const NodeJob& job) {
+  if (!job.states.Has(kStateEditable)) return false;
+  return IsTextEntryRole(job.role) || job.states.Has(kStateSingleLine) || job.states.Has(kStateMultiLine);
+}
+
+// A list or select whose line says which option is chosen: a combo box that is
+// not a text field, or a list box choosing one (a multi-selection shows on its items).
+bool ChoosesOption(const NodeJob& job) {
+  if (job.ifaces & (kHasValue | kHasEditableText)) return false;
+  if (job.states.Has(kStateEditable) || job.states.Has(kStateMultiSelectable)) return false;
+  const std::string r = RoleName(job.role);
+  return r == "combo box" || r == "list box";
+}
+
 void FinishNode(NodeJob& job) {
   NodeAttributes& a = *job.out;
   a.role = RoleName(job.role);
   a.title = job.name;  // the accessible name, empty included (the renderer decides)
   if (job.name.empty()) a.title.reset();
-  if (job.nameIsChoice) {
-    a.title.reset();
-    a.value = job.name;
-    a.valueType = "string";
-  }
+  if (NamedByChoice(job)) a.title.reset();
   if (job.dialect)  // a GTK 4 label without text (an icon) names its button by its type name
     for (auto* names : {&job.labelNames, &job.describerNames})
       for (std::string& n : *names)
@@ -232,13 +281,16 @@ void FinishNode(NodeJob& job) {
     st.selected = true;
   }
   if (s.Has(kStateExpandable)) st.expanded = s.Has(kStateExpanded);
+  // A toggle button is on when PRESSED (Chromium's aria-pressed) or CHECKED (GTK's toggle buttons).
+  const bool on = s.Has(kStateChecked) || (job.role == kRoleToggleButton && s.Has(kStatePressed));
   if (s.Has(kStateIndeterminate) && (s.Has(kStateCheckable) || IsCheckableRole(job.role)))
     st.checked = 2;
   else if (s.Has(kStateCheckable) || s.Has(kStateChecked) || IsCheckableRole(job.role))
-    st.checked = s.Has(kStateChecked) ? 1 : 0;
+    st.checked = on ? 1 : 0;
   if (s.Has(kStateIconified)) st.minimized = true;
   if (job.secure) st.secure = true;
   if (s.Has(kStateRequired)) st.required = true;
+  if (s.Has(kStateInvalidEntry)) st.invalid = true;
   if (s.Has(kStateReadOnly)) st.readonly = true;
   if (s.Has(kStateMultiLine)) st.multiline = true;
   if (s.Has(kStateEditable)) st.editable = true;
@@ -255,11 +307,20 @@ void FinishNode(NodeJob& job) {
     // GTK sets Value through AT-SPI; progress and level bars only display one.
     a.settable = job.role != kRoleProgressBar && job.role != kRoleLevelBar && !s.Has(kStateReadOnly);
     a.valueType = "number";
-    if (job.number) a.value = *job.number;
-  } else if (job.ifaces & kHasEditableText) {
+    if (job.number) a.value = ShownNumber(*job.number, job.step);
+    // What the app shows for the number (aria-valuetext), where it says more than the number.
+    std::string shown;
+    if (AttrString(job.Attributes(), "valuetext", shown) && !shown.empty() &&
+        !(job.number && SaysNumber(shown, *job.number)))
+      a.valueText = shown;
+  } else if ((job.ifaces & kHasEditableText) || EditableField(job)) {
+    // Settable without EditableText too: the value is then set by focus, select all and typing (lib/act).
     a.settable = !s.Has(kStateReadOnly);
     a.valueType = "string";
     if (!job.secure && job.text) a.value = *job.text;
+  } else if (job.chosen) {
+    a.valueType = "string";
+    a.value = *job.chosen;
   } else if (job.text && !job.secure) {
     a.valueType = "string";
     a.value = *job.text;
@@ -270,6 +331,45 @@ void FinishNode(NodeJob& job) {
     if (AttrString(job.Attributes(), "placeholder-text", placeholder) && !placeholder.empty())
       a.placeholder = placeholder;
   }
+}
+
+// The chosen option of a list or select, by name: the element's own Selection
+// (a list box, GTK's combo box), else its first child's (Chromium's <select>
+// keeps its options in a popup menu under the combo box).
+void ReadChosenOption(Batch& b, NodeJob* j) {
+  auto nameOf = [&b, j](const std::string& bus, const std::string& path) {
+    if (path == kNullPath) return;
+    b.GetProperty(bus, path, kIfAccessible, "Name", [j](const Reply& nr) {
+      if (nr.outcome != Outcome::kOk || !g_variant_is_of_type(nr.value, G_VARIANT_TYPE_STRING)) return;
+      std::string name = g_variant_get_string(nr.value, nullptr);
+      if (!name.empty()) j->chosen = std::move(name);
+    });
+  };
+  auto selectedOf = [&b, nameOf](const std::string& bus, const std::string& path, std::function<void()> otherwise) {
+    b.Call(bus, path, kIfSelection, "GetSelectedChild", g_variant_new("(i)", 0), "((so))",
+           [nameOf, otherwise](const Reply& r) {
+             if (r.outcome != Outcome::kOk) return otherwise ? otherwise() : void();
+             const gchar *cb = nullptr, *cp = nullptr;
+             g_variant_get(r.value, "((&s&o))", &cb, &cp);
+             if (cp && std::string(cp) != kNullPath) return nameOf(cb, cp);
+             if (otherwise) otherwise();
+           });
+  };
+  const std::string bus = j->ref->bus, path = j->ref->path;
+  auto viaChild = [&b, bus, path, selectedOf]() {
+    b.Call(bus, path, kIfAccessible, "GetChildAtIndex", g_variant_new("(i)", 0), "((so))",
+           [selectedOf](const Reply& r) {
+             // An option that cannot be read leaves the line without a value: never the element's error.
+             if (r.outcome != Outcome::kOk) return;
+             const gchar *cb = nullptr, *cp = nullptr;
+             g_variant_get(r.value, "((&s&o))", &cb, &cp);
+             if (cp && std::string(cp) != kNullPath) selectedOf(cb, cp, nullptr);
+           });
+  };
+  if (j->ifaces & kHasSelection)
+    selectedOf(bus, path, RoleName(j->role) == "combo box" ? std::function<void()>(viaChild) : nullptr);
+  else if (RoleName(j->role) == "combo box")
+    viaChild();
 }
 
 }  // namespace
@@ -434,8 +534,15 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
         double d = 0;
         if (VariantToDouble(r.value, d)) j->number = d;
       });
+      b.GetProperty(busName, path, kIfValue, "MinimumIncrement", [j, perCall](const Reply& r) {
+        if (Fail(*j, r, perCall) || r.outcome != Outcome::kOk) return;
+        double d = 0;
+        if (VariantToDouble(r.value, d) && d > 0) j->step = d;
+      });
     }
-    const bool entry = IsTextEntryRole(job.role) || (job.ifaces & kHasEditableText);
+    if (ChoosesOption(job)) ReadChosenOption(b, j);
+    // Object attributes of text entries (secure) and of values (aria-valuetext).
+    const bool entry = IsTextEntryRole(job.role) || (job.ifaces & (kHasEditableText | kHasValue));
     if (entry) {
       // Object attributes first (autocomplete, input type, id): they may make the field secure. Asked even
       // when GetAll gave an Attributes property: Chromium's is not the object attributes (it lacks the id).
@@ -487,21 +594,6 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
                  }
                  g_variant_iter_free(targets);
                }
-             });
-    }
-    if (MayBeNamedByChoice(job)) {
-      // An app that offers no Selection there, or no chosen item, leaves the name a name.
-      b.Call(busName, path, kIfSelection, "GetSelectedChild", g_variant_new("(i)", 0), "((so))",
-             [j, &b](const Reply& r) {
-               if (r.outcome != Outcome::kOk) return;
-               const gchar* cBus = nullptr;
-               const gchar* cPath = nullptr;
-               g_variant_get(r.value, "((&s&o))", &cBus, &cPath);
-               if (!cBus || !*cBus || !cPath || std::string(cPath) == "/org/a11y/atspi/null") return;
-               b.GetProperty(cBus, cPath, kIfAccessible, "Name", [j](const Reply& nr) {
-                 if (nr.outcome != Outcome::kOk || !g_variant_is_of_type(nr.value, G_VARIANT_TYPE_STRING)) return;
-                 j->nameIsChoice = j->name == g_variant_get_string(nr.value, nullptr);
-               });
              });
     }
     // Chromium puts Document on every element of a page: only documents carry a URL worth a call.

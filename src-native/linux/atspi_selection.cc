@@ -22,7 +22,6 @@ namespace axsnap {
 
 namespace {
 
-constexpr char kIfSelection[] = "org.a11y.atspi.Selection";
 // Roles a clicked element may sit inside on its way up to its list.
 constexpr uint32_t kRoleListItem = 32;
 constexpr uint32_t kRoleTableCell = 56;

@@ -23,6 +23,7 @@ uint32_t IfaceBitOf(const char* name) {
       {kIfDocument, kHasDocument},   {kIfEditableText, kHasEditableText},
       {kIfHyperlink, kHasHyperlink}, {kIfText, kHasText},
       {kIfValue, kHasValue},         {kIfTable, kHasTable},
+      {kIfSelection, kHasSelection},
   };
   for (const auto& e : kMap)
     if (std::strcmp(e.first, name) == 0) return e.second;

@@ -46,8 +46,8 @@ constexpr std::pair<const char*, std::optional<bool> States::*> kStateFields[] =
     {"enabled", &States::enabled},     {"focused", &States::focused},       {"focusable", &States::focusable},
     {"selected", &States::selected},   {"selectable", &States::selectable}, {"expanded", &States::expanded},
     {"minimized", &States::minimized}, {"secure", &States::secure},         {"required", &States::required},
-    {"readonly", &States::readonly},   {"multiline", &States::multiline},   {"editable", &States::editable},
-    {"modal", &States::modal},         {"visible", &States::visible},
+    {"invalid", &States::invalid},     {"readonly", &States::readonly},     {"multiline", &States::multiline},
+    {"editable", &States::editable},   {"modal", &States::modal},           {"visible", &States::visible},
 };
 
 Napi::Object StatesToJs(Napi::Env env, const States& s) {
@@ -100,6 +100,7 @@ Napi::Object NodeToJs(Napi::Env env, const RawNode& node) {
   else if (const auto* b = std::get_if<bool>(&a.value))
     o.Set("value", *b);
   SetOpt(o, "valueType", a.valueType);
+  SetOpt(o, "valueText", a.valueText);
   if (a.settable) o.Set("settable", true);
   SetOpt(o, "identifier", a.identifier);
   SetOpt(o, "url", a.url);
@@ -258,6 +259,7 @@ NodeAttributes AttributesFromJs(const Napi::Object& o) {
   else if (v.IsBoolean())
     a.value = v.As<Napi::Boolean>().Value();
   a.valueType = OptString(o, "valueType");
+  a.valueText = OptString(o, "valueText");
   a.settable = OptBool(o, "settable").value_or(false);
   a.identifier = OptString(o, "identifier");
   a.url = OptString(o, "url");

@@ -490,8 +490,8 @@ describe("Chromium", () => {
           await sleep(300);
         }
         const { snapshotId: id, text } = snap.env.data;
-        expect(text).toMatch(/\d+ password text Password/);
-        expect(text).toMatch(/\d+ entry Name, Value: Ada/);
+        expect(text).toMatch(/\d+ password text (\(settable, string\) )?Password/);
+        expect(text).toMatch(/\d+ entry \(settable, string\) Name, Value: Ada/);
         const del = indexIn(text, /^\d+ push button Delete account$/);
 
         const refused = await cliJson(["click", `@${id}:e${del}`]);

@@ -334,7 +334,7 @@ describe("the MCP server on Chromium's form page", () => {
     "type_text into the password field is refused with POLICY_DENIED, nothing sent, the secret nowhere",
     async () => {
       const text = await form(client);
-      const pw = indexIn(text, /^\d+ password text Password\b/);
+      const pw = indexIn(text, /^\d+ password text (\(settable, string\) )?Password\b/);
       const r = await call(client, "type_text", { app: WEB, text: "x", element_index: pw });
       const e = errorOf(r);
       expect(e).toMatchObject({ code: "POLICY_DENIED", delivery: "not_delivered", retry: "safe" });

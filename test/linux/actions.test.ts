@@ -367,8 +367,9 @@ describe("Chromium web content", () => {
     "types into the web text field with key events (Chromium has no EditableText on Linux)",
     async () => {
       const snap = await page(session, formShown);
-      const name = indexOf(snap, /^\d+ entry Name, Value: Ada$/);
-      expect(snap.records[name]).toMatchObject({ settable: false, secure: false });
+      // Settable (issue 32): Chromium marks it EDITABLE, and setValue sets it by select all and typing.
+      const name = indexOf(snap, /^\d+ entry \(settable, string\) Name, Value: Ada$/);
+      expect(snap.records[name]).toMatchObject({ settable: true, secure: false });
 
       const result = await session.typeText("Lovelace", { target: name });
       expect(result).toMatchObject({
@@ -382,7 +383,7 @@ describe("Chromium web content", () => {
       const typed = await settle(session, result, (s) => s.text.includes("Lovelace"), WEB, seen);
       // The keys go in at the caret; focusing the field by AT-SPI leaves it at the
       // start in Chromium, so the text lands before "Ada".
-      expect(typed.text).toMatch(/\d+ entry Name, Value: (LovelaceAda|AdaLovelace)\n/);
+      expect(typed.text).toMatch(/\d+ entry \(settable, string\) Name, Value: (LovelaceAda|AdaLovelace)\n/);
     },
     TIMEOUT,
   );
@@ -391,7 +392,7 @@ describe("Chromium web content", () => {
     "refuses typing into or setting the password field, and its value appears nowhere",
     async () => {
       const snap = await page(session, formShown);
-      const pw = indexOf(snap, /^\d+ password text Password\b/);
+      const pw = indexOf(snap, /^\d+ password text (\(settable, string\) )?Password\b/);
       expect(snap.records[pw]!.secure).toBe(true);
 
       const errors: unknown[] = [];
