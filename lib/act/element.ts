@@ -88,7 +88,10 @@ export async function click(
   guardEnabled(r);
   const done = (o: Parameters<typeof finish>[3]) => finish(env, ctx, options, o);
   // A text field is clicked to put the caret in it: its only action ("activate") would submit its form.
-  if (button === "left" && count === 1 && ENTRY_ROLES.has(r.record.role)) {
+  // An editable cell (a spreadsheet's) likewise: selecting it in its sheet leaves the cursor, where
+  // typing goes, where it was (LibreOffice Calc).
+  const editableCell = r.record.role === "table cell" && r.node.states?.editable === true;
+  if (button === "left" && count === 1 && (ENTRY_ROLES.has(r.record.role) || editableCell)) {
     try {
       await ctx.step("semantic", () => r.live.backend.focus(r.handle, ctx.remaining()));
       if (await focusLanded(r, ctx))

@@ -224,7 +224,11 @@ void FinishNode(NodeJob& job) {
   else if (s.Has(kStateVertical))
     a.orientation = "vertical";
 
-  if (job.ifaces & kHasValue) {
+  if ((job.ifaces & kHasValue) && job.text && job.role == kRoleTableCell) {
+    // A spreadsheet cell: what it shows (a number, a text, a formula's result); it is typed into, not set.
+    a.valueType = "string";
+    a.value = *job.text;
+  } else if (job.ifaces & kHasValue) {
     // GTK sets Value through AT-SPI; progress and level bars only display one.
     a.settable = job.role != kRoleProgressBar && job.role != kRoleLevelBar && !s.Has(kStateReadOnly);
     a.valueType = "number";
@@ -287,20 +291,23 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
     const bool textRole = roleName == "static" || roleName == "label" || roleName == "paragraph" ||
                           roleName == "text" || roleName == "heading" || roleName == "caption" ||
                           roleName == "terminal" || roleName == "entry";
-    const bool wantText = !secure && !(j->ifaces & kHasValue) && (editable || (j->name.empty() && textRole));
+    // A spreadsheet cell (LibreOffice) has Value too, 0 for a cell of text: its text is what it shows.
+    const bool sheetCell = roleName == "table cell" && (j->ifaces & kHasValue);
+    const bool wantText =
+        !secure && (sheetCell || (!(j->ifaces & kHasValue) && (editable || (j->name.empty() && textRole))));
     const bool wantSelection = !secure && j->states.Has(kStateFocused);
     // The count alone matters only for a secure field (whether it holds anything); Chromium
     // implements Text on every element, so asking everywhere would cost a call per element.
     if (!wantText && !wantSelection && !secure) return;
     b.GetProperty(j->ref->bus, j->ref->path, kIfText, "CharacterCount",
-                  [j, perCall, wantText, wantSelection, editable, &b](const Reply& r) {
+                  [j, perCall, wantText, wantSelection, editable, sheetCell, &b](const Reply& r) {
                     if (Fail(*j, r, perCall) || r.outcome != Outcome::kOk) return;
                     int64_t count = 0;
                     if (!VariantToInt(r.value, count) || count < 0) return;
                     j->out->charCount = count;
                     if (wantText) {
                       if (count == 0) {
-                        if (editable) j->text = std::string();
+                        if (editable || sheetCell) j->text = std::string();
                       } else {
                         b.Call(j->ref->bus, j->ref->path, kIfText, "GetText",
                                g_variant_new("(ii)", 0, gint32(std::min(count, kMaxTextChars))), "(s)",
