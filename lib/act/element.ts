@@ -94,7 +94,7 @@ export async function click(
   if (button === "left" && count === 1 && (ENTRY_ROLES.has(r.record.role) || editableCell)) {
     try {
       await ctx.step("semantic", () => r.live.backend.focus(r.handle, ctx.remaining()));
-      if (await focusLanded(r, ctx))
+      if ((await focusLanded(r, ctx)) || (editableCell && (await saysFocused(r, ctx))))
         return done({
           action: "click",
           snapshot: r.snapshot,
@@ -138,6 +138,21 @@ export async function click(
   return done(
     await pointerAt(env, r, { kind: "click", button: button === "left" ? 1 : 3, count }, notes, "click", ctx),
   );
+}
+
+/**
+ * Whether the element itself says it has the focus, read live. A cell of a sheet that makes its
+ * cells on demand (Calc: 2^31 of them) is never reached by the focus search, which stops at the
+ * sheet (where keys go); the cell's own state says the cursor is on it.
+ */
+async function saysFocused(r: Resolved, ctx: CallContext): Promise<boolean> {
+  const read = await ctx.step(
+    "read",
+    () => r.live.backend.readElement(r.handle, 0, ctx.remaining()),
+    (late) => releaseLater(r.live, late.handles),
+  );
+  releaseLater(r.live, read.handles);
+  return read.node.states?.focused === true;
 }
 
 /** Sets an element's value; refuses secure fields and elements whose value cannot be set. */

@@ -22,18 +22,15 @@ namespace axsnap {
 // manages its descendants or has more than kFocusMaxChildren children: those
 // are made on demand (LibreOffice Calc's sheet answers ChildCount with 2^31-1)
 // and asking for them makes the app build them all; keys go to that parent
-// anyway. After kFocusWalkAlone elements, the rest of each unread subtree is
-// asked of the app's Collection.GetMatches for STATE_FOCUSED, which is one
-// call for a big web page; never over a whole window, because at-spi2-atk's
-// GetMatches walks every child of every element, with no bound, inside the
-// app (measured on Calc: a 2^31-child sheet, the call never returns, Calc
-// spins a core and grows by 350 MB in 10 s, and no later call is answered).
-// GTK's bridge answers GetMatches but finds nothing by state: where it says
-// nothing and nothing was found yet, the walk goes on, to kFocusWalkMax.
+// anyway. Below a web document (Chromium: thousands of elements), one
+// Collection.GetMatches for STATE_FOCUSED asks the rest; never elsewhere,
+// because at-spi2-atk's GetMatches walks every child of every element below,
+// with no bound, inside the app (measured on Calc: over a window, or any
+// subtree holding the sheet, the call never returns, Calc spins a core and
+// grows by 350 MB in 10 s, and no later call is answered).
 constexpr int64_t kFocusMaxChildren = 1000;
-constexpr size_t kFocusWalkAlone = 800;
 constexpr size_t kFocusWalkMax = 4000;
-// Enough for nested focus (window, document, control), bounded so a toolkit that marks many
+// Enough for nested focus (document, control), bounded so a toolkit that marks many
 // elements focused cannot answer with its whole tree.
 constexpr int kMaxFocusedMatches = 32;
 
@@ -82,56 +79,15 @@ Error AtspiBackend::FocusedElement(int64_t pid, ElementId& out, bool& found, Clo
   auto fail = [&failure](const Reply& r, const std::string& bus, int perCall) {
     if (r.outcome != Outcome::kGone && !failure) failure = OutcomeError(r.outcome, bus, r.message, perCall);
   };
+  auto closed = [] { return MakeError(ErrorCode::kNoAccessibilityBus, "the accessibility bus connection was closed"); };
   size_t visited = 0;
-  bool collectionAsked = false;
   std::optional<ObjRef> focused;  // the deepest focused element read so far
   while (!level.empty() && visited < kFocusWalkMax && Clock::now() < deadline) {
-    if (visited >= kFocusWalkAlone && !collectionAsked) {
-      collectionAsked = true;
-      // Matches per unread subtree, in the level's order; canonical order is a pre-order walk, so the last
-      // match of the first subtree that has any is the innermost, where keys go.
-      std::vector<std::vector<ObjRef>> hits(level.size());
-      std::vector<bool> answered(level.size(), false);
-      {
-        Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.stats);
-        const int perCall = b.PerCallMs();
-        for (size_t k = 0; k < level.size(); ++k) {
-          const ObjRef& ref = level[k];
-          // MatchRule (aiia{ss}iaiiasib): states ALL {FOCUSED}; attributes, roles and interfaces ALL of none
-          // (atk-bridge fails every element for the INVALID match type, so empty lists take ALL).
-          GVariantBuilder states;
-          g_variant_builder_init(&states, G_VARIANT_TYPE("ai"));
-          g_variant_builder_add(&states, "i", gint32(1u << kStateFocused));
-          g_variant_builder_add(&states, "i", gint32(0));
-          GVariant* rule = g_variant_new("(aii@a{ss}iaii@asib)", &states, 1 /* ALL */,
-                                         g_variant_new_array(G_VARIANT_TYPE("{ss}"), nullptr, 0), 1, nullptr, 1,
-                                         g_variant_new_strv(nullptr, 0), 1, FALSE);
-          b.Call(ref.bus, ref.path, "org.a11y.atspi.Collection", "GetMatches",
-                 g_variant_new("(@(aiia{ss}iaiiasib)uib)", rule, 0u /* canonical */, kMaxFocusedMatches, TRUE),
-                 "(a(so))", [&, k, perCall](const Reply& r) {
-                   if (r.outcome == Outcome::kFailed) return;  // no Collection here: walked below
-                   if (r.outcome != Outcome::kOk) return fail(r, level[k].bus, perCall);
-                   answered[k] = true;
-                   hits[k] = RefsIn(r.value);
-                 });
-        }
-        b.Run();
-        if (b.BusClosed())
-          return MakeError(ErrorCode::kNoAccessibilityBus, "the accessibility bus connection was closed");
-      }
-      if (failure) return failure;
-      for (const auto& inSubtree : hits)
-        if (!inSubtree.empty()) {
-          out = im.Intern(inSubtree.back().bus, inSubtree.back().path);
-          found = true;
-          return {};
-        }
-      // Collection found nothing below, and something above is focused: that is where keys go.
-      if (focused && std::all_of(answered.begin(), answered.end(), [](bool a) { return a; })) break;
-    }
-    // The level's states and child counts, then the children of those that may be asked for them.
+    // The level's states, child counts and roles; then the children of those that may be asked for
+    // them, or a web document's focused elements.
     std::vector<StateSet> st(level.size());
     std::vector<int64_t> counts(level.size(), -1);
+    std::vector<bool> web(level.size(), false);
     {
       Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.stats);
       const int perCall = b.PerCallMs();
@@ -147,14 +103,19 @@ Error AtspiBackend::FocusedElement(int64_t pid, ElementId& out, bool& found, Clo
           if (r.outcome != Outcome::kOk) return fail(r, level[k].bus, perCall);
           VariantToInt(r.value, counts[k]);
         });
+        b.Call(ref.bus, ref.path, kIfAccessible, "GetRole", nullptr, "(u)", [&, k](const Reply& r) {
+          guint32 role = 0;
+          if (r.outcome == Outcome::kOk) g_variant_get(r.value, "(u)", &role);
+          web[k] = RoleName(role) == "document web";
+        });
       }
       b.Run();
-      if (b.BusClosed())
-        return MakeError(ErrorCode::kNoAccessibilityBus, "the accessibility bus connection was closed");
+      if (b.BusClosed()) return closed();
     }
     if (failure) return failure;
     std::optional<ObjRef> focusedHere;
     std::vector<std::vector<ObjRef>> kids(level.size());
+    std::vector<std::vector<ObjRef>> matches(level.size());
     {
       Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.stats);
       const int perCall = b.PerCallMs();
@@ -163,24 +124,54 @@ Error AtspiBackend::FocusedElement(int64_t pid, ElementId& out, bool& found, Clo
         // Made on demand, or too many: keys go to the parent, and its children are never asked for.
         if (counts[k] <= 0 || counts[k] > kFocusMaxChildren || st[k].Has(kStateManagesDescendants)) continue;
         const ObjRef& ref = level[k];
-        b.Call(ref.bus, ref.path, kIfAccessible, "GetChildren", nullptr, "(a(so))", [&, k, perCall](const Reply& r) {
-          if (r.outcome != Outcome::kOk) return fail(r, level[k].bus, perCall);
-          kids[k] = RefsIn(r.value);
-        });
+        auto children = [&, k, perCall] {
+          const ObjRef& at = level[k];
+          b.Call(at.bus, at.path, kIfAccessible, "GetChildren", nullptr, "(a(so))", [&, k, perCall](const Reply& r) {
+            if (r.outcome != Outcome::kOk) return fail(r, level[k].bus, perCall);
+            kids[k] = RefsIn(r.value);
+          });
+        };
+        if (!web[k]) {
+          children();
+          continue;
+        }
+        // MatchRule (aiia{ss}iaiiasib): states ALL {FOCUSED}; attributes, roles and interfaces ALL of none
+        // (atk-bridge fails every element for the INVALID match type, so empty lists take ALL).
+        GVariantBuilder states;
+        g_variant_builder_init(&states, G_VARIANT_TYPE("ai"));
+        g_variant_builder_add(&states, "i", gint32(1u << kStateFocused));
+        g_variant_builder_add(&states, "i", gint32(0));
+        GVariant* rule = g_variant_new("(aii@a{ss}iaii@asib)", &states, 1 /* ALL */,
+                                       g_variant_new_array(G_VARIANT_TYPE("{ss}"), nullptr, 0), 1, nullptr, 1,
+                                       g_variant_new_strv(nullptr, 0), 1, FALSE);
+        b.Call(ref.bus, ref.path, "org.a11y.atspi.Collection", "GetMatches",
+               g_variant_new("(@(aiia{ss}iaiiasib)uib)", rule, 0u /* canonical */, kMaxFocusedMatches, TRUE),
+               "(a(so))", [&, k, perCall, children](const Reply& r) {
+                 // No Collection: its children are searched as any others'.
+                 if (r.outcome == Outcome::kFailed) return children();
+                 if (r.outcome != Outcome::kOk) return fail(r, level[k].bus, perCall);
+                 matches[k] = RefsIn(r.value);
+               });
       }
       b.Run();
-      if (b.BusClosed())
-        return MakeError(ErrorCode::kNoAccessibilityBus, "the accessibility bus connection was closed");
+      if (b.BusClosed()) return closed();
     }
     // A search that could not look everywhere does not know: a deeper focused element may be missed.
     if (failure) return failure;
+    // Canonical order is a pre-order walk: the last match is the innermost, where keys go.
+    for (const auto& inDocument : matches)
+      if (!inDocument.empty()) {
+        out = im.Intern(inDocument.back().bus, inDocument.back().path);
+        found = true;
+        return {};
+      }
     if (focusedHere) focused = focusedHere;
     std::vector<ObjRef> next;
     for (auto& list : kids)
       for (ObjRef& child : list) next.push_back(std::move(child));
     level.swap(next);
   }
-  if (!level.empty() && !(collectionAsked && focused))
+  if (!level.empty())
     return MakeError(Clock::now() >= deadline ? ErrorCode::kTimeout : ErrorCode::kActionFailed,
                      "the focused element could not be searched for in the whole window");
   if (focused) {

@@ -47,6 +47,7 @@ constexpr int64_t kTableMaxColumns = 64;
 // costs about ten reads (3 ms in LibreOffice); beyond this the rows are cut, never below kTableMinRows.
 constexpr int64_t kTableReadCells = 300;
 constexpr int64_t kTableMinRows = 5;
+constexpr int64_t kTableNeverListed = 100000;
 
 struct TableRead {
   ObjRef ref;
@@ -316,7 +317,10 @@ std::vector<bool> AtspiBackend::ReadVisibleTableRows(const std::vector<ElementId
   for (auto& entry : tables) {
     const size_t i = entry.first;
     TableRead& t = entry.second;
-    if (t.fallback) continue;
+    // A table too big to list (Calc's sheet: 2^20 rows of 2^14 columns, made on demand) is never
+    // listed, nor searched by index: when its cells on screen cannot be placed, none print.
+    const bool huge = t.rows > 0 && t.cols > 0 && t.rows * t.cols > kTableNeverListed;
+    if (t.fallback && !(huge && !t.err)) continue;
     handled[i] = true;
     if (t.err) {
       errs[i] = t.err;

@@ -105,5 +105,5 @@ describe("Calc on a small .xlsx", () => {
     await session.click(Number(cellLine(after, "A3")!.trim().split(" ")[0]));
     const formula = await until((s) => s.text.includes("=A1+A2"), "the formula in the input line");
     expect(formula.text).toMatch(/=A1\+A2/);
-  });
+  }, TIMEOUT);
 });
