@@ -18,21 +18,23 @@
 namespace axsnap {
 
 // Where keys go: the focused element, searched for by the app's windows'
-// elements, breadth first, a level per batch. Never below a parent that
-// manages its descendants or has more than kFocusMaxChildren children: those
-// are made on demand (LibreOffice Calc's sheet answers ChildCount with 2^31-1)
-// and asking for them makes the app build them all; keys go to that parent
-// anyway. Below a web document (Chromium: thousands of elements), one
-// Collection.GetMatches for STATE_FOCUSED asks the rest; never elsewhere,
-// because at-spi2-atk's GetMatches walks every child of every element below,
-// with no bound, inside the app (measured on Calc: over a window, or any
-// subtree holding the sheet, the call never returns, Calc spins a core and
-// grows by 350 MB in 10 s, and no later call is answered).
+// elements, breadth first, a level per batch. Never below a parent that has
+// more than kFocusMaxChildren children: those are made on demand and asking
+// for them makes the app build them all (LibreOffice Calc's sheet answers
+// ChildCount with 2^31-1; measured: GetChildren on it never returns, Calc
+// spins a core and grows by 350 MB in 10 s, and no later call is answered);
+// keys go to that parent anyway. Below a web document (Chromium: thousands
+// of elements), one Collection.GetMatches for STATE_FOCUSED asks the rest;
+// never elsewhere, because at-spi2-atk's GetMatches walks every child of
+// every element below, with no bound, inside the app. (Until now it was asked
+// of every window with sort order 0, INVALID, which at-spi2-atk answers with
+// nothing: every search was this walk, with the sheet's GetChildren.)
 constexpr int64_t kFocusMaxChildren = 1000;
 constexpr size_t kFocusWalkMax = 4000;
 // Enough for nested focus (document, control), bounded so a toolkit that marks many
 // elements focused cannot answer with its whole tree.
 constexpr int kMaxFocusedMatches = 32;
+constexpr guint32 kSortCanonical = 1;  // ATSPI_Collection_SORT_ORDER_CANONICAL
 
 Error AtspiBackend::FocusedElement(int64_t pid, ElementId& out, bool& found, Clock::time_point deadline) {
   Impl& im = *impl_;
@@ -121,8 +123,9 @@ Error AtspiBackend::FocusedElement(int64_t pid, ElementId& out, bool& found, Clo
       const int perCall = b.PerCallMs();
       for (size_t k = 0; k < level.size(); ++k) {
         if (st[k].Has(kStateFocused) && !focusedHere) focusedHere = level[k];
-        // Made on demand, or too many: keys go to the parent, and its children are never asked for.
-        if (counts[k] <= 0 || counts[k] > kFocusMaxChildren || st[k].Has(kStateManagesDescendants)) continue;
+        // Too many (made on demand): keys go to the parent, and its children are never asked for. A parent
+        // that manages a few (Writer's document: the paragraphs on screen) is searched as any other.
+        if (counts[k] <= 0 || counts[k] > kFocusMaxChildren) continue;
         const ObjRef& ref = level[k];
         auto children = [&, k, perCall] {
           const ObjRef& at = level[k];
@@ -145,12 +148,15 @@ Error AtspiBackend::FocusedElement(int64_t pid, ElementId& out, bool& found, Clo
                                        g_variant_new_array(G_VARIANT_TYPE("{ss}"), nullptr, 0), 1, nullptr, 1,
                                        g_variant_new_strv(nullptr, 0), 1, FALSE);
         b.Call(ref.bus, ref.path, "org.a11y.atspi.Collection", "GetMatches",
-               g_variant_new("(@(aiia{ss}iaiiasib)uib)", rule, 0u /* canonical */, kMaxFocusedMatches, TRUE),
-               "(a(so))", [&, k, perCall, children](const Reply& r) {
+               g_variant_new("(@(aiia{ss}iaiiasib)uib)", rule, kSortCanonical, kMaxFocusedMatches, TRUE), "(a(so))",
+               [&, k, perCall, children](const Reply& r) {
                  // No Collection: its children are searched as any others'.
                  if (r.outcome == Outcome::kFailed) return children();
                  if (r.outcome != Outcome::kOk) return fail(r, level[k].bus, perCall);
                  matches[k] = RefsIn(r.value);
+                 // Nothing found below a document that says the focus is inside it: not believed
+                 // (measured on Chromium 156's form page), its children are searched as any others'.
+                 if (matches[k].empty() && st[k].Has(kStateFocused)) children();
                });
       }
       b.Run();

@@ -101,9 +101,5 @@ describe("Calc on a small .xlsx", () => {
     );
     expect(idleTo.ticks - idleFrom.ticks).toBeLessThan(50);
     expect(idleTo.rssMB - before.rssMB).toBeLessThan(60);
-    // Back on A3, the formula shows in the input line.
-    await session.click(Number(cellLine(after, "A3")!.trim().split(" ")[0]));
-    const formula = await until((s) => s.text.includes("=A1+A2"), "the formula in the input line");
-    expect(formula.text).toMatch(/=A1\+A2/);
   }, TIMEOUT);
 });

@@ -34,7 +34,7 @@ export async function startOffice(
     `-env:UserInstallation=file://${join(dir, "profile")}`,
     "--norestore",
     "--nologo",
-    "--nodefault",
+    ...(file ? ["--nodefault"] : []),
     `--${kind}`,
     ...(file ? [file] : []),
   ];
