@@ -6,20 +6,12 @@
  * row to its press action (rows.ts).
  */
 import type { CallContext } from "../call.js";
-import { AxsnapError, type Delivery, invalidArgument } from "../errors.js";
+import { AxsnapError, invalidArgument } from "../errors.js";
 import type { RawNode } from "../model.js";
 import { prettyActionName } from "../render/actions.js";
 import { pointerAt, semanticCall } from "./deliver.js";
 import type { ActEnv } from "./env.js";
-import {
-  clamp,
-  focusLanded,
-  guardDestructive,
-  guardEnabled,
-  guardFresh,
-  guardNotSecure,
-  guardNotSecureNow,
-} from "./guards.js";
+import { clamp, focusLanded, guardDestructive, guardEnabled, guardFresh } from "./guards.js";
 import { hover } from "./hover.js";
 import { mayOpenDialog, pointerFirst, runsInCall } from "./modal.js";
 import { clickOcrLine, isOcrRecord, refuseOcrTarget } from "./ocr.js";
@@ -90,10 +82,13 @@ export async function click(
   guardEnabled(r);
   const done = (o: Parameters<typeof finish>[3]) => finish(env, ctx, options, o);
   // A text field is clicked to put the caret in it: its only action ("activate") would submit its form.
-  if (button === "left" && count === 1 && ENTRY_ROLES.has(r.record.role)) {
+  // An editable cell (a spreadsheet's) likewise: selecting it in its sheet leaves the cursor, where
+  // typing goes, where it was (LibreOffice Calc).
+  const editableCell = r.record.role === "table cell" && r.node.states?.editable === true;
+  if (button === "left" && count === 1 && (ENTRY_ROLES.has(r.record.role) || editableCell)) {
     try {
       await ctx.step("semantic", () => r.live.backend.focus(r.handle, ctx.remaining()));
-      if (await focusLanded(r, ctx))
+      if ((await focusLanded(r, ctx)) || (editableCell && (await saysFocused(r, ctx))))
         return done({
           action: "click",
           snapshot: r.snapshot,
@@ -142,6 +137,21 @@ export async function click(
   return done(
     await pointerAt(env, r, { kind: "click", button: button === "left" ? 1 : 3, count }, notes, "click", ctx),
   );
+}
+
+/**
+ * Whether the element itself says it has the focus, read live. A cell of a sheet that makes its
+ * cells on demand (Calc: 2^31 of them) is never reached by the focus search, which stops at the
+ * sheet (where keys go); the cell's own state says the cursor is on it.
+ */
+async function saysFocused(r: Resolved, ctx: CallContext): Promise<boolean> {
+  const read = await ctx.step(
+    "read",
+    () => r.live.backend.readElement(r.handle, 0, ctx.remaining()),
+    (late) => releaseLater(r.live, late.handles),
+  );
+  releaseLater(r.live, read.handles);
+  return read.node.states?.focused === true;
 }
 
 /** The element's own node after a write, live; a string says why it could not be read. */

@@ -184,8 +184,16 @@ function cellRows(items: RawNode[]): RawNode[][] | undefined {
   return rows;
 }
 
-/** A cell's text in its row's line: its name or value, else on/off for a check-box column. */
+/**
+ * A cell's text in its row's line: its name or value, else on/off for a check-box column. A
+ * spreadsheet cell is named by its address and shows its text as its value: both, and an empty
+ * one not at all.
+ */
 function cellText(cell: RawNode): string | undefined {
+  if (typeof cell.value === "string" && present(cell.title)) {
+    if (!present(cell.value)) return undefined;
+    if (cell.value !== cell.title) return `${cell.title} ${cell.value}`;
+  }
   const t = nodeText(cell);
   if (t !== undefined) return t;
   const checked = cell.states?.checked;

@@ -102,8 +102,12 @@ bool BulkChildren(const BulkSnapshot& snap, const std::string& path, std::vector
 // when there is none to keep. An app that does not serve it, is too slow, or
 // answers another layout or too many objects is read live from then on.
 const BulkSnapshot* KeepBulk(AtspiBackend::Impl& im, const std::string& busName, Outcome outcome, GVariant* value,
-                             Clock::time_point taken) {
+                             Clock::time_point taken, double tookMs) {
   if (outcome == Outcome::kFailed || outcome == Outcome::kNoReply) im.bulkUnsupported.insert(busName);
+  // Too slow to be worth asking again: this answer is used, the next reads are live. (LibreOffice
+  // answers in about 500 ms, every menu item of every menu included, and a walk longer than
+  // bulkMaxAge asked again and again: 2 s of a 4 s snapshot of Calc.)
+  if (tookMs > im.kBulkSlowMs) im.bulkUnsupported.insert(busName);
   if (outcome != Outcome::kOk) return nullptr;
   if (!g_variant_is_of_type(value, G_VARIANT_TYPE("(a((so)(so)(so)iiassusau))"))) {
     im.bulkUnsupported.insert(busName);
@@ -143,9 +147,10 @@ const BulkSnapshot* FreshBulk(AtspiBackend::Impl& im, const std::string& busName
   EnsurePeer(im, busName, deadline);
   Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.stats);
   b.UsePeers(&im.peers);
+  const Clock::time_point sent = Clock::now();
   b.Call(
       busName, kCachePath, kIfCache, "GetItems", nullptr, nullptr,
-      [&](const Reply& r) { out = KeepBulk(im, busName, r.outcome, r.value, Clock::now()); },
+      [&](const Reply& r) { out = KeepBulk(im, busName, r.outcome, r.value, Clock::now(), MsSince(sent)); },
       /*soft=*/true);
   b.Run();
   return out;

@@ -2,7 +2,7 @@
 // chain of elements under a point (where a click goes), both asked live.
 //
 // Follows at-spi2-core xml/Collection.xml (GetMatches with a MatchRule for
-// STATE_FOCUSED), xml/Accessible.xml (GetState, GetChildren, Parent) and
+// STATE_FOCUSED), xml/Accessible.xml (GetState, ChildCount, GetChildren, Parent) and
 // xml/Component.xml (GetAccessibleAtPoint, screen coordinates); state numbers
 // from atspi-constants.h.
 
@@ -17,12 +17,24 @@
 
 namespace axsnap {
 
-// Collection.GetMatches on each window of the app for STATE_FOCUSED (count 1);
-// windows without Collection (some toolkits) get a bounded breadth-first
-// search of their children for the FOCUSED state instead.
-// Enough for nested focus (window, document, control), bounded so a toolkit that marks many
+// Where keys go: the focused element, searched for by the app's windows'
+// elements, breadth first, a level per batch. Never below a parent that has
+// more than kFocusMaxChildren children: those are made on demand and asking
+// for them makes the app build them all (LibreOffice Calc's sheet answers
+// ChildCount with 2^31-1; measured: GetChildren on it never returns, Calc
+// spins a core and grows by 350 MB in 10 s, and no later call is answered);
+// keys go to that parent anyway. Below a web document (Chromium: thousands
+// of elements), one Collection.GetMatches for STATE_FOCUSED asks the rest;
+// never elsewhere, because at-spi2-atk's GetMatches walks every child of
+// every element below, with no bound, inside the app. (Until now it was asked
+// of every window with sort order 0, INVALID, which at-spi2-atk answers with
+// nothing: every search was this walk, with the sheet's GetChildren.)
+constexpr int64_t kFocusMaxChildren = 1000;
+constexpr size_t kFocusWalkMax = 4000;
+// Enough for nested focus (document, control), bounded so a toolkit that marks many
 // elements focused cannot answer with its whole tree.
 constexpr int kMaxFocusedMatches = 32;
+constexpr guint32 kSortCanonical = 1;  // ATSPI_Collection_SORT_ORDER_CANONICAL
 
 Error AtspiBackend::FocusedElement(int64_t pid, ElementId& out, bool& found, Clock::time_point deadline) {
   Impl& im = *impl_;
@@ -62,96 +74,109 @@ Error AtspiBackend::FocusedElement(int64_t pid, ElementId& out, bool& found, Clo
   std::stable_sort(windows.begin(), windows.end(),
                    [](const WindowInfo& a, const WindowInfo& b) { return a.active && !b.active; });
   ContextScope scope(im.ctx.get());
-  // Matches per window, in the windows' order (the active one first).
-  std::vector<std::vector<ObjRef>> hits(windows.size());
-  std::vector<ObjRef> noCollection;
+  std::vector<ObjRef> level;
+  for (const WindowInfo& w : windows)
+    if (const ObjRef* ref = im.Lookup(w.element)) level.push_back(*ref);
   Error failure;
-  {
-    Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.stats);
-    const int perCall = b.PerCallMs();
-    for (size_t wi = 0; wi < windows.size(); ++wi) {
-      const WindowInfo& w = windows[wi];
-      const ObjRef* ref = im.Lookup(w.element);
-      if (!ref) continue;
-      ObjRef copy = *ref;
-      // MatchRule (aiia{ss}iaiiasib): states ALL {FOCUSED}; attributes, roles and interfaces ALL of none
-      // (atk-bridge fails every element for the INVALID match type, so empty lists take ALL).
-      GVariantBuilder states;
-      g_variant_builder_init(&states, G_VARIANT_TYPE("ai"));
-      g_variant_builder_add(&states, "i", gint32(1u << kStateFocused));
-      g_variant_builder_add(&states, "i", gint32(0));
-      GVariant* rule = g_variant_new("(aii@a{ss}iaii@asib)", &states, 1 /* ALL */,
-                                     g_variant_new_array(G_VARIANT_TYPE("{ss}"), nullptr, 0), 1, nullptr, 1,
-                                     g_variant_new_strv(nullptr, 0), 1, FALSE);
-      b.Call(copy.bus, copy.path, "org.a11y.atspi.Collection", "GetMatches",
-             g_variant_new("(@(aiia{ss}iaiiasib)uib)", rule, 0u /* canonical */, kMaxFocusedMatches, TRUE), "(a(so))",
-             [&, copy, perCall, wi](const Reply& r) {
-               if (r.outcome == Outcome::kFailed) {
-                 noCollection.push_back(copy);
-                 return;
-               }
-               if (r.outcome != Outcome::kOk) {
-                 if (!failure) failure = OutcomeError(r.outcome, copy.bus, r.message, perCall);
-                 return;
-               }
-               hits[wi] = RefsIn(r.value);
-               // GTK's bridge answers GetMatches but finds nothing by state: search the window instead.
-               if (hits[wi].empty()) noCollection.push_back(copy);
-             });
-    }
-    b.Run();
-    if (b.BusClosed()) return MakeError(ErrorCode::kNoAccessibilityBus, "the accessibility bus connection was closed");
-  }
-  // A window that could not be asked may hold the focus: unknown is not "none".
-  if (failure) return failure;
-  // Focus nests (Chromium marks the document and the focused control inside it): canonical order is a
-  // pre-order walk, so the last match of the first window that has any is the innermost, where keys go.
-  for (const auto& inWindow : hits)
-    if (!inWindow.empty()) {
-      out = im.Intern(inWindow.back().bus, inWindow.back().path);
-      found = true;
-      return {};
-    }
-  // Without Collection: breadth-first over the window, a level per batch, at most 4000 elements. The
-  // deepest focused element wins (focus nests), so the search goes on below a focused one.
-  std::vector<ObjRef> level = noCollection;
+  auto fail = [&failure](const Reply& r, const std::string& bus, int perCall) {
+    if (r.outcome != Outcome::kGone && !failure) failure = OutcomeError(r.outcome, bus, r.message, perCall);
+  };
+  auto closed = [] { return MakeError(ErrorCode::kNoAccessibilityBus, "the accessibility bus connection was closed"); };
   size_t visited = 0;
-  std::optional<ObjRef> focused;
-  while (!level.empty() && visited < 4000 && Clock::now() < deadline) {
-    std::vector<ObjRef> next;
-    std::optional<ObjRef> focusedHere;
+  std::optional<ObjRef> focused;  // the deepest focused element read so far
+  while (!level.empty() && visited < kFocusWalkMax && Clock::now() < deadline) {
+    // The level's states, child counts and roles; then the children of those that may be asked for
+    // them, or a web document's focused elements.
+    std::vector<StateSet> st(level.size());
+    std::vector<int64_t> counts(level.size(), -1);
+    std::vector<bool> web(level.size(), false);
     {
       Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.stats);
-      for (const ObjRef& ref : level) {
+      const int perCall = b.PerCallMs();
+      for (size_t k = 0; k < level.size(); ++k) {
         ++visited;
-        b.Call(ref.bus, ref.path, kIfAccessible, "GetState", nullptr, "(au)", [&, ref](const Reply& r) {
-          if (r.outcome != Outcome::kOk) {
-            if (r.outcome != Outcome::kGone && !failure)
-              failure = OutcomeError(r.outcome, ref.bus, r.message, b.PerCallMs());
-            return;
-          }
+        const ObjRef& ref = level[k];
+        b.Call(ref.bus, ref.path, kIfAccessible, "GetState", nullptr, "(au)", [&, k, perCall](const Reply& r) {
+          if (r.outcome != Outcome::kOk) return fail(r, level[k].bus, perCall);
           VariantPtr au = AdoptVariant(g_variant_get_child_value(r.value, 0));
-          const StateSet st = StatesFrom(au.get());
-          if (st.Has(kStateFocused) && !focusedHere) focusedHere = ref;
+          st[k] = StatesFrom(au.get());
         });
-        b.Call(ref.bus, ref.path, kIfAccessible, "GetChildren", nullptr, "(a(so))", [&, ref](const Reply& r) {
-          if (r.outcome != Outcome::kOk) {
-            if (r.outcome != Outcome::kGone && !failure)
-              failure = OutcomeError(r.outcome, ref.bus, r.message, b.PerCallMs());
-            return;
-          }
-          for (ObjRef& child : RefsIn(r.value)) next.push_back(std::move(child));
+        b.GetProperty(ref.bus, ref.path, kIfAccessible, "ChildCount", [&, k, perCall](const Reply& r) {
+          if (r.outcome != Outcome::kOk) return fail(r, level[k].bus, perCall);
+          VariantToInt(r.value, counts[k]);
+        });
+        b.Call(ref.bus, ref.path, kIfAccessible, "GetRole", nullptr, "(u)", [&, k](const Reply& r) {
+          guint32 role = 0;
+          if (r.outcome == Outcome::kOk) g_variant_get(r.value, "(u)", &role);
+          web[k] = RoleName(role) == "document web";
         });
       }
       b.Run();
-      if (b.BusClosed())
-        return MakeError(ErrorCode::kNoAccessibilityBus, "the accessibility bus connection was closed");
+      if (b.BusClosed()) return closed();
     }
+    if (failure) return failure;
+    std::optional<ObjRef> focusedHere;
+    std::vector<std::vector<ObjRef>> kids(level.size());
+    std::vector<std::vector<ObjRef>> matches(level.size());
+    {
+      Batch b(im.ctx.get(), im.bus.get(), im.PerCall(deadline), deadline, &im.stats);
+      const int perCall = b.PerCallMs();
+      for (size_t k = 0; k < level.size(); ++k) {
+        if (st[k].Has(kStateFocused) && !focusedHere) focusedHere = level[k];
+        // Too many (made on demand): keys go to the parent, and its children are never asked for. A parent
+        // that manages a few (Writer's document: the paragraphs on screen) is searched as any other.
+        if (counts[k] <= 0 || counts[k] > kFocusMaxChildren) continue;
+        const ObjRef& ref = level[k];
+        auto children = [&, k, perCall] {
+          const ObjRef& at = level[k];
+          b.Call(at.bus, at.path, kIfAccessible, "GetChildren", nullptr, "(a(so))", [&, k, perCall](const Reply& r) {
+            if (r.outcome != Outcome::kOk) return fail(r, level[k].bus, perCall);
+            kids[k] = RefsIn(r.value);
+          });
+        };
+        if (!web[k]) {
+          children();
+          continue;
+        }
+        // MatchRule (aiia{ss}iaiiasib): states ALL {FOCUSED}; attributes, roles and interfaces ALL of none
+        // (atk-bridge fails every element for the INVALID match type, so empty lists take ALL).
+        GVariantBuilder states;
+        g_variant_builder_init(&states, G_VARIANT_TYPE("ai"));
+        g_variant_builder_add(&states, "i", gint32(1u << kStateFocused));
+        g_variant_builder_add(&states, "i", gint32(0));
+        GVariant* rule = g_variant_new("(aii@a{ss}iaii@asib)", &states, 1 /* ALL */,
+                                       g_variant_new_array(G_VARIANT_TYPE("{ss}"), nullptr, 0), 1, nullptr, 1,
+                                       g_variant_new_strv(nullptr, 0), 1, FALSE);
+        b.Call(ref.bus, ref.path, "org.a11y.atspi.Collection", "GetMatches",
+               g_variant_new("(@(aiia{ss}iaiiasib)uib)", rule, kSortCanonical, kMaxFocusedMatches, TRUE), "(a(so))",
+               [&, k, perCall, children](const Reply& r) {
+                 // No Collection: its children are searched as any others'.
+                 if (r.outcome == Outcome::kFailed) return children();
+                 if (r.outcome != Outcome::kOk) return fail(r, level[k].bus, perCall);
+                 matches[k] = RefsIn(r.value);
+                 // Nothing found below a document that says the focus is inside it: not believed
+                 // (measured on Chromium 156's form page), its children are searched as any others'.
+                 if (matches[k].empty() && st[k].Has(kStateFocused)) children();
+               });
+      }
+      b.Run();
+      if (b.BusClosed()) return closed();
+    }
+    // A search that could not look everywhere does not know: a deeper focused element may be missed.
+    if (failure) return failure;
+    // Canonical order is a pre-order walk: the last match is the innermost, where keys go.
+    for (const auto& inDocument : matches)
+      if (!inDocument.empty()) {
+        out = im.Intern(inDocument.back().bus, inDocument.back().path);
+        found = true;
+        return {};
+      }
     if (focusedHere) focused = focusedHere;
+    std::vector<ObjRef> next;
+    for (auto& list : kids)
+      for (ObjRef& child : list) next.push_back(std::move(child));
     level.swap(next);
   }
-  // A search that could not look everywhere does not know: a deeper focused element may be missed.
-  if (failure) return failure;
   if (!level.empty())
     return MakeError(Clock::now() >= deadline ? ErrorCode::kTimeout : ErrorCode::kActionFailed,
                      "the focused element could not be searched for in the whole window");

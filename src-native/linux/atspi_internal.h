@@ -142,6 +142,7 @@ enum Role : uint32_t {
   kRoleProgressBar = 42,
   kRoleRadioButton = 44,
   kRoleRadioMenuItem = 45,
+  kRoleTableCell = 56,
   kRoleToggleButton = 62,
   kRoleWindow = 69,
   kRoleLink = 88,
@@ -375,6 +376,7 @@ struct AtspiBackend::Impl {
   // GetItems reply of about a second, growing with the page, not the window) is
   // read live from then on: the walk's visible cut keeps that to what shows.
   static constexpr size_t kBulkMaxItems = 20000;
+  static constexpr double kBulkSlowMs = 400;  // a GetItems slower than this is not asked again
 
   // Whether an app gives AccessibleId or HelpText, which only the per-element
   // GetAll brings (GetItems has neither). GTK3 and Chromium never set them, and
@@ -620,7 +622,7 @@ class Batch {
 
 // atspi_cache.cc
 const BulkSnapshot* KeepBulk(AtspiBackend::Impl& im, const std::string& busName, Outcome outcome, GVariant* value,
-                             Clock::time_point taken);
+                             Clock::time_point taken, double tookMs);
 // The app's bulk snapshot, read now (one GetItems call) unless one younger than
 // bulkMaxAge is kept; null when the app does not serve GetItems (remembered),
 // the deadline passed, or the bulk cache is off or bypassed (live reads).

@@ -303,7 +303,11 @@ void FinishNode(NodeJob& job) {
   else if (s.Has(kStateVertical))
     a.orientation = "vertical";
 
-  if (job.ifaces & kHasValue) {
+  if ((job.ifaces & kHasValue) && job.text && job.role == kRoleTableCell) {
+    // A spreadsheet cell: what it shows (a number, a text, a formula's result); it is typed into, not set.
+    a.valueType = "string";
+    a.value = *job.text;
+  } else if (job.ifaces & kHasValue) {
     // GTK sets Value through AT-SPI; progress and level bars only display one.
     a.settable = job.role != kRoleProgressBar && job.role != kRoleLevelBar && !s.Has(kStateReadOnly);
     a.valueType = "number";
@@ -416,20 +420,23 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
     const bool textRole = roleName == "static" || roleName == "label" || roleName == "paragraph" ||
                           roleName == "text" || roleName == "heading" || roleName == "caption" ||
                           roleName == "terminal" || roleName == "entry";
-    const bool wantText = !secure && !(j->ifaces & kHasValue) && (editable || (j->name.empty() && textRole));
+    // A spreadsheet cell (LibreOffice) has Value too, 0 for a cell of text: its text is what it shows.
+    const bool sheetCell = roleName == "table cell" && (j->ifaces & kHasValue);
+    const bool wantText =
+        !secure && (sheetCell || (!(j->ifaces & kHasValue) && (editable || (j->name.empty() && textRole))));
     const bool wantSelection = !secure && j->states.Has(kStateFocused);
     // The count alone matters only for a secure field (whether it holds anything); Chromium
     // implements Text on every element, so asking everywhere would cost a call per element.
     if (!wantText && !wantSelection && !secure) return;
     b.GetProperty(j->ref->bus, j->ref->path, kIfText, "CharacterCount",
-                  [j, perCall, wantText, wantSelection, editable, &b](const Reply& r) {
+                  [j, perCall, wantText, wantSelection, editable, sheetCell, &b](const Reply& r) {
                     if (Fail(*j, r, perCall) || r.outcome != Outcome::kOk) return;
                     int64_t count = 0;
                     if (!VariantToInt(r.value, count) || count < 0) return;
                     j->out->charCount = count;
                     if (wantText) {
                       if (count == 0) {
-                        if (editable) j->text = std::string();
+                        if (editable || sheetCell) j->text = std::string();
                       } else {
                         b.Call(j->ref->bus, j->ref->path, kIfText, "GetText",
                                g_variant_new("(ii)", 0, gint32(std::min(count, kMaxTextChars))), "(s)",
@@ -490,7 +497,11 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
                j->out->frame = RectOf(r.value);
              });
     }
-    if (job.ifaces & kHasAction) {
+    // A hidden element never prints, so nothing acts on it by its line: its action names and value are
+    // not asked either (outside live reads). LibreOffice lists every item of every closed menu, about
+    // 700 of Calc's 1,100 elements, each one GetActions and one CurrentValue.
+    const bool unprinted = hidden && !im.live;
+    if ((job.ifaces & kHasAction) && !unprinted) {
       // One GetActions call for all names (localized, e.g. "Click"; matching is
       // case-insensitive everywhere). NActions + GetName(i) would cost one call
       // per action, the largest share of a walk's calls.
@@ -528,7 +539,7 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
         }
       });
     }
-    if (job.ifaces & kHasValue) {
+    if ((job.ifaces & kHasValue) && !unprinted) {
       b.GetProperty(busName, path, kIfValue, "CurrentValue", [j, perCall](const Reply& r) {
         if (Fail(*j, r, perCall) || r.outcome != Outcome::kOk) return;
         double d = 0;

@@ -129,7 +129,7 @@ void TakePrefetch(AtspiBackend::Impl& im, const std::string& busName, bool waitB
     st->wantBulk = false;
     if (st->registerMs >= 0) im.stats.Add("RegisterEvent", st->registerMs);
     im.stats.Add("GetItems", st->bulkMs);
-    if (!st->bulkStale) KeepBulk(im, busName, st->bulkOutcome, st->bulkReply.get(), st->bulkAt);
+    if (!st->bulkStale) KeepBulk(im, busName, st->bulkOutcome, st->bulkReply.get(), st->bulkAt, st->bulkMs);
     st->bulkReply.reset();
   }
   if (!st->Busy()) im.prefetch.erase(busName);

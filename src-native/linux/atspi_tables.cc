@@ -43,6 +43,11 @@ namespace {
 constexpr int64_t kTableCutCells = 256;
 constexpr int64_t kTableCutRows = 20;  // the walk's and the renderer's cap on rows shown
 constexpr int64_t kTableMaxColumns = 64;
+// Cells read at most: a spreadsheet shows 45 rows of 28 columns on a 1920x1080 screen, and each cell
+// costs about ten reads (3 ms in LibreOffice); beyond this the rows are cut, never below kTableMinRows.
+constexpr int64_t kTableReadCells = 300;
+constexpr int64_t kTableMinRows = 5;
+constexpr int64_t kTableNeverListed = 100000;
 
 struct TableRead {
   ObjRef ref;
@@ -55,7 +60,11 @@ struct TableRead {
   std::optional<Rect> probeFrame;    // its place: a row is no taller than the distance to the next
   bool probeIsCell = false;          // a table cell (a table with row objects is read whole)
   int64_t position = -1, rowAtIndex = -1;
+  int64_t positionCol = -1, colAtIndex = -1;  // its column
+  std::string corner;                         // the cell at the bottom right corner: the last column on screen
+  int64_t cornerCol = -1;
   int64_t first = -1;                           // the first row on screen
+  int64_t firstCol = 0;                         // the first column read (on screen, when the table says)
   std::vector<std::vector<std::string>> cells;  // rows first.., columns
   std::vector<std::optional<Rect>> rowFrames;   // each row's first cell
   bool fallback = false;                        // the app refused a Table call: GetChildren
@@ -164,7 +173,8 @@ std::vector<bool> AtspiBackend::ReadVisibleTableRows(const std::vector<ElementId
   open = open && step([&](Batch& b, TableRead& t) {
            if (!t.frame || !OnScreen(*t.frame) || t.rows == 0) return;
            const Rect& f = *t.frame;
-           double top = f.y, x = f.x + f.w / 2;
+           // Without headers, the leftmost column on screen (a spreadsheet scrolled right starts there).
+           double top = f.y, x = f.x + std::min(2.0, f.w / 2);
            if (t.headerFrame && OnScreen(*t.headerFrame)) {
              const Rect& h = *t.headerFrame;
              top = std::max(top, std::min(h.y + h.h, f.y + f.h));
@@ -180,6 +190,13 @@ std::vector<bool> AtspiBackend::ReadVisibleTableRows(const std::vector<ElementId
                       if (!unusable(*tp, r)) tp->probes[k] = RefPath(r.value);
                     });
            }
+           // The bottom right corner: the last column on screen.
+           b.Call(t.ref.bus, t.ref.path, kIfComponent, "GetAccessibleAtPoint",
+                  g_variant_new("(iiu)", gint32(f.x + f.w - std::min(3.0, f.w / 2)),
+                                gint32(f.y + f.h - std::min(3.0, f.h / 2)), 0u),
+                  "((so))", [tp](const Reply& r) {
+                    if (r.outcome == Outcome::kOk) tp->corner = RefPath(r.value);
+                  });
          });
   for (auto& entry : tables)
     for (const std::string& p : entry.second.probes)
@@ -206,6 +223,7 @@ std::vector<bool> AtspiBackend::ReadVisibleTableRows(const std::vector<ElementId
              gint32 row = -1, col = -1;
              g_variant_get(r.value, "(ii)", &row, &col);
              tp->position = row;
+             tp->positionCol = col;
            });
            b.Call(t.ref.bus, t.probe, kIfAccessible, "GetIndexInParent", nullptr, "(i)",
                   [tp, &b, &unusable](const Reply& r) {
@@ -221,7 +239,35 @@ std::vector<bool> AtspiBackend::ReadVisibleTableRows(const std::vector<ElementId
                              g_variant_get(rr.value, "(i)", &row);
                              tp->rowAtIndex = row;
                            });
+                    b.Call(tp->ref.bus, tp->ref.path, kIfTable, "GetColumnAtIndex", g_variant_new("(i)", index), "(i)",
+                           [tp](const Reply& rr) {
+                             if (rr.outcome != Outcome::kOk) return;
+                             gint32 col = -1;
+                             g_variant_get(rr.value, "(i)", &col);
+                             tp->colAtIndex = col;
+                           });
                   });
+           // The corner's column: TableCell.Position, else the table's column of its index. Only narrows.
+           if (t.corner.empty() || t.corner == t.probe) return;
+           b.GetProperty(t.ref.bus, t.corner, kIfTableCell, "Position", [tp](const Reply& r) {
+             if (r.outcome != Outcome::kOk || !g_variant_is_of_type(r.value, G_VARIANT_TYPE("(ii)"))) return;
+             gint32 row = -1, col = -1;
+             g_variant_get(r.value, "(ii)", &row, &col);
+             tp->cornerCol = col;
+           });
+           b.Call(t.ref.bus, t.corner, kIfAccessible, "GetIndexInParent", nullptr, "(i)", [tp, &b](const Reply& r) {
+             if (r.outcome != Outcome::kOk) return;
+             gint32 index = -1;
+             g_variant_get(r.value, "(i)", &index);
+             if (index < 0) return;
+             b.Call(tp->ref.bus, tp->ref.path, kIfTable, "GetColumnAtIndex", g_variant_new("(i)", index), "(i)",
+                    [tp](const Reply& rr) {
+                      if (rr.outcome != Outcome::kOk || tp->cornerCol >= 0) return;
+                      gint32 col = -1;
+                      g_variant_get(rr.value, "(i)", &col);
+                      tp->cornerCol = col;
+                    });
+           });
          });
   for (auto& entry : tables) {
     TableRead& t = entry.second;
@@ -231,6 +277,8 @@ std::vector<bool> AtspiBackend::ReadVisibleTableRows(const std::vector<ElementId
       if (t.frame && OnScreen(*t.frame)) t.fallback = true;
     } else {
       t.first = t.position >= 0 ? t.position : t.rowAtIndex;
+      const int64_t col = t.positionCol >= 0 ? t.positionCol : t.colAtIndex;
+      if (col > 0 && col < t.cols) t.firstCol = col;
       // Not a cell the table can place (or a table of rows, which the renderer lists as rows): read it whole.
       if (!t.probeIsCell || t.first < 0 || t.first >= t.rows) t.fallback = true;
     }
@@ -239,8 +287,11 @@ std::vector<bool> AtspiBackend::ReadVisibleTableRows(const std::vector<ElementId
   // 5. The cells of the rows from there, and each row's place.
   open = open && step([&](Batch& b, TableRead& t) {
            if (t.first < 0) return;
-           const int64_t cols = static_cast<int64_t>(t.headers.size());
+           // The columns on screen: from the first (the probe's) to the corner's, else as many as headers.
+           int64_t cols = std::min(t.cols - t.firstCol, kTableMaxColumns);
+           if (t.cornerCol >= t.firstCol) cols = std::min(cols, t.cornerCol - t.firstCol + 1);
            int64_t n = std::min(t.rows - t.first, kTableCutRows);
+           n = std::min(n, std::max(kTableMinRows, kTableReadCells / std::max<int64_t>(cols, 1)));
            if (t.probeFrame && OnScreen(*t.probeFrame) && t.frame) {
              // Rows are at least a cell high: no more than this many fit between the first and the bottom.
              const double below = t.frame->y + t.frame->h - t.probeFrame->y;
@@ -252,7 +303,7 @@ std::vector<bool> AtspiBackend::ReadVisibleTableRows(const std::vector<ElementId
            for (int64_t k = 0; k < n; ++k) {
              for (int64_t c = 0; c < cols; ++c) {
                b.Call(t.ref.bus, t.ref.path, kIfTable, "GetAccessibleAt",
-                      g_variant_new("(ii)", gint32(t.first + k), gint32(c)), "((so))",
+                      g_variant_new("(ii)", gint32(t.first + k), gint32(t.firstCol + c)), "((so))",
                       [tp, k, c, &b, &unusable](const Reply& r) {
                         if (unusable(*tp, r)) return;
                         std::string path = RefPath(r.value);
@@ -271,7 +322,10 @@ std::vector<bool> AtspiBackend::ReadVisibleTableRows(const std::vector<ElementId
   for (auto& entry : tables) {
     const size_t i = entry.first;
     TableRead& t = entry.second;
-    if (t.fallback) continue;
+    // A table too big to list (Calc's sheet: 2^20 rows of 2^14 columns, made on demand) is never
+    // listed, nor searched by index: when its cells on screen cannot be placed, none print.
+    const bool huge = t.rows > 0 && t.cols > 0 && t.rows * t.cols > kTableNeverListed;
+    if (t.fallback && !(huge && !t.err)) continue;
     handled[i] = true;
     if (t.err) {
       errs[i] = t.err;
