@@ -237,16 +237,16 @@ describe("a GTK3 list of our own (test/apps/rows-app.py)", () => {
         // Give a wrongly sent activation time to print: nothing may have been activated.
         await s.snapshot({ app: app.pid, screenshot: false });
         expect(app.output()).not.toMatch(/activated/);
-        // A double-click activates the row that was clicked, and only it.
+        // A double-click is a pointer double-click on the row that was clicked, never another row's
+        // activation, and it claims no more than it knows. (A GTK3 tree view in selection mode NONE did
+        // not activate on XTest's double-click here: the reply must not say it did.)
         const d = await s.click(indexIn(snap, /^\d+ table cell \(selectable\) bravo,/), {
           count: 2,
           snapshot: false,
         });
-        expect(d.channel).toBe("synthetic");
-        const until = Date.now() + 10_000;
-        while (!/activated/.test(app.output()) && Date.now() < until)
-          await new Promise((x) => setTimeout(x, 50));
-        expect(app.output().match(/activated .*/g)).toEqual(["activated Fixed bravo"]);
+        expect(d).toMatchObject({ channel: "synthetic", delivery: "delivered_unverified" });
+        await s.snapshot({ app: app.pid, screenshot: false });
+        expect(app.output().match(/activated .*/g) ?? []).not.toContain("activated Fixed charlie");
       } finally {
         await s.close();
         await app.stop();
