@@ -24,7 +24,7 @@ import {
   TEXT_ROLES,
 } from "./guards.js";
 import { refuseOcrTarget } from "./ocr.js";
-import { confirmLanded, resolveIn } from "./resolve.js";
+import { confirmLanded, type Resolved, resolveIn } from "./resolve.js";
 import {
   type ActionResult,
   type ActOptions,
@@ -126,18 +126,13 @@ export async function typeText(
       notes.push(`the field cannot insert text (${(e as Error).message}); typed with key events instead`);
     }
   }
-  guardFresh(env, r.snapshot);
-  try {
-    await ctx.step("semantic", () => r.live.backend.focus(r.handle, ctx.remaining()));
-  } catch (e) {
-    if (!refusedUndelivered(e)) throw e;
-  }
-  if (!(await focusLanded(r, ctx)))
-    throw new AxsnapError(
-      "ACTION_FAILED",
-      `element ${r.record.index} (${r.record.roleText}) did not take keyboard focus; nothing was typed`,
-      { hint: "click the field you mean first, take a new snapshot, then type", delivery: "not_delivered" },
-    );
+  await focusForKeys(
+    env,
+    ctx,
+    r,
+    "nothing was typed",
+    "click the field you mean first, take a new snapshot, then type",
+  );
   // Typing continues the field's text, as the semantic path does: the cursor goes to the end first
   // (cmd+Down on macOS, where End only scrolls). Only in a focused text element: elsewhere the
   // same keys mean something else (cmd+Down opens the selection in Finder).
@@ -160,4 +155,29 @@ export async function typeText(
     delivery: "delivered_unverified",
     notes,
   });
+}
+
+/**
+ * Gives the element keyboard focus before keys are sent to it, and refuses (nothing sent) when the
+ * focus did not land there: keys would go to whatever has it.
+ */
+export async function focusForKeys(
+  env: ActEnv,
+  ctx: CallContext,
+  r: Resolved,
+  consequence: string,
+  hint: string,
+): Promise<void> {
+  guardFresh(env, r.snapshot);
+  try {
+    await ctx.step("semantic", () => r.live.backend.focus(r.handle, ctx.remaining()));
+  } catch (e) {
+    if (!refusedUndelivered(e)) throw e;
+  }
+  if (!(await focusLanded(r, ctx)))
+    throw new AxsnapError(
+      "ACTION_FAILED",
+      `element ${r.record.index} (${r.record.roleText}) did not take keyboard focus; ${consequence}`,
+      { hint, delivery: "not_delivered" },
+    );
 }

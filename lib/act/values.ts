@@ -13,19 +13,12 @@ import type { RawNode } from "../model.js";
 import { semanticCall, typeChunks } from "./deliver.js";
 import { readBack } from "./element.js";
 import type { ActEnv } from "./env.js";
-import {
-  focusLanded,
-  guardEnabled,
-  guardFresh,
-  guardKeys,
-  guardNotSecure,
-  guardNotSecureNow,
-  TEXT_ROLES,
-} from "./guards.js";
+import { guardEnabled, guardKeys, guardNotSecure, guardNotSecureNow, TEXT_ROLES } from "./guards.js";
 import { refuseOcrTarget } from "./ocr.js";
 import { confirmLanded, type Resolved, resolveIn } from "./resolve.js";
-import { type ActionResult, type ActOptions, finish, noteWindows, refusedUndelivered } from "./result.js";
+import { type ActionResult, type ActOptions, finish, noteWindows } from "./result.js";
 import type { Target } from "./store.js";
+import { focusForKeys } from "./typing.js";
 
 /** The value to write: a number for an element that holds one, whichever way it was given. */
 function valueFor(r: Resolved, value: string | number): string | number {
@@ -76,21 +69,13 @@ async function readShown(
  * (ctrl+a) and type the text over it; Delete empties it. Every key passes the live key guards.
  */
 async function replaceByKeys(env: ActEnv, ctx: CallContext, r: Resolved, text: string, notes: string[]) {
-  guardFresh(env, r.snapshot);
-  try {
-    await ctx.step("semantic", () => r.live.backend.focus(r.handle, ctx.remaining()));
-  } catch (e) {
-    if (!refusedUndelivered(e)) throw e;
-  }
-  if (!(await focusLanded(r, ctx)))
-    throw new AxsnapError(
-      "ACTION_FAILED",
-      `element ${r.record.index} (${r.record.roleText}) did not take keyboard focus; its text was not set`,
-      {
-        hint: "click the field first, take a new snapshot, then set its value again",
-        delivery: "not_delivered",
-      },
-    );
+  await focusForKeys(
+    env,
+    ctx,
+    r,
+    "its text was not set",
+    "click the field first, take a new snapshot, then set its value again",
+  );
   for (const combo of text === "" ? ["ctrl+a", "Delete"] : ["ctrl+a"]) {
     await guardKeys(env, "setValue", r.snapshot, r.live, ctx, { combo }, r);
     await ctx.step("input", () => r.live.backend.keys(r.live.window, combo, ctx.remaining()));
