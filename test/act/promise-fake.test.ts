@@ -545,7 +545,7 @@ describe("item 22: notes are cut", () => {
     const result = await s.setValue(indexOf(snap, "Body"), "short", { snapshot: false });
     expect(result.delivery).toBe("delivered_unverified");
     for (const n of result.notes) expect(n.length).toBeLessThanOrEqual(503);
-    expect(result.notes.join(" ")).toMatch(/the value read back is "y+\.\.\./);
+    expect(result.notes.join(" ")).toMatch(/asked for "short"; it became "y+\.\.\./);
   });
 });
 

@@ -67,7 +67,7 @@ describe("gtk3-widget-factory", () => {
       const text = await cli(["call", "--calls", calls]);
       const [, first, on, off] = text.split(/^\[step \d: \w+\]$/m);
       expect(on!.split("\n")[1]).toBe(
-        `click @${snapshotIdIn(first!)}:e${toggle}: delivered_unverified (semantic), retry unsafe`,
+        `click @${snapshotIdIn(first!)}:e${toggle}: delivered_unverified (synthetic), retry unsafe`,
       );
       expect(on).toMatch(/^settled: (quiet after \d+ ms|not quiet)/m);
       const fresh = snapshotIdIn(on!);
@@ -79,7 +79,7 @@ describe("gtk3-widget-factory", () => {
       expect(on!.length).toBeLessThan(first!.length / 3);
       // The bare index of the next step means the reply's snapshot: the same toggle, back off.
       expect(off!.split("\n")[1]).toBe(
-        `click @${fresh}:e${toggle}: delivered_unverified (semantic), retry unsafe`,
+        `click @${fresh}:e${toggle}: delivered_unverified (synthetic), retry unsafe`,
       );
       expect(off).toMatch(
         new RegExp(`^\\t*${toggle} toggle button togglebutton, Value: off \\[changed: [^\\]]*value`, "m"),

@@ -129,7 +129,7 @@ describe("action replies on gtk3-widget-factory (axsnap mcp)", () => {
       const r = await call(client, "click", { element_index: toggle });
       const text = textOf(r);
       expect(text.split("\n")[0]).toBe(
-        `click @${id0}:e${toggle}: delivered_unverified (semantic), retry unsafe`,
+        `click @${id0}:e${toggle}: delivered_unverified (synthetic), retry unsafe`,
       );
       expect(text).toMatch(/^settled: (quiet after \d+ ms|not quiet)/m);
       const fresh = snapshotIdIn(text);
@@ -166,7 +166,7 @@ describe("action replies on gtk3-widget-factory (axsnap mcp)", () => {
       const back = await call(client, "click", { ref: `@${fresh}:e${at}` });
       const backText = textOf(back);
       expect(backText.split("\n")[0]).toBe(
-        `click @${fresh}:e${at}: delivered_unverified (semantic), retry unsafe`,
+        `click @${fresh}:e${at}: delivered_unverified (synthetic), retry unsafe`,
       );
       expect(backText).toMatch(
         new RegExp(`^\\t*\\d+ toggle button togglebutton, Value: ${was} \\[changed: [^\\]]*value`, "m"),
