@@ -22,7 +22,7 @@ import type { ActEnv } from "./env.js";
 import { hover } from "./hover.js";
 import { underPointer } from "./pixels.js";
 import type { Resolved } from "./resolve.js";
-import type { Outcome } from "./result.js";
+import { type Outcome, windowsListedBefore } from "./result.js";
 
 /** Roles whose press commonly opens a dialog: those are clicked by pointer in a toolkit that runs actions in the call. */
 const MAY_OPEN_ROLES = new Set([
@@ -96,6 +96,10 @@ export async function pointerFirst(
   if (!inside || r.node.states?.visible === false) return why("it is not on screen inside its window");
   if (Date.now() - env.store.observedAt(r.snapshot) > env.policy.staleAfterMs)
     return why("the observation is too old for pointer input");
+  // A modal dialog of the app keeps pointer input from its other windows (GTK drops it): a pointer click
+  // there would reach nothing, though the hit test still finds the element.
+  const modal = windowsListedBefore(ctx)?.find((w) => w.modal && w.id !== r.snapshot.window.id);
+  if (modal) return why(`the app's modal dialog "${modal.title}" keeps pointer input from this window`);
   // An open menu is a popup window of its own above the app's windows: the hit test starts at the menu.
   const judged = withinMenu(r);
   try {

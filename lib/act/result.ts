@@ -168,6 +168,11 @@ export async function noteWindows(env: ActEnv, snap: Snapshot, ctx: CallContext)
   if (list) windowsBefore.set(ctx, list);
 }
 
+/** The app's windows as listed right before the action (noteWindows), if they could be listed. */
+export function windowsListedBefore(ctx: CallContext): readonly WindowListing[] | undefined {
+  return windowsBefore.get(ctx);
+}
+
 /** Notes are for an agent to read: one is cut at the text limit, like a printed field, and says no D-Bus text. */
 export const NOTE_LIMIT = 500;
 

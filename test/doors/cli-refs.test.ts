@@ -58,6 +58,14 @@ function clicked(app: App): string[] {
     .filter((l) => l.startsWith("CLICKED "));
 }
 
+/**
+ * The lines without how the press came: a GTK 3 button is clicked by ref with the pointer where it
+ * can be reached (act/modal.ts), by its action elsewhere; which Apply was pressed is what counts.
+ */
+function pressed(lines: string[]): string[] {
+  return lines.map((l) => l.replace(/ by-pointer$/, ""));
+}
+
 /** Whether the other surface's Apply was clicked, by any means. */
 function otherClicked(app: App, other: string): boolean {
   return clicked(app).some((l) => l.startsWith(`CLICKED ${other}`));
@@ -124,7 +132,7 @@ describe("a ref from another process, with two surfaces titled the same", () => 
           // The first click, from another process: the main window's Apply, which opens the other "Doc".
           const first = await cliJson(["click", ref]);
           expect(first.code, first.stdout).toBe(0);
-          expect(await clickedBeyond(app, 0, "first click")).toEqual(["CLICKED apply-in-MAIN"]);
+          expect(pressed(await clickedBeyond(app, 0, "first click"))).toEqual(["CLICKED apply-in-MAIN"]);
           await docWindows(app.pid, 2);
 
           // The same ref again, from a third process, with two windows titled "Doc".
@@ -133,7 +141,7 @@ describe("a ref from another process, with two surfaces titled the same", () => 
           if (again.env.ok) {
             const lines = await clickedBeyond(app, 1, "the ref used again");
             expect(otherClicked(app, other)).toBe(false);
-            expect(lines).toEqual(["CLICKED apply-in-MAIN", "CLICKED apply-in-MAIN"]);
+            expect(pressed(lines)).toEqual(["CLICKED apply-in-MAIN", "CLICKED apply-in-MAIN"]);
             // It says which window it observed: the one the ref was printed in, by its id.
             expect(again.env.data.notes[0]).toMatch(
               /^found again by its identity as element \d+ of a new observation/,
@@ -160,8 +168,7 @@ describe("a ref from another process, with two surfaces titled the same", () => 
             // A modal dialog's grab keeps pointer input from the main window: then nothing is printed.
             // Either way the ref (proven above to reach the main window or be refused) flushes the app's queue.
             const sync = await cliJson(["click", ref]);
-            if (sync.env.ok)
-              await clickedBeyond(app, before, "the sync click", (l) => !l.endsWith(" by-pointer"));
+            if (sync.env.ok) await clickedBeyond(app, before, "the sync click");
             const fromPixels = clicked(app)
               .slice(before)
               .filter((l) => l.endsWith(" by-pointer"));
@@ -279,7 +286,7 @@ describe("corrupt stored snapshot files", () => {
         writeFileSync(join(store, `${good}.json`), original);
         const ok = await cliJson(["click", `@${good}:e${apply}`]);
         expect(ok.code, ok.stdout).toBe(0);
-        expect(await clickedBeyond(app, 0, "the good file")).toEqual(["CLICKED apply-in-MAIN"]);
+        expect(pressed(await clickedBeyond(app, 0, "the good file"))).toEqual(["CLICKED apply-in-MAIN"]);
       } finally {
         await app.stop();
       }
