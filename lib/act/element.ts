@@ -7,8 +7,7 @@
  */
 import type { CallContext } from "../call.js";
 import { AxsnapError, invalidArgument } from "../errors.js";
-import type { RawNode } from "../model.js";
-import { prettyActionName } from "../render/actions.js";
+import { findAction, prettyActionName } from "../render/actions.js";
 import { pointerAt, semanticCall } from "./deliver.js";
 import type { ActEnv } from "./env.js";
 import { clamp, focusLanded, guardDestructive, guardEnabled, guardFresh } from "./guards.js";
@@ -51,14 +50,6 @@ export const ENTRY_ROLES = new Set([
   "spin button",
   "terminal",
 ]);
-
-export function findAction(actions: readonly string[], wanted: readonly string[]): string | undefined {
-  for (const w of wanted) {
-    const hit = actions.find((a) => a.toLowerCase() === w.toLowerCase());
-    if (hit !== undefined) return hit;
-  }
-  return undefined;
-}
 
 export type { ClickOptions } from "./result.js";
 
@@ -152,22 +143,6 @@ async function saysFocused(r: Resolved, ctx: CallContext): Promise<boolean> {
   );
   releaseLater(r.live, read.handles);
   return read.node.states?.focused === true;
-}
-
-/** The element's own node after a write, live; a string says why it could not be read. */
-export async function readBack(r: Resolved, ctx: CallContext): Promise<RawNode | string> {
-  try {
-    const read = await ctx.step(
-      "read",
-      () => r.live.backend.readElement(r.handle, 0, ctx.remaining()),
-      (late) => releaseLater(r.live, late.handles),
-    );
-    releaseLater(r.live, read.handles);
-    return read.node;
-  } catch (e) {
-    if (e instanceof AxsnapError && e.code === "ABORTED") throw e;
-    return (e as Error).message;
-  }
 }
 
 /** Runs an element's named action, by raw ("AXScrollDownByPage") or pretty ("Scroll Down") name. */

@@ -392,3 +392,19 @@ export function findAgain(
     );
   return printed;
 }
+
+/** The element's own node after a write, live; a string says why it could not be read. */
+export async function readBack(r: Resolved, ctx: CallContext): Promise<RawNode | string> {
+  try {
+    const read = await ctx.step(
+      "read",
+      () => r.live.backend.readElement(r.handle, 0, ctx.remaining()),
+      (late) => releaseLater(r.live, late.handles),
+    );
+    releaseLater(r.live, read.handles);
+    return read.node;
+  } catch (e) {
+    if (e instanceof AxsnapError && e.code === "ABORTED") throw e;
+    return (e as Error).message;
+  }
+}

@@ -12,10 +12,10 @@
  */
 import type { CallContext } from "../call.js";
 import { AxsnapError } from "../errors.js";
+import { findAction } from "../render/actions.js";
 import { pointerAt, semanticCall } from "./deliver.js";
-import { findAction, readBack } from "./element.js";
 import type { ActEnv } from "./env.js";
-import type { Resolved } from "./resolve.js";
+import { type Resolved, readBack } from "./resolve.js";
 import { type Outcome, refusedUndelivered, semanticOutcome } from "./result.js";
 
 /** Roles whose click is a selection in their list. */

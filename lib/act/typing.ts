@@ -10,7 +10,6 @@ import { liveObservation } from "../desktop.js";
 import { AxsnapError } from "../errors.js";
 import { textActivates } from "../policy/keys.js";
 import { semanticCall, typeChunks } from "./deliver.js";
-import { readBack } from "./element.js";
 import type { ActEnv } from "./env.js";
 import {
   focusLanded,
@@ -24,7 +23,7 @@ import {
   TEXT_ROLES,
 } from "./guards.js";
 import { refuseOcrTarget } from "./ocr.js";
-import { confirmLanded, type Resolved, resolveIn } from "./resolve.js";
+import { confirmLanded, type Resolved, readBack, resolveIn } from "./resolve.js";
 import {
   type ActionResult,
   type ActOptions,

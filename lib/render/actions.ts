@@ -138,3 +138,12 @@ export function secondaryActions(node: RawNode): { raw: string[]; pretty: string
 function hasHorizontalScrollBar(node: RawNode): boolean {
   return node.children?.some((c) => isScrollBar(c) && c.orientation === "horizontal") ?? false;
 }
+
+/** The first of `wanted` (in its order) that the element offers, matched in any case. */
+export function findAction(actions: readonly string[], wanted: readonly string[]): string | undefined {
+  for (const w of wanted) {
+    const hit = actions.find((a) => a.toLowerCase() === w.toLowerCase());
+    if (hit !== undefined) return hit;
+  }
+  return undefined;
+}
