@@ -456,7 +456,7 @@ FakeScript FakeScriptFromJs(const Napi::Object& o) {
               throw Napi::TypeError::New(o.Env(), "fake script: an ocr line is not an object");
             Napi::Object line = lines.Get(n).As<Napi::Object>();
             fw.ocr.push_back({OptString(line, "text").value_or(""), OptRect(line, "frame").value_or(Rect{}),
-                              OptNumber(line, "confidence").value_or(1)});
+                              OptNumber(line, "confidence").value_or(1), OptString(line, "ink").value_or("")});
           }
         }
         Napi::Value root = w.Get("root");
