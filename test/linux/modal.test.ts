@@ -97,7 +97,12 @@ describe("mousepad: File > Save As... to a file on disk", () => {
       const name = indexIn(dialog, line("text \\(settable, string\\)"));
       const set = await session.setValue(name, file, { snapshot: false });
       expect(set.delivery).toBe("delivered_verified");
-      const after = await session.snapshot({ app: app.pid, screenshot: false });
+      // GTK enables Save once the chooser has seen the name: an agent waits for it, as here.
+      const after = await snapshotUntil(
+        app.pid,
+        (s) => /^\s*\d+ push button Save$/m.test(s.text),
+        "Save enabled",
+      );
       await session.click(indexIn(after, line("push button (\\([^)]*\\) )?Save$")), { snapshot: false });
       await fileHolds(file, "hello from the library");
       await snapshotUntil(
