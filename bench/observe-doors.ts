@@ -22,7 +22,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, ListToolsResult } from "@modelcontextprotocol/sdk/types.js";
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
 
 export interface DoorStep {
@@ -42,6 +42,8 @@ export interface DoorRow {
   image: number;
   relook: number;
   outcome: string;
+  /** o200k tokens of the structured content the replies carried (MCP only): a client that shows it pays it too. */
+  structured?: number;
 }
 
 const textTokens = (t: string) => encode(t).length;
@@ -112,6 +114,7 @@ interface Read {
   all: string;
   text: number;
   image: number;
+  structured?: number;
   /** The refusal's code, when the call was refused. */
   refused?: string;
 }
@@ -156,6 +159,7 @@ async function doorLoop(door: Door, steps: DoorStep[]): Promise<DoorRow[]> {
         const r = await door.act(step, ref);
         row.text += r.text;
         row.image += r.image;
+        if (r.structured !== undefined) row.structured = (row.structured ?? 0) + r.structured;
         if (r.refused !== undefined && attempt === 0 && STALE.test(r.all)) {
           row.relook += await look();
           continue;
@@ -169,6 +173,23 @@ async function doorLoop(door: Door, steps: DoorStep[]): Promise<DoorRow[]> {
     await door.close();
   }
   return rows;
+}
+
+let toolListPrinted = false;
+
+/**
+ * What the server's tool list costs every turn of every conversation: as `tools/list` returns it,
+ * and as most clients show it to a model (each tool's name, description and input schema).
+ */
+export function toolListLine(list: ListToolsResult, instructions: string | undefined): string {
+  const returned = textTokens(JSON.stringify(list));
+  const shown = list.tools
+    .map((t) =>
+      textTokens(JSON.stringify({ name: t.name, description: t.description, input_schema: t.inputSchema })),
+    )
+    .reduce((a, b) => a + b, 0);
+  const ins = textTokens(instructions ?? "");
+  return `\nMCP tool list (${list.tools.length} tools, o200k): ${shown} tok as shown (target ≤ 3000), ${returned} as returned (target ≤ 6000); server instructions ${ins} tok`;
 }
 
 /** The steps through the MCP server started with `serverArgs`, on the app with this pid. */
@@ -186,9 +207,14 @@ export async function mcpLoop(
   });
   const client = new Client({ name: "axsnap-bench", version: "0.0.0" });
   await client.connect(transport);
+  if (!toolListPrinted) {
+    toolListPrinted = true;
+    console.log(toolListLine(await client.listTools(), client.getInstructions()));
+  }
   const call = async (name: string, args: Record<string, unknown>): Promise<Read> => {
     const r = (await client.callTool({ name, arguments: args })) as CallToolResult;
-    const cost = costOf(r);
+    const cost: Read = costOf(r);
+    if (r.structuredContent !== undefined) cost.structured = textTokens(JSON.stringify(r.structuredContent));
     // BENCH_LOG=1: every call and its text on stderr, to see why a step looked again.
     if (process.env.BENCH_LOG) console.error(`>>> ${name} ${JSON.stringify(args)}\n${cost.all}`);
     return r.isError ? { ...cost, refused: /"code": "(\w+)"/.exec(cost.all)?.[1] ?? "?" } : cost;
@@ -259,11 +285,22 @@ export function doorTable(
   console.log(
     `\n${title}: tokens an agent reads per step (text o200k + images w×h/750; looks again included)`,
   );
-  const head = ["step", "before txt", "before img", "after txt", "after img", "ratio", "outcome (after)"];
-  const w = [34, 10, 10, 9, 9, 6, 0];
-  console.log(head.map((h, i) => pad(h, w[i]!, i >= 1 && i <= 5)).join("  "));
+  const head = [
+    "step",
+    "before txt",
+    "before img",
+    "after txt",
+    "after img",
+    "ratio",
+    "struct b/a",
+    "outcome (after)",
+  ];
+  const w = [34, 10, 10, 9, 9, 6, 11, 0];
+  console.log(head.map((h, i) => pad(h, w[i]!, i >= 1 && i <= 6)).join("  "));
   let tb = 0;
   let ta = 0;
+  let sb = 0;
+  let sa = 0;
   for (const [i, b] of before.entries()) {
     const a = after[i];
     const bt = b.text + b.image + b.relook;
@@ -277,6 +314,9 @@ export function doorTable(
       a ? String(a.text + a.relook) : "",
       a ? String(a.image) : "",
       bt > 0 && a ? (at / bt).toFixed(3) : "",
+      b.structured === undefined && a?.structured === undefined
+        ? ""
+        : `${b.structured ?? 0}/${a?.structured ?? 0}`,
       [
         a?.outcome ?? "",
         a && a.relook > 0 ? `looked again (${a.relook} tok)` : "",
@@ -285,8 +325,12 @@ export function doorTable(
         .filter((x) => x && x !== "ok")
         .join(" | "),
     ];
-    console.log(cells.map((c, j) => pad(c, w[j]!, j >= 1 && j <= 5)).join("  "));
+    sb += b.structured ?? 0;
+    sa += a?.structured ?? 0;
+    console.log(cells.map((c, j) => pad(c, w[j]!, j >= 1 && j <= 6)).join("  "));
   }
-  console.log(`total: before ${tb} tok, after ${ta} tok, ratio ${(ta / tb).toFixed(3)}`);
+  const struct =
+    sb + sa > 0 ? `; structured content (not counted above) before ${sb} tok, after ${sa} tok` : "";
+  console.log(`total: before ${tb} tok, after ${ta} tok, ratio ${(ta / tb).toFixed(3)}${struct}`);
   return { before: tb, after: ta };
 }
