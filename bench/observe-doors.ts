@@ -192,6 +192,16 @@ export function toolListLine(list: ListToolsResult, instructions: string | undef
   return `\nMCP tool list (${list.tools.length} tools, o200k): ${shown} tok as shown (target ≤ 3000), ${returned} as returned (target ≤ 6000); server instructions ${ins} tok`;
 }
 
+/** What `list_apps` costs with `launchable: true`, per entry it lists. */
+async function listAppsLine(client: Client): Promise<string> {
+  const r = (await client.callTool({ name: "list_apps", arguments: { launchable: true } })) as CallToolResult;
+  const { text } = costOf(r);
+  const structured = r.structuredContent === undefined ? 0 : textTokens(JSON.stringify(r.structuredContent));
+  const sc = r.structuredContent as { launchable?: unknown[] } | undefined;
+  const n = Array.isArray(sc?.launchable) ? sc.launchable.length : undefined;
+  return `list_apps {launchable: true}: ${text} tok of text, ${structured} of structured content${n === undefined ? "" : ` (${n} launchable)`} (target ≤ 1500 for 90)`;
+}
+
 /** The steps through the MCP server started with `serverArgs`, on the app with this pid. */
 export async function mcpLoop(
   pid: number,
@@ -210,6 +220,7 @@ export async function mcpLoop(
   if (!toolListPrinted) {
     toolListPrinted = true;
     console.log(toolListLine(await client.listTools(), client.getInstructions()));
+    console.log(await listAppsLine(client));
   }
   const call = async (name: string, args: Record<string, unknown>): Promise<Read> => {
     const r = (await client.callTool({ name, arguments: args })) as CallToolResult;
