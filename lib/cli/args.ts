@@ -752,6 +752,29 @@ const GLOBAL_OPTIONS = {
   version: { type: "boolean" },
 } as const;
 
+/** The flags every command but `mcp` takes, without their dashes. */
+export const GLOBAL_FLAGS: readonly string[] = Object.keys(GLOBAL_OPTIONS);
+
+/** Flags of one command outside the option groups: no step field holds them, the command reads them itself. */
+const OWN_OPTIONS: Partial<Record<string, Record<string, ParseOption>>> = {
+  call: { calls: { type: "string" }, "calls-file": { type: "string" } },
+  desktop: { size: { type: "string" }, wm: { type: "boolean" } },
+};
+
+/**
+ * The flags `axsnap COMMAND` takes besides the global ones, without their dashes: what its
+ * parser is built from, so docs/cli.md can be checked against it (test/doors/docs-match.test.ts).
+ * `mcp` takes the server's own options (lib/mcp/options.ts), listed by its help.
+ */
+export function commandFlags(command: string): string[] {
+  const spec = COMMANDS[command];
+  if (!spec) return [];
+  return [
+    ...spec.options.flatMap((group) => GROUP_FLAGS[group].map(([flag]) => flag)),
+    ...Object.keys(OWN_OPTIONS[command] ?? {}),
+  ];
+}
+
 /** Parses the command line (without node and the script). */
 export function parseCommandLine(
   argv: string[],
@@ -799,10 +822,7 @@ export function parseCommandLine(
         ...(REPEATED.has(field) ? { multiple: true } : {}),
       };
     }
-  if (command === "call") {
-    options.calls = { type: "string" };
-    options["calls-file"] = { type: "string" };
-  }
+  Object.assign(options, OWN_OPTIONS[command]);
   const { values, positionals } = parse(rest, options, command, spec.args.length);
   const globals = toGlobals(values, command);
   if (values.version) return { kind: "version", globals };
@@ -872,12 +892,7 @@ function daemonInvocation(args: string[]): Invocation {
 
 /** `axsnap desktop ACTION [NAME] [--size WxH] [--wm]`; the name and size are checked by the library (INVALID_ARGUMENT). */
 function desktopInvocation(args: string[]): Invocation {
-  const { values, positionals } = parse(
-    args,
-    { ...GLOBAL_OPTIONS, size: { type: "string" }, wm: { type: "boolean" } },
-    "desktop",
-    2,
-  );
+  const { values, positionals } = parse(args, { ...GLOBAL_OPTIONS, ...OWN_OPTIONS.desktop }, "desktop", 2);
   const globals = toGlobals(values, "desktop");
   if (values.help) return { kind: "help", topic: "desktop", globals };
   const [action, name] = positionals;
