@@ -19,9 +19,13 @@ import { type ActionResult, type ActOptions, finish, noteWindows } from "./resul
 import type { Target } from "./store.js";
 import { focusForKeys } from "./typing.js";
 
-/** The value to write: a number for an element that holds one, whichever way it was given. */
+/**
+ * The value to write: a number for an element that holds one, whichever way it was given, and
+ * text for one that holds text (an agent's 42 for a text field means the characters "42").
+ */
 function valueFor(r: Resolved, value: string | number): string | number {
-  if (r.node.valueType !== "number" || typeof value === "number") return value;
+  if (r.node.valueType !== "number") return typeof value === "number" ? String(value) : value;
+  if (typeof value === "number") return value;
   const n = value.trim() === "" ? Number.NaN : Number(value.trim());
   if (!Number.isFinite(n))
     throw invalidArgument(

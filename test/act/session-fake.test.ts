@@ -172,6 +172,24 @@ describe("channels and results", () => {
     expect(unverified.notes.join(" ")).toMatch(/read back/);
   });
 
+  it("writes a number given for a text field as its text (an agent's 42 means the characters 42)", async () => {
+    const { b, s } = setup([
+      {
+        role: "text",
+        title: "Age",
+        settable: true,
+        valueType: "string",
+        value: "",
+        frame: { x: 120, y: 120, w: 200, h: 20 },
+      },
+    ]);
+    await s.snapshot({ app: "Editor", screenshot: false });
+    const r = await s.setValue(1, 42);
+    expect(r).toMatchObject({ delivery: "delivered_verified", channel: "semantic" });
+    expect(r.snapshot!.text).toContain("Value: 42");
+    expect(b.fakeLog().filter((l) => l.startsWith("set"))).toEqual(["setText 2 42"]);
+  });
+
   it("performs a secondary action by its pretty or raw name", async () => {
     const { b, s } = setup([row("List", 120, { actions: ["click", "AXScrollDownByPage"] })]);
     await s.snapshot({ app: "Editor", screenshot: false });
