@@ -150,7 +150,8 @@ describe("an action's structured content within the reply budget (§2)", () => {
       const carried = [...s.changes.changed, ...s.changes.added, ...s.changes.removed];
       expect(carried.length).toBeGreaterThan(0);
       const lines = text.split("\n");
-      for (const x of carried) expect(lines.some((l) => l.startsWith(`${x.index} ${x.line} [changed`))).toBe(true);
+      for (const x of carried)
+        expect(lines.some((l) => l.startsWith(`${x.index} ${x.line} [changed`))).toBe(true);
       const line = indexIn(text, /^\d+ radio button Page 2, Value: on$/);
       if (all) expect(s.changes.changed.map((x: Json) => x.ref)).toContain(`@${fresh}:e${line}`);
       // And says how much it left out.
