@@ -42,6 +42,8 @@ export interface DoorRow {
   image: number;
   relook: number;
   outcome: string;
+  /** o200k tokens of the actions' structuredContent as JSON (MCP): what a client that shows it to its model pays besides. */
+  structured: number;
 }
 
 const textTokens = (t: string) => encode(t).length;
@@ -89,7 +91,7 @@ class Memory {
   }
 }
 
-function costOf(result: CallToolResult): { text: number; image: number; all: string } {
+function costOf(result: CallToolResult): { text: number; image: number; all: string; structured: number } {
   let text = 0;
   let image = 0;
   let all = "";
@@ -102,7 +104,8 @@ function costOf(result: CallToolResult): { text: number; image: number; all: str
       image += imageTokens(png.readUInt32BE(16), png.readUInt32BE(20));
     }
   }
-  return { text, image, all };
+  const structured = result.structuredContent ? textTokens(JSON.stringify(result.structuredContent)) : 0;
+  return { text, image, all, structured };
 }
 
 const STALE = /STALE_REF|SNAPSHOT_NOT_FOUND|ELEMENT_NOT_FOUND|IDENTITY_UNPROVEN|AMBIGUOUS_TARGET/;
@@ -112,6 +115,7 @@ interface Read {
   all: string;
   text: number;
   image: number;
+  structured?: number;
   /** The refusal's code, when the call was refused. */
   refused?: string;
 }
@@ -138,7 +142,7 @@ async function doorLoop(door: Door, steps: DoorStep[]): Promise<DoorRow[]> {
   try {
     await look();
     for (const step of steps) {
-      const row: DoorRow = { name: step.name, text: 0, image: 0, relook: 0, outcome: "ok" };
+      const row: DoorRow = { name: step.name, text: 0, image: 0, relook: 0, outcome: "ok", structured: 0 };
       rows.push(row);
       for (let attempt = 0; attempt < 2; attempt++) {
         let ref: string | undefined;
@@ -156,6 +160,7 @@ async function doorLoop(door: Door, steps: DoorStep[]): Promise<DoorRow[]> {
         const r = await door.act(step, ref);
         row.text += r.text;
         row.image += r.image;
+        row.structured += r.structured ?? 0;
         if (r.refused !== undefined && attempt === 0 && STALE.test(r.all)) {
           row.relook += await look();
           continue;
@@ -288,5 +293,12 @@ export function doorTable(
     console.log(cells.map((c, j) => pad(c, w[j]!, j >= 1 && j <= 5)).join("  "));
   }
   console.log(`total: before ${tb} tok, after ${ta} tok, ratio ${(ta / tb).toFixed(3)}`);
+  const sb = before.reduce((n, r) => n + r.structured, 0);
+  const sa = after.reduce((n, r) => n + r.structured, 0);
+  const most = (rows: DoorRow[]) => Math.max(0, ...rows.map((r) => r.structured));
+  if (sb + sa > 0)
+    console.log(
+      `structuredContent of the actions (not counted above): before ${sb} tok (most in one step ${most(before)}), after ${sa} tok (most ${most(after)})`,
+    );
   return { before: tb, after: ta };
 }
