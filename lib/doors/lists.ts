@@ -1,9 +1,9 @@
 /**
  * The lists the doors answer (what can be launched, what runs), composed in
  * one place: one entry a line, never pretty-printed JSON, so a list costs
- * about what its entries say. 96 launchable entries printed as
- * pretty-printed JSON with their paths and executables were about 5,700
- * o200k tokens; as `id<TAB>name` lines about 1,100 (test/linux/mcp-budget.test.ts).
+ * about what its entries say: 96 launchable entries were 5,674 o200k tokens
+ * as pretty-printed JSON with their paths and executables, and are 796 as
+ * `id<TAB>name` lines (test/linux/mcp-budget.test.ts).
  */
 import type { LaunchableApp } from "../launch/match.js";
 
