@@ -91,7 +91,7 @@ class Memory {
   }
 }
 
-function costOf(result: CallToolResult): { text: number; image: number; all: string } {
+function costOf(result: CallToolResult): { text: number; image: number; all: string; structured: number } {
   let text = 0;
   let image = 0;
   let all = "";
@@ -104,7 +104,8 @@ function costOf(result: CallToolResult): { text: number; image: number; all: str
       image += imageTokens(png.readUInt32BE(16), png.readUInt32BE(20));
     }
   }
-  return { text, image, all };
+  const structured = result.structuredContent ? textTokens(JSON.stringify(result.structuredContent)) : 0;
+  return { text, image, all, structured };
 }
 
 const STALE = /STALE_REF|SNAPSHOT_NOT_FOUND|ELEMENT_NOT_FOUND|IDENTITY_UNPROVEN|AMBIGUOUS_TARGET/;
@@ -141,7 +142,7 @@ async function doorLoop(door: Door, steps: DoorStep[]): Promise<DoorRow[]> {
   try {
     await look();
     for (const step of steps) {
-      const row: DoorRow = { name: step.name, text: 0, image: 0, relook: 0, outcome: "ok" };
+      const row: DoorRow = { name: step.name, text: 0, image: 0, relook: 0, outcome: "ok", structured: 0 };
       rows.push(row);
       for (let attempt = 0; attempt < 2; attempt++) {
         let ref: string | undefined;
@@ -225,7 +226,6 @@ export async function mcpLoop(
   const call = async (name: string, args: Record<string, unknown>): Promise<Read> => {
     const r = (await client.callTool({ name, arguments: args })) as CallToolResult;
     const cost: Read = costOf(r);
-    if (r.structuredContent !== undefined) cost.structured = textTokens(JSON.stringify(r.structuredContent));
     // BENCH_LOG=1: every call and its text on stderr, to see why a step looked again.
     if (process.env.BENCH_LOG) console.error(`>>> ${name} ${JSON.stringify(args)}\n${cost.all}`);
     return r.isError ? { ...cost, refused: /"code": "(\w+)"/.exec(cost.all)?.[1] ?? "?" } : cost;
@@ -325,9 +325,7 @@ export function doorTable(
       a ? String(a.text + a.relook) : "",
       a ? String(a.image) : "",
       bt > 0 && a ? (at / bt).toFixed(3) : "",
-      b.structured === undefined && a?.structured === undefined
-        ? ""
-        : `${b.structured ?? 0}/${a?.structured ?? 0}`,
+      (b.structured ?? 0) + (a?.structured ?? 0) === 0 ? "" : `${b.structured ?? 0}/${a?.structured ?? 0}`,
       [
         a?.outcome ?? "",
         a && a.relook > 0 ? `looked again (${a.relook} tok)` : "",
@@ -340,8 +338,11 @@ export function doorTable(
     sa += a?.structured ?? 0;
     console.log(cells.map((c, j) => pad(c, w[j]!, j >= 1 && j <= 6)).join("  "));
   }
+  const most = (rows: DoorRow[]) => Math.max(0, ...rows.map((r) => r.structured ?? 0));
   const struct =
-    sb + sa > 0 ? `; structured content (not counted above) before ${sb} tok, after ${sa} tok` : "";
+    sb + sa > 0
+      ? `; structured content (not counted above) before ${sb} tok (most in one step ${most(before)}), after ${sa} tok (most ${most(after)})`
+      : "";
   console.log(`total: before ${tb} tok, after ${ta} tok, ratio ${(ta / tb).toFixed(3)}${struct}`);
   return { before: tb, after: ta };
 }

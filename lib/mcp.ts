@@ -30,6 +30,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { useDesktop } from "./agent-desktop/use.js";
 import { listApps } from "./desktop.js";
+import { jsonLines, launchableData, launchableText } from "./doors/lists.js";
 import { invalidArgument } from "./errors.js";
 import { listLaunchable } from "./launch.js";
 import { withNoTreeFixes } from "./linux-checks.js";
@@ -217,8 +218,6 @@ const appsOutputSchema = z.object({
       z.object({
         id: z.string(),
         name: z.string(),
-        executable: z.string().optional(),
-        path: z.string().optional(),
         hidden: z.boolean().optional(),
       }),
     )
@@ -325,7 +324,7 @@ export function createMcpServer(
     {
       title: "List apps",
       description:
-        "Lists the desktop apps the accessibility service knows, as JSON [{ name, pid, bundleId?, noTree?, noTreeCause?, fix? }]; noTree: true is an app with no accessibility tree (an X11 client such as xterm): get_app_state shows its window and the text read off its pixels, which you click by element_index or x/y. noTreeCause and fix: it has no tree because of how it was started (tell the user the fix: restarting it gives it one). Pass a name (or, when several share it, the pid) to get_app_state. With launchable: true, the apps that can be started instead, as JSON [{ id, name, executable, path, hidden }], for launch_app.",
+        "Lists the desktop apps the accessibility service knows, as JSON [{ name, pid, bundleId?, noTree?, noTreeCause?, fix? }]; noTree: true is an app with no accessibility tree (an X11 client such as xterm): get_app_state shows its window and the text read off its pixels, which you click by element_index or x/y. noTreeCause and fix: it has no tree because of how it was started (tell the user the fix: restarting it gives it one). Pass a name (or, when several share it, the pid) to get_app_state. With launchable: true, the apps that can be started instead, one a line: id, tab, name (pass either to launch_app).",
       inputSchema: z
         .object({
           launchable: z
@@ -342,14 +341,14 @@ export function createMcpServer(
         if (args.launchable === true) {
           const entries = await listLaunchable({ deadlineMs: DEADLINE_MS, signal: extra.signal });
           return {
-            content: [{ type: "text", text: JSON.stringify(entries, null, 2) }],
-            structuredContent: { launchable: entries },
+            content: [{ type: "text", text: launchableText(entries) || "nothing to launch was found" }],
+            structuredContent: { launchable: entries.map(launchableData) },
           };
         }
         const listed = await listApps({ deadlineMs: DEADLINE_MS, signal: extra.signal });
         const apps = process.platform === "linux" ? withNoTreeFixes(listed) : listed;
         return {
-          content: [{ type: "text", text: JSON.stringify(apps, null, 2) }],
+          content: [{ type: "text", text: jsonLines(apps) }],
           structuredContent: { apps },
         };
       }),

@@ -21,6 +21,19 @@ export interface Addressed {
 
 const REF = /^@(s[a-z0-9]{7}):e(\d{1,9})$/;
 
+/**
+ * How many ids of snapshots it let go a store remembers, so that a refusal
+ * can say "let go" or "never took" truthfully (a ref from another session, or
+ * from another MCP server: a client that starts one per call). Ids are a few
+ * bytes; past this many the oldest are forgotten, and the refusal says it
+ * cannot tell.
+ */
+const REMEMBERED_IDS = 4096;
+
+/** The hint of a ref whose snapshot the session never took: refs do not cross sessions (doors/phrases.ts). */
+const NEVER_TOOK_HINT =
+  "refs live as long as the session that took the snapshot; take a new snapshot in this session and use its refs";
+
 export class SnapshotStore {
   private readonly byApp = new Map<string, Snapshot[]>();
   private readonly byId = new Map<string, Snapshot>();
@@ -29,6 +42,10 @@ export class SnapshotStore {
   private readonly kind = new WeakMap<Snapshot, "agent" | "wait">();
   private readonly latestOfApp = new Map<string, Snapshot>();
   private latest: Snapshot | undefined;
+  /** Ids of snapshots let go (evicted or closed), oldest first; bounded by REMEMBERED_IDS. */
+  private readonly letGo = new Set<string>();
+  /** Whether ids were forgotten from `letGo`: then an unknown id may be one let go long ago. */
+  private forgot = false;
 
   constructor(private readonly keepPerApp: number) {}
 
@@ -58,7 +75,7 @@ export class SnapshotStore {
     const evictable = (s: Snapshot) => this.kind.get(s) === kind && s !== this.latestOfApp.get(key);
     while (list.filter((s) => this.kind.get(s) === kind).length > this.keepPerApp && list.some(evictable)) {
       const old = list.splice(list.findIndex(evictable), 1)[0]!;
-      this.byId.delete(old.id);
+      this.forget(old);
       void old.release();
     }
     this.byApp.set(key, list);
@@ -128,7 +145,7 @@ export class SnapshotStore {
           'use an index (12) or a ref ("@s8f3k2p9:e12")',
         );
       const found = this.byId.get(m[1]!);
-      if (!found) throw new AxsnapError("SNAPSHOT_NOT_FOUND", `the session no longer holds snapshot ${m[1]}`);
+      if (!found) throw this.notHeld(m[1]!);
       snap = found;
       index = Number(m[2]);
     } else if (
@@ -138,10 +155,13 @@ export class SnapshotStore {
     ) {
       const owner = this.owner.get(target as ElementRecord);
       if (!owner || !this.byId.has(owner.id))
-        throw new AxsnapError(
-          "SNAPSHOT_NOT_FOUND",
-          "that record belongs to a snapshot this session does not hold",
-        );
+        throw owner
+          ? this.notHeld(owner.id)
+          : new AxsnapError(
+              "SNAPSHOT_NOT_FOUND",
+              "that record belongs to a snapshot this session never took: records, like refs, live as long as the session that took their snapshot",
+              { hint: NEVER_TOOK_HINT },
+            );
       snap = owner;
       index = (target as ElementRecord).index;
     } else {
@@ -184,9 +204,38 @@ export class SnapshotStore {
     return undefined;
   }
 
+  /** Drops a snapshot from the ids refs resolve by, remembering that it was held. */
+  private forget(snap: Snapshot): void {
+    this.byId.delete(snap.id);
+    this.letGo.add(snap.id);
+    if (this.letGo.size > REMEMBERED_IDS) {
+      this.letGo.delete(this.letGo.values().next().value!);
+      this.forgot = true;
+    }
+  }
+
+  /** The refusal of a ref whose snapshot is not held: let go, never taken, or (ids forgotten) either. */
+  private notHeld(id: string): AxsnapError {
+    const keeps = `it keeps the ${this.keepPerApp} latest snapshots of each app`;
+    if (this.letGo.has(id))
+      return new AxsnapError("SNAPSHOT_NOT_FOUND", `this session let snapshot ${id} go: ${keeps}`);
+    if (this.forgot)
+      return new AxsnapError(
+        "SNAPSHOT_NOT_FOUND",
+        `this session holds no snapshot ${id}: it never took it, or let it go long ago (${keeps})`,
+        { hint: NEVER_TOOK_HINT },
+      );
+    return new AxsnapError(
+      "SNAPSHOT_NOT_FOUND",
+      `this session never took snapshot ${id}: a ref names a snapshot of the session that took it, and lives as long as that session`,
+      { hint: NEVER_TOOK_HINT },
+    );
+  }
+
   /** Releases every snapshot held. */
   async close(): Promise<void> {
     for (const list of this.byApp.values()) for (const s of list) await s.release();
+    for (const id of [...this.byId.keys()]) this.forget(this.byId.get(id)!);
     this.byApp.clear();
     this.byId.clear();
     this.latestOfApp.clear();

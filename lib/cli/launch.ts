@@ -2,8 +2,9 @@
  * `axsnap launch APP [-- ARGS]` and `axsnap apps --launchable`: starting
  * apps from the command line, printed the way the other commands print.
  */
+import { launchableText } from "../doors/lists.js";
 import { AxsnapError } from "../errors.js";
-import { type LaunchableApp, type LaunchedApp, launchApp, listLaunchable } from "../launch.js";
+import { type LaunchedApp, launchApp, listLaunchable } from "../launch.js";
 import type { Step } from "./args.js";
 
 export function launchedText(app: LaunchedApp): string {
@@ -15,10 +16,6 @@ export function launchedText(app: LaunchedApp): string {
     `next: axsnap snapshot --app ${app.pid}`,
     "",
   ].join("\n");
-}
-
-export function launchableText(entries: LaunchableApp[]): string {
-  return entries.map((e) => `${e.id}\t${e.name}${e.hidden ? "\t(hidden from menus)" : ""}\n`).join("");
 }
 
 /** The library's phrasings in a launch refusal → this CLI's commands. */

@@ -18,6 +18,8 @@ export const LIBRARY_PHRASES = {
   byIndex: /act (?:on an element )?by (?:its )?index/g,
   confirmCallback: /create the session with a confirm callback/g,
   withScreenshot: /take a snapshot with screenshot: true/g,
+  refsLiveWithSession:
+    /refs live as long as the session that took the snapshot; take a new snapshot in this session and use its refs/g,
   takeSnapshot: /take a (?:new )?snapshot/gi,
   listApps: /listApps\(\)/g,
   listLaunchable: /listLaunchable\(\)/g,

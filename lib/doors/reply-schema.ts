@@ -56,6 +56,12 @@ const changesSchema = z.object({
   unchanged: z.number(),
   renumbered: z.number(),
   note: z.string().optional(),
+  /**
+   * MCP: how many changes the lists leave out to keep the structured content within the reply
+   * budget (they hold what the text shows, first the changed, then the added, then the removed);
+   * the text, `reply: "full"` or get_app_state show the rest. Absent when none is left out.
+   */
+  omitted: z.number().optional(),
 });
 
 /** What the reply knows beyond the action line, as data: the same in `--json` and MCP structured content. */

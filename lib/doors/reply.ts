@@ -24,7 +24,7 @@ import type { ActionResult } from "../act/result.js";
 import { collapsedInto } from "../collapsed.js";
 import { type Change, changedMark, type SnapshotChanges } from "../diff.js";
 import { sanitize } from "../render/sanitize.js";
-import { estimateTokens } from "../render/tokens.js";
+import { estimateTokens, TOKEN_ESTIMATE_ERROR } from "../render/tokens.js";
 import { rerenderView } from "../rerender.js";
 import type { Snapshot } from "../snapshot.js";
 import type { WindowListing } from "../windows.js";
@@ -299,6 +299,45 @@ export function composeReply(result: ActionResult, options: ReplyOptions): Actio
     ...(view ? { view } : {}),
     ...(missing ? { missing } : {}),
     data,
+  };
+}
+
+/**
+ * The reply's data cut to about `budget` tokens as JSON (MCP structured
+ * content: a client may show it to its model as well as the text, so it costs
+ * no more than the budget the text keeps to). `data` is the whole structured
+ * object; only its change lists are cut, keeping what the text shows, first
+ * the changed (what the budget view prints after the window), then the added,
+ * then the removed, as many as fit; a budget view prints only the changed,
+ * so only those are kept. `changes.omitted` counts the rest. Estimated
+ * tokens, kept under the budget by the estimate's stated error.
+ */
+export function withinBudget<T extends ReplyData>(data: T, budget: number): T {
+  const c = data.changes;
+  if (!c) return data;
+  const total = c.changed.length + c.added.length + c.removed.length;
+  const shown =
+    data.shows === "budget" ? c.changed.slice(0, CHANGED_LINES) : [...c.changed, ...c.added, ...c.removed];
+  const limit = Math.floor(budget * (1 - TOKEN_ESTIMATE_ERROR));
+  const cost = (x: unknown) => estimateTokens(JSON.stringify(x)) + 1;
+  const bare = { ...data, changes: { ...c, added: [], removed: [], changed: [], omitted: total } };
+  let used = cost(bare);
+  const kept = new Set<ChangeData>();
+  for (const x of shown) {
+    used += cost(x);
+    if (used > limit) break;
+    kept.add(x);
+  }
+  if (kept.size === total) return data;
+  return {
+    ...data,
+    changes: {
+      ...c,
+      changed: c.changed.filter((x) => kept.has(x)),
+      added: c.added.filter((x) => kept.has(x)),
+      removed: c.removed.filter((x) => kept.has(x)),
+      omitted: total - kept.size,
+    },
   };
 }
 

@@ -18,6 +18,10 @@ const PHRASES: [RegExp, string][] = [
     /pass root to a session's snapshot \(the default session's, or one from createSession\) that took the snapshot it names/g,
     "pass root as a ref of a snapshot this server took",
   ],
+  [
+    P.refsLiveWithSession,
+    "refs live as long as one MCP session (a stdio server's life, an HTTP session): call get_app_state on this server and act on the refs it prints; a client that starts a new server per call loses its refs between calls, so keep one server for the conversation, or use the axsnap CLI, whose refs last across processes",
+  ],
   [P.withoutWindowOption, "call get_app_state without window"],
   [/take a snapshot without a screenshot/g, "call get_app_state with screenshot: false"],
   [P.withScreenshot, "call get_app_state with screenshot: true"],

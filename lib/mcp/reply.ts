@@ -15,6 +15,7 @@ import {
   type ReplyMode,
   replyText,
   screenshotWanted,
+  withinBudget,
 } from "../doors/reply.js";
 import { replyDataSchema } from "../doors/reply-schema.js";
 import type { Session, Target } from "../session.js";
@@ -105,8 +106,9 @@ export function actionReply(
   },
 ): CallToolResult {
   const budget = o.replyTokens ?? DEFAULT_REPLY_TOKENS;
+  const mode = o.args.reply ?? o.mode;
   const reply = composeReply(result, {
-    mode: o.args.reply ?? o.mode,
+    mode,
     words: MCP_WORDS,
     ...(budget > 0 ? { replyTokens: budget } : {}),
   });
@@ -132,7 +134,9 @@ export function actionReply(
     ...reply.data,
   };
   const content: CallToolResult["content"] = [{ type: "text", text }];
+  // The same budget as the text's: none for the full reply, or a server started with --reply-tokens 0.
+  const bounded = mode === "full" || budget <= 0 ? structured : withinBudget(structured, budget);
   if (attach && shot)
     content.push({ type: "image", data: Buffer.from(shot.data).toString("base64"), mimeType: "image/png" });
-  return { content, structuredContent: structured };
+  return { content, structuredContent: bounded };
 }
