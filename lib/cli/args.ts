@@ -321,7 +321,7 @@ const OPTION_HELP: Record<CommandSpec["options"][number] | "global", string[]> =
     "--root @REF          only that element's subtree, as a snapshot of its own (open a line marked (+N elements))",
     "--depth N            print down to depth N; a container cut there ends with (+N elements)",
     "--skeleton           an outline: the window's regions and the branch holding focus, the rest collapsed",
-    "--max-tokens N       at most about N tokens: the tree, else compact, else a skeleton as deep as fits",
+    "--max-tokens N       at most about N tokens, same style: whole, else texts cut, else a skeleton as deep as fits",
   ],
   act: [
     "--no-snapshot        no fresh snapshot after acting",
