@@ -29,9 +29,9 @@ import { factsOf } from "./diff.js";
 import { invalidArgument } from "./errors.js";
 import { fold, matchLists, type Pattern, patternOf } from "./pattern.js";
 import type { ElementRecord } from "./records.js";
-import type { Style } from "./render/format.js";
-import { compactRole, isGenericContainer } from "./render/roles.js";
+import { isGenericContainer } from "./render/roles.js";
 import { sanitize } from "./render/sanitize.js";
+import { hasRole } from "./role-words.js";
 import type { Snapshot } from "./snapshot.js";
 
 export interface FindQuery {
@@ -353,19 +353,6 @@ function ancestorsOf(snap: Snapshot, printed: Map<number, Printed>): Map<number,
   return out;
 }
 
-/** Role words each style prints for a different element: read only in the snapshot's own style. */
-const OWN_STYLE_ONLY = new Set(["text"]);
-
-/** The compact style's word for a record: as its line printed it, else from its platform role. */
-function compactWord(r: ElementRecord, p: Printed | undefined): string {
-  return p?.compactRole ?? compactRole(r.subrole === undefined ? r : { role: r.role, subrole: r.subrole });
-}
-
-function roleMatches(role: string, r: ElementRecord, p: Printed | undefined, style: Style): boolean {
-  if (OWN_STYLE_ONLY.has(role)) return fold(style === "compact" ? compactWord(r, p) : r.roleText) === role;
-  return fold(r.roleText) === role || fold(r.role) === role || fold(compactWord(r, p)) === role;
-}
-
 function statesMatch(tests: StateTest[], states: readonly string[]): boolean {
   return tests.every((t) => {
     const has = t.state === "enabled" ? !states.includes("disabled") : states.includes(t.state);
@@ -386,7 +373,8 @@ export function findIn(
   const limit = limitOf(options.limit);
   const printed = printedLines(snap);
   let candidates = snap.records.filter((r) => {
-    if (q.role !== undefined && !roleMatches(q.role, r, printed.get(r.index), snap.style)) return false;
+    if (q.role !== undefined && !hasRole(q.role, r, snap.style, printed.get(r.index)?.compactRole))
+      return false;
     return q.states === undefined || statesMatch(q.states, factsOf(snap, r.index)?.states ?? []);
   });
   // Patterns last, over what is left: a regular expression's time budget is spent on the fewest texts.
