@@ -6,9 +6,13 @@
  * serves every door (API, MCP, CLI), each naming its own next step.
  *
  * The rules (also in docs/api.md, "Find"):
- * - role: the role as printed (tree "push button"; in a compact snapshot also
- *   its one word, "button") or the platform's raw role ("AXButton"); the whole
- *   role, in any case and spacing.
+ * - role: the role in either style's words, whatever the snapshot's style
+ *   (tree "push button", compact "button"), or the platform's raw role
+ *   ("AXButton"); the whole role, in any case and spacing. An agent finds by
+ *   the words it has read, and a conversation may have shown it either style.
+ *   The one word the two styles print for different elements, Linux's "text"
+ *   (tree: AT-SPI's text field; compact: a label), is read in the snapshot's
+ *   own style; "textbox" and "label" name each in both.
  * - name: a plain text matches a part of the name in any case; `exact`: the
  *   whole name, case and all; a regular expression is tested against it. The
  *   name is the element's title, its name for identity, or (macOS controls
@@ -27,10 +31,11 @@ import { fold, matchLists, type Pattern, patternOf } from "./pattern.js";
 import type { ElementRecord } from "./records.js";
 import { isGenericContainer } from "./render/roles.js";
 import { sanitize } from "./render/sanitize.js";
+import { hasRole } from "./role-words.js";
 import type { Snapshot } from "./snapshot.js";
 
 export interface FindQuery {
-  /** The role as printed ("push button"; a compact snapshot's "button") or raw ("AXButton"): whole, any case. */
+  /** The role in either style's words ("push button" or "button") or raw ("AXButton"): whole, any case. */
   role?: string;
   /** A part of the name in any case; with `exact`, the whole name, case and all; or a RegExp. */
   name?: string | RegExp;
@@ -348,14 +353,6 @@ function ancestorsOf(snap: Snapshot, printed: Map<number, Printed>): Map<number,
   return out;
 }
 
-function roleMatches(role: string, r: ElementRecord, p: Printed | undefined): boolean {
-  return (
-    fold(r.roleText) === role ||
-    fold(r.role) === role ||
-    (p?.compactRole !== undefined && fold(p.compactRole) === role)
-  );
-}
-
 function statesMatch(tests: StateTest[], states: readonly string[]): boolean {
   return tests.every((t) => {
     const has = t.state === "enabled" ? !states.includes("disabled") : states.includes(t.state);
@@ -376,7 +373,8 @@ export function findIn(
   const limit = limitOf(options.limit);
   const printed = printedLines(snap);
   let candidates = snap.records.filter((r) => {
-    if (q.role !== undefined && !roleMatches(q.role, r, printed.get(r.index))) return false;
+    if (q.role !== undefined && !hasRole(q.role, r, snap.style, printed.get(r.index)?.compactRole))
+      return false;
     return q.states === undefined || statesMatch(q.states, factsOf(snap, r.index)?.states ?? []);
   });
   // Patterns last, over what is left: a regular expression's time budget is spent on the fewest texts.
@@ -455,7 +453,7 @@ export function findText(result: FindResult, terms: FindTerms = {}): string {
       `find ${result.query} in ${where}: no element matched among ${snap.records.length}${cut}`,
       `roles here: ${roles}`,
       `states printed here: ${states.length > 0 ? states.join(", ") : "none"}`,
-      `hint: loosen the query (a text name matches a part, in any case; a role must be whole, as printed), or read the whole window with ${snapshotWord}`,
+      `hint: loosen the query (a text name matches a part, in any case; a role must be whole, in either style's words), or read the whole window with ${snapshotWord}`,
     ].join("\n");
   }
   const lines = [

@@ -442,7 +442,7 @@ export function createMcpServer(
             .min(1)
             .optional()
             .describe("Some element's name or value contains this (case-insensitive)."),
-          role: z.string().min(1).optional().describe('An element with this role text, e.g. "push button".'),
+          role: z.string().min(1).optional().describe('An element with this role ("push button", "button").'),
           name: z.string().min(1).optional().describe("An element whose name contains this."),
           gone: z.boolean().optional().describe("Wait until the text or element is no longer shown."),
           idle: z.boolean().optional().describe("Wait until the app sends no change event for 150 ms."),

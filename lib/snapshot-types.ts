@@ -130,7 +130,7 @@ export interface Snapshot {
   readonly id: string;
   readonly app: RawApp;
   readonly window: RawWindow;
-  /** The style printed: the one asked for, or compact where `maxTokens` needed it. */
+  /** The style printed: the one asked for (`maxTokens` shortens within it, never switches it). */
   readonly style: Style;
   readonly text: string;
   /**

@@ -15,8 +15,10 @@ import { factsOf } from "../diff.js";
 import { AxsnapError, invalidArgument } from "../errors.js";
 import { screenshotRequest } from "../marks.js";
 import type { NativeBackend } from "../native.js";
+import { fold } from "../pattern.js";
 import type { ElementRecord } from "../records.js";
 import { normaliseRenderOptions, type RenderOptions } from "../render/index.js";
+import { hasRole } from "../role-words.js";
 import type { Snapshot } from "../snapshot.js";
 import type { WindowListing } from "../windows.js";
 import type { ActEnv } from "./env.js";
@@ -152,13 +154,13 @@ export function conditionCheck(env: ActEnv, cond: WaitCondition): { check: Check
     for (const k of ["role", "name"] as const)
       if (e[k] !== undefined && (typeof e[k] !== "string" || e[k].trim() === ""))
         throw invalidArgument(`element.${k} must be a non-empty string`);
-    const role = e.role?.toLowerCase();
+    const role = e.role === undefined ? undefined : fold(e.role);
     const name = e.name?.toLowerCase();
     const gone = cond.gone === true;
     const find = (snap: Snapshot) =>
       snap.records.find(
         (r) =>
-          (role === undefined || r.roleText.toLowerCase() === role || r.role.toLowerCase() === role) &&
+          (role === undefined || hasRole(role, r, snap.style)) &&
           (name === undefined ||
             (r.identity.name ?? r.title ?? r.description ?? "").toLowerCase().includes(name)),
       );

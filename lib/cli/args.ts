@@ -321,7 +321,7 @@ const OPTION_HELP: Record<CommandSpec["options"][number] | "global", string[]> =
     "--root @REF          only that element's subtree, as a snapshot of its own (open a line marked (+N elements))",
     "--depth N            print down to depth N; a container cut there ends with (+N elements)",
     "--skeleton           an outline: the window's regions and the branch holding focus, the rest collapsed",
-    "--max-tokens N       at most about N tokens: the tree, else compact, else a skeleton as deep as fits",
+    "--max-tokens N       at most about N tokens, same style: whole, else texts cut, else a skeleton as deep as fits",
   ],
   act: [
     "--no-snapshot        no fresh snapshot after acting",
@@ -338,7 +338,7 @@ const OPTION_HELP: Record<CommandSpec["options"][number] | "global", string[]> =
     "--window TITLE       one of the app's windows by (part of) its title; `axsnap windows` lists them",
   ],
   find: [
-    '--role ROLE          the role as printed ("push button"), whole, any case',
+    '--role ROLE          the role in either style\'s words ("push button", "button"), whole, any case',
     "--name NAME          a part of the name, any case; /regex/flags for a regular expression",
     "--exact              --name is the whole name, case and all",
     "--text TEXT          a part of anything the element says (name, description, value, row text); or /regex/",
@@ -347,7 +347,7 @@ const OPTION_HELP: Record<CommandSpec["options"][number] | "global", string[]> =
   ],
   wait: [
     "--text TEXT          some printed name or value contains TEXT (case-insensitive)",
-    '--role ROLE          an element with this role text ("push button")...',
+    '--role ROLE          an element with this role ("push button" or "button")...',
     "--name NAME          ...and/or whose name contains NAME",
     "--gone               wait until it is no longer printed (with --window: until it closed)",
     "--idle               wait until the app sends no change event for 150 ms",

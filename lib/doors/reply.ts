@@ -179,7 +179,8 @@ function wholeOf(
   const what = `the whole ${surfaceWords(fresh)}`;
   if (budget !== undefined && fresh.view === undefined && estimateTokens(fresh.text) > budget) {
     const short = rerenderView(fresh, { maxTokens: budget });
-    if (short?.view !== undefined && short.view.hidden > 0)
+    // Shorter by collapsed lines or by cut texts, in the snapshot's own style: its last line says which.
+    if (short?.view !== undefined && short.text !== fresh.text)
       return {
         snapshot: fresh,
         shows: "budget",

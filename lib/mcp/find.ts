@@ -33,7 +33,7 @@ const inputSchema = z
       .string()
       .min(1)
       .optional()
-      .describe('The role as printed on a line, e.g. "push button", "check box" (whole, any case).'),
+      .describe('The role in either style\'s words, e.g. "push button" or "button" (whole, any case).'),
     name: z
       .string()
       .min(1)

@@ -35,7 +35,7 @@ export const viewFields = {
     .min(MIN_MAX_TOKENS)
     .optional()
     .describe(
-      "At most about this many text tokens: the whole tree if it fits, else the compact style, else a skeleton as deep as fits; the last line says what was collapsed and how to open it (root).",
+      "At most about this many text tokens, in the same style: the whole if it fits, else its long texts cut, else a skeleton as deep as fits; the last line says what was cut or collapsed and how to open it (root).",
     ),
 };
 

@@ -1,8 +1,10 @@
 /**
  * Which view of a plan prints: the whole tree, an outline (`depth`,
  * `skeleton`), or the fullest rendering that fits a token budget
- * (`maxTokens`): the tree, then compact, then skeletons with the focused
- * branch and the rows of lists open, at decreasing depth. The plan is made
+ * (`maxTokens`): the whole, then its long texts cut, then skeletons with the
+ * focused branch and the rows of lists open, at decreasing depth, all in the
+ * style asked for (one style per conversation: an agent finds and reads by
+ * the role words it has seen). The plan is made
  * once; each try only filters its lines and formats them (outline.ts), so a
  * budget costs a few formatting passes, never a second walk of the tree.
  */
@@ -35,9 +37,9 @@ export interface ViewOptions {
   /** Pick a depth that shows the window's regions, with the branch that holds focus open. */
   skeleton?: boolean;
   /**
-   * The fullest rendering whose estimated o200k tokens fit (tokens.ts): the
-   * tree, then compact, then skeletons at decreasing depth; the last line says
-   * what was collapsed.
+   * The fullest rendering whose estimated o200k tokens fit (tokens.ts), in the
+   * style asked for: the whole, then its texts cut at 80 characters, then
+   * skeletons at decreasing depth; the last line says what was cut or collapsed.
    */
   maxTokens?: number;
 }
@@ -119,8 +121,8 @@ function outlined(
 }
 
 /**
- * The lines to print for these view options; `style` is the one asked for
- * (a budget may fall back to compact, and says so in `style`).
+ * The lines to print for these view options, in `style`, the one asked for
+ * (a budget never prints the other).
  */
 export function chooseView(
   lines: Line[],
@@ -179,19 +181,36 @@ function fitBudget(
     return { chosen: t.chosen, text: t.text };
   };
 
-  // 1. What was asked, whole: the tree (or the asked outline) in the asked style, then compact.
-  const styles: Style[] = style === "tree" ? ["tree", "compact"] : ["compact"];
-  for (const s of styles) {
-    const t =
-      asked === undefined
-        ? attempt({ style: s, lines: tree.lines })
-        : attempt(outlined(tree, asked, s, "outline", "Outline: "));
-    if (t.tokens <= budget) return done(t);
+  // Every try is in the asked style: a budget shortens by cutting texts and collapsing lines,
+  // never by printing the other style, whose role words an agent did not read ("button" for
+  // "push button") and could not find by (issue 33 §6).
+  // 1. What was asked, whole: the tree (or the asked outline).
+  const whole =
+    asked === undefined
+      ? attempt({ style, lines: tree.lines })
+      : attempt(outlined(tree, asked, style, "outline", "Outline: "));
+  if (whole.tokens <= budget) return done(whole);
+  // 2. Every element, its long texts cut: a document's or a field's text is often most of a
+  // window's tokens (a save sheet over a letter), and the controls around it are what an agent acts on.
+  if (asked === undefined) {
+    const cut = outline(tree, { depth: tree.maxDepth, open: new Set(), textCut: SKELETON_TEXT });
+    if (cut.lines.some((line, i) => line !== tree.lines[i])) {
+      const t = attempt(
+        {
+          style,
+          lines: cut.lines,
+          closing: `(${lead}texts longer than ${SKELETON_TEXT} characters are cut; every element printed.)`,
+          summary: { kind: "budget", hidden: 0, collapsed: 0 },
+        },
+        SKELETON_TEXT,
+      );
+      if (t.tokens <= budget) return done(t);
+    }
   }
-  // 2. Skeletons, compact, at decreasing depth: the deepest that fits (a deeper view prints a
-  // superset of lines), first with the focused branch, the paths to regions and the lists open,
-  // then with less opened: no regions' paths, then no lists, then nothing but the depth; of
-  // these, the one that prints the most.
+  // 3. Skeletons at decreasing depth: the deepest that fits (a deeper view prints a superset of
+  // lines), first with the focused branch, the paths to regions and the lists open, then with
+  // less opened: no regions' paths, then no lists, then nothing but the depth; of these, the
+  // one that prints the most.
   const top = Math.min(asked?.depth ?? tree.maxDepth, tree.maxDepth);
   const everything = union(open.focus, open.regions, open.lists);
   const families: { opened: Set<number>; keep?: Set<number> }[] = [
@@ -214,7 +233,7 @@ function fitBudget(
       const mid = (lo + hi) >> 1;
       const spec: ViewSpec = { depth: mid, open: opened, textCut: SKELETON_TEXT };
       if (keep !== undefined) spec.keep = keep;
-      const t = tryOutline(spec, "compact");
+      const t = tryOutline(spec, style);
       if (t.tokens <= budget) {
         best = t;
         lo = mid + 1;
@@ -241,7 +260,7 @@ function fitBudget(
   for (let round = 0; round < 3 && t?.tokens !== about; round++) {
     if (t !== undefined) about = t.tokens;
     const said = `Could not fit ${budget} tokens: the smallest outline is about ${about}`;
-    t = tryOutline(least.spec, "compact", `${said}; `);
+    t = tryOutline(least.spec, style, `${said}; `);
     // A window with nothing collapsed has no closing line of its own: this one says it alone.
     if (t.chosen.closing === undefined) t = attempt({ ...t.chosen, closing: `(${said}.)` }, SKELETON_TEXT);
   }

@@ -42,7 +42,7 @@ export interface RenderResult {
   selectedText?: string;
   /** facts[i]: what the line of record i prints as value and states; a diff compares them. */
   facts: LineFacts[];
-  /** The style printed: the one asked for, or compact where a token budget needed it. */
+  /** The style printed: the one asked for (a token budget shortens within it). */
   style: Style;
   /** What an outline or a budget left out; absent when the whole tree printed. */
   view?: ChosenView["summary"];

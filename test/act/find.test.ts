@@ -64,7 +64,8 @@ describe("find: roles", () => {
   });
 
   it("is the whole role, not a part of it", () => {
-    expect(indices(gtk, { role: "button" })).toEqual([]);
+    expect(indices(gtk, { role: "push" })).toEqual([]);
+    expect(indices(gtk, { role: "butto" })).toEqual([]);
     expect(indices(gtk, { role: "push button" })).toEqual([5, 6, 7, 26, 27, 29]);
   });
 
@@ -72,6 +73,48 @@ describe("find: roles", () => {
     const compact = fixture("gtk-widget-factory", "compact");
     expect(indices(compact, { role: "checkbox" })).toEqual([16, 17, 18, 19]);
     expect(findIn(compact, { role: "checkbox" }).matches[0]!.line).toBe('checkbox "checkbutton" checked');
+  });
+
+  // Issue 33 §6: an agent that read one style's words finds with them in a snapshot of the other.
+  it("matches either style's role words in a snapshot of either style", () => {
+    const compact = fixture("gtk-widget-factory", "compact");
+    for (const snap of [gtk, compact]) {
+      const what = `${snap.style} snapshot`;
+      expect(indices(snap, { role: "button" }), what).toEqual([5, 6, 7, 26, 27, 29]);
+      expect(indices(snap, { role: "push button" }), what).toEqual([5, 6, 7, 26, 27, 29]);
+      expect(indices(snap, { role: "checkbox" }), what).toEqual([16, 17, 18, 19]);
+      expect(indices(snap, { role: "check box" }), what).toEqual([16, 17, 18, 19]);
+      expect(indices(snap, { role: "textbox" }), what).toEqual([8, 9, 13, 51]);
+      expect(indices(snap, { role: "toggle" }), what).toEqual([4, 28]);
+      expect(indices(snap, { role: "toggle button" }), what).toEqual([4, 28]);
+    }
+    // The line printed is the snapshot's own: a tree snapshot's line for a compact word.
+    expect(findIn(gtk, { role: "button", name: "Close" }).matches[0]!.line).toBe("push button Close");
+    expect(findIn(compact, { role: "push button", name: "Close" }).matches[0]!.line).toBe('button "Close"');
+    // macOS: the tree's "text entry area" is compact's "textarea", "button" both.
+    const mac = fixture("save-dialog");
+    const macCompact = fixture("save-dialog", "compact");
+    for (const snap of [mac, macCompact]) {
+      expect(indices(snap, { role: "text entry area" }), snap.style).toEqual([2]);
+      expect(indices(snap, { role: "textarea" }), snap.style).toEqual([2]);
+      expect(indices(snap, { role: "button" }), snap.style).toEqual([19, 20]);
+      expect(indices(snap, { role: "popup" }), snap.style).toEqual([14, 17]);
+      expect(indices(snap, { role: "pop up button" }), snap.style).toEqual([14, 17]);
+    }
+  });
+
+  it('"text" names a different element in each style on Linux: read in the snapshot\'s own style', () => {
+    // Tree: AT-SPI's text role (a field); compact: a label. Compact's "textbox" and the tree's
+    // "label" name each unambiguously in either.
+    const compact = fixture("gtk-widget-factory", "compact");
+    const fields = indices(gtk, { role: "textbox" });
+    const labels = indices(gtk, { role: "label" });
+    expect(fields.length).toBeGreaterThan(0);
+    expect(labels.length).toBeGreaterThan(0);
+    expect(indices(gtk, { role: "text" })).toEqual(fields);
+    expect(indices(compact, { role: "text" })).toEqual(labels);
+    expect(indices(compact, { role: "textbox" })).toEqual(fields);
+    expect(indices(compact, { role: "label" })).toEqual(labels);
   });
 });
 
@@ -195,7 +238,7 @@ describe("find: what a match says", () => {
   });
 
   it("nothing matched: says so, with the roles the window has", () => {
-    const r = findIn(gtk, { role: "button" });
+    const r = findIn(gtk, { role: "butto" });
     expect(r.matches).toEqual([]);
     expect(r.total).toBe(0);
     expect(r.text).toMatch(/no element matched/);
@@ -210,7 +253,7 @@ describe("find: what a match says", () => {
   });
 
   it("the doors' words for the next step go into the text", () => {
-    const r = findIn(gtk, { role: "button" });
+    const r = findIn(gtk, { role: "butto" });
     expect(findText(r, { snapshot: "get_app_state" })).toMatch(/get_app_state/);
   });
 });

@@ -173,6 +173,18 @@ describe("waitFor", () => {
     expect(met.snapshot.screenshot?.format).toBe("png");
   });
 
+  it("meets an element by a role in either style's words (issue 33 §6: compact's button is a push button)", async () => {
+    const { b, s } = setup(desktop());
+    later(200, () => b.fakeReplace(desktop({ go: { title: "Continue" } })));
+    const met = await s.waitFor(
+      "Calc",
+      { element: { role: "button", name: "contin" } },
+      { snapshot: { screenshot: false } },
+    );
+    expect(met.match?.roleText).toBe("push button");
+    expect(met.match?.title).toBe("Continue");
+  });
+
   it("meets a held element's state, found by its live handle", async () => {
     const { b, s } = setup(desktop());
     const wrap = await indexOf(s, "Wrap");

@@ -171,6 +171,41 @@ describe("composeReply", () => {
     expect(reply.surfaces).toEqual(["closed: menu (untitled), id /w/9"]);
   });
 
+  it("a dialog over the reply budget by one long text: printed in the tree's words, the text cut, and said so", () => {
+    // Issue 33 §6: before, the budget printed it compact (`button "Save"`), or whole over the budget.
+    const letter = "Dear team, here is the plan for the spring release. ".repeat(40);
+    const dialog = snap(
+      [
+        { role: "text", title: "Letter", value: letter, states: { editable: true }, frame: win, handle: 7 },
+        ...["Cancel", "Save"].map((title, i) => ({
+          role: "push button",
+          title,
+          actions: ["click"],
+          frame: { x: 10 + 100 * i, y: 300, w: 90, h: 20 },
+          handle: 8 + i,
+        })),
+      ],
+      "/w/2",
+      "Save",
+    );
+    const menu = snap([{ role: "menu item", title: "Save", frame: win }], "/w/9", "");
+    const opened = without(
+      result(menu, dialog, { opened: [listing("/w/2", "dialog", "Save")] }, false),
+      "changes",
+      "changesFrom",
+    );
+    const reply = composeReply(opened, { words, replyTokens: 100 });
+    expect(reply.view?.shows).toBe("budget");
+    expect(reply.view?.intro).toMatch(/shortened to the reply budget of 100 tokens/);
+    const body = reply.view!.body;
+    expect(body).toMatch(/^\t\d+ push button Save$/m);
+    expect(body).not.toMatch(/button "Save"/);
+    expect(body.length).toBeLessThan(dialog.text.length / 2);
+    expect(body.split("\n").at(-1)).toBe(
+      "(Shortened to fit 100 tokens: texts longer than 80 characters are cut; every element printed.)",
+    );
+  });
+
   it("a whole window longer than the reply budget prints through the budget view, indices kept", () => {
     // Eight panels of 25 toggles: about 2,000 tokens whole.
     const panels = (on: number[], moved = 0): RawNode[] =>
@@ -201,19 +236,21 @@ describe("composeReply", () => {
     expect(body.split("\n").at(-1)).toMatch(
       /^\(Shortened to fit 500 tokens: \d+ of \d+ elements are inside .* open one with root and its index/,
     );
-    // Every line it prints (compact: `N: role "name"`) is the whole snapshot's line N: its refs are the snapshot's.
+    // Every line it prints is the whole snapshot's line N, in the snapshot's own style and words
+    // (issue 33 §6: a budget never switches to compact under the agent): its refs are the snapshot's.
     const whole = new Map(
       big.text.split("\n").flatMap((l) => {
         const m = /^\t*(\d+) (.*)$/.exec(l);
         return m ? [[Number(m[1]), m[2]!] as const] : [];
       }),
     );
+    expect(body).not.toMatch(/^ *\d+: /m);
     const shown = body.split("\n").flatMap((l) => {
-      const m = /^ *(\d+): \w+ "([^"]*)"/.exec(l);
+      const m = /^\t*(\d+) (.*?)(?: \(\+\d+(?: more)? elements?\))?$/.exec(l);
       return m ? [[Number(m[1]), m[2]!] as const] : [];
     });
     expect(shown.length).toBeGreaterThan(2);
-    for (const [i, name] of shown) expect(whole.get(i)).toContain(name);
+    for (const [i, line] of shown) expect(whole.get(i)).toBe(line);
     // The full reply prints all of it; without a budget, the whole.
     expect(composeReply(opened, { words, replyTokens: 500, mode: "full" }).view).toMatchObject({
       shows: "whole",

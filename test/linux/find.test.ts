@@ -289,12 +289,25 @@ describe("find_elements through MCP", () => {
   it(
     "nothing matched: says so and names the roles there",
     async () => {
-      const r = await call("find_elements", { app: GTK, role: "button" });
+      const r = await call("find_elements", { app: GTK, role: "butto" });
       expect(r.isError).toBeFalsy();
       expect((r.structuredContent as unknown as Structured).total).toBe(0);
       expect(textOf(r)).toMatch(/no element matched/);
       expect(textOf(r)).toMatch(/push button \(\d+\)/);
       expect(textOf(r)).toMatch(/get_app_state/);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "a role in the compact style's word finds what the tree's words find (issue 33 §6)",
+    async () => {
+      const word = (await call("find_elements", { app: GTK, role: "button", limit: 100 }))
+        .structuredContent as unknown as Structured;
+      const tree = (await call("find_elements", { app: GTK, role: "push button", limit: 100 }))
+        .structuredContent as unknown as Structured;
+      expect(word.total).toBeGreaterThan(2);
+      expect(word.matches.map((m) => m.line)).toEqual(tree.matches.map((m) => m.line));
     },
     TIMEOUT,
   );

@@ -142,7 +142,11 @@ describe("outlines and budgets over the fixture trees", () => {
       for (const maxTokens of [100, 300, 500, 1200]) {
         checkSameObservation(snap, { maxTokens }, wholes);
         const real = checkBudget(snap, maxTokens);
-        // The fixtures are real windows: their smallest outline fits every budget here.
+        // The fixtures are real windows: their smallest outline fits every budget here, but for 100
+        // tokens, which a long title's tree header, focus footer and closing line can pass (the
+        // budget keeps the tree style, issue 33 §6): there, it says it could not fit.
+        const said = (render(snap, { maxTokens }).text.split("\n").at(-1) ?? "").startsWith("(Could not fit");
+        if (maxTokens === 100 && said) continue;
         expect(real, `${file} at ${maxTokens}`).toBeLessThanOrEqual(maxTokens * (1 + TOKEN_ESTIMATE_ERROR));
       }
     });

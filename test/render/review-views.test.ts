@@ -56,11 +56,11 @@ describe("find observes the whole window", () => {
   });
 });
 
-describe("the diff of a budgeted snapshot that changed style", () => {
-  it("a budgeted snapshot that falls back to compact after an action does not report untouched elements as changed", async () => {
+describe("the diff of a budgeted snapshot that grew past its budget", () => {
+  it("a budgeted snapshot shortened after an action keeps its style and does not report untouched elements as changed", async () => {
     // The diff compares printed lines (fieldsChanged: a.line !== b.line). Under maxTokens the
-    // acted-on snapshot printed as a tree and the fresh one as compact, so every element's line
-    // differs and reads as "[changed: line]" in result.changes and the replies' data.
+    // acted-on snapshot printed as a tree and the fresh one, before issue 33 §6, as compact, so
+    // every element's line differed and read as "[changed: line]". A budget now keeps the style.
     const few = [button("Alpha", 120), button("Beta", 140), button("Gamma", 160)];
     const { b, s } = setup(few);
     const full = await s.snapshot({ app: "Editor", screenshot: false });
@@ -77,16 +77,13 @@ describe("the diff of a budgeted snapshot that changed style", () => {
     const alpha = before.records.find((r) => r.title === "Alpha")!;
     const result = await s.click(alpha.index);
     const fresh = result.snapshot!;
-    // Precondition of the defect: the budget now needs another style.
-    if (fresh.style === "compact") {
-      const changedNames = (result.changes?.changed ?? []).map((c) => c.name);
-      expect(changedNames).not.toContain("Beta");
-      expect(changedNames).not.toContain("Gamma");
-    } else {
-      throw new Error(
-        `precondition: expected the fresh snapshot to fall back to compact (${fresh.text.length} chars)`,
-      );
-    }
+    // Precondition: the budget had to shorten the fresh snapshot.
+    expect(fresh.view?.kind, fresh.text).toBe("budget");
+    expect(fresh.text).toMatch(/\(Shortened to fit \d+ tokens/);
+    expect(fresh.style).toBe("tree");
+    const changedNames = (result.changes?.changed ?? []).map((c) => c.name);
+    expect(changedNames).not.toContain("Beta");
+    expect(changedNames).not.toContain("Gamma");
   });
 });
 
