@@ -35,7 +35,9 @@ import { invalidArgument } from "./errors.js";
 import { listLaunchable } from "./launch.js";
 import { withNoTreeFixes } from "./linux-checks.js";
 import type { CallTracker } from "./mcp/calls.js";
+import { actionApp, elementFields, pointFields, pointSchema, rawField, windowField } from "./mcp/fields.js";
 import { registerFindTool } from "./mcp/find.js";
+import { INSTRUCTIONS } from "./mcp/instructions.js";
 import { registerLaunchApp } from "./mcp/launch.js";
 import { REQUEST_LIMIT_BYTES, TEXT_LIMIT } from "./mcp/limits.js";
 import { MCP_DEFAULTS, MCP_USAGE, type McpSettings, parseMcpArgs } from "./mcp/options.js";
@@ -48,7 +50,18 @@ import {
   screenshotForReply,
 } from "./mcp/reply.js";
 import { LineStdioTransport } from "./mcp/stdio.js";
-import { ACTS, appArgument, appOf, appSchema, DEADLINE_MS, guarded, READS } from "./mcp/tools.js";
+import {
+  ACTS,
+  appArgument,
+  appOf,
+  bare,
+  DEADLINE_MS,
+  guarded,
+  nonEmpty,
+  READS,
+  showing,
+  wholeFrom,
+} from "./mcp/tools.js";
 import { viewFields, viewOptionsOf } from "./mcp/view.js";
 import { registerListWindows } from "./mcp/windows.js";
 import { sanitize } from "./render/sanitize.js";
@@ -84,49 +97,12 @@ export const MCP_TEXT_LIMIT = TEXT_LIMIT;
 /** Wheel steps per page when scrolling at a point (as the session does for an element without scroll actions). */
 const WHEEL_STEPS_PER_PAGE = 5;
 
-const ELEMENT_HELP =
-  'element_index is the number at the start of a line in the latest get_app_state text of that app (the snapshot an action returns becomes the latest too). ref is "@<snapshot id>:e<N>" (e.g. "@s8f3k2p9:e12"), built from the snapshot id printed at the top of a snapshot: it is safer than a bare index because it names the observation you read, so if the UI changed since, the action is refused (STALE_REF, nothing sent) instead of reaching whatever now has that number. Pass one of them.';
-
-const RESULT_HELP =
-  'Returns a reply: first "<action> <ref>: <delivery> (<channel>), retry <retry>", notes, how the app settled ("settled: quiet after 152 ms"), the windows, menus and dialogs it opened or closed; then one line naming the fresh snapshot the session took, which is the app\'s latest now, and what follows of it. "snapshot <id>, changes since <old id>:" is followed by only the lines that changed (by default), each numbered as in the fresh snapshot: act on one by that element_index or "@<id>:e<N>"; "- N" lines are gone, numbered as in <old id>; lines not shown did not change and kept their numbers (unless the line says some got new numbers: reach those by their old refs); then a summary line. "snapshot <id>: the whole window …:" is followed by the whole snapshot (when a menu, popup or dialog opened, when it is shorter than its changes, or with reply: "full"); when that would be longer than the server\'s reply budget (about 500 tokens unless started with --reply-tokens) it says "shortened to the reply budget" and prints the fullest view that fits, indices kept: its last line says what was collapsed and how to open it (get_app_state with root), and reply: "full" prints all. No screenshot unless screenshot: true; x/y stay in the pixels of the last screenshot you received of the app. The same comes as structured content (snapshotId, changes with refs, settled, opened, closed, shows). delivery: "not_delivered" (nothing reached the app), "delivered_unverified" (sent; check the effect in the fresh snapshot), "delivered_verified" (sent and the new state read back) or "delivery_uncertain" (it may or may not have happened: look before repeating). retry: "safe" only when nothing was delivered; "unsafe" means do not repeat it blindly. channel: "semantic" (the element\'s own action or value) or "synthetic" (mouse or key events). notes: what happened on the way. A refusal is an error result with code, message, hint, delivery and retry: follow the hint.';
-
-const SAFETY_HELP =
-  "Targets whose name says delete, remove, send, sign out, log out, logout, erase or empty trash are refused with POLICY_DENIED unless the user started the server with --confirm-destructive; secure fields (passwords, PINs) are never typed into or set. When refused, ask the user to do it.";
-
-const APP_HELP =
-  "The app (name or pid) whose latest snapshot a bare element_index or x/y refers to; default the app observed last. Not needed with a ref.";
-
-const INSTRUCTIONS = `axsnap shows one window of a desktop app as numbered text lines, one UI element a line, plus a screenshot, and acts on exactly the element printed on a line.
-Start with list_apps (launch_app starts one that is not running; list_apps with launchable: true lists what it can start), then get_app_state for the app. find_elements returns only the lines that match a role, name, text or state, with refs, instead of the whole window; list_windows lists an app's windows, dialogs, menus and popups. Act by element_index (the number at the start of a line of the latest snapshot of that app) or, safer, by ref "@<snapshot id>:e<N>". x/y are pixels of the latest screenshot of that app.
-Every action returns delivery/retry, how the app settled, what opened or closed, then "snapshot <id>, changes since <old id>:" and the lines that changed, numbered as in that fresh snapshot (now the latest; "@<id>:e<N>" refs are formed from its id; lines not shown did not change and kept their numbers), or "snapshot <id>: the whole window" (shortened to a reply budget when long, indices kept): read it before the next step. reply: "full" returns the whole window, screenshot: true its picture. Errors carry a code and a hint; follow the hint. ${SAFETY_HELP}`;
-
-const elementFields = {
-  element_index: z.number().int().min(0).optional().describe("Index printed at the start of a line."),
-  ref: z.string().min(1).optional().describe('Ref "@<snapshot id>:e<N>", e.g. "@s8f3k2p9:e12".'),
-};
-
-const pixel = z.number().finite().describe("Screenshot pixels of the latest snapshot of the app.");
-const rawPixels = z
-  .boolean()
-  .optional()
-  .describe(
-    "With x/y only. A point is refused (STALE_REF) when the element under it now is not the one the screenshot showed there (the window changed, or changed when the pointer arrived: it is checked again with the pointer there, before the press); raw: true sends the input to whatever is there now. The safety checks (destructive names, disabled controls) still run on it.",
-  );
-
 /** `raw` belongs to points: given with an element it would mean nothing, so it is refused. */
 function rawFor(raw: boolean | undefined, point: boolean, what: string): { raw?: boolean } {
   if (raw === undefined) return {};
   if (!point) throw invalidArgument(`${what}: raw applies to x/y points only, not to elements`);
   return { raw };
 }
-
-const pointSchema = z
-  .object({
-    ...elementFields,
-    x: pixel.optional(),
-    y: pixel.optional(),
-  })
-  .strict();
 
 type ElementArgs = { element_index?: number | undefined; ref?: string | undefined };
 type PointArgs = ElementArgs & { x?: number | undefined; y?: number | undefined };
@@ -324,16 +300,18 @@ export function createMcpServer(
     {
       title: "List apps",
       description:
-        "Lists the desktop apps the accessibility service knows, as JSON [{ name, pid, bundleId?, noTree?, noTreeCause?, fix? }]; noTree: true is an app with no accessibility tree (an X11 client such as xterm): get_app_state shows its window and the text read off its pixels, which you click by element_index or x/y. noTreeCause and fix: it has no tree because of how it was started (tell the user the fix: restarting it gives it one). Pass a name (or, when several share it, the pid) to get_app_state. With launchable: true, the apps that can be started instead, one a line: id, tab, name (pass either to launch_app).",
-      inputSchema: z
-        .object({
-          launchable: z
-            .boolean()
-            .optional()
-            .describe("List what launch_app can start (desktop entries, app bundles) instead of what runs."),
-        })
-        .strict(),
-      outputSchema: appsOutputSchema,
+        "Lists the running apps (name, pid) to pass to get_app_state. noTree: no accessibility tree (e.g. xterm): its snapshot is text read off its pixels; noTreeCause and fix say why (tell the user the fix).",
+      inputSchema: bare(
+        z
+          .object({
+            launchable: z
+              .boolean()
+              .optional()
+              .describe("List what launch_app can start instead: id, tab, name a line."),
+          })
+          .strict(),
+      ),
+      outputSchema: bare(appsOutputSchema),
       annotations: { title: "List apps", ...READS },
     },
     (args, extra) =>
@@ -358,54 +336,36 @@ export function createMcpServer(
     "get_app_state",
     {
       title: "Get app state",
-      description: `Observes one window of an app: its UI elements as numbered text lines (one element a line, indented by depth; the number at the start of a line is its element_index), and a PNG screenshot of the window (actions reply with what changed, without a screenshot unless asked). The text starts with the snapshot id and says how refs look (@<snapshot id>:e<N>). Call it before acting on an app and whenever you are unsure what the window shows; it becomes the app's latest snapshot, which bare element indices refer to. Secure field values are shown as •••.`,
-      inputSchema: z
-        .object({
-          app: appArgument,
-          style: z
-            .enum(["tree", "compact"])
-            .optional()
-            .describe('"tree" (default): full lines; "compact": a shorter action view, same indices.'),
-          text_limit: z
-            .union([z.number().int().min(1), z.literal("max")])
-            .optional()
-            .describe('Cut each text at this many characters (default 500), or "max".'),
-          max_tree_nodes: z
-            .number()
-            .int()
-            .min(1)
-            .optional()
-            .describe("Print at most this many elements (default 1200)."),
-          max_tree_depth: z
-            .number()
-            .int()
-            .min(1)
-            .max(512)
-            .optional()
-            .describe("Walk at most this deep (default 64)."),
-          screenshot: z.boolean().optional().describe("Attach a screenshot (default true)."),
-          marks: z
-            .boolean()
-            .optional()
-            .describe(
-              "Draw each element's index on its frame in the screenshot, as a numbered box (default false); the screenshots of actions on this snapshot (when attached) are marked too.",
-            ),
-          window: z
-            .string()
-            .min(1)
-            .optional()
-            .describe(
-              "Observe the app's window, dialog, menu or popup with this title (or part of it) instead of the one the user faces.",
-            ),
-          ocr: z
-            .union([z.literal("auto"), z.boolean()])
-            .optional()
-            .describe(
-              'Read text off the window\'s pixels into the snapshot as "text (ocr)" lines you can click: "auto" (default) only where the tree is thin (a window whose tree names almost nothing, a canvas, a terminal), true always, false never.',
-            ),
-          ...viewFields,
-        })
-        .strict(),
+      description:
+        "Observes an app's window: its elements as numbered lines (the number is the element_index), headed by the snapshot id, and a screenshot. It becomes the app's latest snapshot; secure values print as •••. A big window: skeleton, depth or max_tokens, then root to open a line that ends \"(+N elements)\".",
+      inputSchema: bare(
+        z
+          .object({
+            app: appArgument,
+            style: z.enum(["tree", "compact"]).optional().describe('"compact": shorter lines, same indices.'),
+            text_limit: showing(z.union([wholeFrom(1), z.literal("max")]), {
+              anyOf: undefined,
+              type: ["integer", "string"],
+            })
+              .optional()
+              .describe('Characters per text (default 500), or "max".'),
+            max_tree_nodes: wholeFrom(1).optional().describe("Default 1200."),
+            max_tree_depth: z.number().int().min(1).max(512).optional().describe("Default 64."),
+            screenshot: z.boolean().optional().describe("Default true."),
+            marks: z.boolean().optional().describe("Number the elements on the screenshot."),
+            window: windowField,
+            ocr: showing(z.union([z.literal("auto"), z.boolean()]), {
+              anyOf: undefined,
+              enum: ["auto", true, false],
+            })
+              .optional()
+              .describe(
+                'Text read off the pixels as "text (ocr)" lines; "auto" (default): where the tree is thin.',
+              ),
+            ...viewFields,
+          })
+          .strict(),
+      ),
       annotations: { title: "Get app state", ...READS },
     },
     (args, extra) =>
@@ -433,36 +393,22 @@ export function createMcpServer(
     {
       title: "Wait for",
       description:
-        "Waits until something happens in an app, instead of sleeping: text appears (or is gone), an element with a role and/or name appears (or is gone), or the app goes idle (no change events for a moment). Returns the app's state once it holds, like get_app_state; on timeout an error (TIMEOUT) with the state as last seen. Use it after an action that starts something slow (a download, a dialog opening, a page loading).",
-      inputSchema: z
-        .object({
-          app: appSchema.describe("The app: its name or its pid."),
-          text: z
-            .string()
-            .min(1)
-            .optional()
-            .describe("Some element's name or value contains this (case-insensitive)."),
-          role: z.string().min(1).optional().describe('An element with this role ("push button", "button").'),
-          name: z.string().min(1).optional().describe("An element whose name contains this."),
-          gone: z.boolean().optional().describe("Wait until the text or element is no longer shown."),
-          idle: z.boolean().optional().describe("Wait until the app sends no change event for 150 ms."),
-          window: z
-            .string()
-            .min(1)
-            .optional()
-            .describe(
-              "A window, dialog, menu or popup whose title contains this opens (or, with gone, closes).",
-            ),
-          timeout_ms: z
-            .number()
-            .int()
-            .min(1)
-            .max(120_000)
-            .optional()
-            .describe("How long to wait (default 10000)."),
-          screenshot: z.boolean().optional().describe("Attach a screenshot (default true)."),
-        })
-        .strict(),
+        "Waits, instead of sleeping, until a text, an element or a window shows (or, with gone, is gone) or the app is idle; then returns its state like get_app_state. TIMEOUT: an error with the state last seen.",
+      inputSchema: bare(
+        z
+          .object({
+            app: appArgument,
+            text: nonEmpty().optional().describe("In an element's name or value (any case)."),
+            role: nonEmpty().optional().describe('Either style\'s words, e.g. "push button" or "button".'),
+            name: nonEmpty().optional().describe("Part of an element's name."),
+            gone: z.boolean().optional().describe("Wait for it to go."),
+            idle: z.boolean().optional().describe("No change event for 150 ms."),
+            window: windowField,
+            timeout_ms: z.number().int().min(1).max(120_000).optional().describe("Default 10000."),
+            screenshot: z.boolean().optional().describe("Default true."),
+          })
+          .strict(),
+      ),
       annotations: { title: "Wait for", ...READS },
     },
     (args, extra) =>
@@ -490,19 +436,21 @@ export function createMcpServer(
     "click",
     {
       title: "Click",
-      description: `Clicks an element (its own press action where it has one, else a mouse click at its centre) or a point (x, y in pixels of the latest screenshot of the app). ${ELEMENT_HELP} ${RESULT_HELP} ${SAFETY_HELP}`,
-      inputSchema: z
-        .object({
-          app: appSchema.optional().describe(APP_HELP),
-          ...elementFields,
-          x: pixel.optional(),
-          y: pixel.optional(),
-          click_count: z.number().int().min(1).max(2).optional().describe("1 (default) or 2 (double click)."),
-          mouse_button: z.enum(["left", "right"]).optional().describe('"left" (default) or "right".'),
-          raw: rawPixels,
-          ...replyFields,
-        })
-        .strict(),
+      description:
+        "Clicks an element (its own press action, else the mouse at its centre) or a point x/y. Replies with the changes.",
+      inputSchema: bare(
+        z
+          .object({
+            app: actionApp,
+            ...elementFields,
+            ...pointFields,
+            click_count: z.number().int().min(1).max(2).optional().describe("2: a double click."),
+            mouse_button: z.enum(["left", "right"]).optional(),
+            raw: rawField,
+            ...replyFields,
+          })
+          .strict(),
+      ),
       outputSchema: actionOutputSchema,
       annotations: { title: "Click", ...ACTS },
     },
@@ -529,15 +477,18 @@ export function createMcpServer(
     "perform_secondary_action",
     {
       title: "Perform secondary action",
-      description: `Performs one of an element's named actions, as listed after "Secondary Actions:" on its line (e.g. "Raise", "Scroll Down", "expand or contract"); any case, raw or printed name. ${ELEMENT_HELP} ${RESULT_HELP} ${SAFETY_HELP}`,
-      inputSchema: z
-        .object({
-          app: appSchema.optional().describe(APP_HELP),
-          ...elementFields,
-          action: z.string().min(1).describe("The action's name as printed on the element's line."),
-          ...replyFields,
-        })
-        .strict(),
+      description:
+        'Performs one of the actions printed after "Secondary Actions:" on an element\'s line (e.g. "Raise", "expand or contract"). Replies with the changes.',
+      inputSchema: bare(
+        z
+          .object({
+            app: actionApp,
+            ...elementFields,
+            action: nonEmpty().describe("Its name as printed (any case)."),
+            ...replyFields,
+          })
+          .strict(),
+      ),
       outputSchema: actionOutputSchema,
       annotations: { title: "Perform secondary action", ...ACTS },
     },
@@ -557,17 +508,20 @@ export function createMcpServer(
     "set_value",
     {
       title: "Set value",
-      description: `Sets the value of a settable element (printed "(settable, …)": a text field, a slider, a spin button), replacing what it holds; the result is delivered_verified when the new value was read back. To add to a text, use type_text. ${ELEMENT_HELP} ${RESULT_HELP} ${SAFETY_HELP}`,
-      inputSchema: z
-        .object({
-          app: appSchema.optional().describe(APP_HELP),
-          ...elementFields,
-          value: z
-            .union([z.string(), z.number()])
-            .describe(`The new value (a number for sliders); a text of at most ${TEXT_LIMIT} characters.`),
-          ...replyFields,
-        })
-        .strict(),
+      description:
+        'Replaces the value of an element printed "settable" (a text field, slider, spin button); type_text adds to a text instead. Replies with the changes and the value read back.',
+      inputSchema: bare(
+        z
+          .object({
+            app: actionApp,
+            ...elementFields,
+            value: z
+              .union([z.string(), z.number()])
+              .describe(`A number for sliders and spin buttons; a text of at most ${TEXT_LIMIT} characters.`),
+            ...replyFields,
+          })
+          .strict(),
+      ),
       outputSchema: actionOutputSchema,
       annotations: { title: "Set value", ...ACTS },
     },
@@ -589,20 +543,18 @@ export function createMcpServer(
     "type_text",
     {
       title: "Type text",
-      description: `Types text. With an element, it is focused first and the text is inserted at its end; without one, the text goes to whatever has keyboard focus in the app (refused when nothing is focused). Refused with POLICY_DENIED, nothing sent, when the target or the focused element is a secure field. ${ELEMENT_HELP} ${RESULT_HELP} ${SAFETY_HELP}`,
-      inputSchema: z
-        .object({
-          app: appSchema.optional().describe(APP_HELP),
-          text: z
-            .string()
-            .min(1)
-            .describe(
-              `The text to type: at most ${TEXT_LIMIT} characters (type a longer one in several calls).`,
-            ),
-          ...elementFields,
-          ...replyFields,
-        })
-        .strict(),
+      description:
+        "Types text at the end of an element (focused first) or, without one, where the app's keyboard focus is. Replies with the changes.",
+      inputSchema: bare(
+        z
+          .object({
+            app: actionApp,
+            text: nonEmpty().describe(`At most ${TEXT_LIMIT} characters.`),
+            ...elementFields,
+            ...replyFields,
+          })
+          .strict(),
+      ),
       outputSchema: actionOutputSchema,
       annotations: { title: "Type text", ...ACTS },
     },
@@ -626,14 +578,17 @@ export function createMcpServer(
     "press_key",
     {
       title: "Press key",
-      description: `Presses a key or a combination in the app that has focus there, e.g. "Return", "Escape", "Tab", "ctrl+a", "ctrl+shift+t", "Page_Down", "F5". ${RESULT_HELP} ${SAFETY_HELP}`,
-      inputSchema: z
-        .object({
-          app: appSchema.optional().describe(APP_HELP),
-          key: z.string().min(1).describe('The key or combination, modifiers joined by "+".'),
-          ...replyFields,
-        })
-        .strict(),
+      description:
+        'Presses a key or combination where the app\'s focus is: "Return", "Escape", "Tab", "ctrl+a", "ctrl+shift+t", "Page_Down", "F5". Replies with the changes.',
+      inputSchema: bare(
+        z
+          .object({
+            app: actionApp,
+            key: nonEmpty().describe('Modifiers joined by "+".'),
+            ...replyFields,
+          })
+          .strict(),
+      ),
       outputSchema: actionOutputSchema,
       annotations: { title: "Press key", ...ACTS },
     },
@@ -649,19 +604,21 @@ export function createMcpServer(
     "scroll",
     {
       title: "Scroll",
-      description: `Scrolls an element (a list, a scroll area, a document) by pages, with its own scroll actions where it has them, else mouse wheel steps over it; or scrolls with the wheel at a point (x, y in screenshot pixels). ${ELEMENT_HELP} ${RESULT_HELP}`,
-      inputSchema: z
-        .object({
-          app: appSchema.optional().describe(APP_HELP),
-          ...elementFields,
-          x: pixel.optional(),
-          y: pixel.optional(),
-          direction: z.enum(["up", "down", "left", "right"]),
-          pages: z.number().int().min(1).max(50).optional().describe("How many pages (default 1)."),
-          raw: rawPixels,
-          ...replyFields,
-        })
-        .strict(),
+      description:
+        "Scrolls an element (a list, scroll area, document) by pages, with its scroll actions or else the wheel over it, or the wheel at a point x/y. Replies with the changes.",
+      inputSchema: bare(
+        z
+          .object({
+            app: actionApp,
+            ...elementFields,
+            ...pointFields,
+            direction: z.enum(["up", "down", "left", "right"]),
+            pages: z.number().int().min(1).max(50).optional().describe("Default 1."),
+            raw: rawField,
+            ...replyFields,
+          })
+          .strict(),
+      ),
       outputSchema: actionOutputSchema,
       annotations: { title: "Scroll", ...ACTS },
     },
@@ -691,16 +648,19 @@ export function createMcpServer(
     "drag",
     {
       title: "Drag",
-      description: `Drags with the left mouse button from one place to another in the same app: both ends elements ({ element_index } or { ref }) or both points ({ x, y } in pixels of the latest screenshot of the app). ${ELEMENT_HELP} ${RESULT_HELP} ${SAFETY_HELP}`,
-      inputSchema: z
-        .object({
-          app: appSchema.optional().describe(APP_HELP),
-          from: pointSchema.describe("Where the drag starts: { element_index }, { ref } or { x, y }."),
-          to: pointSchema.describe("Where it ends: { element_index }, { ref } or { x, y }."),
-          raw: rawPixels,
-          ...replyFields,
-        })
-        .strict(),
+      description:
+        "Drags with the left button from one place to another in an app: both ends elements or both points. Replies with the changes.",
+      inputSchema: bare(
+        z
+          .object({
+            app: actionApp,
+            from: pointSchema,
+            to: pointSchema,
+            raw: rawField,
+            ...replyFields,
+          })
+          .strict(),
+      ),
       outputSchema: actionOutputSchema,
       annotations: { title: "Drag", ...ACTS },
     },

@@ -1,6 +1,6 @@
 /**
- * The data of an action's reply as a zod schema: the MCP action tools'
- * output schema spreads it, and doors/reply.ts fills it. Kept apart from the
+ * The data of an action's reply as a zod schema: doors/reply.ts fills it
+ * (the MCP action tools' lean output schema names its fields). Kept apart from the
  * composer so that the CLI, which prints replies but validates nothing with
  * them, never loads zod (about 50 ms of a command's start).
  */

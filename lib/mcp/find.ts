@@ -18,7 +18,8 @@ import {
 // No length bounds in the schema: find refuses a long pattern itself, with a hint (the transport bounds the request).
 import { PATTERN_LIMIT } from "../pattern.js";
 import type { Session } from "../session.js";
-import { appArgument, appOf, DEADLINE_MS, errorResult, READS } from "./tools.js";
+import { windowField } from "./fields.js";
+import { appArgument, appOf, bare, DEADLINE_MS, errorResult, nonEmpty, READS, showing } from "./tools.js";
 
 const TERMS = {
   snapshot: "get_app_state",
@@ -26,53 +27,38 @@ const TERMS = {
   act: "act on one with click, set_value, type_text or any tool that takes a ref",
 };
 
-const inputSchema = z
-  .object({
-    app: appArgument,
-    role: z
-      .string()
-      .min(1)
-      .optional()
-      .describe('The role in either style\'s words, e.g. "push button" or "button" (whole, any case).'),
-    name: z
-      .string()
-      .min(1)
-      .optional()
-      .describe(
-        `A part of the element's name, in any case; or a regular expression written "/source/flags" (at most ${PATTERN_LIMIT} characters), e.g. "/^page \\\\d$/i".`,
-      ),
-    exact: z.boolean().optional().describe("With a plain name: the whole name must be it, case and all."),
-    text: z
-      .string()
-      .min(1)
-      .optional()
-      .describe(
-        "A part of anything the element says (name, description, value, row text), in any case; or /regex/flags.",
-      ),
-    states: z
-      .array(z.string().min(1).max(44))
-      .min(1)
-      .max(16)
-      .optional()
-      .describe(
-        'States its line must print, e.g. ["checked"], ["focused"], ["selected"], ["disabled"]; "enabled" = not disabled; "!checked" = not checked.',
-      ),
-    limit: z
-      .number()
-      .int()
-      .min(1)
-      .max(MAX_FIND_LIMIT)
-      .optional()
-      .describe(
-        `Most matches returned (default ${DEFAULT_FIND_LIMIT}); the reply says how many more matched.`,
-      ),
-    window: z
-      .string()
-      .min(1)
-      .optional()
-      .describe("Search the app's window, dialog, menu or popup with this title (or part of it)."),
-  })
-  .strict();
+const inputSchema = bare(
+  z
+    .object({
+      app: appArgument,
+      role: nonEmpty()
+        .optional()
+        .describe('Either style\'s words, e.g. "push button" or "button" (whole, any case).'),
+      name: nonEmpty()
+        .optional()
+        .describe(`Part of the name (any case), or "/regex/flags" (at most ${PATTERN_LIMIT} characters).`),
+      exact: z.boolean().optional().describe("The whole name, case and all."),
+      text: nonEmpty()
+        .optional()
+        .describe("Part of anything it says (name, value, row text...), or /regex/flags."),
+      states: showing(z.array(z.string().min(1).max(44)).min(1).max(16), {
+        minItems: undefined,
+        maxItems: undefined,
+        items: { type: "string" },
+      })
+        .optional()
+        .describe('As printed, e.g. ["checked", "enabled", "!selected"] ("!": not).'),
+      limit: z
+        .number()
+        .int()
+        .min(1)
+        .max(MAX_FIND_LIMIT)
+        .optional()
+        .describe(`Default ${DEFAULT_FIND_LIMIT}.`),
+      window: windowField,
+    })
+    .strict(),
+);
 
 const matchSchema = z.object({
   index: z.number().int(),
@@ -114,9 +100,10 @@ export function registerFindTool(server: McpServer, session: Session): void {
     "find_elements",
     {
       title: "Find elements",
-      description: `Finds elements in one window of an app by role, name, text and states, instead of reading the whole window: observes it once (no screenshot) and returns only the lines that matched, each with its ref "@<snapshot id>:e<N>" and the elements it sits in. Act on a ref with click, set_value, type_text and the other tools, as on any ref (the observation is now the app's latest). At most limit matches (default ${DEFAULT_FIND_LIMIT}); the reply says how many more matched. Give at least one of role, name, text, states; when nothing matches, the reply lists the roles and states the window has.`,
+      description:
+        "Finds elements in an app's window by role, name, text and/or states, instead of reading it all: only the matching lines, each with its ref and the elements it sits in. None matched: it lists the roles and states there are.",
       inputSchema,
-      outputSchema,
+      outputSchema: bare(outputSchema),
       annotations: { title: "Find elements", ...READS },
     },
     async (args, extra) => {

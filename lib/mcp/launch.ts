@@ -11,7 +11,7 @@ import { z } from "zod";
 import { AxsnapError } from "../errors.js";
 import { MAX_APP_NAME } from "../launch/match.js";
 import { launchApp } from "../launch.js";
-import { guarded } from "./tools.js";
+import { bare, guarded } from "./tools.js";
 import { windowJson, windowLine, windowOutput } from "./windows.js";
 
 const LAUNCH_DEADLINE_MS = 20_000;
@@ -31,35 +31,36 @@ export function registerLaunchApp(server: McpServer, allowPaths: boolean): void 
     "launch_app",
     {
       title: "Launch app",
-      description: `Starts an app and answers once its first window is accessible, with its pid and name (pass the pid to get_app_state). app: a name or id from list_apps with launchable: true (exact, case-insensitive: "gtk3-widget-factory", "Widget Factory", "gtk3-widget-factory.desktop", a macOS bundle id)${allowPaths ? ", or the path of a program" : ""}. args are files or URIs for an entry whose command takes them${allowPaths ? ", argv for a program path" : ""}. A name that matches nothing is APP_NOT_FOUND naming the closest ones; TIMEOUT means the app was started (its pid is in the error) but showed no window in time: do not launch it again, observe it later.`,
-      inputSchema: z
-        .object({
-          app: z
-            .string()
-            .min(1)
-            .max(MAX_APP_NAME)
-            .describe(
-              allowPaths
-                ? "A launchable app's name or id, or the path of a program."
-                : "A launchable app's name or id (list_apps with launchable: true).",
-            ),
-          args: z
-            .array(z.string())
-            .max(256)
-            .optional()
-            .describe(
-              "Arguments: files or URIs to open for a desktop entry or bundle; argv for a program path.",
-            ),
-        })
-        .strict(),
-      outputSchema: z.object({
-        pid: z.number().int(),
-        name: z.string(),
-        window: windowOutput,
-        via: z.enum(["desktop-entry", "bundle", "path"]),
-        id: z.string().optional().describe("The desktop entry or bundle started."),
-        ms: z.number(),
-      }),
+      description:
+        "Starts an app and answers with its pid once its first window is accessible. TIMEOUT: it started (the error has its pid) but showed no window in time: do not launch it again, observe it later.",
+      inputSchema: bare(
+        z
+          .object({
+            app: z
+              .string()
+              .min(1)
+              .max(MAX_APP_NAME)
+              .describe(
+                `A name or id from list_apps with launchable: true (any case)${allowPaths ? ", or a program's path" : ""}.`,
+              ),
+            args: z
+              .array(z.string())
+              .max(256)
+              .optional()
+              .describe(`Files or URIs to open${allowPaths ? "; argv for a program path" : ""}.`),
+          })
+          .strict(),
+      ),
+      outputSchema: bare(
+        z.object({
+          pid: z.number().int(),
+          name: z.string(),
+          window: windowOutput,
+          via: z.enum(["desktop-entry", "bundle", "path"]),
+          id: z.string().optional(),
+          ms: z.number(),
+        }),
+      ),
       annotations: {
         title: "Launch app",
         readOnlyHint: false,

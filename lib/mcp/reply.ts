@@ -17,9 +17,11 @@ import {
   screenshotWanted,
   withinBudget,
 } from "../doors/reply.js";
-import { replyDataSchema } from "../doors/reply-schema.js";
+import type { ReplyData } from "../doors/reply-schema.js";
+import type { Delivery, Retry } from "../errors.js";
 import type { Session, Target } from "../session.js";
 import type { Snapshot } from "../snapshot.js";
+import { bare } from "./tools.js";
 
 export const MCP_WORDS: DoorWords = {
   whole: 'reply: "full"',
@@ -30,18 +32,8 @@ export const MCP_WORDS: DoorWords = {
 
 /** The arguments every action tool takes for its reply. */
 export const replyFields = {
-  reply: z
-    .enum(["diff", "full"])
-    .optional()
-    .describe(
-      '"diff" (the server\'s default unless started with --replies full): the lines that changed, numbered as in the fresh snapshot; "full": the whole fresh snapshot.',
-    ),
-  screenshot: z
-    .boolean()
-    .optional()
-    .describe(
-      "Attach the fresh snapshot's screenshot to the reply (default: the server's --action-screenshots, never unless set).",
-    ),
+  reply: z.enum(["diff", "full"]).optional().describe('"full": the whole window.'),
+  screenshot: z.boolean().optional().describe("Attach the fresh screenshot."),
 };
 
 export interface ReplyArgs {
@@ -50,19 +42,54 @@ export interface ReplyArgs {
 }
 
 /** The structured content of an action's reply: its result, and what the reply knows (shared with the CLI's --json). */
-export const actionOutputSchema = z.object({
-  action: z.string(),
+export type ActionData = ReplyData & {
+  action: string;
   /** What was acted on, as a ref of the snapshot acted on. */
-  target: z.string().optional(),
-  delivery: z.enum(["not_delivered", "delivered_unverified", "delivered_verified", "delivery_uncertain"]),
-  retry: z.enum(["safe", "unsafe"]),
-  channel: z.enum(["semantic", "synthetic"]),
-  notes: z.array(z.string()),
+  target?: string;
+  delivery: Delivery;
+  retry: Retry;
+  channel: "semantic" | "synthetic";
+  notes: string[];
   /** The fresh snapshot: the app's latest now, what a bare element_index means. */
-  snapshotId: z.string().optional(),
-  screenshot: z.object({ pixelWidth: z.number(), pixelHeight: z.number(), attached: z.boolean() }).optional(),
-  ...replyDataSchema.shape,
-});
+  snapshotId?: string;
+  screenshot?: { pixelWidth: number; pixelHeight: number; attached: boolean };
+};
+
+/** A field of the output schema named, its shape left to the data: the schema is paid in the tool list on every turn. */
+const some = z.unknown().optional();
+
+/**
+ * The action tools' output schema, as lean as says what an agent reads: the
+ * result's fields typed, the rest of ActionData only named (ReplyData's
+ * shapes are in lib/doors/reply-schema.ts and docs/mcp.md), and open to more,
+ * so what actionReply fills always validates (the server checks it with this
+ * schema, a client with its JSON Schema: test/doors/mcp-tool-list-tokens.test.ts).
+ */
+export const actionOutputSchema = bare(
+  z
+    .object({
+      action: z.string(),
+      target: z.string().optional(),
+      delivery: z.enum(["not_delivered", "delivered_unverified", "delivered_verified", "delivery_uncertain"]),
+      retry: z.enum(["safe", "unsafe"]),
+      channel: z.enum(["semantic", "synthetic"]),
+      notes: z.array(z.string()),
+      snapshotId: z.string().optional(),
+      changes: z
+        .unknown()
+        .optional()
+        .describe("{ from, to, summary, added, removed, changed: [{ index, ref, role, name, line }] }"),
+      settled: some,
+      opened: some,
+      closed: some,
+      exited: some,
+      shows: some,
+      applied: some,
+      value: some,
+      screenshot: some,
+    } satisfies Record<keyof ActionData, z.ZodType>)
+    .loose(),
+);
 
 /**
  * The fresh snapshot's screenshot option: captured only for a reply that may
@@ -120,7 +147,7 @@ export function actionReply(
       ? ["no screenshot came with the fresh snapshot (see the notes); call get_app_state for one"]
       : [];
   const text = replyText({ ...reply, notes: [...reply.notes, ...missing] }, fresh ? head(fresh, attach) : []);
-  const structured: z.infer<typeof actionOutputSchema> = {
+  const structured: ActionData = {
     action: result.action,
     ...(result.target ? { target: `@${result.target.snapshotId}:e${result.target.index}` } : {}),
     delivery: result.delivery,

@@ -17,13 +17,44 @@ export const ACTS = { readOnlyHint: false, destructiveHint: true, openWorldHint:
 /** Annotations of a tool that only observes. */
 export const READS = { readOnlyHint: true, openWorldHint: false } as const;
 
+/**
+ * A schema whose JSON Schema (what the tool list shows a model) says less than zod checks: zod
+ * writes an integer's safe bounds and every branch of a union into it, about ten tokens a field,
+ * paid on every turn of every conversation. The server still checks all of it, and answers a call
+ * that fails with an isError result naming the field. `json` replaces keys of the generated
+ * schema (zod merges a schema's metadata into it); an undefined one is left out.
+ */
+export function showing<T extends z.ZodType>(schema: T, json: Record<string, unknown>): T {
+  return schema.meta(json) as T;
+}
+
+/**
+ * A tool's input or output schema without its "$schema" line (about 13 tokens a schema, twice a
+ * tool): MCP reads a schema without one as JSON Schema 2020-12 (SEP-1613), which means by these
+ * schemas' keywords (type, enum, minimum, items, anyOf...) what draft-07, the one zod names, means.
+ */
+export function bare<T extends z.ZodType>(schema: T): T {
+  return showing(schema, { $schema: undefined });
+}
+
+/** A whole number from `min` up, shown as just that (no 2^53 bound). */
+export function wholeFrom(min: number): z.ZodNumber {
+  return showing(z.number().int().min(min), { maximum: undefined });
+}
+
+/** A text that is not empty, shown as a string. */
+export function nonEmpty(): z.ZodString {
+  return showing(z.string().min(1), { minLength: undefined });
+}
+
 /** An app argument: its name or its pid (appOf reads a string of digits as a pid). */
-export const appSchema = z.union([z.string().min(1), z.number().int().positive()]);
+export const appSchema = showing(z.union([z.string().min(1), z.number().int().positive()]), {
+  anyOf: undefined,
+  type: ["string", "integer"],
+});
 
 /** The app argument of a tool that needs one, described for the model. */
-export const appArgument = appSchema.describe(
-  "The app: its name (case-insensitive; a unique prefix works) or its pid.",
-);
+export const appArgument = appSchema.describe("Name (any case; a unique prefix works) or pid.");
 
 /** An app by name or pid; a string of digits is a pid. */
 export function appOf(app: string | number | undefined): string | number | undefined {

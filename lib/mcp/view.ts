@@ -6,37 +6,23 @@
 import { z } from "zod";
 import type { SnapshotOptions } from "../desktop.js";
 import { MIN_MAX_TOKENS } from "../render/index.js";
+import { showing, wholeFrom } from "./tools.js";
 
 export const viewFields = {
-  root: z
-    .union([z.string().min(1), z.number().int().min(0)])
+  root: showing(z.union([z.string().min(1), wholeFrom(0)]), { anyOf: undefined, type: ["string", "integer"] })
     .optional()
-    .describe(
-      'Only this element\'s subtree, as a snapshot of its own (line 0 is the element): a ref "@<snapshot id>:e<N>" or an element_index of the app\'s latest snapshot. Use it to open a line that ends with "(+N elements)".',
-    ),
+    .describe("Only this element's subtree (a ref or element_index)."),
   depth: z
     .number()
     .int()
     .min(0)
     .max(512)
     .optional()
-    .describe(
-      'Print the tree down to this depth (0: the window line only); a container cut there ends with "(+N elements)" and keeps its index: open it with root.',
-    ),
-  skeleton: z
-    .boolean()
+    .describe("Print down to this depth (0: the window line)."),
+  skeleton: z.boolean().optional().describe("Only its regions and the focused branch; much shorter."),
+  max_tokens: wholeFrom(MIN_MAX_TOKENS)
     .optional()
-    .describe(
-      'An outline of the window: its regions (toolbars, lists, tables, tab lists, the document) and the branch holding focus, the rest collapsed into "(+N elements)" lines to open with root. Much shorter than the whole tree.',
-    ),
-  max_tokens: z
-    .number()
-    .int()
-    .min(MIN_MAX_TOKENS)
-    .optional()
-    .describe(
-      "At most about this many text tokens, in the same style: the whole if it fits, else its long texts cut, else a skeleton as deep as fits; the last line says what was cut or collapsed and how to open it (root).",
-    ),
+    .describe("Fit in about this many tokens, same style (whole, else long texts cut, else an outline)."),
 };
 
 type ViewArgs = {

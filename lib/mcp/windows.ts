@@ -6,25 +6,24 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { listWindows } from "../desktop.js";
 import type { WindowListing } from "../windows.js";
-import { appArgument, appOf, DEADLINE_MS, guarded, READS } from "./tools.js";
+import { appArgument, appOf, bare, DEADLINE_MS, guarded, READS } from "./tools.js";
 
 const rect = z.object({ x: z.number(), y: z.number(), w: z.number(), h: z.number() });
 
 /** One window as list_windows returns it (structuredContent.windows[i]). */
 export const windowOutput = z.object({
-  index: z.number().int().describe("Its position in this list."),
-  id: z.string().describe("Stable while the window exists."),
-  title: z.string().describe("Pass it as get_app_state's window to observe this one."),
+  index: z.number().int(),
+  id: z.string(),
+  title: z.string(),
   kind: z.enum(["window", "dialog", "menu", "popup", "sheet"]),
   role: z.string(),
-  frame: rect.describe("Screen frame in points."),
+  frame: rect,
   active: z.boolean(),
   minimized: z.boolean(),
   visible: z.boolean(),
   modal: z.boolean(),
-  inParent: z
-    .boolean()
-    .describe("Its content is shown inside its parent window's snapshot (a menu bar's open menu)."),
+  /** Its content is shown inside its parent window's snapshot (a menu bar's open menu). */
+  inParent: z.boolean(),
 });
 
 export function windowJson(w: WindowListing): z.infer<typeof windowOutput> {
@@ -57,9 +56,9 @@ export function registerListWindows(server: McpServer): void {
     {
       title: "List windows",
       description:
-        "Lists an app's windows, dialogs, open menus and popups, one a line: index, kind, title, state, id (structured: { windows: [...] }). Use it when get_app_state shows the wrong window or a dialog may have opened; pass a title as get_app_state's window to observe that one.",
-      inputSchema: z.object({ app: appArgument }).strict(),
-      outputSchema: z.object({ windows: z.array(windowOutput) }),
+        "Lists an app's windows, dialogs, open menus and popups, one a line (index, kind, title, state, id); pass a title as get_app_state's window to observe that one.",
+      inputSchema: bare(z.object({ app: appArgument }).strict()),
+      outputSchema: bare(z.object({ windows: z.array(windowOutput) })),
       annotations: { title: "List windows", ...READS },
     },
     (args, extra) =>

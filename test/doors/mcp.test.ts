@@ -105,9 +105,14 @@ describe("the MCP server", () => {
     expect(names.sort()).toEqual([...TOOLS].sort());
     for (const t of tools) expect(t.description?.length ?? 0).toBeGreaterThan(60);
     const click = tools.find((t) => t.name === "click")!;
-    expect(click.description).toMatch(/ref/);
-    expect(click.description).toMatch(/delivery/);
-    expect(click.description).toMatch(/--confirm-destructive/);
+    expect(Object.keys(click.inputSchema.properties ?? {})).toEqual(
+      expect.arrayContaining(["element_index", "ref", "x", "y"]),
+    );
+    // What every action shares (refs, delivery, the safety rules) is said once, in the instructions.
+    const instructions = client.getInstructions() ?? "";
+    expect(instructions).toMatch(/ref "@<snapshot id>:e<N>"/);
+    expect(instructions).toMatch(/delivery/);
+    expect(instructions).toMatch(/--confirm-destructive/);
     console.log(`tools: ${names.join(", ")}`);
   });
 
