@@ -341,11 +341,19 @@ int GlyphHeight(const OcrImage& image, const PixelRect& r) {
   return heights[heights.size() / 2];
 }
 
+// The largest factor, overridable for the benchmark only: AXSNAP_OCR_MAX_SCALE=1 reads every region as
+// it is, to measure what scaling costs and finds (bench/ocr.ts). Not a user setting.
+int MaxRegionScale() {
+  const char* v = std::getenv("AXSNAP_OCR_MAX_SCALE");
+  if (!v || !*v) return kMaxRegionScale;
+  return std::clamp(std::atoi(v), 1, kMaxRegionScale);
+}
+
 // The factor a region is read at: 1 unless its text is small and the region small enough (see above).
 int RegionScale(const OcrImage& image, const PixelRect& r) {
   const int64_t area = static_cast<int64_t>(r.w) * r.h;
   if (area <= 0) return 1;
-  int most = kMaxRegionScale;
+  int most = MaxRegionScale();
   while (most > 1 && (area * most * most > kScaledPixelBudget || static_cast<int64_t>(r.w) * most > kMaxSide ||
                       static_cast<int64_t>(r.h) * most > kMaxSide))
     most--;
