@@ -77,7 +77,7 @@ function cli(file: string, env: NodeJS.ProcessEnv): { ms: number; text: string }
   return { ms: median(times), text };
 }
 
-const OCR_LINE = /^\t*\d+ text \(ocr\) (.*)$/;
+const OCR_LINE = /^\t*\d+ text \(ocr(?:, unsure)?\) (.*)$/;
 const ocrLines = (text: string) =>
   text.split("\n").flatMap((l) => {
     const m = OCR_LINE.exec(l);
