@@ -174,6 +174,17 @@ export interface RawNode {
 export interface OcrMark {
   confidence: number;
   ink?: string;
+  /** A word of it was read with low confidence (lib/ocr/unsure.ts): printed `(ocr, unsure)`, the text as read. */
+  unsure?: true;
+}
+
+/** A copy of an OCR mark, for a record or a stored record. */
+export function copyOcrMark(m: OcrMark): OcrMark {
+  return {
+    confidence: m.confidence,
+    ...(m.ink ? { ink: m.ink } : {}),
+    ...(m.unsure ? { unsure: true } : {}),
+  };
 }
 
 /**

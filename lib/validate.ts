@@ -147,6 +147,8 @@ function checkNode(n: Obj, path: string): void {
         if (!isObj(v) || !finite(v.confidence) || v.confidence < 0 || v.confidence > 1)
           fail(`${path}.ocr`, "expected { confidence } with a confidence from 0 to 1");
         if (v.ink !== undefined && typeof v.ink !== "string") fail(`${path}.ocr.ink`, "expected a string");
+        if (v.unsure !== undefined && v.unsure !== true)
+          fail(`${path}.ocr.unsure`, "expected true when present");
         break;
       case "children":
         if (!Array.isArray(v)) fail(`${path}.children`, "expected an array");

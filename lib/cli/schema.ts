@@ -50,7 +50,11 @@ const storedRecord = z.object({
   inside: index.exactOptional(),
   /** Text read off the pixels (its identity's name is the text): click-at compares it with what is there now. */
   ocr: z
-    .object({ confidence: z.number().finite(), ink: z.string().max(20_000).exactOptional() })
+    .object({
+      confidence: z.number().finite(),
+      ink: z.string().max(20_000).exactOptional(),
+      unsure: z.literal(true).exactOptional(),
+    })
     .exactOptional(),
 });
 

@@ -29,6 +29,7 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { collapsedInto } from "../collapsed.js";
 import { AxsnapError, invalidArgument } from "../errors.js";
+import { copyOcrMark } from "../model.js";
 import type { Snapshot } from "../snapshot.js";
 import type { StoredOptions, StoredRecord, StoredSnapshot } from "./schema.js";
 import { STORE_FORMAT, STORE_VERSION } from "./store-format.js";
@@ -75,9 +76,7 @@ function recordOf(r: Snapshot["records"][number], inside: number | undefined): S
     settable: r.settable,
     secure: r.secure,
     synthetic: r.synthetic,
-    ...(r.ocr === undefined
-      ? {}
-      : { ocr: { confidence: r.ocr.confidence, ...(r.ocr.ink ? { ink: r.ocr.ink } : {}) } }),
+    ...(r.ocr === undefined ? {} : { ocr: copyOcrMark(r.ocr) }),
     ...(inside === undefined ? {} : { inside }),
   };
 }

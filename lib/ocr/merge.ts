@@ -7,6 +7,7 @@
  * that element's own children, in reading order.
  */
 import { holdsPoint, type RawNode, type RawSnapshot, type Rect } from "../model.js";
+import { isUnsure } from "./unsure.js";
 
 /** One recognised line: window-relative points, as the native recogniser returns it. */
 export interface OcrLine {
@@ -14,6 +15,7 @@ export interface OcrLine {
   frame: Rect;
   confidence: number;
   ink?: string;
+  words?: { text: string; confidence: number }[];
 }
 
 /**
@@ -69,7 +71,11 @@ export function mergeOcrLines(
       ...(raw.platform === "macos" ? { value: line.text.trim() } : { title: line.text.trim() }),
       frame,
       states: { visible: true },
-      ocr: { confidence: line.confidence, ...(line.ink ? { ink: line.ink } : {}) },
+      ocr: {
+        confidence: line.confidence,
+        ...(line.ink ? { ink: line.ink } : {}),
+        ...(isUnsure(line) ? { unsure: true } : {}),
+      },
     };
     if (parent.children) parent.children.push(node);
     else parent.children = [node];

@@ -8,7 +8,7 @@
 
 import { type Identity, IdentityCounter, identify } from "../identity.js";
 import type { RawNode, RawSnapshot, Rect } from "../model.js";
-import { HIDDEN_COORDINATE } from "../model.js";
+import { copyOcrMark, HIDDEN_COORDINATE } from "../model.js";
 import type { CaptureProof, ElementRecord, IdentityPredicate, PathRoot, Synthetic } from "../records.js";
 import { hasMeaningfulAction, hasPressAction, secondaryActions } from "./actions.js";
 import {
@@ -376,8 +376,7 @@ class Planner {
     if (name !== undefined) rec.title = name;
     if (node.description !== undefined) rec.description = node.description;
     if (node.identifier !== undefined) rec.identifier = node.identifier;
-    if (node.ocr !== undefined)
-      rec.ocr = { confidence: node.ocr.confidence, ...(node.ocr.ink ? { ink: node.ocr.ink } : {}) };
+    if (node.ocr !== undefined) rec.ocr = copyOcrMark(node.ocr);
     const f = node.frame ?? (isGenericContainer(node) ? unionFrame(node) : undefined);
     if (f !== undefined && f.x !== HIDDEN_COORDINATE && f.y !== HIDDEN_COORDINATE) {
       rec.screenFrame = { ...f };

@@ -150,7 +150,7 @@ Error InkRegions(const OcrImage& image, const OcrOptions& options, OcrResult& ou
   // Each region asked, in order, off-capture ones included (an empty ink): the caller pairs them up.
   for (const Rect& r : options.regions) {
     const PixelRect p = ToPixels(image, r);
-    out.lines.push_back({"", ToPoints(image, p), 1, InkOf(view, p)});
+    out.lines.push_back({"", ToPoints(image, p), 1, InkOf(view, p), {}});
   }
   out.engine = "ink";
   out.ocrMs = MsSince(t0);
@@ -183,8 +183,8 @@ Error RecognizeImage(OcrEngine& engine, const OcrImage& image, const OcrOptions&
   for (OcrPixelLine& l : lines) {
     std::string text = Trimmed(l.text);
     if (text.empty() || Blank(text) || l.confidence < kOcrMinConfidence) continue;
-    out.lines.push_back(
-        {std::move(text), ToPoints(image, l.box), std::min(1.0, std::max(0.0, l.confidence)), InkOf(view, l.box)});
+    out.lines.push_back({std::move(text), ToPoints(image, l.box), std::min(1.0, std::max(0.0, l.confidence)),
+                         InkOf(view, l.box), std::move(l.words)});
   }
   out.ocrMs = MsSince(t0);
   return {};

@@ -57,11 +57,19 @@ struct OcrOptions {
   Clock::time_point deadline;
 };
 
+// A word of a line as the engine read it: what marks a line unsure is its least sure word (a number read
+// at 0.6 in a line of 0.9 is still a guess). Engines that read whole lines only (Vision) give none.
+struct OcrWord {
+  std::string text;
+  double confidence = 0;  // 0..1
+};
+
 struct OcrLine {
   std::string text;
   Rect frame;             // window-relative points
   double confidence = 0;  // 0..1
   std::string ink;        // InkOf its box: "WxH:hex"
+  std::vector<OcrWord> words;
 };
 
 struct OcrResult {
@@ -75,6 +83,7 @@ struct OcrPixelLine {
   std::string text;
   PixelRect box;
   double confidence = 0;  // 0..1
+  std::vector<OcrWord> words;
 };
 
 // What an engine is asked: the pixel form of OcrOptions.

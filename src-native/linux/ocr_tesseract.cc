@@ -29,6 +29,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace axsnap {
 namespace {
@@ -43,6 +44,7 @@ struct ETEXT_DESC;
 // publictypes.h
 constexpr int kRilTextline = 2;
 constexpr int kRilWord = 3;
+constexpr int kRilSymbol = 4;
 constexpr int kOemLstmOnly = 1;
 constexpr int kPsmSingleLine = 7;
 constexpr int kPsmSparseText = 11;
@@ -280,6 +282,87 @@ constexpr double kRereadBudget = 0.1;
 constexpr int kLineTargetHeight = 36;
 constexpr int kLinePad = 4;
 
+// Small text is read upscaled (tessdoc's ImproveQuality: accuracy drops below an x-height of about 20 px,
+// and below 8 px "most of the text will be noise removed"). At 1x, xmessage's 6x13 "fixed" buttons,
+// drawn inside oval borders, were no text at all to the sparse pass; at 3x both read. The factor brings
+// the region's typical glyph height (GlyphHeight: about an x-height) to kTargetGlyphHeight, at most
+// kMaxRegionScale, and the scaled region at most kScaledPixelBudget pixels, which bounds the cost: a
+// window that large is read as it is (gtk3-widget-factory, the drawn-text window: unchanged).
+constexpr int kTargetGlyphHeight = 20;
+constexpr int kMaxRegionScale = 4;
+constexpr int64_t kScaledPixelBudget = 400'000;
+
+// The median height of the region's glyph-like blobs of ink (8-connected pixels far in luminance from
+// the region's most common one), 0 when there are none. Blobs much wider than tall, or taller than half
+// the region, are rules and frames, not glyphs.
+int GlyphHeight(const OcrImage& image, const PixelRect& r) {
+  auto lum = [&image](int x, int y) {
+    const uint8_t* p = image.rgba + static_cast<size_t>(y) * image.stride + static_cast<size_t>(x) * 4;
+    return (p[0] * 299 + p[1] * 587 + p[2] * 114) / 1000;
+  };
+  int bands[16] = {0};
+  for (int y = r.y; y < r.y + r.h; y++)
+    for (int x = r.x; x < r.x + r.w; x++) bands[lum(x, y) / 16]++;
+  const int mode = static_cast<int>(std::max_element(bands, bands + 16) - bands);
+  const int background = mode * 16 + 8;
+  constexpr int kInkContrast = 64;
+  std::vector<uint8_t> ink(static_cast<size_t>(r.w) * r.h, 0);  // 1 = ink not yet in a blob
+  for (int y = 0; y < r.h; y++)
+    for (int x = 0; x < r.w; x++)
+      ink[static_cast<size_t>(y) * r.w + x] = std::abs(lum(r.x + x, r.y + y) - background) >= kInkContrast;
+  std::vector<int> heights, stack;
+  for (int start = 0; start < r.w * r.h; start++) {
+    if (!ink[start]) continue;
+    ink[start] = 0;
+    stack.assign(1, start);
+    int x0 = r.w, x1 = -1, y0 = r.h, y1 = -1;
+    while (!stack.empty()) {
+      const int at = stack.back();
+      stack.pop_back();
+      const int x = at % r.w, y = at / r.w;
+      x0 = std::min(x0, x);
+      x1 = std::max(x1, x);
+      y0 = std::min(y0, y);
+      y1 = std::max(y1, y);
+      for (int ny = std::max(0, y - 1); ny <= std::min(r.h - 1, y + 1); ny++)
+        for (int nx = std::max(0, x - 1); nx <= std::min(r.w - 1, x + 1); nx++) {
+          const int n = ny * r.w + nx;
+          if (ink[n]) {
+            ink[n] = 0;
+            stack.push_back(n);
+          }
+        }
+    }
+    const int w = x1 - x0 + 1, h = y1 - y0 + 1;
+    if (h >= 3 && h <= r.h / 2 && w <= 3 * h) heights.push_back(h);
+  }
+  if (heights.empty()) return 0;
+  std::nth_element(heights.begin(), heights.begin() + heights.size() / 2, heights.end());
+  return heights[heights.size() / 2];
+}
+
+// The largest factor, overridable for the benchmark only: AXSNAP_OCR_MAX_SCALE=1 reads every region as
+// it is, to measure what scaling costs and finds (bench/ocr.ts). Not a user setting.
+int MaxRegionScale() {
+  const char* v = std::getenv("AXSNAP_OCR_MAX_SCALE");
+  if (!v || !*v) return kMaxRegionScale;
+  return std::clamp(std::atoi(v), 1, kMaxRegionScale);
+}
+
+// The factor a region is read at: 1 unless its text is small and the region small enough (see above).
+int RegionScale(const OcrImage& image, const PixelRect& r) {
+  const int64_t area = static_cast<int64_t>(r.w) * r.h;
+  if (area <= 0) return 1;
+  int most = MaxRegionScale();
+  while (most > 1 && (area * most * most > kScaledPixelBudget || static_cast<int64_t>(r.w) * most > kMaxSide ||
+                      static_cast<int64_t>(r.h) * most > kMaxSide))
+    most--;
+  if (most == 1) return 1;
+  const int glyph = GlyphHeight(image, r);
+  if (glyph <= 0) return 1;
+  return std::clamp((kTargetGlyphHeight + glyph - 1) / glyph, 1, most);
+}
+
 // Bilinear upscale of a crop of `image` by an integer factor, RGBA out.
 std::vector<uint8_t> UpscaledCrop(const OcrImage& image, const PixelRect& r, int s) {
   const int W = r.w * s, H = r.h * s;
@@ -301,6 +384,105 @@ std::vector<uint8_t> UpscaledCrop(const OcrImage& image, const PixelRect& r, int
         o[x * 4 + c] = static_cast<uint8_t>((1 - ty) * top + ty * bottom + 0.5);
       }
     }
+  }
+  return out;
+}
+
+// A line as Tesseract iterated it, in the pixels of the image it read, with its words and their glyphs.
+struct Box {
+  int l = 0, t = 0, r = 0, b = 0;
+};
+struct Glyph {
+  std::string text;
+  Box box;
+};
+struct RawWord {
+  std::vector<Glyph> glyphs;
+  double confidence = 0;
+  bool framedLeft = false, framedRight = false;
+};
+struct RawLine {
+  std::string text;  // Tesseract's text of the line
+  Box box;
+  double confidence = 0;
+  std::vector<RawWord> words;
+};
+
+std::string TextOf(const RawWord& w) {
+  std::string s;
+  for (const Glyph& g : w.glyphs) s += g.text;
+  return s;
+}
+
+bool Opening(const std::string& s) { return s == "(" || s == "[" || s == "{" || s == "|"; }
+bool Closing(const std::string& s) { return s == ")" || s == "]" || s == "}" || s == "|"; }
+
+// A bracket at a word's edge this much taller than the line's other glyphs is no character but the frame
+// drawn around the text: xmessage's oval buttons read "(Keep) (Discard)", one line, the "parentheses"
+// 27 px tall around 9 px letters. A real parenthesis is about 1.3x a capital.
+constexpr double kFrameGlyphRatio = 1.8;
+
+// `raw` as lines: itself, its words listed, when none of its words is framed; else its frames dropped
+// and one line per framed label (a frame ends a line and begins one), each boxed by its glyphs.
+std::vector<OcrPixelLine> FramedLabels(RawLine& raw) {
+  std::vector<int> heights;
+  for (const RawWord& w : raw.words)
+    for (const Glyph& g : w.glyphs)
+      if (!Opening(g.text) && !Closing(g.text)) heights.push_back(g.box.b - g.box.t);
+  bool framed = false;
+  if (!heights.empty()) {
+    std::nth_element(heights.begin(), heights.begin() + heights.size() / 2, heights.end());
+    const double tall = kFrameGlyphRatio * heights[heights.size() / 2];
+    auto frame = [tall](const Glyph& g) { return g.box.b - g.box.t > tall; };
+    for (RawWord& w : raw.words) {
+      while (!w.glyphs.empty() && Opening(w.glyphs.front().text) && frame(w.glyphs.front())) {
+        w.glyphs.erase(w.glyphs.begin());
+        w.framedLeft = framed = true;
+      }
+      while (!w.glyphs.empty() && Closing(w.glyphs.back().text) && frame(w.glyphs.back())) {
+        w.glyphs.pop_back();
+        w.framedRight = framed = true;
+      }
+    }
+  }
+  std::vector<OcrPixelLine> out;
+  if (!framed) {
+    OcrPixelLine line;
+    line.text = raw.text;
+    line.box = {raw.box.l, raw.box.t, raw.box.r - raw.box.l, raw.box.b - raw.box.t};
+    line.confidence = raw.confidence;
+    for (const RawWord& w : raw.words) line.words.push_back({TextOf(w), w.confidence});
+    out.push_back(std::move(line));
+    return out;
+  }
+  std::vector<std::vector<const RawWord*>> groups(1);
+  for (const RawWord& w : raw.words) {
+    if (w.glyphs.empty()) continue;
+    if (w.framedLeft && !groups.back().empty()) groups.emplace_back();
+    groups.back().push_back(&w);
+    if (w.framedRight) groups.emplace_back();
+  }
+  for (const auto& group : groups) {
+    if (group.empty()) continue;
+    OcrPixelLine line;
+    Box box = group.front()->glyphs.front().box;
+    double weighted = 0, chars = 0;
+    for (const RawWord* w : group) {
+      const std::string text = TextOf(*w);
+      line.text += (line.text.empty() ? "" : " ") + text;
+      line.words.push_back({text, w->confidence});
+      weighted += w->confidence * text.size();
+      chars += text.size();
+      for (const Glyph& g : w->glyphs) {
+        box.l = std::min(box.l, g.box.l);
+        box.t = std::min(box.t, g.box.t);
+        box.r = std::max(box.r, g.box.r);
+        box.b = std::max(box.b, g.box.b);
+      }
+    }
+    line.box = {box.l, box.t, box.r - box.l, box.b - box.t};
+    line.confidence = chars > 0 ? weighted / chars : 0;
+    out.push_back(std::move(line));
   }
   return out;
 }
@@ -334,11 +516,23 @@ class TesseractEngine : public OcrEngine {
       {
         Cleared cleared(a, api);
         a.SetPageSegMode(api, kPsmSparseText);
-        a.SetImage(api, image.rgba, image.width, image.height, 4, image.stride);
-        a.SetSourceResolution(api, ppi);
-        a.SetRectangle(api, region.x, region.y, region.w, region.h);
+        // Small text in a small region is read upscaled (see RegionScale); lines come back in capture pixels.
+        const int scale = RegionScale(image, region);
+        std::vector<uint8_t> scaled;
+        if (scale > 1) {
+          scaled = UpscaledCrop(image, region, scale);
+          a.SetImage(api, scaled.data(), region.w * scale, region.h * scale, 4, region.w * scale * 4);
+          a.SetSourceResolution(api, ppi * scale);
+        } else {
+          a.SetImage(api, image.rgba, image.width, image.height, 4, image.stride);
+          a.SetSourceResolution(api, ppi);
+          a.SetRectangle(api, region.x, region.y, region.w, region.h);
+        }
         if (Error err = Run(api, request.deadline)) return err;
-        Lines(api, 0, 0, 1, lines);
+        if (scale > 1)
+          Lines(api, region.x, region.y, scale, lines);
+        else
+          Lines(api, 0, 0, 1, lines);
       }
       // Least sure first, within a tenth of the pass's own time (see kRereadBudget).
       const auto budget = (Clock::now() - pass0) * kRereadBudget;
@@ -355,6 +549,7 @@ class TesseractEngine : public OcrEngine {
         if (!again.text.empty() && again.confidence > lines[i].confidence) {
           lines[i].text = std::move(again.text);
           lines[i].confidence = again.confidence;
+          lines[i].words = std::move(again.words);
         }
       }
       for (OcrPixelLine& line : lines) out.push_back(std::move(line));
@@ -417,41 +612,55 @@ class TesseractEngine : public OcrEngine {
   // re-read or a click of that part alone misses the rest. Across only: a word's box can be taller
   // than its line (gtk3-widget-factory's link button, 24 px for a 12 px line), and a taller box would
   // re-read the line less upscaled (measured: "link button" then read as "nk button").
+  // Each line lists its words with their confidences (what marks a line unsure), and a line whose words
+  // are framed (FramedLabels) is cut into one line per framed label.
   void Lines(TessBaseAPI* api, int dx, int dy, int scale, std::vector<OcrPixelLine>& out) {
     const TessApi& a = lib_->api();
     Iterator it(a, a.GetIterator(api));
     if (!it.get()) return;
     const TessPageIterator* page = a.GetPageIterator(it.get());
-    struct Raw {
-      OcrPixelLine line;
-      int l, t, r, b;
-    };
-    std::vector<Raw> lines;
-    bool open = false;  // the words now iterated belong to lines.back()
+    std::vector<RawLine> lines;
+    bool open = false;      // the symbols now iterated belong to lines.back()
+    bool wordOpen = false;  // ... and to lines.back().words.back()
     do {
       int l = 0, t = 0, r = 0, b = 0;
       if (a.IsAtBeginningOf(page, kRilTextline)) {
+        wordOpen = false;
         open = a.BoundingBox(page, kRilTextline, &l, &t, &r, &b) != 0;
         if (!open) continue;
         Text text(a, a.GetUTF8Text(it.get(), kRilTextline));
-        Raw raw{OcrPixelLine{}, l, t, r, b};
-        raw.line.text = text.str();
-        while (!raw.line.text.empty() && (raw.line.text.back() == '\n' || raw.line.text.back() == ' '))
-          raw.line.text.pop_back();
-        raw.line.confidence = a.Confidence(it.get(), kRilTextline) / 100.0;
+        RawLine raw;
+        raw.box = {l, t, r, b};
+        raw.text = text.str();
+        while (!raw.text.empty() && (raw.text.back() == '\n' || raw.text.back() == ' ')) raw.text.pop_back();
+        raw.confidence = a.Confidence(it.get(), kRilTextline) / 100.0;
         lines.push_back(std::move(raw));
       }
-      if (open && a.BoundingBox(page, kRilWord, &l, &t, &r, &b)) {
-        Raw& raw = lines.back();
-        raw.l = std::min(raw.l, l);
-        raw.r = std::max(raw.r, r);
+      if (!open) continue;
+      RawLine& line = lines.back();
+      if (a.IsAtBeginningOf(page, kRilWord)) {
+        wordOpen = a.BoundingBox(page, kRilWord, &l, &t, &r, &b) != 0;
+        if (!wordOpen) continue;
+        line.box.l = std::min(line.box.l, l);
+        line.box.r = std::max(line.box.r, r);
+        line.words.push_back({{}, a.Confidence(it.get(), kRilWord) / 100.0, false, false});
       }
-    } while (a.Next(it.get(), kRilWord));
-    for (Raw& raw : lines) {
-      raw.line.box = {dx + raw.l / scale, dy + raw.t / scale, (raw.r - raw.l + scale - 1) / scale,
-                      (raw.b - raw.t + scale - 1) / scale};
-      out.push_back(std::move(raw.line));
-    }
+      if (wordOpen && a.BoundingBox(page, kRilSymbol, &l, &t, &r, &b)) {
+        Text symbol(a, a.GetUTF8Text(it.get(), kRilSymbol));
+        line.words.back().glyphs.push_back({symbol.str(), {l, t, r, b}});
+      }
+    } while (a.Next(it.get(), kRilSymbol));
+    // The smallest box of capture pixels holding the scaled one: pixel i of the capture is pixels
+    // [i*scale, (i+1)*scale) of the scaled image (UpscaledCrop samples at pixel centres).
+    auto down = [scale](int v) { return v >= 0 ? v / scale : -((-v + scale - 1) / scale); };
+    auto up = [scale](int v) { return v >= 0 ? (v + scale - 1) / scale : -(-v / scale); };
+    for (RawLine& raw : lines)
+      for (OcrPixelLine& line : FramedLabels(raw)) {
+        const PixelRect& s = line.box;  // scaled pixels
+        const int x0 = down(s.x), y0 = down(s.y), x1 = up(s.x + s.w), y1 = up(s.y + s.h);
+        line.box = {dx + x0, dy + y0, x1 - x0, y1 - y0};
+        out.push_back(std::move(line));
+      }
   }
 
   // `box` (padded) read alone as one line, upscaled when its text is small; lines joined when several came.
@@ -487,6 +696,7 @@ class TesseractEngine : public OcrEngine {
       if (l.text.empty()) continue;
       if (!out.text.empty()) out.text += ' ';
       out.text += l.text;
+      out.words.insert(out.words.end(), l.words.begin(), l.words.end());
       weighted += l.confidence * l.text.size();
       chars += l.text.size();
       if (out.box.Empty()) {

@@ -392,6 +392,16 @@ Napi::Object OcrResultToJs(Napi::Env env, const OcrResult& result) {
     l.Set("frame", RectToJs(env, result.lines[i].frame));
     l.Set("confidence", result.lines[i].confidence);
     if (!result.lines[i].ink.empty()) l.Set("ink", result.lines[i].ink);
+    if (!result.lines[i].words.empty()) {
+      Napi::Array words = Napi::Array::New(env, result.lines[i].words.size());
+      for (size_t k = 0; k < result.lines[i].words.size(); k++) {
+        Napi::Object w = Napi::Object::New(env);
+        w.Set("text", result.lines[i].words[k].text);
+        w.Set("confidence", result.lines[i].words[k].confidence);
+        words.Set(k, w);
+      }
+      l.Set("words", words);
+    }
     lines.Set(i, l);
   }
   o.Set("lines", lines);
@@ -455,8 +465,11 @@ FakeScript FakeScriptFromJs(const Napi::Object& o) {
             if (!lines.Get(n).IsObject())
               throw Napi::TypeError::New(o.Env(), "fake script: an ocr line is not an object");
             Napi::Object line = lines.Get(n).As<Napi::Object>();
-            fw.ocr.push_back({OptString(line, "text").value_or(""), OptRect(line, "frame").value_or(Rect{}),
-                              OptNumber(line, "confidence").value_or(1), OptString(line, "ink").value_or("")});
+            fw.ocr.push_back({OptString(line, "text").value_or(""),
+                              OptRect(line, "frame").value_or(Rect{}),
+                              OptNumber(line, "confidence").value_or(1),
+                              OptString(line, "ink").value_or(""),
+                              {}});
           }
         }
         Napi::Value root = w.Get("root");

@@ -93,7 +93,7 @@ describe("GIMP (GTK2)", () => {
         30_000,
         true,
       );
-      const line = indexIn(menu, /^\s*\d+ text \(ocr\).*Hue-Saturation/m);
+      const line = indexIn(menu, /^\s*\d+ text \(ocr(?:, unsure)?\).*Hue-Saturation/m);
       const picked = await session.click(`@${menu.id}:e${line}`);
       expect(picked.delivery, picked.notes.join("\n")).toBe("delivered_unverified");
       expect(picked.notes.join("\n")).toMatch(/pixels are drawn as snapshot .* showed them/);
@@ -151,7 +151,7 @@ describe("GIMP (GTK2)", () => {
       }
       expect(shot.stdout).toMatch(/\(ocr\).*Hue-Saturation/);
       const menuId = /^snapshot (s[a-z0-9]{7})/m.exec(shot.stdout)![1];
-      const line = indexIn(shot.stdout, /^\s*\d+ text \(ocr\).*Hue-Saturation/m);
+      const line = indexIn(shot.stdout, /^\s*\d+ text \(ocr(?:, unsure)?\).*Hue-Saturation/m);
       const pick = await cli(["click", `@${menuId}:e${line}`, "--deadline", "15000"]);
       expect(pick.code, `${pick.stdout}\n${pick.stderr}`).toBe(0);
       expect(pick.stdout).toMatch(/found again by the shape of its pixels/);
