@@ -30,7 +30,7 @@ import { invalidArgument } from "./errors.js";
 import { fold, matchLists, type Pattern, patternOf } from "./pattern.js";
 import type { ElementRecord } from "./records.js";
 import { isGenericContainer } from "./render/roles.js";
-import { sanitize } from "./render/sanitize.js";
+import { quoted, sanitize } from "./render/sanitize.js";
 import { hasRole } from "./role-words.js";
 import type { Snapshot } from "./snapshot.js";
 
@@ -313,9 +313,7 @@ function printedValue(snap: Snapshot, index: number): string | undefined {
 function ancestorLabel(r: ElementRecord): string {
   const role = r.roleText === "" ? r.role : r.roleText;
   const name = nameOf(r);
-  return name === undefined || name.trim() === ""
-    ? role
-    : `${role} ${JSON.stringify(sanitize(name, ANCESTOR_NAME))}`;
+  return name === undefined || name.trim() === "" ? role : `${role} ${quoted(name, ANCESTOR_NAME)}`;
 }
 
 function isWindowRoot(r: ElementRecord): boolean {
@@ -442,7 +440,7 @@ export function findText(result: FindResult, terms: FindTerms = {}): string {
   const snap = result.snapshot;
   const limitWord = terms.limit ?? "limit";
   const snapshotWord = terms.snapshot ?? "snapshot()";
-  const where = `snapshot ${snap.id} of ${JSON.stringify(sanitize(snap.app.name, 100))} (pid ${snap.app.pid}), window ${JSON.stringify(sanitize(snap.window.title, 100))}`;
+  const where = `snapshot ${snap.id} of ${quoted(snap.app.name, 100)} (pid ${snap.app.pid}), window ${quoted(snap.window.title, 100)}`;
   const cut = snap.complete
     ? ""
     : ` (incomplete, cut by ${snap.cutBy.join(", ")}: what the cut left out was not searched)`;

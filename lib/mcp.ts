@@ -64,7 +64,7 @@ import {
 } from "./mcp/tools.js";
 import { viewFields, viewOptionsOf } from "./mcp/view.js";
 import { registerListWindows } from "./mcp/windows.js";
-import { sanitize } from "./render/sanitize.js";
+import { quoted } from "./render/sanitize.js";
 import {
   type ActionResult,
   type ConfirmRequest,
@@ -211,7 +211,7 @@ function ref(snapshotId: string, index: number): string {
  */
 function snapshotContent(snap: Snapshot): CallToolResult["content"] {
   const head = [
-    `Snapshot ${snap.id} of ${JSON.stringify(sanitize(snap.app.name, 100))} (pid ${snap.app.pid}), style ${snap.style}${snap.complete ? "" : `, incomplete (cut by ${snap.cutBy.join(", ")})`}.`,
+    `Snapshot ${snap.id} of ${quoted(snap.app.name, 100)} (pid ${snap.app.pid}), style ${snap.style}${snap.complete ? "" : `, incomplete (cut by ${snap.cutBy.join(", ")})`}.`,
     `Refs look like @${snap.id}:e<N> for the element printed as N here (e.g. ${ref(snap.id, 0)} for line 0); a bare element_index means the latest snapshot of this app.`,
   ];
   const shot = snap.screenshot;

@@ -123,6 +123,11 @@ export const DAEMON_ACTIONS = ["status", "start", "stop", "run"] as const;
 export type DaemonAction = (typeof DAEMON_ACTIONS)[number];
 
 type Field = Exclude<keyof Step, "command" | "snapshot">;
+/** Options that change how another value is read: --number (VALUE), --escapes (TEXT, VALUE). */
+type Modifier = "number" | "escapes";
+type Modifiers = Partial<Record<Modifier, boolean>>;
+/** What an option or call key sets: a field, the fresh snapshot (no-snapshot), or a modifier. */
+type Setting = Field | "no-snapshot" | Modifier;
 
 interface CommandSpec {
   summary: string;
@@ -145,6 +150,7 @@ interface CommandSpec {
     | "launchable"
     | "view"
     | "desktop"
+    | "escapes"
   )[];
   details?: string;
 }
@@ -194,12 +200,12 @@ export const COMMANDS: Record<string, CommandSpec> = {
   type: {
     summary: "type text: into TARGET (--into), or where keyboard focus is in the app (--app / --of)",
     args: ["text"],
-    options: ["act", "snapshot", "into", "app", "of"],
+    options: ["act", "snapshot", "into", "app", "of", "escapes"],
   },
   "set-value": {
     summary: "set an element's value (a text, or a number with --number)",
     args: ["target", "value"],
-    options: ["act", "snapshot", "number"],
+    options: ["act", "snapshot", "number", "escapes"],
   },
   press: {
     summary: 'press a key combination in the app, e.g. "ctrl+a", "Return"',
@@ -252,9 +258,10 @@ export const COMMANDS: Record<string, CommandSpec> = {
     options: [],
     details: [
       'Each step is an object: {"command":"snapshot","app":"gtk3-widget-factory"}, {"command":"click","target":12}.',
-      "Keys are the command's argument and option names in camelCase (target, text, value, key, direction, pages,",
-      "from, to, name, x, y, into, of, app, style, textLimit, maxNodes, maxDepth, screenshot, deadline, button,",
-      "count, snapshot: false; launch: program, args as a list; apps: launchable). A bare index means that element of the latest snapshot the sequence printed",
+      "Keys are the command's arguments and the options its help lists, as typed or in camelCase (target, text,",
+      'value, max-nodes or maxNodes, deadline, "number": true, "escapes": true, "no-snapshot": true or "snapshot":',
+      "false, state as a list; launch: program, args as a list); --json, --session, --confirm and --desktop are",
+      "call's own. A bare index means that element of the latest snapshot the sequence printed",
       "(of the step's app when it names one). The sequence stops at the first error and says which step failed.",
     ].join("\n  "),
   },
@@ -333,6 +340,9 @@ const OPTION_HELP: Record<CommandSpec["options"][number] | "global", string[]> =
   raw: ["--raw                click whatever is under the point now (destructive names are still refused)"],
   into: ["--into TARGET        the field to type into (focused and checked first)"],
   number: ["--number             set VALUE as a number (sliders, spin buttons)"],
+  escapes: [
+    "--escapes            read \\n in the text as a newline, \\t as a tab, \\\\ as a backslash (as values print)",
+  ],
   launchable: ["--launchable         list what can be started (desktop entries, app bundles) instead"],
   window: [
     "--window TITLE       one of the app's windows by (part of) its title; `axsnap windows` lists them",
@@ -456,8 +466,25 @@ function oneOf<T extends string>(name: string, value: unknown, allowed: readonly
   throw new UsageError(`${name} must be ${allowed.join(" or ")}, got ${show(value)}`, command);
 }
 
+/**
+ * --escapes: a text read the way values print (lib/render/sanitize.ts): `\n`
+ * a newline, `\t` a tab, `\\` a backslash. Any other backslash is refused,
+ * not typed: the agent meant an escape this does not know.
+ */
+function unescaped(name: string, text: string, command: string): string {
+  return text.replace(/\\([\s\S]?)/g, (all, c: string) => {
+    if (c === "n") return "\n";
+    if (c === "t") return "\t";
+    if (c === "\\") return "\\";
+    throw new UsageError(
+      `${name} has ${c === "" ? "a backslash at its end" : `\`${all}\``}, which --escapes does not know: \\n is a newline, \\t a tab, \\\\ a backslash`,
+      command,
+    );
+  });
+}
+
 /** Sets one field of a step from a raw value (a string from argv, any JSON value from a call step). */
-function setField(step: Step, field: Field, value: unknown, numberValue = false): void {
+function setField(step: Step, field: Field, value: unknown, mods: Modifiers = {}): void {
   const c = step.command;
   switch (field) {
     case "app":
@@ -504,7 +531,9 @@ function setField(step: Step, field: Field, value: unknown, numberValue = false)
       step[field] = targetOf(field === "into" ? "--into" : field.toUpperCase(), value, c);
       return;
     case "text":
-      step.text = nonEmpty("TEXT", value, c);
+      step.text = mods.escapes
+        ? unescaped("TEXT", nonEmpty("TEXT", value, c), c)
+        : nonEmpty("TEXT", value, c);
       return;
     case "key":
       step.key = nonEmpty("KEY", value, c);
@@ -513,7 +542,7 @@ function setField(step: Step, field: Field, value: unknown, numberValue = false)
       step.name = nonEmpty("NAME", value, c);
       return;
     case "value":
-      if (numberValue || typeof value === "number") {
+      if (mods.number || typeof value === "number") {
         const n = typeof value === "string" ? Number(value) : value;
         if (
           typeof n !== "number" ||
@@ -522,7 +551,7 @@ function setField(step: Step, field: Field, value: unknown, numberValue = false)
         )
           throw new UsageError(`VALUE must be a number with --number, got ${show(value)}`, c);
         step.value = n;
-      } else if (typeof value === "string") step.value = value;
+      } else if (typeof value === "string") step.value = mods.escapes ? unescaped("VALUE", value, c) : value;
       else throw new UsageError(`VALUE must be a text or a number, got ${show(value)}`, c);
       return;
     case "direction":
@@ -616,6 +645,7 @@ const POSITIONAL: Record<string, Field> = {
 const SWITCHES = new Set([
   "no-snapshot",
   "number",
+  "escapes",
   "gone",
   "idle",
   "marks",
@@ -629,7 +659,7 @@ const SWITCHES = new Set([
 const REPEATED = new Set(["states"]);
 
 /** Option groups → (flag, field). */
-const GROUP_FLAGS: Record<CommandSpec["options"][number], [string, Field | "no-snapshot" | "number"][]> = {
+const GROUP_FLAGS: Record<CommandSpec["options"][number], [string, Setting][]> = {
   app: [["app", "app"]],
   snapshot: [
     ["style", "style"],
@@ -661,6 +691,7 @@ const GROUP_FLAGS: Record<CommandSpec["options"][number], [string, Field | "no-s
   launchable: [["launchable", "launchable"]],
   into: [["into", "into"]],
   number: [["number", "number"]],
+  escapes: [["escapes", "escapes"]],
   window: [["window", "window"]],
   find: [
     ["role", "role"],
@@ -812,7 +843,7 @@ export function parseCommandLine(
   if (command === "mcp") return mcpInvocation(rest);
   if (command === "daemon") return daemonInvocation(rest);
   if (command === "desktop") return desktopInvocation(rest);
-  const flagToField = new Map<string, Field | "no-snapshot" | "number">();
+  const flagToField = new Map<string, Setting>();
   const options: Record<string, ParseOption> = { ...GLOBAL_OPTIONS };
   for (const group of spec.options)
     for (const [flag, field] of GROUP_FLAGS[group]) {
@@ -840,7 +871,7 @@ export function parseCommandLine(
   if (deadline !== undefined) setField(step, "deadlineMs", deadline);
   for (const [flag, field] of flagToField) {
     const v = values[flag];
-    if (v === undefined || field === "number") continue;
+    if (v === undefined || field === "number" || field === "escapes") continue;
     if (field === "no-snapshot") step.snapshot = v !== true;
     else if (
       field === "gone" ||
@@ -857,7 +888,7 @@ export function parseCommandLine(
     const v = positionals[i];
     if (v === undefined) return;
     const field = POSITIONAL[a.replace(/\?$/, "")]!;
-    setField(step, field, v, values.number === true);
+    setField(step, field, v, { number: values.number === true, escapes: values.escapes === true });
   });
   if (launchArgs !== undefined) step.launchArgs = launchArgs;
   checkComplete(step, false);
@@ -962,71 +993,36 @@ function toGlobals(values: ParsedValues, command?: string): Globals {
   };
 }
 
-/** Step keys of `call` → fields; kebab-case spellings of the flags are accepted too. */
-const STEP_KEYS: Record<string, Field | "snapshot" | "no-snapshot"> = {
-  app: "app",
-  style: "style",
-  textLimit: "textLimit",
-  "text-limit": "textLimit",
-  maxNodes: "maxNodes",
-  "max-nodes": "maxNodes",
-  maxDepth: "maxDepth",
-  "max-depth": "maxDepth",
-  screenshot: "screenshot",
-  ocr: "ocr",
-  root: "root",
-  depth: "depth",
-  skeleton: "skeleton",
-  maxTokens: "maxTokens",
-  "max-tokens": "maxTokens",
-  deadline: "deadlineMs",
-  deadlineMs: "deadlineMs",
-  snapshot: "snapshot",
-  "no-snapshot": "no-snapshot",
-  noSnapshot: "no-snapshot",
-  target: "target",
-  into: "into",
-  from: "from",
-  to: "to",
-  text: "text",
-  value: "value",
-  key: "key",
-  direction: "direction",
-  pages: "pages",
-  name: "name",
-  x: "x",
-  y: "y",
-  button: "button",
-  count: "count",
-  of: "of",
-  raw: "raw",
-  role: "role",
-  window: "window",
-  marks: "marks",
-  gone: "gone",
-  idle: "idle",
-  timeout: "timeoutMs",
-  timeoutMs: "timeoutMs",
-  states: "states",
-  state: "states",
-  limit: "limit",
-  exact: "exact",
-  full: "full",
-  program: "program",
-  args: "launchArgs",
-  launchable: "launchable",
-};
+const camelCase = (flag: string): string => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
-/** Which step keys each command accepts (its positionals and its option groups). */
-function allowedKeys(command: string): Set<string> {
+/**
+ * The keys a step of `call` takes for a command, from its grammar itself (no
+ * second list): its positionals by name; each of its options as typed
+ * (max-nodes), in camelCase (maxNodes) and as the field it sets (states,
+ * timeoutMs); --deadline; and `snapshot: false` for --no-snapshot, `args`
+ * for launch's arguments.
+ */
+function callKeys(command: string): Map<string, Setting | "snapshot"> {
   const spec = COMMANDS[command]!;
-  const fields = new Set<string>(["deadlineMs", "command"]);
-  for (const a of spec.args) fields.add(POSITIONAL[a.replace(/\?$/, "")]!);
-  if (command === "launch") fields.add("launchArgs");
+  const keys = new Map<string, Setting | "snapshot">();
+  const add = (key: string, to: Setting | "snapshot") => {
+    keys.set(key, to);
+    keys.set(camelCase(key), to);
+  };
+  for (const a of spec.args) {
+    const field = POSITIONAL[a.replace(/\?$/, "")]!;
+    add(a.replace(/\?$/, ""), field);
+  }
+  add("deadline", "deadlineMs");
+  add("deadlineMs", "deadlineMs");
+  if (command === "launch") add("args", "launchArgs");
   for (const g of spec.options)
-    for (const [, f] of GROUP_FLAGS[g])
-      fields.add(f === "no-snapshot" ? "snapshot" : f === "number" ? "" : f);
-  return fields;
+    for (const [flag, to] of GROUP_FLAGS[g]) {
+      add(flag, to);
+      add(to, to);
+      if (to === "no-snapshot") add("snapshot", "snapshot");
+    }
+  return keys;
 }
 
 const NOT_IN_CALL = new Set(["call", "mcp", "help", "daemon"]);
@@ -1073,18 +1069,25 @@ function readCalls(values: ParsedValues, readText: (file: string) => string): St
         "call",
       );
     const step: Step = { command, snapshot: true };
-    const allowed = allowedKeys(command);
+    const keys = callKeys(command);
     try {
+      // Modifiers first: "number": true reads "value" as a number wherever the keys stand.
+      const mods: Modifiers = {};
+      for (const [key, value] of Object.entries(obj)) {
+        const to = keys.get(key);
+        if (to !== "number" && to !== "escapes") continue;
+        if (typeof value !== "boolean") throw new UsageError(`"${key}" must be true or false`, command);
+        mods[to] = value;
+      }
       for (const [key, value] of Object.entries(obj)) {
         if (key === "command") continue;
-        const field = STEP_KEYS[key];
-        const canonical = field === "no-snapshot" ? "snapshot" : field;
-        if (field === undefined || !allowed.has(canonical!))
-          throw new UsageError(`unknown key "${key}" for ${command}`, command);
-        if (field === "snapshot" || field === "no-snapshot") {
+        const to = keys.get(key);
+        if (to === undefined) throw new UsageError(`unknown key "${key}" for ${command}`, command);
+        if (to === "number" || to === "escapes") continue;
+        if (to === "snapshot" || to === "no-snapshot") {
           if (typeof value !== "boolean") throw new UsageError(`"${key}" must be true or false`, command);
-          step.snapshot = field === "snapshot" ? value : !value;
-        } else setField(step, field, value);
+          step.snapshot = to === "snapshot" ? value : !value;
+        } else setField(step, to, value, mods);
       }
       checkComplete(step, true);
     } catch (e) {

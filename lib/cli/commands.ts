@@ -33,6 +33,7 @@ import type { Globals, Step, Target } from "./args.js";
 import type { Caller } from "./caller.js";
 import { runFind } from "./find.js";
 import { launchableCommand, launchCommand } from "./launch.js";
+import type { NextContext } from "./next.js";
 import { observation, renderOptionsOf, shotOf, snapshotOptionsOf } from "./observation.js";
 import {
   type ActionData,
@@ -68,10 +69,17 @@ export class Runner {
 
   /** Whom the commands run for: files it names are its to read and write, its environment is theirs. */
   private readonly caller: Caller;
+  /** What a printed next command carries: this one's desktop and session (lib/cli/next.ts). */
+  private readonly next: NextContext;
 
   constructor(globals: Globals, caller: Caller) {
     this.caller = caller;
-    this.store = new Store(globals.session === undefined ? undefined : caller.resolve(globals.session));
+    const session = globals.session === undefined ? undefined : caller.resolve(globals.session);
+    this.next = {
+      ...(globals.desktop === undefined ? {} : { desktop: globals.desktop }),
+      ...(session === undefined ? {} : { session }),
+    };
+    this.store = new Store(session);
     this.session = createSession({
       keepSnapshots: 20,
       ...(globals.confirm ? { confirm: () => true } : {}),
@@ -92,7 +100,7 @@ export class Runner {
         return { data: { apps }, text: appsText(apps) };
       }
       case "launch":
-        return launchCommand(step);
+        return launchCommand(step, this.next);
       case "permissions": {
         // The caller's session type (XDG_SESSION_TYPE), not the one of whoever started this process.
         const p = await permissionsIn(this.caller.env);

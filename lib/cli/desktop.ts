@@ -4,10 +4,12 @@
  * process on one before anything observes.
  */
 
+import { resolve } from "node:path";
 import type { DesktopListing } from "../agent-desktop/desktops.js";
 import { runningDesktop } from "../agent-desktop/desktops.js";
 import { exportLines, listDesktops, startDesktop, stopDesktop } from "../agent-desktop/index.js";
 import type { Invocation } from "./args.js";
+import { nextCommand, shellWord } from "./next.js";
 
 type DesktopInvocation = Extract<Invocation, { kind: "desktop" }>;
 
@@ -26,6 +28,9 @@ export async function desktopCommand(inv: DesktopInvocation): Promise<{ data: un
         windowManager: inv.wm,
         detached: true,
       });
+      // Runnable as printed: what can be started there. Launching one needs its name, so that line is a pattern.
+      const session = inv.globals.session === undefined ? {} : { session: resolve(inv.globals.session) };
+      const next = nextCommand(["apps", "--launchable"], { desktop: d.name, ...session });
       const data = {
         name: d.name,
         display: d.display,
@@ -36,11 +41,13 @@ export async function desktopCommand(inv: DesktopInvocation): Promise<{ data: un
         windowManager: inv.wm,
         pids: d.pids,
         stateFile: d.stateFile,
+        next,
       };
       const text = [
         `started desktop ${d.name}: DISPLAY=${d.display} ${d.width}x${d.height}${inv.wm ? " with openbox" : ""}, pids Xvfb ${d.pids.xvfb}, dbus ${d.pids.dbus}${d.pids.windowManager ? `, openbox ${d.pids.windowManager}` : ""}`,
         `it runs until \`axsnap desktop stop ${d.name}\``,
-        `next: axsnap launch APP --desktop ${d.name}, then axsnap snapshot --app APP --desktop ${d.name}; or eval "$(axsnap desktop env ${d.name})"`,
+        `next: ${next}`,
+        `then \`${nextCommand(["launch", "PROGRAM"], { desktop: d.name, ...session })}\` with one of them (it prints the snapshot command to run); or point a shell at it: eval "$(axsnap desktop env ${shellWord(d.name)})"`,
         "",
       ].join("\n");
       return { data, text };

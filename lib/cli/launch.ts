@@ -6,14 +6,15 @@ import { launchableText } from "../doors/lists.js";
 import { AxsnapError } from "../errors.js";
 import { type LaunchedApp, launchApp, listLaunchable } from "../launch.js";
 import type { Step } from "./args.js";
+import { type NextContext, nextCommand } from "./next.js";
 
-export function launchedText(app: LaunchedApp): string {
+export function launchedText(app: LaunchedApp, next: string): string {
   const w = app.window;
   const from = app.entry ? ` from ${app.entry.id}` : "";
   return [
     `started ${app.name}${from}: pid ${app.pid}, first window after ${app.ms} ms`,
     `window ${w.index} ${w.kind} ${JSON.stringify(w.title)} id ${w.id}`,
-    `next: axsnap snapshot --app ${app.pid}`,
+    `next: ${next}`,
     "",
   ].join("\n");
 }
@@ -34,13 +35,18 @@ function cliHint(e: unknown): unknown {
   });
 }
 
-export async function launchCommand(step: Step): Promise<{ data: unknown; text: string }> {
+/** `context`: what the printed next command must carry (lib/cli/next.ts). */
+export async function launchCommand(
+  step: Step,
+  context: NextContext = {},
+): Promise<{ data: unknown; text: string }> {
   const app = await launchApp(step.program!, {
     args: step.launchArgs ?? [],
     ...(step.deadlineMs === undefined ? {} : { deadlineMs: step.deadlineMs }),
   }).catch((e) => {
     throw cliHint(e);
   });
+  const next = nextCommand(["snapshot", "--app", String(app.pid)], context);
   return {
     data: {
       pid: app.pid,
@@ -49,8 +55,9 @@ export async function launchCommand(step: Step): Promise<{ data: unknown; text: 
       via: app.via,
       ...(app.entry ? { entry: app.entry } : {}),
       ms: app.ms,
+      next,
     },
-    text: launchedText(app),
+    text: launchedText(app, next),
   };
 }
 

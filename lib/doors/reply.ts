@@ -23,7 +23,7 @@
 import type { ActionResult } from "../act/result.js";
 import { collapsedInto } from "../collapsed.js";
 import { type Change, changedMark, type SnapshotChanges } from "../diff.js";
-import { sanitize } from "../render/sanitize.js";
+import { quoted, sanitize } from "../render/sanitize.js";
 import { estimateTokens, TOKEN_ESTIMATE_ERROR } from "../render/tokens.js";
 import { rerenderView } from "../rerender.js";
 import type { Snapshot } from "../snapshot.js";
@@ -92,8 +92,7 @@ const ref = (id: string, index: number): string => `@${id}:e${index}`;
 
 /** A surface's title as a line may show it: the app chose it, so it cannot forge a line. */
 function titleOf(title: string): string {
-  const t = sanitize(title, 100);
-  return t === "" ? "(untitled)" : JSON.stringify(t);
+  return sanitize(title, 100) === "" ? "(untitled)" : quoted(title, 100);
 }
 
 function surfaceOf(w: WindowListing): SurfaceData {

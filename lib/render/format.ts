@@ -8,7 +8,7 @@ import type { Style } from "../snapshot-types.js";
 import { compactStates, type Line } from "./lines.js";
 import type { Plan } from "./plan.js";
 import { compactRole } from "./roles.js";
-import { cut, present, sanitize, sanitizeLabel, type TextLimit } from "./sanitize.js";
+import { cutEscaped, present, quoted, sanitize, sanitizeLabel, type TextLimit } from "./sanitize.js";
 
 export type { Style } from "../snapshot-types.js";
 
@@ -55,7 +55,8 @@ function indent(cache: string[], unit: string, depth: number): string {
 
 /** Text is already sanitised (a newline reads `\n`); only the quote itself needs escaping. */
 function quote(text: string, limit: number): string {
-  const shown = cut(text, limit);
+  // Already sanitized: its escapes are whole after the cut.
+  const shown = cutEscaped(text, limit);
   return shown.includes('"') ? `"${shown.replace(/"/g, '\\"')}"` : `"${shown}"`;
 }
 
@@ -143,24 +144,6 @@ export function compactLines(lines: Line[], limit: TextLimit): string[] {
   return out;
 }
 
-/**
- * A header field between quotes: `"` and `\` are escaped before newlines
- * become `\n`, so a title cannot close its quotes and go on as header text,
- * and a literal backslash-n stays apart from a newline. A cut never leaves
- * half an escape before the `...`.
- */
-function quotedField(text: string, limit: TextLimit): string {
-  const out = sanitize(text.replace(/[\\"]/g, "\\$&"), "max");
-  if (limit === "max" || out.length <= limit) return `"${out}"`;
-  let end = limit;
-  const code = out.charCodeAt(end - 1);
-  if (code >= 0xd800 && code <= 0xdbff) end -= 1;
-  let slashes = 0;
-  while (slashes < end && out.charCodeAt(end - 1 - slashes) === 0x5c) slashes++;
-  if (slashes % 2 === 1) end -= 1;
-  return `"${out.slice(0, end)}..."`;
-}
-
 // Names that print bare on the header: letters, marks, digits, spaces and . _ - + & '.
 // Anything else (quotes, parentheses, commas, colons, `\n`) could read as header
 // text ("com.apple.finder (pid 1)"), so such a name prints quoted and escaped.
@@ -168,7 +151,7 @@ const BARE_NAME = /^[\p{L}\p{N}][\p{L}\p{M}\p{N} ._+&'-]*$/u;
 
 function headerName(text: string, limit: TextLimit): string {
   const bare = sanitize(text, limit);
-  return BARE_NAME.test(bare) ? bare : quotedField(text, limit);
+  return BARE_NAME.test(bare) ? bare : quoted(text, limit);
 }
 
 const SURFACES = new Set(["dialog", "menu", "popup", "sheet"]);
@@ -200,8 +183,8 @@ export function windowTitle(snap: RawSnapshot): string {
 export function header(snap: RawSnapshot, style: Style, limit: TextLimit): string[] {
   // A title of invisible characters only is no title: the app name stands in, as for an empty one.
   const shown = windowTitle(snap);
-  const title = quotedField(present(shown) ? shown : snap.app.name, limit) + surfaceOf(snap);
-  if (style === "compact") return [`App: ${quotedField(snap.app.name, limit)} Window: ${title}`, ""];
+  const title = quoted(present(shown) ? shown : snap.app.name, limit) + surfaceOf(snap);
+  if (style === "compact") return [`App: ${quoted(snap.app.name, limit)} Window: ${title}`, ""];
   const appName = headerName(snap.app.name, limit);
   const id =
     snap.app.bundleId !== undefined && snap.app.bundleId.length > 0

@@ -19,7 +19,7 @@ import {
   secureInItself,
   usesDescriptionAsTitle,
 } from "./roles.js";
-import { present, sanitize, sanitizeLabel, type TextLimit } from "./sanitize.js";
+import { present, sanitize, sanitizeLabel, sanitizeValue, type TextLimit } from "./sanitize.js";
 import { nodeText } from "./summary.js";
 
 /**
@@ -206,7 +206,7 @@ export function displayValue(
   }
   if (isRadio(node)) {
     if (node.value !== undefined) {
-      const v = sanitize(String(node.value), limit);
+      const v = sanitizeValue(String(node.value), limit);
       return { segment: `Value: ${v}`, checked: v === "1" || v === "true" };
     }
     const v = onOff(node);
@@ -216,7 +216,7 @@ export function displayValue(
   // What the app shows for its number (aria-valuetext), where it says more than the number.
   const raw = present(node.valueText) ? node.valueText : String(node.value);
   if (!present(raw) || (name !== undefined && raw === name.text)) return {};
-  const v = sanitize(raw, limit);
+  const v = sanitizeValue(raw, limit);
   return printsBareValue(node) ? { segment: v, compact: v } : { segment: `Value: ${v}`, compact: v };
 }
 

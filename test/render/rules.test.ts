@@ -280,8 +280,8 @@ describe("one line", () => {
 });
 
 describe("sanitising", () => {
-  it("turns newlines into \\n, drops control characters, cuts at the limit", () => {
-    expect(sanitize("a\nb\r\nc\u0007d\te", 500)).toBe("a\\nb\\ncd e");
+  it("turns newlines into \\n and tabs into \\t, drops control characters, cuts at the limit", () => {
+    expect(sanitize("a\nb\r\nc\u0007d\te", 500)).toBe("a\\nb\\ncd\\te");
     expect(sanitize("x".repeat(600), 500)).toBe(`${"x".repeat(500)}...`);
     expect(sanitize("x".repeat(600), "max")).toBe("x".repeat(600));
     expect(sanitize(`${"x".repeat(9)}😀z`, 10)).toBe(`${"x".repeat(9)}...`);

@@ -1,0 +1,28 @@
+/**
+ * `next:` lines: a command the agent can run exactly as printed, in a POSIX
+ * shell, from any directory. It carries the context options the printing
+ * command was given, so it reaches the same desktop (--desktop) and the same
+ * snapshot store (--session, made absolute); without them a command after
+ * `launch --desktop D` would look for the app on the user's own desktop.
+ */
+import type { Globals } from "./args.js";
+
+/** What a next command must keep of the command that printed it: --desktop, and --session as an absolute path. */
+export type NextContext = Pick<Globals, "desktop" | "session">;
+
+/** A word as a POSIX shell reads it back: bare when plainly one word, else in single quotes. */
+export function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
+}
+
+/** `axsnap ARGS` with the context options, quoted for the shell. */
+export function nextCommand(args: string[], context: NextContext): string {
+  return [
+    "axsnap",
+    ...args,
+    ...(context.desktop === undefined ? [] : ["--desktop", context.desktop]),
+    ...(context.session === undefined ? [] : ["--session", context.session]),
+  ]
+    .map(shellWord)
+    .join(" ");
+}
