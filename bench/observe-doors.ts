@@ -42,6 +42,8 @@ export interface DoorRow {
   image: number;
   relook: number;
   outcome: string;
+  /** Every refusal's code, the ones a look again got past included. */
+  refusals: string[];
 }
 
 const textTokens = (t: string) => encode(t).length;
@@ -138,7 +140,7 @@ async function doorLoop(door: Door, steps: DoorStep[]): Promise<DoorRow[]> {
   try {
     await look();
     for (const step of steps) {
-      const row: DoorRow = { name: step.name, text: 0, image: 0, relook: 0, outcome: "ok" };
+      const row: DoorRow = { name: step.name, text: 0, image: 0, relook: 0, outcome: "ok", refusals: [] };
       rows.push(row);
       for (let attempt = 0; attempt < 2; attempt++) {
         let ref: string | undefined;
@@ -156,6 +158,7 @@ async function doorLoop(door: Door, steps: DoorStep[]): Promise<DoorRow[]> {
         const r = await door.act(step, ref);
         row.text += r.text;
         row.image += r.image;
+        if (r.refused !== undefined) row.refusals.push(r.refused);
         if (r.refused !== undefined && attempt === 0 && STALE.test(r.all)) {
           row.relook += await look();
           continue;
@@ -217,13 +220,20 @@ function runCli(args: string[], env: Record<string, string>): Promise<{ code: nu
   });
 }
 
-/** The steps through the CLI, each command a process of its own; `extra` goes after every action. */
+/**
+ * The steps through the CLI, each command a process of its own; `extra` goes after every action.
+ * The warm process is started first (not charged), as an agent's first command starts it: every
+ * command of the loop is then served by it, and refs into the snapshots it printed are reached by
+ * their live elements (lib/cli/held.ts), in the loop before as in the loop after.
+ */
 export async function cliLoop(
   pid: number,
   steps: DoorStep[],
   extra: string[],
   env: Record<string, string>,
 ): Promise<DoorRow[]> {
+  const started = await runCli(["daemon", "start"], env);
+  if (started.code !== 0) throw new Error(`the warm process did not start:\n${started.out}`);
   const dir = mkdtempSync(join(tmpdir(), "axsnap-bench-cli-"));
   const session = ["--session", dir];
   const command = async (args: string[], refusal = false): Promise<Read> => {

@@ -309,9 +309,11 @@ export class Runner {
     return {
       ref: foundAs,
       data: { ref, snapshotId: id, index, foundAs },
-      notes: [
-        `found again by ${found.ocr && sameInk(record.ocr?.ink, found.ocr.ink) ? "the shape of its pixels in its place (text read off the pixels)" : "its identity"} as element ${found.index} of a new observation of the window it was printed in, ${windowWords(fresh.window)}, taken right before the action and stored as ${fresh.id}, since ${id} was taken by another process`,
-      ],
+      // Found by its identity: nothing to say (foundAs says where); by its pixels' shape, a weaker match: said.
+      notes:
+        found.ocr && sameInk(record.ocr?.ink, found.ocr.ink)
+          ? [`found again by the shape of its pixels (text read off them) in ${fresh.id}`]
+          : [],
     };
   }
 
@@ -368,9 +370,7 @@ export class Runner {
     const from = result.changesFrom;
     const since =
       from !== undefined && [...this.reobserved.values()].some((s) => s.id === from)
-        ? [
-            `the changes are since ${from}, the window as observed right before the action; what changed before that, since the snapshot you read, is not shown`,
-          ]
+        ? [`${from} was observed right before the action to find your ref; changes before it are not shown`]
         : [];
     return actionOutcome(result, {
       target,
