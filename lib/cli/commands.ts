@@ -367,16 +367,12 @@ export class Runner {
     extra: Partial<ActionData> = {},
   ): Promise<Outcome> {
     const snap = result.snapshot ? await this.hand(result.snapshot, step) : undefined;
-    const from = result.changesFrom;
-    const since =
-      from !== undefined && [...this.reobserved.values()].some((s) => s.id === from)
-        ? [`${from} was observed right before the action to find your ref; changes before it are not shown`]
-        : [];
     return actionOutcome(result, {
       target,
       ...(extra.at ? { at: extra.at } : {}),
       snapshot: snap,
-      notes: [...notes, ...since],
+      reobserved: [...this.reobserved.values()].map((s) => s.id),
+      notes,
       full: step.full === true,
       screenshotWanted: step.screenshot !== undefined,
       snapshotAsked: step.snapshot,

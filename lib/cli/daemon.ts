@@ -380,7 +380,8 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
 
   if (options.warm !== undefined) await warmUp(options.warm);
   await finished;
-  await held.close();
+  // Bounded: a desktop that went away must not keep this process from ending.
+  await Promise.race([held.close(), new Promise((r) => setTimeout(r, 2000).unref())]);
 }
 
 /** One walk of the app the starting command named: the first walk of an app in a process is the slow one. */

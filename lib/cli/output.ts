@@ -159,6 +159,8 @@ export function actionOutcome(
     screenshotWanted: boolean;
     /** False with --no-snapshot: no fresh snapshot was asked for. */
     snapshotAsked?: boolean;
+    /** Observations made in this command to find refs printed by another process (never shown to the agent). */
+    reobserved?: readonly string[];
   },
 ): { data: ActionData; text: string } {
   const app = o.snapshot ? cliApp(o.snapshot.app.name) : "NAME";
@@ -174,6 +176,14 @@ export function actionOutcome(
     what: o.target ? o.target.ref : o.at ? `${o.at.x},${o.at.y} of ${o.at.snapshotId}` : "",
     notes: o.notes ?? [],
   });
+  // A diff since an observation the agent never read: what changed before it is not in the reply.
+  const from = result.changesFrom;
+  if (reply.view?.shows === "diff" && from !== undefined && o.reobserved?.includes(from))
+    reply.notes.splice(
+      o.notes?.length ?? 0,
+      0,
+      `changes since ${from}, observed right before the action to find your ref: earlier ones are not shown`,
+    );
   const data: ActionData = {
     action: result.action,
     ...(o.target ? { target: o.target } : {}),

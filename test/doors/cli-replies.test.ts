@@ -286,7 +286,7 @@ describe("galculator", () => {
       expect(from).toBeDefined();
       // The observation the diff is from, taken right before the action, is named once: it is not the agent's.
       expect(out).toContain(
-        `note: ${from} was observed right before the action to find your ref; changes before it are not shown`,
+        `note: changes since ${from}, observed right before the action to find your ref: earlier ones are not shown`,
       );
       expect(out).not.toMatch(/found again by its identity/);
       console.log(`a reply to a ref from another process:\n${out}`);

@@ -259,7 +259,7 @@ describe("gtk3-widget-factory", () => {
         // The changes are since the new observation, not since the snapshot the agent read: said once, short.
         const reobserved = /^@(s[a-z0-9]{7}):/.exec(click.env.data.target.foundAs)![1];
         expect(click.env.data.notes).toEqual([
-          `${reobserved} was observed right before the action to find your ref; changes before it are not shown`,
+          `changes since ${reobserved}, observed right before the action to find your ref: earlier ones are not shown`,
         ]);
         // The action's fresh snapshot, stored too: its refs work in the next process.
         expect(click.env.data.snapshot.text).toContain(`radio button ${to}, Value: on`);
