@@ -44,6 +44,8 @@ export interface DoorRow {
   outcome: string;
   /** o200k tokens of the structured content the replies carried (MCP only): a client that shows it pays it too. */
   structured?: number;
+  /** Every refusal's code, the ones a look again got past included. */
+  refusals: string[];
 }
 
 const textTokens = (t: string) => encode(t).length;
@@ -142,7 +144,15 @@ async function doorLoop(door: Door, steps: DoorStep[]): Promise<DoorRow[]> {
   try {
     await look();
     for (const step of steps) {
-      const row: DoorRow = { name: step.name, text: 0, image: 0, relook: 0, outcome: "ok", structured: 0 };
+      const row: DoorRow = {
+        name: step.name,
+        text: 0,
+        image: 0,
+        relook: 0,
+        outcome: "ok",
+        structured: 0,
+        refusals: [],
+      };
       rows.push(row);
       for (let attempt = 0; attempt < 2; attempt++) {
         let ref: string | undefined;
@@ -161,6 +171,7 @@ async function doorLoop(door: Door, steps: DoorStep[]): Promise<DoorRow[]> {
         row.text += r.text;
         row.image += r.image;
         if (r.structured !== undefined) row.structured = (row.structured ?? 0) + r.structured;
+        if (r.refused !== undefined) row.refusals.push(r.refused);
         if (r.refused !== undefined && attempt === 0 && STALE.test(r.all)) {
           row.relook += await look();
           continue;
@@ -254,13 +265,20 @@ function runCli(args: string[], env: Record<string, string>): Promise<{ code: nu
   });
 }
 
-/** The steps through the CLI, each command a process of its own; `extra` goes after every action. */
+/**
+ * The steps through the CLI, each command a process of its own; `extra` goes after every action.
+ * The warm process is started first (not charged), as an agent's first command starts it: every
+ * command of the loop is then served by it, and refs into the snapshots it printed are reached by
+ * their live elements (lib/cli/held.ts), in the loop before as in the loop after.
+ */
 export async function cliLoop(
   pid: number,
   steps: DoorStep[],
   extra: string[],
   env: Record<string, string>,
 ): Promise<DoorRow[]> {
+  const started = await runCli(["daemon", "start"], env);
+  if (started.code !== 0) throw new Error(`the warm process did not start:\n${started.out}`);
   const dir = mkdtempSync(join(tmpdir(), "axsnap-bench-cli-"));
   const session = ["--session", dir];
   const command = async (args: string[], refusal = false): Promise<Read> => {

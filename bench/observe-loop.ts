@@ -407,7 +407,8 @@ async function doors(start: () => Promise<App>, steps: DoorStep[], title: string
   return () => {
     const m = doorTable(`${title} through MCP (SDK client, stdio)`, mcpBefore, mcpAfter);
     const c = doorTable(`${title} through the CLI (a process per command)`, cliBefore, cliAfter);
-    return { m, c };
+    const refusals = [...cliBefore, ...cliAfter].flatMap((r) => r.refusals);
+    return { m, c, ambiguous: refusals.filter((code) => code === "AMBIGUOUS_TARGET").length };
   };
 }
 
@@ -448,7 +449,7 @@ try {
   );
   const cliRatio = gd.c.after / gd.c.before;
   console.log(
-    `gtk3-widget-factory loop through the CLI: ${gd.c.after} tok after vs ${gd.c.before} before, ratio ${cliRatio.toFixed(3)} (target ≤ 0.3): ${cliRatio <= 0.3 ? "met" : "NOT met"}`,
+    `gtk3-widget-factory loop through the CLI: ${gd.c.after} tok after vs ${gd.c.before} before, ratio ${cliRatio.toFixed(3)} (target ≤ 0.3), AMBIGUOUS_TARGET refusals ${gd.ambiguous} (target 0): ${cliRatio <= 0.3 && gd.ambiguous === 0 ? "met" : "NOT met"}`,
   );
 } finally {
   await desktop.stop();

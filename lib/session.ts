@@ -70,6 +70,14 @@ export interface SessionOptions {
   /** A backend other than the desktop's (tests: the fake backend). @internal */
   backend?: NativeBackend;
   /**
+   * Snapshots shared with the sessions before and after this one in one
+   * process (the CLI's warm process, lib/cli/held.ts): this session keeps
+   * its snapshots there (bounded as that store is), reaches refs into the
+   * ones kept there by its elements, and releases none of them.
+   * @internal
+   */
+  shared?: SharedSnapshots;
+  /**
    * An agent's desktop (its name, or the handle startDesktop returned) to
    * observe and act on: this process is put on it (useDesktop) before its
    * first observation. One process reaches one desktop.
@@ -90,12 +98,36 @@ export interface ResolvedTarget {
 
 type Budget = { deadlineMs?: number; signal?: AbortSignal };
 
+/**
+ * Snapshots kept beyond one session (SessionOptions.shared): the sessions
+ * made with it keep theirs here and leave them held when they close; the
+ * apps of these snapshots stay watched (their change events counted, which
+ * an action's settling needs) until close() lets them all go.
+ * @internal
+ */
+export class SharedSnapshots {
+  readonly store: SnapshotStore;
+  /** The backends the snapshots came from: their apps are unwatched there on close. */
+  readonly backends = new Set<NativeBackend>();
+
+  constructor(keepPerApp: number) {
+    this.store = new SnapshotStore(keepPerApp);
+  }
+
+  /** Releases every snapshot held; the apps no session observes are no longer watched. */
+  async close(): Promise<void> {
+    await this.store.close();
+    await forgetObserver(this, this.backends);
+  }
+}
+
 export class Session {
   private readonly store: SnapshotStore;
   private readonly env: ActEnv;
   private readonly deadlineMs: number;
   /** The backends this session's snapshots came from: its apps are unwatched there when it closes. */
   private readonly backends = new Set<NativeBackend>();
+  private readonly shared: SharedSnapshots | undefined;
 
   constructor(options: SessionOptions = {}) {
     if (options === null || typeof options !== "object")
@@ -113,7 +145,11 @@ export class Session {
       destructiveWords: words.slice(),
       ...(options.confirm ? { confirm: options.confirm } : {}),
     };
-    this.store = new SnapshotStore(positive("keepSnapshots", options.keepSnapshots, 5, true));
+    const keep = positive("keepSnapshots", options.keepSnapshots, 5, true);
+    if (options.shared !== undefined && !(options.shared instanceof SharedSnapshots))
+      throw invalidArgument("shared must be a SharedSnapshots");
+    this.shared = options.shared;
+    this.store = this.shared?.store ?? new SnapshotStore(keep);
     this.deadlineMs = positive("deadlineMs", options.deadlineMs, 5000);
     const backend = options.backend;
     this.env = {
@@ -395,9 +431,12 @@ export class Session {
     );
   }
 
-  /** Releases every snapshot the session holds; the apps no other session observes are no longer watched. */
+  /**
+   * Releases every snapshot the session holds (none of shared ones: they stay
+   * held there); the apps no other session observes are no longer watched.
+   */
   async close(): Promise<void> {
-    await this.store.close();
+    if (!this.shared) await this.store.close();
     await forgetObserver(this, this.backends);
   }
 
@@ -412,6 +451,11 @@ export class Session {
     if (!live) return;
     this.backends.add(live.backend);
     observeApp(live.backend, snap.app.pid, this);
+    if (this.shared) {
+      // Watched as long as its snapshots are held, by the sessions to come too.
+      this.shared.backends.add(live.backend);
+      observeApp(live.backend, snap.app.pid, this.shared);
+    }
   }
 }
 

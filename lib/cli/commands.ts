@@ -4,6 +4,10 @@
  * bare index in a later step means that element of the latest snapshot the
  * sequence printed).
  *
+ * In the warm process, a ref into a snapshot an earlier command printed
+ * is reached by the live element it kept (lib/cli/held.ts), as the
+ * library reaches its own refs, once the store says the ref still exists.
+ *
  * A ref from another process: its snapshot is not in this process's
  * Session, so it is looked up in the store; the app (by the stored pid) is
  * observed again with the stored render options, in the window the ref was
@@ -31,7 +35,9 @@ import {
 import type { Snapshot } from "../snapshot.js";
 import type { Globals, Step, Target } from "./args.js";
 import type { Caller } from "./caller.js";
+import { daemonDisabled } from "./daemon-address.js";
 import { runFind } from "./find.js";
+import type { HeldSnapshots } from "./held.js";
 import { launchableCommand, launchCommand } from "./launch.js";
 import type { NextContext } from "./next.js";
 import { observation, renderOptionsOf, shotOf, snapshotOptionsOf } from "./observation.js";
@@ -54,6 +60,8 @@ import { Store, type StoredSnapshot, storedOf } from "./store.js";
 import { observeStoredWindow, windowDifference, windowWords } from "./window.js";
 
 const REF = /^@(s[a-z0-9]{7}):e(\d{1,9})$/;
+/** Snapshots one command's session keeps per app (as the warm process's held ones: lib/cli/held.ts). */
+const KEEP_PER_APP = 20;
 /** Coordinates need an observation at most this old (the library's staleAfterMs default). */
 const PIXELS_MAX_AGE_MS = 60_000;
 
@@ -72,7 +80,12 @@ export class Runner {
   /** What a printed next command carries: this one's desktop and session (lib/cli/next.ts). */
   private readonly next: NextContext;
 
-  constructor(globals: Globals, caller: Caller) {
+  /**
+   * `held`: the warm process's snapshots: this command's session keeps its
+   * snapshots there (those of its session directory), and reaches refs into
+   * the ones earlier commands printed by their live elements.
+   */
+  constructor(globals: Globals, caller: Caller, held?: HeldSnapshots) {
     this.caller = caller;
     const session = globals.session === undefined ? undefined : caller.resolve(globals.session);
     this.next = {
@@ -81,8 +94,9 @@ export class Runner {
     };
     this.store = new Store(session);
     this.session = createSession({
-      keepSnapshots: 20,
+      keepSnapshots: KEEP_PER_APP,
       ...(globals.confirm ? { confirm: () => true } : {}),
+      ...(held ? { shared: held.of(this.store.dir) } : {}),
     });
   }
 
@@ -261,13 +275,15 @@ export class Runner {
       throw invalidArgument(`not a ref: ${ref}`, "use a ref like @s8f3k2p9:e12 printed by `axsnap snapshot`");
     const id = m[1]!;
     const index = Number(m[2]);
-    const held = this.printedById(id);
-    if (held && this.holds(ref)) {
+    const appHint = step.app === undefined ? "NAME" : String(step.app);
+    if (this.holds(ref)) {
+      // Printed by an earlier command of the warm process: the ref must still be stored, as anywhere.
+      if (!this.printedById(id)) await this.store.load(id, appHint);
       // Addressed as printed: the library checks the live element (and finds it again if it moved).
-      this.app = held.app.name;
+      this.app = this.session.address(ref).snapshot.app.name;
       return { ref, data: { ref, snapshotId: id, index }, notes: [] };
     }
-    const stored = await this.store.load(id, step.app === undefined ? "NAME" : String(step.app));
+    const stored = await this.store.load(id, appHint);
     this.app = stored.app.name;
     const record = stored.records[index];
     if (!record)
@@ -294,19 +310,39 @@ export class Runner {
       found = findAgain(record, fresh);
     } catch (e) {
       if (!(e instanceof AxsnapError) || record.proof.unique) throw e;
-      // Its twins share role and name: only its live handle, held by the process that printed it, tells them apart.
-      throw new AxsnapError(e.code, e.message, {
-        hint: `elements with the same role and name cannot be told apart from another process: click its pixels (\`axsnap snapshot --app ${stored.app.name} --screenshot FILE\`, then \`axsnap click-at X Y --of ID\` within 60 s), or run the snapshot and the action in one process with \`axsnap call\``,
-      });
+      // Its twins share role and name: only its live element, held by the process that printed it, tells them apart.
+      throw new AxsnapError(e.code, e.message, { hint: this.twinsHint(step, stored.app.name) });
     }
     const foundAs = refOf(fresh.id, found.index);
     return {
       ref: foundAs,
       data: { ref, snapshotId: id, index, foundAs },
-      notes: [
-        `found again by ${found.ocr && sameInk(record.ocr?.ink, found.ocr.ink) ? "the shape of its pixels in its place (text read off the pixels)" : "its identity"} as element ${found.index} of a new observation of the window it was printed in, ${windowWords(fresh.window)}, taken right before the action and stored as ${fresh.id}, since ${id} was taken by another process`,
-      ],
+      // Found by its identity: nothing to say (foundAs says where); by its pixels' shape, a weaker match: said.
+      notes:
+        found.ocr && sameInk(record.ocr?.ink, found.ocr.ink)
+          ? [`found again by the shape of its pixels (text read off them) in ${fresh.id}`]
+          : [],
     };
+  }
+
+  /**
+   * What to do about a ref to an element with twins in a process without its
+   * live element: only ways that fit the command (pixels click, they set no value).
+   */
+  private twinsHint(step: Step, app: string): string {
+    const name = /^[\w.-]+$/.test(app) ? app : JSON.stringify(app);
+    const ways: string[] = [];
+    if (!daemonDisabled(this.caller.env))
+      ways.push(
+        `take a new snapshot (\`axsnap snapshot --app ${name}\`) and use its ref: the warm process keeps the live elements of the snapshots it prints`,
+      );
+    const command = step.command === "snapshot" ? "snapshot --root" : step.command;
+    ways.push(`run the snapshot and the ${command} in one process with \`axsnap call\``);
+    if (["click", "double-click", "right-click"].includes(step.command))
+      ways.push(
+        `click its pixels (\`axsnap snapshot --app ${name} --screenshot FILE\`, then \`axsnap click-at X Y --of ID\` within 60 s)`,
+      );
+    return `elements with the same role and name are told apart only by the live element, which this process does not hold: ${ways.join("; or ")}`;
   }
 
   /** Whether the session still holds the ref's snapshot (else the store answers for it). */
@@ -339,18 +375,12 @@ export class Runner {
     extra: Partial<ActionData> = {},
   ): Promise<Outcome> {
     const snap = result.snapshot ? await this.hand(result.snapshot, step) : undefined;
-    const from = result.changesFrom;
-    const since =
-      from !== undefined && [...this.reobserved.values()].some((s) => s.id === from)
-        ? [
-            `the changes are since ${from}, the window as observed right before the action; what changed before that, since the snapshot you read, is not shown`,
-          ]
-        : [];
     return actionOutcome(result, {
       target,
       ...(extra.at ? { at: extra.at } : {}),
       snapshot: snap,
-      notes: [...notes, ...since],
+      reobserved: [...this.reobserved.values()].map((s) => s.id),
+      notes,
       full: step.full === true,
       screenshotWanted: step.screenshot !== undefined,
       snapshotAsked: step.snapshot,

@@ -5,6 +5,7 @@
  * name it without importing main.ts, which loads them.
  */
 import type { Caller } from "./caller.js";
+import type { HeldSnapshots } from "./held.js";
 
 export interface Context {
   /** The package root (the directory holding package.json). */
@@ -17,6 +18,8 @@ export interface Context {
   warm?: boolean;
   /** Whom the command runs for (lib/cli/caller.ts); default this process. */
   caller?: Caller;
+  /** The warm process's snapshots, live, per session directory (lib/cli/held.ts); none in a process of its own. */
+  held?: HeldSnapshots;
 }
 
 /** Runs one command line in this process; the exit status (main.ts's runCommandLine). */

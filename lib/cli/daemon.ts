@@ -50,6 +50,7 @@ import { type Caller, type CallerInput, inputText, NotServedHere, type Written }
 import type { Context, Serve } from "./context.js";
 import { daemonKey, idleMsOf, socketPath } from "./daemon-address.js";
 import type { Frame, RunRequest } from "./daemon-client.js";
+import { HeldSnapshots } from "./held.js";
 import { redirectOutput } from "./output.js";
 
 /** How often the warm process checks that its desktop, its socket and its code are still there. */
@@ -224,6 +225,8 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
   const finished = new Promise<void>((resolve) => {
     finish = resolve;
   });
+  // The snapshots its commands printed, live: refs into them reach their elements (lib/cli/held.ts).
+  const held = new HeldSnapshots();
 
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {
@@ -311,7 +314,7 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
     const umask = process.umask(request.umask);
     let code: number;
     try {
-      code = await serve.run(request.argv, { ...context, warm: true, caller });
+      code = await serve.run(request.argv, { ...context, warm: true, caller, held });
     } catch (e) {
       send(socket, { t: "err", d: `axsnap: ${e instanceof Error ? e.message : String(e)}\n` });
       code = 1;
@@ -377,6 +380,8 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
 
   if (options.warm !== undefined) await warmUp(options.warm);
   await finished;
+  // Bounded: a desktop that went away must not keep this process from ending.
+  await Promise.race([held.close(), new Promise((r) => setTimeout(r, 2000).unref())]);
 }
 
 /** One walk of the app the starting command named: the first walk of an app in a process is the slow one. */

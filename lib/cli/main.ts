@@ -102,9 +102,9 @@ function serverErrorData(e: unknown): ErrorData {
  * when a command runs: `--version`, help and a refused command line answer
  * from the few modules above.
  */
-async function newRunner(globals: Globals, caller: Caller): Promise<Runner> {
+async function newRunner(globals: Globals, caller: Caller, held: Context["held"]): Promise<Runner> {
   const { Runner } = await import("./commands.js");
-  return new Runner(globals, caller);
+  return new Runner(globals, caller, held);
 }
 
 /**
@@ -147,11 +147,17 @@ async function onDesktop(command: string, globals: Globals): Promise<number | un
   }
 }
 
-async function runOne(step: Step, globals: Globals, early: boolean, caller: Caller): Promise<number> {
+async function runOne(
+  step: Step,
+  globals: Globals,
+  early: boolean,
+  caller: Caller,
+  held: Context["held"],
+): Promise<number> {
   const refused = await onDesktop(step.command, globals);
   if (refused !== undefined) return refused;
   if (early) await startEarly(step);
-  const runner = await newRunner(globals, caller);
+  const runner = await newRunner(globals, caller, held);
   try {
     const out = await runner.run(step);
     return succeed(step.command, out.data, out.text, globals.json);
@@ -164,10 +170,15 @@ async function runOne(step: Step, globals: Globals, early: boolean, caller: Call
 }
 
 /** `axsnap call`: the steps in one process and one Session; the first error stops the sequence. */
-async function runCall(steps: Step[], globals: Globals, caller: Caller): Promise<number> {
+async function runCall(
+  steps: Step[],
+  globals: Globals,
+  caller: Caller,
+  held: Context["held"],
+): Promise<number> {
   const refused = await onDesktop("call", globals);
   if (refused !== undefined) return refused;
-  const runner = await newRunner(globals, caller);
+  const runner = await newRunner(globals, caller, held);
   const done: { step: number; command: string; data: unknown }[] = [];
   const texts: string[] = [];
   try {
@@ -220,9 +231,9 @@ export async function runCommandLine(argv: string[], context: Context): Promise<
     case "daemon":
       return runDaemonCommand(inv, context);
     case "call":
-      return runCall(inv.steps, inv.globals, caller);
+      return runCall(inv.steps, inv.globals, caller, context.held);
     case "run":
-      return runOne(inv.step, inv.globals, context.warm !== true, caller);
+      return runOne(inv.step, inv.globals, context.warm !== true, caller, context.held);
     case "desktop":
       return runDesktopCommand(inv);
   }

@@ -159,6 +159,8 @@ export function actionOutcome(
     screenshotWanted: boolean;
     /** False with --no-snapshot: no fresh snapshot was asked for. */
     snapshotAsked?: boolean;
+    /** Observations made in this command to find refs printed by another process (never shown to the agent). */
+    reobserved?: readonly string[];
   },
 ): { data: ActionData; text: string } {
   const app = o.snapshot ? cliApp(o.snapshot.app.name) : "NAME";
@@ -174,6 +176,14 @@ export function actionOutcome(
     what: o.target ? o.target.ref : o.at ? `${o.at.x},${o.at.y} of ${o.at.snapshotId}` : "",
     notes: o.notes ?? [],
   });
+  // A diff since an observation the agent never read: what changed before it is not in the reply.
+  const from = result.changesFrom;
+  if (reply.view?.shows === "diff" && from !== undefined && o.reobserved?.includes(from))
+    reply.notes.splice(
+      o.notes?.length ?? 0,
+      0,
+      `changes since ${from}, observed right before the action to find your ref: earlier ones are not shown`,
+    );
   const data: ActionData = {
     action: result.action,
     ...(o.target ? { target: o.target } : {}),
@@ -244,7 +254,7 @@ const CLI_HINTS: Partial<Record<string, string>> = {
     "use a ref whose index the snapshot printed; `axsnap snapshot --app APP` prints new ones",
   STALE_REF: "the element changed or is gone; run `axsnap snapshot --app APP` and pick it again by a new ref",
   AMBIGUOUS_TARGET:
-    "run `axsnap snapshot --app APP` and pick the element by a new ref; an element with twins (same role and name) cannot be told apart from another process: snapshot and act in one process with `axsnap call`, or click its pixels with `axsnap click-at`",
+    "run `axsnap snapshot --app APP` and pick the element by a new ref (the warm process tells elements with the same role and name apart in the snapshots it printed), or snapshot and act in one process with `axsnap call`; a click can also go by its pixels (`axsnap click-at`)",
   IDENTITY_UNPROVEN:
     "run `axsnap snapshot --app APP` again (with a larger --max-nodes or --deadline if it was cut) and use a new ref",
   STALE_OBSERVATION:
@@ -254,7 +264,7 @@ const CLI_HINTS: Partial<Record<string, string>> = {
   NOT_ENABLED:
     "the element is disabled; wait, run `axsnap snapshot --app APP` to see when it is enabled, or pick another",
   ACTION_FAILED:
-    "run `axsnap snapshot --app APP` to see what happened, then pick the element again or click its pixels with `axsnap click-at`",
+    "run `axsnap snapshot --app APP` to see what happened, then pick the element again (a click can also go by its pixels: `axsnap click-at`)",
   ABORTED: "run `axsnap snapshot --app APP` before acting again",
 };
 

@@ -570,7 +570,10 @@ async function runRow(row: Row, way: Way): Promise<{ run: Run; served: number }>
   const before = await served();
   let id = "";
   if (row.snapshot) {
-    const snap = await run(way, ["snapshot", "--app", APP, ...row.snapshot], { cwd: dir });
+    // In a process of its own both ways: the warm process holds the live elements of the snapshots
+    // it prints (lib/cli/held.ts), so a ref into one means more to it than to a process of its own
+    // (cli-twins.test.ts); into this one, the ref is found by its stored identity by both.
+    const snap = await run("own", ["snapshot", "--app", APP, ...row.snapshot], { cwd: dir });
     expect(snap.code, snap.stderr).toBe(0);
     id = snapshotId(snap.stdout.toString());
   }
@@ -596,7 +599,7 @@ describe("every CLI command, served by the warm process and in its own process",
       async () => {
         const a = await runRow(row, "served");
         const b = await runRow(row, "own");
-        const expected = (row.snapshot ? 1 : 0) + (row.served ? 1 : 0);
+        const expected = row.served ? 1 : 0;
         expect(a.served, "commands the warm process served").toBe(expected);
         expect(b.served, "commands the warm process served for AXSNAP_DAEMON=off").toBe(0);
         const outA = a.run.stdout.toString("latin1");
