@@ -233,7 +233,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
   resolve: {
     summary: "check that a ref still reaches its element, without acting",
     args: ["target"],
-    options: ["act"],
+    options: [],
   },
   windows: {
     summary: "list an app's windows, dialogs, open menus and popups",

@@ -102,3 +102,11 @@ describe("call takes the options as keys", () => {
     expect(() => calls([{ command: "snapshot", app: "x", escapes: true }])).toThrow(/unknown key "escapes"/);
   });
 });
+
+describe("options that would mean nothing", () => {
+  it("resolve refuses --full and --no-snapshot: it never acts, so it takes no fresh snapshot to shape", () => {
+    expect(() => step(["resolve", REF, "--full"])).toThrow(UsageError);
+    expect(() => step(["resolve", REF, "--no-snapshot"])).toThrow(UsageError);
+    expect(step(["resolve", REF]).target).toBe(REF);
+  });
+});
