@@ -227,6 +227,26 @@ function appsNow(ctx: CallContext, b: NativeBackend) {
   return ctx.step("read", () => b.listApps(Math.min(ctx.remaining(), 3000)));
 }
 
+/** How long a launched app that shows an X11 window but no tree yet is given to register its tree. */
+const TREE_GRACE_MS = 2000;
+
+/**
+ * The launched app as listApps will show it. An app's X11 window can be
+ * mapped before its accessibility bridge registers (under load, by a
+ * second): listed then, it is an X11-only app named by its WM_CLASS
+ * ("Gtk3-widget-factory"), and a moment later the accessible app under
+ * another name. So a first sight without a tree waits a little for one; an
+ * app that has no bridge at all (xterm) is answered as such after the wait.
+ */
+async function accessibleApp(pid: number, ctx: CallContext, b: NativeBackend) {
+  const until = performance.now() + Math.min(TREE_GRACE_MS, Math.max(0, ctx.remaining() - POLL_MS));
+  for (;;) {
+    const known = (await appsNow(ctx, b).catch(() => [])).find((a) => a.pid === pid);
+    if (known?.noTree !== true || performance.now() >= until) return known;
+    await ctx.step("read", () => sleep(POLL_MS));
+  }
+}
+
 /** A pid the platform did not give (a D-Bus activated entry): the new app whose name fits the entry. */
 async function newcomer(
   before: Set<number>,
@@ -306,7 +326,7 @@ export async function launchApp(
           const windows = await windowsOf(pid, ctx, b);
           const first = windows.find((w) => w.kind === "window" || w.kind === "dialog") ?? windows[0];
           if (first) {
-            const known = (await appsNow(ctx, b).catch(() => [])).find((a) => a.pid === pid);
+            const known = await accessibleApp(pid, ctx, b);
             return {
               pid,
               name: known?.name ?? basename(what),

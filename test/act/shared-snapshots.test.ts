@@ -65,7 +65,7 @@ describe("snapshots shared by the sessions of one process", () => {
 
     // A session of its own holds nothing of it.
     const own = createSession({ backend: b, deadlineMs: 1000 });
-    expect(() => own.address(`@${snap.id}:e${second}`)).toThrow(/no longer holds snapshot/);
+    expect(() => own.address(`@${snap.id}:e${second}`)).toThrow(/never took snapshot/);
     await own.close();
 
     await shared.close();
