@@ -5,6 +5,7 @@
  */
 import { nameOf } from "../find.js";
 import type { ElementRecord } from "../records.js";
+import { compactRole } from "../render/roles.js";
 import type { Snapshot } from "../snapshot.js";
 import { isPrintableRole } from "./grammar.js";
 import { locatorIndex, matchLocator } from "./match.js";
@@ -19,7 +20,9 @@ const MAX_ANCESTORS = 3;
 function stepOf(snap: Snapshot, r: ElementRecord): LocatorStep | undefined {
   const name = nameOf(r);
   const named = (role: string): LocatorStep => (name === undefined ? { role } : { role, name });
-  for (const role of [r.roleText, r.role]) {
+  // Linux's "text" reads as a label in a compact snapshot (role-words.ts): the compact word names the field there.
+  const compact = compactRole(r.subrole === undefined ? r : { role: r.role, subrole: r.subrole });
+  for (const role of [r.roleText, r.role, compact]) {
     if (role === "" || !isPrintableRole(role)) continue;
     const step = named(role);
     // The step must find its own record: "text" reads in the snapshot's style, a printed word may not.
