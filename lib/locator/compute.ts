@@ -83,15 +83,21 @@ export function locatorOf(snap: Snapshot, record: ElementRecord): Locator | unde
       if (unique(path)) return { ...base, path };
     }
   }
-  // The last resort: every writable ancestor, then the record's ordinal among what that still matches.
-  const chain = [...all]
-    .reverse()
-    .map(ancestorStep)
-    .filter((s): s is LocatorStep => s !== undefined);
-  const path = [...chain, last];
-  const matches = matchLocator(snap, { ...base, path });
+  // The last resort: an ordinal. Only the ancestors that narrow the matches stay in front of it (nearest
+  // first), so the ordinal counts within the nearest telling container, and the locator stays short.
+  let chain: LocatorStep[] = [];
+  let matches = matchLocator(snap, { ...base, path: [last] });
+  for (const a of all) {
+    const step = ancestorStep(a);
+    if (step === undefined) continue;
+    const narrower = matchLocator(snap, { ...base, path: [step, ...chain, last] });
+    if (narrower.length < matches.length && narrower.includes(record)) {
+      chain = [step, ...chain];
+      matches = narrower;
+      if (matches.length === 1) return { ...base, path: [...chain, last] };
+    }
+  }
   const at = matches.indexOf(record);
   if (at === -1) return undefined;
-  if (matches.length === 1) return { ...base, path };
   return { ...base, path: [...chain, { ...last, nth: at + 1 }] };
 }
