@@ -8,6 +8,10 @@
  * printer writes them with JSON.stringify, so anything round-trips), regular
  * expressions `/source/flags` compiled through pattern.ts, so the same
  * length, flag and backtracking bounds hold as for find.
+ *
+ * One spelling is shared: a bare `window` where the window segment may stand
+ * is that segment (any window), never a step with the role "window"; such a
+ * step needs a name, an attribute or a window segment before it.
  */
 import { AxsnapError, invalidArgument } from "../errors.js";
 import { patternOf } from "../pattern.js";

@@ -88,6 +88,25 @@ function windowMatches(snap: Snapshot, l: Locator): boolean {
   return true;
 }
 
+/** Steps without a regular expression, matched over the whole snapshot once: locatorOf asks the same steps many times. */
+const stepCache = new WeakMap<Snapshot, Map<string, ElementRecord[]>>();
+
+function matchesAnywhere(snap: Snapshot, step: LocatorStep): ElementRecord[] {
+  if (step.name instanceof RegExp) return stepMatches(snap, step, snap.records);
+  let cache = stepCache.get(snap);
+  if (!cache) {
+    cache = new Map();
+    stepCache.set(snap, cache);
+  }
+  const key = JSON.stringify([fold(step.role), step.name ?? null, step.id ?? null]);
+  let hit = cache.get(key);
+  if (!hit) {
+    hit = stepMatches(snap, step, snap.records);
+    cache.set(key, hit);
+  }
+  return hit;
+}
+
 /** The records `l` names in `snap`, in document order: exactly one when it is unique there. */
 export function matchLocator(snap: Snapshot, l: Locator): ElementRecord[] {
   if (!windowMatches(snap, l)) return [];
@@ -97,15 +116,17 @@ export function matchLocator(snap: Snapshot, l: Locator): ElementRecord[] {
   let out: ElementRecord[] = [];
   for (const step of l.path) {
     const prev = previous;
-    const inside = prev
-      ? snap.records.filter((r) => {
-          for (let p = parent[r.index]!; p >= 0; p = parent[p]!) if (prev.has(p)) return true;
-          return false;
-        })
-      : snap.records;
-    out = stepMatches(snap, step, inside);
+    // Role and name first, over the whole snapshot (cached); the ancestor walk only for what they leave.
+    out = matchesAnywhere(snap, step);
+    if (prev)
+      out = out.filter((r) => {
+        for (let p = parent[r.index]!; p >= 0; p = parent[p]!) if (prev.has(p)) return true;
+        return false;
+      });
     if (step.nth !== undefined) out = out.length >= step.nth ? [out[step.nth - 1]!] : [];
+    if (out.length === 0) return [];
     previous = new Set(out.map((r) => r.index));
   }
-  return out;
+  // A copy: the cached list must not change under a caller.
+  return [...out];
 }
