@@ -293,7 +293,8 @@ function printedLines(snap: Snapshot): Map<number, Printed> {
   return out;
 }
 
-function nameOf(r: ElementRecord): string | undefined {
+/** An element's name as find reads it: its title (an inferred label included), its identity name, its description. */
+export function nameOf(r: ElementRecord): string | undefined {
   return r.title ?? r.identity.name ?? r.description;
 }
 
@@ -321,7 +322,7 @@ function isWindowRoot(r: ElementRecord): boolean {
 }
 
 /** A nameless wrapper (a panel, a group) says nothing as context: it is left out of the ancestors. */
-function isContext(r: ElementRecord): boolean {
+export function isContext(r: ElementRecord): boolean {
   if (isWindowRoot(r)) return false;
   const name = nameOf(r);
   if (name !== undefined && name.trim() !== "") return true;
