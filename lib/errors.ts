@@ -33,6 +33,7 @@ export const ERROR_CODES = [
   "DESKTOP_NOT_FOUND",
   "DESKTOP_GONE",
   "DESKTOP_UNAVAILABLE",
+  "EFFECT_NOT_SEEN",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -48,6 +49,22 @@ export interface AxsnapErrorOptions {
   observed?: Snapshot;
   /** A process the call started (launchApp's TIMEOUT): it runs on, for the caller to observe or stop. */
   pid?: number;
+  /** A locator found nothing (ELEMENT_NOT_FOUND): the closest elements there are, best first. */
+  candidates?: LocatorCandidate[];
+  /** A locator named several elements (AMBIGUOUS_TARGET): each with the locator that tells it apart. */
+  matches?: LocatorCandidate[];
+}
+
+/** An element a locator refusal names: where it is now, and how to name it alone. */
+export interface LocatorCandidate {
+  ref: string;
+  locator: string;
+  /** Its printed line, as the snapshot text shows it. */
+  line: string;
+  /** Its named ancestors, outermost first, as locator steps print them. */
+  ancestors: string[];
+  /** Why it is offered ("same role and place, name differs"). */
+  why?: string;
 }
 
 /** What to do about a missing macOS permission: the pane, the restart, and tccutil when a grant is stuck. */
@@ -93,6 +110,8 @@ const DEFAULT_HINTS: Record<ErrorCode, string> = {
     "that desktop's X server or bus has ended, and its apps with it; start it again (`axsnap desktop start NAME`) and launch the apps there again",
   DESKTOP_UNAVAILABLE:
     "a private desktop needs Xvfb, a D-Bus session bus and the AT-SPI bus: install the Debian packages xvfb, dbus and at-spi2-core",
+  EFFECT_NOT_SEEN:
+    "the step ran but the change the recorded run saw did not appear; take a snapshot, compare it with the recorded effect, and decide whether to go on",
 };
 
 export class AxsnapError extends Error {
@@ -105,12 +124,16 @@ export class AxsnapError extends Error {
   readonly observed?: Snapshot;
   /** The process the call started, when it failed after starting one (launchApp). */
   readonly pid?: number;
+  readonly candidates?: LocatorCandidate[];
+  readonly matches?: LocatorCandidate[];
 
   constructor(code: ErrorCode, message: string, options: AxsnapErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     if (options.observed !== undefined) this.observed = options.observed;
     if (options.pid !== undefined) this.pid = options.pid;
+    if (options.candidates !== undefined) this.candidates = options.candidates;
+    if (options.matches !== undefined) this.matches = options.matches;
     this.hint = options.hint ?? DEFAULT_HINTS[code];
     this.delivery = options.delivery ?? "not_delivered";
     // Only an action with evidence that nothing was sent may be repeated blindly.
@@ -124,6 +147,8 @@ export class AxsnapError extends Error {
     delivery: Delivery;
     retry: Retry;
     pid?: number;
+    candidates?: LocatorCandidate[];
+    matches?: LocatorCandidate[];
   } {
     return {
       code: this.code,
@@ -132,6 +157,8 @@ export class AxsnapError extends Error {
       delivery: this.delivery,
       retry: this.retry,
       ...(this.pid === undefined ? {} : { pid: this.pid }),
+      ...(this.candidates === undefined ? {} : { candidates: this.candidates }),
+      ...(this.matches === undefined ? {} : { matches: this.matches }),
     };
   }
 }

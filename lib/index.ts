@@ -53,6 +53,7 @@ export {
   type Delivery,
   ERROR_CODES,
   type ErrorCode,
+  type LocatorCandidate,
   type Retry,
 } from "./errors.js";
 export {
@@ -73,6 +74,8 @@ export {
   listLaunchable,
 } from "./launch.js";
 export type { AppWithoutTree, LinuxDesktopReport, NoTreeCause } from "./linux-checks.js";
+export { parseLocator, printLocator } from "./locator/grammar.js";
+export type { Locator, LocatorStep } from "./locator/types.js";
 export type { ScreenshotMark, ScreenshotOptions } from "./marks.js";
 export {
   type ActionScreenshots,
@@ -137,9 +140,16 @@ export {
   type ConfirmRequest,
   createSession,
   DEFAULT_DESTRUCTIVE_WORDS,
+  type Expectation,
+  type ExpectOptions,
+  type ExpectResult,
   findAgain,
+  type Located,
+  type LocateOptions,
+  type LocatorTarget,
   type PixelOptions,
   type ResolvedTarget,
+  type SecretOption,
   Session,
   type SessionOptions,
   type SettleOptions,
@@ -158,6 +168,16 @@ export {
   type SnapshotInput,
   type SnapshotTimings,
 } from "./snapshot.js";
+export type { TraceControl } from "./trace/control.js";
+export type {
+  ReadTrace,
+  TraceHeader,
+  TraceLine,
+  TraceOptions,
+  TraceSnapshotLine,
+  TraceStatus,
+  TraceStepLine,
+} from "./trace/types.js";
 export { validateRawSnapshot } from "./validate.js";
 export {
   compareWindows,

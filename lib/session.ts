@@ -22,7 +22,7 @@ import { atPixels, type PixelOptions } from "./act/pixels.js";
 import { resolveIn } from "./act/resolve.js";
 import { type ActionResult, type ActOptions, checkActOptions } from "./act/result.js";
 import { rememberScope, scopeIn, windowOfRoot } from "./act/root.js";
-import { SnapshotStore, type Target } from "./act/store.js";
+import { isLocatorTarget, SnapshotStore, type Target } from "./act/store.js";
 import * as typing from "./act/typing.js";
 import * as values from "./act/values.js";
 import { type WaitCondition, type WaitOptions, type WaitResult, waitFor } from "./act/wait.js";
@@ -40,11 +40,18 @@ import {
   limitOf,
   refuseFindViews,
 } from "./find.js";
+import { printLocator } from "./locator/grammar.js";
+import { type Located, type LocateOptions, locateIn } from "./locator/locate.js";
+import type { Locator } from "./locator/types.js";
 import type { NativeBackend } from "./native.js";
 import { normalizeForMatch } from "./policy/normalize.js";
 import type { ElementRecord } from "./records.js";
 import type { RenderScope } from "./render/index.js";
 import type { Snapshot } from "./snapshot.js";
+import { TraceControl } from "./trace/control.js";
+import { type Expectation, type ExpectOptions, type ExpectResult, expectIn } from "./trace/expect.js";
+import type { SecretOption } from "./trace/recording.js";
+import type { TraceOptions } from "./trace/types.js";
 
 export type { ClickOptions } from "./act/element.js";
 export type { ConfirmRequest } from "./act/env.js";
@@ -52,9 +59,12 @@ export { DEFAULT_DESTRUCTIVE_WORDS } from "./act/guards.js";
 export type { PixelOptions } from "./act/pixels.js";
 export { findAgain } from "./act/resolve.js";
 export type { ActionResult, ActOptions, SettleOptions } from "./act/result.js";
-export type { Target } from "./act/store.js";
+export type { LocatorTarget, Target } from "./act/store.js";
 export type { WaitCondition, WaitOptions, WaitResult } from "./act/wait.js";
 export { waitConditionOf } from "./act/wait.js";
+export type { Located, LocateOptions } from "./locator/locate.js";
+export type { Expectation, ExpectOptions, ExpectResult } from "./trace/expect.js";
+export type { SecretOption } from "./trace/recording.js";
 
 export interface SessionOptions {
   /** Asked before a destructive action; without it such actions are refused. */
@@ -83,6 +93,8 @@ export interface SessionOptions {
    * first observation. One process reaches one desktop.
    */
   desktop?: DesktopRef;
+  /** Records the session to this trace directory from the start (docs/trace.md); see session.trace. */
+  trace?: string | TraceOptions;
 }
 
 /** What resolve() found: the element as the agent addressed it, and how it was reached. */
@@ -128,6 +140,8 @@ export class Session {
   /** The backends this session's snapshots came from: its apps are unwatched there when it closes. */
   private readonly backends = new Set<NativeBackend>();
   private readonly shared: SharedSnapshots | undefined;
+  /** Recording this session to a trace (docs/trace.md): start, stop, status. */
+  readonly trace: TraceControl;
 
   constructor(options: SessionOptions = {}) {
     if (options === null || typeof options !== "object")
@@ -158,6 +172,7 @@ export class Session {
       backend,
       observe: (o) => this.snapshot(o),
     };
+    this.trace = new TraceControl({ store: this.store }, options.trace);
   }
 
   /**
@@ -165,16 +180,20 @@ export class Session {
    * With `root`, only that element's subtree (act/root.ts).
    */
   async snapshot(options: SnapshotOptions): Promise<Snapshot> {
+    const startedAt = performance.now();
     let snap: Snapshot;
     try {
       snap =
         options?.root !== undefined ? await this.subtree(options) : await observe(options, this.env.backend);
     } catch (e) {
-      throw explainHeld(this.store, options?.app, e);
+      const error = explainHeld(this.store, options?.app, e);
+      this.trace.recorder?.observed("snapshot", { ...options }, undefined, { error, startedAt });
+      throw error;
     }
     answered(this.store, snap.app.pid);
     this.store.keep(snap);
     this.observes(snap);
+    this.trace.recorder?.observed("snapshot", { ...options }, snap, { startedAt });
     return snap;
   }
 
@@ -203,6 +222,9 @@ export class Session {
     }
     this.store.keep(snap);
     this.observes(snap);
+    this.trace.recorder?.observed("find", { app, query, ...options }, snap, {
+      read: result.matches.map((m) => m.index),
+    });
     return result;
   }
 
@@ -258,12 +280,154 @@ export class Session {
   }
 
   /**
+   * Runs one action: locates its locator targets first (each in its own
+   * time, outside the action's deadline), then acts on the records found,
+   * recorded as one step when a trace is on.
+   */
+  private async act(
+    method: string,
+    args: Record<string, unknown>,
+    targets: Target[],
+    options: ActOptions & SecretOption,
+    body: (ctx: CallContext, targets: Target[], options: ActOptions) => Promise<ActionResult>,
+  ): Promise<ActionResult> {
+    checkActOptions(options);
+    const startedAt = performance.now();
+    const { secret: _secret, ...actOptions } = options;
+    let located: { target: Target; locator?: string }[];
+    try {
+      located = await this.located(targets, options);
+    } catch (e) {
+      this.trace.recorder
+        ?.begin({
+          method,
+          args,
+          targets,
+          locators: targets.map(locatorText),
+          options,
+          startedAt,
+          locateMs: performance.now() - startedAt,
+        })
+        .done(undefined, e);
+      throw e;
+    }
+    const recording = this.trace.recorder?.begin({
+      method,
+      args,
+      targets: located.map((l) => l.target),
+      locators: located.map((l) => l.locator),
+      options,
+      startedAt,
+      locateMs: performance.now() - startedAt,
+    });
+    const acting = recording?.options ?? actOptions;
+    try {
+      const result = await this.run(acting, (ctx) =>
+        body(
+          ctx,
+          located.map((l) => l.target),
+          acting,
+        ),
+      );
+      const locator = located[0]?.locator;
+      if (locator !== undefined && result.target) result.target.locator = locator;
+      recording?.done(result, undefined);
+      return result;
+    } catch (e) {
+      recording?.done(undefined, e);
+      throw e;
+    }
+  }
+
+  /** The targets with each locator target replaced by the record it names now. */
+  private async located(
+    targets: Target[],
+    options: ActOptions,
+  ): Promise<{ target: Target; locator?: string }[]> {
+    const out: { target: Target; locator?: string }[] = [];
+    for (const t of targets) {
+      if (!isLocatorTarget(t)) {
+        out.push({ target: t });
+        continue;
+      }
+      const found = await this.locate(t.locator, {
+        ...(options.app === undefined ? {} : { app: options.app }),
+        ...(t.timeoutMs === undefined ? {} : { timeoutMs: t.timeoutMs }),
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+      out.push({ target: found.record, locator: found.locator });
+    }
+    return out;
+  }
+
+  /**
+   * Finds the one element a locator names (docs/trace.md): observes the window
+   * it names, waiting on the app's change events until the element appears,
+   * or refuses with ELEMENT_NOT_FOUND (naming the closest candidates) or
+   * AMBIGUOUS_TARGET (the matches, each with the locator that tells it
+   * apart). The observation is kept (the app's latest); the record acts like
+   * any ref.
+   */
+  async locate(locator: string | Locator, options: LocateOptions = {}): Promise<Located> {
+    if (options === null || typeof options !== "object")
+      throw invalidArgument("locate options must be an object");
+    const timeoutMs = options.timeoutMs ?? 5000;
+    if (typeof timeoutMs !== "number" || !(timeoutMs >= 1 && timeoutMs <= 600_000))
+      throw invalidArgument(`timeoutMs must be between 1 and 600000, got ${String(timeoutMs)}`);
+    const startedAt = performance.now();
+    const args = { locator: locatorText({ locator }), ...options };
+    try {
+      const found = await this.run(
+        { deadlineMs: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) },
+        (ctx) => locateIn(this.env, ctx, locator, { ...options, timeoutMs }),
+      );
+      this.store.keep(found.snapshot);
+      this.observes(found.snapshot);
+      this.trace.recorder?.observed("locate", args, found.snapshot, {
+        read: [found.record.index],
+        startedAt,
+      });
+      return found;
+    } catch (e) {
+      const observed = e instanceof AxsnapError ? e.observed : undefined;
+      if (observed) this.observes(observed);
+      this.trace.recorder?.observed("locate", args, observed, { error: e, startedAt });
+      throw e;
+    }
+  }
+
+  /**
+   * Waits until an effect shows in an app (a window opened or closed, an
+   * element present, gone, or with these states or value), or throws
+   * EFFECT_NOT_SEEN with the last observation. Exported programs
+   * (`axsnap trace export --to ts`) check each step with it.
+   */
+  async expect(
+    app: string | number,
+    expectation: Expectation,
+    options: ExpectOptions = {},
+  ): Promise<ExpectResult> {
+    if (options === null || typeof options !== "object")
+      throw invalidArgument("expect options must be an object");
+    const timeoutMs = options.timeoutMs ?? 3000;
+    if (typeof timeoutMs !== "number" || !(timeoutMs >= 1 && timeoutMs <= 600_000))
+      throw invalidArgument(`timeoutMs must be between 1 and 600000, got ${String(timeoutMs)}`);
+    const result = await this.run(
+      { deadlineMs: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) },
+      (ctx) => expectIn(this.env, ctx, app, expectation, { ...options, timeoutMs }),
+    );
+    this.observes(result.snapshot);
+    return result;
+  }
+
+  /**
    * Checks a target without acting: proves the live element is the one
    * observed (three-valued), or throws the error an action would.
    */
   async resolve(target: Target, options: ActOptions = {}): Promise<ResolvedTarget> {
+    const [t] = await this.located([target], options);
     return this.run(options, async (ctx) => {
-      const r = await resolveIn(this.env, target, options.app, ctx);
+      const r = await resolveIn(this.env, t!.target, options.app, ctx);
       const name = r.record.identity.name;
       return {
         snapshotId: r.snapshot.id,
@@ -282,21 +446,29 @@ export class Session {
       throw invalidArgument('button must be "left" or "right"');
     if (options.count !== undefined && options.count !== 1 && options.count !== 2)
       throw invalidArgument("count must be 1 or 2");
-    return this.run(options, (ctx) => element.click(this.env, ctx, target, options));
+    return this.act("click", {}, [target], options, (ctx, [t], o) => element.click(this.env, ctx, t!, o));
   }
 
   /** Sets an element's value; refuses secure fields and elements whose value cannot be set. */
-  async setValue(target: Target, value: string | number, options: ActOptions = {}): Promise<ActionResult> {
+  async setValue(
+    target: Target,
+    value: string | number,
+    options: ActOptions & SecretOption = {},
+  ): Promise<ActionResult> {
     if (typeof value !== "string" && !(typeof value === "number" && Number.isFinite(value)))
       throw invalidArgument("value must be a string or a finite number");
-    return this.run(options, (ctx) => values.setValue(this.env, ctx, target, value, options));
+    return this.act("setValue", { value }, [target], options, (ctx, [t], o) =>
+      values.setValue(this.env, ctx, t!, value, o),
+    );
   }
 
   /** Runs an element's named action, by raw ("AXScrollDownByPage") or pretty ("Scroll Down") name. */
   async performAction(target: Target, name: string, options: ActOptions = {}): Promise<ActionResult> {
     if (typeof name !== "string" || name.trim() === "")
       throw invalidArgument("the action name must be a non-empty string");
-    return this.run(options, (ctx) => element.performAction(this.env, ctx, target, name, options));
+    return this.act("performAction", { name }, [target], options, (ctx, [t], o) =>
+      element.performAction(this.env, ctx, t!, name, o),
+    );
   }
 
   /**
@@ -308,7 +480,9 @@ export class Session {
   async pressKey(combo: string, options: ActOptions = {}): Promise<ActionResult> {
     if (typeof combo !== "string" || combo.trim() === "")
       throw invalidArgument("the key must be a non-empty string");
-    return this.run(options, (ctx) => typing.pressKey(this.env, ctx, combo.trim(), options));
+    return this.act("pressKey", { keys: combo.trim() }, [], options, (ctx, _t, o) =>
+      typing.pressKey(this.env, ctx, combo.trim(), o),
+    );
   }
 
   /**
@@ -318,10 +492,17 @@ export class Session {
    * live to be on it, and the text goes in as synthetic key events, in
    * chunks that each check the live focus and the deadline.
    */
-  async typeText(text: string, options: ActOptions & { target?: Target } = {}): Promise<ActionResult> {
+  async typeText(
+    text: string,
+    options: ActOptions & SecretOption & { target?: Target } = {},
+  ): Promise<ActionResult> {
     if (typeof text !== "string" || text.length === 0)
       throw invalidArgument("text must be a non-empty string");
-    return this.run(options, (ctx) => typing.typeText(this.env, ctx, text, options));
+    const { target, ...rest } = options;
+    const targets = target === undefined ? [] : [target];
+    return this.act("typeText", { text }, targets, rest, (ctx, [t], o) =>
+      typing.typeText(this.env, ctx, text, t === undefined ? o : { ...o, target: t }),
+    );
   }
 
   /** Scrolls an element by pages: its scroll-by-page action where it has one, else wheel events over it. */
@@ -335,12 +516,16 @@ export class Session {
       throw invalidArgument('direction must be "up", "down", "left" or "right"');
     if (!Number.isInteger(pages) || pages < 1 || pages > 50)
       throw invalidArgument("pages must be a whole number from 1 to 50");
-    return this.run(options, (ctx) => element.scroll(this.env, ctx, target, direction, pages, options));
+    return this.act("scroll", { direction, pages }, [target], options, (ctx, [t], o) =>
+      element.scroll(this.env, ctx, t!, direction, pages, o),
+    );
   }
 
   /** Drags from one element to another with synthetic mouse events. */
   async drag(from: Target, to: Target, options: ActOptions = {}): Promise<ActionResult> {
-    return this.run(options, (ctx) => element.drag(this.env, ctx, from, to, options));
+    return this.act("drag", {}, [from, to], options, (ctx, [f, t], o) =>
+      element.drag(this.env, ctx, f!, t!, o),
+    );
   }
 
   /** Clicks at a point of a snapshot's screenshot, in screenshot pixels (not window points). */
@@ -356,18 +541,24 @@ export class Session {
       button: options.button === "right" ? 3 : 1,
       count: options.count ?? 1,
     } as const;
-    return this.run(options, (ctx) => atPixels(this.env, ctx, "clickAt", x, y, event, options));
+    return this.act(
+      "clickAt",
+      { x, y, button: event.button, count: event.count },
+      [],
+      options,
+      (ctx, _t, o) => atPixels(this.env, ctx, "clickAt", x, y, event, o),
+    );
   }
 
   rightClickAt(x: number, y: number, options: PixelOptions = {}): Promise<ActionResult> {
-    return this.run(options, (ctx) =>
-      atPixels(this.env, ctx, "rightClickAt", x, y, { kind: "click", button: 3, count: 1 }, options),
+    return this.act("rightClickAt", { x, y }, [], options, (ctx, _t, o) =>
+      atPixels(this.env, ctx, "rightClickAt", x, y, { kind: "click", button: 3, count: 1 }, o),
     );
   }
 
   doubleClickAt(x: number, y: number, options: PixelOptions = {}): Promise<ActionResult> {
-    return this.run(options, (ctx) =>
-      atPixels(this.env, ctx, "doubleClickAt", x, y, { kind: "click", button: 1, count: 2 }, options),
+    return this.act("doubleClickAt", { x, y }, [], options, (ctx, _t, o) =>
+      atPixels(this.env, ctx, "doubleClickAt", x, y, { kind: "click", button: 1, count: 2 }, o),
     );
   }
 
@@ -382,8 +573,8 @@ export class Session {
     const dy = delta?.dy ?? 0;
     if (![dx, dy].every((v) => Number.isInteger(v) && Math.abs(v) <= 100) || (dx === 0 && dy === 0))
       throw invalidArgument("scrollAt needs whole wheel steps dx and/or dy between -100 and 100");
-    return this.run(options, (ctx) =>
-      atPixels(this.env, ctx, "scrollAt", x, y, { kind: "wheel", dx, dy }, options),
+    return this.act("scrollAt", { x, y, dx, dy }, [], options, (ctx, _t, o) =>
+      atPixels(this.env, ctx, "scrollAt", x, y, { kind: "wheel", dx, dy }, o),
     );
   }
 
@@ -393,8 +584,8 @@ export class Session {
     options: PixelOptions = {},
   ): Promise<ActionResult> {
     if (!from || !to) throw invalidArgument("dragAt needs a from and a to point in screenshot pixels");
-    return this.run(options, (ctx) =>
-      atPixels(this.env, ctx, "dragAt", from.x, from.y, { kind: "drag", button: 1 }, options, to),
+    return this.act("dragAt", { x: from.x, y: from.y, to: { x: to.x, y: to.y } }, [], options, (ctx, _t, o) =>
+      atPixels(this.env, ctx, "dragAt", from.x, from.y, { kind: "drag", button: 1 }, o, to),
     );
   }
 
@@ -421,11 +612,13 @@ export class Session {
       (result) => {
         // The observation that met the condition is kept: the session observes its app now.
         this.observes(result.snapshot);
+        this.trace.recorder?.observed("waitFor", { app, condition, ...options }, result.snapshot);
         return result;
       },
       (e: unknown) => {
         const observed = e instanceof AxsnapError ? e.observed : undefined;
         if (observed) this.observes(observed);
+        this.trace.recorder?.observed("waitFor", { app, condition, ...options }, observed, { error: e });
         throw e;
       },
     );
@@ -436,6 +629,8 @@ export class Session {
    * held there); the apps no other session observes are no longer watched.
    */
   async close(): Promise<void> {
+    // Every step written before the snapshots they name are let go.
+    await this.trace.stop();
     if (!this.shared) await this.store.close();
     await forgetObserver(this, this.backends);
   }
@@ -472,6 +667,12 @@ function positive(name: string, value: number | undefined, fallback: number, who
   if (whole && !Number.isInteger(value))
     throw invalidArgument(`${name} must be a whole number of at least 1, got ${String(value)}`);
   return value;
+}
+
+/** A locator target as text, for a trace or an error. */
+function locatorText(t: Target): string | undefined {
+  if (!isLocatorTarget(t)) return undefined;
+  return typeof t.locator === "string" ? t.locator : printLocator(t.locator);
 }
 
 export function createSession(options?: SessionOptions): Session {

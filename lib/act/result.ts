@@ -28,7 +28,8 @@ export interface ActionResult {
   retry: Retry;
   channel: "semantic" | "synthetic";
   notes: string[];
-  target?: { snapshotId: string; index: number };
+  /** The element acted on; `locator` when it was named by a locator (design: issue 34). */
+  target?: { snapshotId: string; index: number; locator?: string };
   /**
    * setValue: whether the element holds the value asked for, read back after the write; false
    * when the app made it something else (rounded to its step, clamped to its range), which a

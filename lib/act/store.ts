@@ -7,11 +7,31 @@
  */
 import { collapsedInto } from "../collapsed.js";
 import { AxsnapError, invalidArgument } from "../errors.js";
+import type { Locator } from "../locator/types.js";
 import type { ElementRecord } from "../records.js";
 import type { Snapshot } from "../snapshot.js";
 
-/** A target: a bare index (latest snapshot of the app), a ref "@s…:e12", or a record of a held snapshot. */
-export type Target = number | string | ElementRecord;
+/**
+ * A target: a bare index (latest snapshot of the app), a ref "@s…:e12", a
+ * record of a held snapshot, or a locator (the Session locates it first,
+ * waiting up to `timeoutMs`, default 5000, and then acts on the record found).
+ */
+export type Target = number | string | ElementRecord | LocatorTarget;
+
+export interface LocatorTarget {
+  locator: string | Locator;
+  timeoutMs?: number;
+}
+
+/** Whether a target names its element by a locator (resolved by the Session, never by the store). */
+export function isLocatorTarget(t: unknown): t is LocatorTarget {
+  return (
+    t !== null &&
+    typeof t === "object" &&
+    "locator" in t &&
+    typeof (t as { index?: unknown }).index !== "number"
+  );
+}
 
 /** The snapshot and record a target names. */
 export interface Addressed {
@@ -164,6 +184,11 @@ export class SnapshotStore {
             );
       snap = owner;
       index = (target as ElementRecord).index;
+    } else if (isLocatorTarget(target)) {
+      throw invalidArgument(
+        "a locator target must be located first",
+        "pass it to a Session action or session.locate(), which find the element it names",
+      );
     } else {
       throw invalidArgument(
         `not a target: ${String(target)}`,
