@@ -169,6 +169,19 @@ export {
   type SnapshotTimings,
 } from "./snapshot.js";
 export type { TraceControl } from "./trace/control.js";
+export { exportSkill } from "./trace/export-skill.js";
+export { type ExportTsOptions, exportTs } from "./trace/export-ts.js";
+export { readTrace } from "./trace/read.js";
+export {
+  type DriftKind,
+  type ReplayDrift,
+  type ReplayOptions,
+  type ReplayReport,
+  type ReplayStepResult,
+  replayText,
+  replayTrace,
+} from "./trace/replay.js";
+export { showTrace } from "./trace/show.js";
 export type {
   ReadTrace,
   TraceHeader,
@@ -178,6 +191,7 @@ export type {
   TraceStatus,
   TraceStepLine,
 } from "./trace/types.js";
+export { renderTraceHtml, type ViewOptions as TraceViewOptions } from "./trace/view.js";
 export { validateRawSnapshot } from "./validate.js";
 export {
   compareWindows,
