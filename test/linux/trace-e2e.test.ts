@@ -1,0 +1,236 @@
+/**
+ * Issue 34 §4, end to end on real apps: a run recorded through a door is
+ * exported and replayed against a fresh instance of the app, and leaves the
+ * same result behind.
+ *
+ * - gtk3-widget-factory through the CLI (each command its own process, one
+ *   trace): a check box checked, a spin button set, a page tab selected. The
+ *   exported program (npx tsx) and `axsnap replay` each run against a fresh
+ *   instance and leave the same states.
+ * - mousepad through MCP: three lines typed, File > Save As..., a file name,
+ *   Return. The exported program and `axsnap replay` each run against a
+ *   fresh instance: the same file on disk.
+ *
+ * Every step is decided from what the door printed, as an agent decides it.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSession, readTrace, type Session, type Snapshot } from "../../lib/index.js";
+import { type App, type Desktop, gtkWidgetFactory, startApp } from "../../scripts/desktop.mjs";
+import { indexIn, runCli } from "../support/cli.js";
+import { useDesktop } from "../support/linux.js";
+import { textOf, useMcpClients } from "../support/mcp.js";
+import { sleep } from "../support/sleep.js";
+
+const TIMEOUT = 240_000;
+const TSX = import.meta.resolve("tsx");
+const LIB = fileURLToPath(new URL("../../lib/index.ts", import.meta.url));
+
+let desktop: Desktop;
+let work: string;
+let state: string;
+const mcpClient = useMcpClients();
+
+beforeAll(async () => {
+  desktop = await useDesktop();
+  work = mkdtempSync(join(tmpdir(), "axsnap-trace-e2e-"));
+  state = mkdtempSync(join(tmpdir(), "axsnap-trace-e2e-state-"));
+}, TIMEOUT);
+
+afterAll(async () => {
+  await desktop?.stop();
+});
+
+const cli = (args: string[]) => runCli(args, { XDG_STATE_HOME: state, AXSNAP_DAEMON: "off" });
+
+async function ok(args: string[]): Promise<string> {
+  const r = await cli(args);
+  expect(r.code, `axsnap ${args.join(" ")}\n${r.stdout}\n${r.stderr}`).toBe(0);
+  return r.stdout;
+}
+
+/** Runs a program with tsx; resolves with its exit code and output. */
+function runTsx(file: string): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", TSX, file], { stdio: ["ignore", "pipe", "pipe"] });
+    const out: Buffer[] = [];
+    child.stdout.on("data", (d: Buffer) => out.push(d));
+    child.stderr.on("data", (d: Buffer) => out.push(d));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, out: Buffer.concat(out).toString("utf8") }));
+  });
+}
+
+/** Exports a trace as a program importing this checkout's API, and runs it. */
+async function runExported(trace: string, name: string): Promise<string> {
+  const file = join(work, `${name}.ts`);
+  await ok(["trace", "export", trace, "--to", "ts", "--import-from", LIB, "--out", file]);
+  const program = readFileSync(file, "utf8");
+  const run = await runTsx(file);
+  expect(run.code, `${program}\n---\n${run.out}`).toBe(0);
+  return program;
+}
+
+async function snapshotUntil(
+  session: Session,
+  app: number,
+  test: (s: Snapshot) => boolean,
+  what: string,
+): Promise<Snapshot> {
+  const until = Date.now() + 15_000;
+  let last: Snapshot | undefined;
+  while (Date.now() < until) {
+    last = await session.snapshot({ app, screenshot: false });
+    if (test(last)) return last;
+    await sleep(150);
+  }
+  throw new Error(`${what} never showed; last snapshot:\n${last?.text}`);
+}
+
+describe("gtk3-widget-factory through the CLI: recorded, exported, replayed", () => {
+  const line = (re: string) => new RegExp(`^\\d+ ${re}`);
+
+  /** What the run leaves: the check box on, the spin button at 70, the second tab selected. */
+  async function expectRunsEffect(app: App): Promise<void> {
+    const session = createSession();
+    try {
+      const snap = await snapshotUntil(
+        session,
+        app.pid,
+        (s) => /spin button \(settable, float\) Value: 70\b/.test(s.text),
+        "the spin button at 70",
+      );
+      expect(snap.text).toMatch(/page tab \(selected[^)]*\) Tab 2/);
+      expect(snap.text.match(/check box checkbutton, Value: on/g)?.length).toBe(2);
+    } finally {
+      await session.close();
+    }
+  }
+
+  it(
+    "three commands in three processes, one trace; the program and `axsnap replay` leave the same states",
+    async () => {
+      const trace = join(work, "factory.axtrace");
+      let app = await gtkWidgetFactory(desktop);
+      try {
+        const snap = await ok(["--trace", trace, "snapshot", "--app", String(app.pid)]);
+        const id = /^snapshot (s[a-z0-9]{7})/m.exec(snap)![1]!;
+        const ref = (re: string) => `@${id}:e${indexIn(snap, line(re))}`;
+        await ok(["--trace", trace, "click", ref("check box checkbutton, Value: off$"), "--no-snapshot"]);
+        await ok(["--trace", trace, "set-value", ref("spin button \\(settable, float\\) Value: 50"), "70", "--no-snapshot"]);
+        await ok(["--trace", trace, "click", ref("page tab (\\([^)]*\\) )?Tab 2$"), "--no-snapshot"]);
+        await expectRunsEffect(app);
+      } finally {
+        await app.stop();
+      }
+
+      const read = readTrace(trace);
+      expect(new Set(read.steps.map((s) => s.runId)).size).toBe(1);
+      expect(new Set(read.steps.map((s) => s.pid)).size).toBe(4);
+      expect(read.steps.map((s) => s.door)).toEqual(["cli", "cli", "cli", "cli"]);
+      const shown = await ok(["trace", "show", trace]);
+      console.log(`trace show:\n${shown}`);
+      expect(shown.trim().split("\n").length).toBe(5);
+
+      app = await gtkWidgetFactory(desktop);
+      try {
+        const program = await runExported(trace, "factory");
+        console.log(`exported program:\n${program}`);
+        await expectRunsEffect(app);
+      } finally {
+        await app.stop();
+      }
+
+      app = await gtkWidgetFactory(desktop);
+      try {
+        const replay = await ok(["replay", trace]);
+        console.log(`axsnap replay:\n${replay}`);
+        await expectRunsEffect(app);
+      } finally {
+        await app.stop();
+      }
+    },
+    TIMEOUT,
+  );
+});
+
+describe("mousepad through MCP: three lines, Save As through the dialog, replayed to the same file", () => {
+  const line = (re: string) => new RegExp(`^\\d+ ${re}`);
+
+  async function fileHolds(file: string, text: string): Promise<void> {
+    const until = Date.now() + 20_000;
+    while (Date.now() < until) {
+      if (existsSync(file) && readFileSync(file, "utf8") === text) return;
+      await sleep(100);
+    }
+    throw new Error(`${file} never held ${JSON.stringify(text)}: ${existsSync(file) ? readFileSync(file, "utf8") : "no file"}`);
+  }
+
+  it(
+    "recorded through MCP; the program and `axsnap replay` write the same file again",
+    async () => {
+      const trace = join(work, "mousepad.axtrace");
+      const file = join(work, "three-lines.txt");
+      const lines = "one\ntwo\nthree";
+      let app = await startApp(desktop, "mousepad", [], { name: "mousepad", timeoutMs: 60_000 });
+      const session = createSession({ deadlineMs: 10_000, trace });
+      try {
+        const client = await mcpClient(session);
+        const call = async (name: string, args: Record<string, unknown>) => {
+          const r = (await client.callTool({ name, arguments: args })) as Parameters<typeof textOf>[0];
+          expect(r.isError, `${name} ${JSON.stringify(args)}: ${textOf(r)}`).toBeFalsy();
+          return textOf(r);
+        };
+        let text = await call("get_app_state", { app: app.pid, screenshot: false });
+        await call("type_text", { app: app.pid, element_index: indexIn(text, line("text")), text: lines });
+        text = await call("get_app_state", { app: app.pid, screenshot: false });
+        text = await call("click", { app: app.pid, element_index: indexIn(text, line("menu (\\([^)]*\\) )?File$")) });
+        text = await call("click", {
+          app: app.pid,
+          element_index: indexIn(text, line("menu item (\\([^)]*\\) )?Save As\\.\\.\\.")),
+        });
+        text = await call("get_app_state", { app: app.pid, screenshot: false });
+        expect(text).toMatch(/^Window: "Save As" \(modal dialog\)/m);
+        await call("set_value", {
+          app: app.pid,
+          element_index: indexIn(text, line("text \\(settable, string\\)")),
+          value: file,
+        });
+        await call("press_key", { app: app.pid, key: "Return" });
+        await fileHolds(file, lines);
+      } finally {
+        await session.close();
+        await app.stop();
+      }
+      const read = readTrace(trace);
+      expect(read.steps.every((s) => s.door === "mcp")).toBe(true);
+      console.log(`trace show:\n${await ok(["trace", "show", trace])}`);
+
+      rmSync(file);
+      app = await startApp(desktop, "mousepad", [], { name: "mousepad", timeoutMs: 60_000 });
+      try {
+        const program = await runExported(trace, "mousepad");
+        console.log(`exported program:\n${program}`);
+        await fileHolds(file, lines);
+      } finally {
+        await app.stop();
+      }
+
+      rmSync(file);
+      app = await startApp(desktop, "mousepad", [], { name: "mousepad", timeoutMs: 60_000 });
+      try {
+        const replay = await ok(["replay", trace]);
+        console.log(`axsnap replay:\n${replay}`);
+        await fileHolds(file, lines);
+      } finally {
+        await app.stop();
+      }
+      writeFileSync(join(work, "done"), "");
+    },
+    TIMEOUT,
+  );
+});
