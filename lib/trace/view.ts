@@ -47,9 +47,10 @@ function shotPath(trace: ReadTrace, file: string): string | undefined {
 function imageSrc(trace: ReadTrace, file: string, images: "inline" | "files"): string | undefined {
   const path = shotPath(trace, file);
   if (!path) return undefined;
-  if (images === "files") return pathToFileURL(path).href;
+  // Only PNGs: a shot entry naming trace.json or any other file gets no image.
   const png = readFileSync(path);
   if (png.length < 8 || !png.subarray(0, 8).equals(PNG_MAGIC)) return undefined;
+  if (images === "files") return pathToFileURL(path).href;
   return `data:image/png;base64,${png.toString("base64")}`;
 }
 
