@@ -197,8 +197,17 @@ describe("the recorder", () => {
     await s.snapshot({ app: "Editor", screenshot: false });
     await expect(s.performAction(2, "fly")).rejects.toMatchObject({ code: "ACTION_NOT_SUPPORTED" });
     await expect(s.click("@s2345678:e2")).rejects.toMatchObject({ code: "SNAPSHOT_NOT_FOUND" });
+    const locator = 'app=Editor >> window="W" >> push button "Nope"';
+    await expect(s.click({ locator, timeoutMs: 200 })).rejects.toBeInstanceOf(Error);
     await s.trace.stop();
-    const [, refused, stale] = stepsOf(path);
+    const [, refused, stale, ...rest] = stepsOf(path);
+    // The locate step of its own (an observation), then the click that never ran, named by its locator.
+    expect(rest.map((x) => x.method)).toEqual(["locate", "click"]);
+    expect(rest[1]).toMatchObject({
+      args: { target: locator },
+      targets: [{ index: -1, line: "", locator }],
+      error: { code: expect.any(String) },
+    });
     expect(refused).toMatchObject({
       method: "performAction",
       args: { name: "fly" },
