@@ -6,7 +6,10 @@
  * screenshots, in alternating rounds so that a loaded machine slows all three
  * alike. Prints per step the median act ms of each mode side by side, the
  * ratio traced/untraced over all steps (target ≤ 1.10 without screenshots),
- * the recorder's own cost (timings.traceMs) and the bytes per step on disk.
+ * this process's CPU time per step (the trace's queued writes included: on
+ * a loaded machine the wall times drift with the load, CPU time much less),
+ * the recorder's own cost on the caller's path (timings.traceMs) and the
+ * bytes per step on disk.
  *
  *   npm run bench:trace          (npx tsx bench/trace-overhead.ts [rounds])
  */
@@ -79,6 +82,8 @@ function bytesUnder(dir: string): number {
 
 interface Run {
   ms: (number | undefined)[];
+  /** This process's CPU time (user + system, ms) over the loop, the trace's queued writes included. */
+  cpuMs: number;
   traceMs: number[];
   bytes?: number;
   steps?: number;
@@ -92,9 +97,11 @@ async function loop(pid: number, mode: Mode, dir: string): Promise<Run> {
     keepSnapshots: 8,
     ...(mode === "off" ? {} : { trace: { path, screenshots: mode === "on, shots" } }),
   });
-  const run: Run = { ms: [], traceMs: [], failed: [] };
+  const run: Run = { ms: [], cpuMs: 0, traceMs: [], failed: [] };
+  let cpu = process.cpuUsage();
   try {
     let held = await session.snapshot({ app: pid, screenshot: false });
+    cpu = process.cpuUsage();
     for (const step of steps) {
       const ref = (re: RegExp) => {
         const i = lineOf(held, re);
@@ -115,6 +122,8 @@ async function loop(pid: number, mode: Mode, dir: string): Promise<Run> {
   } finally {
     await session.close();
   }
+  const used = process.cpuUsage(cpu);
+  run.cpuMs = (used.user + used.system) / 1000;
   if (mode !== "off") {
     const trace = readTrace(path);
     run.traceMs = trace.steps.map((s) => s.timings.traceMs ?? 0);
@@ -156,6 +165,8 @@ try {
   const all = (mode: Mode) =>
     runs.get(mode)!.flatMap((r) => r.ms.filter((x): x is number => x !== undefined));
   const off = median(all("off"));
+  const cpuPerStep = (mode: Mode) => median(runs.get(mode)!.map((r) => r.cpuMs / steps.length));
+  const cpuOff = cpuPerStep("off");
   for (const mode of MODES) {
     const rs = runs.get(mode)!;
     const bytes = rs.reduce((n, r) => n + (r.bytes ?? 0), 0);
@@ -164,7 +175,8 @@ try {
     const acted = rs.reduce((n, r) => n + r.ms.reduce<number>((m, x) => m + (x ?? 0), 0), 0);
     const own = traceMs.reduce((n, x) => n + x, 0);
     console.log(
-      `${mode.padEnd(14)} median ${median(all(mode)).toFixed(1)} ms/step` +
+      `${mode.padEnd(14)} median ${median(all(mode)).toFixed(1)} ms/step, CPU ${cpuPerStep(mode).toFixed(1)} ms/step` +
+        (mode === "off" ? "" : ` (×${(cpuPerStep(mode) / cpuOff).toFixed(3)})`) +
         (mode === "off"
           ? ""
           : `, ratio ${(median(all(mode)) / off).toFixed(3)}${mode === "on, no shots" ? " (target ≤ 1.10)" : ""}` +

@@ -67,6 +67,16 @@ export class Recorder implements SessionRecorder {
   ) {}
 
   begin(start: ActStart): StepRecording {
+    try {
+      return this.recording(start);
+    } catch {
+      // A trace must never fail the call it records: this step goes unrecorded.
+      const { secret: _secret, ...options } = start.options;
+      return { options, done: () => undefined };
+    }
+  }
+
+  private recording(start: ActStart): StepRecording {
     const t0 = performance.now();
     const secret = secretOf(start);
     if (secret) this.scrub.add(secret.value);
