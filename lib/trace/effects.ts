@@ -76,12 +76,12 @@ function targetCheck(step: TraceStepLine, c: TraceChange, secret: boolean): Expe
   const locator = c.locator!;
   const fields = c.fields ?? [];
   let states: { has?: string[]; lacks?: string[] } | undefined;
-  if (fields.includes("states") && c.states !== undefined) {
-    const before = step.targets?.[0]?.states;
-    const now = c.states.filter((s) => !INCIDENTAL_STATES.has(s));
-    const has = before === undefined ? now : now.filter((s) => !before.includes(s));
-    const lacks =
-      before === undefined ? [] : before.filter((s) => !INCIDENTAL_STATES.has(s) && !c.states!.includes(s));
+  if (fields.includes("states")) {
+    // The recorder leaves an empty list out: a target or change without states had none.
+    const before = step.targets?.[0]?.states ?? [];
+    const after = c.states ?? [];
+    const has = after.filter((s) => !INCIDENTAL_STATES.has(s) && !before.includes(s));
+    const lacks = before.filter((s) => !INCIDENTAL_STATES.has(s) && !after.includes(s));
     if (has.length > 0 || lacks.length > 0)
       states = { ...(has.length > 0 ? { has } : {}), ...(lacks.length > 0 ? { lacks } : {}) };
   }

@@ -49,7 +49,9 @@ describe("expectationsOf", () => {
   });
 
   it("the target's own change gives its value; typed text gives what the field must contain", () => {
-    expect(expectationsOf(stepOf(2))).toEqual([{ locator: `${W} >> check box "Subscribe"`, value: "on" }]);
+    expect(expectationsOf(stepOf(2))).toEqual([
+      { locator: `${W} >> check box "Subscribe"`, states: { has: ["checked"] }, value: "Value: on" },
+    ]);
     expect(expectationsOf(stepOf(3))).toEqual([
       { locator: `${W} >> text "Name:"`, value: { contains: "Ada" } },
     ]);
@@ -71,6 +73,22 @@ describe("expectationsOf", () => {
     s.targets = [{ ...s.targets![0]!, states: ["armed"] }];
     expect(expectationsOf(s)).toEqual([
       { locator: `${W} >> check box "Subscribe"`, states: { has: ["checked"], lacks: ["armed"] } },
+    ]);
+    // Unchecked: the recorder leaves the empty list out, which still means the state went.
+    const unchecked = withResult(2, {
+      changes: [
+        {
+          kind: "changed",
+          line: "check box Subscribe",
+          locator: `${W} >> check box "Subscribe"`,
+          fields: ["states"],
+          target: true,
+        },
+      ],
+    });
+    unchecked.targets = [{ ...unchecked.targets![0]!, states: ["checked", "focused"] }];
+    expect(expectationsOf(unchecked)).toEqual([
+      { locator: `${W} >> check box "Subscribe"`, states: { lacks: ["checked"] } },
     ]);
   });
 
@@ -218,7 +236,7 @@ describe("exportSkill", () => {
     expect(skill).toMatch(/## Secrets\n\nNone\./);
     const steps = skill.split("## Steps\n\n")[1]!.split("\n\n")[0]!.split("\n");
     expect(steps).toEqual([
-      `1. Click \`${W} >> check box "Subscribe"\`. Expect: check box "Subscribe" value "on".`,
+      `1. Click \`${W} >> check box "Subscribe"\`. Expect: check box "Subscribe" checked, value "Value: on".`,
       `2. Type "Ada" into \`${W} >> text "Name:"\`. Expect: text "Name:" value contains "Ada".`,
       `3. Click \`${W} >> push button "Save"\`. Expect: label "Status: saved Ada" present.`,
       `4. Click \`${W} >> push button "Details"\`. Expect: dialog "Details" opened.`,
