@@ -14,6 +14,8 @@ with a "Close" button). `--variant V` changes one thing:
   reordered  "Help" and "Reset" come first in the frame, the rest in reverse order
   moved      the window sits at 700,400 and is 640x480
   noeffect   "Save" does nothing
+  late       "Save" is disabled until 1.5 s after the name last changed (a control
+             the app enables late, as GTK's file chooser enables its Save)
 
 Runs with Debian's python3-gi and gir1.2-gtk-3.0; its AT-SPI name is
 "axsnap-drift-test".
@@ -29,7 +31,8 @@ from gi.repository import Atk, GLib, Gtk  # noqa: E402
 GLib.set_prgname("axsnap-drift-test")
 GLib.set_application_name("axsnap-drift-test")
 
-VARIANTS = ["base", "renamed", "duplicate", "reordered", "moved", "noeffect"]
+VARIANTS = ["base", "renamed", "duplicate", "reordered", "moved", "noeffect", "late"]
+LATE_MS = 1500
 
 
 def main():
@@ -72,6 +75,24 @@ def main():
             status.set_text("Status: saved " + entry.get_text())
 
     save.connect("clicked", on_save)
+
+    if variant == "late":
+        save.set_sensitive(False)
+        pending = {"id": 0}
+
+        def enable_later(_entry):
+            save.set_sensitive(False)
+            if pending["id"]:
+                GLib.source_remove(pending["id"])
+
+            def enable():
+                pending["id"] = 0
+                save.set_sensitive(True)
+                return GLib.SOURCE_REMOVE
+
+            pending["id"] = GLib.timeout_add(LATE_MS, enable)
+
+        entry.connect("changed", enable_later)
 
     details = Gtk.Button(label="Details")
 

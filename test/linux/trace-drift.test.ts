@@ -150,6 +150,42 @@ describe("replay on a drifting app", () => {
     expect(text).toMatch(/recorded changes:\n.*\n[\s\S]*actual changes:/);
   }, 120_000);
 
+  it("late: a Save the app enables 1.5 s after the name changed is tried again until it is enabled", async () => {
+    const r = await replayOn("late");
+    expect(r.ok, replayText(r)).toBe(true);
+    const save = r.results.find((x) => x.effects.some((e) => e.includes("Status: saved Ada")));
+    // Refused NOT_ENABLED (nothing sent) at first, then clicked once enabled: the step took the app's delay.
+    expect(save?.ms).toBeGreaterThan(1000);
+  }, 120_000);
+
+  it("session.expect says what it waited for and what is there, with the last observation", async () => {
+    const app = await drift("base");
+    const session = createSession();
+    try {
+      const opened = await session
+        .expect(NAME, { window: { title: "Details", kind: "dialog" }, opened: true }, { timeoutMs: 1500 })
+        .catch((e: unknown) => e);
+      expect(opened).toMatchObject({ code: "EFFECT_NOT_SEEN" });
+      const e1 = opened as { message: string; observed?: { window: { title: string } } };
+      expect(e1.message).toMatch(
+        /^expected dialog "Details" to open; waited \d+ ms \(\d+ looks\), and the app's windows are: window "axsnap drift"$/,
+      );
+      expect(e1.observed?.window.title).toBe("axsnap drift");
+      const checked = await session
+        .expect(NAME, { locator: `${W} >> check box "Subscribe"`, value: "Value: on" }, { timeoutMs: 1500 })
+        .catch((e: unknown) => e);
+      expect(checked).toMatchObject({ code: "EFFECT_NOT_SEEN" });
+      expect((checked as Error).message).toMatch(
+        /to read value "Value: on".*it reads: \d+ check box Subscribe, Value: off$/,
+      );
+      const ok = await session.expect(NAME, { locator: `${W} >> label "Status: idle"`, present: true });
+      expect(ok.snapshot.text).toMatch(/label Status: idle/);
+    } finally {
+      await session.close();
+      await app.stop();
+    }
+  }, 120_000);
+
   it("the exported program runs with npx tsx against the base app", async () => {
     const app = await drift("base");
     try {
