@@ -184,12 +184,19 @@ export {
 export { showTrace } from "./trace/show.js";
 export type {
   ReadTrace,
+  TraceChange,
+  TraceDoor,
+  TraceError,
   TraceHeader,
   TraceLine,
   TraceOptions,
+  TraceResult,
   TraceSnapshotLine,
   TraceStatus,
   TraceStepLine,
+  TraceSurface,
+  TraceTarget,
+  TraceWindow,
 } from "./trace/types.js";
 export { renderTraceHtml, type ViewOptions as TraceViewOptions } from "./trace/view.js";
 export { validateRawSnapshot } from "./validate.js";

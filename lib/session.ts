@@ -222,6 +222,7 @@ export class Session {
     if (options === null || typeof options !== "object")
       throw invalidArgument("find options must be an object");
     refuseFindViews(options);
+    const startedAt = performance.now();
     const compiled = checkFindQuery(query);
     const { limit, ...observation } = options;
     limitOf(limit);
@@ -237,6 +238,7 @@ export class Session {
     this.observes(snap);
     this.trace.recorder?.observed("find", { app, query, ...options }, snap, {
       read: result.matches.map((m) => m.index),
+      startedAt,
     });
     return result;
   }
@@ -619,19 +621,25 @@ export class Session {
     const timeoutMs = options.timeoutMs ?? 10_000;
     if (typeof timeoutMs !== "number" || !(timeoutMs >= 1 && timeoutMs <= 600_000))
       throw invalidArgument(`timeoutMs must be between 1 and 600000, got ${String(timeoutMs)}`);
+    const startedAt = performance.now();
     return this.run({ deadlineMs: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) }, (ctx) =>
       waitFor(this.env, ctx, app, condition, options),
     ).then(
       (result) => {
         // The observation that met the condition is kept: the session observes its app now.
         this.observes(result.snapshot);
-        this.trace.recorder?.observed("waitFor", { app, condition, ...options }, result.snapshot);
+        this.trace.recorder?.observed("waitFor", { app, condition, ...options }, result.snapshot, {
+          startedAt,
+        });
         return result;
       },
       (e: unknown) => {
         const observed = e instanceof AxsnapError ? e.observed : undefined;
         if (observed) this.observes(observed);
-        this.trace.recorder?.observed("waitFor", { app, condition, ...options }, observed, { error: e });
+        this.trace.recorder?.observed("waitFor", { app, condition, ...options }, observed, {
+          error: e,
+          startedAt,
+        });
         throw e;
       },
     );

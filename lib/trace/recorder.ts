@@ -42,8 +42,8 @@ export interface TraceHost {
 /** Changes kept per kind (added, changed, removed) with their locators. */
 export const CHANGES_KEPT = 20;
 
-/** Where the recorder's lines go: the writer's queue. */
-export type TraceOut = (entries: object[], files: TraceBatch["files"]) => void;
+/** Where the recorder's steps go: the writer's queue (sink.ts), built when it is written. */
+export type TraceOut = (step: () => { entries: object[]; files: TraceBatch["files"] }) => void;
 
 /** A step before the appender numbers it. */
 type Step = Omit<TraceStepLine, "n" | "runId" | "secret"> & { secret?: { env?: string } };
@@ -80,10 +80,14 @@ export class Recorder implements SessionRecorder {
     }
     const built: Built = { lines: [], files: [] };
     if (before) this.snapshotLine(before, built);
-    const targets = addressed.map((a) =>
-      a.snapshot && a.record ? this.target(a.snapshot, a.record) : a.unresolved!,
-    );
-    if (before && pointRecord) targets.push(this.target(before, pointRecord));
+    // Locators are the costly part: built when the queue is written, from records that never change.
+    const targetsOf = (): TraceTarget[] => {
+      const out = addressed.map((a) =>
+        a.snapshot && a.record ? this.target(a.snapshot, a.record) : a.unresolved!,
+      );
+      if (before && pointRecord) out.push(this.target(before, pointRecord));
+      return out;
+    };
     const { secret: _secret, ...actOptions } = start.options;
     let options = actOptions;
     let forced = false;
@@ -111,6 +115,7 @@ export class Recorder implements SessionRecorder {
             const live = liveObservation(fresh);
             if (live) live.options = { ...live.options, screenshot: false };
           }
+          const traced = result ? this.result(result, before) : undefined;
           const step: Step = {
             kind: "step",
             pid: process.pid,
@@ -121,14 +126,13 @@ export class Recorder implements SessionRecorder {
             startedAt: epochOf(start.startedAt),
             ...(before ? { before: before.id } : {}),
             ...(fresh ? { after: fresh.id } : {}),
-            targets,
             ...pointOf(start),
             ...(typeof start.args.keys === "string" ? { keys: start.args.keys } : {}),
             ...(start.method === "typeText" && typeof start.args.text === "string"
               ? { text: secret ? SECRET_MARK : start.args.text }
               : {}),
             ...(secret ? { secret: secret.env === undefined ? {} : { env: secret.env } } : {}),
-            ...(result ? { result: this.result(result, before, targets[0]) } : {}),
+            ...(traced ? { result: traced.result } : {}),
             ...(result === undefined ? { error: errorOf(error) } : {}),
             timings: {
               ms: round(performance.now() - start.startedAt),
@@ -137,7 +141,25 @@ export class Recorder implements SessionRecorder {
             },
           };
           traceMs += performance.now() - t1;
-          this.emit(step, built, scope, traceMs);
+          this.emit(
+            () => {
+              const targets = targetsOf();
+              // In the order the format documents: targets before what the call did.
+              const { result: done, error: failed, timings, ...rest } = step;
+              const full: Step = {
+                ...rest,
+                targets,
+                ...(done ? { result: done } : {}),
+                ...(failed ? { error: failed } : {}),
+                timings,
+              };
+              if (traced && full.result) traced.locate(full.result, targets[0]);
+              return full;
+            },
+            built,
+            scope,
+            traceMs,
+          );
         } catch {
           // A trace must never fail the call it records.
         }
@@ -169,34 +191,38 @@ export class Recorder implements SessionRecorder {
         ...(options.error !== undefined ? { error: errorOf(options.error) } : {}),
         timings: { ms: round(t0 - startedAt) },
       };
-      this.emit(step, built, currentDoorCall(), performance.now() - t0);
+      this.emit(() => step, built, currentDoorCall(), performance.now() - t0);
     } catch {
       // A trace must never fail the call it records.
     }
   }
 
-  /** Scrubbed and handed on: at once, or when the door call ends (with its reply). */
-  private emit(step: Step, built: Built, scope: ReturnType<typeof currentDoorCall>, traceMs: number): void {
-    if (scope) {
-      step.door = scope.call.door;
-      step.call = scope.call.call;
-      step.args = plain(scope.call.args) as Record<string, unknown>;
-    }
-    const t0 = performance.now();
-    const lines = built.lines.map((l) => this.scrubSnapshot(l as TraceSnapshotLine, built));
-    const scrubbed = this.scrub.deep(step);
-    scrubbed.timings.traceMs = round(traceMs + (performance.now() - t0), 2);
-    const files = built.files;
-    if (!scope) {
-      this.out([...lines, scrubbed], files);
-      return;
-    }
-    scope.pending.push({
-      flush: (reply) => {
-        if (reply !== undefined) scrubbed.reply = this.scrub.text(reply);
-        this.out([...lines, scrubbed], files);
-      },
-    });
+  /**
+   * Handed on: at once, or when the door call ends (with its reply). The step
+   * is finished (located, scrubbed) when the queue is written; `traceMs` is
+   * what the recorder cost the call itself.
+   */
+  private emit(
+    stepOf: () => Step,
+    built: Built,
+    scope: ReturnType<typeof currentDoorCall>,
+    traceMs: number,
+  ): void {
+    const args = scope ? (plain(scope.call.args) as Record<string, unknown>) : undefined;
+    const finish = (reply: string | undefined) => () => {
+      const step = stepOf();
+      if (scope) {
+        step.door = scope.call.door;
+        step.call = scope.call.call;
+        step.args = args!;
+      }
+      if (reply !== undefined) step.reply = reply;
+      step.timings.traceMs = round(traceMs, 2);
+      const lines = built.lines.map((l) => this.scrubSnapshot(l as TraceSnapshotLine, built));
+      return { entries: [...lines, this.scrub.deep(step)], files: built.files };
+    };
+    if (!scope) this.out(finish(undefined));
+    else scope.pending.push({ flush: (reply) => this.out(finish(reply)) });
   }
 
   /** A snapshot's text scrubbed; one that showed a secret keeps no screenshot. */
@@ -306,11 +332,11 @@ export class Recorder implements SessionRecorder {
     return args;
   }
 
+  /** What the reply said, now; its changes' locators when the queue is written (`locate`). */
   private result(
     r: ActionResult,
     before: Snapshot | undefined,
-    target: TraceTarget | undefined,
-  ): TraceResult {
+  ): { result: TraceResult; locate(into: TraceResult, target: TraceTarget | undefined): void } {
     const out: TraceResult = {
       action: r.action,
       delivery: r.delivery,
@@ -321,28 +347,35 @@ export class Recorder implements SessionRecorder {
     if (r.settled) out.settled = { mode: r.settled.mode, ms: r.settled.ms, events: r.settled.events };
     if (r.opened) out.opened = r.opened.map(surface);
     if (r.closed) out.closed = r.closed.map(surface);
-    if (r.changes) {
-      out.changesText = r.changes.text;
-      const fresh = r.snapshot!;
-      const from = r.changesFrom === before?.id ? before : this.held(r.changesFrom);
-      const targetKey = (() => {
-        const rec =
-          target && before && before.id === target.snapshot ? before.records[target.index] : undefined;
-        return rec?.handle === undefined ? undefined : `h${rec.handle}`;
-      })();
-      const changes: TraceChange[] = [];
-      const add = (kind: TraceChange["kind"], list: readonly Change[], snap: Snapshot | undefined) => {
-        for (const c of list.slice(0, CHANGES_KEPT)) changes.push(this.change(kind, c, snap, targetKey));
-      };
-      add("changed", r.changes.changed, fresh);
-      add("added", r.changes.added, fresh);
-      add("removed", r.changes.removed, from);
-      out.changes = changes;
-    }
+    const diff = r.changes;
+    const fresh = r.snapshot;
+    // The snapshot the diff is from: looked up now, while the session still holds it.
+    const from = r.changesFrom === before?.id ? before : this.held(r.changesFrom);
+    if (diff) out.changesText = diff.text;
     if (r.applied !== undefined) out.applied = r.applied;
     if (r.value !== undefined) out.value = r.value;
     if (r.exited) out.exited = { name: r.exited.name, pid: r.exited.pid };
-    return out;
+    const kept = diff
+      ? {
+          changed: diff.changed.slice(0, CHANGES_KEPT),
+          added: diff.added.slice(0, CHANGES_KEPT),
+          removed: diff.removed.slice(0, CHANGES_KEPT),
+        }
+      : undefined;
+    return {
+      result: out,
+      locate: (into, target) => {
+        if (!kept || !fresh) return;
+        const rec =
+          target && before && before.id === target.snapshot ? before.records[target.index] : undefined;
+        const targetKey = rec?.handle === undefined ? undefined : `h${rec.handle}`;
+        const changes: TraceChange[] = [];
+        for (const c of kept.changed) changes.push(this.change("changed", c, fresh, targetKey));
+        for (const c of kept.added) changes.push(this.change("added", c, fresh, targetKey));
+        for (const c of kept.removed) changes.push(this.change("removed", c, from, targetKey));
+        into.changes = changes;
+      },
+    };
   }
 
   private change(

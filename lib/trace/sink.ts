@@ -16,10 +16,11 @@ export class DirectorySink implements TraceSink {
   }
 }
 
+/** One step's lines and files, built when the queue is written (what is costly runs off the caller's path). */
+export type Pending = () => { entries: object[]; files: TraceBatch["files"] };
+
 export class TraceWriter {
-  private entries: object[] = [];
-  private files: TraceBatch["files"] = [];
-  private steps = 0;
+  private queue: Pending[] = [];
   private flushing: Promise<void> | undefined;
   /** Steps written, and the run they went to. */
   written = 0;
@@ -31,15 +32,13 @@ export class TraceWriter {
     private readonly screenshots: boolean,
   ) {}
 
-  /** Queues one step's lines (snapshot lines first) and the PNGs they name. */
-  push(entries: object[], files: TraceBatch["files"]): void {
-    this.entries.push(...entries);
-    this.files.push(...files);
-    this.steps += entries.filter((e) => (e as { kind?: unknown }).kind === "step").length;
+  /** Queues one step (its snapshot lines first, then the step line) and the PNGs they name. */
+  push(step: Pending): void {
+    this.queue.push(step);
     this.flushing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.flush());
   }
 
-  /** Resolves once every line queued so far is written (or failed: see `error`). */
+  /** Resolves once every step queued so far is written (or failed: see `error`). */
   async drain(): Promise<void> {
     while (this.flushing) await this.flushing;
   }
@@ -50,21 +49,28 @@ export class TraceWriter {
   }
 
   private async flush(): Promise<void> {
-    const batch: TraceBatch = { screenshots: this.screenshots, entries: this.entries, files: this.files };
-    const steps = this.steps;
-    this.entries = [];
-    this.files = [];
-    this.steps = 0;
+    const batch: TraceBatch = { screenshots: this.screenshots, entries: [], files: [] };
+    let steps = 0;
     try {
+      for (const build of this.queue.splice(0)) {
+        let step: ReturnType<Pending>;
+        try {
+          step = build();
+        } catch (e) {
+          // One step that cannot be built is lost, not the batch.
+          this.error ??= `a step could not be recorded: ${e instanceof Error ? e.message : String(e)}`;
+          continue;
+        }
+        batch.entries.push(...step.entries);
+        batch.files.push(...step.files);
+        steps += step.entries.filter((e) => (e as { kind?: unknown }).kind === "step").length;
+      }
       const r = await this.sink.append(batch);
       this.runId = r.runId;
       this.written += steps;
     } catch (e) {
       this.error ??= e instanceof Error ? e.message : String(e);
     }
-    this.flushing =
-      this.entries.length > 0 || this.files.length > 0
-        ? Promise.resolve().then(() => this.flush())
-        : undefined;
+    this.flushing = this.queue.length > 0 ? Promise.resolve().then(() => this.flush()) : undefined;
   }
 }

@@ -12,7 +12,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { loadNative, type NativeBackend } from "../../lib/native.js";
 import { createSession, type Session, type SessionOptions } from "../../lib/session.js";
 import { inDoorCall } from "../../lib/trace/door.js";
-import { readTrace } from "../../lib/trace/read.js";
+import { readTrace as readTraceOnly } from "../../lib/trace/read.js";
+import { traceHeaderSchema, traceLineSchema } from "../../lib/trace/schema.js";
 import type { TraceStepLine } from "../../lib/trace/types.js";
 
 const native = loadNative();
@@ -91,6 +92,14 @@ afterEach(async () => {
   }
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
+
+/** The trace read back, every line checked against the format's schema first. */
+function readTrace(path: string) {
+  traceHeaderSchema.parse(JSON.parse(readFileSync(join(path, "trace.json"), "utf8")));
+  for (const line of readFileSync(join(path, "steps.jsonl"), "utf8").split("\n").filter(Boolean))
+    traceLineSchema.parse(JSON.parse(line));
+  return readTraceOnly(path);
+}
 
 const stepsOf = (path: string): TraceStepLine[] => readTrace(path).steps;
 
@@ -197,8 +206,17 @@ describe("the recorder", () => {
     await s.snapshot({ app: "Editor", screenshot: false });
     await expect(s.performAction(2, "fly")).rejects.toMatchObject({ code: "ACTION_NOT_SUPPORTED" });
     await expect(s.click("@s2345678:e2")).rejects.toMatchObject({ code: "SNAPSHOT_NOT_FOUND" });
+    const locator = 'app=Editor >> window="W" >> push button "Nope"';
+    await expect(s.click({ locator, timeoutMs: 200 })).rejects.toBeInstanceOf(Error);
     await s.trace.stop();
-    const [, refused, stale] = stepsOf(path);
+    const [, refused, stale, ...rest] = stepsOf(path);
+    // The locate step of its own (an observation), then the click that never ran, named by its locator.
+    expect(rest.map((x) => x.method)).toEqual(["locate", "click"]);
+    expect(rest[1]).toMatchObject({
+      args: { target: locator },
+      targets: [{ index: -1, line: "", locator }],
+      error: { code: expect.any(String) },
+    });
     expect(refused).toMatchObject({
       method: "performAction",
       args: { name: "fly" },
