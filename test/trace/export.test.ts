@@ -15,6 +15,7 @@ import { expectationsOf } from "../../lib/trace/effects.js";
 import { exportSkill } from "../../lib/trace/export-skill.js";
 import { exportTs } from "../../lib/trace/export-ts.js";
 import { readTrace } from "../../lib/trace/read.js";
+import { traceHeaderSchema, traceLineSchema } from "../../lib/trace/schema.js";
 import type { TraceStepLine } from "../../lib/trace/types.js";
 
 const run = promisify(execFile);
@@ -37,6 +38,18 @@ function withResult(
   const s = stepOf(n);
   return { ...s, ...extra, result: { ...s.result!, ...result } } as TraceStepLine;
 }
+
+describe("the fixtures", () => {
+  it("follow the trace format (lib/trace/schema.ts), as a recorder writes it", () => {
+    for (const t of [base, mixed]) {
+      expect(traceHeaderSchema.safeParse(t.header).success).toBe(true);
+      for (const line of [...t.snapshots.values(), ...t.steps]) {
+        const parsed = traceLineSchema.safeParse(line);
+        expect(parsed.success, `${t.path}: ${parsed.error?.message ?? ""}`).toBe(true);
+      }
+    }
+  });
+});
 
 describe("expectationsOf", () => {
   it("a window opened or closed gives that window", () => {
