@@ -186,8 +186,9 @@ describe("replay on a drifting app", () => {
     }
   }, 120_000);
 
-  it("the exported program runs with npx tsx against the base app", async () => {
-    const app = await drift("base");
+  /** Runs the exported program against a fresh instance of the variant: its exit code and stderr. */
+  async function exported(variant: string): Promise<{ code: number; stderr: string }> {
+    const app = await drift(variant);
     try {
       const file = join(dir, "base.ts");
       writeFileSync(join(dir, "package.json"), '{"type":"module"}\n');
@@ -195,11 +196,24 @@ describe("replay on a drifting app", () => {
       const out = await run(resolve("node_modules/.bin/tsx"), [file], {
         env: { ...process.env, ...desktop.env },
         timeout: 90_000,
-      }).catch((e: { stdout: string; stderr: string; code: number }) => e);
-      console.log(`--- exported program against --variant base\n${JSON.stringify(out)}`);
-      expect("code" in out ? out.stderr : "").toBe("");
+      }).then(
+        (r) => ({ code: 0, stderr: r.stderr }),
+        (e: { stderr: string; code: number }) => ({ code: e.code, stderr: e.stderr }),
+      );
+      console.log(`--- exported program against --variant ${variant}\n${JSON.stringify(out)}`);
+      return out;
     } finally {
       await app.stop();
     }
+  }
+
+  it("the exported program runs with npx tsx against the base app", async () => {
+    expect(await exported("base")).toEqual({ code: 0, stderr: "" });
+  }, 120_000);
+
+  it("the exported program stops with ELEMENT_NOT_FOUND against the renamed app", async () => {
+    const out = await exported("renamed");
+    expect(out.code).toBe(1);
+    expect(out.stderr).toMatch(/^ELEMENT_NOT_FOUND: no element matches push button "Save"/);
   }, 120_000);
 });
