@@ -121,7 +121,14 @@ describe("gtk3-widget-factory through the CLI: recorded, exported, replayed", ()
         const id = /^snapshot (s[a-z0-9]{7})/m.exec(snap)![1]!;
         const ref = (re: string) => `@${id}:e${indexIn(snap, line(re))}`;
         await ok(["--trace", trace, "click", ref("check box checkbutton, Value: off$"), "--no-snapshot"]);
-        await ok(["--trace", trace, "set-value", ref("spin button \\(settable, float\\) Value: 50"), "70", "--no-snapshot"]);
+        await ok([
+          "--trace",
+          trace,
+          "set-value",
+          ref("spin button \\(settable, float\\) Value: 50"),
+          "70",
+          "--no-snapshot",
+        ]);
         await ok(["--trace", trace, "click", ref("page tab (\\([^)]*\\) )?Tab 2$"), "--no-snapshot"]);
         await expectRunsEffect(app);
       } finally {
@@ -167,7 +174,9 @@ describe("mousepad through MCP: three lines, Save As through the dialog, replaye
       if (existsSync(file) && readFileSync(file, "utf8") === text) return;
       await sleep(100);
     }
-    throw new Error(`${file} never held ${JSON.stringify(text)}: ${existsSync(file) ? readFileSync(file, "utf8") : "no file"}`);
+    throw new Error(
+      `${file} never held ${JSON.stringify(text)}: ${existsSync(file) ? readFileSync(file, "utf8") : "no file"}`,
+    );
   }
 
   it(
@@ -188,7 +197,10 @@ describe("mousepad through MCP: three lines, Save As through the dialog, replaye
         let text = await call("get_app_state", { app: app.pid, screenshot: false });
         await call("type_text", { app: app.pid, element_index: indexIn(text, line("text")), text: lines });
         text = await call("get_app_state", { app: app.pid, screenshot: false });
-        text = await call("click", { app: app.pid, element_index: indexIn(text, line("menu (\\([^)]*\\) )?File$")) });
+        text = await call("click", {
+          app: app.pid,
+          element_index: indexIn(text, line("menu (\\([^)]*\\) )?File$")),
+        });
         text = await call("click", {
           app: app.pid,
           element_index: indexIn(text, line("menu item (\\([^)]*\\) )?Save As\\.\\.\\.")),
