@@ -28,6 +28,7 @@ import type { Readable, Writable } from "node:stream";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { isLocatorTarget } from "./act/store.js";
 import { useDesktop } from "./agent-desktop/use.js";
 import { listApps } from "./desktop.js";
 import { jsonLines, launchableData, launchableText } from "./doors/lists.js";
@@ -125,7 +126,7 @@ function targetOf(args: ElementArgs, what = "the element"): Target | undefined {
   const given = [args.element_index, args.ref, args.locator].filter((v) => v !== undefined).length;
   if (given > 1)
     throw invalidArgument(
-      `${what}: give one of element_index, ref or locator, not ${given}`,
+      `${what}: give one of element_index, ref or locator, not ${given === 2 ? "both" : "all three"}`,
       "pass the ref alone when you have one (it names the snapshot you read), else the locator alone",
     );
   if (args.locator !== undefined) return { locator: args.locator };
@@ -284,7 +285,8 @@ export function createMcpServer(
       // fresh tree, so in auto every fresh snapshot is captured and attached when the rule says.
       const wanted = args.screenshot ?? screenshots !== "never";
       const result = await run(screenshotForReply(session, target, appOf(args.app), wanted));
-      const reply = actionReply(result, { mode: replies, screenshots, args, atPixels, replyTokens });
+      const located = target !== undefined && isLocatorTarget(target);
+      const reply = actionReply(result, { mode: replies, screenshots, args, atPixels, replyTokens, located });
       if (reply.content.some((c) => c.type === "image")) noteShown(result.snapshot);
       return reply;
     });

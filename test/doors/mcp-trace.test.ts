@@ -115,6 +115,8 @@ describe("axsnap mcp --trace PATH (stdio)", () => {
       const click = await call(c, "click", { app: FORM, locator: SIGN_IN });
       const found = await call(c, "find_elements", { app: FORM, role: "push button", name: "Sign in" });
       const target = (click.structuredContent as { target?: string }).target;
+      // Its diff is since the snapshot the locator was found in, which the agent never read: the reply says so.
+      expect(textOf(click)).toMatch(/the locator was found in snapshot s[a-z0-9]+/);
       expect(indexOfRef(target)).toBe(indexOfRef(/@s[a-z0-9]+:e\d+/.exec(textOf(found))?.[0]));
 
       // set_value by locator: the value read back is the spin button's.
