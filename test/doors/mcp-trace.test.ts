@@ -76,7 +76,30 @@ async function stdio(args: string[]): Promise<Client> {
   const c = new Client({ name: "axsnap-trace-test", version: "0.0.0" });
   await c.connect(transport);
   clients.push(c);
+  pids.set(c, transport.pid!);
   return c;
+}
+
+const pids = new Map<Client, number>();
+
+/** Closes a stdio server as a client does (stdin's end, then SIGTERM) and waits until its process is gone. */
+async function closeServer(c: Client): Promise<void> {
+  const pid = pids.get(c)!;
+  await c.close();
+  const alive = () => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const deadline = Date.now() + 30_000;
+  while (alive()) {
+    if (Date.now() > deadline)
+      throw new Error(`the server (pid ${pid}) is still running 30 s after its client closed`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 async function call(c: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
@@ -93,9 +116,11 @@ function filesOf(dir: string): { file: string; text: string }[] {
     .map((file) => ({ file, text: readFileSync(file).toString("latin1") }));
 }
 
-const stepOf = (steps: TraceStepLine[], tool: string): TraceStepLine => {
-  const s = steps.find((x) => x.call === tool);
-  if (!s) throw new Error(`no ${tool} step in ${JSON.stringify(steps.map((x) => x.call))}`);
+/** The step of a tool call whose Session method is `method` (an action by locator also writes its locate step). */
+const stepOf = (steps: TraceStepLine[], tool: string, method: string): TraceStepLine => {
+  const s = steps.find((x) => x.call === tool && x.method === method);
+  if (!s)
+    throw new Error(`no ${tool} ${method} step in ${JSON.stringify(steps.map((x) => [x.call, x.method]))}`);
   return s;
 };
 
@@ -128,21 +153,25 @@ describe("axsnap mcp --trace PATH (stdio)", () => {
       // The field shows it to the agent (not a secure field): the trace must not.
       const after = await call(c, "get_app_state", { app: FORM, screenshot: true });
       expect(textOf(after)).toContain(SECRET);
-      await c.close();
-
-      // The server writes the last steps as its session closes: wait for its process to go.
-      const trace = await waitForSteps(path, 5);
-      const calls = trace.steps.map((s) => s.call);
-      expect(calls).toEqual(
-        expect.arrayContaining(["get_app_state", "click", "find_elements", "set_value", "type_text"]),
-      );
+      // The server writes its last steps as its session closes, before its process ends.
+      await closeServer(c);
+      const trace = readTrace(path);
+      // Each action by locator writes its locate step first, under the same tool call.
+      expect(trace.steps.filter((s) => s.method !== "locate").map((s) => s.call)).toEqual([
+        "get_app_state",
+        "click",
+        "find_elements",
+        "set_value",
+        "type_text",
+        "get_app_state",
+      ]);
       for (const s of trace.steps) expect(s.door, JSON.stringify(s)).toBe("mcp");
-      const clickStep = stepOf(trace.steps, "click");
+      const clickStep = stepOf(trace.steps, "click", "click");
       expect(clickStep.args).toMatchObject({ app: FORM, locator: SIGN_IN });
       expect(clickStep.reply).toBe(textOf(click));
       expect(clickStep.targets?.[0]?.name).toBe("Sign in");
-      expect(stepOf(trace.steps, "set_value").args).toMatchObject({ locator: COPIES, value: 3 });
-      const typeStep = stepOf(trace.steps, "type_text");
+      expect(stepOf(trace.steps, "set_value", "setValue").args).toMatchObject({ locator: COPIES, value: 3 });
+      const typeStep = stepOf(trace.steps, "type_text", "typeText");
       expect(typeStep.args.secret).toBe(true);
       expect(typeStep.secret?.env).toMatch(/^AXSNAP_SECRET_/);
       for (const { file, text } of filesOf(path)) expect(text, file).not.toContain(SECRET);
@@ -197,14 +226,18 @@ describe("start_trace and stop_trace", () => {
       const stopped = await call(c, "stop_trace", {});
       const s = stopped.structuredContent as { path: string; runId: string; steps: number };
       expect(s.path).toBe(path);
-      expect(s.steps).toBeGreaterThanOrEqual(2);
+      expect(s.steps).toBe(3);
       expect(textOf(stopped)).toContain(`axsnap trace view ${path}`);
       // Written when stop_trace answers, while the server still runs.
       expect(existsSync(path)).toBe(true);
       const trace = readTrace(path);
       expect(trace.header.runId).toBe(s.runId);
       expect(trace.steps.length).toBe(s.steps);
-      expect(trace.steps.map((x) => x.call)).toEqual(["get_app_state", "click"]);
+      expect(trace.steps.map((x) => [x.call, x.method])).toEqual([
+        ["get_app_state", "snapshot"],
+        ["click", "locate"],
+        ["click", "click"],
+      ]);
       // A second stop says no trace is on.
       const again = errorOf((await c.callTool({ name: "stop_trace", arguments: {} })) as CallToolResult);
       expect(again.code).toBe("INVALID_ARGUMENT");
@@ -240,15 +273,3 @@ describe("axsnap mcp --http --trace DIR", () => {
     TIMEOUT,
   );
 });
-
-/** The trace once it holds `n` steps: the stdio server writes its last ones as its session closes. */
-async function waitForSteps(path: string, n: number) {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const trace = existsSync(join(path, "trace.json")) ? readTrace(path) : undefined;
-    if (trace && trace.steps.length >= n) return trace;
-    if (Date.now() > deadline)
-      throw new Error(`${path}: ${trace ? `${trace.steps.length} steps` : "no trace"} after 30 s`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
