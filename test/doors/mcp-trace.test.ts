@@ -33,7 +33,8 @@ const WINDOW = `app=${FORM} >> window="axsnap form"`;
 const SIGN_IN = `${WINDOW} >> push button "Sign in"`;
 const USER = `${WINDOW} >> text "User name"`;
 const COPIES = `${WINDOW} >> spin button "Copies"`;
-/** Typed with secret: true; it must reach the field and no file of the trace. */
+/** Set and typed with secret: true; each must reach the field and no file of the trace. */
+const SET_SECRET = "Pw7-setvalue-key";
 const SECRET = "Zq9-hunter2-tok";
 
 let desktop: Desktop;
@@ -148,11 +149,12 @@ describe("axsnap mcp --trace PATH (stdio)", () => {
       const set = await call(c, "set_value", { app: FORM, locator: COPIES, value: 3 });
       expect(set.structuredContent).toMatchObject({ action: "setValue", value: 3 });
 
+      await call(c, "set_value", { app: FORM, locator: USER, value: SET_SECRET, secret: true });
       const typed = await call(c, "type_text", { app: FORM, locator: USER, text: SECRET, secret: true });
       expect(typed.structuredContent).toMatchObject({ action: "typeText" });
       // The field shows it to the agent (not a secure field): the trace must not.
       const after = await call(c, "get_app_state", { app: FORM, screenshot: true });
-      expect(textOf(after)).toContain(SECRET);
+      expect(textOf(after)).toContain(`${SET_SECRET}${SECRET}`);
       // The server writes its last steps as its session closes, before its process ends.
       await closeServer(c);
       const trace = readTrace(path);
@@ -161,6 +163,7 @@ describe("axsnap mcp --trace PATH (stdio)", () => {
         "get_app_state",
         "click",
         "find_elements",
+        "set_value",
         "set_value",
         "type_text",
         "get_app_state",
@@ -174,7 +177,10 @@ describe("axsnap mcp --trace PATH (stdio)", () => {
       const typeStep = stepOf(trace.steps, "type_text", "typeText");
       expect(typeStep.args.secret).toBe(true);
       expect(typeStep.secret?.env).toMatch(/^AXSNAP_SECRET_/);
-      for (const { file, text } of filesOf(path)) expect(text, file).not.toContain(SECRET);
+      for (const { file, text } of filesOf(path)) {
+        expect(text, file).not.toContain(SECRET);
+        expect(text, file).not.toContain(SET_SECRET);
+      }
     },
     TIMEOUT,
   );
