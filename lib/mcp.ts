@@ -35,7 +35,7 @@ import { jsonLines, launchableData, launchableText } from "./doors/lists.js";
 import { invalidArgument } from "./errors.js";
 import { listLaunchable } from "./launch.js";
 import { withNoTreeFixes } from "./linux-checks.js";
-import { type CallTracker, traceDoor } from "./mcp/calls.js";
+import { type CallTracker, callsEnded, traceDoor } from "./mcp/calls.js";
 import {
   actionApp,
   elementFields,
@@ -810,6 +810,8 @@ export async function runMcpServer(options: McpServerOptions = {}): Promise<void
   } finally {
     process.off("SIGTERM", stop);
     process.off("SIGINT", stop);
+    // The close aborted the calls in flight: let them end (and their steps be written) first.
+    await callsEnded(server);
     await session.close().catch(() => undefined);
     restoreLog();
   }

@@ -62,6 +62,26 @@ function doorArgs(input: Record<string, unknown>): Record<string, unknown> {
   return args;
 }
 
+/** The tool calls of each server still running (their door calls not yet ended). */
+const running = new WeakMap<McpServer, Set<Promise<unknown>>>();
+
+/**
+ * Resolves once the calls `server` was running have ended (its close aborts them), or after
+ * `capMs`: its session may close only then, or a traced call in flight would end after its
+ * trace stopped, and its step be lost.
+ */
+export async function callsEnded(server: McpServer, capMs = 5000): Promise<void> {
+  const calls = [...(running.get(server) ?? [])];
+  if (calls.length === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  const cap = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, capMs);
+    timer.unref();
+  });
+  await Promise.race([Promise.allSettled(calls), cap]);
+  clearTimeout(timer);
+}
+
 /**
  * Runs every tool registered on `server` from now on inside its door call
  * (lib/trace/door.ts), so that a traced session writes each step with door
@@ -69,6 +89,8 @@ function doorArgs(input: Record<string, unknown>): Record<string, unknown> {
  * Wrapped here, once, as the tools are registered: no tool can miss it.
  */
 export function traceDoor(server: McpServer): void {
+  const calls = new Set<Promise<unknown>>();
+  running.set(server, calls);
   const register = server.registerTool.bind(server) as (...a: unknown[]) => unknown;
   (server as unknown as { registerTool: (...a: unknown[]) => unknown }).registerTool = (
     name: unknown,
@@ -78,10 +100,13 @@ export function traceDoor(server: McpServer): void {
     register(name, config, (...args: unknown[]) => {
       // A tool with an input schema gets (args, extra); one without, (extra) alone.
       const input = args.length > 1 && typeof args[0] === "object" && args[0] !== null ? args[0] : {};
-      return inDoorCall(
+      const call = inDoorCall(
         { door: "mcp", call: String(name), args: doorArgs(input as Record<string, unknown>) },
         async () => (handler as Handler)(...args),
         replyTextOf,
       );
+      calls.add(call);
+      void call.finally(() => calls.delete(call)).catch(() => undefined);
+      return call;
     });
 }

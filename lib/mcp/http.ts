@@ -36,7 +36,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { ErrorCode, isInitializeRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { AxsnapError, invalidArgument } from "../errors.js";
 import type { Session } from "../session.js";
-import { CallTracker } from "./calls.js";
+import { CallTracker, callsEnded } from "./calls.js";
 import { envelopeProblem, type Id, idOf, paramsProblem, printable } from "./envelope.js";
 import { connectionLimits, guardConnections, serverOptions } from "./http-connections.js";
 import {
@@ -123,6 +123,8 @@ export async function startMcpHttpServer(
     }
     // The server's close aborts its calls still running; then the session's snapshots go.
     await e.server.close().catch(() => undefined);
+    // Its calls in flight end (their steps written to its trace) before the session closes.
+    await callsEnded(e.server);
     await e.session.close().catch(() => undefined);
   };
 

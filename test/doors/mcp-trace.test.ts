@@ -87,6 +87,11 @@ const pids = new Map<Client, number>();
 async function closeServer(c: Client): Promise<void> {
   const pid = pids.get(c)!;
   await c.close();
+  await gone(pid);
+}
+
+/** Waits until the process is gone. */
+async function gone(pid: number): Promise<void> {
   const alive = () => {
     try {
       process.kill(pid, 0);
@@ -181,6 +186,35 @@ describe("axsnap mcp --trace PATH (stdio)", () => {
         expect(text, file).not.toContain(SECRET);
         expect(text, file).not.toContain(SET_SECRET);
       }
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "SIGTERM (how a client ends a server that outlives stdin's end): the call in flight is ended and written before the process exits",
+    async () => {
+      const path = join(work, "sigterm.axtrace");
+      const c = await stdio(["--trace", path]);
+      const pid = pids.get(c)!;
+      const waiting = c
+        .callTool({
+          name: "wait_for",
+          arguments: {
+            app: FORM,
+            text: "a text this form never shows",
+            timeout_ms: 120_000,
+            screenshot: false,
+          },
+        })
+        .catch((e: unknown) => e);
+      // Answered after the wait_for was read (one pipe, read in order): the wait is in flight.
+      await call(c, "get_app_state", { app: FORM, screenshot: false });
+      process.kill(pid, "SIGTERM");
+      await gone(pid);
+      await waiting;
+      const steps = readTrace(path).steps;
+      expect(steps.map((s) => s.call).sort()).toEqual(["get_app_state", "wait_for"]);
+      expect(steps.find((s) => s.call === "wait_for")?.error?.code).toBeDefined();
     },
     TIMEOUT,
   );
