@@ -31,8 +31,18 @@ export async function createMcpHttpServer(options: McpHttpServerOptions = {}): P
     import("./mcp.js"),
     import("./mcp/http.js"),
   ]);
-  const { confirmDestructive, actionScreenshots, replies, allowLaunchPaths, replyTokens, desktop, ...http } =
-    options;
+  const {
+    confirmDestructive,
+    actionScreenshots,
+    replies,
+    allowLaunchPaths,
+    replyTokens,
+    desktop,
+    trace,
+    traceDir,
+    traceScreenshots,
+    ...http
+  } = options;
   // Before any session and its backend, as `axsnap mcp --http --desktop NAME` does.
   if (desktop !== undefined) useDesktop(desktop);
   const settings = mcpSettingsOf(
@@ -42,6 +52,9 @@ export async function createMcpHttpServer(options: McpHttpServerOptions = {}): P
       ...(replies !== undefined ? { replies } : {}),
       ...(allowLaunchPaths !== undefined ? { allowLaunchPaths } : {}),
       ...(replyTokens !== undefined ? { replyTokens } : {}),
+      ...(trace !== undefined ? { trace } : {}),
+      ...(traceDir !== undefined ? { traceDir } : {}),
+      ...(traceScreenshots !== undefined ? { traceScreenshots } : {}),
     },
     MCP_DEFAULTS,
   );

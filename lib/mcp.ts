@@ -28,14 +28,23 @@ import type { Readable, Writable } from "node:stream";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { isLocatorTarget } from "./act/store.js";
 import { useDesktop } from "./agent-desktop/use.js";
 import { listApps } from "./desktop.js";
 import { jsonLines, launchableData, launchableText } from "./doors/lists.js";
 import { invalidArgument } from "./errors.js";
 import { listLaunchable } from "./launch.js";
 import { withNoTreeFixes } from "./linux-checks.js";
-import type { CallTracker } from "./mcp/calls.js";
-import { actionApp, elementFields, pointFields, pointSchema, rawField, windowField } from "./mcp/fields.js";
+import { type CallTracker, callsEnded, traceDoor } from "./mcp/calls.js";
+import {
+  actionApp,
+  elementFields,
+  pointFields,
+  pointSchema,
+  rawField,
+  secretField,
+  windowField,
+} from "./mcp/fields.js";
 import { registerFindTool } from "./mcp/find.js";
 import { INSTRUCTIONS } from "./mcp/instructions.js";
 import { registerLaunchApp } from "./mcp/launch.js";
@@ -62,6 +71,7 @@ import {
   showing,
   wholeFrom,
 } from "./mcp/tools.js";
+import { defaultTraceDir, registerTraceTools } from "./mcp/trace-tools.js";
 import { viewFields, viewOptionsOf } from "./mcp/view.js";
 import { registerListWindows } from "./mcp/windows.js";
 import { quoted } from "./render/sanitize.js";
@@ -104,16 +114,22 @@ function rawFor(raw: boolean | undefined, point: boolean, what: string): { raw?:
   return { raw };
 }
 
-type ElementArgs = { element_index?: number | undefined; ref?: string | undefined };
+type ElementArgs = {
+  element_index?: number | undefined;
+  ref?: string | undefined;
+  locator?: string | undefined;
+};
 type PointArgs = ElementArgs & { x?: number | undefined; y?: number | undefined };
 
-/** The element an action names: a ref or a bare index (exactly one), or none. */
+/** The element an action names: a bare index, a ref or a locator (exactly one), or none. */
 function targetOf(args: ElementArgs, what = "the element"): Target | undefined {
-  if (args.element_index !== undefined && args.ref !== undefined)
+  const given = [args.element_index, args.ref, args.locator].filter((v) => v !== undefined).length;
+  if (given > 1)
     throw invalidArgument(
-      `${what}: give element_index or ref, not both`,
-      "pass the ref alone when you have one; it names the snapshot you read",
+      `${what}: give one of element_index, ref or locator, not ${given === 2 ? "both" : "all three"}`,
+      "pass the ref alone when you have one (it names the snapshot you read), else the locator alone",
     );
+  if (args.locator !== undefined) return { locator: args.locator };
   return args.ref ?? args.element_index;
 }
 
@@ -121,7 +137,7 @@ function requiredTarget(args: ElementArgs, what = "the element"): Target {
   const t = targetOf(args, what);
   if (t === undefined)
     throw invalidArgument(
-      `${what}: give element_index or ref`,
+      `${what}: give element_index, ref or locator`,
       "take the index from the latest get_app_state text of the app, or its ref @<snapshot id>:e<index>",
     );
   return t;
@@ -137,11 +153,13 @@ function elementOrPoint(
   const hasY = args.y !== undefined;
   if (hasX !== hasY) throw invalidArgument(`${what}: give both x and y, in screenshot pixels`);
   if (target !== undefined && hasX)
-    throw invalidArgument(`${what}: give an element (element_index or ref) or a point (x, y), not both`);
+    throw invalidArgument(
+      `${what}: give an element (element_index, ref or locator) or a point (x, y), not both`,
+    );
   if (target !== undefined) return { target };
   if (hasX) return { point: { x: args.x!, y: args.y! } };
   throw invalidArgument(
-    `${what}: give element_index, ref, or x and y`,
+    `${what}: give element_index, ref, locator, or x and y`,
     "prefer an element from the latest get_app_state text; x/y are pixels of its screenshot",
   );
 }
@@ -248,6 +266,7 @@ export function createMcpServer(
     { instructions: INSTRUCTIONS, capabilities: { tools: {} } },
   );
   tracker?.watch(server);
+  traceDoor(server);
   const replies = settings.replies ?? MCP_DEFAULTS.replies;
   const screenshots = settings.actionScreenshots ?? MCP_DEFAULTS.actionScreenshots;
   const replyTokens = settings.replyTokens ?? MCP_DEFAULTS.replyTokens;
@@ -266,7 +285,8 @@ export function createMcpServer(
       // fresh tree, so in auto every fresh snapshot is captured and attached when the rule says.
       const wanted = args.screenshot ?? screenshots !== "never";
       const result = await run(screenshotForReply(session, target, appOf(args.app), wanted));
-      const reply = actionReply(result, { mode: replies, screenshots, args, atPixels, replyTokens });
+      const located = target !== undefined && isLocatorTarget(target);
+      const reply = actionReply(result, { mode: replies, screenshots, args, atPixels, replyTokens, located });
       if (reply.content.some((c) => c.type === "image")) noteShown(result.snapshot);
       return reply;
     });
@@ -518,6 +538,7 @@ export function createMcpServer(
             value: z
               .union([z.string(), z.number()])
               .describe(`A number for sliders and spin buttons; a text of at most ${TEXT_LIMIT} characters.`),
+            secret: secretField,
             ...replyFields,
           })
           .strict(),
@@ -534,7 +555,11 @@ export function createMcpServer(
             typeof args.value === "string"
               ? limitedText("set_value", "value", args.value, SET_HINT)
               : args.value;
-          return session.setValue(requiredTarget(args), value, { ...opts(args.app, extra.signal), ...fresh });
+          return session.setValue(requiredTarget(args), value, {
+            ...opts(args.app, extra.signal),
+            ...fresh,
+            ...(args.secret === true ? { secret: true } : {}),
+          });
         },
       ),
   );
@@ -550,6 +575,7 @@ export function createMcpServer(
           .object({
             app: actionApp,
             text: nonEmpty().describe(`At most ${TEXT_LIMIT} characters.`),
+            secret: secretField,
             ...elementFields,
             ...replyFields,
           })
@@ -569,6 +595,7 @@ export function createMcpServer(
             ...opts(args.app, extra.signal),
             ...fresh,
             ...(target !== undefined ? { target } : {}),
+            ...(args.secret === true ? { secret: true } : {}),
           });
         },
       ),
@@ -690,6 +717,10 @@ export function createMcpServer(
   registerFindTool(server, session);
   registerListWindows(server);
   registerLaunchApp(server, settings.allowLaunchPaths ?? MCP_DEFAULTS.allowLaunchPaths);
+  registerTraceTools(server, session, {
+    dir: settings.traceDir ?? defaultTraceDir(),
+    screenshots: settings.traceScreenshots ?? MCP_DEFAULTS.traceScreenshots,
+  });
 
   return server;
 }
@@ -702,7 +733,14 @@ export function mcpSettingsOf(options: McpServerOptions, parsed: McpSettings): M
     replies: options.replies ?? parsed.replies,
     allowLaunchPaths: options.allowLaunchPaths === true || parsed.allowLaunchPaths,
     replyTokens: options.replyTokens ?? parsed.replyTokens,
+    traceScreenshots: options.traceScreenshots ?? parsed.traceScreenshots,
+    ...definedOf("trace", options.trace ?? parsed.trace),
+    ...definedOf("traceDir", options.traceDir ?? parsed.traceDir),
   };
+}
+
+function definedOf<K extends string, V>(key: K, value: V | undefined): { [k in K]?: V } {
+  return value === undefined ? {} : ({ [key]: value } as { [k in K]?: V });
 }
 
 /**
@@ -755,10 +793,25 @@ export async function runMcpServer(options: McpServerOptions = {}): Promise<void
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = () => resolve();
   });
+  // A client ends its server with SIGTERM once stdin's end is not enough (the SDK's waits 2 s):
+  // close as when stdin ends, so a trace's last steps are written before the process goes.
+  // Only when serving this process's own stdio: a host that passes its streams keeps its signals.
+  const stop = () => void server.close();
+  const own = stdout === process.stdout;
+  if (own) {
+    process.once("SIGTERM", stop);
+    process.once("SIGINT", stop);
+  }
   try {
+    if (settings.trace !== undefined)
+      await session.trace.start({ path: settings.trace, screenshots: settings.traceScreenshots });
     await server.connect(transport);
     await closed;
   } finally {
+    process.off("SIGTERM", stop);
+    process.off("SIGINT", stop);
+    // The close aborted the calls in flight: let them end (and their steps be written) first.
+    await callsEnded(server);
     await session.close().catch(() => undefined);
     restoreLog();
   }

@@ -13,7 +13,11 @@ export const actionApp = appSchema.optional().describe("Name or pid; default: th
 export const elementFields = {
   element_index: wholeFrom(0).optional().describe("Line number in the app's latest snapshot."),
   ref: nonEmpty().optional().describe('"@<snapshot id>:e<N>"'),
+  locator: nonEmpty().optional().describe("See instructions."),
 };
+
+/** type_text's and set_value's: kept out of traces (docs/trace.md#secrets). */
+export const secretField = z.boolean().optional().describe("A password or token: never recorded.");
 
 const pixel = z.number().finite().optional();
 export const pointFields = {
@@ -28,6 +32,12 @@ export const windowField = nonEmpty().optional().describe("Part of a window, dia
 
 /** One end of a drag: an element or a point (its fields as the tool's own, said there). */
 export const pointSchema = z
-  .object({ element_index: wholeFrom(0).optional(), ref: nonEmpty().optional(), x: pixel, y: pixel })
+  .object({
+    element_index: wholeFrom(0).optional(),
+    ref: nonEmpty().optional(),
+    locator: nonEmpty().optional(),
+    x: pixel,
+    y: pixel,
+  })
   .strict()
-  .describe("{ element_index }, { ref } or { x, y }");
+  .describe("{ element_index }, { ref }, { locator } or { x, y }");

@@ -47,6 +47,12 @@ const PHRASES: [RegExp, string][] = [
     /, or create the session with a confirm callback/g,
     " (a server started with --confirm-destructive allows it)",
   ],
+  // Over MCP the trace's place is the server's option (the user's), or start_trace's: never a path of the model's.
+  [
+    /e\.g\. createSession\(\{ trace: "[^"]*" \}\)/g,
+    "call start_trace, or ask the user to start the server with --trace",
+  ],
+  [/ \(or createSession\(\{ trace \}\)\)/g, ""],
   [P.maxNodes, "max_tree_nodes"],
   [P.maxDepth, "max_tree_depth"],
   [/maxTokens/g, "max_tokens"],

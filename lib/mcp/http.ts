@@ -30,12 +30,13 @@ import { randomUUID } from "node:crypto";
 import { unlinkSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { ErrorCode, isInitializeRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { AxsnapError, invalidArgument } from "../errors.js";
 import type { Session } from "../session.js";
-import { CallTracker } from "./calls.js";
+import { CallTracker, callsEnded } from "./calls.js";
 import { envelopeProblem, type Id, idOf, paramsProblem, printable } from "./envelope.js";
 import { connectionLimits, guardConnections, serverOptions } from "./http-connections.js";
 import {
@@ -50,6 +51,7 @@ import {
 import { REQUEST_LIMIT_BYTES, TEXT_LIMIT } from "./limits.js";
 import type { McpSettings } from "./options.js";
 import type { McpHttpHealth, McpHttpOptions, McpHttpServer } from "./public-types.js";
+import { traceDirReady, traceName } from "./trace-tools.js";
 
 /** The MCP endpoint's path. */
 export const MCP_HTTP_PATH = "/mcp";
@@ -95,6 +97,8 @@ export async function startMcpHttpServer(
   const limits = connectionLimits(options);
   const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const origins = options.allowedOrigins ?? [];
+  // Refused before anything listens, not at each session's start.
+  if (options.settings.trace !== undefined) traceDirReady(options.settings.trace, "--trace");
   const tracker = new CallTracker();
   const sessions = new Map<string, Entry>();
   /** Sessions whose initialize is being answered: not in `sessions` until it succeeds. */
@@ -119,7 +123,28 @@ export async function startMcpHttpServer(
     }
     // The server's close aborts its calls still running; then the session's snapshots go.
     await e.server.close().catch(() => undefined);
+    // Its calls in flight end (their steps written to its trace) before the session closes.
+    await callsEnded(e.server);
     await e.session.close().catch(() => undefined);
+  };
+
+  /**
+   * --trace DIR: one trace per MCP session, begun before its initialize is answered (so its
+   * first call is in it) and ended with it (endEntry closes the session, which stops it).
+   * A trace that cannot start is logged; the session is served untraced.
+   */
+  const startTrace = async (e: Entry, id: string): Promise<void> => {
+    const dir = options.settings.trace;
+    if (dir === undefined) return;
+    const path = join(dir, traceName(id));
+    try {
+      await e.session.trace.start({ path, screenshots: options.settings.traceScreenshots });
+      log(`axsnap mcp: session ${id} traced to ${path}`);
+    } catch (err) {
+      log(
+        `axsnap mcp: session ${id}: its trace ${path} did not start: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    }
   };
 
   const newEntry = (): Entry => {
@@ -133,11 +158,12 @@ export async function startMcpHttpServer(
       closed: false,
       transport: new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => {
+        onsessioninitialized: async (id) => {
           entry.id = id;
           starting.delete(entry);
           sessions.set(id, entry);
           log(`axsnap mcp: session ${id} opened; ${sessions.size} open`);
+          await startTrace(entry, id);
         },
       }),
     };

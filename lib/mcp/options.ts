@@ -33,6 +33,15 @@ export interface McpSettings {
   replyTokens: number;
   /** The agent's desktop the server observes and acts on (--desktop NAME; lib/agent-desktop/). */
   desktop?: string;
+  /**
+   * Record to a trace (docs/trace.md): on stdio the session's trace directory, over HTTP the
+   * directory that gets one trace per MCP session (lib/mcp/trace-tools.ts names them).
+   */
+  trace?: string;
+  /** Where start_trace writes (default $XDG_STATE_HOME/axsnap/traces): never a path the client gives. */
+  traceDir?: string;
+  /** Steps carry before and after screenshots (--trace-screenshots on|off; default on). */
+  traceScreenshots: boolean;
 }
 
 export const MCP_DEFAULTS: McpSettings = {
@@ -41,10 +50,11 @@ export const MCP_DEFAULTS: McpSettings = {
   replies: "diff",
   allowLaunchPaths: false,
   replyTokens: DEFAULT_REPLY_TOKENS,
+  traceScreenshots: true,
 };
 
 export const MCP_USAGE =
-  "usage: axsnap mcp [--confirm-destructive] [--action-screenshots never|auto|always] [--replies diff|full] [--reply-tokens N] [--allow-launch-paths] [--desktop NAME] [--http [HOST:]PORT [--allow-remote] [--allowed-host NAME]... [--allowed-origin ORIGIN]...]";
+  "usage: axsnap mcp [--confirm-destructive] [--action-screenshots never|auto|always] [--replies diff|full] [--reply-tokens N] [--allow-launch-paths] [--desktop NAME] [--trace PATH] [--trace-dir DIR] [--trace-screenshots on|off] [--http [HOST:]PORT [--allow-remote] [--allowed-host NAME]... [--allowed-origin ORIGIN]...]";
 
 /** Where `--http` listens: a host (an address or a name) and a port (0: any free one). */
 export interface ListenAddress {
@@ -85,6 +95,10 @@ export const MCP_OPTION_HELP = [
   "--allowed-origin ORIGIN         with --http: a browser Origin to accept besides the server's own (repeat)",
   "--desktop NAME                  serve the agent's desktop NAME (`axsnap desktop start NAME`): the tools",
   "                                observe, act and launch there, never on the user's screen",
+  "--trace PATH                    record every tool call to the trace PATH (a .axtrace directory); with",
+  "                                --http, PATH is a directory holding one trace per MCP session",
+  "--trace-dir DIR                 where start_trace writes its traces (default $XDG_STATE_HOME/axsnap/traces)",
+  "--trace-screenshots on|off      traced steps carry before and after screenshots (default on)",
 ];
 
 /** `[HOST:]PORT`: a port alone listens on loopback; an IPv6 host is written in brackets. */
@@ -181,6 +195,18 @@ export function parseMcpArgs(argv: readonly string[]): McpArgs {
         out.desktop = name;
         break;
       }
+      case "--trace":
+      case "--trace-dir": {
+        const path = next();
+        if (path === undefined || path === "" || (inline === undefined && path.startsWith("-")))
+          throw invalidArgument(`${flag} needs a path`, MCP_USAGE);
+        if (flag === "--trace") out.trace = path;
+        else out.traceDir = path;
+        break;
+      }
+      case "--trace-screenshots":
+        out.traceScreenshots = choiceOf(flag, next(), ["on", "off"] as const) === "on";
+        break;
       case "-h":
       case "--help":
         out.help = true;

@@ -34,6 +34,15 @@ export interface McpToolOptions {
    * observes and acts there, and launch_app starts apps there. Default: this process's DISPLAY and bus.
    */
   desktop?: DesktopRef;
+  /**
+   * Record every tool call (docs/trace.md): over stdio to this trace directory; over HTTP this
+   * directory gets one trace per MCP session, `<yyyymmdd-hhmmss>-<session id 8>.axtrace`.
+   */
+  trace?: string;
+  /** Where the start_trace tool writes (default $XDG_STATE_HOME/axsnap/traces). */
+  traceDir?: string;
+  /** Traced steps carry before and after screenshots. Default true. */
+  traceScreenshots?: boolean;
 }
 
 export interface McpHttpOptions {

@@ -130,6 +130,8 @@ export function actionReply(
     atPixels: boolean;
     /** The server's reply budget (0: none). */
     replyTokens?: number;
+    /** The target was a locator: the snapshot it was found in, which the agent never read, is the diff's base. */
+    located?: boolean;
   },
 ): CallToolResult {
   const budget = o.replyTokens ?? DEFAULT_REPLY_TOKENS;
@@ -142,11 +144,15 @@ export function actionReply(
   const fresh = result.snapshot;
   const shot = fresh?.screenshot;
   const attach = shot !== undefined && screenshotWanted(result, o.screenshots, o.args.screenshot, o.atPixels);
-  const missing =
-    fresh && !shot && o.args.screenshot === true
-      ? ["no screenshot came with the fresh snapshot (see the notes); call get_app_state for one"]
-      : [];
-  const text = replyText({ ...reply, notes: [...reply.notes, ...missing] }, fresh ? head(fresh, attach) : []);
+  const extra: string[] = [];
+  // The diff's base is the snapshot the locator was found in, which the agent never read.
+  if (o.located && result.target)
+    extra.push(
+      `the locator was found in snapshot ${result.target.snapshotId}, taken for it and not shown to you: changes are since it`,
+    );
+  if (fresh && !shot && o.args.screenshot === true)
+    extra.push("no screenshot came with the fresh snapshot (see the notes); call get_app_state for one");
+  const text = replyText({ ...reply, notes: [...reply.notes, ...extra] }, fresh ? head(fresh, attach) : []);
   const structured: ActionData = {
     action: result.action,
     ...(result.target ? { target: `@${result.target.snapshotId}:e${result.target.index}` } : {}),

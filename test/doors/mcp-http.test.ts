@@ -178,7 +178,7 @@ describe("MCP over HTTP: the tools", () => {
       );
       try {
         const [a, b] = await Promise.all([http.listTools(), stdio.listTools()]);
-        expect(a.tools.length).toBe(13);
+        expect(a.tools.length).toBe(15);
         expect(a.tools).toEqual(b.tools);
         expect(http.getInstructions()).toBe(stdio.getInstructions());
       } finally {

@@ -107,12 +107,20 @@ describe("the MCP tool list's cost (o200k)", () => {
       "POLICY_DENIED",
       "--confirm-destructive",
       "hint",
+      // Issue 34: the locator grammar, said once here, not in each action's locator field.
+      "locator",
+      ">>",
+      'window:dialog="Save As"',
+      "/regex/i",
+      "[nth=2]",
+      "ELEMENT_NOT_FOUND",
+      "AMBIGUOUS_TARGET",
     ])
       expect(instructions, word).toContain(word);
     for (const name of ACTIONS) {
       const description = tools.find((t) => t.name === name)?.description ?? "";
-      // Said once: no action repeats the delivery vocabulary or the safety list.
-      expect(description, name).not.toMatch(/delivered_unverified|sign out|log out/);
+      // Said once: no action repeats the delivery vocabulary, the safety list or the locator grammar.
+      expect(description, name).not.toMatch(/delivered_unverified|sign out|log out|>>/);
     }
   });
 

@@ -36,6 +36,8 @@ const TOOLS = [
   "find_elements",
   "list_windows",
   "launch_app",
+  "start_trace",
+  "stop_trace",
 ];
 
 let desktop: Desktop;

@@ -356,10 +356,14 @@ describe("parseMcpArgs", () => {
         replies: "full",
         allowLaunchPaths: false,
         replyTokens: 500,
+        traceScreenshots: true,
         help: false,
         ...httpDefaults,
       },
     );
+    expect(
+      parseMcpArgs(["--trace", "run.axtrace", "--trace-dir=/tmp/t", "--trace-screenshots", "off"]),
+    ).toMatchObject({ trace: "run.axtrace", traceDir: "/tmp/t", traceScreenshots: false });
     expect(parseMcpArgs(["--action-screenshots=always"]).actionScreenshots).toBe("always");
     expect(parseMcpArgs(["--help"]).help).toBe(true);
     expect(parseMcpArgs(["--reply-tokens", "800"]).replyTokens).toBe(800);
@@ -375,6 +379,10 @@ describe("parseMcpArgs", () => {
       ["--action-screenshots", "sometimes"],
       ["--confirm-destructive=yes"],
       ["serve"],
+      ["--trace"],
+      ["--trace", "--replies", "full"],
+      ["--trace-dir="],
+      ["--trace-screenshots", "maybe"],
     ])
       expect(() => parseMcpArgs(bad), bad.join(" ")).toThrow(
         expect.objectContaining({
