@@ -365,11 +365,15 @@ export class Session {
         out.push({ target: t });
         continue;
       }
-      const found = await this.locate(t.locator, {
-        ...(options.app === undefined ? {} : { app: options.app }),
-        ...(t.timeoutMs === undefined ? {} : { timeoutMs: t.timeoutMs }),
-        ...(options.signal ? { signal: options.signal } : {}),
-      });
+      const found = await this.locateKept(
+        t.locator,
+        {
+          ...(options.app === undefined ? {} : { app: options.app }),
+          ...(t.timeoutMs === undefined ? {} : { timeoutMs: t.timeoutMs }),
+          ...(options.signal ? { signal: options.signal } : {}),
+        },
+        false,
+      );
       out.push({ target: found.record, locator: found.locator });
     }
     return out;
@@ -384,6 +388,18 @@ export class Session {
    * any ref.
    */
   async locate(locator: string | Locator, options: LocateOptions = {}): Promise<Located> {
+    return this.locateKept(locator, options, true);
+  }
+
+  /**
+   * locate(), recorded as a step of its own only when it was asked for: an
+   * action's locating is part of the action's step (its `locateMs`).
+   */
+  private async locateKept(
+    locator: string | Locator,
+    options: LocateOptions,
+    recorded: boolean,
+  ): Promise<Located> {
     if (options === null || typeof options !== "object")
       throw invalidArgument("locate options must be an object");
     const timeoutMs = options.timeoutMs ?? 5000;
@@ -398,15 +414,16 @@ export class Session {
       );
       this.store.keep(found.snapshot);
       this.observes(found.snapshot);
-      this.trace.recorder?.observed("locate", args, found.snapshot, {
-        read: [found.record.index],
-        startedAt,
-      });
+      if (recorded)
+        this.trace.recorder?.observed("locate", args, found.snapshot, {
+          read: [found.record.index],
+          startedAt,
+        });
       return found;
     } catch (e) {
       const observed = e instanceof AxsnapError ? e.observed : undefined;
       if (observed) this.observes(observed);
-      this.trace.recorder?.observed("locate", args, observed, { error: e, startedAt });
+      if (recorded) this.trace.recorder?.observed("locate", args, observed, { error: e, startedAt });
       throw e;
     }
   }

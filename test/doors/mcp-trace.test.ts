@@ -122,7 +122,7 @@ function filesOf(dir: string): { file: string; text: string }[] {
     .map((file) => ({ file, text: readFileSync(file).toString("latin1") }));
 }
 
-/** The step of a tool call whose Session method is `method` (an action by locator also writes its locate step). */
+/** The step of a tool call whose Session method is `method`. */
 const stepOf = (steps: TraceStepLine[], tool: string, method: string): TraceStepLine => {
   const s = steps.find((x) => x.call === tool && x.method === method);
   if (!s)
@@ -163,8 +163,8 @@ describe("axsnap mcp --trace PATH (stdio)", () => {
       // The server writes its last steps as its session closes, before its process ends.
       await closeServer(c);
       const trace = readTrace(path);
-      // Each action by locator writes its locate step first, under the same tool call.
-      expect(trace.steps.filter((s) => s.method !== "locate").map((s) => s.call)).toEqual([
+      // One step a tool call: an action's locating is part of its step (timings.locateMs), not a step of its own.
+      expect(trace.steps.map((s) => s.call)).toEqual([
         "get_app_state",
         "click",
         "find_elements",
@@ -266,7 +266,7 @@ describe("start_trace and stop_trace", () => {
       const stopped = await call(c, "stop_trace", {});
       const s = stopped.structuredContent as { path: string; runId: string; steps: number };
       expect(s.path).toBe(path);
-      expect(s.steps).toBe(3);
+      expect(s.steps).toBe(2);
       expect(textOf(stopped)).toContain(`axsnap trace view ${path}`);
       // Written when stop_trace answers, while the server still runs.
       expect(existsSync(path)).toBe(true);
@@ -275,7 +275,6 @@ describe("start_trace and stop_trace", () => {
       expect(trace.steps.length).toBe(s.steps);
       expect(trace.steps.map((x) => [x.call, x.method])).toEqual([
         ["get_app_state", "snapshot"],
-        ["click", "locate"],
         ["click", "click"],
       ]);
       // A second stop says no trace is on.
