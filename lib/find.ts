@@ -28,11 +28,13 @@ import type { SnapshotOptions } from "./desktop.js";
 import { factsOf } from "./diff.js";
 import { invalidArgument } from "./errors.js";
 import { fold, matchLists, type Pattern, patternOf } from "./pattern.js";
+import { isContext, nameOf } from "./record-names.js";
 import type { ElementRecord } from "./records.js";
-import { isGenericContainer } from "./render/roles.js";
 import { quoted, sanitize } from "./render/sanitize.js";
 import { hasRole } from "./role-words.js";
 import type { Snapshot } from "./snapshot-types.js";
+
+export { isContext, nameOf };
 
 export interface FindQuery {
   /** The role in either style's words ("push button" or "button") or raw ("AXButton"): whole, any case. */
@@ -308,11 +310,6 @@ export function printedLineOf(snap: Snapshot, index: number): string {
     : `${record.roleText}${record.title === undefined ? "" : ` ${sanitize(record.title, 500)}`}`;
 }
 
-/** An element's name as find reads it: its title (an inferred label included), its identity name, its description. */
-export function nameOf(r: ElementRecord): string | undefined {
-  return r.title ?? r.identity.name ?? r.description;
-}
-
 function names(r: ElementRecord): string[] {
   const out: string[] = [];
   for (const n of [r.title, r.identity.name, r.description])
@@ -330,18 +327,6 @@ function ancestorLabel(r: ElementRecord): string {
   const role = r.roleText === "" ? r.role : r.roleText;
   const name = nameOf(r);
   return name === undefined || name.trim() === "" ? role : `${role} ${quoted(name, ANCESTOR_NAME)}`;
-}
-
-function isWindowRoot(r: ElementRecord): boolean {
-  return r.pathRoot === "window" && r.path.length === 0;
-}
-
-/** A nameless wrapper (a panel, a group) says nothing as context: it is left out of the ancestors. */
-export function isContext(r: ElementRecord): boolean {
-  if (isWindowRoot(r)) return false;
-  const name = nameOf(r);
-  if (name !== undefined && name.trim() !== "") return true;
-  return !isGenericContainer({ role: r.role, ...(r.subrole === undefined ? {} : { subrole: r.subrole }) });
 }
 
 /** Printed ancestors of every record (below the window root; nameless wrappers left out), by index. */
