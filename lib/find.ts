@@ -27,6 +27,7 @@
 import type { SnapshotOptions } from "./desktop.js";
 import { factsOf } from "./diff.js";
 import { invalidArgument } from "./errors.js";
+import { parseLocator, printLocator } from "./locator/grammar.js";
 import { fold, matchLists, type Pattern, patternOf } from "./pattern.js";
 import { isContext, nameOf } from "./record-names.js";
 import type { ElementRecord } from "./records.js";
@@ -61,6 +62,8 @@ export interface FindMatch {
   line: string;
   /** The printed ancestors below the window, outermost first: `panel "Frame"`. */
   ancestors: string[];
+  /** Its shortest unique locator in full (`app=… >> window="…" >> push button "Save"`): act on it later, by what it is. */
+  locator?: string;
   record: ElementRecord;
 }
 
@@ -90,6 +93,7 @@ export function matchData(m: FindMatch): FindMatchData {
     ...(m.name === undefined ? {} : { name: m.name }),
     line: m.line,
     ancestors: m.ancestors,
+    ...(m.locator === undefined ? {} : { locator: m.locator }),
   };
 }
 
@@ -399,6 +403,7 @@ export function findIn(
       ? [p.line, ...p.extra].join(" ")
       : `${record.roleText}${record.title === undefined ? "" : ` ${sanitize(record.title, 500)}`}`;
     const name = nameOf(record);
+    const locator = record.locator;
     return {
       index: record.index,
       ref: `@${snap.id}:e${record.index}`,
@@ -406,6 +411,7 @@ export function findIn(
       ...(name === undefined ? {} : { name }),
       line,
       ancestors: ancestors.get(record.index) ?? [],
+      ...(locator === undefined ? {} : { locator }),
       record,
     };
   });
@@ -419,6 +425,27 @@ export function findIn(
   };
   result.text = findText(result);
   return result;
+}
+
+/** Whether a match's locator (after the front) is just its role and name, written as its line prints them. */
+function saysItself(m: FindMatch, rest: string): boolean {
+  const name = m.name;
+  if (name === undefined || /["\\\u0000-\u001f\u007f]/.test(name) || name.trim() !== name || name === "")
+    return false;
+  return (
+    rest === `${m.role} ${JSON.stringify(name)}` && m.line.startsWith(`${m.role} `) && m.line.includes(name)
+  );
+}
+
+/** The app and window segments the matches' locators share (`app=… >> window="…"`), or undefined. */
+function locatorFront(matches: readonly FindMatch[]): string | undefined {
+  const first = matches.find((m) => m.locator !== undefined)?.locator;
+  if (first === undefined) return undefined;
+  const l = parseLocator(first);
+  const front = printLocator({ ...l, path: [] });
+  const shares = (m: FindMatch) =>
+    m.locator === undefined || m.locator === front || m.locator.startsWith(`${front} >> `);
+  return matches.every(shares) ? front : undefined;
 }
 
 function counted(values: string[]): string {
@@ -459,8 +486,21 @@ export function findText(result: FindResult, terms: FindTerms = {}): string {
     `find ${result.query} in ${where}: ${result.total} match${result.total === 1 ? "" : "es"}${cut}`,
     `refs: @${snap.id}:eN is the element printed as N in this snapshot (now the app's latest); ${terms.act ?? "act on a ref as printed"}`,
   ];
-  for (const m of result.matches)
-    lines.push(`${m.ref} ${m.line}${m.ancestors.length > 0 ? ` · in ${m.ancestors.join(" > ")}` : ""}`);
+  // The locators' shared front (app and window) once; a match adds its own only where its role and
+  // name, as its line prints them, do not already say it: the common case costs one line per find.
+  const front = locatorFront(result.matches);
+  if (front !== undefined)
+    lines.push(`locators: ${front} >> role "name" as a line prints them, unless the line gives its own`);
+  for (const m of result.matches) {
+    let rest = m.locator;
+    if (front !== undefined && rest !== undefined) {
+      rest = rest === front ? "(the window)" : rest.slice(front.length + 4);
+      if (saysItself(m, rest)) rest = undefined;
+    }
+    lines.push(
+      `${m.ref} ${m.line}${m.ancestors.length > 0 ? ` · in ${m.ancestors.join(" > ")}` : ""}${rest === undefined ? "" : ` · locator: ${rest}`}`,
+    );
+  }
   if (result.more > 0) lines.push(`${result.more} more matched; narrow the query or raise ${limitWord}`);
   return lines.join("\n");
 }
