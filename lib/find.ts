@@ -430,7 +430,8 @@ export function findIn(
 /** Whether a match's locator (after the front) is just its role and name, written as its line prints them. */
 function saysItself(m: FindMatch, rest: string): boolean {
   const name = m.name;
-  if (name === undefined || /["\\\u0000-\u001f\u007f]/.test(name) || name.trim() !== name || name === "")
+  // A name JSON writes as it is (no quote, backslash or control character) reads the same on the line.
+  if (name === undefined || name === "" || name.trim() !== name || JSON.stringify(name) !== `"${name}"`)
     return false;
   return (
     rest === `${m.role} ${JSON.stringify(name)}` && m.line.startsWith(`${m.role} `) && m.line.includes(name)
