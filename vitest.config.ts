@@ -9,5 +9,7 @@ export default defineConfig({
     fileParallelism: false,
     include: ["test/**/*.test.ts"],
     testTimeout: 60_000,
+    // The locator audit (issue 34): every printed element of every window a test observes is found again by its locator.
+    setupFiles: ["test/support/locator-audit.ts"],
   },
 });

@@ -27,12 +27,15 @@
 import type { SnapshotOptions } from "./desktop.js";
 import { factsOf } from "./diff.js";
 import { invalidArgument } from "./errors.js";
+import { parseLocator, printLocator } from "./locator/grammar.js";
 import { fold, matchLists, type Pattern, patternOf } from "./pattern.js";
+import { isContext, nameOf } from "./record-names.js";
 import type { ElementRecord } from "./records.js";
-import { isGenericContainer } from "./render/roles.js";
 import { quoted, sanitize } from "./render/sanitize.js";
 import { hasRole } from "./role-words.js";
 import type { Snapshot } from "./snapshot-types.js";
+
+export { isContext, nameOf };
 
 export interface FindQuery {
   /** The role in either style's words ("push button" or "button") or raw ("AXButton"): whole, any case. */
@@ -59,6 +62,8 @@ export interface FindMatch {
   line: string;
   /** The printed ancestors below the window, outermost first: `panel "Frame"`. */
   ancestors: string[];
+  /** Its shortest unique locator in full (`app=… >> window="…" >> push button "Save"`): act on it later, by what it is. */
+  locator?: string;
   record: ElementRecord;
 }
 
@@ -88,6 +93,7 @@ export function matchData(m: FindMatch): FindMatchData {
     ...(m.name === undefined ? {} : { name: m.name }),
     line: m.line,
     ancestors: m.ancestors,
+    ...(m.locator === undefined ? {} : { locator: m.locator }),
   };
 }
 
@@ -308,11 +314,6 @@ export function printedLineOf(snap: Snapshot, index: number): string {
     : `${record.roleText}${record.title === undefined ? "" : ` ${sanitize(record.title, 500)}`}`;
 }
 
-/** An element's name as find reads it: its title (an inferred label included), its identity name, its description. */
-export function nameOf(r: ElementRecord): string | undefined {
-  return r.title ?? r.identity.name ?? r.description;
-}
-
 function names(r: ElementRecord): string[] {
   const out: string[] = [];
   for (const n of [r.title, r.identity.name, r.description])
@@ -330,18 +331,6 @@ function ancestorLabel(r: ElementRecord): string {
   const role = r.roleText === "" ? r.role : r.roleText;
   const name = nameOf(r);
   return name === undefined || name.trim() === "" ? role : `${role} ${quoted(name, ANCESTOR_NAME)}`;
-}
-
-function isWindowRoot(r: ElementRecord): boolean {
-  return r.pathRoot === "window" && r.path.length === 0;
-}
-
-/** A nameless wrapper (a panel, a group) says nothing as context: it is left out of the ancestors. */
-export function isContext(r: ElementRecord): boolean {
-  if (isWindowRoot(r)) return false;
-  const name = nameOf(r);
-  if (name !== undefined && name.trim() !== "") return true;
-  return !isGenericContainer({ role: r.role, ...(r.subrole === undefined ? {} : { subrole: r.subrole }) });
 }
 
 /** Printed ancestors of every record (below the window root; nameless wrappers left out), by index. */
@@ -414,6 +403,7 @@ export function findIn(
       ? [p.line, ...p.extra].join(" ")
       : `${record.roleText}${record.title === undefined ? "" : ` ${sanitize(record.title, 500)}`}`;
     const name = nameOf(record);
+    const locator = record.locator;
     return {
       index: record.index,
       ref: `@${snap.id}:e${record.index}`,
@@ -421,6 +411,7 @@ export function findIn(
       ...(name === undefined ? {} : { name }),
       line,
       ancestors: ancestors.get(record.index) ?? [],
+      ...(locator === undefined ? {} : { locator }),
       record,
     };
   });
@@ -434,6 +425,28 @@ export function findIn(
   };
   result.text = findText(result);
   return result;
+}
+
+/** Whether a match's locator (after the front) is just its role and name, written as its line prints them. */
+function saysItself(m: FindMatch, rest: string): boolean {
+  const name = m.name;
+  // A name JSON writes as it is (no quote, backslash or control character) reads the same on the line.
+  if (name === undefined || name === "" || name.trim() !== name || JSON.stringify(name) !== `"${name}"`)
+    return false;
+  return (
+    rest === `${m.role} ${JSON.stringify(name)}` && m.line.startsWith(`${m.role} `) && m.line.includes(name)
+  );
+}
+
+/** The app and window segments the matches' locators share (`app=… >> window="…"`), or undefined. */
+function locatorFront(matches: readonly FindMatch[]): string | undefined {
+  const first = matches.find((m) => m.locator !== undefined)?.locator;
+  if (first === undefined) return undefined;
+  const l = parseLocator(first);
+  const front = printLocator({ ...l, path: [] });
+  const shares = (m: FindMatch) =>
+    m.locator === undefined || m.locator === front || m.locator.startsWith(`${front} >> `);
+  return matches.every(shares) ? front : undefined;
 }
 
 function counted(values: string[]): string {
@@ -474,8 +487,21 @@ export function findText(result: FindResult, terms: FindTerms = {}): string {
     `find ${result.query} in ${where}: ${result.total} match${result.total === 1 ? "" : "es"}${cut}`,
     `refs: @${snap.id}:eN is the element printed as N in this snapshot (now the app's latest); ${terms.act ?? "act on a ref as printed"}`,
   ];
-  for (const m of result.matches)
-    lines.push(`${m.ref} ${m.line}${m.ancestors.length > 0 ? ` · in ${m.ancestors.join(" > ")}` : ""}`);
+  // The locators' shared front (app and window) once; a match adds its own only where its role and
+  // name, as its line prints them, do not already say it: the common case costs one line per find.
+  const front = locatorFront(result.matches);
+  if (front !== undefined)
+    lines.push(`locators: ${front} >> role "name" as a line prints them, unless the line gives its own`);
+  for (const m of result.matches) {
+    let rest = m.locator;
+    if (front !== undefined && rest !== undefined) {
+      rest = rest === front ? "(the window)" : rest.slice(front.length + 4);
+      if (saysItself(m, rest)) rest = undefined;
+    }
+    lines.push(
+      `${m.ref} ${m.line}${m.ancestors.length > 0 ? ` · in ${m.ancestors.join(" > ")}` : ""}${rest === undefined ? "" : ` · locator: ${rest}`}`,
+    );
+  }
   if (result.more > 0) lines.push(`${result.more} more matched; narrow the query or raise ${limitWord}`);
   return lines.join("\n");
 }

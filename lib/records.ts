@@ -71,4 +71,13 @@ export interface ElementRecord {
   path: number[];
   identity: IdentityPredicate;
   proof: CaptureProof;
+  /**
+   * The shortest locator that names this element alone in its window
+   * (docs/trace.md, "Locators"), printed: `app=mousepad >> window:dialog="Save As" >> push button "Save"`.
+   * Computed when first read; undefined in a subtree (`root`) snapshot, where
+   * uniqueness in the window cannot be shown. Not enumerable: JSON and
+   * `{ ...record }` leave it out, since a copy is no longer in the snapshot
+   * where it was unique.
+   */
+  readonly locator?: string;
 }

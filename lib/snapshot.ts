@@ -6,6 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { rememberCollapsed } from "./collapsed.js";
 import { diffSnapshots, rememberFacts } from "./diff.js";
+import { defineLocators } from "./locator/define.js";
 import type { RawSnapshot, Rect } from "./model.js";
 import { windowTitle } from "./render/format.js";
 import {
@@ -24,6 +25,7 @@ import type {
   SnapshotCut,
   SnapshotTimings,
 } from "./snapshot-types.js";
+import { snapshotCreated } from "./test-hooks.js";
 import { validateRawSnapshot } from "./validate.js";
 
 export type {
@@ -134,6 +136,8 @@ export function createSnapshot(input: SnapshotInput): Snapshot {
     return again.view === undefined ? { text: again.text } : { text: again.text, view: again.view };
   });
   if (free !== undefined) collector.register(snapshot, free, snapshot);
+  defineLocators(snapshot);
+  snapshotCreated(snapshot);
   return snapshot;
 }
 

@@ -107,7 +107,6 @@ export function candidatesFor(snap: Snapshot, l: Locator, near?: NearHint): Loca
   if (last === undefined) return [];
   const role = fold(last.role);
   const wantedAncestors = near?.ancestors ?? l.path.slice(0, -1).map(printedStep);
-  const origin = snap.records[0]?.frame;
   const scored: { r: ElementRecord; score: number; why: string }[] = [];
   for (const r of snap.records) {
     if (r.index === 0) continue;
@@ -115,9 +114,10 @@ export function candidatesFor(snap: Snapshot, l: Locator, near?: NearHint): Loca
     const name = nameSimilarity(last.name, nameOf(r));
     const ancestors = jaccard(wantedAncestors, ancestorLabels(snap, r));
     let place = 0;
-    if (near?.frame && r.frame && origin) {
-      const dx = r.frame.x - origin.x - near.frame.x;
-      const dy = r.frame.y - origin.y - near.frame.y;
+    // Both window-relative: a window moved keeps its elements' places.
+    if (near?.frame && r.frame) {
+      const dx = r.frame.x - near.frame.x;
+      const dy = r.frame.y - near.frame.y;
       place = 1 - Math.min(1, Math.hypot(dx, dy) / PLACE_RANGE);
     }
     const score = 4 * (sameRole ? 1 : 0) + 3 * name + 2 * ancestors + 2 * place;

@@ -3,7 +3,7 @@
  * design 2.3), searched as Playwright's generator does: role and name, then
  * the identifier, then named ancestors, and an ordinal only as a last resort.
  */
-import { nameOf } from "../find.js";
+import { nameOf } from "../record-names.js";
 import type { ElementRecord } from "../records.js";
 import { compactRole } from "../render/roles.js";
 import type { Snapshot } from "../snapshot-types.js";
@@ -74,15 +74,44 @@ export function locatorOf(snap: Snapshot, record: ElementRecord): Locator | unde
     return steps.get(i);
   };
   const last = withId ?? self;
-  for (let k = 1; k <= Math.min(MAX_ANCESTORS, kept.length); k++) {
-    for (const combo of combinations(kept.length, k)) {
-      const outer = combo.map((c) => ancestorStep(kept[c]!));
-      if (outer.some((s) => s === undefined)) continue;
-      // Printed outer to inner: the combination is nearest first.
-      const path = [...(outer as LocatorStep[]).reverse(), self];
-      if (unique(path)) return { ...base, path };
+  // The record matches [..ancestors, self] by construction (each ancestor's step finds that ancestor), so a
+  // combination is unique when no other record that `self` matches lies under matches of its steps in order:
+  // told over the others' ancestor chains, not by matching the whole path again for each combination.
+  const { parent } = locatorIndex(snap);
+  const others = matchLocator(snap, { ...base, path: [self] })
+    .filter((c) => c !== record)
+    .map((c) => {
+      const chain: number[] = [];
+      for (let p = parent[c.index]!; p >= 0; p = parent[p]!) chain.push(p);
+      return chain; // nearest first
+    });
+  const usable = kept.filter((i) => ancestorStep(i) !== undefined);
+  const sets = new Map<number, Set<number>>();
+  const setOf = (i: number) => {
+    let set = sets.get(i);
+    if (!set) {
+      set = new Set(matchLocator(snap, { path: [ancestorStep(i)!] }).map((r) => r.index));
+      sets.set(i, set);
     }
-  }
+    return set;
+  };
+  /** Whether a chain (nearest first) holds matches of the steps (nearest first) in order: greedy, innermost first. */
+  const under = (chain: number[], steps: number[]) => {
+    let j = 0;
+    for (const p of chain) if (j < steps.length && setOf(steps[j]!).has(p)) j++;
+    return j === steps.length;
+  };
+  // When another record lies under all of them in order, it lies under every combination: none can tell.
+  if (!others.some((chain) => under(chain, usable)))
+    for (let k = 1; k <= Math.min(MAX_ANCESTORS, usable.length); k++) {
+      for (const combo of combinations(usable.length, k)) {
+        const steps = combo.map((c) => usable[c]!);
+        if (others.some((chain) => under(chain, steps))) continue;
+        // Printed outer to inner: the combination is nearest first.
+        const path = [...steps.map((i) => ancestorStep(i)!).reverse(), self];
+        if (unique(path)) return { ...base, path };
+      }
+    }
   // The last resort: an ordinal. Only the ancestors that narrow the matches stay in front of it (nearest
   // first), so the ordinal counts within the nearest telling container, and the locator stays short.
   let chain: LocatorStep[] = [];

@@ -4,8 +4,9 @@
  * Values and states never take part: they change, and changing is what
  * actions do.
  */
-import { isContext, nameOf } from "../find.js";
+
 import { fold, matchLists, patternOf } from "../pattern.js";
+import { isContext, nameOf } from "../record-names.js";
 import type { ElementRecord } from "../records.js";
 import { hasRole } from "../role-words.js";
 import type { Snapshot } from "../snapshot-types.js";
@@ -16,6 +17,8 @@ export interface LocatorIndex {
   parent: Int32Array;
   /** contexts[i]: the ancestors that say something (find's isContext), nearest first. */
   contexts: number[][];
+  /** The records by name (nameOf), in document order: a named step starts from these, not from every record. */
+  byName: Map<string, ElementRecord[]>;
 }
 
 const indexes = new WeakMap<Snapshot, LocatorIndex>();
@@ -50,7 +53,15 @@ export function locatorIndex(snap: Snapshot): LocatorIndex {
     for (let p = parent[i]!; p > 0; p = parent[p]!) if (isContext(snap.records[p]!)) out.push(p);
     contexts.push(out);
   }
-  const index = { parent, contexts };
+  const byName = new Map<string, ElementRecord[]>();
+  for (const r of snap.records) {
+    const name = nameOf(r);
+    if (name === undefined) continue;
+    const list = byName.get(name);
+    if (list) list.push(r);
+    else byName.set(name, [r]);
+  }
+  const index = { parent, contexts, byName };
   indexes.set(snap, index);
   return index;
 }
@@ -93,6 +104,8 @@ const stepCache = new WeakMap<Snapshot, Map<string, ElementRecord[]>>();
 
 function matchesAnywhere(snap: Snapshot, step: LocatorStep): ElementRecord[] {
   if (step.name instanceof RegExp) return stepMatches(snap, step, snap.records);
+  // A name matches exactly: only the records with that name can match.
+  const among = step.name === undefined ? snap.records : (locatorIndex(snap).byName.get(step.name) ?? []);
   let cache = stepCache.get(snap);
   if (!cache) {
     cache = new Map();
@@ -101,7 +114,7 @@ function matchesAnywhere(snap: Snapshot, step: LocatorStep): ElementRecord[] {
   const key = JSON.stringify([fold(step.role), step.name ?? null, step.id ?? null]);
   let hit = cache.get(key);
   if (!hit) {
-    hit = stepMatches(snap, step, snap.records);
+    hit = stepMatches(snap, step, among);
     cache.set(key, hit);
   }
   return hit;

@@ -199,6 +199,7 @@ describe("find: what a match says", () => {
         name: "Nested button",
         line: "push button Nested button",
         ancestors: ['panel "Frame"'],
+        locator: 'app=gtk3-widget-factory >> window="GTK+ Widget Factory" >> push button "Nested button"',
         record: gtk.records[26],
       },
     ]);
@@ -217,9 +218,22 @@ describe("find: what a match says", () => {
     expect(lines[0]).toContain('"GTK+ Widget Factory"');
     expect(lines[1]).toMatch(new RegExp(`@${gtk.id}:eN`));
     expect(lines.slice(2)).toEqual([
+      'locators: app=gtk3-widget-factory >> window="GTK+ Widget Factory" >> role "name" as a line prints them, unless the line gives its own',
       `@${gtk.id}:e26 push button Nested button · in panel "Frame"`,
       `@${gtk.id}:e27 push button Button`,
     ]);
+  });
+
+  it("the text gives a match its own locator where its role and name do not name it alone", () => {
+    const r = findIn(gtk, { role: "check box" });
+    const lines = r.text.split("\n").slice(3);
+    expect(lines.length).toBeGreaterThan(1);
+    for (const [i, m] of r.matches.entries()) {
+      const rest = m.locator!.replace(/^app=gtk3-widget-factory >> window="GTK\+ Widget Factory" >> /, "");
+      if (rest === `${m.role} ${JSON.stringify(m.name)}`) expect(lines[i]).not.toContain("· locator:");
+      else expect(lines[i]).toContain(` · locator: ${rest}`);
+    }
+    expect(lines.some((l) => / · locator: check box "[^"]+" \[nth=\d\]$/.test(l))).toBe(true);
   });
 
   it("at most limit matches (default 20), and how many more matched", () => {
