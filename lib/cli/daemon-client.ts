@@ -64,16 +64,20 @@ export interface WroteReply {
 
 /**
  * Commands that never go to the warm process: their own process is part of
- * what they do (mcp, launch, daemon, desktop), or they need no backend (help).
+ * what they do (mcp, launch, daemon, desktop), they need no backend (help),
+ * or they are long or only file work (trace, replay).
  */
-const OWN_PROCESS = new Set(["mcp", "launch", "daemon", "desktop", "help"]);
+const OWN_PROCESS = new Set(["mcp", "launch", "daemon", "desktop", "help", "trace", "replay"]);
+
+/** The global flags that take a value (args.ts VALUED_GLOBALS; not imported: this module loads on every start). */
+const VALUED = new Set(["--session", "--deadline", "--desktop", "--trace", "--trace-screenshots"]);
 
 /** The command word: the first argument that is neither a flag nor the value of a global flag before it. */
 export function commandWord(argv: string[]): string | undefined {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === "--") return undefined;
-    if (a === "--session" || a === "--deadline" || a === "--desktop") i++;
+    if (VALUED.has(a)) i++;
     else if (!a.startsWith("-")) return a;
   }
   return undefined;
