@@ -7,9 +7,9 @@
  */
 import { parseArgs } from "node:util";
 import { AxsnapError } from "../errors.js";
+import { parseLocator } from "../locator/grammar.js";
 import { MCP_OPTION_HELP, parseMcpArgs } from "../mcp/options.js";
 import { MIN_MAX_TOKENS } from "../render/budget.js";
-import { parseLocator } from "../locator/grammar.js";
 import { NotServedHere, readCallerText } from "./caller.js";
 
 /** A mistake in how the command was typed: one line on stderr, exit 2. */
@@ -179,6 +179,7 @@ interface CommandSpec {
     | "desktop"
     | "escapes"
     | "secret"
+    | "target"
     | "locate"
     | "trace"
     | "replay"
@@ -224,22 +225,26 @@ export const COMMANDS: Record<string, CommandSpec> = {
     details:
       "Observes the window once and prints only the lines that matched, each as its ref @<id>:eN and the elements it sits in; act on a ref as on one `axsnap snapshot` printed, from this or a later process. --name NAME matches a part of the name in any case (--exact: the whole name); --name and --text also take a regular expression written /source/flags.",
   },
-  click: { summary: "click an element", args: ["target"], options: ["act", "snapshot", "click"] },
-  "double-click": { summary: "double-click an element", args: ["target"], options: ["act", "snapshot"] },
+  click: { summary: "click an element", args: ["target"], options: ["target", "act", "snapshot", "click"] },
+  "double-click": {
+    summary: "double-click an element",
+    args: ["target"],
+    options: ["target", "act", "snapshot"],
+  },
   "right-click": {
     summary: "right-click an element (its menu)",
     args: ["target"],
-    options: ["act", "snapshot"],
+    options: ["target", "act", "snapshot"],
   },
   type: {
     summary: "type text: into TARGET (--into), or where keyboard focus is in the app (--app / --of)",
     args: ["text"],
-    options: ["act", "snapshot", "into", "app", "of", "escapes", "secret"],
+    options: ["act", "snapshot", "into", "target", "app", "of", "escapes", "secret"],
   },
   "set-value": {
     summary: "set an element's value (a text, or a number with --number)",
     args: ["target", "value"],
-    options: ["act", "snapshot", "number", "escapes", "secret"],
+    options: ["target", "act", "snapshot", "number", "escapes", "secret"],
   },
   press: {
     summary: 'press a key combination in the app, e.g. "ctrl+a", "Return"',
@@ -249,13 +254,17 @@ export const COMMANDS: Record<string, CommandSpec> = {
   scroll: {
     summary: "scroll an element by pages: DIRECTION is up, down, left or right",
     args: ["target", "direction", "pages?"],
-    options: ["act", "snapshot"],
+    options: ["target", "act", "snapshot"],
   },
-  drag: { summary: "drag from one element to another", args: ["from", "to"], options: ["act", "snapshot"] },
+  drag: {
+    summary: "drag from one element to another",
+    args: ["from", "to"],
+    options: ["target", "act", "snapshot"],
+  },
   "perform-action": {
     summary: 'run an element\'s named action, raw or as printed ("Scroll Down")',
     args: ["target", "name"],
-    options: ["act", "snapshot"],
+    options: ["target", "act", "snapshot"],
   },
   "click-at": {
     summary: "click at X Y in pixels of a snapshot's screenshot (--of ID; default the newest with one)",
@@ -277,9 +286,9 @@ export const COMMANDS: Record<string, CommandSpec> = {
     ].join("\n  "),
   },
   resolve: {
-    summary: "check that a ref still reaches its element, without acting",
+    summary: "check that a ref still reaches its element (or find the one a locator names), without acting",
     args: ["target"],
-    options: [],
+    options: ["target"],
   },
   windows: {
     summary: "list an app's windows, dialogs, open menus and popups",
@@ -345,7 +354,8 @@ export const COMMANDS: Record<string, CommandSpec> = {
     ].join("\n  "),
   },
   trace: {
-    summary: "read a trace (--trace FILE): show (one line a step), view (an HTML page), export (--to ts|skill)",
+    summary:
+      "read a trace (--trace FILE): show (one line a step), view (an HTML page), export (--to ts|skill)",
     args: ["action", "file"],
     options: ["trace"],
     details: [
@@ -405,6 +415,8 @@ const OPTION_HELP: Record<CommandSpec["options"][number] | "global", string[]> =
   act: [
     "--no-snapshot        no fresh snapshot after acting",
     "--full               print the whole fresh snapshot, not only what changed",
+  ],
+  target: [
     "--locate-timeout MS  a locator TARGET: how long to wait for its element, 1-600000 (default 5000)",
   ],
   secret: ["--secret             the text is a secret: a trace keeps «secret» in its place, never the text"],
@@ -523,7 +535,8 @@ function targetOf(name: string, value: unknown, command: string): Target {
   if (typeof value === "number" && Number.isInteger(value) && value >= 0) return value;
   if (value !== null && typeof value === "object" && !Array.isArray(value)) {
     const l = (value as { locator?: unknown }).locator;
-    if (typeof l === "string" && Object.keys(value).length === 1) return { locator: locatorOf(name, l, command) };
+    if (typeof l === "string" && Object.keys(value).length === 1)
+      return { locator: locatorOf(name, l, command) };
   }
   if (typeof value === "string") {
     const t = value.trim();
@@ -803,8 +816,8 @@ const GROUP_FLAGS: Record<CommandSpec["options"][number], [string, Setting][]> =
   act: [
     ["no-snapshot", "no-snapshot"],
     ["full", "full"],
-    ["locate-timeout", "locateTimeoutMs"],
   ],
+  target: [["locate-timeout", "locateTimeoutMs"]],
   secret: [["secret", "secret"]],
   locate: [["timeout", "timeoutMs"]],
   trace: [],
@@ -1115,11 +1128,15 @@ function traceInvocation(args: string[]): Invocation {
   const to = values.to;
   const importFrom = values["import-from"];
   if (out === "") throw new UsageError("--out needs a file", "trace");
-  if (action === "show" && out !== undefined) throw new UsageError("--out goes with view and export", "trace");
+  if (action === "show" && out !== undefined)
+    throw new UsageError("--out goes with view and export", "trace");
   if (action !== "export" && (to !== undefined || importFrom !== undefined))
     throw new UsageError("--to and --import-from go with `axsnap trace export`", "trace");
   if (action === "export" && to === undefined)
-    throw new UsageError("trace export needs --to ts|skill: a TypeScript program or a Markdown skill", "trace");
+    throw new UsageError(
+      "trace export needs --to ts|skill: a TypeScript program or a Markdown skill",
+      "trace",
+    );
   if (to !== undefined && to !== "ts" && to !== "skill")
     throw new UsageError(`--to must be ts or skill, got ${show(to)}`, "trace");
   if (importFrom !== undefined && (importFrom === "" || to !== "ts"))
@@ -1148,7 +1165,9 @@ function replayInvocation(args: string[]): Invocation {
     kind: "replay",
     file,
     continueOnDrift: values["continue-on-drift"] === true,
-    ...(timeout === undefined ? {} : { stepTimeoutMs: wholeNumber("--step-timeout", timeout, 1, 600_000, "replay") }),
+    ...(timeout === undefined
+      ? {}
+      : { stepTimeoutMs: wholeNumber("--step-timeout", timeout, 1, 600_000, "replay") }),
     globals,
   };
 }

@@ -20,6 +20,7 @@
  */
 import { ocrLineAt, ocrTextKey } from "../act/ocr-line.js";
 import { recordAt } from "../act/pixels.js";
+import type { LocatorTarget } from "../act/store.js";
 import { listApps, listWindows, permissionsIn } from "../desktop.js";
 import { AxsnapError, invalidArgument } from "../errors.js";
 import { sameIdentity } from "../identity.js";
@@ -34,7 +35,6 @@ import {
   waitConditionOf,
 } from "../session.js";
 import type { Snapshot } from "../snapshot.js";
-import type { LocatorTarget } from "../act/store.js";
 import { inDoorCall } from "../trace/door.js";
 import type { TraceOptions } from "../trace/types.js";
 import type { Globals, Step, Target } from "./args.js";
@@ -50,6 +50,7 @@ import {
   type ActionData,
   actionOutcome,
   appsText,
+  doorReply,
   type Outcome,
   permissionsText,
   type ResolveData,
@@ -59,7 +60,6 @@ import {
   snapshotData,
   snapshotText,
   type TargetData,
-  doorReply,
   windowsText,
 } from "./output.js";
 import { Store, type StoredSnapshot, storedOf } from "./store.js";
@@ -246,7 +246,8 @@ export class Runner {
 
   private async snapshot(step: Step): Promise<Outcome> {
     // --root: a ref this process holds, or one from another process found again in a new observation.
-    const root = step.root === undefined ? undefined : await this.target(await this.locatedRoot(step.root), step);
+    const root =
+      step.root === undefined ? undefined : await this.target(await this.locatedRoot(step.root), step);
     const held = root === undefined ? undefined : this.session.address(root.ref).snapshot;
     const snap = await this.session.snapshot(snapshotOptionsOf(step, step.app ?? held!.app.pid, root?.ref));
     const data = await this.hand(snap, step);
@@ -297,7 +298,9 @@ export class Runner {
 
   /** A located snapshot, stored so the ref printed for it works from a later process too. */
   storeLocated(snap: Snapshot): void {
-    this.store.save(storedOf(snap, renderOptionsOf({ command: "locate", snapshot: true, style: snap.style })));
+    this.store.save(
+      storedOf(snap, renderOptionsOf({ command: "locate", snapshot: true, style: snap.style })),
+    );
   }
 
   private printedById(id: string): Snapshot | undefined {
@@ -465,9 +468,7 @@ export class Runner {
       acted === undefined
         ? undefined
         : (acted.data ??
-          (result.target && locator !== undefined
-            ? locatedTarget(this, result.target, locator)
-            : undefined));
+          (result.target && locator !== undefined ? locatedTarget(this, result.target, locator) : undefined));
     const snap = result.snapshot ? await this.hand(result.snapshot, step) : undefined;
     return actionOutcome(result, {
       target,
@@ -559,7 +560,11 @@ export class Runner {
         }
       : {
           ...r,
-          ...locatedTarget(this, { snapshotId: r.snapshotId, index: r.index }, (t.target as LocatorTarget).locator as string),
+          ...locatedTarget(
+            this,
+            { snapshotId: r.snapshotId, index: r.index },
+            (t.target as LocatorTarget).locator as string,
+          ),
         };
     return { data, text: resolveText(data) };
   }

@@ -280,7 +280,10 @@ async function runTraceCommand(inv: Extract<Invocation, { kind: "trace" }>): Pro
 }
 
 /** `axsnap replay FILE`: exit 1 at a drift, with the report (text, or in the envelope's data). */
-async function runReplayCommand(inv: Extract<Invocation, { kind: "replay" }>, caller: Caller): Promise<number> {
+async function runReplayCommand(
+  inv: Extract<Invocation, { kind: "replay" }>,
+  caller: Caller,
+): Promise<number> {
   const refused = await onDesktop("replay", inv.globals);
   if (refused !== undefined) return refused;
   const { replayCommand } = await import("./trace.js");

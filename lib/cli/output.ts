@@ -376,8 +376,7 @@ export function doorReply(
   json: boolean,
   app?: string | number,
 ): string {
-  if ("out" in r)
-    return json ? envelopeText({ ok: true, command, data: r.out.data }) : r.out.text;
+  if ("out" in r) return json ? envelopeText({ ok: true, command, data: r.out.data }) : r.out.text;
   const error = errorData(r.error, app);
   return json ? envelopeText({ ok: false, command, error }) : errorText(error);
 }

@@ -6,10 +6,10 @@
  * caller's own process.
  */
 import { describe, expect, it } from "vitest";
-import { commandWord, servable } from "../../lib/cli/daemon-client.js";
 import { parseCommandLine, UsageError } from "../../lib/cli/args.js";
-import { keyedEnv } from "../../lib/cli/daemon-address.js";
 import { ownCaller } from "../../lib/cli/caller.js";
+import { keyedEnv } from "../../lib/cli/daemon-address.js";
+import { commandWord, servable } from "../../lib/cli/daemon-client.js";
 import { servedHere } from "../../lib/cli/main.js";
 
 const LOC = 'app=mousepad >> window:dialog="Save As" >> push button "Save"';
@@ -57,7 +57,9 @@ describe("--trace and --trace-screenshots", () => {
   });
 
   it("AXSNAP_TRACE is the caller's, not part of which warm process serves it", () => {
-    expect(keyedEnv({ AXSNAP_TRACE: "/tmp/x.axtrace", AXSNAP_DAEMON: "on" })).toEqual({ AXSNAP_DAEMON: "on" });
+    expect(keyedEnv({ AXSNAP_TRACE: "/tmp/x.axtrace", AXSNAP_DAEMON: "on" })).toEqual({
+      AXSNAP_DAEMON: "on",
+    });
   });
 });
 

@@ -14,8 +14,7 @@
  * - the same commands served by the warm process and run each in its own
  *   process give the same steps, apart from pids, times and snapshot ids.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
