@@ -170,7 +170,7 @@ export class Session {
       store: this.store,
       policy,
       backend,
-      observe: (o) => this.snapshot(o),
+      observe: (o) => this.observeKept(o),
     };
     this.trace = new TraceControl({ store: this.store }, options.trace);
   }
@@ -183,17 +183,30 @@ export class Session {
     const startedAt = performance.now();
     let snap: Snapshot;
     try {
+      snap = await this.observeKept(options);
+    } catch (e) {
+      this.trace.recorder?.observed("snapshot", { ...options }, undefined, { error: e, startedAt });
+      throw e;
+    }
+    this.trace.recorder?.observed("snapshot", { ...options }, snap, { startedAt });
+    return snap;
+  }
+
+  /**
+   * snapshot() without its trace step: the observations an action or a wait
+   * makes for its own result are recorded as part of that step.
+   */
+  private async observeKept(options: SnapshotOptions): Promise<Snapshot> {
+    let snap: Snapshot;
+    try {
       snap =
         options?.root !== undefined ? await this.subtree(options) : await observe(options, this.env.backend);
     } catch (e) {
-      const error = explainHeld(this.store, options?.app, e);
-      this.trace.recorder?.observed("snapshot", { ...options }, undefined, { error, startedAt });
-      throw error;
+      throw explainHeld(this.store, options?.app, e);
     }
     answered(this.store, snap.app.pid);
     this.store.keep(snap);
     this.observes(snap);
-    this.trace.recorder?.observed("snapshot", { ...options }, snap, { startedAt });
     return snap;
   }
 

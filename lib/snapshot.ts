@@ -153,4 +153,15 @@ export function attachScreenshot(
   if (startedAt !== undefined) snapshot.timings.totalMs = performance.now() - startedAt;
 }
 
+/**
+ * Takes a snapshot's screenshot off again: a trace asked the action's fresh
+ * snapshot for one its caller did not ask for (lib/trace/recorder.ts), and
+ * the caller gets exactly what it asked for. Internal.
+ */
+export function detachScreenshot(snapshot: Snapshot): void {
+  delete (snapshot as { screenshot?: Screenshot }).screenshot;
+  delete snapshot.timings.captureMs;
+  delete snapshot.timings.encodeMs;
+}
+
 export type { Rect };

@@ -182,6 +182,11 @@ export interface TraceOptions {
   path: string;
   /** Before and after screenshots of each step (default true). */
   screenshots?: boolean;
+  /**
+   * Where the batches go instead of appending to `path` in this process (the CLI's
+   * warm process hands them to its client, which appends with the caller's rights). @internal
+   */
+  sink?: TraceSink;
 }
 
 export interface TraceStatus {
@@ -190,4 +195,27 @@ export interface TraceStatus {
   /** Steps this session has written. */
   steps: number;
   screenshots: boolean;
+  /** The first write that failed (the trace misses the steps of that batch on). */
+  error?: string;
+}
+
+/** What one writer appends at once (append.ts): lines (`n`/`runId` unset) and PNGs. */
+export interface TraceBatch {
+  /** The writer's choice, written in `trace.json` when this batch creates the trace. */
+  screenshots: boolean;
+  entries: object[];
+  /** Files relative to the trace directory (`shots/<snapshot id>.png`). */
+  files: { name: string; data: Uint8Array }[];
+}
+
+/** What an append did: the run id, the `n` of the batch's first and last step. */
+export interface Appended {
+  runId: string;
+  first: number;
+  last: number;
+}
+
+/** Where a recorder's batches go (sink.ts): appendToTrace in this process, or the CLI's client. */
+export interface TraceSink {
+  append(batch: TraceBatch): Appended | Promise<Appended>;
 }
