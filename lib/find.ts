@@ -32,7 +32,7 @@ import type { ElementRecord } from "./records.js";
 import { isGenericContainer } from "./render/roles.js";
 import { quoted, sanitize } from "./render/sanitize.js";
 import { hasRole } from "./role-words.js";
-import type { Snapshot } from "./snapshot.js";
+import type { Snapshot } from "./snapshot-types.js";
 
 export interface FindQuery {
   /** The role in either style's words ("push button" or "button") or raw ("AXButton"): whole, any case. */
@@ -267,8 +267,12 @@ interface Printed {
   extra: string[];
 }
 
-/** The numbered lines of a snapshot's text by index, with the unnumbered text lines under each. */
+const printedCache = new WeakMap<Snapshot, Map<number, Printed>>();
+
+/** The numbered lines of a snapshot's text by index, with the unnumbered text lines under each (cached: the text never changes). */
 function printedLines(snap: Snapshot): Map<number, Printed> {
+  const cached = printedCache.get(snap);
+  if (cached) return cached;
   const out = new Map<number, Printed>();
   const compact = snap.style === "compact";
   const numbered = compact ? /^( *)(\d+): (.*)$/ : /^(\t*)(\d+)(?: (.*))?$/;
@@ -290,7 +294,18 @@ function printedLines(snap: Snapshot): Map<number, Printed> {
     if (last && t && depth > last.depth) last.extra.push(t[2]!);
     else last = undefined;
   }
+  printedCache.set(snap, out);
   return out;
+}
+
+/** A record's line as find prints it: without indent and index, with the row text printed under it. */
+export function printedLineOf(snap: Snapshot, index: number): string {
+  const p = printedLines(snap).get(index);
+  const record = snap.records[index];
+  if (p) return [p.line, ...p.extra].join(" ");
+  return record === undefined
+    ? ""
+    : `${record.roleText}${record.title === undefined ? "" : ` ${sanitize(record.title, 500)}`}`;
 }
 
 /** An element's name as find reads it: its title (an inferred label included), its identity name, its description. */

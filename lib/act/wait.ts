@@ -98,9 +98,9 @@ export function waitConditionOf(f: WaitFields): WaitCondition {
 }
 
 /** The safety net: an observation at least this often, events or not. */
-const POLL_MS = 1000;
+export const POLL_MS = 1000;
 /** Without events, how often the app is observed. */
-const NO_EVENTS_POLL_MS = 250;
+export const NO_EVENTS_POLL_MS = 250;
 const DEFAULT_QUIET_MS = 150;
 /** An idle wait that cannot be quiet in time stops this long (at most a quarter of its budget) before its deadline, to look once. */
 const LOOK_RESERVE_MS = 300;
@@ -461,7 +461,7 @@ async function quietFor(pump: EventPump, quietMs: number, ctx: CallContext): Pro
  * Waits for the app's next change event or its poll tick (the safety net,
  * every POLL_MS), through the app's shared pump; resolves with when it woke.
  */
-async function nextEvent(pump: EventPump, since: number, ctx: CallContext): Promise<number> {
+export async function nextEvent(pump: EventPump, since: number, ctx: CallContext): Promise<number> {
   if (ctx.expired()) return performance.now();
   return ctx.step("read", () => pump.next(since, Math.max(0, ctx.remaining() - 1)));
 }
@@ -471,14 +471,14 @@ async function nextEvent(pump: EventPump, since: number, ctx: CallContext): Prom
  * listing this short could only be cut by the deadline. It waits the rest
  * out and says TIMEOUT with what it last saw.
  */
-async function tooLateToLook(ctx: CallContext): Promise<boolean> {
+export async function tooLateToLook(ctx: CallContext): Promise<boolean> {
   if (ctx.expired()) return true;
   if (ctx.remaining() > DEADLINE_CUT_MS) return false;
   await sleep(ctx.remaining() - 1);
   return true;
 }
 
-function sleep(ms: number): Promise<void> {
+export function sleep(ms: number): Promise<void> {
   return new Promise((done) => setTimeout(done, Math.max(0, ms)));
 }
 
@@ -527,7 +527,7 @@ function timeout(
 }
 
 /** Starts listening to the app's events: its pid, or undefined when the platform has none (then the wait polls). */
-async function watch(
+export async function watch(
   backend: NativeBackend,
   app: string | number,
   ctx: CallContext,

@@ -6,7 +6,7 @@
 import { nameOf } from "../find.js";
 import type { ElementRecord } from "../records.js";
 import { compactRole } from "../render/roles.js";
-import type { Snapshot } from "../snapshot.js";
+import type { Snapshot } from "../snapshot-types.js";
 import { isPrintableRole } from "./grammar.js";
 import { locatorIndex, matchLocator } from "./match.js";
 import type { Locator, LocatorStep, WindowKind } from "./types.js";

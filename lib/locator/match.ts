@@ -8,7 +8,7 @@ import { isContext, nameOf } from "../find.js";
 import { fold, matchLists, patternOf } from "../pattern.js";
 import type { ElementRecord } from "../records.js";
 import { hasRole } from "../role-words.js";
-import type { Snapshot } from "../snapshot.js";
+import type { Snapshot } from "../snapshot-types.js";
 import type { Locator, LocatorStep } from "./types.js";
 
 export interface LocatorIndex {
