@@ -122,9 +122,12 @@ export class Runner {
       this.quiet = this.session;
       return;
     }
+    const dir = this.tracePath;
     const options: TraceOptions = {
-      path: this.tracePath,
+      path: dir,
       ...(globals.traceScreenshots === undefined ? {} : { screenshots: globals.traceScreenshots }),
+      // Served by the warm process: its client appends, as for --screenshot files (lib/cli/caller.ts).
+      ...(caller.appendTrace ? { sink: { append: (batch) => caller.appendTrace!(dir, batch) } } : {}),
     };
     this.own = held ? undefined : new SharedSnapshots(KEEP_PER_APP);
     const shared = held ? held.of(this.store.dir) : this.own!;
@@ -134,6 +137,16 @@ export class Runner {
 
   /** Closes the sessions; a trace's last steps are written before it resolves (or it throws why not). */
   async close(): Promise<void> {
+    try {
+      // Drained first: a step that could not be written is said, not lost in silence.
+      const status = await this.session.trace.stop();
+      if (status?.error !== undefined) throw new Error(status.error);
+    } finally {
+      await this.closeSessions();
+    }
+  }
+
+  private async closeSessions(): Promise<void> {
     try {
       await this.session.close();
     } finally {
