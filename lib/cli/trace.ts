@@ -86,6 +86,8 @@ export async function replayCommand(
     ...(inv.globals.confirm ? { confirm: () => true } : {}),
   });
   try {
+    // Read first: a path that holds no trace is refused before anything runs.
+    readTrace(resolve(inv.file));
     const report = await replayTrace(resolve(inv.file), {
       session,
       secrets: (name) => env[name],
