@@ -232,6 +232,66 @@ describe("axsnap --trace on a real app", () => {
   );
 
   it(
+    "trace view writes one page beside the trace (or --out) and prints its path; trace export writes ts and skill",
+    async () => {
+      await reset();
+      const trace = join(work, "view.axtrace");
+      ok(await runCli(["click", COUNT, "--trace", trace], OWN(), { cwd: work }));
+      const runId = readTrace(trace).header.runId;
+      // The default page: FILE.html beside the trace directory, even named with a trailing slash.
+      const page = ok(await runCli(["trace", "view", "view.axtrace/"], OWN(), { cwd: work })).trim();
+      expect(page).toBe(`${trace}.html`);
+      const html = readFileSync(page, "utf8");
+      expect(html).toMatch(/^<!doctype html>/i);
+      expect(html).toContain(runId);
+      const out = ok(await runCli(["trace", "view", trace, "--out", "p.html"], OWN(), { cwd: work })).trim();
+      expect(out).toBe(join(work, "p.html"));
+      expect(readFileSync(out, "utf8")).toBe(html);
+
+      const lib = fileURLToPath(new URL("../../lib/index.ts", import.meta.url));
+      const ts = ok(await runCli(["trace", "export", trace, "--to", "ts", "--import-from", lib], OWN()));
+      expect(ts).toContain(`from "${lib}"`);
+      expect(ts).toMatch(/push button \\?"Count\\?"/);
+      const skill = ok(
+        await runCli(["trace", "export", trace, "--to", "skill", "--out", "skill.md"], OWN(), { cwd: work }),
+      ).trim();
+      expect(skill).toBe(join(work, "skill.md"));
+      expect(readFileSync(skill, "utf8")).toMatch(/push button "Count"/);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "replay runs a trace again (exit 0), and stops with exit 1 at a drift: a secret it has no value for",
+    async () => {
+      await reset();
+      const trace = join(work, "replay.axtrace");
+      ok(await runCli(["click", COUNT, "--trace", trace], OWN(), { cwd: work }));
+      await reset();
+      const again = await runCliJson(["replay", trace], OWN());
+      expect(again.code, JSON.stringify(again.env)).toBe(0);
+      expect(again.env.ok).toBe(true);
+      expect(again.env.data.replayed).toBeGreaterThanOrEqual(1);
+      expect(ok(await runCli(["snapshot", "--app", APP], OWN()))).toMatch(/count: 1/);
+
+      const secret = join(work, "replay-secret.axtrace");
+      const snap = ok(await runCli(["snapshot", "--app", APP], OWN()));
+      const name = refIn(snap, /^\d+ text\b.*Name/);
+      ok(
+        await runCli(["type", "pw-zz", "--into", name, "--secret", "--trace", secret], OWN(), { cwd: work }),
+      );
+      const drift = await runCliJson(["replay", secret], OWN());
+      expect(drift.code).toBe(1);
+      expect(drift.env.ok).toBe(false);
+      expect(drift.env.data.drift.kind).toBe("secret_missing");
+      const text = await runCli(["replay", secret], OWN());
+      expect(text.code).toBe(1);
+      expect(text.stdout).toMatch(/stopped at step \d+ of \d+/);
+    },
+    TIMEOUT,
+  );
+
+  it(
     "the same commands served by the warm process and run each in its own process give the same steps, apart from pids and timings",
     async () => {
       const warmEnv = { XDG_STATE_HOME: state };
