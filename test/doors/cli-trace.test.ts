@@ -141,23 +141,48 @@ describe("axsnap --trace on a real app", () => {
   );
 
   it(
-    "--secret keeps the typed text out of every file of the trace, a later process's snapshot of the field included",
+    "--secret keeps the typed text out of every file of the trace (type --into and set-value, warm and cold)",
+    async () => {
+      const SECRET = "Tr0ub4dor-zq9";
+      for (const env of [OWN(), { XDG_STATE_HOME: state }]) {
+        await reset();
+        const trace = join(work, `secret-${env.AXSNAP_DAEMON ?? "warm"}.axtrace`);
+        const snap = ok(await runCli(["snapshot", "--app", APP, "--trace", trace], env, { cwd: work }));
+        const name = refIn(snap, /^\d+ text\b.*Name/);
+        // The reply shows the field's new value to the agent (it is no secure field); the trace must not keep it.
+        const typed = ok(
+          await runCli(["type", SECRET, "--into", name, "--secret", "--trace", trace], env, { cwd: work }),
+        );
+        expect(typed).toContain(SECRET);
+        const set = ok(
+          await runCli(["set-value", name, `${SECRET}2`, "--secret", "--trace", trace], env, { cwd: work }),
+        );
+        expect(set).toContain(`${SECRET}2`);
+        const t = readTrace(trace);
+        expect(t.steps.map((s) => s.call)).toEqual(["snapshot", "type", "set-value"]);
+        expect(t.steps[1]!.secret?.env).toMatch(/^AXSNAP_SECRET_/);
+        expect(t.steps[2]!.secret?.env).toMatch(/^AXSNAP_SECRET_/);
+        const leaks = filesBelow(trace).filter(
+          (f) => f.data.includes(SECRET) || f.data.includes(Buffer.from(SECRET, "utf16le")),
+        );
+        expect(leaks.map((f) => f.path)).toEqual([]);
+      }
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "--secret: a later process that prints the field the secret went into keeps it out of the trace too",
     async () => {
       await reset();
-      const SECRET = "Tr0ub4dor-zq9";
-      const trace = join(work, "secret.axtrace");
+      const SECRET = "Tr0ub4dor-zq8";
+      const trace = join(work, "secret-later.axtrace");
       const snap = ok(await runCli(["snapshot", "--app", APP, "--trace", trace], OWN(), { cwd: work }));
       const name = refIn(snap, /^\d+ text\b.*Name/);
       ok(await runCli(["type", SECRET, "--into", name, "--secret", "--trace", trace], OWN(), { cwd: work }));
       const after = ok(await runCli(["snapshot", "--app", APP, "--trace", trace], OWN(), { cwd: work }));
-      // The agent reads the field's value (it is no secure field); the trace must not keep it.
       expect(after).toContain(SECRET);
-      const t = readTrace(trace);
-      expect(t.steps.length).toBe(3);
-      expect(t.steps[1]!.secret?.env).toMatch(/^AXSNAP_SECRET_/);
-      const leaks = filesBelow(trace).filter(
-        (f) => f.data.includes(SECRET) || f.data.includes(Buffer.from(SECRET, "utf16le")),
-      );
+      const leaks = filesBelow(trace).filter((f) => f.data.includes(SECRET));
       expect(leaks.map((f) => f.path)).toEqual([]);
     },
     TIMEOUT,
