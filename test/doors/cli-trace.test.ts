@@ -144,26 +144,36 @@ describe("axsnap --trace on a real app", () => {
     "--secret keeps the typed text out of every file of the trace (type --into and set-value, warm and cold)",
     async () => {
       const SECRET = "Tr0ub4dor-zq9";
+      const VALUE = "Xk7-set-secret";
       for (const env of [OWN(), { XDG_STATE_HOME: state }]) {
-        await reset();
         const trace = join(work, `secret-${env.AXSNAP_DAEMON ?? "warm"}.axtrace`);
-        const snap = ok(await runCli(["snapshot", "--app", APP, "--trace", trace], env, { cwd: work }));
-        const name = refIn(snap, /^\d+ text\b.*Name/);
+        const nameRef = async () =>
+          refIn(
+            ok(await runCli(["snapshot", "--app", APP, "--trace", trace], env, { cwd: work })),
+            /^\d+ text\b.*Name/,
+          );
+        await reset();
         // The reply shows the field's new value to the agent (it is no secure field); the trace must not keep it.
         const typed = ok(
-          await runCli(["type", SECRET, "--into", name, "--secret", "--trace", trace], env, { cwd: work }),
+          await runCli(["type", SECRET, "--into", await nameRef(), "--secret", "--trace", trace], env, {
+            cwd: work,
+          }),
         );
         expect(typed).toContain(SECRET);
+        // Emptied first: a later process does not know the first secret (that is the field mask's test, below).
+        await reset();
         const set = ok(
-          await runCli(["set-value", name, `${SECRET}2`, "--secret", "--trace", trace], env, { cwd: work }),
+          await runCli(["set-value", await nameRef(), VALUE, "--secret", "--trace", trace], env, {
+            cwd: work,
+          }),
         );
-        expect(set).toContain(`${SECRET}2`);
+        expect(set).toContain(VALUE);
         const t = readTrace(trace);
-        expect(t.steps.map((s) => s.call)).toEqual(["snapshot", "type", "set-value"]);
+        expect(t.steps.map((s) => s.call)).toEqual(["snapshot", "type", "snapshot", "set-value"]);
         expect(t.steps[1]!.secret?.env).toMatch(/^AXSNAP_SECRET_/);
-        expect(t.steps[2]!.secret?.env).toMatch(/^AXSNAP_SECRET_/);
-        const leaks = filesBelow(trace).filter(
-          (f) => f.data.includes(SECRET) || f.data.includes(Buffer.from(SECRET, "utf16le")),
+        expect(t.steps[3]!.secret?.env).toMatch(/^AXSNAP_SECRET_/);
+        const leaks = filesBelow(trace).filter((f) =>
+          [SECRET, VALUE].some((x) => f.data.includes(x) || f.data.includes(Buffer.from(x, "utf16le"))),
         );
         expect(leaks.map((f) => f.path)).toEqual([]);
       }
