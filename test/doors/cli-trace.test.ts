@@ -372,12 +372,22 @@ function essence(s: TraceStepLine): unknown {
   };
 }
 
-/** A `trace show` line without its time, durations, pids and snapshot ids. */
+/**
+ * A `trace show` line without its time, durations, pids and snapshot ids,
+ * and without the changes it names after the delivery: those are diffed
+ * from the snapshot the action addressed, which differs by design. Served,
+ * a ref reaches the live element of the snapshot the agent read, so the
+ * changes are since that read (an earlier command's effects included, as
+ * the API reports them); in a process of its own the window is observed
+ * again right before acting (the reply says so), so they are only this
+ * command's.
+ */
 function normalised(line: string): string {
   return line
     .replace(/\d{2}:\d{2}:\d{2}(\.\d+)?/g, "T")
     .replace(/\b\d+(\.\d+)? ?ms\b/g, "N ms")
     .replace(/\bs[a-z0-9]{7}\b/g, "sID")
     .replace(/\bpid \d+/g, "pid N")
+    .replace(/ · .*?(?= {2}N ms$)/, "")
     .trim();
 }
