@@ -7,6 +7,7 @@
  */
 import { parseArgs } from "node:util";
 import { AxsnapError } from "../errors.js";
+import { parseLocator } from "../locator/grammar.js";
 import { MCP_OPTION_HELP, parseMcpArgs } from "../mcp/options.js";
 import { MIN_MAX_TOKENS } from "../render/budget.js";
 import { NotServedHere, readCallerText } from "./caller.js";
@@ -22,7 +23,8 @@ export class UsageError extends Error {
   }
 }
 
-export type Target = string | number;
+/** A ref "@s…:eN", a bare index (inside `call`), or a locator (docs/trace.md), kept as typed. */
+export type Target = string | number | { locator: string };
 
 /** One command with its arguments, as given on the command line or as one step of `call`. */
 export interface Step {
@@ -91,6 +93,12 @@ export interface Step {
   launchArgs?: string[];
   /** apps: list what can be launched instead of what runs. */
   launchable?: boolean;
+  /** type, set-value: the text is a secret (--secret): a trace keeps «secret» in its place. */
+  secret?: boolean;
+  /** An action on a locator TARGET: how long to wait for the element it names (--locate-timeout). */
+  locateTimeoutMs?: number;
+  /** locate: the locator. */
+  locator?: string;
 }
 
 /** Options every command takes. */
@@ -102,7 +110,14 @@ export interface Globals {
   confirm: boolean;
   /** The agent's desktop to observe and act on (--desktop NAME; lib/agent-desktop/). */
   desktop?: string;
+  /** Append each step to this trace directory (--trace FILE, as typed; else AXSNAP_TRACE). */
+  trace?: string;
+  /** --trace-screenshots on|off: before and after screenshots in the trace (default on). */
+  traceScreenshots?: boolean;
 }
+
+export const TRACE_ACTIONS = ["show", "view", "export"] as const;
+export type TraceAction = (typeof TRACE_ACTIONS)[number];
 
 export type Invocation =
   | { kind: "help"; topic?: string; globals: Globals }
@@ -114,7 +129,19 @@ export type Invocation =
   /** `axsnap daemon ACTION`: the warm process that serves commands (lib/cli/daemon.ts). */
   | { kind: "daemon"; action: DaemonAction; warm?: string; globals: Globals }
   /** `axsnap desktop ACTION [NAME]`: the agent's desktops (lib/cli/desktop.ts). */
-  | { kind: "desktop"; action: DesktopAction; name?: string; size?: string; wm: boolean; globals: Globals };
+  | { kind: "desktop"; action: DesktopAction; name?: string; size?: string; wm: boolean; globals: Globals }
+  /** `axsnap trace show|view|export FILE`: reading a trace, in the caller's own process (lib/cli/trace.ts). */
+  | {
+      kind: "trace";
+      action: TraceAction;
+      file: string;
+      out?: string;
+      to?: "ts" | "skill";
+      importFrom?: string;
+      globals: Globals;
+    }
+  /** `axsnap replay FILE`: runs a trace again, in the caller's own process (lib/cli/trace.ts). */
+  | { kind: "replay"; file: string; continueOnDrift: boolean; stepTimeoutMs?: number; globals: Globals };
 
 export const DESKTOP_ACTIONS = ["start", "stop", "list", "env"] as const;
 export type DesktopAction = (typeof DESKTOP_ACTIONS)[number];
@@ -151,12 +178,20 @@ interface CommandSpec {
     | "view"
     | "desktop"
     | "escapes"
+    | "secret"
+    | "target"
+    | "locate"
+    | "trace"
+    | "replay"
   )[];
   details?: string;
 }
 
-const TARGET_NOTE =
-  "TARGET is a ref @<snapshot id>:e<index> printed by `axsnap snapshot` (a bare index only inside `axsnap call`).";
+const TARGET_NOTE = [
+  "TARGET is a ref @<snapshot id>:e<index> printed by `axsnap snapshot` (a bare index only inside `axsnap call`),",
+  "or a locator that names the element by its app, window, role and name, found when the command runs:",
+  `'app=mousepad >> window:dialog="Save As" >> push button "Save"' (see \`axsnap locate\`).`,
+].join("\n");
 
 export const COMMANDS: Record<string, CommandSpec> = {
   apps: {
@@ -190,22 +225,26 @@ export const COMMANDS: Record<string, CommandSpec> = {
     details:
       "Observes the window once and prints only the lines that matched, each as its ref @<id>:eN and the elements it sits in; act on a ref as on one `axsnap snapshot` printed, from this or a later process. --name NAME matches a part of the name in any case (--exact: the whole name); --name and --text also take a regular expression written /source/flags.",
   },
-  click: { summary: "click an element", args: ["target"], options: ["act", "snapshot", "click"] },
-  "double-click": { summary: "double-click an element", args: ["target"], options: ["act", "snapshot"] },
+  click: { summary: "click an element", args: ["target"], options: ["target", "act", "snapshot", "click"] },
+  "double-click": {
+    summary: "double-click an element",
+    args: ["target"],
+    options: ["target", "act", "snapshot"],
+  },
   "right-click": {
     summary: "right-click an element (its menu)",
     args: ["target"],
-    options: ["act", "snapshot"],
+    options: ["target", "act", "snapshot"],
   },
   type: {
     summary: "type text: into TARGET (--into), or where keyboard focus is in the app (--app / --of)",
     args: ["text"],
-    options: ["act", "snapshot", "into", "app", "of", "escapes"],
+    options: ["act", "snapshot", "into", "target", "app", "of", "escapes", "secret"],
   },
   "set-value": {
     summary: "set an element's value (a text, or a number with --number)",
     args: ["target", "value"],
-    options: ["act", "snapshot", "number", "escapes"],
+    options: ["target", "act", "snapshot", "number", "escapes", "secret"],
   },
   press: {
     summary: 'press a key combination in the app, e.g. "ctrl+a", "Return"',
@@ -215,13 +254,17 @@ export const COMMANDS: Record<string, CommandSpec> = {
   scroll: {
     summary: "scroll an element by pages: DIRECTION is up, down, left or right",
     args: ["target", "direction", "pages?"],
-    options: ["act", "snapshot"],
+    options: ["target", "act", "snapshot"],
   },
-  drag: { summary: "drag from one element to another", args: ["from", "to"], options: ["act", "snapshot"] },
+  drag: {
+    summary: "drag from one element to another",
+    args: ["from", "to"],
+    options: ["target", "act", "snapshot"],
+  },
   "perform-action": {
     summary: 'run an element\'s named action, raw or as printed ("Scroll Down")',
     args: ["target", "name"],
-    options: ["act", "snapshot"],
+    options: ["target", "act", "snapshot"],
   },
   "click-at": {
     summary: "click at X Y in pixels of a snapshot's screenshot (--of ID; default the newest with one)",
@@ -230,10 +273,22 @@ export const COMMANDS: Record<string, CommandSpec> = {
     details:
       "The snapshot must have been taken with --screenshot FILE and be at most 60 s old; the window must not have moved since, and the element under the point must still be the one the snapshot showed there (else STALE_REF; --raw clicks what is there now).",
   },
+  locate: {
+    summary: "find the one element a locator names, waiting for it: its line, its ref and its locator",
+    args: ["locator"],
+    options: ["app", "locate"],
+    details: [
+      'LOCATOR is [app=NAME >> ] [window[:dialog]="TITLE" >> ] role "name" [id="…"] [nth=N] >> …, names as JSON',
+      "strings or /regex/flags. Waits (woken by the app's change events) until exactly one element matches; the ref",
+      "it prints acts from this or a later process. None: ELEMENT_NOT_FOUND with the closest candidates (their",
+      "refs and locators); several: AMBIGUOUS_TARGET with each match and the locator that tells it apart. --app",
+      "names the app when the locator does not.",
+    ].join("\n  "),
+  },
   resolve: {
-    summary: "check that a ref still reaches its element, without acting",
+    summary: "check that a ref still reaches its element (or find the one a locator names), without acting",
     args: ["target"],
-    options: [],
+    options: ["target"],
   },
   windows: {
     summary: "list an app's windows, dialogs, open menus and popups",
@@ -298,6 +353,31 @@ export const COMMANDS: Record<string, CommandSpec> = {
       "one is cleaned up as it is listed). State: $XDG_RUNTIME_DIR/axsnap/desktops (else /tmp/axsnap-UID), 0700.",
     ].join("\n  "),
   },
+  trace: {
+    summary:
+      "read a trace (--trace FILE): show (one line a step), view (an HTML page), export (--to ts|skill)",
+    args: ["action", "file"],
+    options: ["trace"],
+    details: [
+      "show FILE prints one line a step (time, door, call, target, delivery, effect, duration) under a header",
+      "naming the run. view FILE writes one self-contained HTML page (no request leaves it: screenshots inline)",
+      "to --out or FILE.html beside the trace, and prints its path. export FILE --to ts writes a TypeScript",
+      "program against the public API (locators, and a check of each step's effect); --to skill a Markdown",
+      "procedure for a model; to --out, else stdout. Runs in this process, never the warm one.",
+    ].join("\n  "),
+  },
+  replay: {
+    summary: "run a trace's steps again by their locators, stopping at the first drift (exit 1)",
+    args: ["file"],
+    options: ["replay"],
+    details: [
+      "Each step's targets are located by the locators the trace recorded, the action is sent with its recorded",
+      "arguments (a secret from the environment variable the trace names), and its recorded effect is waited for.",
+      "The first step that differs (not found, ambiguous, refused, no effect, a secret missing) stops the replay",
+      "and is printed with what was looked for, what is there now and what was recorded; --json prints the report.",
+      "Runs in this process, never the warm one.",
+    ].join("\n  "),
+  },
   help: { summary: "this help; `axsnap help COMMAND` for one command", args: ["command?"], options: [] },
 };
 
@@ -308,6 +388,8 @@ const OPTION_HELP: Record<CommandSpec["options"][number] | "global", string[]> =
     "--deadline MS        deadline of each observation and action, 1-600000 (default 5000)",
     "--confirm            allow destructive targets (Delete, Send, ...); without it they are refused",
     "--desktop NAME       observe and act on the agent's desktop NAME (`axsnap desktop start NAME`)",
+    "--trace FILE         append each step to the trace directory FILE (created if new; also AXSNAP_TRACE)",
+    "--trace-screenshots on|off  before and after screenshots in the trace (default on)",
     "-h, --help           help for the command",
   ],
   desktop: [
@@ -333,6 +415,20 @@ const OPTION_HELP: Record<CommandSpec["options"][number] | "global", string[]> =
   act: [
     "--no-snapshot        no fresh snapshot after acting",
     "--full               print the whole fresh snapshot, not only what changed",
+  ],
+  target: [
+    "--locate-timeout MS  a locator TARGET: how long to wait for its element, 1-600000 (default 5000)",
+  ],
+  secret: ["--secret             the text is a secret: a trace keeps «secret» in its place, never the text"],
+  locate: ["--timeout MS         how long to wait for the element, 1-600000 (default 5000)"],
+  trace: [
+    "--out FILE           view: the page (default FILE.html beside the trace); export: the file (default stdout)",
+    "--to ts|skill        export: a TypeScript program, or a Markdown skill for a model",
+    "--import-from SPEC   export --to ts: the module the program imports axsnap from (default axsnap)",
+  ],
+  replay: [
+    "--continue-on-drift  go on after a drift (each is reported); exit 1 still",
+    "--step-timeout MS    per step: locating, acting and seeing its effect, 1-600000 (default 10000)",
   ],
   mcp: MCP_OPTION_HELP,
   click: ["--button left|right  (default left)", "--count 1|2          (default 1)"],
@@ -429,8 +525,19 @@ function nonEmpty(name: string, value: unknown, command: string): string {
   return value;
 }
 
+/**
+ * A TARGET: a bare index (digits), a ref (`@s…:eN`), or else a locator. The
+ * three never overlap: a locator starts with `app=`, `window` or a role word,
+ * never a digit or `@`, so a malformed ref is refused as one, and anything
+ * else must parse as a locator (its error points at the fault with a caret).
+ */
 function targetOf(name: string, value: unknown, command: string): Target {
   if (typeof value === "number" && Number.isInteger(value) && value >= 0) return value;
+  if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+    const l = (value as { locator?: unknown }).locator;
+    if (typeof l === "string" && Object.keys(value).length === 1)
+      return { locator: locatorOf(name, l, command) };
+  }
   if (typeof value === "string") {
     const t = value.trim();
     if (/^\d{1,9}$/.test(t)) return Number(t);
@@ -440,11 +547,27 @@ function targetOf(name: string, value: unknown, command: string): Target {
         `${name} ${t} does not say which snapshot it came from; use the full ref @<snapshot id>:e<index> printed by \`axsnap snapshot\``,
         command,
       );
+    if (t !== "" && !/^[@\d]/.test(t)) return { locator: locatorOf(name, t, command) };
   }
   throw new UsageError(
-    `${name} must be a ref like @s8f3k2p9:e12 (printed by \`axsnap snapshot\`), got ${show(value)}`,
+    `${name} must be a ref like @s8f3k2p9:e12 (printed by \`axsnap snapshot\`) or a locator, got ${show(value)}`,
     command,
   );
+}
+
+/** A locator as typed, once it parses; its parse error (with the caret line) as a usage error. */
+function locatorOf(name: string, text: string, command: string): string {
+  const t = text.trim();
+  try {
+    parseLocator(t);
+  } catch (e) {
+    if (!(e instanceof AxsnapError)) throw e;
+    throw new UsageError(
+      `${name} is not a ref, so it is read as a ${e.message}\n  ${e.hint}; see \`axsnap ${command} --help\``,
+      command,
+    );
+  }
+  return t;
 }
 
 function appOf(value: unknown, command: string): string | number {
@@ -617,6 +740,24 @@ function setField(step: Step, field: Field, value: unknown, mods: Modifiers = {}
         throw new UsageError(`exact must be true or false, got ${show(value)}`, c);
       step.exact = value;
       return;
+    case "secret":
+      if (typeof value !== "boolean")
+        throw new UsageError(`secret must be true or false, got ${show(value)}`, c);
+      step.secret = value;
+      return;
+    case "locateTimeoutMs":
+      step.locateTimeoutMs = wholeNumber("--locate-timeout", value, 1, 600_000, c);
+      return;
+    case "locator": {
+      const t = typeof value === "string" ? value.trim() : "";
+      if (/^(@|\d+$)/.test(t))
+        throw new UsageError(
+          `locate takes a locator (app=NAME >> role "name"), not ${show(value)}; a ref needs no locating: \`axsnap resolve REF\` checks one`,
+          c,
+        );
+      step.locator = locatorOf("LOCATOR", nonEmpty("LOCATOR", value, c), c);
+      return;
+    }
     case "of":
       if (typeof value !== "string" || !/^s[a-z0-9]{7}$/.test(value.trim()))
         throw new UsageError(`--of must be a snapshot id like s8f3k2p9, got ${show(value)}`, c);
@@ -639,6 +780,7 @@ const POSITIONAL: Record<string, Field> = {
   x: "x",
   y: "y",
   program: "program",
+  locator: "locator",
 };
 
 /** Flags that take no value. */
@@ -654,6 +796,7 @@ const SWITCHES = new Set([
   "full",
   "launchable",
   "skeleton",
+  "secret",
 ]);
 /** Flags that may be given more than once. */
 const REPEATED = new Set(["states"]);
@@ -674,6 +817,11 @@ const GROUP_FLAGS: Record<CommandSpec["options"][number], [string, Setting][]> =
     ["no-snapshot", "no-snapshot"],
     ["full", "full"],
   ],
+  target: [["locate-timeout", "locateTimeoutMs"]],
+  secret: [["secret", "secret"]],
+  locate: [["timeout", "timeoutMs"]],
+  trace: [],
+  replay: [],
   mcp: [],
   desktop: [],
   view: [
@@ -724,8 +872,8 @@ function checkComplete(step: Step, inCall: boolean): void {
         c,
       );
   }
-  // A snapshot of a ref's subtree knows its app from the ref.
-  const rootRef = c === "snapshot" && typeof step.root === "string";
+  // A snapshot of a ref's subtree knows its app from the ref (a locator's from its app= segment).
+  const rootRef = c === "snapshot" && step.root !== undefined && typeof step.root !== "number";
   if (
     (c === "snapshot" || c === "wait" || c === "windows" || c === "find") &&
     step.app === undefined &&
@@ -779,6 +927,8 @@ const GLOBAL_OPTIONS = {
   deadline: { type: "string" },
   confirm: { type: "boolean" },
   desktop: { type: "string" },
+  trace: { type: "string" },
+  "trace-screenshots": { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
 } as const;
@@ -790,7 +940,14 @@ export const GLOBAL_FLAGS: readonly string[] = Object.keys(GLOBAL_OPTIONS);
 const OWN_OPTIONS: Partial<Record<string, Record<string, ParseOption>>> = {
   call: { calls: { type: "string" }, "calls-file": { type: "string" } },
   desktop: { size: { type: "string" }, wm: { type: "boolean" } },
+  trace: { out: { type: "string" }, to: { type: "string" }, "import-from": { type: "string" } },
+  replay: { "continue-on-drift": { type: "boolean" }, "step-timeout": { type: "string" } },
 };
+
+/** Global flags that take a value: that value is never the command word. */
+export const VALUED_GLOBALS: readonly string[] = Object.entries(GLOBAL_OPTIONS)
+  .filter(([, o]) => o.type === "string")
+  .map(([flag]) => `--${flag}`);
 
 /**
  * The flags `axsnap COMMAND` takes besides the global ones, without their dashes: what its
@@ -816,7 +973,7 @@ export function parseCommandLine(
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === "--") break;
-    if (a === "--session" || a === "--deadline" || a === "--desktop") i++;
+    if (VALUED_GLOBALS.includes(a)) i++;
     else if (!a.startsWith("-")) {
       first = i;
       break;
@@ -843,6 +1000,8 @@ export function parseCommandLine(
   if (command === "mcp") return mcpInvocation(rest);
   if (command === "daemon") return daemonInvocation(rest);
   if (command === "desktop") return desktopInvocation(rest);
+  if (command === "trace") return traceInvocation(rest);
+  if (command === "replay") return replayInvocation(rest);
   const flagToField = new Map<string, Setting>();
   const options: Record<string, ParseOption> = { ...GLOBAL_OPTIONS };
   for (const group of spec.options)
@@ -952,6 +1111,67 @@ function desktopInvocation(args: string[]): Invocation {
   };
 }
 
+/** `axsnap trace show|view|export FILE [--out F] [--to ts|skill] [--import-from SPEC]`. */
+function traceInvocation(args: string[]): Invocation {
+  const { values, positionals } = parse(args, { ...GLOBAL_OPTIONS, ...OWN_OPTIONS.trace }, "trace", 2);
+  const globals = toGlobals(values, "trace");
+  if (values.help) return { kind: "help", topic: "trace", globals };
+  const [action, file] = positionals;
+  if (action === undefined || !(TRACE_ACTIONS as readonly string[]).includes(action))
+    throw new UsageError(
+      `${action === undefined ? "trace needs an action" : `no trace action ${show(action)}`}: show, view or export`,
+      "trace",
+    );
+  if (file === undefined || file === "")
+    throw new UsageError(`trace ${action} needs FILE, the trace directory (--trace FILE)`, "trace");
+  const out = values.out;
+  const to = values.to;
+  const importFrom = values["import-from"];
+  if (out === "") throw new UsageError("--out needs a file", "trace");
+  if (action === "show" && out !== undefined)
+    throw new UsageError("--out goes with view and export", "trace");
+  if (action !== "export" && (to !== undefined || importFrom !== undefined))
+    throw new UsageError("--to and --import-from go with `axsnap trace export`", "trace");
+  if (action === "export" && to === undefined)
+    throw new UsageError(
+      "trace export needs --to ts|skill: a TypeScript program or a Markdown skill",
+      "trace",
+    );
+  if (to !== undefined && to !== "ts" && to !== "skill")
+    throw new UsageError(`--to must be ts or skill, got ${show(to)}`, "trace");
+  if (importFrom !== undefined && (importFrom === "" || to !== "ts"))
+    throw new UsageError("--import-from names a module, and goes with --to ts", "trace");
+  return {
+    kind: "trace",
+    action: action as TraceAction,
+    file,
+    ...(typeof out === "string" ? { out } : {}),
+    ...(to === undefined ? {} : { to: to as "ts" | "skill" }),
+    ...(typeof importFrom === "string" ? { importFrom } : {}),
+    globals,
+  };
+}
+
+/** `axsnap replay FILE [--continue-on-drift] [--step-timeout MS]`. */
+function replayInvocation(args: string[]): Invocation {
+  const { values, positionals } = parse(args, { ...GLOBAL_OPTIONS, ...OWN_OPTIONS.replay }, "replay", 1);
+  const globals = toGlobals(values, "replay");
+  if (values.help) return { kind: "help", topic: "replay", globals };
+  const [file] = positionals;
+  if (file === undefined || file === "")
+    throw new UsageError("replay needs FILE, the trace directory to run again", "replay");
+  const timeout = values["step-timeout"];
+  return {
+    kind: "replay",
+    file,
+    continueOnDrift: values["continue-on-drift"] === true,
+    ...(timeout === undefined
+      ? {}
+      : { stepTimeoutMs: wholeNumber("--step-timeout", timeout, 1, 600_000, "replay") }),
+    globals,
+  };
+}
+
 type ParsedValues = Record<string, string | boolean | string[] | undefined>;
 type ParseOption = { type: "string" | "boolean"; short?: string; multiple?: boolean };
 
@@ -985,11 +1205,18 @@ function toGlobals(values: ParsedValues, command?: string): Globals {
   if (session === "") throw new UsageError("--session needs a directory", command);
   const desktop = values.desktop;
   if (desktop === "") throw new UsageError("--desktop needs a desktop's name", command);
+  const trace = values.trace;
+  if (trace === "") throw new UsageError("--trace needs a trace directory (FILE.axtrace)", command);
+  const shots = values["trace-screenshots"];
+  if (shots !== undefined && shots !== "on" && shots !== "off")
+    throw new UsageError(`--trace-screenshots must be on or off, got ${show(shots)}`, command);
   return {
     json: values.json === true,
     confirm: values.confirm === true,
     ...(typeof session === "string" ? { session } : {}),
     ...(typeof desktop === "string" ? { desktop } : {}),
+    ...(typeof trace === "string" ? { trace } : {}),
+    ...(shots === undefined ? {} : { traceScreenshots: shots === "on" }),
   };
 }
 
@@ -1025,7 +1252,7 @@ function callKeys(command: string): Map<string, Setting | "snapshot"> {
   return keys;
 }
 
-const NOT_IN_CALL = new Set(["call", "mcp", "help", "daemon"]);
+const NOT_IN_CALL = new Set(["call", "mcp", "help", "daemon", "trace", "replay"]);
 
 /** `readText` reads --calls-file as the caller (lib/cli/caller.ts): its directory, its stdin. */
 function readCalls(values: ParsedValues, readText: (file: string) => string): Step[] {

@@ -40,6 +40,15 @@ export interface Caller {
   readText(file: string): string;
   /** Writes a file the caller named (--screenshot FILE), as the caller. */
   writeFile(file: string, data: Uint8Array): Promise<Written>;
+  /**
+   * Appends a trace batch to the trace directory `dir` (absolute) as the
+   * caller: the warm process's client does it. Absent: this process appends
+   * itself (lib/trace/sink.ts DirectorySink).
+   */
+  appendTrace?(
+    dir: string,
+    batch: { screenshots: boolean; entries: object[]; files: { name: string; data: Uint8Array }[] },
+  ): Promise<{ runId: string; first: number; last: number }>;
 }
 
 /**

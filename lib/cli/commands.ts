@@ -20,6 +20,7 @@
  */
 import { ocrLineAt, ocrTextKey } from "../act/ocr-line.js";
 import { recordAt } from "../act/pixels.js";
+import type { LocatorTarget } from "../act/store.js";
 import { listApps, listWindows, permissionsIn } from "../desktop.js";
 import { AxsnapError, invalidArgument } from "../errors.js";
 import { sameIdentity } from "../identity.js";
@@ -30,21 +31,26 @@ import {
   createSession,
   findAgain,
   type Session,
+  SharedSnapshots,
   waitConditionOf,
 } from "../session.js";
 import type { Snapshot } from "../snapshot.js";
+import { inDoorCall } from "../trace/door.js";
+import type { TraceOptions } from "../trace/types.js";
 import type { Globals, Step, Target } from "./args.js";
 import type { Caller } from "./caller.js";
 import { daemonDisabled } from "./daemon-address.js";
 import { runFind } from "./find.js";
 import type { HeldSnapshots } from "./held.js";
 import { launchableCommand, launchCommand } from "./launch.js";
+import { locatedTarget, runLocate } from "./locate.js";
 import type { NextContext } from "./next.js";
 import { observation, renderOptionsOf, shotOf, snapshotOptionsOf } from "./observation.js";
 import {
   type ActionData,
   actionOutcome,
   appsText,
+  doorReply,
   type Outcome,
   permissionsText,
   type ResolveData,
@@ -79,6 +85,19 @@ export class Runner {
   private readonly caller: Caller;
   /** What a printed next command carries: this one's desktop and session (lib/cli/next.ts). */
   private readonly next: NextContext;
+  /**
+   * The session for the observations a command makes only to reach a target
+   * (a ref from another process observed again, the app keys go to): the
+   * agent never reads them, so they are no steps of a trace. It keeps its
+   * snapshots where `session` does, which acts on them. The same session
+   * when no trace is on.
+   */
+  private readonly quiet: Session;
+  /** The snapshots both sessions keep, when this runner made them (traced, in a process of its own). */
+  private readonly own: SharedSnapshots | undefined;
+  /** The trace the commands append to (--trace FILE or AXSNAP_TRACE, absolute), if any. */
+  readonly tracePath: string | undefined;
+  private readonly json: boolean;
 
   /**
    * `held`: the warm process's snapshots: this command's session keeps its
@@ -93,18 +112,77 @@ export class Runner {
       ...(session === undefined ? {} : { session }),
     };
     this.store = new Store(session);
-    this.session = createSession({
-      keepSnapshots: KEEP_PER_APP,
-      ...(globals.confirm ? { confirm: () => true } : {}),
-      ...(held ? { shared: held.of(this.store.dir) } : {}),
-    });
+    this.json = globals.json;
+    const trace = globals.trace ?? (caller.env.AXSNAP_TRACE || undefined);
+    this.tracePath = trace === undefined ? undefined : caller.resolve(trace);
+    const base = { keepSnapshots: KEEP_PER_APP, ...(globals.confirm ? { confirm: () => true } : {}) };
+    if (this.tracePath === undefined) {
+      this.own = undefined;
+      this.session = createSession({ ...base, ...(held ? { shared: held.of(this.store.dir) } : {}) });
+      this.quiet = this.session;
+      return;
+    }
+    const dir = this.tracePath;
+    const options: TraceOptions = {
+      path: dir,
+      ...(globals.traceScreenshots === undefined ? {} : { screenshots: globals.traceScreenshots }),
+      // Served by the warm process: its client appends, as for --screenshot files (lib/cli/caller.ts).
+      ...(caller.appendTrace ? { sink: { append: (batch) => caller.appendTrace!(dir, batch) } } : {}),
+    };
+    this.own = held ? undefined : new SharedSnapshots(KEEP_PER_APP);
+    const shared = held ? held.of(this.store.dir) : this.own!;
+    this.quiet = createSession({ ...base, shared });
+    this.session = createSession({ ...base, shared, trace: options });
   }
 
+  /** Closes the sessions; a trace's last steps are written before it resolves (or it throws why not). */
   async close(): Promise<void> {
-    await this.session.close();
+    try {
+      // Drained first: a step that could not be written is said, not lost in silence.
+      const status = await this.session.trace.stop();
+      if (status?.error !== undefined) throw new Error(status.error);
+    } finally {
+      await this.closeSessions();
+    }
   }
 
+  private async closeSessions(): Promise<void> {
+    try {
+      await this.session.close();
+    } finally {
+      if (this.quiet !== this.session) await this.quiet.close().catch(() => undefined);
+      await this.own?.close().catch(() => undefined);
+    }
+  }
+
+  /**
+   * Runs one command as one door call (lib/trace/door.ts): the steps the
+   * session records for it carry the command, its arguments and the text
+   * printed for it (the envelope with --json; the error when it failed).
+   */
   async run(step: Step): Promise<Outcome> {
+    const args: Record<string, unknown> = { ...step };
+    // The recorder scrubs secrets too; the door's own copy never holds one to begin with.
+    if (step.secret === true) {
+      if (args.text !== undefined) args.text = "«secret»";
+      if (args.value !== undefined) args.value = "«secret»";
+    }
+    const done = await inDoorCall(
+      { door: "cli", call: step.command, args },
+      async (): Promise<{ out: Outcome } | { error: unknown }> => {
+        try {
+          return { out: await this.dispatch(step) };
+        } catch (error) {
+          return { error };
+        }
+      },
+      (r) => doorReply(step.command, r, this.json, this.app),
+    );
+    if ("error" in done) throw done.error;
+    return done.out;
+  }
+
+  private async dispatch(step: Step): Promise<Outcome> {
     this.reobserved = new Map();
     this.app = step.app;
     switch (step.command) {
@@ -135,6 +213,8 @@ export class Runner {
       }
       case "resolve":
         return this.resolve(step);
+      case "locate":
+        return runLocate(this, step);
       case "click":
       case "double-click":
       case "right-click":
@@ -179,7 +259,8 @@ export class Runner {
 
   private async snapshot(step: Step): Promise<Outcome> {
     // --root: a ref this process holds, or one from another process found again in a new observation.
-    const root = step.root === undefined ? undefined : await this.target(step.root, step);
+    const root =
+      step.root === undefined ? undefined : await this.target(await this.locatedRoot(step.root), step);
     const held = root === undefined ? undefined : this.session.address(root.ref).snapshot;
     const snap = await this.session.snapshot(snapshotOptionsOf(step, step.app ?? held!.app.pid, root?.ref));
     const data = await this.hand(snap, step);
@@ -218,6 +299,23 @@ export class Runner {
     return undefined;
   }
 
+  /** --root LOCATOR: the ref of the element it names (located by the quiet session: no step of its own). */
+  private async locatedRoot(t: Target): Promise<string | number> {
+    if (typeof t !== "object") return t;
+    const found = await this.quiet.locate(t.locator, {
+      ...(this.app === undefined ? {} : { app: this.app }),
+    });
+    this.storeLocated(found.snapshot);
+    return found.ref;
+  }
+
+  /** A located snapshot, stored so the ref printed for it works from a later process too. */
+  storeLocated(snap: Snapshot): void {
+    this.store.save(
+      storedOf(snap, renderOptionsOf({ command: "locate", snapshot: true, style: snap.style })),
+    );
+  }
+
   private printedById(id: string): Snapshot | undefined {
     return this.printed.find((s) => s.id === id && !s.released);
   }
@@ -232,7 +330,7 @@ export class Runner {
     const held = this.reobserved.get(key);
     if (held) return held;
     const fresh = await observeStoredWindow(stored, (window) =>
-      this.session.snapshot({
+      this.quiet.snapshot({
         app: stored.app.pid,
         screenshot,
         ...observation(stored.options, false),
@@ -256,7 +354,10 @@ export class Runner {
    * snapshot), or, for a ref from another process, the ref of its element
    * found again in a new observation.
    */
-  private async target(t: Target, step: Step): Promise<{ ref: string; data: TargetData; notes: string[] }> {
+  private async target(
+    t: Exclude<Target, { locator: string }>,
+    step: Step,
+  ): Promise<{ ref: string; data: TargetData; notes: string[] }> {
     let ref: string;
     if (typeof t === "number") {
       const snap = this.lastPrinted(step.app);
@@ -370,13 +471,21 @@ export class Runner {
   private async finish(
     result: ActionResult,
     step: Step,
-    target: TargetData | undefined,
+    acted: { data?: TargetData } | undefined,
     notes: string[],
     extra: Partial<ActionData> = {},
   ): Promise<Outcome> {
+    // A located target: the ref of the element the session located, its snapshot stored for later processes.
+    const locator = result.target?.locator;
+    const target =
+      acted === undefined
+        ? undefined
+        : (acted.data ??
+          (result.target && locator !== undefined ? locatedTarget(this, result.target, locator) : undefined));
     const snap = result.snapshot ? await this.hand(result.snapshot, step) : undefined;
     return actionOutcome(result, {
       target,
+      ...(acted && !acted.data && target ? { located: [target.snapshotId] } : {}),
       ...(extra.at ? { at: extra.at } : {}),
       snapshot: snap,
       reobserved: [...this.reobserved.values()].map((s) => s.id),
@@ -387,57 +496,89 @@ export class Runner {
     });
   }
 
+  /**
+   * A TARGET as the session acts on it: a ref (a bare index, or one from
+   * another process, become the ref they mean here), or a locator, which
+   * the session locates as it acts (so a trace records the step by it).
+   */
+  private async actTarget(
+    t: Target,
+    step: Step,
+  ): Promise<{ target: string | LocatorTarget; data?: TargetData; notes: string[] }> {
+    if (typeof t === "object")
+      return {
+        target: {
+          locator: t.locator,
+          ...(step.locateTimeoutMs === undefined ? {} : { timeoutMs: step.locateTimeoutMs }),
+        },
+        notes: [],
+      };
+    const r = await this.target(t, step);
+    return { target: r.ref, data: r.data, notes: r.notes };
+  }
+
   private async onTarget(step: Step): Promise<Outcome> {
-    const t = await this.target(step.target!, step);
+    const t = await this.actTarget(step.target!, step);
     const opts = this.actOptions(step);
     let result: ActionResult;
     switch (step.command) {
       case "click":
-        result = await this.session.click(t.ref, {
+        result = await this.session.click(t.target, {
           ...opts,
           ...(step.button === undefined ? {} : { button: step.button }),
           ...(step.count === undefined ? {} : { count: step.count }),
         });
         break;
       case "double-click":
-        result = await this.session.click(t.ref, { ...opts, count: 2 });
+        result = await this.session.click(t.target, { ...opts, count: 2 });
         break;
       case "right-click":
-        result = await this.session.click(t.ref, { ...opts, button: "right" });
+        result = await this.session.click(t.target, { ...opts, button: "right" });
         break;
       case "set-value":
-        result = await this.session.setValue(t.ref, step.value!, opts);
+        result = await this.session.setValue(t.target, step.value!, {
+          ...opts,
+          ...(step.secret === true ? { secret: true } : {}),
+        });
         break;
       case "scroll":
-        result = await this.session.scroll(t.ref, step.direction!, step.pages ?? 1, opts);
+        result = await this.session.scroll(t.target, step.direction!, step.pages ?? 1, opts);
         break;
       default:
-        result = await this.session.performAction(t.ref, step.name!, opts);
+        result = await this.session.performAction(t.target, step.name!, opts);
     }
-    return this.finish(result, step, t.data, t.notes);
+    return this.finish(result, step, t, t.notes);
   }
 
   private async drag(step: Step): Promise<Outcome> {
-    const from = await this.target(step.from!, step);
-    const to = await this.target(step.to!, step);
-    const result = await this.session.drag(from.ref, to.ref, this.actOptions(step));
-    return this.finish(result, step, from.data, [...from.notes, ...to.notes], {});
+    const from = await this.actTarget(step.from!, step);
+    const to = await this.actTarget(step.to!, step);
+    const result = await this.session.drag(from.target, to.target, this.actOptions(step));
+    return this.finish(result, step, from, [...from.notes, ...to.notes], {});
   }
 
   private async resolve(step: Step): Promise<Outcome> {
-    const t = await this.target(step.target!, step);
-    const r = await this.session.resolve(
-      t.ref,
-      step.deadlineMs === undefined ? {} : { deadlineMs: step.deadlineMs },
-    );
-    const data: ResolveData = {
-      ...r,
-      ref: t.data.ref,
-      snapshotId: t.data.snapshotId,
-      index: t.data.index,
-      ...(t.data.foundAs ? { how: "reobserved" as const, foundAs: t.data.foundAs } : {}),
-      notes: [...t.notes, ...r.notes],
-    };
+    const t = await this.actTarget(step.target!, step);
+    const r = await this.session.resolve(t.target, {
+      ...(step.deadlineMs === undefined ? {} : { deadlineMs: step.deadlineMs }),
+    });
+    const data: ResolveData = t.data
+      ? {
+          ...r,
+          ref: t.data.ref,
+          snapshotId: t.data.snapshotId,
+          index: t.data.index,
+          ...(t.data.foundAs ? { how: "reobserved" as const, foundAs: t.data.foundAs } : {}),
+          notes: [...t.notes, ...r.notes],
+        }
+      : {
+          ...r,
+          ...locatedTarget(
+            this,
+            { snapshotId: r.snapshotId, index: r.index },
+            (t.target as LocatorTarget).locator as string,
+          ),
+        };
     return { data, text: resolveText(data) };
   }
 
@@ -463,7 +604,7 @@ export class Runner {
       throw new AxsnapError("SNAPSHOT_NOT_FOUND", "no app to send the keys to", {
         hint: "pass --app NAME (or start the sequence with a snapshot)",
       });
-    const snap = await this.session.snapshot({
+    const snap = await this.quiet.snapshot({
       app,
       screenshot: false,
       ...observation(renderOptionsOf(step)),
@@ -480,13 +621,18 @@ export class Runner {
   }
 
   private async type(step: Step): Promise<Outcome> {
+    const secret = step.secret === true ? { secret: true } : {};
     if (step.into !== undefined) {
-      const t = await this.target(step.into, step);
-      const result = await this.session.typeText(step.text!, { ...this.actOptions(step), target: t.ref });
-      return this.finish(result, step, t.data, t.notes);
+      const t = await this.actTarget(step.into, step);
+      const result = await this.session.typeText(step.text!, {
+        ...this.actOptions(step),
+        ...secret,
+        target: t.target,
+      });
+      return this.finish(result, step, t, t.notes);
     }
     const pid = await this.keysApp(step);
-    const result = await this.session.typeText(step.text!, { ...this.actOptions(step), app: pid });
+    const result = await this.session.typeText(step.text!, { ...this.actOptions(step), ...secret, app: pid });
     return this.finish(result, step, undefined, []);
   }
 

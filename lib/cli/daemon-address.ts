@@ -142,9 +142,17 @@ function codeStamps(script: string): string[] {
   return out;
 }
 
+/**
+ * AXSNAP_* variables that are the caller's own, read from the environment
+ * sent with each command (lib/cli/caller.ts), so one warm process serves
+ * callers that trace to different files: AXSNAP_TRACE (the trace a command
+ * appends to) and the secrets a replay reads.
+ */
+const PER_CALLER = /^AXSNAP_(TRACE|SECRET_.*)$/;
+
 /** The variables a warm process keeps, and is started with: those its address is made of. */
 function keyed(name: string): boolean {
-  return KEYED.includes(name) || name.startsWith("AXSNAP_");
+  return KEYED.includes(name) || (name.startsWith("AXSNAP_") && !PER_CALLER.test(name));
 }
 
 /** The part of `env` a warm process has: no other variable of whoever started it reaches it (or its commands). */

@@ -8,6 +8,8 @@
  *            or {"t":"status"} / {"t":"stop"}
  *   server → {"t":"busy"} | {"t":"own"} | {"t":"start"}, then {"t":"out"|"err","d":"…"}…, {"t":"exit","code":N}
  *   while it runs, server → {"t":"write","n":N,"path":"…","d":base64}, client → {"t":"wrote","n":N,"path":"…","error"?:"…"}
+ *   and server → {"t":"trace","n":N,"dir":"…","batch":{screenshots,entries,files:[{name,d:base64}]}},
+ *   client → {"t":"traced","n":N,"runId","first","last"} or {"t":"traced","n":N,"error":"…"}
  * The request carries the caller: its environment, working directory and
  * umask, and the --calls-file it names, read here beforehand (stdin
  * included). The files the command writes for the caller (--screenshot) are
@@ -37,6 +39,7 @@ export type Frame =
   | { t: "out"; d: string }
   | { t: "err"; d: string }
   | { t: "write"; n: number; path: string; d: string }
+  | { t: "trace"; n: number; dir: string; batch: WireBatch }
   | { t: "exit"; code: number }
   | { t: "status"; pid: number; served: number; busy: boolean; startedAt: number; idleMs: number }
   | { t: "stopping"; pid: number };
@@ -54,6 +57,13 @@ export interface RunRequest {
   input?: CallerInput;
 }
 
+/** A trace batch (lib/trace/types.ts TraceBatch) on the wire: its PNGs in base64. */
+export interface WireBatch {
+  screenshots: boolean;
+  entries: object[];
+  files: { name: string; d: string }[];
+}
+
 /** The caller's answer to a "write": the absolute path, and why it failed. */
 export interface WroteReply {
   t: "wrote";
@@ -64,16 +74,20 @@ export interface WroteReply {
 
 /**
  * Commands that never go to the warm process: their own process is part of
- * what they do (mcp, launch, daemon, desktop), or they need no backend (help).
+ * what they do (mcp, launch, daemon, desktop), they need no backend (help),
+ * or they are long or only file work (trace, replay).
  */
-const OWN_PROCESS = new Set(["mcp", "launch", "daemon", "desktop", "help"]);
+const OWN_PROCESS = new Set(["mcp", "launch", "daemon", "desktop", "help", "trace", "replay"]);
+
+/** The global flags that take a value (args.ts VALUED_GLOBALS; not imported: this module loads on every start). */
+const VALUED = new Set(["--session", "--deadline", "--desktop", "--trace", "--trace-screenshots"]);
 
 /** The command word: the first argument that is neither a flag nor the value of a global flag before it. */
 export function commandWord(argv: string[]): string | undefined {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === "--") return undefined;
-    if (a === "--session" || a === "--deadline" || a === "--desktop") i++;
+    if (VALUED.has(a)) i++;
     else if (!a.startsWith("-")) return a;
   }
   return undefined;
@@ -180,6 +194,28 @@ function written(f: Extract<Frame, { t: "write" }>): WroteReply {
 }
 
 /**
+ * A trace batch the served command recorded, appended here (the caller's
+ * rights, its umask): lib/trace/append.ts, loaded only when a command traces.
+ */
+async function traced(f: Extract<Frame, { t: "trace" }>): Promise<object> {
+  try {
+    const { appendToTrace } = await import("../trace/append.js");
+    const b = f.batch;
+    const r = appendToTrace(f.dir, {
+      screenshots: b.screenshots === true,
+      entries: Array.isArray(b.entries) ? b.entries : [],
+      files: (Array.isArray(b.files) ? b.files : []).map((x) => ({
+        name: String(x.name),
+        data: Buffer.from(String(x.d), "base64"),
+      })),
+    });
+    return { t: "traced", n: f.n, ...r };
+  } catch (e) {
+    return { t: "traced", n: f.n, error: (e as Error).message };
+  }
+}
+
+/**
  * Runs a command line in the warm process at `address` for this process,
  * writing what it prints to this process's stdout and stderr as it comes,
  * and the files it writes for this process here.
@@ -198,6 +234,9 @@ export async function runServed(address: string, request: Omit<RunRequest, "t">)
         else if (f.t === "out") process.stdout.write(f.d);
         else if (f.t === "err") process.stderr.write(f.d);
         else if (f.t === "write" && started) socket.write(`${JSON.stringify(written(f))}\n`);
+        else if (f.t === "trace" && started && typeof f.dir === "string" && f.batch !== null)
+          // Answered in order of arrival; the warm process waits for each before it says the command exited.
+          void traced(f).then((r) => socket.write(`${JSON.stringify(r)}\n`));
         else if (f.t === "exit") resolve({ served: true, code: f.code });
         return f.t === "busy" || f.t === "own" || f.t === "exit";
       },

@@ -49,7 +49,7 @@ import { peerIsOwnUser } from "../peer-uid.js";
 import { type Caller, type CallerInput, inputText, NotServedHere, type Written } from "./caller.js";
 import type { Context, Serve } from "./context.js";
 import { daemonKey, idleMsOf, socketPath } from "./daemon-address.js";
-import type { Frame, RunRequest } from "./daemon-client.js";
+import type { Frame, RunRequest, WireBatch } from "./daemon-client.js";
 import { HeldSnapshots } from "./held.js";
 import { redirectOutput } from "./output.js";
 
@@ -103,11 +103,25 @@ function send(socket: Socket, frame: Frame): void {
 
 const CALLER_GONE = "the caller went away before the file was written";
 
-/** The client's answers to "write" frames, by number; each is answered once the connection ends. */
+/** What appending a trace batch did, as the client answers it: the append's result, or why it failed. */
+export type Traced = { runId: string; first: number; last: number } | { error: string };
+
+/** The client's answers to "write" and "trace" frames, by number; each is answered once the connection ends. */
 class Replies {
   private next = 0;
   private readonly waiting = new Map<number, { path: string; done: (w: Written) => void }>();
+  private readonly tracing = new Map<number, (t: Traced) => void>();
   private gone = false;
+
+  /** Has the client append a trace batch to `dir` (lib/trace/append.ts), as the caller. */
+  trace(socket: Socket, dir: string, batch: WireBatch): Promise<Traced> {
+    if (this.gone || socket.destroyed) return Promise.resolve({ error: CALLER_GONE });
+    const n = ++this.next;
+    return new Promise((done) => {
+      this.tracing.set(n, done);
+      send(socket, { t: "trace", n, dir, batch });
+    });
+  }
 
   /** Has the client write `data` to `path` (its name as the command line gave it). */
   write(socket: Socket, path: string, data: Uint8Array): Promise<Written> {
@@ -128,6 +142,7 @@ class Replies {
     } catch {
       return false;
     }
+    if (r.t === "traced") return this.traced(r as Record<string, unknown>);
     const waiting = typeof r.n === "number" ? this.waiting.get(r.n) : undefined;
     if (
       r.t !== "wrote" ||
@@ -141,10 +156,24 @@ class Replies {
     return true;
   }
 
+  private traced(r: Record<string, unknown>): boolean {
+    const done = typeof r.n === "number" ? this.tracing.get(r.n) : undefined;
+    if (done === undefined) return false;
+    const { runId, first, last, error } = r;
+    if (typeof error === "string") done({ error });
+    else if (typeof runId === "string" && typeof first === "number" && typeof last === "number")
+      done({ runId, first, last });
+    else return false;
+    this.tracing.delete(r.n as number);
+    return true;
+  }
+
   close(): void {
     this.gone = true;
     for (const { path, done } of this.waiting.values()) done({ path, error: CALLER_GONE });
     this.waiting.clear();
+    for (const done of this.tracing.values()) done({ error: CALLER_GONE });
+    this.tracing.clear();
   }
 }
 
@@ -168,9 +197,22 @@ function runRequest(r: Record<string, unknown>): RunRequest | undefined {
 function servedCaller(
   request: RunRequest,
   write: (path: string, data: Uint8Array) => Promise<Written>,
+  trace: (dir: string, batch: WireBatch) => Promise<Traced>,
 ): Caller {
   const { input } = request;
   return {
+    appendTrace: async (dir, batch) => {
+      const r = await trace(dir, {
+        screenshots: batch.screenshots,
+        entries: batch.entries,
+        files: batch.files.map((f) => ({
+          name: f.name,
+          d: Buffer.from(f.data.buffer, f.data.byteOffset, f.data.byteLength).toString("base64"),
+        })),
+      });
+      if ("error" in r) throw new Error(r.error);
+      return r;
+    },
     env: request.env,
     resolve: (path) => resolve(request.cwd, path),
     readText: (file) => {
@@ -296,7 +338,11 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
       socket.end();
       return;
     }
-    const caller = servedCaller(request, (path, data) => replies.write(socket, path, data));
+    const caller = servedCaller(
+      request,
+      (path, data) => replies.write(socket, path, data),
+      (dir, batch) => replies.trace(socket, dir, batch),
+    );
     if (!serve.servedHere(request.argv, caller)) {
       send(socket, { t: "own" });
       socket.end();

@@ -157,15 +157,36 @@ async function runOne(
   const refused = await onDesktop(step.command, globals);
   if (refused !== undefined) return refused;
   if (early) await startEarly(step);
-  const runner = await newRunner(globals, caller, held);
+  let runner: Runner;
+  try {
+    runner = await newRunner(globals, caller, held);
+  } catch (e) {
+    // A trace that cannot be appended to (another format version, not a directory): nothing ran.
+    return fail(step.command, errorData(e), globals.json, false);
+  }
+  let code: number;
   try {
     const out = await runner.run(step);
-    return succeed(step.command, out.data, out.text, globals.json);
+    code = succeed(step.command, out.data, out.text, globals.json);
   } catch (e) {
-    if (e instanceof UsageError) return fail(step.command, usageData(e), globals.json, true);
-    return fail(step.command, errorData(e, runner.app), globals.json, false);
-  } finally {
-    await runner.close().catch(() => undefined);
+    if (e instanceof UsageError) code = fail(step.command, usageData(e), globals.json, true);
+    else code = fail(step.command, errorData(e, runner.app), globals.json, false);
+  }
+  await closeRunner(runner);
+  return code;
+}
+
+/**
+ * Closes a runner: its trace's steps are written before this resolves, so
+ * before a served command's client is told it exited. A trace that could
+ * not be written is said on stderr; what the command did stands as printed.
+ */
+async function closeRunner(runner: Runner): Promise<void> {
+  try {
+    await runner.close();
+  } catch (e) {
+    if (runner.tracePath === undefined) return;
+    writeErr(`axsnap: the trace ${runner.tracePath} was not written: ${(e as Error).message}\n`);
   }
 }
 
@@ -178,7 +199,12 @@ async function runCall(
 ): Promise<number> {
   const refused = await onDesktop("call", globals);
   if (refused !== undefined) return refused;
-  const runner = await newRunner(globals, caller, held);
+  let runner: Runner;
+  try {
+    runner = await newRunner(globals, caller, held);
+  } catch (e) {
+    return fail("call", errorData(e), globals.json, false);
+  }
   const done: { step: number; command: string; data: unknown }[] = [];
   const texts: string[] = [];
   try {
@@ -200,7 +226,7 @@ async function runCall(
     }
     return succeed("call", { steps: done }, texts.join(""), globals.json);
   } finally {
-    await runner.close().catch(() => undefined);
+    await closeRunner(runner);
   }
 }
 
@@ -236,7 +262,55 @@ export async function runCommandLine(argv: string[], context: Context): Promise<
       return runOne(inv.step, inv.globals, context.warm !== true, caller, context.held);
     case "desktop":
       return runDesktopCommand(inv);
+    case "trace":
+      return runTraceCommand(inv);
+    case "replay":
+      return runReplayCommand(inv, caller);
   }
+}
+
+async function runTraceCommand(inv: Extract<Invocation, { kind: "trace" }>): Promise<number> {
+  const { traceCommand } = await import("./trace.js");
+  try {
+    const out = traceCommand(inv);
+    return succeed("trace", out.data, out.text, inv.globals.json);
+  } catch (e) {
+    return fail("trace", errorData(e), inv.globals.json, false);
+  }
+}
+
+/** `axsnap replay FILE`: exit 1 at a drift, with the report (text, or in the envelope's data). */
+async function runReplayCommand(
+  inv: Extract<Invocation, { kind: "replay" }>,
+  caller: Caller,
+): Promise<number> {
+  const refused = await onDesktop("replay", inv.globals);
+  if (refused !== undefined) return refused;
+  const { replayCommand } = await import("./trace.js");
+  let out: Awaited<ReturnType<typeof replayCommand>>;
+  try {
+    out = await replayCommand(inv, caller.env);
+  } catch (e) {
+    return fail("replay", errorData(e), inv.globals.json, false);
+  }
+  const { report, text } = out;
+  if (report.ok) return succeed("replay", report, text, inv.globals.json);
+  const drift = report.drift ?? report.drifts?.[0];
+  if (inv.globals.json) {
+    const error: ErrorData = {
+      code: drift?.error?.code ?? "EFFECT_NOT_SEEN",
+      message: `the replay drifted at step ${drift?.step ?? "?"} (${drift?.kind ?? "drift"}) of ${report.steps}`,
+      hint:
+        drift?.error?.hint ??
+        "the app differs from the recording: read the report's drift (what was looked for, what is there now)",
+      // An effect not seen, or a refusal, came after the step was sent (or may have been).
+      ...(drift?.kind === "effect" || drift?.kind === "refused"
+        ? { delivery: "delivery_uncertain" as const, retry: "unsafe" as const }
+        : { delivery: "not_delivered" as const, retry: "safe" as const }),
+    };
+    writeOut(envelopeText({ ok: false, command: "replay", error, data: report }));
+  } else writeOut(text.endsWith("\n") ? text : `${text}\n`);
+  return 1;
 }
 
 /**
@@ -255,6 +329,7 @@ export function servedHere(argv: string[], caller: Caller): boolean {
   } catch (e) {
     return !(e instanceof NotServedHere);
   }
+  // trace and replay are file work or long: the caller's own process (their kinds fall through).
   if (inv.kind === "run") return inv.step.command !== "launch";
   if (inv.kind === "call") return inv.steps.every((s) => s.command !== "launch");
   return false;

@@ -9,7 +9,7 @@
 import type { PermissionStatus } from "../desktop.js";
 import { LIBRARY_PHRASES as P } from "../doors/phrases.js";
 import { type ActionReply, composeReply, type ReplyData, replyText } from "../doors/reply.js";
-import { AxsnapError, type Delivery, type Retry } from "../errors.js";
+import { AxsnapError, type Delivery, type LocatorCandidate, type Retry } from "../errors.js";
 import type { RawApp, Rect } from "../model.js";
 import type { ActionResult, ResolvedTarget } from "../session.js";
 import type { Snapshot } from "../snapshot.js";
@@ -51,6 +51,8 @@ export interface TargetData {
   index: number;
   /** When the ref came from another process: the element in the new observation that was acted on. */
   foundAs?: string;
+  /** A locator TARGET: the locator, and `ref` the element it was located as. */
+  locator?: string;
 }
 
 export interface ActionData {
@@ -87,6 +89,10 @@ export interface ErrorData {
   stepCommand?: string;
   /** A process the command started and left running (launch's TIMEOUT). */
   pid?: number;
+  /** A locator found nothing: the closest elements, best first, with their refs and locators. */
+  candidates?: LocatorCandidate[];
+  /** A locator named several elements: each, with the locator that tells it apart. */
+  matches?: LocatorCandidate[];
 }
 
 export type Envelope =
@@ -161,6 +167,8 @@ export function actionOutcome(
     snapshotAsked?: boolean;
     /** Observations made in this command to find refs printed by another process (never shown to the agent). */
     reobserved?: readonly string[];
+    /** Observations a locator TARGET was located in (never shown to the agent either). */
+    located?: readonly string[];
   },
 ): { data: ActionData; text: string } {
   const app = o.snapshot ? cliApp(o.snapshot.app.name) : "NAME";
@@ -183,6 +191,12 @@ export function actionOutcome(
       o.notes?.length ?? 0,
       0,
       `changes since ${from}, observed right before the action to find your ref: earlier ones are not shown`,
+    );
+  else if (reply.view?.shows === "diff" && from !== undefined && o.located?.includes(from))
+    reply.notes.splice(
+      o.notes?.length ?? 0,
+      0,
+      `changes since ${from}, observed to locate the element: earlier ones are not shown`,
     );
   const data: ActionData = {
     action: result.action,
@@ -323,6 +337,8 @@ export function errorData(e: unknown, app?: string | number): ErrorData {
       delivery: e.delivery,
       retry: e.retry,
       ...(e.pid === undefined ? {} : { pid: e.pid }),
+      ...(e.candidates === undefined ? {} : { candidates: e.candidates }),
+      ...(e.matches === undefined ? {} : { matches: e.matches }),
     };
   return {
     code: "INTERNAL",
@@ -341,7 +357,28 @@ export function exitCodeOf(code: string): number {
 
 export function errorText(err: ErrorData): string {
   const where = err.step === undefined ? "" : `step ${err.step} (${err.stepCommand}): `;
-  return `axsnap: ${where}${err.code}: ${err.message} (delivery ${err.delivery}, retry ${err.retry})\nhint: ${err.hint}\n`;
+  // A locator's refusal lists what is there: each with its ref (acts as printed) and its locator.
+  const listed = [
+    ...(err.candidates ?? []).map((c) => `candidate: ${c.locator}  ${c.ref}${c.why ? ` (${c.why})` : ""}`),
+    ...(err.matches ?? []).map((c) => `match: ${c.locator}  ${c.ref}`),
+  ];
+  return `axsnap: ${where}${err.code}: ${err.message} (delivery ${err.delivery}, retry ${err.retry})\nhint: ${err.hint}\n${listed.map((l) => `${l}\n`).join("")}`;
+}
+
+/**
+ * The text a door call printed, for its trace step (lib/trace/door.ts): the
+ * command's text, or with --json its envelope; a failed command's error as
+ * it was printed.
+ */
+export function doorReply(
+  command: string,
+  r: { out: Outcome } | { error: unknown },
+  json: boolean,
+  app?: string | number,
+): string {
+  if ("out" in r) return json ? envelopeText({ ok: true, command, data: r.out.data }) : r.out.text;
+  const error = errorData(r.error, app);
+  return json ? envelopeText({ ok: false, command, error }) : errorText(error);
 }
 
 // ---- writing ---------------------------------------------------------------

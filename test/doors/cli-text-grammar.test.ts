@@ -69,7 +69,20 @@ describe("call takes the options as keys", () => {
     const out: { flag: string; switch: boolean }[] = [];
     for (const line of helpText(command).split("\n")) {
       const m = /^ {2}(?:-h, )?--([a-z-]+)( \S+)?/.exec(line);
-      if (!m || ["json", "session", "confirm", "desktop", "help", "calls", "calls-file"].includes(m[1]!))
+      if (
+        !m ||
+        [
+          "json",
+          "session",
+          "confirm",
+          "desktop",
+          "trace",
+          "trace-screenshots",
+          "help",
+          "calls",
+          "calls-file",
+        ].includes(m[1]!)
+      )
         continue;
       out.push({ flag: m[1]!, switch: m[2] === undefined || m[2].startsWith(" ") === false });
     }
@@ -80,7 +93,7 @@ describe("call takes the options as keys", () => {
     const camel = (f: string) => f.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
     let checked = 0;
     for (const command of Object.keys(COMMANDS)) {
-      if (["call", "mcp", "help", "daemon", "desktop"].includes(command)) continue;
+      if (["call", "mcp", "help", "daemon", "desktop", "trace", "replay"].includes(command)) continue;
       for (const { flag } of optionsInHelp(command))
         for (const key of new Set([flag, camel(flag)])) {
           // Any value: a wrong one may be refused, but never as an unknown key.
