@@ -94,6 +94,17 @@ export function sanitizeValue(text: string, limit: TextLimit): string {
   return escaped(withoutInvisible(text).replace(EDGE_SPACES, ""), limit);
 }
 
+/**
+ * A value as the field holds it, from its printed fact (`Value: one\ntwo`):
+ * the label taken off and the escapes read back (`\n` a newline, `\t` a
+ * tab, `\\` a backslash). What the printing dropped (invisible characters,
+ * controls, a cut tail) cannot come back: compare with `includes` where that matters.
+ */
+export function readValue(fact: string): string {
+  const bare = fact.startsWith("Value: ") ? fact.slice("Value: ".length) : fact;
+  return bare.replace(/\\([\\nt])/g, (_, c: string) => (c === "n" ? "\n" : c === "t" ? "\t" : "\\"));
+}
+
 function withoutInvisible(text: string): string {
   return HAS_INVISIBLE.test(text) ? text.replace(INVISIBLE, "") : text;
 }

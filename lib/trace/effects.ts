@@ -10,6 +10,7 @@
  * anyone asked for, so they give no check; a secret never gives one.
  */
 import { parseLocator, printLocator } from "../locator/grammar.js";
+import { readValue } from "../render/sanitize.js";
 import type { WindowKind } from "../windows.js";
 import type { Expectation } from "./expect.js";
 import type { TraceChange, TraceStepLine, TraceSurface } from "./types.js";
@@ -57,7 +58,7 @@ export function expectationsOf(step: TraceStepLine): Expectation[] {
     out.push(
       other.fields?.includes("name") || other.value === undefined
         ? { locator: other.locator, present: true }
-        : { locator: other.locator, value: other.value },
+        : { locator: other.locator, value: readValue(other.value) },
     );
   } else if (!surfaces) {
     // An element that appeared, when nothing else says what happened; with a window opened it is that window's.
@@ -89,7 +90,7 @@ function targetCheck(step: TraceStepLine, c: TraceChange, secret: boolean): Expe
   if (fields.includes("value") && !secret && !mentionsSecret(c)) {
     const typed = typedText(step);
     if (step.method === "typeText" && typed !== undefined) value = { contains: typed.slice(-TYPED_TAIL) };
-    else if (c.value !== undefined) value = c.value;
+    else if (c.value !== undefined) value = readValue(c.value);
   }
   if (!states && value === undefined) return undefined;
   return { locator, ...(states ? { states } : {}), ...(value === undefined ? {} : { value }) };

@@ -23,6 +23,7 @@ import type { Locator } from "../locator/types.js";
 import type { NativeBackend } from "../native.js";
 import { matchLists, patternOf } from "../pattern.js";
 import type { ElementRecord } from "../records.js";
+import { readValue } from "../render/sanitize.js";
 import type { Snapshot } from "../snapshot.js";
 import type { WindowKind, WindowListing } from "../windows.js";
 
@@ -252,8 +253,10 @@ function compileLocator(e: {
     const have = facts?.states ?? [];
     if (states?.has?.some((s) => !have.includes(s))) return false;
     if (states?.lacks?.some((s) => have.includes(s))) return false;
-    if (typeof value === "string" && facts?.value !== value) return false;
-    if (typeof value === "object" && !(facts?.value ?? "").includes(value.contains)) return false;
+    // Compared with what the field holds, not with its printed (escaped, labelled) fact.
+    const holds = facts?.value === undefined ? undefined : readValue(facts.value);
+    if (typeof value === "string" && holds !== value) return false;
+    if (typeof value === "object" && !(holds ?? "").includes(value.contains)) return false;
     return true;
   };
   return {

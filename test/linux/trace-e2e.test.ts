@@ -45,7 +45,8 @@ afterAll(async () => {
   await desktop?.stop();
 });
 
-const cli = (args: string[]) => runCli(args, { XDG_STATE_HOME: state, AXSNAP_DAEMON: "off" });
+// Through the warm process, as an agent's shell runs it: a ref reaches the live element it printed.
+const cli = (args: string[]) => runCli(args, { XDG_STATE_HOME: state });
 
 async function ok(args: string[]): Promise<string> {
   const r = await cli(args);
@@ -137,7 +138,6 @@ describe("gtk3-widget-factory through the CLI: recorded, exported, replayed", ()
 
       const read = readTrace(trace);
       expect(new Set(read.steps.map((s) => s.runId)).size).toBe(1);
-      expect(new Set(read.steps.map((s) => s.pid)).size).toBe(4);
       expect(read.steps.map((s) => s.door)).toEqual(["cli", "cli", "cli", "cli"]);
       const shown = await ok(["trace", "show", trace]);
       console.log(`trace show:\n${shown}`);

@@ -63,7 +63,7 @@ describe("expectationsOf", () => {
 
   it("the target's own change gives its value; typed text gives what the field must contain", () => {
     expect(expectationsOf(stepOf(2))).toEqual([
-      { locator: `${W} >> check box "Subscribe"`, states: { has: ["checked"] }, value: "Value: on" },
+      { locator: `${W} >> check box "Subscribe"`, states: { has: ["checked"] }, value: "on" },
     ]);
     expect(expectationsOf(stepOf(3))).toEqual([
       { locator: `${W} >> text "Name:"`, value: { contains: "Ada" } },
@@ -249,7 +249,7 @@ describe("exportSkill", () => {
     expect(skill).toMatch(/## Secrets\n\nNone\./);
     const steps = skill.split("## Steps\n\n")[1]!.split("\n\n")[0]!.split("\n");
     expect(steps).toEqual([
-      `1. Click \`${W} >> check box "Subscribe"\`. Expect: check box "Subscribe" checked, value "Value: on".`,
+      `1. Click \`${W} >> check box "Subscribe"\`. Expect: check box "Subscribe" checked, value "on".`,
       `2. Type "Ada" into \`${W} >> text "Name:"\`. Expect: text "Name:" value contains "Ada".`,
       `3. Click \`${W} >> push button "Save"\`. Expect: label "Status: saved Ada" present.`,
       `4. Click \`${W} >> push button "Details"\`. Expect: dialog "Details" opened.`,
