@@ -22,6 +22,7 @@ import {
 } from "node:fs";
 import { dirname, join } from "node:path";
 import { AxsnapError, invalidArgument } from "../errors.js";
+import { mergeMasks } from "./masks.js";
 import { HEADER_FILE, STEPS_FILE } from "./read.js";
 import { type Appended, TRACE_FORMAT, TRACE_VERSION, type TraceBatch, type TraceHeader } from "./types.js";
 
@@ -63,6 +64,8 @@ export function appendToTrace(dir: string, batch: TraceBatch): Appended {
     let n = Number.isInteger(last) && last >= 0 ? last : countSteps(dir);
     const first = n + 1;
     for (const f of batch.files) writeOnce(dir, f.name, f.data);
+    // Before the steps: a process that reads this trace's masks once its steps are there finds them.
+    if (batch.masks && batch.masks.length > 0) mergeMasks(dir, batch.masks);
     let text = "";
     for (const entry of batch.entries) {
       const e = entry as { kind?: unknown; n?: number; runId?: string; secret?: { env?: string } };

@@ -10,6 +10,7 @@
 import type { Delivery, ErrorCode, LocatorCandidate, Retry } from "../errors.js";
 import type { Rect } from "../model.js";
 import type { WindowKind } from "../windows.js";
+import type { SecretMask } from "./masks.js";
 
 export const TRACE_FORMAT = "axsnap-trace";
 export const TRACE_VERSION = 1;
@@ -206,6 +207,11 @@ export interface TraceBatch {
   entries: object[];
   /** Files relative to the trace directory (`shots/<snapshot id>.png`). */
   files: { name: string; data: Uint8Array }[];
+  /**
+   * Fields secrets went into (masks.ts), merged into `secrets.json` under the
+   * lock; a sink that forwards batches must forward these too.
+   */
+  masks?: SecretMask[];
 }
 
 /** What an append did: the run id, the `n` of the batch's first and last step. */
