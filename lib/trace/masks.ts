@@ -22,6 +22,16 @@ export interface SecretMask {
   window: { title: string; kind: string };
 }
 
+/** How a recorder hands a mask to the appender: an entry of its batch, never written to steps.jsonl. */
+export interface MaskEntry {
+  kind: "mask";
+  mask: SecretMask;
+}
+
+export function isMaskEntry(e: unknown): e is MaskEntry {
+  return (e as MaskEntry)?.kind === "mask" && isMask((e as MaskEntry).mask);
+}
+
 interface MasksFile {
   masks: SecretMask[];
 }

@@ -22,7 +22,7 @@ import { detachScreenshot, type Snapshot } from "../snapshot.js";
 import type { Change } from "../snapshot-types.js";
 import { currentDoorCall } from "./door.js";
 import { type MaskedField, mapStrings, maskedFields, maskLines, maskSnapshotText } from "./masking.js";
-import { MaskFile, maskKey, type SecretMask } from "./masks.js";
+import { type MaskEntry, MaskFile, maskKey, type SecretMask } from "./masks.js";
 import type { ActStart, SessionRecorder, StepRecording } from "./recording.js";
 import { Scrubber, SECRET_MARK } from "./scrub.js";
 import type {
@@ -45,9 +45,7 @@ export interface TraceHost {
 export const CHANGES_KEPT = 20;
 
 /** Where the recorder's steps go: the writer's queue (sink.ts), built when it is written. */
-export type TraceOut = (
-  step: () => { entries: object[]; files: TraceBatch["files"]; masks?: SecretMask[] },
-) => void;
+export type TraceOut = (step: () => { entries: object[]; files: TraceBatch["files"] }) => void;
 
 /** A step before the appender numbers it. */
 type Step = Omit<TraceStepLine, "n" | "runId" | "secret"> & { secret?: { env?: string } };
@@ -241,10 +239,10 @@ export class Recorder implements SessionRecorder {
   ): void {
     const args = scope ? (plain(scope.call.args) as Record<string, unknown>) : undefined;
     const finish = (reply: string | undefined) => () => {
-      const masks: SecretMask[] = [];
+      const masks: MaskEntry[] = [];
       const mask = built.maskOf?.();
       if (mask) {
-        masks.push(mask);
+        masks.push({ kind: "mask", mask });
         if (!this.own.some((m) => maskKey(m) === maskKey(mask))) this.own.push(mask);
       }
       this.refreshMasks();
@@ -262,11 +260,7 @@ export class Recorder implements SessionRecorder {
       const fields: MaskedField[] = [];
       for (const snap of [...built.snaps, ...built.involved]) fields.push(...maskedFields(snap, this.masks));
       if (fields.length > 0) step = mapStrings(step, (x) => maskLines(x, fields));
-      return {
-        entries: [...lines, this.scrub.deep(step)],
-        files: built.files,
-        ...(masks.length > 0 ? { masks } : {}),
-      };
+      return { entries: [...masks, ...lines, this.scrub.deep(step)], files: built.files };
     };
     if (!scope) this.out(finish(undefined));
     else scope.pending.push({ flush: (reply) => this.out(finish(reply)) });

@@ -17,7 +17,7 @@ export class DirectorySink implements TraceSink {
 }
 
 /** One step's lines and files, built when the queue is written (what is costly runs off the caller's path). */
-export type Pending = () => { entries: object[]; files: TraceBatch["files"]; masks?: TraceBatch["masks"] };
+export type Pending = () => { entries: object[]; files: TraceBatch["files"] };
 
 export class TraceWriter {
   private queue: Pending[] = [];
@@ -63,7 +63,6 @@ export class TraceWriter {
         }
         batch.entries.push(...step.entries);
         batch.files.push(...step.files);
-        if (step.masks) batch.masks = [...(batch.masks ?? []), ...step.masks];
         steps += step.entries.filter((e) => (e as { kind?: unknown }).kind === "step").length;
       }
       const r = await this.sink.append(batch);

@@ -10,7 +10,6 @@
 import type { Delivery, ErrorCode, LocatorCandidate, Retry } from "../errors.js";
 import type { Rect } from "../model.js";
 import type { WindowKind } from "../windows.js";
-import type { SecretMask } from "./masks.js";
 
 export const TRACE_FORMAT = "axsnap-trace";
 export const TRACE_VERSION = 1;
@@ -204,14 +203,14 @@ export interface TraceStatus {
 export interface TraceBatch {
   /** The writer's choice, written in `trace.json` when this batch creates the trace. */
   screenshots: boolean;
+  /**
+   * Lines for `steps.jsonl`; entries of kind "mask" (masks.ts: the field a
+   * secret went into) go to `secrets.json` instead. Among the entries, so
+   * that any sink that forwards a batch (the warm process) forwards them.
+   */
   entries: object[];
   /** Files relative to the trace directory (`shots/<snapshot id>.png`). */
   files: { name: string; data: Uint8Array }[];
-  /**
-   * Fields secrets went into (masks.ts), merged into `secrets.json` under the
-   * lock; a sink that forwards batches must forward these too.
-   */
-  masks?: SecretMask[];
 }
 
 /** What an append did: the run id, the `n` of the batch's first and last step. */

@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadNative, type NativeBackend } from "../../lib/native.js";
 import { createSession, type Session } from "../../lib/session.js";
+import { appendToTrace } from "../../lib/trace/append.js";
 import { inDoorCall } from "../../lib/trace/door.js";
 import { readTrace } from "../../lib/trace/read.js";
 import { traceLineSchema } from "../../lib/trace/schema.js";
@@ -145,6 +146,39 @@ describe("a secret typed in one process", () => {
     const looked = trace.snapshots.get(last.after!)!;
     expect(looked.text).toContain("Token, Value: «secret»");
     expect(looked.shot).toEqual({ withheld: "secret" });
+  });
+
+  it("reaches the trace through a sink that forwards batches as JSON (the warm process's), with no field of its own", async () => {
+    const path = traceDir();
+    const b = new native.NativeBackend("fake", secretDesktop(""));
+    // As the warm process sends a batch to its client: entries as JSON, files as base64, nothing else.
+    const sink = {
+      append: (batch: {
+        screenshots: boolean;
+        entries: object[];
+        files: { name: string; data: Uint8Array }[];
+      }) =>
+        appendToTrace(path, {
+          screenshots: batch.screenshots,
+          entries: JSON.parse(JSON.stringify(batch.entries)),
+          files: batch.files.map((f) => ({
+            name: f.name,
+            data: Buffer.from(Buffer.from(f.data).toString("base64"), "base64"),
+          })),
+        }),
+    };
+    const s = createSession({ backend: b, deadlineMs: 2000, trace: { path, sink } });
+    open.push({ b, s });
+    const snap = await s.snapshot({ app: "Vault" });
+    await s.typeText("hunter2", { target: tokenIndex(snap.text), secret: true });
+    await s.trace.stop();
+    expect(readFileSync(join(path, "secrets.json"), "utf8")).toContain('text \\"Token\\"');
+    expect(readFileSync(join(path, "steps.jsonl"), "utf8")).not.toContain('"kind":"mask"');
+
+    const later = setup(path, "hunter2");
+    await later.s.snapshot({ app: "Vault" });
+    await later.s.trace.stop();
+    expect(filesHolding(path, "hunter2")).toEqual([]);
   });
 
   it("stays masked in the same process when the app transforms the value", async () => {
