@@ -17,7 +17,7 @@ import { createSession, type Session } from "../../lib/session.js";
 import { appendToTrace } from "../../lib/trace/append.js";
 import { inDoorCall } from "../../lib/trace/door.js";
 import { readTrace } from "../../lib/trace/read.js";
-import { traceLineSchema } from "../../lib/trace/schema.js";
+import { traceLineSchema, traceMasksSchema } from "../../lib/trace/schema.js";
 import type { TraceStepLine } from "../../lib/trace/types.js";
 import { secretDesktop, tokenIndex } from "../support/secret-desktop.js";
 
@@ -126,7 +126,7 @@ describe("a secret typed in one process", () => {
   }, async () => {
     const path = traceDir();
     expect(await child(path, "type", "hunter2")).toBe(0);
-    const masks = JSON.parse(readFileSync(join(path, "secrets.json"), "utf8"));
+    const masks = traceMasksSchema.parse(JSON.parse(readFileSync(join(path, "secrets.json"), "utf8")));
     expect(masks).toEqual({
       masks: [
         {
