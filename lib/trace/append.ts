@@ -22,6 +22,7 @@ import {
 } from "node:fs";
 import { dirname, join } from "node:path";
 import { AxsnapError, invalidArgument } from "../errors.js";
+import { isMaskEntry, mergeMasks, type SecretMask } from "./masks.js";
 import { HEADER_FILE, STEPS_FILE } from "./read.js";
 import { type Appended, TRACE_FORMAT, TRACE_VERSION, type TraceBatch, type TraceHeader } from "./types.js";
 
@@ -63,8 +64,13 @@ export function appendToTrace(dir: string, batch: TraceBatch): Appended {
     let n = Number.isInteger(last) && last >= 0 ? last : countSteps(dir);
     const first = n + 1;
     for (const f of batch.files) writeOnce(dir, f.name, f.data);
+    const masks: SecretMask[] = [];
     let text = "";
     for (const entry of batch.entries) {
+      if (isMaskEntry(entry)) {
+        masks.push(entry.mask);
+        continue;
+      }
       const e = entry as { kind?: unknown; n?: number; runId?: string; secret?: { env?: string } };
       if (e.kind === "step") {
         n++;
@@ -77,6 +83,8 @@ export function appendToTrace(dir: string, batch: TraceBatch): Appended {
         text += `${JSON.stringify(numbered)}\n`;
       } else text += `${JSON.stringify(entry)}\n`;
     }
+    // Before the steps: a process that reads this trace's masks once its steps are there finds them.
+    if (masks.length > 0) mergeMasks(dir, masks);
     if (text !== "") appendLines(join(dir, STEPS_FILE), text);
     writeFileSync(seqPath, `${n}\n`);
     return { runId: header.runId, first: Math.min(first, n), last: n };

@@ -95,7 +95,7 @@ export class TraceControl {
         });
       }
     } else writer.open();
-    const recorder = new Recorder(this.host, screenshots, (step) => writer.push(step));
+    const recorder = new Recorder(this.host, screenshots, (step) => writer.push(step), path);
     this.active = { path, screenshots, recorder, writer };
     return this.active;
   }

@@ -21,6 +21,8 @@ import type { ElementRecord } from "../records.js";
 import { detachScreenshot, type Snapshot } from "../snapshot.js";
 import type { Change } from "../snapshot-types.js";
 import { currentDoorCall } from "./door.js";
+import { type MaskedField, mapStrings, maskedFields, maskLines, maskSnapshotText } from "./masking.js";
+import { type MaskEntry, MaskFile, maskKey, type SecretMask } from "./masks.js";
 import type { ActStart, SessionRecorder, StepRecording } from "./recording.js";
 import { Scrubber, SECRET_MARK } from "./scrub.js";
 import type {
@@ -49,8 +51,14 @@ export type TraceOut = (step: () => { entries: object[]; files: TraceBatch["file
 type Step = Omit<TraceStepLine, "n" | "runId" | "secret"> & { secret?: { env?: string } };
 
 interface Built {
+  /** Snapshot lines, and the snapshot each was made from (index-aligned). */
   lines: object[];
+  snaps: Snapshot[];
   files: TraceBatch["files"];
+  /** Other snapshots the step's strings print lines of (the diff's `from`). */
+  involved: Snapshot[];
+  /** The field a secret went into, as a mask: made when the queue is written (a locator costs). */
+  maskOf?: () => SecretMask | undefined;
 }
 
 const PIXEL_METHODS = new Set(["clickAt", "rightClickAt", "doubleClickAt", "scrollAt", "dragAt"]);
@@ -59,12 +67,21 @@ export class Recorder implements SessionRecorder {
   /** Snapshot ids this recorder has written a line for. */
   private readonly seen = new Set<string>();
   readonly scrub = new Scrubber();
+  /** Masks of the fields secrets went into: this recorder's own, and the trace's (any process's). */
+  private readonly own: SecretMask[] = [];
+  private readonly maskFile: MaskFile | undefined;
+  private masks: readonly SecretMask[] = [];
+  private masksFrom: { file: readonly SecretMask[]; own: number } = { file: [], own: 0 };
 
+  /** `traceDir`: where other processes' masks are read from (masks.ts). */
   constructor(
     private readonly host: TraceHost,
     readonly screenshots: boolean,
     private readonly out: TraceOut,
-  ) {}
+    traceDir?: string,
+  ) {
+    this.maskFile = traceDir === undefined ? undefined : new MaskFile(traceDir);
+  }
 
   begin(start: ActStart): StepRecording {
     try {
@@ -88,8 +105,10 @@ export class Recorder implements SessionRecorder {
       before = isSnapshot(of) ? of : this.latest(start.options.app);
       if (before && PIXEL_METHODS.has(start.method)) pointRecord = underPoint(before, start.args);
     }
-    const built: Built = { lines: [], files: [] };
+    const built: Built = { lines: [], snaps: [], files: [], involved: [] };
     if (before) this.snapshotLine(before, built);
+    const field = secret ? addressed.find((a) => a.snapshot && a.record) : undefined;
+    if (field) built.maskOf = () => this.maskOf(field.snapshot!, field.record!);
     // Locators are the costly part: built when the queue is written, from records that never change.
     const targetsOf = (): TraceTarget[] => {
       const out = addressed.map((a) =>
@@ -125,7 +144,7 @@ export class Recorder implements SessionRecorder {
             const live = liveObservation(fresh);
             if (live) live.options = { ...live.options, screenshot: false };
           }
-          const traced = result ? this.result(result, before) : undefined;
+          const traced = result ? this.result(result, before, built) : undefined;
           const step: Step = {
             kind: "step",
             pid: process.pid,
@@ -185,7 +204,7 @@ export class Recorder implements SessionRecorder {
   ): void {
     const t0 = performance.now();
     try {
-      const built: Built = { lines: [], files: [] };
+      const built: Built = { lines: [], snaps: [], files: [], involved: [] };
       if (snap) this.snapshotLine(snap, built);
       const startedAt = options.startedAt ?? t0;
       const step: Step = {
@@ -220,7 +239,14 @@ export class Recorder implements SessionRecorder {
   ): void {
     const args = scope ? (plain(scope.call.args) as Record<string, unknown>) : undefined;
     const finish = (reply: string | undefined) => () => {
-      const step = stepOf();
+      const masks: MaskEntry[] = [];
+      const mask = built.maskOf?.();
+      if (mask) {
+        masks.push({ kind: "mask", mask });
+        if (!this.own.some((m) => maskKey(m) === maskKey(mask))) this.own.push(mask);
+      }
+      this.refreshMasks();
+      let step = stepOf();
       if (scope) {
         step.door = scope.call.door;
         step.call = scope.call.call;
@@ -228,21 +254,51 @@ export class Recorder implements SessionRecorder {
       }
       if (reply !== undefined) step.reply = reply;
       step.timings.traceMs = round(traceMs, 2);
-      const lines = built.lines.map((l) => this.scrubSnapshot(l as TraceSnapshotLine, built));
-      return { entries: [...lines, this.scrub.deep(step)], files: built.files };
+      const lines = built.lines.map((l, i) =>
+        this.scrubSnapshot(l as TraceSnapshotLine, built.snaps[i]!, built),
+      );
+      const fields: MaskedField[] = [];
+      for (const snap of [...built.snaps, ...built.involved]) fields.push(...maskedFields(snap, this.masks));
+      if (fields.length > 0) step = mapStrings(step, (x) => maskLines(x, fields));
+      return { entries: [...masks, ...lines, this.scrub.deep(step)], files: built.files };
     };
     if (!scope) this.out(finish(undefined));
     else scope.pending.push({ flush: (reply) => this.out(finish(reply)) });
   }
 
-  /** A snapshot's text scrubbed; one that showed a secret keeps no screenshot. */
-  private scrubSnapshot(line: TraceSnapshotLine, built: Built): TraceSnapshotLine {
-    if (!this.scrub.shows(line.text)) return line;
+  /** A snapshot's text masked and scrubbed; one that showed a secret keeps no screenshot. */
+  private scrubSnapshot(line: TraceSnapshotLine, snap: Snapshot, built: Built): TraceSnapshotLine {
+    const fields = maskedFields(snap, this.masks);
+    const text = maskSnapshotText(snap, line.text, fields);
+    if (fields.length === 0 && !this.scrub.shows(text)) return line;
     if (line.shot && "file" in line.shot) {
       const file = line.shot.file;
       built.files = built.files.filter((f) => f.name !== file);
     }
-    return { ...line, text: this.scrub.text(line.text), shot: { withheld: "secret" } };
+    return { ...line, text: this.scrub.text(text), shot: { withheld: "secret" } };
+  }
+
+  /** The mask of the field a secret went into; none where its locator would print the secret (or none exists). */
+  private maskOf(snap: Snapshot, record: ElementRecord): SecretMask | undefined {
+    const locator = locatorText(snap, record);
+    if (locator === undefined || this.scrub.shows(locator)) return undefined;
+    const kind = snap.window.kind ?? "window";
+    return { locator, app: snap.app.name, window: { title: snap.window.title, kind } };
+  }
+
+  /** The masks in force now: the trace's file is read again only when it changed. */
+  private refreshMasks(): void {
+    const file = this.maskFile?.current() ?? [];
+    if (file === this.masksFrom.file && this.own.length === this.masksFrom.own) return;
+    this.masksFrom = { file, own: this.own.length };
+    const byKey = new Map<string, SecretMask>();
+    for (const m of [...this.own, ...file]) byKey.set(maskKey(m), m);
+    this.masks = [...byKey.values()];
+  }
+
+  /** A masked field of `snap` at `index`, if any. */
+  private masked(snap: Snapshot, index: number): MaskedField | undefined {
+    return maskedFields(snap, this.masks).find((f) => f.index === index);
   }
 
   /** A snapshot's line (and its PNG), the first time this recorder sees it. */
@@ -272,6 +328,7 @@ export class Recorder implements SessionRecorder {
         : {}),
     };
     built.lines.push(line);
+    built.snaps.push(snap);
     if (shot) built.files.push({ name: file, data: shot.data });
   }
 
@@ -314,17 +371,19 @@ export class Recorder implements SessionRecorder {
     const facts = factsOf(snap, record.index);
     const name = nameOf(record);
     const locator = locatorText(snap, record);
+    const masked = this.masked(snap, record.index);
+    const value = masked ? masked.masked : facts?.value;
     return {
       snapshot: snap.id,
       index: record.index,
-      line: printedLine(snap, record.index) ?? "",
+      line: masked ? masked.maskedLine : (printedLine(snap, record.index) ?? ""),
       role: record.role,
       roleText: record.roleText,
       ...(name === undefined ? {} : { name }),
       ancestors: ancestorsOf(snap, record),
       ...(locator === undefined ? {} : { locator }),
       ...(record.frame ? { frame: record.frame } : {}),
-      ...(facts?.value === undefined ? {} : { value: facts.value }),
+      ...(value === undefined ? {} : { value }),
       ...(facts && facts.states.length > 0 ? { states: facts.states } : {}),
     };
   }
@@ -346,6 +405,7 @@ export class Recorder implements SessionRecorder {
   private result(
     r: ActionResult,
     before: Snapshot | undefined,
+    built: Built,
   ): { result: TraceResult; locate(into: TraceResult, target: TraceTarget | undefined): void } {
     const out: TraceResult = {
       action: r.action,
@@ -361,6 +421,8 @@ export class Recorder implements SessionRecorder {
     const fresh = r.snapshot;
     // The snapshot the diff is from: looked up now, while the session still holds it.
     const from = r.changesFrom === before?.id ? before : this.held(r.changesFrom);
+    if (from) built.involved.push(from);
+    if (fresh) built.involved.push(fresh);
     if (diff) out.changesText = diff.text;
     if (r.applied !== undefined) out.applied = r.applied;
     if (r.value !== undefined) out.value = r.value;
@@ -397,12 +459,13 @@ export class Recorder implements SessionRecorder {
     const record = snap?.records[c.index];
     const facts = snap ? factsOf(snap, c.index) : undefined;
     const locator = snap && record ? locatorText(snap, record) : undefined;
+    const value = snap && this.masked(snap, c.index) ? this.masked(snap, c.index)!.masked : facts?.value;
     return {
       kind,
       line: c.line,
       ...(locator === undefined ? {} : { locator }),
       ...(c.fields ? { fields: [...c.fields] } : {}),
-      ...(facts?.value === undefined ? {} : { value: facts.value }),
+      ...(value === undefined ? {} : { value }),
       ...(facts && facts.states.length > 0 ? { states: facts.states } : {}),
       ...(targetKey !== undefined && c.key === targetKey ? { target: true } : {}),
     };

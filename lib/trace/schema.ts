@@ -154,3 +154,14 @@ export const traceStepSchema = z
 
 /** One line of `steps.jsonl`. */
 export const traceLineSchema = z.union([traceSnapshotSchema, traceStepSchema]);
+
+/** `secrets.json` (masks.ts): the fields secrets went into, by locator; never a secret. */
+export const traceMasksSchema = z.object({
+  masks: z.array(
+    z.object({
+      locator: z.string().min(1),
+      app: z.string(),
+      window: z.object({ title: z.string(), kind: windowKind }),
+    }),
+  ),
+});

@@ -203,6 +203,11 @@ export interface TraceStatus {
 export interface TraceBatch {
   /** The writer's choice, written in `trace.json` when this batch creates the trace. */
   screenshots: boolean;
+  /**
+   * Lines for `steps.jsonl`; entries of kind "mask" (masks.ts: the field a
+   * secret went into) go to `secrets.json` instead. Among the entries, so
+   * that any sink that forwards a batch (the warm process) forwards them.
+   */
   entries: object[];
   /** Files relative to the trace directory (`shots/<snapshot id>.png`). */
   files: { name: string; data: Uint8Array }[];
