@@ -464,6 +464,10 @@ export class Runner {
       snapshot: step.snapshot
         ? { ...observation(renderOptionsOf(step), false), screenshot: shotOf(step) }
         : false,
+      // Changes since the last snapshot of that surface the agent read (the warm process holds the previous
+      // command's), not since the ref's: an older ref would credit this command with earlier commands' changes,
+      // and a trace would then check them against the wrong step.
+      changesFrom: "latest",
       ...(step.deadlineMs === undefined ? {} : { deadlineMs: step.deadlineMs }),
     };
   }
