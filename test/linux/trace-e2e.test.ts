@@ -14,7 +14,7 @@
  * Every step is decided from what the door printed, as an agent decides it.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -93,11 +93,45 @@ async function snapshotUntil(
   throw new Error(`${what} never showed; last snapshot:\n${last?.text}`);
 }
 
-describe("gtk3-widget-factory through the CLI: recorded, exported, replayed", () => {
-  const line = (re: string) => new RegExp(`^\\d+ ${re}`);
+const line = (re: string) => new RegExp(`^\\d+ ${re}`);
 
+/** Against a fresh instance each: the exported program (npx tsx), then `axsnap replay`; `check` sees the same result. */
+async function exportAndReplay(
+  trace: string,
+  name: string,
+  start: () => Promise<App>,
+  check: (app: App) => Promise<void>,
+  reset: () => void = () => {},
+): Promise<void> {
+  console.log(`${name}: trace show:\n${await ok(["trace", "show", trace])}`);
+  for (const how of ["program", "replay"] as const) {
+    reset();
+    const app = await start();
+    try {
+      if (how === "program") console.log(`${name}: exported program:\n${await runExported(trace, name)}`);
+      else console.log(`${name}: axsnap replay:\n${await ok(["replay", trace])}`);
+      await check(app);
+    } finally {
+      await app.stop();
+    }
+  }
+}
+
+/** An MCP client over a session that records to `trace`; each call must succeed. */
+async function mcpRecording(trace: string) {
+  const session = createSession({ deadlineMs: 10_000, trace });
+  const client = await mcpClient(session);
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const r = (await client.callTool({ name, arguments: args })) as Parameters<typeof textOf>[0];
+    expect(r.isError, `${name} ${JSON.stringify(args)}: ${textOf(r)}`).toBeFalsy();
+    return textOf(r);
+  };
+  return { call, close: () => session.close() };
+}
+
+describe("gtk3-widget-factory: a check box, a spin button, a page tab", () => {
   /** What the run leaves: the check box on, the spin button at 70, the first tab list on its second page. */
-  async function expectRunsEffect(app: App): Promise<void> {
+  async function factoryAsRecorded(app: App): Promise<void> {
     const session = createSession();
     try {
       const snap = await snapshotUntil(
@@ -118,10 +152,10 @@ describe("gtk3-widget-factory through the CLI: recorded, exported, replayed", ()
   }
 
   it(
-    "three commands in three processes, one trace; the program and `axsnap replay` leave the same states",
+    "through the CLI (one trace, each command its own process); the program and `axsnap replay` leave the same states",
     async () => {
-      const trace = join(work, "factory.axtrace");
-      let app = await gtkWidgetFactory(desktop);
+      const trace = join(work, "factory-cli.axtrace");
+      const app = await gtkWidgetFactory(desktop);
       try {
         // Served by the warm process, which holds the live elements of the snapshot it printed.
         await ok(["daemon", "start"]);
@@ -131,42 +165,61 @@ describe("gtk3-widget-factory through the CLI: recorded, exported, replayed", ()
         await ok(["--trace", trace, "click", ref("check box checkbutton, Value: off$")]);
         await ok(["--trace", trace, "set-value", ref("spin button \\(settable, float\\) Value: 50"), "70"]);
         await ok(["--trace", trace, "click", ref("page tab (\\([^)]*\\) )?page 2$")]);
-        await expectRunsEffect(app);
+        await factoryAsRecorded(app);
       } finally {
         await app.stop();
       }
-
       const read = readTrace(trace);
       expect(new Set(read.steps.map((s) => s.runId)).size).toBe(1);
-      expect(read.steps.map((s) => s.door)).toEqual(["cli", "cli", "cli", "cli"]);
-      const shown = await ok(["trace", "show", trace]);
-      console.log(`trace show:\n${shown}`);
-      expect(shown.trim().split("\n").length).toBe(5);
+      expect(read.steps.map((s) => [s.door, s.method])).toEqual([
+        ["cli", "snapshot"],
+        ["cli", "click"],
+        ["cli", "setValue"],
+        ["cli", "click"],
+      ]);
+      await exportAndReplay(trace, "factory-cli", () => gtkWidgetFactory(desktop), factoryAsRecorded);
+    },
+    TIMEOUT,
+  );
 
-      app = await gtkWidgetFactory(desktop);
+  it(
+    "through MCP; the program and `axsnap replay` leave the same states",
+    async () => {
+      const trace = join(work, "factory-mcp.axtrace");
+      const app = await gtkWidgetFactory(desktop);
+      const mcp = await mcpRecording(trace);
       try {
-        const program = await runExported(trace, "factory");
-        console.log(`exported program:\n${program}`);
-        await expectRunsEffect(app);
+        let text = await mcp.call("get_app_state", { app: app.pid, screenshot: false });
+        text = await mcp.call("click", {
+          app: app.pid,
+          element_index: indexIn(text, line("check box checkbutton, Value: off$")),
+        });
+        text = await mcp.call("get_app_state", { app: app.pid, screenshot: false });
+        await mcp.call("set_value", {
+          app: app.pid,
+          element_index: indexIn(text, line("spin button \\(settable, float\\) Value: 50")),
+          value: 70,
+        });
+        text = await mcp.call("get_app_state", { app: app.pid, screenshot: false });
+        await mcp.call("click", {
+          app: app.pid,
+          element_index: indexIn(text, line("page tab (\\([^)]*\\) )?page 2$")),
+        });
+        await factoryAsRecorded(app);
       } finally {
+        await mcp.close();
         await app.stop();
       }
-
-      app = await gtkWidgetFactory(desktop);
-      try {
-        const replay = await ok(["replay", trace]);
-        console.log(`axsnap replay:\n${replay}`);
-        await expectRunsEffect(app);
-      } finally {
-        await app.stop();
-      }
+      expect(readTrace(trace).steps.every((s) => s.door === "mcp")).toBe(true);
+      await exportAndReplay(trace, "factory-mcp", () => gtkWidgetFactory(desktop), factoryAsRecorded);
     },
     TIMEOUT,
   );
 });
 
-describe("mousepad through MCP: three lines, Save As through the dialog, replayed to the same file", () => {
-  const line = (re: string) => new RegExp(`^\\d+ ${re}`);
+describe("mousepad: three lines, Save As through the dialog, a file name", () => {
+  const lines = "one\ntwo\nthree";
+  const mousepad = () => startApp(desktop, "mousepad", [], { name: "mousepad", timeoutMs: 60_000 });
 
   async function fileHolds(file: string, text: string): Promise<void> {
     const until = Date.now() + 20_000;
@@ -180,68 +233,88 @@ describe("mousepad through MCP: three lines, Save As through the dialog, replaye
   }
 
   it(
-    "recorded through MCP; the program and `axsnap replay` write the same file again",
+    "through MCP; the program and `axsnap replay` write the same file again",
     async () => {
-      const trace = join(work, "mousepad.axtrace");
-      const file = join(work, "three-lines.txt");
-      const lines = "one\ntwo\nthree";
-      let app = await startApp(desktop, "mousepad", [], { name: "mousepad", timeoutMs: 60_000 });
-      const session = createSession({ deadlineMs: 10_000, trace });
+      const trace = join(work, "mousepad-mcp.axtrace");
+      const file = join(work, "three-lines-mcp.txt");
+      const app = await mousepad();
+      const mcp = await mcpRecording(trace);
       try {
-        const client = await mcpClient(session);
-        const call = async (name: string, args: Record<string, unknown>) => {
-          const r = (await client.callTool({ name, arguments: args })) as Parameters<typeof textOf>[0];
-          expect(r.isError, `${name} ${JSON.stringify(args)}: ${textOf(r)}`).toBeFalsy();
-          return textOf(r);
-        };
-        let text = await call("get_app_state", { app: app.pid, screenshot: false });
-        await call("type_text", { app: app.pid, element_index: indexIn(text, line("text")), text: lines });
-        text = await call("get_app_state", { app: app.pid, screenshot: false });
-        text = await call("click", {
+        let text = await mcp.call("get_app_state", { app: app.pid, screenshot: false });
+        await mcp.call("type_text", {
+          app: app.pid,
+          element_index: indexIn(text, line("text")),
+          text: lines,
+        });
+        text = await mcp.call("get_app_state", { app: app.pid, screenshot: false });
+        text = await mcp.call("click", {
           app: app.pid,
           element_index: indexIn(text, line("menu (\\([^)]*\\) )?File$")),
         });
-        text = await call("click", {
+        text = await mcp.call("click", {
           app: app.pid,
           element_index: indexIn(text, line("menu item (\\([^)]*\\) )?Save As\\.\\.\\.")),
         });
-        text = await call("get_app_state", { app: app.pid, screenshot: false });
+        text = await mcp.call("get_app_state", { app: app.pid, screenshot: false });
         expect(text).toMatch(/^Window: "Save As" \(modal dialog\)/m);
-        await call("set_value", {
+        await mcp.call("set_value", {
           app: app.pid,
           element_index: indexIn(text, line("text \\(settable, string\\)")),
           value: file,
         });
-        await call("press_key", { app: app.pid, key: "Return" });
+        await mcp.call("press_key", { app: app.pid, key: "Return" });
         await fileHolds(file, lines);
       } finally {
-        await session.close();
+        await mcp.close();
         await app.stop();
       }
-      const read = readTrace(trace);
-      expect(read.steps.every((s) => s.door === "mcp")).toBe(true);
-      console.log(`trace show:\n${await ok(["trace", "show", trace])}`);
+      expect(readTrace(trace).steps.every((s) => s.door === "mcp")).toBe(true);
+      await exportAndReplay(
+        trace,
+        "mousepad-mcp",
+        mousepad,
+        () => fileHolds(file, lines),
+        () => rmSync(file, { force: true }),
+      );
+    },
+    TIMEOUT,
+  );
 
-      rmSync(file);
-      app = await startApp(desktop, "mousepad", [], { name: "mousepad", timeoutMs: 60_000 });
+  it(
+    "through the CLI; the program and `axsnap replay` write the same file again",
+    async () => {
+      const trace = join(work, "mousepad-cli.axtrace");
+      const file = join(work, "three-lines-cli.txt");
+      const app = await mousepad();
+      const refIn = (text: string, re: string) =>
+        `@${/^snapshot (s[a-z0-9]{7})/m.exec(text)![1]!}:e${indexIn(text, line(re))}`;
       try {
-        const program = await runExported(trace, "mousepad");
-        console.log(`exported program:\n${program}`);
+        await ok(["daemon", "start"]);
+        let text = await ok(["--trace", trace, "snapshot", "--app", String(app.pid)]);
+        await ok(
+          // As an agent writes it on a shell line: newlines as \n, read by --escapes.
+          ["--trace", trace, "type", "one\\ntwo\\nthree", "--into", refIn(text, "text"), "--escapes"],
+        );
+        text = await ok(["--trace", trace, "snapshot", "--app", String(app.pid)]);
+        text = await ok(["--trace", trace, "click", refIn(text, "menu (\\([^)]*\\) )?File$")]);
+        text = await ok(["--trace", trace, "snapshot", "--app", String(app.pid)]);
+        await ok(["--trace", trace, "click", refIn(text, "menu item (\\([^)]*\\) )?Save As\\.\\.\\.")]);
+        text = await ok(["--trace", trace, "snapshot", "--app", String(app.pid)]);
+        expect(text).toMatch(/^Window: "Save As" \(modal dialog\)/m);
+        await ok(["--trace", trace, "set-value", refIn(text, "text \\(settable, string\\)"), file]);
+        await ok(["--trace", trace, "press", "Return", "--app", String(app.pid)]);
         await fileHolds(file, lines);
       } finally {
         await app.stop();
       }
-
-      rmSync(file);
-      app = await startApp(desktop, "mousepad", [], { name: "mousepad", timeoutMs: 60_000 });
-      try {
-        const replay = await ok(["replay", trace]);
-        console.log(`axsnap replay:\n${replay}`);
-        await fileHolds(file, lines);
-      } finally {
-        await app.stop();
-      }
-      writeFileSync(join(work, "done"), "");
+      expect(readTrace(trace).steps.every((s) => s.door === "cli")).toBe(true);
+      await exportAndReplay(
+        trace,
+        "mousepad-cli",
+        mousepad,
+        () => fileHolds(file, lines),
+        () => rmSync(file, { force: true }),
+      );
     },
     TIMEOUT,
   );
