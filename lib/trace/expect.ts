@@ -12,6 +12,7 @@
  * line's printed facts (value, states), as the agent would read them.
  */
 import type { ActEnv } from "../act/env.js";
+import { NO_EVENTS_POLL_MS, POLL_MS, sleep, watch } from "../act/wait.js";
 import { letPumpGo, pumpOf } from "../act/watcher.js";
 import type { CallContext } from "../call.js";
 import { desktopBackend, listWindows, snapshot as observeOnce } from "../desktop.js";
@@ -20,7 +21,6 @@ import { AxsnapError, invalidArgument } from "../errors.js";
 import { parseLocator, printLocator } from "../locator/grammar.js";
 import { matchLocator } from "../locator/match.js";
 import type { Locator } from "../locator/types.js";
-import type { NativeBackend } from "../native.js";
 import { matchLists, patternOf } from "../pattern.js";
 import type { ElementRecord } from "../records.js";
 import { readValue } from "../render/sanitize.js";
@@ -49,10 +49,6 @@ export interface ExpectResult {
   snapshot: Snapshot;
 }
 
-/** The safety net: a look at least this often, events or not. */
-const POLL_MS = 1000;
-/** Without change events (a platform that has none), how often the app is looked at. */
-const NO_EVENTS_POLL_MS = 250;
 /** Kept for the last look, so a check that fails still says what is there (at most a quarter of the budget). */
 const LAST_LOOK_MS = 600;
 
@@ -343,23 +339,4 @@ function printedLines(snap: Snapshot): Map<number, string> {
     if (m && !out.has(Number(m[1]))) out.set(Number(m[1]), `${m[1]} ${m[2] ?? ""}`.trim());
   }
   return out;
-}
-
-/** Starts listening to the app's change events: its pid, or undefined where the platform has none. */
-async function watch(
-  backend: NativeBackend,
-  app: string | number,
-  ctx: CallContext,
-): Promise<number | undefined> {
-  try {
-    return (await ctx.step("read", () => backend.watch(app, ctx.remaining()))).pid;
-  } catch (e) {
-    if (e instanceof AxsnapError && (e.code === "ABORTED" || e.code === "TIMEOUT")) throw e;
-    // No events here; an app that is not there is said by the first look.
-    return undefined;
-  }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((done) => setTimeout(done, Math.max(0, ms)));
 }
