@@ -427,15 +427,15 @@ export function findIn(
   return result;
 }
 
-/** Whether a match's locator (after the front) is just its role and name, written as its line prints them. */
+/** Whether a match's locator (after the front) is just its role and name (or its role alone), as its line prints them. */
 function saysItself(m: FindMatch, rest: string): boolean {
+  if (!m.line.startsWith(`${m.role} `) && m.line !== m.role) return false;
+  if (rest === m.role) return m.name === undefined;
   const name = m.name;
   // A name JSON writes as it is (no quote, backslash or control character) reads the same on the line.
   if (name === undefined || name === "" || name.trim() !== name || JSON.stringify(name) !== `"${name}"`)
     return false;
-  return (
-    rest === `${m.role} ${JSON.stringify(name)}` && m.line.startsWith(`${m.role} `) && m.line.includes(name)
-  );
+  return rest === `${m.role} ${JSON.stringify(name)}` && m.line.includes(name);
 }
 
 /** The app and window segments the matches' locators share (`app=… >> window="…"`), or undefined. */
@@ -491,15 +491,18 @@ export function findText(result: FindResult, terms: FindTerms = {}): string {
   // name, as its line prints them, do not already say it: the common case costs one line per find.
   const front = locatorFront(result.matches);
   if (front !== undefined)
-    lines.push(`locators: ${front} >> role "name" as a line prints them, unless the line gives its own`);
+    lines.push(`locators: ${front} >> a line's role "name", then its [nth] or own locator after "·"`);
   for (const m of result.matches) {
     let rest = m.locator;
     if (front !== undefined && rest !== undefined) {
       rest = rest === front ? "(the window)" : rest.slice(front.length + 4);
+      // Most twins differ by their ordinal alone: only that is printed, after the role and name the line says.
+      const attrs = / (?:\[(?:nth|id)=[^\]]*\])+$/.exec(rest)?.[0];
       if (saysItself(m, rest)) rest = undefined;
+      else if (attrs !== undefined && saysItself(m, rest.slice(0, -attrs.length))) rest = attrs.trim();
     }
     lines.push(
-      `${m.ref} ${m.line}${m.ancestors.length > 0 ? ` · in ${m.ancestors.join(" > ")}` : ""}${rest === undefined ? "" : ` · locator: ${rest}`}`,
+      `${m.ref} ${m.line}${m.ancestors.length > 0 ? ` · in ${m.ancestors.join(" > ")}` : ""}${rest === undefined ? "" : rest.startsWith("[") ? ` · ${rest}` : ` · locator: ${rest}`}`,
     );
   }
   if (result.more > 0) lines.push(`${result.more} more matched; narrow the query or raise ${limitWord}`);

@@ -67,6 +67,7 @@ const matchSchema = z.object({
   name: z.string().optional(),
   line: z.string(),
   ancestors: z.array(z.string()),
+  locator: z.string().optional(),
 });
 
 const outputSchema = z.object({

@@ -218,7 +218,7 @@ describe("find: what a match says", () => {
     expect(lines[0]).toContain('"GTK+ Widget Factory"');
     expect(lines[1]).toMatch(new RegExp(`@${gtk.id}:eN`));
     expect(lines.slice(2)).toEqual([
-      'locators: app=gtk3-widget-factory >> window="GTK+ Widget Factory" >> role "name" as a line prints them, unless the line gives its own',
+      'locators: app=gtk3-widget-factory >> window="GTK+ Widget Factory" >> a line\'s role "name", then its [nth] or own locator after "·"',
       `@${gtk.id}:e26 push button Nested button · in panel "Frame"`,
       `@${gtk.id}:e27 push button Button`,
     ]);
@@ -226,14 +226,19 @@ describe("find: what a match says", () => {
 
   it("the text gives a match its own locator where its role and name do not name it alone", () => {
     const r = findIn(gtk, { role: "check box" });
+    const front = 'app=gtk3-widget-factory >> window="GTK+ Widget Factory"';
     const lines = r.text.split("\n").slice(3);
     expect(lines.length).toBeGreaterThan(1);
+    // Each match's whole locator reads back from its line as the header says: front, role "name", then what follows "·".
     for (const [i, m] of r.matches.entries()) {
-      const rest = m.locator!.replace(/^app=gtk3-widget-factory >> window="GTK\+ Widget Factory" >> /, "");
-      if (rest === `${m.role} ${JSON.stringify(m.name)}`) expect(lines[i]).not.toContain("· locator:");
-      else expect(lines[i]).toContain(` · locator: ${rest}`);
+      const own = / · locator: (.*)$/.exec(lines[i]!)?.[1];
+      const attrs = / · (\[(?:nth|id)=[^\]]*\])$/.exec(lines[i]!)?.[1];
+      const self = m.name === undefined ? m.role : `${m.role} ${JSON.stringify(m.name)}`;
+      const read =
+        own !== undefined ? `${front} >> ${own}` : `${front} >> ${self}${attrs ? ` ${attrs}` : ""}`;
+      expect(read, lines[i]).toBe(m.locator);
     }
-    expect(lines.some((l) => / · locator: check box "[^"]+" \[nth=\d\]$/.test(l))).toBe(true);
+    expect(lines.some((l) => / · \[nth=\d\]$/.test(l))).toBe(true);
   });
 
   it("at most limit matches (default 20), and how many more matched", () => {

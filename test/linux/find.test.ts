@@ -348,7 +348,10 @@ describe("axsnap find through the CLI", () => {
         /^find role "radio button", name "Page 2" \(exact\) in snapshot s[a-z0-9]{7} /,
       );
       expect(lines[1]).toMatch(/axsnap click REF/);
-      expect(lines[2]).toMatch(/^@s[a-z0-9]{7}:e\d+ radio button Page 2, Value: off$/);
+      expect(lines[2]).toMatch(
+        /^locators: app=gtk3-widget-factory >> window="gtk3-widget-factory" >> a line.s role "name"/,
+      );
+      expect(lines[3]).toMatch(/^@s[a-z0-9]{7}:e\d+ radio button Page 2, Value: off$/);
 
       const found = await cliJson([
         "find",
