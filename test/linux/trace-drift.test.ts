@@ -86,7 +86,7 @@ describe("replay on a drifting app", () => {
     const t = readTrace(trace);
     const actions = t.steps.filter((s) => s.method === "click" || s.method === "typeText");
     expect(actions.map((s) => expectationsOf(s))).toEqual([
-      [{ locator: `${W} >> check box "Subscribe"`, states: { has: ["checked"] }, value: "Value: on" }],
+      [{ locator: `${W} >> check box "Subscribe"`, states: { has: ["checked"] }, value: "on" }],
       [{ locator: `${W} >> text "Name:"`, value: { contains: "Ada" } }],
       [{ locator: `${W} >> label "Status: saved Ada"`, present: true }],
       [{ window: { title: "Details", kind: "dialog" }, opened: true }],
@@ -172,11 +172,11 @@ describe("replay on a drifting app", () => {
       );
       expect(e1.observed?.window.title).toBe("axsnap drift");
       const checked = await session
-        .expect(NAME, { locator: `${W} >> check box "Subscribe"`, value: "Value: on" }, { timeoutMs: 1500 })
+        .expect(NAME, { locator: `${W} >> check box "Subscribe"`, value: "on" }, { timeoutMs: 1500 })
         .catch((e: unknown) => e);
       expect(checked).toMatchObject({ code: "EFFECT_NOT_SEEN" });
       expect((checked as Error).message).toMatch(
-        /to read value "Value: on".*it reads: \d+ check box Subscribe, Value: off$/,
+        /to read value "on".*it reads: \d+ check box Subscribe, Value: off$/,
       );
       const ok = await session.expect(NAME, { locator: `${W} >> label "Status: idle"`, present: true });
       expect(ok.snapshot.text).toMatch(/label Status: idle/);
