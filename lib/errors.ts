@@ -166,3 +166,22 @@ export class AxsnapError extends Error {
 export function invalidArgument(message: string, hint?: string): AxsnapError {
   return new AxsnapError("INVALID_ARGUMENT", message, hint === undefined ? {} : { hint });
 }
+
+/**
+ * A failure that is not an AxsnapError (a bug in axsnap), as every door and the trace report it: one code,
+ * and, when it came from an action, nothing known about what reached the app. Doors reword the hint.
+ */
+export function unexpectedErrorJson(
+  e: unknown,
+  acting: boolean,
+): { code: "INTERNAL"; message: string; hint: string; delivery: Delivery; retry: Retry } {
+  return {
+    code: "INTERNAL",
+    message: e instanceof Error ? e.message : String(e),
+    hint: acting
+      ? "an unexpected failure (a bug in axsnap): take a new snapshot to see whether the action happened before trying again"
+      : "an unexpected failure (a bug in axsnap): try again, or take a new snapshot to see the app's state",
+    delivery: acting ? "delivery_uncertain" : "not_delivered",
+    retry: acting ? "unsafe" : "safe",
+  };
+}

@@ -22,7 +22,7 @@ import { atPixels, type PixelOptions } from "./act/pixels.js";
 import { resolveIn } from "./act/resolve.js";
 import { type ActionResult, type ActOptions, checkActOptions } from "./act/result.js";
 import { rememberScope, scopeIn, windowOfRoot } from "./act/root.js";
-import { isLocatorTarget, SnapshotStore, type Target } from "./act/store.js";
+import { isLocatorTarget, locatorTargetText, SnapshotStore, type Target } from "./act/store.js";
 import * as typing from "./act/typing.js";
 import * as values from "./act/values.js";
 import { type WaitCondition, type WaitOptions, type WaitResult, waitFor } from "./act/wait.js";
@@ -40,7 +40,6 @@ import {
   limitOf,
   refuseFindViews,
 } from "./find.js";
-import { printLocator } from "./locator/grammar.js";
 import { type Located, type LocateOptions, locateIn } from "./locator/locate.js";
 import type { Locator } from "./locator/types.js";
 import type { NativeBackend } from "./native.js";
@@ -318,7 +317,7 @@ export class Session {
           method,
           args,
           targets,
-          locators: targets.map(locatorText),
+          locators: targets.map((t) => (isLocatorTarget(t) ? locatorTargetText(t) : undefined)),
           options,
           startedAt,
           locateMs: performance.now() - startedAt,
@@ -402,11 +401,9 @@ export class Session {
   ): Promise<Located> {
     if (options === null || typeof options !== "object")
       throw invalidArgument("locate options must be an object");
-    const timeoutMs = options.timeoutMs ?? 5000;
-    if (typeof timeoutMs !== "number" || !(timeoutMs >= 1 && timeoutMs <= 600_000))
-      throw invalidArgument(`timeoutMs must be between 1 and 600000, got ${String(timeoutMs)}`);
+    const timeoutMs = timeoutOf(options.timeoutMs, 5000);
     const startedAt = performance.now();
-    const args = { locator: locatorText({ locator }), ...options };
+    const args = { locator: locatorTargetText({ locator }), ...options };
     try {
       const found = await this.run(
         { deadlineMs: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) },
@@ -441,9 +438,7 @@ export class Session {
   ): Promise<ExpectResult> {
     if (options === null || typeof options !== "object")
       throw invalidArgument("expect options must be an object");
-    const timeoutMs = options.timeoutMs ?? 3000;
-    if (typeof timeoutMs !== "number" || !(timeoutMs >= 1 && timeoutMs <= 600_000))
-      throw invalidArgument(`timeoutMs must be between 1 and 600000, got ${String(timeoutMs)}`);
+    const timeoutMs = timeoutOf(options.timeoutMs, 3000);
     const result = await this.run(
       { deadlineMs: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) },
       (ctx) => expectIn(this.env, ctx, app, expectation, { ...options, timeoutMs }),
@@ -635,9 +630,7 @@ export class Session {
   ): Promise<WaitResult> {
     if (options === null || typeof options !== "object")
       throw invalidArgument("wait options must be an object");
-    const timeoutMs = options.timeoutMs ?? 10_000;
-    if (typeof timeoutMs !== "number" || !(timeoutMs >= 1 && timeoutMs <= 600_000))
-      throw invalidArgument(`timeoutMs must be between 1 and 600000, got ${String(timeoutMs)}`);
+    const timeoutMs = timeoutOf(options.timeoutMs, 10_000);
     const startedAt = performance.now();
     return this.run({ deadlineMs: timeoutMs, ...(options.signal ? { signal: options.signal } : {}) }, (ctx) =>
       waitFor(this.env, ctx, app, condition, options),
@@ -708,9 +701,12 @@ function positive(name: string, value: number | undefined, fallback: number, who
 }
 
 /** A locator target as text, for a trace or an error. */
-function locatorText(t: Target): string | undefined {
-  if (!isLocatorTarget(t)) return undefined;
-  return typeof t.locator === "string" ? t.locator : printLocator(t.locator);
+/** A wait's own bound: the caller's, checked, or the method's default. */
+function timeoutOf(asked: unknown, fallback: number): number {
+  const timeoutMs = asked ?? fallback;
+  if (typeof timeoutMs !== "number" || !(timeoutMs >= 1 && timeoutMs <= 600_000))
+    throw invalidArgument(`timeoutMs must be between 1 and 600000, got ${String(timeoutMs)}`);
+  return timeoutMs;
 }
 
 export function createSession(options?: SessionOptions): Session {

@@ -7,6 +7,7 @@
  */
 import { collapsedInto } from "../collapsed.js";
 import { AxsnapError, invalidArgument } from "../errors.js";
+import { printLocator } from "../locator/grammar.js";
 import type { Locator } from "../locator/types.js";
 import type { ElementRecord } from "../records.js";
 import type { Snapshot } from "../snapshot.js";
@@ -31,6 +32,11 @@ export function isLocatorTarget(t: unknown): t is LocatorTarget {
     "locator" in t &&
     typeof (t as { index?: unknown }).index !== "number"
   );
+}
+
+/** A locator target as the locator's text. */
+export function locatorTargetText(t: LocatorTarget): string {
+  return typeof t.locator === "string" ? t.locator : printLocator(t.locator);
 }
 
 /** The snapshot and record a target names. */

@@ -233,15 +233,9 @@ export async function waitFor(
   const started = performance.now();
   const backend = env.backend ?? (await ctx.step("read", () => desktopBackend(ctx.remaining())));
   // Listening starts before the first look: a change between that look and the wait still wakes it.
-  const watched = await watch(backend, app, ctx);
+  const { pid: watched, pump } = await listen(backend, app, ctx);
   const events = watched !== undefined;
   let pid = watched;
-  const pump = pid === undefined ? undefined : pumpOf(backend, pid, POLL_MS);
-  // The last wait on the app out takes its pump off the map.
-  if (pump && pid !== undefined) {
-    const pumpPid = pid;
-    ctx.defer(() => letPumpGo(backend, pumpPid, pump));
-  }
   let rounds = 0;
   let last: Snapshot | undefined;
   let held: { share: ObservationShare; shared: Shared } | undefined;
@@ -524,6 +518,22 @@ function timeout(
       ...(cause === undefined ? {} : { cause }),
     },
   );
+}
+
+/**
+ * Listens to the app's events for the rest of the call: its pid and its shared pump, both undefined where
+ * the platform has no events (then the caller polls). The last call on the app out takes its pump off the map.
+ */
+export async function listen(
+  backend: NativeBackend,
+  app: string | number,
+  ctx: CallContext,
+): Promise<{ pid: number | undefined; pump: EventPump | undefined }> {
+  const pid = await watch(backend, app, ctx);
+  if (pid === undefined) return { pid, pump: undefined };
+  const pump = pumpOf(backend, pid, POLL_MS);
+  ctx.defer(() => letPumpGo(backend, pid, pump));
+  return { pid, pump };
 }
 
 /** Starts listening to the app's events: its pid, or undefined when the platform has none (then the wait polls). */

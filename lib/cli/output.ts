@@ -9,7 +9,13 @@
 import type { PermissionStatus } from "../desktop.js";
 import { LIBRARY_PHRASES as P } from "../doors/phrases.js";
 import { type ActionReply, composeReply, type ReplyData, replyText } from "../doors/reply.js";
-import { AxsnapError, type Delivery, type LocatorCandidate, type Retry } from "../errors.js";
+import {
+  AxsnapError,
+  type Delivery,
+  type LocatorCandidate,
+  type Retry,
+  unexpectedErrorJson,
+} from "../errors.js";
 import type { RawApp, Rect } from "../model.js";
 import type { ActionResult, ResolvedTarget } from "../session.js";
 import type { Snapshot } from "../snapshot.js";
@@ -321,7 +327,12 @@ function isDefaultHint(e: AxsnapError): boolean {
 
 /** An error's hint in CLI terms; APP is the app's name (or pid) when known. */
 export function cliHint(e: AxsnapError, app?: string | number): string {
-  let hint = (isDefaultHint(e) && CLI_HINTS[e.code]) || e.hint;
+  return cliText((isDefaultHint(e) && CLI_HINTS[e.code]) || e.hint, app);
+}
+
+/** A library hint in CLI terms. */
+function cliText(text: string, app?: string | number): string {
+  let hint = text;
   for (const [re, to] of PHRASES) hint = hint.replace(re, to);
   const name =
     app === undefined ? "NAME" : /^[\w.-]+$/.test(String(app)) ? String(app) : JSON.stringify(String(app));
@@ -340,14 +351,8 @@ export function errorData(e: unknown, app?: string | number): ErrorData {
       ...(e.candidates === undefined ? {} : { candidates: e.candidates }),
       ...(e.matches === undefined ? {} : { matches: e.matches }),
     };
-  return {
-    code: "INTERNAL",
-    message: e instanceof Error ? e.message : String(e),
-    hint: "this is a bug in axsnap; run `axsnap snapshot --app NAME` to see the app's state before trying again",
-    // Unknown: it may have happened after a request left.
-    delivery: "delivery_uncertain",
-    retry: "unsafe",
-  };
+  const json = unexpectedErrorJson(e, true);
+  return { ...json, hint: cliText(json.hint, app) };
 }
 
 /** Exit status: 0 ok, 2 a usage error (or an argument the library refused), 1 any other error. */

@@ -6,8 +6,7 @@
  * tells it apart).
  */
 import type { ActEnv } from "../act/env.js";
-import { NO_EVENTS_POLL_MS, nextEvent, POLL_MS, sleep, tooLateToLook, watch } from "../act/wait.js";
-import { letPumpGo, pumpOf } from "../act/watcher.js";
+import { listen, NO_EVENTS_POLL_MS, nextEvent, sleep, tooLateToLook } from "../act/wait.js";
 import type { CallContext } from "../call.js";
 import { desktopBackend, listWindows, snapshot as observeOnce } from "../desktop.js";
 import { AxsnapError, invalidArgument } from "../errors.js";
@@ -133,12 +132,9 @@ export async function locateIn(
   const started = performance.now();
   const backend = env.backend ?? (await ctx.step("read", () => desktopBackend(ctx.remaining())));
   // Listening starts before the first look: a change between that look and the wait still wakes it.
-  let pid = await watch(backend, app, ctx);
-  const pump = pid === undefined ? undefined : pumpOf(backend, pid, POLL_MS);
-  if (pump && pid !== undefined) {
-    const pumpPid = pid;
-    ctx.defer(() => letPumpGo(backend, pumpPid, pump));
-  }
+  const listening = await listen(backend, app, ctx);
+  let pid = listening.pid;
+  const pump = listening.pump;
   let rounds = 0;
   let last: Snapshot | undefined;
   let lastWindows: WindowListing[] | undefined;

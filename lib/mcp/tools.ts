@@ -6,7 +6,7 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { AxsnapError } from "../errors.js";
+import { AxsnapError, unexpectedErrorJson } from "../errors.js";
 import { mcpHint } from "./hints.js";
 
 /** Each call's deadline: a snapshot of a big window on a loaded machine takes a few seconds. */
@@ -70,16 +70,7 @@ export function errorResult(e: unknown, acting: boolean): CallToolResult {
   const body =
     e instanceof AxsnapError
       ? { ...e.toJSON(), hint: mcpHint(e.hint) }
-      : {
-          code: "INTERNAL_ERROR",
-          message: e instanceof Error ? e.message : String(e),
-          hint: acting
-            ? "an unexpected failure: take a new snapshot with get_app_state to see whether the action happened"
-            : "an unexpected failure: try again, or take a new snapshot with get_app_state",
-          // Nothing is known about what an unexpected failure in an action did.
-          delivery: acting ? "delivery_uncertain" : "not_delivered",
-          retry: acting ? "unsafe" : "safe",
-        };
+      : { ...unexpectedErrorJson(e, acting), hint: mcpHint(unexpectedErrorJson(e, acting).hint) };
   return { isError: true, content: [{ type: "text", text: JSON.stringify(body, null, 2) }] };
 }
 

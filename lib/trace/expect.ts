@@ -12,8 +12,7 @@
  * line's printed facts (value, states), as the agent would read them.
  */
 import type { ActEnv } from "../act/env.js";
-import { NO_EVENTS_POLL_MS, POLL_MS, sleep, watch } from "../act/wait.js";
-import { letPumpGo, pumpOf } from "../act/watcher.js";
+import { listen, NO_EVENTS_POLL_MS, sleep } from "../act/wait.js";
 import type { CallContext } from "../call.js";
 import { desktopBackend, listWindows, snapshot as observeOnce } from "../desktop.js";
 import { factsOf } from "../diff.js";
@@ -84,9 +83,7 @@ export async function expectIn(
   const check = compile(expectation);
   const started = performance.now();
   const backend = env.backend ?? (await ctx.step("read", () => desktopBackend(ctx.remaining())));
-  const pid = await watch(backend, app, ctx);
-  const pump = pid === undefined ? undefined : pumpOf(backend, pid, POLL_MS);
-  if (pump && pid !== undefined) ctx.defer(() => letPumpGo(backend, pid, pump));
+  const { pid, pump } = await listen(backend, app, ctx);
   const reserve = Math.min(LAST_LOOK_MS, (options.timeoutMs ?? 3000) / 4);
   let last: Snapshot | undefined;
   const made: Snapshot[] = [];

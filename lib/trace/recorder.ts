@@ -8,10 +8,10 @@
  * call, kept until the door's reply is known.
  */
 import type { ActionResult } from "../act/result.js";
-import { isLocatorTarget, type SnapshotStore, type Target } from "../act/store.js";
+import { isLocatorTarget, locatorTargetText, type SnapshotStore, type Target } from "../act/store.js";
 import { liveObservation } from "../desktop.js";
 import { factsOf } from "../diff.js";
-import { AxsnapError } from "../errors.js";
+import { AxsnapError, unexpectedErrorJson } from "../errors.js";
 import { nameOf } from "../find.js";
 import { locatorOf } from "../locator/compute.js";
 import { printLocator } from "../locator/grammar.js";
@@ -525,19 +525,13 @@ function errorOf(e: unknown): TraceError {
     const { pid: _pid, ...json } = e.toJSON();
     return json;
   }
-  return {
-    code: "ACTION_FAILED",
-    message: e instanceof Error ? e.message : String(e),
-    hint: "",
-    delivery: "delivery_uncertain",
-    retry: "unsafe",
-  };
+  return unexpectedErrorJson(e, true);
 }
 
 /** A target as the caller gave it: a ref, an index, a record's ref. */
 function targetText(t: Target, host: TraceHost): string | number {
   if (typeof t === "number" || typeof t === "string") return t;
-  if (isLocatorTarget(t)) return typeof t.locator === "string" ? t.locator : printLocator(t.locator);
+  if (isLocatorTarget(t)) return locatorTargetText(t);
   try {
     const a = host.store.address(t);
     return `@${a.snapshot.id}:e${a.record.index}`;

@@ -110,7 +110,7 @@ const result = z.object({
 });
 
 const error = z.object({
-  code: z.enum(ERROR_CODES),
+  code: z.enum([...ERROR_CODES, "INTERNAL"]),
   message: z.string(),
   hint: z.string(),
   delivery,

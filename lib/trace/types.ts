@@ -119,7 +119,8 @@ export interface TraceResult {
 }
 
 export interface TraceError {
-  code: ErrorCode;
+  /** INTERNAL: a failure that was not an AxsnapError (a bug in axsnap). */
+  code: ErrorCode | "INTERNAL";
   message: string;
   hint: string;
   delivery: Delivery;
