@@ -66,6 +66,33 @@ describe("gtk3-widget-factory", () => {
   });
 
   it(
+    "each command's changes are its own: a second ref from the same old snapshot is not credited with the first's change",
+    async () => {
+      // Through the warm process, which holds each printed snapshot's live elements (the check box has twins).
+      await cliJson(["daemon", "start"]);
+      const first = await cliJson(["snapshot", "--app", GTK]);
+      const s1 = first.snapshotId as string;
+      const toggle = indexIn(first.text, /^\d+ toggle button togglebutton, Value: off$/);
+      const check = indexIn(first.text, /^\d+ check box checkbutton/);
+      const on = await cliJson(["click", `@${s1}:e${toggle}`]);
+      const second = await cliJson(["click", `@${s1}:e${check}`]);
+      try {
+        // Both refs come from s1; the second command's changes start where the agent last looked (the first
+        // command's reply), so the toggle switched by the first command is not reported again.
+        expect(second.changes.from).toBe(on.snapshot.snapshotId);
+        const changedRoles = second.changes.changed.map((c: Json) => c.role);
+        expect(changedRoles).toContain("check box");
+        expect(changedRoles).not.toContain("toggle button");
+      } finally {
+        await cliJson(["click", `@${second.snapshot.snapshotId}:e${toggle}`]);
+        await cliJson(["click", `@${second.snapshot.snapshotId}:e${check}`]);
+        await runCli(["daemon", "stop"], { XDG_STATE_HOME: state });
+      }
+    },
+    TIMEOUT,
+  );
+
+  it(
     "a toggle's reply is the diff of its line, and the next step acts on it by the reply's numbering (axsnap call)",
     async () => {
       const snap = await cli(["snapshot", "--app", GTK]);
