@@ -41,7 +41,7 @@ import type { Globals, Step, Target } from "./args.js";
 import type { Caller } from "./caller.js";
 import { daemonDisabled } from "./daemon-address.js";
 import { runFind } from "./find.js";
-import type { HeldSnapshots } from "./held.js";
+import { type HeldSnapshots, KEEP_PER_APP } from "./held.js";
 import { launchableCommand, launchCommand } from "./launch.js";
 import { locatedTarget, runLocate } from "./locate.js";
 import type { NextContext } from "./next.js";
@@ -66,8 +66,6 @@ import { Store, type StoredSnapshot, storedOf } from "./store.js";
 import { observeStoredWindow, windowDifference, windowWords } from "./window.js";
 
 const REF = /^@(s[a-z0-9]{7}):e(\d{1,9})$/;
-/** Snapshots one command's session keeps per app (as the warm process's held ones: lib/cli/held.ts). */
-const KEEP_PER_APP = 20;
 /** Coordinates need an observation at most this old (the library's staleAfterMs default). */
 const PIXELS_MAX_AGE_MS = 60_000;
 

@@ -334,9 +334,7 @@ export function cliHint(e: AxsnapError, app?: string | number): string {
 function cliText(text: string, app?: string | number): string {
   let hint = text;
   for (const [re, to] of PHRASES) hint = hint.replace(re, to);
-  const name =
-    app === undefined ? "NAME" : /^[\w.-]+$/.test(String(app)) ? String(app) : JSON.stringify(String(app));
-  return hint.replace(/--app APP/g, `--app ${name}`);
+  return hint.replace(/--app APP/g, `--app ${app === undefined ? "NAME" : cliApp(String(app))}`);
 }
 
 export function errorData(e: unknown, app?: string | number): ErrorData {
