@@ -227,3 +227,104 @@ describe("M2: web content that changes below the web area's first level", () => 
     expect(st.recent).toEqual(["AXWebAreaChanged (sampled)"]);
   });
 });
+
+/**
+ * S3 (review 3, N10 residue): a notification that waited in the observer's
+ * port between jobs is counted when a drain dispatches it, so its time is the
+ * drain's (AX callbacks carry no time). Settling takes its baseline at its
+ * start, so a backlog drained at the start of its job is not "recent"; these
+ * pin that for both doors that wait for quiet (docs/macos.md, "What is
+ * verified here").
+ */
+describe("S3: notifications that waited in the port between jobs", () => {
+  const QUIET = 400;
+  const nativeWorld = (): World => ({
+    focusedPid: PID,
+    apps: [appWith([axWindow(10, "Doc", [button(21, "OK")], { AXMain: true, AXFocused: true })], 10)],
+    windows: [cg(10, "Doc")],
+  });
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  it("a backlog drained at the start of the settle's job is its baseline: quiet is not delayed by it", async () => {
+    const b = backend(nativeWorld());
+    await b.watch(PID);
+    // Posted while no job runs: it waits in the port until the next job's first drain.
+    addon.fakeNotify(PID, "AXValueChanged", 21);
+    addon.fakeNotify(PID, "AXTitleChanged");
+    await sleep(200);
+    const r = await b.waitQuiet(PID, { quietMs: QUIET, capMs: 5000 });
+    expect(r).toMatchObject({ settled: "quiet", events: 0, quietMs: QUIET });
+    // Not QUIET more (the backlog taken for activity at the drain): the wait's own QUIET and no more.
+    expect(r.ms).toBeLessThan(QUIET + QUIET / 2);
+    expect(b.fakeLog().filter((l) => l.startsWith("notify "))).toHaveLength(2);
+  });
+
+  it("waitFor({ idle }) after a backlog is not delayed by a full quiet period either", async () => {
+    const b = backend(nativeWorld());
+    const session = createSession({ backend: b });
+    await session.snapshot({ app: PID, screenshot: false });
+    const timed = async () => {
+      const t0 = performance.now();
+      await session.waitFor(PID, { idle: true, quietMs: QUIET }, { timeoutMs: 5000 });
+      return performance.now() - t0;
+    };
+    const calm = await timed();
+    addon.fakeNotify(PID, "AXValueChanged", 21);
+    await sleep(200);
+    const afterBacklog = await timed();
+    expect(afterBacklog - calm).toBeLessThan(QUIET / 2);
+    await session.close();
+  });
+
+  it("a notification posted during another app's long walk is timed by when it came, not by the walk's end", async () => {
+    // App B answers every read 5 ms late: its snapshot is one long job on the backend's worker. App A posts
+    // one notification early in that job. Counted at the walk's end, it would hold A's idle wait for a whole
+    // quiet period after the walk; the walk services the observers' run loop as it goes, so it is counted
+    // within ~50 ms of its arrival, and A is idle as soon as the walk ends and QUIET has passed since then.
+    const pidB = 600;
+    const rows = Array.from({ length: 60 }, (_, i) => button(300 + i, `Row ${i}`));
+    const slow: WorldApp = {
+      pid: pidB,
+      name: "Slow",
+      bundleId: "com.example.slow",
+      hungMs: 5,
+      root: {
+        id: 2,
+        attrs: {
+          AXRole: "AXApplication",
+          AXTitle: "Slow",
+          AXWindows: [{ ref: 20 }],
+          AXChildren: [axWindow(20, "Big", rows, { AXMain: true, AXFocused: true, AXParent: { ref: 2 } })],
+          AXFocusedWindow: { ref: 20 },
+          AXMainWindow: { ref: 20 },
+        },
+      },
+    };
+    const world = nativeWorld();
+    const b = backend({
+      ...world,
+      apps: [...world.apps, slow],
+      windows: [...world.windows, { ...cg(20, "Big"), pid: pidB }],
+    });
+    const session = createSession({ backend: b });
+    await session.snapshot({ app: PID, screenshot: false });
+    await b.watch(PID);
+    const idle = (async () => {
+      await session.waitFor(PID, { idle: true, quietMs: QUIET }, { timeoutMs: 8000 });
+      return performance.now();
+    })();
+    await sleep(50);
+    const t0 = performance.now();
+    const walk = session.snapshot({ app: pidB, screenshot: false });
+    await sleep(100);
+    addon.fakeNotify(PID, "AXValueChanged", 21);
+    const posted = performance.now();
+    await (await walk).release();
+    const walkEnd = performance.now();
+    const idleAt = await idle;
+    expect(walkEnd - t0).toBeGreaterThan(QUIET + 100); // the walk is long enough to matter
+    // Not a full quiet period after the walk: QUIET after the notification, or the walk's end when later.
+    expect(idleAt - Math.max(walkEnd, posted + QUIET)).toBeLessThan(QUIET / 2);
+    await session.close();
+  });
+});
