@@ -1,9 +1,10 @@
 // Change events: one AXObserver per watched app, its notifications
 // registered on the app element (those cut short asked again later), its
 // run loop source on the worker's run loop, dispatched while WaitEvents runs
-// that loop and at both ends of every job; what arrives is counted (windows
-// and menus apart); a web app's web area is sampled, since Chromium posts
-// nothing when content is added.
+// that loop, at both ends of every job and every 50 ms of a walk; what
+// arrives is counted (windows and menus apart); a web app's web area is
+// sampled (a bounded walk below it), since Chromium posts nothing when
+// content is added.
 //
 // Apple: HIServices' AXUIElement.h (AXObserverCreate, AXObserverAddNotification,
 // AXObserverRemoveNotification, AXObserverGetRunLoopSource),
@@ -146,8 +147,12 @@ std::optional<WebSignature> WebAreaSignature(AXUIElementRef area, Clock::time_po
   uint64_t h = 1469598103934665603ULL;
   AXUIElementSetMessagingTimeout(area, SecondsUntil(until));
   CFAny busy;
-  if (AXUIElementCopyAttributeValue(area, CFSTR("AXElementBusy"), busy.OutParam()) == kAXErrorSuccess && busy &&
-      CFGetTypeID(busy.get()) == CFBooleanGetTypeID())
+  const AXError busyError = AXUIElementCopyAttributeValue(area, CFSTR("AXElementBusy"), busy.OutParam());
+  if (busyError == kAXErrorCannotComplete) {
+    sig.cut = true;  // not answered in time: nothing of this sample is compared
+    return sig;
+  }
+  if (busyError == kAXErrorSuccess && busy && CFGetTypeID(busy.get()) == CFBooleanGetTypeID())
     h = Mix(h, CFBooleanGetValue(static_cast<CFBooleanRef>(busy.get())) ? 2 : 1);
   std::deque<std::pair<CFRef<AXUIElementRef>, int>> queue;
   queue.emplace_back(CFRef<AXUIElementRef>::Retain(area), 0);
@@ -380,7 +385,13 @@ void MacBackend::SampleWebArea(Watched& w) {
     w.webArea.reset();
     return;
   }
-  if (w.webSignature && WebSignatureChanged(*w.webSignature, *signature)) Count(w, nullptr, kWebAreaChanged);
+  if (w.webSignature && WebSignatureChanged(*w.webSignature, *signature)) {
+    Count(w, nullptr, kWebAreaChanged);
+  } else if (w.webSignature && signature->cut && signature->prefix.size() < w.webSignature->prefix.size()) {
+    // A shorter sample that agrees with the last one: the last one stays the
+    // reference, so what only it read is still compared with the next sample.
+    return;
+  }
   w.webSignature = std::move(signature);
 }
 
