@@ -68,6 +68,14 @@ class ElementTable {
   ElementId next_ = 1;
 };
 
+// A bounded sample of a web area's subtree (mac_events.cc): prefix[i]
+// hashes the first i+1 nodes of a breadth-first walk; `cut` when time or an
+// unanswered read ended it before its bounds of nodes and depth did.
+struct WebSignature {
+  std::vector<uint64_t> prefix;
+  bool cut = false;
+};
+
 class MacBackend : public Backend {
  public:
   explicit MacBackend(std::unique_ptr<MacSystem> system);
@@ -160,7 +168,7 @@ class MacBackend : public Backend {
     // a change of its signature counts as an event (WebAreaChanged).
     bool web = false, engineChecked = false;
     CFRef<AXUIElementRef> webArea;
-    std::optional<uint64_t> webSignature;
+    std::optional<WebSignature> webSignature;
     Clock::time_point nextWebSample;
   };
   static void OnNotification(AXObserverRef observer, AXUIElementRef element, CFStringRef notification, void* refcon);

@@ -1,9 +1,10 @@
 // Change events: one AXObserver per watched app, its notifications
 // registered on the app element (those cut short asked again later), its
 // run loop source on the worker's run loop, dispatched while WaitEvents runs
-// that loop and at both ends of every job; what arrives is counted (windows
-// and menus apart); a web app's web area is sampled, since Chromium posts
-// nothing when content is added.
+// that loop, at both ends of every job and every 50 ms of a walk; what
+// arrives is counted (windows and menus apart); a web app's web area is
+// sampled (a bounded walk below it), since Chromium posts nothing when
+// content is added.
 //
 // Apple: HIServices' AXUIElement.h (AXObserverCreate, AXObserverAddNotification,
 // AXObserverRemoveNotification, AXObserverGetRunLoopSource),
@@ -88,6 +89,11 @@ bool IsSurfaceRole(const std::string& role) {
 }
 
 constexpr size_t kRecentEvents = 16;
+// A notification is counted when a drain dispatches it, and that is the only
+// time it gets (an AX callback carries none; review 3, S3). Long jobs (a walk
+// of a big or slow app) therefore dispatch what is pending at least this
+// often, so a notification's time is off by this much, not by the job's length.
+constexpr auto kServiceEvery = std::chrono::milliseconds(50);
 constexpr auto kWaitSlice = std::chrono::milliseconds(50);
 
 // Registrations refused for want of time or answer are asked again by a
@@ -97,12 +103,23 @@ constexpr auto kRetryEvery = std::chrono::seconds(2);
 constexpr auto kRetryFor = std::chrono::milliseconds(250);
 
 // Web apps: the web area is sampled this often while waiting, each sample
-// bounded in time and in children read. Their quiet floor is Linux's for
+// bounded in time, nodes and depth. Their quiet floor is Linux's for
 // Chromium (atspi_events.h: its updates come in batches 160-210 ms apart),
 // which also leaves room for several samples in every quiet period.
 constexpr auto kWebSampleEvery = std::chrono::milliseconds(100);
 constexpr auto kWebSampleFor = std::chrono::milliseconds(60);
-constexpr CFIndex kWebSampleChildren = 32;
+// The sample is a breadth-first walk below the web area (review 3, M2: a
+// single-page app's changing list sits in landmarks inside a root container,
+// deeper than the two levels sampled before). One read per node: its
+// AXChildren, which gives its child count and its children's identities.
+// At the 1-5 ms an AX read takes (mac_backend.h) the 60 ms bound stops a
+// sample after 12-60 nodes; an app that answers faster stops at 256 nodes,
+// enough for the landmarks and lists of a page's first screens, and few
+// enough that a page of thousands of nodes costs one sample's budget, not a
+// walk. Depth 8 holds a results list inside body > root > main > section >
+// list, with room for wrappers that Chromium does not prune.
+constexpr size_t kWebSampleNodes = 256;
+constexpr int kWebSampleDepth = 8;
 constexpr auto kWebFindEvery = std::chrono::seconds(1);  // while no web area is found
 constexpr double kWebQuietFloorMs = 400;
 constexpr const char* kWebAreaChanged = "AXWebAreaChanged (sampled)";
@@ -112,44 +129,97 @@ uint64_t Mix(uint64_t h, uint64_t v) {
   return h;
 }
 
-// What changes when web content is added or replaced: the web area's busy
-// flag, its children, and how many children each of its first children has.
-// nullopt when the area is gone (a page replaced it) or does not answer.
-std::optional<uint64_t> WebAreaSignature(AXUIElementRef area, Clock::time_point until) {
-  AXUIElementSetMessagingTimeout(area, static_cast<float>(std::chrono::duration<double>(kWebSampleFor).count()));
-  CFAny children, busy;
-  if (AXUIElementCopyAttributeValue(area, CFSTR("AXChildren"), children.OutParam()) != kAXErrorSuccess || !children ||
-      CFGetTypeID(children.get()) != CFArrayGetTypeID())
-    return std::nullopt;
+float SecondsUntil(Clock::time_point until) {
+  const double left = std::chrono::duration<double>(until - Clock::now()).count();
+  // Never 0: that would mean "the global timeout" to AX.
+  return static_cast<float>(std::max(0.005, left));
+}
+
+// The signature of what the web area shows: its busy flag, then for each node
+// of the bounded walk (in breadth-first order) its depth, its child count and
+// its children's identities. A node that is gone (kAXErrorInvalidUIElement)
+// or has no children attribute is an entry too: a node destroyed is a change.
+// A read the app did not answer in time ends the sample (marked cut), so one
+// slow answer is not a change. nullopt when the area itself is gone or does
+// not answer.
+std::optional<WebSignature> WebAreaSignature(AXUIElementRef area, Clock::time_point until) {
+  WebSignature sig;
   uint64_t h = 1469598103934665603ULL;
-  if (AXUIElementCopyAttributeValue(area, CFSTR("AXElementBusy"), busy.OutParam()) == kAXErrorSuccess && busy &&
-      CFGetTypeID(busy.get()) == CFBooleanGetTypeID())
-    h = Mix(h, CFBooleanGetValue(static_cast<CFBooleanRef>(busy.get())) ? 2 : 1);
-  const CFArrayRef list = static_cast<CFArrayRef>(children.get());
-  const CFIndex n = CFArrayGetCount(list);
-  h = Mix(h, static_cast<uint64_t>(n));
-  for (CFIndex i = 0; i < n && i < kWebSampleChildren && Clock::now() < until; i++) {
-    CFTypeRef c = CFArrayGetValueAtIndex(list, i);
-    if (!IsElement(c)) continue;
-    h = Mix(h, CFHash(c));
-    AXUIElementSetMessagingTimeout(static_cast<AXUIElementRef>(c),
-                                   static_cast<float>(std::chrono::duration<double>(kWebSampleFor).count()));
-    CFIndex count = -1;
-    if (AXUIElementGetAttributeValueCount(static_cast<AXUIElementRef>(c), CFSTR("AXChildren"), &count) !=
-        kAXErrorSuccess)
-      count = -1;
-    h = Mix(h, static_cast<uint64_t>(count + 1));
+  AXUIElementSetMessagingTimeout(area, SecondsUntil(until));
+  CFAny busy;
+  const AXError busyError = AXUIElementCopyAttributeValue(area, CFSTR("AXElementBusy"), busy.OutParam());
+  if (busyError == kAXErrorCannotComplete) {
+    sig.cut = true;  // not answered in time: nothing of this sample is compared
+    return sig;
   }
-  return h;
+  if (busyError == kAXErrorSuccess && busy && CFGetTypeID(busy.get()) == CFBooleanGetTypeID())
+    h = Mix(h, CFBooleanGetValue(static_cast<CFBooleanRef>(busy.get())) ? 2 : 1);
+  std::deque<std::pair<CFRef<AXUIElementRef>, int>> queue;
+  queue.emplace_back(CFRef<AXUIElementRef>::Retain(area), 0);
+  while (!queue.empty() && sig.prefix.size() < kWebSampleNodes) {
+    if (Clock::now() >= until) {
+      sig.cut = true;
+      break;
+    }
+    CFRef<AXUIElementRef> el = std::move(queue.front().first);
+    const int depth = queue.front().second;
+    queue.pop_front();
+    AXUIElementSetMessagingTimeout(el.get(), SecondsUntil(until));
+    CFAny children;
+    const AXError e = AXUIElementCopyAttributeValue(el.get(), CFSTR("AXChildren"), children.OutParam());
+    const bool isArray = e == kAXErrorSuccess && children && CFGetTypeID(children.get()) == CFArrayGetTypeID();
+    if (sig.prefix.empty() && !isArray) return std::nullopt;  // the area: gone, replaced or not answering
+    if (e == kAXErrorCannotComplete) {
+      sig.cut = true;  // not answered in time: what was not read is not compared
+      break;
+    }
+    h = Mix(h, static_cast<uint64_t>(depth));
+    if (!isArray) {
+      // No children (a leaf), or gone: told apart, so a node destroyed changes the signature.
+      h = Mix(h, e == kAXErrorInvalidUIElement ? 0xdeadULL : 1);
+      sig.prefix.push_back(h);
+      continue;
+    }
+    const CFArrayRef list = static_cast<CFArrayRef>(children.get());
+    const CFIndex n = CFArrayGetCount(list);
+    h = Mix(h, static_cast<uint64_t>(n) + 2);
+    for (CFIndex i = 0; i < n; i++) {
+      CFTypeRef c = CFArrayGetValueAtIndex(list, i);
+      if (!IsElement(c)) continue;
+      h = Mix(h, CFHash(c));
+      // Only as many as the walk can still read are kept.
+      if (depth < kWebSampleDepth && sig.prefix.size() + 1 + queue.size() < kWebSampleNodes)
+        queue.emplace_back(CFRef<AXUIElementRef>::Retain(static_cast<AXUIElementRef>(c)), depth + 1);
+    }
+    sig.prefix.push_back(h);
+  }
+  return sig;
+}
+
+bool WebSignatureChanged(const WebSignature& before, const WebSignature& now) {
+  // Compared over the nodes both samples read: a sample cut short by time is
+  // a shorter prefix of the same walk, not a different page.
+  const size_t n = std::min(before.prefix.size(), now.prefix.size());
+  if (n > 0 && before.prefix[n - 1] != now.prefix[n - 1]) return true;
+  // Two walks that both ran to their bounds: one that read more nodes found a larger page.
+  return !before.cut && !now.cut && before.prefix.size() != now.prefix.size();
 }
 
 }  // namespace
 
 namespace mac {
 
+// When this thread last dispatched what its observers had pending.
+thread_local Clock::time_point serviced;
+
 void DrainRunLoop() {
   for (int i = 0; i < kDrainMax; i++)
     if (CFRunLoopRunInMode(kCFRunLoopDefaultMode, 0, true) != kCFRunLoopRunHandledSource) break;
+  serviced = Clock::now();
+}
+
+void ServiceObservers() {
+  if (Clock::now() - serviced >= kServiceEvery) DrainRunLoop();
 }
 
 }  // namespace mac
@@ -309,14 +379,20 @@ void MacBackend::SampleWebArea(Watched& w) {
       return;
     }
   }
-  const std::optional<uint64_t> signature = WebAreaSignature(w.webArea.get(), by);
+  std::optional<WebSignature> signature = WebAreaSignature(w.webArea.get(), by);
   if (!signature) {
     // The area went (a new page): the next sample finds the new one and compares it with this one's last.
     w.webArea.reset();
     return;
   }
-  if (w.webSignature && *w.webSignature != *signature) Count(w, nullptr, kWebAreaChanged);
-  w.webSignature = signature;
+  if (w.webSignature && WebSignatureChanged(*w.webSignature, *signature)) {
+    Count(w, nullptr, kWebAreaChanged);
+  } else if (w.webSignature && signature->cut && signature->prefix.size() < w.webSignature->prefix.size()) {
+    // A shorter sample that agrees with the last one: the last one stays the
+    // reference, so what only it read is still compared with the next sample.
+    return;
+  }
+  w.webSignature = std::move(signature);
 }
 
 Error MacBackend::WaitEvents(int64_t pid, uint64_t sinceStamp, Clock::time_point until, AppEventState& out) {

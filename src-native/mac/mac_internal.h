@@ -81,6 +81,10 @@ Clock::time_point Sooner(Clock::time_point a, Clock::time_point b);
 // loop, where Watch put their sources), bounded. A run loop without sources
 // returns at once.
 void DrainRunLoop();
+// DrainRunLoop when this thread has not dispatched for a while: called by
+// the reads of long jobs, so notifications that come during a walk are
+// counted near the time they came (review 3, S3).
+void ServiceObservers();
 
 // ---------------------------------------------------------------------------
 // mac_web.cc: web engines.

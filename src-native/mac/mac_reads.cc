@@ -112,6 +112,8 @@ bool IsTextRole(const std::string& role) { return In(role, {"AXTextField", "AXTe
 }  // namespace
 
 Error MacBackend::ReadOne(ElementId id, AXUIElementRef el, int64_t pid, NodeAttributes& a, Clock::time_point deadline) {
+  // A walk is one job however long it takes: the observers are dispatched on the way (they only count).
+  ServiceObservers();
   // One batched read; a failed slot holds an AXValue wrapping an AXError,
   // not the value. A batch the app refuses as a whole (kAXErrorFailure and
   // the like, from apps that do not implement it) is read one attribute at a
