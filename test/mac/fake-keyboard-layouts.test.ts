@@ -5,6 +5,8 @@
  * window. The fake's layouts (world.keyboardLayout, test/native/macfake/fake_mac_system.cc) answer
  * what UCKeyTranslate gives for each key code; the posted CGEvents carry the key codes.
  */
+import { join } from "node:path";
+import { Worker } from "node:worker_threads";
 import { afterEach, describe, expect, it } from "vitest";
 import type { NativeBackend } from "../../lib/native.js";
 import { type AXElement, axWindow, loadMacFake, macBackend, type World } from "../support/mac-world.js";
@@ -198,6 +200,56 @@ describe("M5: character keys on the current keyboard layout", () => {
     await b.keys(INPUT_WINDOW, "cmd+a", 5000);
     expect(b.fakeLog()).not.toContain("system keyboard layout off the main thread");
     expect(downs(b)).toEqual([CMD, ANSI.q]);
+  });
+
+  it("from a worker_threads Worker (not the main thread): character keys are refused, nothing sent; named keys go", async () => {
+    // The layout is read on the calling JavaScript thread, which here is not the process's main
+    // thread: Text Input Sources would assert there, so the layout is unknown.
+    const addonPath = join(
+      import.meta.dirname,
+      "..",
+      "native",
+      "macfake",
+      "build",
+      "Release",
+      "axsnap_macfake.node",
+    );
+    const code = `
+      const { parentPort, workerData } = require("node:worker_threads");
+      const addon = require(workerData.addonPath);
+      (async () => {
+        const b = new addon.NativeBackend("mac-fake", workerData.world);
+        const out = {};
+        try { await b.keys(workerData.window, "cmd+z", 5000); out.cmd = "sent"; }
+        catch (e) { out.cmd = { nativeCode: e.nativeCode, message: e.message }; }
+        await b.keys(workerData.window, "enter", 5000);
+        out.log = b.fakeLog();
+        await b.close();
+        parentPort.postMessage(out);
+      })().catch((e) => parentPort.postMessage({ error: String(e) }));`;
+    const worker = new Worker(code, {
+      eval: true,
+      workerData: { addonPath, world: world("french"), window: INPUT_WINDOW },
+    });
+    const out = await new Promise<{
+      cmd: unknown;
+      log: string[];
+      error?: string;
+    }>((resolve, reject) => {
+      worker.once("message", resolve);
+      worker.once("error", reject);
+    });
+    await worker.terminate();
+    expect(out.error).toBeUndefined();
+    expect(out.cmd).toMatchObject({
+      nativeCode: "INPUT_FAILED",
+      message: expect.stringMatching(/only be read on the main thread.*nothing was sent/),
+    });
+    expect(out.log).toContain("system keyboard layout off the main thread");
+    expect(out.log.filter((l) => l.startsWith("event"))).toEqual([
+      "event keyDown code=36 flags=0x0",
+      "event keyUp code=36 flags=0x0",
+    ]);
   });
 
   it("an unknown layout name in a world is refused by the fake", () => {
