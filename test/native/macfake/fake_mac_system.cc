@@ -70,8 +70,8 @@ const FakeLayout kFakeLayouts[] = {
     {"dvorak-qwerty-cmd", "com.apple.keylayout.DVORAK-QWERTYCMD",
      u"aoeudi;qjk·x',.pfy123465]97[80=rg/cl\rnh-ts\\wzbmv\t `",
      u"AOEUDI:QJK·X\"<>PFY!@#$^%}(&{*)+RG?CL\rNH_TS|WZBMV\t ~", true},
-    {"russian", "com.apple.keylayout.RussianWin", u"фывапрячсм·ийцукне123465=97-80ъщгхшз\rдоэлж\\б.тью\t ё",
-     u"ФЫВАПРЯЧСМ·ИЙЦУКНЕ!\"№;:%+(?_*)ЪЩГХШЗ\rДОЭЛЖ/Б,ТЬЮ\t Ё", false},
+    {"russian", "com.apple.keylayout.RussianWin", u"фыварпячсм·ийцукне123465=97-80ъщгхшз\rдоэлж\\б.тью\t ё",
+     u"ФЫВАРПЯЧСМ·ИЙЦУКНЕ!\"№;:%+(?_*)ЪЩГХШЗ\rДОЭЛЖ/Б,ТЬЮ\t Ё", false},
 };
 
 const FakeLayout* FindLayout(const std::string& name) {
