@@ -10,6 +10,7 @@
 
 #include "apple.h"
 #include "cf_ref.h"
+#include "key_layout.h"
 
 namespace axsnap {
 
@@ -70,20 +71,6 @@ const Named kNamedKeys[] = {
     {"f16", 106},     {"f17", 64},      {"f18", 79},       {"f19", 80},        {"f20", 90},         {"plus", 24},
     {"minus", 27},
 };
-
-// ANSI layout: the key that types each character without modifiers.
-const char kAnsiChars[] = "asdfhgzxcv\0bqweryt123465=97-80]ou[ip\0lj'k;\\,/nm.\0\0`";
-
-bool KeyCodeForChar(char c, CGKeyCode& code) {
-  c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  for (size_t i = 0; i + 1 < sizeof(kAnsiChars); i++) {
-    if (kAnsiChars[i] != '\0' && kAnsiChars[i] == c) {
-      code = static_cast<CGKeyCode>(i);
-      return true;
-    }
-  }
-  return false;
-}
 
 // A modifier: its flag, and the key (left-hand one) that makes it.
 struct ModifierKey {
@@ -243,8 +230,10 @@ Error PostPointer(const PointerEvent& ev) {
 
 namespace {
 
-// The key and its modifiers, in the order written (each once).
-Error ParseKeys(const std::string& combo, CGKeyCode& code, std::vector<ModifierKey>& mods) {
+// The key and its modifiers, in the order written (each once). A character
+// key is the key that types it on `layout` (key_layout.h), with shift added
+// when the layout needs it.
+Error ParseKeys(const std::string& combo, const KeyLayout& layout, CGKeyCode& code, std::vector<ModifierKey>& mods) {
   std::vector<std::string> parts;
   size_t start = 0;
   // "cmd++" names the plus key: a '+' right after a separator is the key itself.
@@ -274,38 +263,36 @@ Error ParseKeys(const std::string& combo, CGKeyCode& code, std::vector<ModifierK
   }
   const std::string lower = Lower(key);
   code = 0;
-  bool found = false;
   for (const Named& n : kNamedKeys)
     if (lower == n.name) {
       code = n.code;
-      found = true;
+      return {};
     }
-  if (!found && key == "+") {
-    code = 24;  // "+" is shift and the = key on the ANSI layout
-    add(kShift);
-    found = true;
-  }
-  if (!found && key.size() == 1) {
-    found = KeyCodeForChar(key[0], code);
-    // An upper-case letter alone means shift + letter, as typed.
-    if (found && std::isupper(static_cast<unsigned char>(key[0])) && mods.empty()) add(kShift);
-  }
-  if (!found) return {ErrorCode::kInvalidArgument, "unknown key \"" + key + "\" (macOS: ANSI layout names)"};
+  if (key.size() != 1 || key[0] < 0x20 || key[0] > 0x7E)
+    return {ErrorCode::kInvalidArgument, "unknown key \"" + key + "\" (macOS: a key name, or one ASCII character)"};
+  // An upper-case letter alone means shift + letter, as typed.
+  const bool upperAlone = std::isupper(static_cast<unsigned char>(key[0])) && mods.empty();
+  KeyChoice choice;
+  if (Error err = ChooseKey(layout, key[0], (flags & kCGEventFlagMaskCommand) != 0,
+                            (flags & kCGEventFlagMaskControl) != 0, choice))
+    return err;
+  code = choice.code;
+  if (choice.shift || upperAlone) add(kShift);
   return {};
 }
 
 }  // namespace
 
-Error CheckKeys(const std::string& combo) {
+Error CheckKeys(const std::string& combo, const KeyLayout& layout) {
   CGKeyCode code = 0;
   std::vector<ModifierKey> mods;
-  return ParseKeys(combo, code, mods);
+  return ParseKeys(combo, layout, code, mods);
 }
 
-Error PostKeys(const std::string& combo) {
+Error PostKeys(const std::string& combo, const KeyLayout& layout) {
   CGKeyCode code = 0;
   std::vector<ModifierKey> mods;
-  if (Error err = ParseKeys(combo, code, mods)) return err;
+  if (Error err = ParseKeys(combo, layout, code, mods)) return err;
   CFRef<CGEventSourceRef> source = Source();
   // A combination is typed as a person types it (CGEvent.h: every keystroke,
   // modifiers included, must be entered): each modifier key goes down in the

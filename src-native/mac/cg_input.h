@@ -2,8 +2,9 @@
 // HID event tap so they reach whichever app is under the point or has key
 // focus. Points are global top-left screen points, the same space AX frames
 // use. Key combinations name keys like the Linux backend ("cmd+shift+t",
-// "enter", "backspace", "delete" = forward delete, "f5"); letters and digits
-// map to virtual key codes of the ANSI (US) layout; text goes as Unicode
+// "enter", "backspace", "delete" = forward delete, "f5"); a one-character key
+// is the key that types it on the current keyboard layout (key_layout.h: on
+// AZERTY "a" is the key at the ANSI "q" position); text goes as Unicode
 // strings in chunks, so it does not depend on the layout at all, except line
 // breaks, tabs and the like, which are their keys.
 #pragma once
@@ -12,6 +13,7 @@
 #include <string>
 
 #include "../core/backend.h"
+#include "key_layout.h"
 
 namespace axsnap {
 
@@ -21,10 +23,11 @@ Error PostPointer(const PointerEvent& ev);
 // NumericPad for arrows and navigation keys) plus the modifiers', the
 // modifier keys up in reverse. Every event is made before the first is
 // posted: when one cannot be made, nothing is sent (INPUT_FAILED) and no
-// modifier is left down.
-Error PostKeys(const std::string& combo);
-// Parses a combination without posting: INVALID_ARGUMENT before anything is sent.
-Error CheckKeys(const std::string& combo);
+// modifier is left down. Character keys through `layout` (ChooseKey).
+Error PostKeys(const std::string& combo, const KeyLayout& layout);
+// Parses a combination without posting: INVALID_ARGUMENT (or INPUT_FAILED for
+// a character key on an unknown layout) before anything is sent.
+Error CheckKeys(const std::string& combo, const KeyLayout& layout);
 // Types `utf8` in chunks of at most 20 UTF-16 units (never splitting a
 // surrogate pair) holding no control character: \n, \r and CRLF press Return,
 // \t Tab, \b Backspace, ESC Escape, DEL forward Delete, each as a key of its

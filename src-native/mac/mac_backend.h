@@ -100,7 +100,17 @@ class MacBackend : public Backend {
   Error Focus(ElementId id, Clock::time_point deadline) override;
   Error Select(ElementId id, Clock::time_point deadline) override;
   Error Pointer(const WindowInfo& window, const PointerEvent& ev, Clock::time_point deadline) override;
+  // Character keys go through the keyboard layout read on the worker thread,
+  // which a Mac answers only on the main thread (ReadKeyLayout): elsewhere they
+  // are refused. The N-API layer reads the layout on the JavaScript thread and
+  // calls KeysWithLayout.
   Error Keys(const WindowInfo& window, const std::string& combo, Clock::time_point deadline) override;
+  // M5: the current keyboard layout (MacSystem::KeyboardLayout), read on the
+  // calling thread. The one MacBackend method called on the JavaScript thread,
+  // beside a running job: it touches only the system, never this backend's state.
+  KeyLayout ReadKeyLayout() const;
+  Error KeysWithLayout(const WindowInfo& window, const std::string& combo, Clock::time_point deadline,
+                       const KeyLayout& layout);
   Error TypeText(const WindowInfo& window, const std::string& text, Clock::time_point deadline, size_t& typed) override;
   void Release(const std::vector<ElementId>& ids) override;
   int64_t HandleTableSize() const override { return static_cast<int64_t>(elements_.size()); }

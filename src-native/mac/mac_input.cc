@@ -230,12 +230,24 @@ Error MacBackend::Pointer(const WindowInfo& window, const PointerEvent& ev, Cloc
   return PostPointer(ev);
 }
 
+KeyLayout MacBackend::ReadKeyLayout() const {
+  KeyLayout layout;
+  system_->KeyboardLayout(layout);
+  return layout;
+}
+
 Error MacBackend::Keys(const WindowInfo& window, const std::string& combo, Clock::time_point deadline) {
-  if (Error err = CheckKeys(combo)) return err;
+  return KeysWithLayout(window, combo, deadline, ReadKeyLayout());
+}
+
+Error MacBackend::KeysWithLayout(const WindowInfo& window, const std::string& combo, Clock::time_point deadline,
+                                 const KeyLayout& layout) {
+  // Refused before the window is raised: a key the layout cannot give changes nothing.
+  if (Error err = CheckKeys(combo, layout)) return err;
   if (Error err = InputTarget(window, deadline)) return err;
   if (Error err = Front(window, deadline)) return err;
   if (Clock::now() >= deadline) return {ErrorCode::kTimeout, "the deadline passed before the keys; nothing was sent"};
-  return PostKeys(combo);
+  return PostKeys(combo, layout);
 }
 
 Error MacBackend::TypeText(const WindowInfo& window, const std::string& text, Clock::time_point deadline,

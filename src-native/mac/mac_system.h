@@ -23,6 +23,7 @@
 #include "../core/ocr.h"
 #include "../core/types.h"
 #include "capture_plan.h"
+#include "key_layout.h"
 
 namespace axsnap {
 
@@ -92,6 +93,14 @@ class MacSystem {
   virtual Access ScreenRecordingProbe() = 0;
   // CGRequestScreenCaptureAccess: shows the system prompt once per process.
   virtual void RequestScreenRecording() = 0;
+
+  // M5: the current keyboard layout as UCKeyTranslate gives it for key codes
+  // 0-127 (key_layout.h), read on the calling thread. Text Input Sources want
+  // the main thread (recent macOS asserts the main dispatch queue inside
+  // TSMGetInputSourceProperty), so the backend calls this on the JavaScript
+  // thread, which in Node's main isolate is the process's main thread; on any
+  // other thread the layout is unknown (out.known false, out.why says so).
+  virtual void KeyboardLayout(KeyLayout& out) = 0;
 
   // Autorelease pool around one worker job (objc_autoreleasePoolPush/Pop):
   // the worker thread lives as long as the backend and never drains an

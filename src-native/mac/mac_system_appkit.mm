@@ -794,6 +794,9 @@ class AppKitSystem final : public MacSystem {
 
   void RequestScreenRecording() override { CGRequestScreenCaptureAccess(); }
 
+  // Text Input Sources and UCKeyTranslate (key_layout_tis.cc), on the main thread only.
+  void KeyboardLayout(KeyLayout& out) override { ReadCurrentKeyLayout(out); }
+
   void Sleep(std::chrono::milliseconds ms) override { std::this_thread::sleep_for(ms); }
 
   // One pool per worker job (MacBackend::BeginJob), around the per-call

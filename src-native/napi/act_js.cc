@@ -2,6 +2,9 @@
 #include "backend_js.h"
 
 #include "convert.h"
+#if defined(AXSNAP_MAC) || defined(AXSNAP_MAC_FAKE)
+#include "../mac/mac_backend.h"
+#endif
 
 namespace axsnap {
 namespace napi {
@@ -101,6 +104,20 @@ Napi::Value NativeBackend::Keys(const Napi::CallbackInfo& info) {
   WindowInfo window = WindowFromJs(info[0].As<Napi::Object>());
   std::string combo = info[1].As<Napi::String>().Utf8Value();
   Clock::time_point deadline = DeadlineFrom(info[2]);
+#if defined(AXSNAP_MAC) || defined(AXSNAP_MAC_FAKE)
+  // macOS: the keyboard layout is read here, on the JavaScript thread, and goes
+  // with the job. Text Input Sources assert the main dispatch queue, which the
+  // worker is not; in Node's main isolate this thread is the process's main
+  // thread (MacSystem::KeyboardLayout refuses any other).
+  if (mac_ && !closed_) {
+    MacBackend* mac = mac_;
+    KeyLayout layout = mac->ReadKeyLayout();
+    return Run(info.Env(), [=](Backend&) -> Settle {
+      if (Error err = mac->KeysWithLayout(window, combo, deadline, layout)) return Fail(err);
+      return Done();
+    });
+  }
+#endif
   return Run(info.Env(), [=](Backend& b) -> Settle {
     if (Error err = b.Keys(window, combo, deadline)) return Fail(err);
     return Done();

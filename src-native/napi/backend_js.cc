@@ -97,13 +97,17 @@ NativeBackend::NativeBackend(const Napi::CallbackInfo& info) : Napi::ObjectWrap<
 #endif
 #if defined(AXSNAP_MAC)
   } else if (kind == "macos") {
-    backend_ = std::make_unique<MacBackend>(CreateAppKitSystem());
+    auto mac = std::make_unique<MacBackend>(CreateAppKitSystem());
+    mac_ = mac.get();
+    backend_ = std::move(mac);
 #endif
 #if defined(AXSNAP_MAC_FAKE)
   } else if (kind == "mac-fake") {
     if (!info[1].IsObject()) throw Napi::TypeError::New(env, "a mac-fake backend needs a world object");
     InstallFakeWorld(info[1].As<Napi::Object>());
-    backend_ = std::make_unique<MacBackend>(CreateFakeMacSystem());
+    auto mac = std::make_unique<MacBackend>(CreateFakeMacSystem());
+    mac_ = mac.get();
+    backend_ = std::move(mac);
     macFake_ = true;
 #endif
   } else {

@@ -26,6 +26,9 @@
 #include "../fake/fake_backend.h"
 
 namespace axsnap {
+
+class MacBackend;  // mac/mac_backend.h, on macOS and the fake macOS layer
+
 namespace napi {
 
 using Settle = std::function<void(Napi::Env, Napi::Promise::Deferred&)>;
@@ -214,6 +217,8 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
   HandleLedger ledger_;
   FakeBackend* fake_ = nullptr;
   bool macFake_ = false;
+  // The macOS backend (backend_), for what must run on the JavaScript thread: the keyboard layout (keys).
+  MacBackend* mac_ = nullptr;
   std::unique_ptr<Worker> worker_;
   // Calls are numbered as posted (JS thread); the worker runs them in that order and notes the last it started.
   uint64_t lastCall_ = 0;

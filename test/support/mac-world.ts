@@ -110,6 +110,11 @@ export interface World {
   focusMoves?: { afterEvents: number; toPid: number };
   /** Issue 12 (items 1, 2): CGEventCreateKeyboardEvent returns NULL for these virtual key codes. */
   keyEventFails?: number[];
+  /**
+   * M5: the keyboard layout Text Input Sources report (default "us"); "none": an input source without
+   * layout data. Modelled as what UCKeyTranslate gives for each key code (fake_mac_system.cc).
+   */
+  keyboardLayout?: "us" | "french" | "german" | "dvorak" | "dvorak-qwerty-cmd" | "russian" | "none";
   apps: WorldApp[];
   /** Installed bundles (MacSystem::InstalledApps); opening one with an `app` makes that app run. */
   installed?: { bundleId: string; name?: string; executable?: string; path?: string; app?: WorldApp }[];

@@ -14,6 +14,8 @@
 //                   CGEventSource.h, CGRemoteOperation.h, CGImage.h,
 //                   CGBitmapContext.h, CGColorSpace.h, CGContext.h,
 //                   CGError.h, CGDirectDisplay.h
+//   Keyboard layouts CFData.h, HIToolbox TextInputSources.h and Events.h,
+//                   CarbonCore UnicodeUtilities.h
 // The types match Apple's 64-bit ABI (LP64): CFIndex is long, Boolean is
 // unsigned char, CGFloat is double, enums have Apple's fixed underlying types.
 //
@@ -738,6 +740,53 @@ extern void CGDisplayModeRelease(CGDisplayModeRef mode) AXSNAP_API_AVAILABLE(mac
 extern bool CGPreflightScreenCaptureAccess(void) AXSNAP_API_AVAILABLE(macos(10.15));
 // Prompts at most once per process; the grant takes effect after a restart.
 extern bool CGRequestScreenCaptureAccess(void) AXSNAP_API_AVAILABLE(macos(10.15));
+
+// ---------------------------------------------------------------------------
+// Keyboard layouts (M5): CFData.h; HIToolbox TextInputSources.h and Events.h
+// (Carbon.framework); CarbonCore UnicodeUtilities.h and MacTypes.h.
+
+typedef const struct AXSNAP_CF_BRIDGED_TYPE(NSData) __CFData* CFDataRef;
+extern CFIndex CFDataGetLength(CFDataRef theData);
+// Get rule: the bytes belong to the data object.
+extern const UInt8* CFDataGetBytePtr(CFDataRef theData);
+
+typedef SInt32 OSStatus;
+typedef UInt32 OptionBits;
+enum { noErr = 0 };
+
+typedef struct AXSNAP_CF_BRIDGED_TYPE(id) __TISInputSource* TISInputSourceRef;
+// TISGetInputSourceProperty keys. The layout data is a CFDataRef holding a
+// UCKeyboardLayout ('uchr'); NULL for input sources without one.
+extern const CFStringRef kTISPropertyUnicodeKeyLayoutData AXSNAP_API_AVAILABLE(macos(10.5));
+extern const CFStringRef kTISPropertyInputSourceID AXSNAP_API_AVAILABLE(macos(10.5));
+// Create rule: +1. The keyboard layout in use; for an input method or mode,
+// the layout it types through.
+extern TISInputSourceRef TISCopyCurrentKeyboardLayoutInputSource(void) AXSNAP_CF_RETURNS_RETAINED
+    AXSNAP_API_AVAILABLE(macos(10.5));
+// Create rule: +1. The most recently used ASCII-capable keyboard layout.
+extern TISInputSourceRef TISCopyCurrentASCIICapableKeyboardLayoutInputSource(void) AXSNAP_CF_RETURNS_RETAINED
+    AXSNAP_API_AVAILABLE(macos(10.5));
+// Get rule: +0, owned by the input source; NULL when it has no such property.
+extern void* TISGetInputSourceProperty(TISInputSourceRef inputSource, CFStringRef propertyKey)
+    AXSNAP_API_AVAILABLE(macos(10.5));
+// Events.h: the type of the keyboard used last (UCKeyTranslate's keyboardType).
+extern UInt8 LMGetKbdType(void);
+// Events.h EventModifiers bits; UCKeyTranslate takes them shifted right by 8.
+enum { cmdKey = 1 << 8, shiftKey = 1 << 9 };
+
+// UnicodeUtilities.h. Opaque here: only pointers to the layout data are passed.
+typedef struct UCKeyboardLayout UCKeyboardLayout;
+enum { kUCKeyActionDown = 0, kUCKeyActionUp = 1, kUCKeyActionAutoKey = 2, kUCKeyActionDisplay = 3 };
+extern OSStatus UCKeyTranslate(const UCKeyboardLayout* keyLayoutPtr, UInt16 virtualKeyCode, UInt16 keyAction,
+                               UInt32 modifierKeyState, UInt32 keyboardType, OptionBits keyTranslateOptions,
+                               UInt32* deadKeyState, UniCharCount maxStringLength, UniCharCount* actualStringLength,
+                               UniChar unicodeString[]) AXSNAP_API_AVAILABLE(macos(10.2));
+
+// <pthread.h> on Darwin: nonzero on the process's main thread. Declared here
+// for the Linux syntax check only; Apple's libc headers declare it on Darwin.
+#if !defined(__APPLE__)
+extern int pthread_main_np(void);
+#endif
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -42,6 +42,7 @@
         "../../../src-native/mac/mac_windows.cc",
         "../../../src-native/mac/cf_convert.cc",
         "../../../src-native/mac/cg_input.cc",
+        "../../../src-native/mac/key_layout.cc",
         "fake_cf.cc",
         "fake_mac_system.cc",
         "mac_direct.cc",

@@ -114,6 +114,13 @@
 //    (kCFRunLoopRunTimedOut) or, with returnAfterSourceHandled, after one
 //    notification (kCFRunLoopRunHandledSource). Releasing an observer
 //    removes its source from every run loop (Apple documents this).
+//  - Keyboard layouts (M5, FakeMacSystem::KeyboardLayout, which stands in for
+//    Text Input Sources + UCKeyTranslate): six layouts modelled on the main
+//    key block (codes 0-50), the keypad and a few control keys only; no
+//    option or control tables, no ISO/JIS keyboard types; the ⌘ table is the
+//    plain one except on "Dvorak - QWERTY ⌘" (and Cyrillic on the modelled
+//    Russian, whatever Apple's is). Off the process's main thread Apple
+//    asserts (a crash); the fake answers "unknown" and logs it.
 // Scripted faults beyond Apple's own behaviour, for tests: performError and
 // setError (the action or set happens, then the call answers an error, as
 // AppKit does after a press that opened a modal), batchError (the batched
@@ -331,11 +338,18 @@ struct FakeWorld {
   // virtual key codes (an event that cannot be made, midway through a combo
   // or a text).
   std::set<int64_t> keyEventFails;
+  // M5 (third macOS review): the current keyboard layout, as FakeMacSystem::KeyboardLayout
+  // reports it (fake_mac_system.cc lists the names; "none": the input source has no layout data).
+  std::string keyboardLayout = "us";
   int64_t eventsPosted = 0;  // state: CGEventPost calls while this world was installed
 
   FakeApp* App(int64_t pid);
   FakeElement* Element(int64_t id);
 };
+
+// M5: the keyboard layouts the fake knows (fake_mac_system.cc), and their names for an error message.
+bool IsFakeKeyboardLayout(const std::string& name);
+std::string FakeKeyboardLayoutNames();
 
 // issue 12 item 9 (threads): AX calls made on one marked thread (the
 // JavaScript thread, marked by the test) since it was marked.

@@ -3,11 +3,15 @@
 
 #include "fake_mac_system.h"
 
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <map>
 #include <mutex>
 #include <thread>
+
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "fake_cf.h"
 
@@ -33,6 +37,61 @@ Error SystemStep(int64_t pid, Step step, const std::string& line) {
   });
   return result;
 }
+
+// ---------------------------------------------------------------- keyboard layouts (M5)
+//
+// What UCKeyTranslate answers for key codes 0-50 (the main key block, by
+// Carbon's kVK_* codes) on a few of Apple's layouts, one UTF-16 unit per code,
+// '·' for a dead key or a key that types nothing. From the layouts' public
+// physical-key charts (Apple's "U.S.", "French", "German", "Dvorak", "Dvorak -
+// QWERTY ⌘", "Russian - PC"); only the main block, the keypad and a few
+// control keys are modelled. Under ⌘ every one types what it types plain,
+// except "Dvorak - QWERTY ⌘", whose ⌘ table is U.S. QWERTY. That the modelled
+// Russian types Cyrillic under ⌘ too is the case where the Latin fallback
+// matters (key_layout.h); if Apple's ⌘ table is Latin the result is the same key.
+struct FakeLayout {
+  const char* name;
+  const char* source;
+  const char16_t* plain;
+  const char16_t* shifted;
+  bool qwertyCommand;
+};
+
+const char16_t kUsPlain[] = u"asdfhgzxcv·bqweryt123465=97-80]ou[ip\rlj'k;\\,/nm.\t `";
+const char16_t kUsShifted[] = u"ASDFHGZXCV·BQWERYT!@#$^%+(&_*)}OU{IP\rLJ\"K:|<?NM>\t ~";
+const FakeLayout kFakeLayouts[] = {
+    {"us", "com.apple.keylayout.US", kUsPlain, kUsShifted, false},
+    {"french", "com.apple.keylayout.French", u"qsdfhgwxcv<bazeryt&é\"'§(-çè)!à$ou·ip\rljùkm·;=n,:\t @",
+     u"QSDFHGWXCV>BAZERYT123465_97°80*OU·IP\rLJ%KM£.+N?/\t #", false},
+    {"german", "com.apple.keylayout.German", u"asdfhgyxcv·bqwerzt123465·97ß80+ouüip\rljäkö#,-nm.\t <",
+     u"ASDFHGYXCV·BQWERZT!\"§$&%·)/?(=*OUÜIP\rLJÄKÖ';_NM:\t >", false},
+    {"dvorak", "com.apple.keylayout.Dvorak", u"aoeudi;qjk·x',.pfy123465]97[80=rg/cl\rnh-ts\\wzbmv\t `",
+     u"AOEUDI:QJK·X\"<>PFY!@#$^%}(&{*)+RG?CL\rNH_TS|WZBMV\t ~", false},
+    {"dvorak-qwerty-cmd", "com.apple.keylayout.DVORAK-QWERTYCMD",
+     u"aoeudi;qjk·x',.pfy123465]97[80=rg/cl\rnh-ts\\wzbmv\t `",
+     u"AOEUDI:QJK·X\"<>PFY!@#$^%}(&{*)+RG?CL\rNH_TS|WZBMV\t ~", true},
+    {"russian", "com.apple.keylayout.RussianWin", u"фыварпячсм·ийцукне123465=97-80ъщгхшз\rдоэлж\\б.тью\t ё",
+     u"ФЫВАРПЯЧСМ·ИЙЦУКНЕ!\"№;:%+(?_*)ЪЩГХШЗ\rДОЭЛЖ/Б,ТЬЮ\t Ё", false},
+};
+
+const FakeLayout* FindLayout(const std::string& name) {
+  for (const FakeLayout& l : kFakeLayouts)
+    if (name == l.name) return &l;
+  return nullptr;
+}
+
+void FillRow(const char16_t* row, std::array<uint16_t, 128>& out) {
+  for (size_t k = 0; k < 51 && row[k]; k++) out[k] = row[k] == u'·' ? 0 : row[k];
+  // The keypad (the same on every modelled layout) and a few control keys.
+  const std::pair<int, char16_t> kRest[] = {
+      {51, 0x08}, {53, 0x1B}, {65, u'.'}, {67, u'*'},  {69, u'+'},  {75, u'/'},  {76, 0x03},  {78, u'-'},
+      {81, u'='}, {82, u'0'}, {83, u'1'}, {84, u'2'},  {85, u'3'},  {86, u'4'},  {87, u'5'},  {88, u'6'},
+      {89, u'7'}, {91, u'8'}, {92, u'9'}, {117, 0x7F}, {123, 0x1C}, {124, 0x1D}, {125, 0x1F}, {126, 0x1E}};
+  for (const auto& [code, c] : kRest) out[code] = c;
+}
+
+// The process's main thread (Linux: the thread whose id is the pid).
+bool OnMainThread() { return static_cast<pid_t>(syscall(SYS_gettid)) == getpid(); }
 
 // A capture larger than this is a bug in the caller (a frame in pixels, a
 // scale applied twice), not a window.
@@ -320,6 +379,29 @@ struct PoolToken {
 };
 }  // namespace
 
+void FakeMacSystem::KeyboardLayout(KeyLayout& out) {
+  out = KeyLayout();
+  // What Apple's TIS calls would assert on (MacSystem::KeyboardLayout's contract).
+  if (!OnMainThread()) {
+    macfake::AppendLog("system keyboard layout off the main thread");
+    out.why = "the keyboard layout can only be read on the main thread";
+    return;
+  }
+  std::string name;
+  macfake::WithWorld([&](FakeWorld* w) { name = w ? w->keyboardLayout : "us"; });
+  const FakeLayout* layout = FindLayout(name);
+  if (!layout) {
+    out.source = "com.apple.inputmethod.Fake";
+    out.why = "the input source " + out.source + " has no keyboard layout data";
+    return;
+  }
+  out.known = true;
+  out.source = layout->source;
+  FillRow(layout->plain, out.plain);
+  FillRow(layout->shifted, out.shifted);
+  FillRow(layout->qwertyCommand ? kUsPlain : layout->plain, out.command);
+}
+
 void* FakeMacSystem::PushAutoreleasePool() {
   std::lock_guard<std::mutex> lock(gPoolMu);
   gPools.pushes++;
@@ -350,5 +432,17 @@ void FakeMacSystem::Sleep(std::chrono::milliseconds ms) {
 }
 
 std::unique_ptr<MacSystem> CreateFakeMacSystem() { return std::make_unique<FakeMacSystem>(); }
+
+namespace macfake {
+
+bool IsFakeKeyboardLayout(const std::string& name) { return name == "none" || FindLayout(name) != nullptr; }
+
+std::string FakeKeyboardLayoutNames() {
+  std::string names;
+  for (const FakeLayout& l : kFakeLayouts) names += std::string(names.empty() ? "" : ", ") + "\"" + l.name + "\"";
+  return names + ", \"none\"";
+}
+
+}  // namespace macfake
 
 }  // namespace axsnap

@@ -12,6 +12,7 @@
 //                                                        a capture with ScreenCaptureKit's display filter
 //   system request screen recording
 //   system sleep <ms>                                    (never actually sleeps)
+//   system keyboard layout off the main thread           (KeyboardLayout asked off the main thread)
 #pragma once
 
 #include <cstdint>
@@ -37,6 +38,9 @@ class FakeMacSystem : public MacSystem {
   Access ScreenRecordingPreflight() override;
   Access ScreenRecordingProbe() override;
   void RequestScreenRecording() override;
+  // M5: the world's keyboardLayout (fake_mac_system.cc models what UCKeyTranslate gives on each);
+  // "none": no layout data. Off the process's main thread: unknown, logged (Apple asserts there).
+  void KeyboardLayout(KeyLayout& out) override;
   void* PushAutoreleasePool() override;
   void PopAutoreleasePool(void* pool) override;
   void Sleep(std::chrono::milliseconds ms) override;

@@ -55,7 +55,7 @@ class Parser {
   FakeWorld Parse(Napi::Object js) {
     Keys(js, "world",
          {"trusted", "screenRecording", "scale", "focusedPid", "captureFails", "systemWide", "apps", "installed",
-          "windows", "postDelay", "focusMoves", "keyEventFails"});
+          "windows", "postDelay", "focusMoves", "keyEventFails", "keyboardLayout"});
     CollectIds(js, "world", 0);
 
     FakeWorld w;
@@ -67,6 +67,10 @@ class Parser {
     if (!(w.scale > 0)) Fail("world.scale", "must be positive");
     w.focusedPid = Int(js, "focusedPid", "world", 0);
     w.captureFails = Bool(js, "captureFails", "world", false);
+    // M5 (third macOS review): the keyboard layout Text Input Sources report (fake_mac_system.cc).
+    w.keyboardLayout = String(js, "keyboardLayout", "world", "us");
+    if (!macfake::IsFakeKeyboardLayout(w.keyboardLayout))
+      Fail("world.keyboardLayout", "must be one of " + macfake::FakeKeyboardLayoutNames());
 
     Napi::Array apps = ArrayField(js, "apps", "world");
     for (uint32_t i = 0; i < apps.Length(); ++i) {

@@ -20,6 +20,8 @@
 //     postDelay: { afterEvents: 4, ms: 600 },   // CGEventPost: the first 4 events at once, then each blocks 600 ms
 //     focusMoves: { afterEvents: 4, toPid: 900 },   // once 4 events were posted, pid 900 has the focus
 //     keyEventFails: [123],                  // CGEventCreateKeyboardEvent returns NULL for these key codes
+//     keyboardLayout: "french",      // MacSystem::KeyboardLayout: "us" (default), "french", "german", "dvorak",
+//                                    // "dvorak-qwerty-cmd", "russian", or "none" (no layout data)
 //     systemWide: { attrs: { AXFocusedUIElement: { ref: 7 } } },   // overrides the derived ones
 //     apps: [{
 //       pid: 100,                    // required, unique
