@@ -262,6 +262,12 @@ struct FakeApp {
   std::set<std::string> refuseNotifications;
   // N11 (second macOS review): AXObserverAddNotification answers kAXErrorCannotComplete for these (a busy app).
   std::set<std::string> busyNotifications;
+  // Issue 35 (N1 residue): windows AX does not list here (AppKit lists only
+  // ordered-in windows of the current Space: one closed but kept, or on
+  // another Space), absent from the app's AXWindows and AXChildren until its
+  // reopen event (open -b, Step::kOpen) orders them in: a kept window shown
+  // again, or activation switching to that Space. The first becomes main.
+  std::vector<int64_t> reopenWindows;
   int64_t rootId = 0;  // the app element
   // State.
   int reads = 0;
@@ -306,6 +312,9 @@ struct FakeFocusMove {
 // into FakeWorld::apps). An entry without an app fails to open.
 struct FakeInstalled {
   std::string bundleId, name, executable, path;
+  // Issue 35 (M4): false for a bundle Launch Services knows (by bundle id)
+  // outside the folders MacSystem::InstalledApps reads (/System/Library/CoreServices, deeper folders).
+  bool listed = true;
   std::optional<FakeApp> app;
 };
 
@@ -318,6 +327,10 @@ struct FakeWorld {
   std::optional<std::pair<int64_t, std::chrono::steady_clock::time_point>> pendingFocus;
   bool captureFails = false;
   std::vector<FakeApp> apps;
+  // Issue 35 M6: processes that are no application (daemons, tools, an app's
+  // process Launch Services no longer lists): in proc_listallpids and
+  // kill(pid, 0), never in NSRunningApplication. An app's pid here too is allowed.
+  std::vector<int64_t> processes;
   std::vector<FakeInstalled> installed;
   std::map<int64_t, FakeElement> elements;
   std::vector<FakeCGWindow> windows;  // front to back
