@@ -15,7 +15,8 @@
 // CGBitmapContextCreate ("Supported Pixel Formats" in the Quartz 2D guide),
 // CGColorSpaceCreateWithName, CGPreflightScreenCaptureAccess, open(1),
 // posix_spawn(2) and posix_spawnattr_setflags(3) (POSIX_SPAWN_CLOEXEC_DEFAULT),
-// environ(7).
+// environ(7), proc_listallpids (libproc.h), NSWorkspace
+// URLForApplicationWithBundleIdentifier:, NSFileManager fileExistsAtPath:isDirectory:.
 //
 // Threading: every method runs on the addon's worker thread, never the main
 // thread, and Node's main thread never runs an NSRunLoop. Hence an
@@ -24,8 +25,9 @@
 // with a bound on a dispatch semaphore instead of a run loop. It also means
 // that whatever AppKit refreshes from the main run loop is frozen here:
 // NSWorkspace.runningApplications, NSRunningApplication.hidden/active/terminated
-// and the NSScreen list. We read the window server (CoreGraphics) instead, and
-// resolve pids to fresh NSRunningApplication objects when we act on them.
+// and the NSScreen list. We read the process table (proc_listallpids) and the
+// window server (CoreGraphics) instead, and resolve pids to fresh
+// NSRunningApplication objects (runningApplicationWithProcessIdentifier:).
 //
 // Compiled with ARC and blocks.
 

@@ -114,6 +114,15 @@
 //    (kCFRunLoopRunTimedOut) or, with returnAfterSourceHandled, after one
 //    notification (kCFRunLoopRunHandledSource). Releasing an observer
 //    removes its source from every run loop (Apple documents this).
+//  - Issue 35: an app's `reopenWindows` (closed but kept, or on another
+//    Space) enter AXWindows exactly when its reopen event (open -b) comes;
+//    on a Mac that depends on the app, and a window on another Space comes
+//    when activation switches Space. The process table is the world's apps
+//    plus `processes`; NSRunningApplication answers for every world app at
+//    once (a Mac knows an app only after it checked in with Launch
+//    Services), never for a `processes` pid. Launch Services knows every
+//    installed entry by bundle id, without case; the folder scan lists those
+//    not marked `listed: false`.
 // Scripted faults beyond Apple's own behaviour, for tests: performError and
 // setError (the action or set happens, then the call answers an error, as
 // AppKit does after a press that opened a modal), batchError (the batched
