@@ -321,7 +321,9 @@ async function newcomer(
  * --allow-launch-paths (lib/mcp/launch.ts). A name is at most 256 characters;
  * args and env are checked before anything starts (lib/launch/input.ts), and
  * a desktop entry takes only the args its Exec line has room for.
- * APP_NOT_FOUND names the closest launchable apps;
+ * On macOS a bundle id the listing lacks is asked of Launch Services, which
+ * knows bundles outside the folders listed. APP_NOT_FOUND names the closest
+ * launchable apps;
  * TIMEOUT (the app was started: delivered_unverified, with its `pid`) when
  * no window came by the deadline.
  */
