@@ -110,8 +110,55 @@ function isBundlePath(path: string): boolean {
   return /\.app\/?$/i.test(path);
 }
 
-async function planOf(app: string, entries: () => Promise<LaunchableApp[]>): Promise<Plan> {
-  if (!app.includes("/")) return entryPlan(matchLaunchable(app, await entries()));
+/**
+ * A bundle id's shape (Apple: CFBundleIdentifier, reverse-DNS of letters, digits, hyphens and periods;
+ * underscores occur too): at least two labels. A desktop id has it too, but Linux finds entries only by listing.
+ */
+const BUNDLE_ID = /^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+$/;
+
+/**
+ * A name no listed entry has: when it is shaped like a bundle id, the platform's launcher is asked for it
+ * (macOS: Launch Services knows bundles outside the folders listed: Adobe's sub-folders, Setapp,
+ * /System/Library/CoreServices). A platform that finds apps only by listing keeps the listing's refusal.
+ */
+async function unlisted(
+  app: string,
+  refusal: AxsnapError,
+  byId: (id: string) => Promise<LaunchableApp[]>,
+): Promise<LaunchableApp> {
+  if (!BUNDLE_ID.test(app)) throw refusal;
+  let known: LaunchableApp[];
+  try {
+    known = await byId(app);
+  } catch (e) {
+    if (e instanceof AxsnapError && e.code === "ACTION_NOT_SUPPORTED") throw refusal;
+    throw e;
+  }
+  const entry = known.find((e) => e.id.toLowerCase() === app.toLowerCase());
+  if (entry) return entry;
+  throw new AxsnapError(
+    "APP_NOT_FOUND",
+    `${refusal.message}, and Launch Services knows no bundle id "${app}"`,
+    {
+      hint: `${refusal.hint ?? ""}; check the bundle id (\`osascript -e 'id of app "Name"'\` prints an installed app's)`,
+    },
+  );
+}
+
+async function planOf(
+  app: string,
+  entries: () => Promise<LaunchableApp[]>,
+  byId: (id: string) => Promise<LaunchableApp[]>,
+): Promise<Plan> {
+  if (!app.includes("/")) {
+    const listed = await entries();
+    try {
+      return entryPlan(matchLaunchable(app, listed));
+    } catch (e) {
+      if (!(e instanceof AxsnapError) || e.code !== "APP_NOT_FOUND") throw e;
+      return entryPlan(await unlisted(app, e, byId));
+    }
+  }
   const path = resolvePath(app);
   const isEntry = /\.desktop$/i.test(path) || isBundlePath(path);
   if (isEntry) {
@@ -274,7 +321,9 @@ async function newcomer(
  * --allow-launch-paths (lib/mcp/launch.ts). A name is at most 256 characters;
  * args and env are checked before anything starts (lib/launch/input.ts), and
  * a desktop entry takes only the args its Exec line has room for.
- * APP_NOT_FOUND names the closest launchable apps;
+ * On macOS a bundle id the listing lacks is asked of Launch Services, which
+ * knows bundles outside the folders listed. APP_NOT_FOUND names the closest
+ * launchable apps;
  * TIMEOUT (the app was started: delivered_unverified, with its `pid`) when
  * no window came by the deadline.
  */
@@ -299,8 +348,10 @@ export async function launchApp(
   try {
     ctx.check();
     const b = backend ?? (await ctx.step("read", () => desktopBackend(ctx.remaining())));
-    const plan = await planOf(app.trim(), () =>
-      launcherStep(() => ctx.step("read", () => b.launchable(ctx.remaining()))),
+    const plan = await planOf(
+      app.trim(),
+      () => launcherStep(() => ctx.step("read", () => b.launchable(ctx.remaining()))),
+      (id) => ctx.step("read", () => b.launchable(ctx.remaining(), id)),
     );
     const what = plan.via === "path" ? plan.path : plan.id;
     const env = environment(extraEnv, plan.via !== "bundle");

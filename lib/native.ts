@@ -161,8 +161,12 @@ export interface NativeBackend {
   snapshot(request: NativeSnapshotRequest): Promise<NativeSnapshot>;
   /** The app's windows, dialogs, open menus and popups, in listing order (holds no handles). */
   listWindows(request: { app: string | number; deadlineMs: number }): Promise<NativeWindow[]>;
-  /** What the system can start (Linux: desktop entries; macOS: application bundles). Reads no accessibility state. */
-  launchable(deadlineMs: number): Promise<NativeLaunchable[]>;
+  /**
+   * What the system can start (Linux: desktop entries; macOS: application bundles). Reads no accessibility state.
+   * With `id`: the one app the launcher knows by that id though the listing may not hold it (macOS: Launch
+   * Services by bundle id), [] when it knows none; ACTION_NOT_SUPPORTED where the platform finds apps only by listing.
+   */
+  launchable(deadlineMs: number, id?: string): Promise<NativeLaunchable[]>;
   /** Starts one launchable id or path in `env` (replacing the app's environment); pid 0 when the platform cannot tell. */
   launch(request: {
     id: string;
@@ -412,10 +416,11 @@ export function mapNativeError(e: unknown, stack: string | undefined): AxsnapErr
   const mapped: { code: ErrorCode; hint?: string; delivery?: Delivery } = (nativeCode &&
     NATIVE_CODES[nativeCode]) || { code: "ACTION_FAILED" };
   // macOS: the app's windows are all on another Space (issue 12 item 6): opening one would make a new window.
-  // The window server lists windows the app ordered out (hidden, closed but kept) the same way (issue 21 N1).
+  // The window server lists windows the app ordered out (hidden, closed but kept) the same way (issue 21 N1);
+  // the recovery sent the reopen event before this was said (issue 35 N1 residue).
   const hint =
     nativeCode === "WINDOW_NOT_FOUND" && /the window is on another Space/.test(message)
-      ? "the app's window is on another Space or hidden: if on another Space, switch to that Space (or move the window to this one with Mission Control), then take a new snapshot, and do not open a new window; if the app hid its window (closed but kept), launch the app again (launch() with its name or bundle id) to send it a reopen event"
+      ? "the app's window is on another Space or hidden, and recovery (the message says what it tried, a reopen event among it) did not bring it here: if on another Space, switch to that Space (or move the window to this one with Mission Control), then take a new snapshot, and do not open a new window; if the app keeps its window closed, open one from the app's menus (File > New, the Window menu)"
       : typeof nativeHint === "string" && nativeHint.length > 0
         ? nativeHint
         : mapped.hint;

@@ -275,6 +275,12 @@ class Backend {
   virtual Error Launchable(std::vector<LaunchableApp>& out, Clock::time_point deadline) {
     return {ErrorCode::kActionNotSupported, "this platform cannot list the apps it could start"};
   }
+  // The app the system's launcher knows by `id` though Launchable() does not
+  // list it (macOS: Launch Services by bundle id, for bundles outside the
+  // folders listed); `out` empty when it knows none.
+  virtual Error LaunchableById(const std::string& id, std::vector<LaunchableApp>& out, Clock::time_point deadline) {
+    return {ErrorCode::kActionNotSupported, "this platform finds launchable apps only by listing them"};
+  }
   // Starts the app `request.id` names (one Launchable() id or path) and
   // gives the pid of the process started (0 when the platform started it
   // through another process and could not tell). Does not wait for windows.
@@ -299,6 +305,10 @@ class Backend {
                         Clock::time_point deadline) {
     return {ErrorCode::kActionNotSupported, "no recovery on this platform"};
   }
+  // After every recovery step ran and still no window is usable: why, when
+  // the platform can tell more than "none" (macOS: the window server lists
+  // windows of the app that AX does not show here). Empty: nothing to add.
+  virtual std::string NoWindowHere(const AppInfo& app) { return {}; }
   // Waits for the app to settle after recovery (bounded by the caller).
   virtual void Settle(std::chrono::milliseconds ms) {}
   // Runs before window choice when a snapshot will walk one of the app's

@@ -181,13 +181,9 @@ Error ChooseAppWindow(Backend& backend, const AppInfo& app, Clock::time_point de
     // Recovery runs every step in order, settles once and chooses once more:
     // apps differ in which step brings their window back.
     std::string done;
-    // A step that found why no window is usable (macOS: the window is on
-    // another Space) says so in the error if nothing brings one back.
-    Error why;
     for (RecoveryStep s : kRecoveryOrder) {
       if (Clock::now() >= deadline) break;
       Error err = backend.Recover(s, app, any, deadline);
-      if (err.code == ErrorCode::kWindowNotFound && !why) why = err;
       if (err && err.code != ErrorCode::kActionNotSupported)
         notes.push_back(std::string("recovery step ") + RecoveryStepName(s) + " failed: " + err.message);
       else if (!err)
@@ -197,12 +193,17 @@ Error ChooseAppWindow(Backend& backend, const AppInfo& app, Clock::time_point de
     backend.Settle(std::max(std::chrono::milliseconds(0), std::min(kSettle, left / 2)));
     const std::string before = problem;
     if (Error err = ChooseOnce(backend, app, deadline, needCapture, choice, problem, any, seen)) return err;
-    if (problem.empty())
+    const std::string steps = done.empty() ? std::string("no step applied") : done;
+    if (problem.empty()) {
       notes.push_back("the window was recovered (" + done + ") after: " + before);
-    else if (why)
-      return {ErrorCode::kWindowNotFound, app.name + " has no usable window here: " + why.message};
-    else
-      problem += " (after recovery: " + (done.empty() ? std::string("no step applied") : done) + ")";
+    } else {
+      // Asked after the steps and the new listing: what is still out of sight, and what was tried.
+      const std::string elsewhere = backend.NoWindowHere(app);
+      if (!elsewhere.empty())
+        return {ErrorCode::kWindowNotFound,
+                app.name + " has no usable window here: " + elsewhere + " (after recovery: " + steps + ")"};
+      problem += " (after recovery: " + steps + ")";
+    }
   }
   if (!problem.empty()) return {ErrorCode::kWindowNotFound, app.name + " has no usable window: " + problem};
   out = choice.window;

@@ -1,11 +1,12 @@
-// Apps: the running apps (from MacSystem, apps with a Dock icon first, and
-// the state of those that quit pruned), the focused app, an app's name for
+// Apps: the running apps (the process table, each pid asked whether it is an
+// app, apps with a Dock icon first; the state of processes that ended pruned), the focused app, an app's name for
 // messages, its menu bar, and the installed bundles and launching one.
 //
 // Apple: kAXFocusedApplicationAttribute on the system-wide element,
 // AXUIElementGetPid and kAXMenuBarAttribute (HIServices' AXUIElement.h,
-// AXAttributeConstants.h); NSWorkspace.runningApplications and
-// NSRunningApplication (activationPolicy, bundleURL) behind MacSystem.
+// AXAttributeConstants.h); proc_listallpids and NSRunningApplication
+// (runningApplicationWithProcessIdentifier:, activationPolicy, bundleURL)
+// behind MacSystem.
 
 #include <algorithm>
 
@@ -13,14 +14,75 @@
 
 namespace axsnap {
 
+namespace {
+
+// A "no application" answer for a pid seen after the first listing is asked
+// again for this long: a process is in the table before it checks in with
+// Launch Services as an app (NSApplication's start), and one spawned by path
+// would otherwise stay unseen.
+constexpr auto kCheckInGrace = std::chrono::seconds(3);
+// Every "no application" answer is asked again after this (a tool can turn
+// itself into an app: TransformProcessType), so a full pass over the process
+// table happens at most this often.
+constexpr auto kNotAppRecheck = std::chrono::seconds(30);
+
+// What the running-app list keeps: what NSWorkspace.runningApplications
+// would list (an app Launch Services knows: a bundle, or a Dock or menu-bar
+// app), not helper processes without either.
+bool KeptAsApp(const RunningApp& r) { return !r.bundleId.empty() || r.regular || r.accessory; }
+
+}  // namespace
+
+Error MacBackend::RunningAppsNow(std::vector<RunningApp>& out, std::set<int64_t>* alive) {
+  out.clear();
+  std::vector<int64_t> pids;
+  if (Error err = system_->ProcessIds(pids)) return err;
+  const Clock::time_point now = Clock::now();
+  const bool first = !listedOnce_;
+  listedOnce_ = true;
+  std::set<int64_t> present(pids.begin(), pids.end());
+  // Answers about processes that are gone go: their pids may come back as anything.
+  for (auto it = notApps_.begin(); it != notApps_.end();)
+    it = present.count(it->first) ? std::next(it) : notApps_.erase(it);
+  for (int64_t pid : pids) {
+    if (pid <= 0) continue;
+    auto known = notApps_.find(pid);
+    if (known != notApps_.end() && now - known->second.firstSeen >= kCheckInGrace &&
+        now - known->second.asked < kNotAppRecheck)
+      continue;
+    RunningApp r;
+    if (system_->AppOfProcess(pid, r) && KeptAsApp(r)) {
+      notApps_.erase(pid);
+      r.pid = pid;
+      out.push_back(std::move(r));
+      continue;
+    }
+    // Processes of the first listing ran before this backend: past their check-in.
+    const Clock::time_point seen = known != notApps_.end() ? known->second.firstSeen
+                                   : first                 ? now - kCheckInGrace
+                                                           : now;
+    notApps_[pid] = NotApp{seen, now};
+  }
+  if (alive) *alive = std::move(present);
+  return {};
+}
+
 Error MacBackend::ListApps(std::vector<AppInfo>& out, Clock::time_point deadline) {
   if (Error err = Trusted()) return err;
   std::vector<RunningApp> running;
-  if (Error err = system_->RunningApps(running)) return err;
-  running_.clear();
-  // State of processes that are gone goes too: a pid can be reused by another app.
   std::set<int64_t> alive;
-  for (const RunningApp& r : running) alive.insert(r.pid);
+  if (Error err = RunningAppsNow(running, &alive)) return err;
+  // A pid now held by another app than before was reused: its state is the old app's.
+  for (const RunningApp& r : running) {
+    auto before = running_.find(r.pid);
+    if (before != running_.end() && (before->second.bundleId != r.bundleId || before->second.name != r.name))
+      alive.erase(r.pid);
+  }
+  running_.clear();
+  // State goes with the process, not with its place in the list (issue 35
+  // M6): an app with no window, or one Launch Services stopped listing, keeps
+  // its observer, pins and Chromium records (AXEnhancedUserInterface is
+  // turned off at close only for the apps recorded here) while it runs.
   auto prune = [&](auto& map) {
     for (auto it = map.begin(); it != map.end();) it = alive.count(it->first) ? std::next(it) : map.erase(it);
   };
@@ -74,9 +136,11 @@ Error MacBackend::FocusedApp(AppInfo& out, bool& found, Clock::time_point deadli
 
 std::string MacBackend::NameOf(int64_t pid) {
   if (running_.find(pid) == running_.end()) {
-    std::vector<RunningApp> running;
-    if (!system_->RunningApps(running))
-      for (const RunningApp& r : running) running_[r.pid] = r;
+    RunningApp r;
+    if (system_->AppOfProcess(pid, r)) {
+      r.pid = pid;
+      running_[pid] = r;
+    }
   }
   auto it = running_.find(pid);
   return (it != running_.end() && !it->second.name.empty() ? it->second.name : std::string("another app")) + " (pid " +
@@ -95,6 +159,15 @@ Error MacBackend::MenuBar(const AppInfo& app, ElementId& out, Clock::time_point 
 }
 
 Error MacBackend::Launchable(std::vector<LaunchableApp>& out, Clock::time_point) { return system_->InstalledApps(out); }
+
+Error MacBackend::LaunchableById(const std::string& id, std::vector<LaunchableApp>& out, Clock::time_point) {
+  out.clear();
+  LaunchableApp app;
+  bool found = false;
+  if (Error err = system_->AppForBundleId(id, app, found)) return err;
+  if (found) out.push_back(std::move(app));
+  return {};
+}
 
 Error MacBackend::Launch(const LaunchRequest& request, int64_t& pid, Clock::time_point deadline) {
   return system_->OpenApplication(request, pid, deadline);

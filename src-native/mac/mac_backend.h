@@ -133,12 +133,14 @@ class MacBackend : public Backend {
   bool Recovers() const override { return true; }
   Error Recover(RecoveryStep step, const AppInfo& app, const std::optional<WindowInfo>& window,
                 Clock::time_point deadline) override;
+  std::string NoWindowHere(const AppInfo& app) override;
   void Settle(std::chrono::milliseconds ms) override;
   void PrepareWalk(const AppInfo& app, const WindowInfo& window, Clock::time_point deadline,
                    std::vector<std::string>& notes, bool& contentPending) override;
   Error Permissions(PermissionStatus& out, bool prompt) override;
   // Through MacSystem (NSWorkspace): bundles in the standard folders, and opening one.
   Error Launchable(std::vector<LaunchableApp>& out, Clock::time_point deadline) override;
+  Error LaunchableById(const std::string& id, std::vector<LaunchableApp>& out, Clock::time_point deadline) override;
   Error Launch(const LaunchRequest& request, int64_t& pid, Clock::time_point deadline) override;
   Error MenuBar(const AppInfo& app, ElementId& out, Clock::time_point deadline) override;
 
@@ -229,6 +231,9 @@ class MacBackend : public Backend {
   // Ordinary windows (layer 0, not tiny) of `pid` that the window server
   // lists and does not show: windows on another Space (or ordered out).
   int WindowsElsewhere(int64_t pid);
+  // The running apps from the process table (issue 35 M6), each pid asked
+  // afresh unless it was known as no app (notApps_); `alive` gets every pid.
+  Error RunningAppsNow(std::vector<RunningApp>& out, std::set<int64_t>* alive = nullptr);
   // Before any input: the app still runs (kAppNotFound) and the observed
   // window still exists (kWindowNotFound); nothing is sent otherwise.
   Error InputTarget(const WindowInfo& window, Clock::time_point deadline);
@@ -253,6 +258,14 @@ class MacBackend : public Backend {
   ElementTable elements_;
   CFRef<CFArrayRef> batch_;                          // the attribute names of one batched read
   std::unordered_map<int64_t, RunningApp> running_;  // from the last ListApps
+  // Issue 35 M6: pids the system said are no application, and when: asked
+  // again only as RunningAppsNow's rules say, so a listing asks about new
+  // processes and apps, not every daemon each time.
+  struct NotApp {
+    Clock::time_point firstSeen, asked;
+  };
+  std::unordered_map<int64_t, NotApp> notApps_;
+  bool listedOnce_ = false;
   std::unordered_map<int64_t, CFRef<AXUIElementRef>> apps_;
   // The windows and the surfaces each app was last listed with, pinned in elements_.
   struct Pins {

@@ -320,9 +320,7 @@ Error MacBackend::Watch(const AppInfo& app, Clock::time_point deadline) {
     // The observer is released with `w`; nothing was registered.
     if (unanswered != kAXErrorSuccess) {
       // AX answers a process that is not running as it answers one that hangs.
-      std::vector<RunningApp> running;
-      if (!system_->RunningApps(running) &&
-          std::none_of(running.begin(), running.end(), [&](const RunningApp& r) { return r.pid == app.pid; }))
+      if (!system_->ProcessExists(app.pid))
         return {ErrorCode::kAppNotFound, "no running app has pid " + std::to_string(app.pid)};
       return AXFailure(unanswered, "registering for notifications");
     }
@@ -347,11 +345,8 @@ bool MacBackend::IsWebApp(Watched& w) {
   w.engineChecked = true;
   auto running = running_.find(w.pid);
   if (running == running_.end()) {
-    std::vector<RunningApp> apps;
-    if (system_->RunningApps(apps)) return false;
-    for (const RunningApp& r : apps)
-      if (r.pid == w.pid) return w.web = EngineOf(r.bundlePath, r.bundleId) != WebEngine::kNone;
-    return false;
+    RunningApp r;
+    return system_->AppOfProcess(w.pid, r) && (w.web = EngineOf(r.bundlePath, r.bundleId) != WebEngine::kNone);
   }
   return w.web = EngineOf(running->second.bundlePath, running->second.bundleId) != WebEngine::kNone;
 }

@@ -101,9 +101,7 @@ Error MacBackend::InputTarget(const WindowInfo& window, Clock::time_point deadli
                               ? known->second.name + " (pid " + std::to_string(window.pid) + ")"
                               : "the app with pid " + std::to_string(window.pid);
   // Asked afresh: the list of the last snapshot may hold an app that quit.
-  std::vector<RunningApp> running;
-  if (!system_->RunningApps(running) &&
-      std::none_of(running.begin(), running.end(), [&](const RunningApp& r) { return r.pid == window.pid; }))
+  if (!system_->ProcessExists(window.pid))
     return {ErrorCode::kAppNotFound, app + " is no longer running; nothing was sent"};
   AXUIElementRef w = elements_.Get(window.element);
   if (!w) return {};  // no window handle: the app is checked, not a window

@@ -31,10 +31,7 @@ Error MacBackend::FocusedElement(int64_t pid, ElementId& out, bool& found, Clock
     return {ErrorCode::kActionNotSupported, "the app does not report its focused element"};
   if (e == kAXErrorCannotComplete) {
     // AX answers a process that is not running as it answers one that hangs.
-    std::vector<RunningApp> running;
-    if (!system_->RunningApps(running) &&
-        std::none_of(running.begin(), running.end(), [&](const RunningApp& r) { return r.pid == pid; }))
-      return {ErrorCode::kAppNotFound, "no running app has pid " + std::to_string(pid)};
+    if (!system_->ProcessExists(pid)) return {ErrorCode::kAppNotFound, "no running app has pid " + std::to_string(pid)};
   }
   if (e != kAXErrorSuccess) return AXFailure(e, "reading the focused element");
   if (!IsElement(focused.get())) return {ErrorCode::kActionFailed, "the app's focused element is not an element"};

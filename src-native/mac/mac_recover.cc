@@ -1,7 +1,8 @@
 // Recovery, one step at a time, for a window that cannot be seen: unhide
-// the app, activate it, reopen it when it has no window at all (unless the
-// window server lists windows of it that AX does not: on another Space, or
-// ordered out), unminimize, raise, make main and focused.
+// the app, activate it, reopen it when AX shows no window of it here (also
+// when the window server lists windows of it that AX does not: on another
+// Space, or ordered out), unminimize, raise, make main and focused; and what
+// to say when none comes back (NoWindowHere).
 //
 // Apple: AXAttributeConstants.h (kAXHiddenAttribute, kAXFrontmostAttribute,
 // kAXWindowsAttribute, kAXMinimizedAttribute, kAXMainAttribute,
@@ -38,6 +39,27 @@ int MacBackend::WindowsElsewhere(int64_t pid) {
     count++;
   }
   return count;
+}
+
+std::string MacBackend::NoWindowHere(const AppInfo& app) {
+  // Only for an app AX shows no window of here: one whose window is here but unusable (minimized, not
+  // capturable) is told by window choice's own problem.
+  AXUIElementRef appEl = AppElement(app.pid);
+  CFAny list;
+  if (!appEl || CopyAttribute(appEl, CFSTR("AXWindows"), list) || !list ||
+      CFGetTypeID(list.get()) != CFArrayGetTypeID() || CFArrayGetCount(static_cast<CFArrayRef>(list.get())) > 0)
+    return {};
+  const int elsewhere = WindowsElsewhere(app.pid);
+  if (elsewhere == 0) return {};
+  const bool one = elsewhere == 1;
+  return "the window is on another Space or hidden: the window server lists " + std::to_string(elsewhere) + " window" +
+         (one ? "" : "s") + " of " + NameOf(app.pid) + (one ? " that is" : " that are") +
+         " not on screen, and AX lists none here (on another Space, or ordered out: closed but kept, or hidden by "
+         "the app)" +
+         (app.bundleId.empty() ? ", and the app has no bundle id to send a reopen event to (open -b)"
+                               : ", not even after a reopen event (open -b " + app.bundleId + ") and activation") +
+         ". Switch to that Space, or move the window to this one (Mission Control), then try again; a window the app "
+         "keeps closed comes back from the app's own menus (File > New, the Window menu)";
 }
 
 Error MacBackend::Recover(RecoveryStep step, const AppInfo& app, const std::optional<WindowInfo>& window,
@@ -93,7 +115,7 @@ Error MacBackend::Recover(RecoveryStep step, const AppInfo& app, const std::opti
       return system_->ActivateAllWindows(app.pid);
     case RecoveryStep::kOpen:
       // A reopen event makes many apps create a window or show an Open panel:
-      // only for an app that has no window at all.
+      // only for an app that has no window here at all.
       if (app.bundleId.empty()) return {ErrorCode::kActionNotSupported, "no bundle id"};
       {
         bool known = false;
@@ -101,23 +123,15 @@ Error MacBackend::Recover(RecoveryStep step, const AppInfo& app, const std::opti
         if (!windows(&known).empty() || !known)
           return {ErrorCode::kActionNotSupported, "the app has windows, or did not say"};
       }
-      // AXWindows lists only the windows of the current Space: an app whose
-      // windows are all on another Space (or full screen in one) looks
-      // windowless, and reopening it would make a new window. The window
-      // server's list covers every Space - and also the windows an app
-      // ordered out (closed but kept, hidden): the public list tells the two
-      // apart by nothing (no Space number), so the app is not reopened on a
-      // guess, and the agent is told both and how to force the reopen.
-      if (int elsewhere = WindowsElsewhere(app.pid))
-        return {ErrorCode::kWindowNotFound,
-                "the window is on another Space or hidden: the window server lists " + std::to_string(elsewhere) +
-                    " window" + (elsewhere == 1 ? "" : "s") + " of " + NameOf(app.pid) +
-                    (elsewhere == 1 ? " that is" : " that are") +
-                    " not on screen, and AX lists none here (on another Space, or ordered out: closed but "
-                    "kept, or hidden by the app); it was not reopened (on another Space that would make a new "
-                    "window). Switch to that Space, or move the window to this one (Mission Control), then try "
-                    "again; if the app only hid its window, launch(\"" +
-                    app.bundleId + "\") sends it a reopen event"};
+      // Also when the window server lists windows of it that are not on
+      // screen (WindowsElsewhere): AXWindows lists only the windows of the
+      // current Space, and the public list cannot tell a window on another
+      // Space from one the app ordered out (closed but kept). The reopen event
+      // suits both: AppKit passes hasVisibleWindows YES for a window on
+      // another Space, so the app is activated (and macOS switches to that
+      // Space) instead of making a new window, and an app that keeps its
+      // closed window shows it again (or opens a new document). What is still
+      // not here afterwards is said by NoWindowHere.
       return system_->OpenBundle(app.bundleId, Sooner(deadline, Clock::now() + std::chrono::seconds(3)));
     case RecoveryStep::kUnminimize: {
       CFRef<AXUIElementRef> w;

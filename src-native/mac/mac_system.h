@@ -9,7 +9,7 @@
 // Real implementation: mac_system_appkit.mm. Test double:
 // test/native/macfake/fake_mac_system.{h,cc}.
 //
-// Apple references: NSRunningApplication, NSWorkspace.runningApplications,
+// Apple references: NSRunningApplication, NSWorkspace.runningApplications (not used: see ProcessIds), proc_listallpids,
 // CGDisplayCopyDisplayMode (pixel width / point width), SCShareableContent, SCScreenshotManager (14.0),
 // CGWindowListCreateImage (before 14), CGPreflightScreenCaptureAccess.
 #pragma once
@@ -33,6 +33,7 @@ struct RunningApp {
   std::string bundleId;    // bundleIdentifier; empty for bare executables
   std::string bundlePath;  // bundleURL.path; empty when unknown
   bool regular = true;     // activationPolicy == NSApplicationActivationPolicyRegular
+  bool accessory = false;  // activationPolicy == NSApplicationActivationPolicyAccessory (menu-bar apps)
   bool hidden = false;     // NSRunningApplication.hidden
   bool active = false;     // NSRunningApplication.active (frontmost)
 };
@@ -43,11 +44,20 @@ class MacSystem {
  public:
   virtual ~MacSystem() = default;
 
-  // NSWorkspace's list merged with the owners of the window server's windows:
-  // NSWorkspace (and NSRunningApplication.hidden/active) only update when the
-  // main run loop runs, which it never does in Node. Decide hidden and
+  // Every process id of the system, applications or not (proc_listallpids).
+  // The running apps are built from it (MacBackend::RunningAppsNow), not from
+  // NSWorkspace.runningApplications: Apple documents that list as changing
+  // only while the main run loop runs in a common mode, which Node's never
+  // does, so it would stay the list of its first read (issue 35 M6).
+  virtual Error ProcessIds(std::vector<int64_t>& out) = 0;
+  // The application running as `pid`, asked of the system afresh
+  // (+[NSRunningApplication runningApplicationWithProcessIdentifier:]); false
+  // when `pid` is no application (a daemon, a command-line tool) or is gone.
+  // hidden and active are as AppKit first saw them: decide hidden and
   // frontmost with AX (AXHidden, AXFrontmost), not with these fields.
-  virtual Error RunningApps(std::vector<RunningApp>& out) = 0;
+  virtual bool AppOfProcess(int64_t pid, RunningApp& out) = 0;
+  // Whether a process with this pid exists (kill(pid, 0); one we may not signal counts).
+  virtual bool ProcessExists(int64_t pid) = 0;
   virtual Error Unhide(int64_t pid) = 0;
   // activateWithOptions: NSApplicationActivateAllWindows.
   virtual Error ActivateAllWindows(int64_t pid) = 0;
@@ -55,9 +65,15 @@ class MacSystem {
   virtual Error OpenBundle(const std::string& bundleId, std::chrono::steady_clock::time_point deadline) = 0;
 
   // Application bundles in the standard folders (/Applications and its
-  // Utilities, /System/Applications and its Utilities, ~/Applications), each
-  // read through NSBundle: bundle id, display name, executable, path.
+  // Utilities, /System/Applications and its Utilities, ~/Applications) and
+  // one level of folders inside them (Adobe's "/Applications/Adobe Photoshop
+  // 2025/", Setapp's, ~/Applications/Chrome Apps.localized), each read
+  // through NSBundle: bundle id, display name, executable, path.
   virtual Error InstalledApps(std::vector<LaunchableApp>& out) = 0;
+  // The bundle Launch Services finds for a bundle id wherever it is
+  // (URLForApplicationWithBundleIdentifier:), read as InstalledApps reads
+  // one; `found` false when it knows none.
+  virtual Error AppForBundleId(const std::string& bundleId, LaunchableApp& out, bool& found) = 0;
   // NSWorkspace openApplicationAtURL:configuration:completionHandler: for a
   // bundle id (URLForApplicationWithBundleIdentifier:) or an .app path
   // (request.id starting with "/"), with the request's arguments and

@@ -15,7 +15,8 @@
 // CGBitmapContextCreate ("Supported Pixel Formats" in the Quartz 2D guide),
 // CGColorSpaceCreateWithName, CGPreflightScreenCaptureAccess, open(1),
 // posix_spawn(2) and posix_spawnattr_setflags(3) (POSIX_SPAWN_CLOEXEC_DEFAULT),
-// environ(7).
+// environ(7), proc_listallpids (libproc.h), NSWorkspace
+// URLForApplicationWithBundleIdentifier:, NSFileManager fileExistsAtPath:isDirectory:.
 //
 // Threading: every method runs on the addon's worker thread, never the main
 // thread, and Node's main thread never runs an NSRunLoop. Hence an
@@ -24,8 +25,9 @@
 // with a bound on a dispatch semaphore instead of a run loop. It also means
 // that whatever AppKit refreshes from the main run loop is frozen here:
 // NSWorkspace.runningApplications, NSRunningApplication.hidden/active/terminated
-// and the NSScreen list. We read the window server (CoreGraphics) instead, and
-// resolve pids to fresh NSRunningApplication objects when we act on them.
+// and the NSScreen list. We read the process table (proc_listallpids) and the
+// window server (CoreGraphics) instead, and resolve pids to fresh
+// NSRunningApplication objects (runningApplicationWithProcessIdentifier:).
 //
 // Compiled with ARC and blocks.
 
@@ -41,14 +43,18 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 
 #if defined(__APPLE__)
 #include <crt_externs.h>
+#include <libproc.h>
 #else
 extern char** environ;
+// libproc.h (macOS 10.7): the Linux syntax check has no such header.
+extern "C" int proc_listallpids(void* buffer, int buffersize);
 #endif
 
 #include <unistd.h>
@@ -264,6 +270,25 @@ NSRunningApplication* GuessActiveApplication() {
 // Whether `pid` names a live process (one we may not signal counts).
 bool ProcessExists(pid_t pid) { return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM); }
 
+// One application bundle as launchApp lists it: bundle id, display name
+// (CFBundleDisplayName, else CFBundleName, else the file name), executable,
+// path. False when `path` is no bundle with an id.
+bool ReadBundle(NSString* path, LaunchableApp& app) {
+  NSBundle* bundle = [NSBundle bundleWithPath:path];
+  if (!bundle || !bundle.bundleIdentifier) return false;
+  app.id = ToStd(bundle.bundleIdentifier);
+  app.path = ToStd(path);
+  app.executable = ToStd(bundle.executablePath.lastPathComponent);
+  auto info = [bundle](NSString* key) {
+    id value = [bundle objectForInfoDictionaryKey:key];
+    return [value isKindOfClass:[NSString class]] ? ToStd((NSString*)value) : std::string();
+  };
+  app.name = info(@"CFBundleDisplayName");
+  if (app.name.empty()) app.name = info(@"CFBundleName");
+  if (app.name.empty()) app.name = ToStd(path.lastPathComponent.stringByDeletingPathExtension);
+  return true;
+}
+
 // RAII for a display mode (Create rule: +1, released with CGDisplayModeRelease).
 struct DisplayModeRelease {
   void operator()(CGDisplayModeRef mode) const { CGDisplayModeRelease(mode); }
@@ -467,43 +492,52 @@ class AppKitSystem final : public MacSystem {
  public:
   std::unique_ptr<OcrEngine> CreateOcrEngine() override { return CreateVisionEngine(); }
 
+  // proc_listallpids answers how many pids it wrote (bytes / sizeof(pid_t));
+  // the table can grow between the sizing call and the reading one, so the
+  // buffer has room to spare and is grown when the answer fills it.
+  Error ProcessIds(std::vector<int64_t>& out) override {
+    out.clear();
+    int count = proc_listallpids(nullptr, 0);
+    if (count <= 0) return Fail(ErrorCode::kInternal, std::string("proc_listallpids: ") + std::strerror(errno));
+    for (int attempt = 0; attempt < 4; ++attempt) {
+      std::vector<pid_t> pids(static_cast<size_t>(count) + 64);
+      const int bytes = static_cast<int>(std::min<size_t>(pids.size() * sizeof(pid_t), INT_MAX));
+      const int got = proc_listallpids(pids.data(), bytes);
+      if (got < 0) return Fail(ErrorCode::kInternal, std::string("proc_listallpids: ") + std::strerror(errno));
+      if (static_cast<size_t>(got) < pids.size()) {
+        for (int i = 0; i < got; ++i)
+          if (pids[static_cast<size_t>(i)] > 0) out.push_back(pids[static_cast<size_t>(i)]);
+        return {};
+      }
+      count = got * 2;
+    }
+    return Fail(ErrorCode::kInternal, "proc_listallpids: the process table kept growing");
+  }
+
   // hidden and active are filled in as AppKit reports them, but they are
   // frozen at the object's first read in this process (see the top of the
   // file): callers read AXHidden / AXFrontmost for decisions.
-  Error RunningApps(std::vector<RunningApp>& out) override {
+  bool AppOfProcess(int64_t pid, RunningApp& out) override {
     @autoreleasepool {
-      out.clear();
-      std::set<pid_t> seen;
-      auto add = [&](NSRunningApplication* app) {
-        pid_t pid = app.processIdentifier;
-        if (pid <= 0 || app.terminated || !seen.insert(pid).second) return;
-        RunningApp entry;
-        entry.pid = pid;
-        entry.name = ToStd(app.localizedName);
-        entry.bundleId = ToStd(app.bundleIdentifier);
-        entry.bundlePath = ToStd(app.bundleURL.path);
-        entry.regular = app.activationPolicy == NSApplicationActivationPolicyRegular;
-        entry.hidden = app.hidden;
-        entry.active = app.active;
-        out.push_back(std::move(entry));
-      };
-
-      // NSWorkspace's list is refreshed from the main run loop, so here it is
-      // the list of the first call: it misses later launches and keeps apps
-      // that quit (with `terminated` still NO). The latter are dropped by pid.
-      for (NSRunningApplication* app in NSWorkspace.sharedWorkspace.runningApplications) {
-        if (ProcessExists(app.processIdentifier)) add(app);
-      }
-      // Later launches: every owner of an ordinary window, on screen or not
-      // (hidden and minimized windows count), asked about afresh, once per pid.
-      std::set<pid_t> asked;
-      for (const ListedWindow& w : ListWindows(kCGWindowListOptionAll)) {
-        if (w.layer != kNormalLayer || seen.count(w.pid) || !asked.insert(w.pid).second) continue;
-        NSRunningApplication* app = [NSRunningApplication runningApplicationWithProcessIdentifier:w.pid];
-        if (app) add(app);
-      }
-      return {};
+      if (pid <= 0 || pid > std::numeric_limits<pid_t>::max()) return false;
+      // Asks Launch Services about this pid now, unlike NSWorkspace's list.
+      NSRunningApplication* app =
+          [NSRunningApplication runningApplicationWithProcessIdentifier:static_cast<pid_t>(pid)];
+      if (!app || app.terminated) return false;
+      out.pid = pid;
+      out.name = ToStd(app.localizedName);
+      out.bundleId = ToStd(app.bundleIdentifier);
+      out.bundlePath = ToStd(app.bundleURL.path);
+      out.regular = app.activationPolicy == NSApplicationActivationPolicyRegular;
+      out.accessory = app.activationPolicy == NSApplicationActivationPolicyAccessory;
+      out.hidden = app.hidden;
+      out.active = app.active;
+      return true;
     }
+  }
+
+  bool ProcessExists(int64_t pid) override {
+    return pid > 0 && pid <= std::numeric_limits<pid_t>::max() && axsnap::ProcessExists(static_cast<pid_t>(pid));
   }
 
   Error Unhide(int64_t pid) override {
@@ -556,6 +590,11 @@ class AppKitSystem final : public MacSystem {
     }
   }
 
+  // The standard folders, then one level of folders inside each: suites
+  // keep their apps in a folder of their own ("/Applications/Adobe Photoshop
+  // 2025/", "/Applications/Setapp/", "~/Applications/Chrome Apps.localized/").
+  // Deeper bundles, and those elsewhere (/System/Library/CoreServices), are
+  // found by bundle id through Launch Services (AppForBundleId).
   Error InstalledApps(std::vector<LaunchableApp>& out) override {
     @autoreleasepool {
       out.clear();
@@ -564,32 +603,39 @@ class AppKitSystem final : public MacSystem {
                                           "/System/Applications/Utilities"};
       if (const char* home = std::getenv("HOME")) folders.push_back(std::string(home) + "/Applications");
       NSFileManager* fm = NSFileManager.defaultManager;
-      for (const std::string& folder : folders) {
-        NSString* dir = [NSString stringWithUTF8String:folder.c_str()];
-        if (!dir) continue;
+      std::set<std::string> scanned;
+      // The .app bundles directly in `dir`; its other folders when `inner` is given.
+      auto scan = [&](NSString* dir, std::vector<NSString*>* inner) {
+        if (!dir || !scanned.insert(ToStd(dir)).second) return;
         NSArray<NSString*>* names = [fm contentsOfDirectoryAtPath:dir error:nil];
-        if (!names) continue;
         for (NSString* entry in names) {
-          if (![entry.pathExtension isEqualToString:@"app"]) continue;
           NSString* path = [dir stringByAppendingPathComponent:entry];
-          NSBundle* bundle = [NSBundle bundleWithPath:path];
-          if (!bundle || !bundle.bundleIdentifier) continue;
+          if (![entry.pathExtension isEqualToString:@"app"]) {
+            BOOL isDir = NO;
+            if (inner && ![entry hasPrefix:@"."] && [fm fileExistsAtPath:path isDirectory:&isDir] && isDir)
+              inner->push_back(path);
+            continue;
+          }
           LaunchableApp app;
-          app.id = ToStd(bundle.bundleIdentifier);
           // The first folder that has a bundle id wins, as Launch Services prefers /Applications.
-          if (!seen.insert(app.id).second) continue;
-          app.path = ToStd(path);
-          app.executable = ToStd(bundle.executablePath.lastPathComponent);
-          auto info = [bundle](NSString* key) {
-            id value = [bundle objectForInfoDictionaryKey:key];
-            return [value isKindOfClass:[NSString class]] ? ToStd((NSString*)value) : std::string();
-          };
-          app.name = info(@"CFBundleDisplayName");
-          if (app.name.empty()) app.name = info(@"CFBundleName");
-          if (app.name.empty()) app.name = ToStd(entry.stringByDeletingPathExtension);
+          if (!ReadBundle(path, app) || !seen.insert(app.id).second) continue;
           out.push_back(std::move(app));
         }
-      }
+      };
+      std::vector<NSString*> inner;
+      for (const std::string& folder : folders) scan([NSString stringWithUTF8String:folder.c_str()], &inner);
+      for (NSString* dir : inner) scan(dir, nullptr);
+      return {};
+    }
+  }
+
+  Error AppForBundleId(const std::string& bundleId, LaunchableApp& out, bool& found) override {
+    @autoreleasepool {
+      found = false;
+      NSString* id = [NSString stringWithUTF8String:bundleId.c_str()];
+      if (!id) return Fail(ErrorCode::kInvalidArgument, "the bundle id is not UTF-8");
+      NSURL* url = [NSWorkspace.sharedWorkspace URLForApplicationWithBundleIdentifier:id];
+      found = url && url.path && ReadBundle(url.path, out);
       return {};
     }
   }

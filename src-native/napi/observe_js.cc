@@ -22,9 +22,12 @@ Napi::Value NativeBackend::ListApps(const Napi::CallbackInfo& info) {
 
 Napi::Value NativeBackend::Launchable(const Napi::CallbackInfo& info) {
   Clock::time_point deadline = DeadlineFrom(info[0]);
-  return Run(info.Env(), [deadline](Backend& b) -> Settle {
+  // launchable(ms, id): the one app the launcher knows by that id, listed or not (Backend::LaunchableById).
+  const bool byId = info.Length() > 1 && info[1].IsString();
+  const std::string id = byId ? info[1].As<Napi::String>().Utf8Value() : std::string();
+  return Run(info.Env(), [deadline, byId, id](Backend& b) -> Settle {
     auto apps = std::make_shared<std::vector<LaunchableApp>>();
-    if (Error err = b.Launchable(*apps, deadline)) return Fail(err);
+    if (Error err = byId ? b.LaunchableById(id, *apps, deadline) : b.Launchable(*apps, deadline)) return Fail(err);
     return [apps](Napi::Env env, Napi::Promise::Deferred& d) {
       Napi::Array arr = Napi::Array::New(env, apps->size());
       for (size_t i = 0; i < apps->size(); i++) {

@@ -150,6 +150,13 @@ describe("launchApp (API)", () => {
     expect(e.delivery).toBe("not_delivered");
   });
 
+  it("issue 35 M4: an unlisted id shaped like a bundle id stays the listing's refusal on Linux (no Launch Services)", async () => {
+    const e = await refusal(launchApp("org.example.Nowhere"));
+    expect(e.code).toBe("APP_NOT_FOUND");
+    expect(e.message).toBe('no launchable app is called "org.example.Nowhere"');
+    expect(e.delivery).toBe("not_delivered");
+  });
+
   it(
     "a program that never opens a window is TIMEOUT, and the error names its pid",
     async () => {

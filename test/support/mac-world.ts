@@ -74,6 +74,11 @@ export interface WorldApp {
   refuseNotifications?: string[];
   /** AXObserverAddNotification answers kAXErrorCannotComplete for these (a busy moment). */
   busyNotifications?: string[];
+  /**
+   * Issue 35 (N1 residue): windows AX does not list here (closed but kept, or on another Space), absent
+   * from AXWindows and AXChildren until the app's reopen event (`open -b`) orders them in; the first becomes main.
+   */
+  reopenWindows?: AXElement[];
   root: AXElement;
 }
 
@@ -115,9 +120,19 @@ export interface World {
    * layout data. Modelled as what UCKeyTranslate gives for each key code (fake_mac_system.cc).
    */
   keyboardLayout?: "us" | "french" | "german" | "dvorak" | "dvorak-qwerty-cmd" | "russian" | "none";
+  /** Issue 35 M6: pids of processes that are no application (in the process table, never in NSRunningApplication). */
+  processes?: number[];
   apps: WorldApp[];
   /** Installed bundles (MacSystem::InstalledApps); opening one with an `app` makes that app run. */
-  installed?: { bundleId: string; name?: string; executable?: string; path?: string; app?: WorldApp }[];
+  installed?: {
+    bundleId: string;
+    name?: string;
+    executable?: string;
+    path?: string;
+    /** Issue 35 (M4): false for a bundle Launch Services knows that the folder scan does not list. */
+    listed?: boolean;
+    app?: WorldApp;
+  }[];
   windows: CGWindow[];
 }
 
@@ -180,6 +195,8 @@ export type MacFakeAddon = NativeAddon & {
   fakePoolCounts: () => { pushes: number; pops: number; maxDepth: number; wrongThread: number };
   /** ScreenCaptureKit permission probes (the call that may show the Screen Recording prompt). */
   fakeScreenRecordingProbes: () => number;
+  /** Issue 35 M6: pids asked whether they are an app (NSRunningApplication) since the process started. */
+  fakeAppQueries: () => number;
   /** Marks the calling thread (the JavaScript thread) and counts the AX calls made on it from now on. */
   fakeMarkThread: () => void;
   fakeAXCallsOnMarkedThread: () => number;

@@ -130,6 +130,8 @@ typedef struct {
 @property(readonly, copy) NSString* lastPathComponent;
 @property(readonly, copy) NSString* stringByDeletingPathExtension;
 - (NSString*)stringByAppendingPathComponent:(NSString*)str;
+// issue 35 M4: hidden entries (".DS_Store", ".Trash") are skipped in the sub-folder scan.
+- (BOOL)hasPrefix:(NSString*)str;
 @end
 
 @interface NSArray<__covariant ObjectType> : NSObject <NSFastEnumeration>
@@ -164,6 +166,8 @@ typedef struct {
 @property(class, readonly, strong) NSFileManager* defaultManager;
 // nil (and *error set when given) when the folder cannot be read.
 - (nullable NSArray<NSString*>*)contentsOfDirectoryAtPath:(NSString*)path error:(NSError* _Nullable* _Nullable)error;
+// issue 35 M4: YES when something is at the path; *isDirectory says whether it is a folder (symbolic links followed).
+- (BOOL)fileExistsAtPath:(NSString*)path isDirectory:(nullable BOOL*)isDirectory;
 @end
 
 @interface NSBundle : NSObject

@@ -1384,6 +1384,23 @@ FakeCGWindow* CGWindowOf(FakeWorld& world, const FakeElement& window) {
   return nullptr;
 }
 
+// The reopen event: the app's kept windows (or those of another Space) come into AX and on screen.
+void OrderIn(FakeWorld& w, FakeApp& app) {
+  FakeElement* root = w.Element(app.rootId);
+  for (int64_t id : app.reopenWindows) {
+    FakeElement* win = w.Element(id);
+    if (!win) continue;
+    for (const char* list : {"AXWindows", "AXChildren"}) {
+      FakeValue& v = root->attrs[list];
+      if (v.kind != FakeValue::Kind::kArray) v = FakeValue::Array({});
+      v.items.push_back(FakeValue::Element(id));
+    }
+    if (FakeCGWindow* cg = CGWindowOf(w, *win)) cg->onScreen = true;
+    if (id == app.reopenWindows.front()) MakeMain(w, app, *win, /*main=*/true);
+  }
+  app.reopenWindows.clear();
+}
+
 bool ApplyStep(FakeWorld& w, FakeApp& app, Step step, int64_t windowId) {
   if (!app.recoverOn.empty() && !app.recovered) {
     // A scripted app: only its one step brings the windows back; the others
@@ -1401,6 +1418,7 @@ bool ApplyStep(FakeWorld& w, FakeApp& app, Step step, int64_t windowId) {
     case Step::kUnhide: Unhide(w, app); break;
     case Step::kActivate:
     case Step::kOpen: {
+      if (step == Step::kOpen) OrderIn(w, app);
       Unhide(w, app);
       for (FakeApp& other : w.apps) other.active = other.pid == app.pid;
       if (app.activationDelayMs > 0 && w.focusedPid != app.pid) {

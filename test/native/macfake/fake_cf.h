@@ -121,6 +121,15 @@
 //    plain one except on "Dvorak - QWERTY ⌘" (and Cyrillic on the modelled
 //    Russian, whatever Apple's is). Off the process's main thread Apple
 //    asserts (a crash); the fake answers "unknown" and logs it.
+//  - Issue 35: an app's `reopenWindows` (closed but kept, or on another
+//    Space) enter AXWindows exactly when its reopen event (open -b) comes;
+//    on a Mac that depends on the app, and a window on another Space comes
+//    when activation switches Space. The process table is the world's apps
+//    plus `processes`; NSRunningApplication answers for every world app at
+//    once (a Mac knows an app only after it checked in with Launch
+//    Services), never for a `processes` pid. Launch Services knows every
+//    installed entry by bundle id, without case; the folder scan lists those
+//    not marked `listed: false`.
 // Scripted faults beyond Apple's own behaviour, for tests: performError and
 // setError (the action or set happens, then the call answers an error, as
 // AppKit does after a press that opened a modal), batchError (the batched
@@ -269,6 +278,12 @@ struct FakeApp {
   std::set<std::string> refuseNotifications;
   // N11 (second macOS review): AXObserverAddNotification answers kAXErrorCannotComplete for these (a busy app).
   std::set<std::string> busyNotifications;
+  // Issue 35 (N1 residue): windows AX does not list here (AppKit lists only
+  // ordered-in windows of the current Space: one closed but kept, or on
+  // another Space), absent from the app's AXWindows and AXChildren until its
+  // reopen event (open -b, Step::kOpen) orders them in: a kept window shown
+  // again, or activation switching to that Space. The first becomes main.
+  std::vector<int64_t> reopenWindows;
   int64_t rootId = 0;  // the app element
   // State.
   int reads = 0;
@@ -313,6 +328,9 @@ struct FakeFocusMove {
 // into FakeWorld::apps). An entry without an app fails to open.
 struct FakeInstalled {
   std::string bundleId, name, executable, path;
+  // Issue 35 (M4): false for a bundle Launch Services knows (by bundle id)
+  // outside the folders MacSystem::InstalledApps reads (/System/Library/CoreServices, deeper folders).
+  bool listed = true;
   std::optional<FakeApp> app;
 };
 
@@ -325,6 +343,10 @@ struct FakeWorld {
   std::optional<std::pair<int64_t, std::chrono::steady_clock::time_point>> pendingFocus;
   bool captureFails = false;
   std::vector<FakeApp> apps;
+  // Issue 35 M6: processes that are no application (daemons, tools, an app's
+  // process Launch Services no longer lists): in proc_listallpids and
+  // kill(pid, 0), never in NSRunningApplication. An app's pid here too is allowed.
+  std::vector<int64_t> processes;
   std::vector<FakeInstalled> installed;
   std::map<int64_t, FakeElement> elements;
   std::vector<FakeCGWindow> windows;  // front to back

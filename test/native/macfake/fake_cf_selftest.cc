@@ -355,8 +355,11 @@ void TestWindowsAndRecovery() {
         number == 51);  // activation brought Chrome's window to the front
   CHECK(system.OpenBundle("com.example.none", std::chrono::steady_clock::now()).code ==
         axsnap::ErrorCode::kAppNotFound);
-  std::vector<axsnap::RunningApp> apps;
-  CHECK(!system.RunningApps(apps) && apps.size() == 2 && apps[1].active && !apps[1].hidden && !apps[0].active);
+  std::vector<int64_t> pids;
+  axsnap::RunningApp notesApp, chromeApp;
+  CHECK(!system.ProcessIds(pids) && pids == std::vector<int64_t>({100, 200}));
+  CHECK(system.AppOfProcess(100, notesApp) && system.AppOfProcess(200, chromeApp) && chromeApp.active &&
+        !chromeApp.hidden && !notesApp.active && !system.AppOfProcess(300, notesApp) && !system.ProcessExists(300));
   CHECK(HasLine("system unhide 200") && HasLine("system activate 200") && HasLine("system open -b com.example.none"));
 
   // AXRaise on Notes' window moves it to the front of the window list.

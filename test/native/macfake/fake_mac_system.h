@@ -1,5 +1,6 @@
 // A scripted MacSystem (src-native/mac/mac_system.h) over the fake world of
-// fake_cf.h: running apps come from the world's apps, the recovery steps
+// fake_cf.h: the process table is the world's apps and its `processes` (no
+// application: AppOfProcess answers false for those), the recovery steps
 // (unhide, activate, open -b) change the world the way the app is scripted to
 // react (FakeApp::recoverOn), capture returns a deterministic gradient, and
 // everything it is asked to do is logged:
@@ -7,6 +8,7 @@
 //   system activate <pid>
 //   system open -b <bundleId>
 //   system open application <bundleId or path> args=[a,b] env=K1,K2   (NSWorkspace openApplicationAtURL:)
+//   system launch services <bundleId>                   (URLForApplicationWithBundleIdentifier:, issue 35 M4)
 //   system capture <windowNumber> <width>x<height>      (or "... -> failed: <why>")
 //   system capture <windowNumber> <width>x<height> (display filter)
 //                                                        a capture with ScreenCaptureKit's display filter
@@ -24,11 +26,14 @@ namespace axsnap {
 
 class FakeMacSystem : public MacSystem {
  public:
-  Error RunningApps(std::vector<RunningApp>& out) override;
+  Error ProcessIds(std::vector<int64_t>& out) override;
+  bool AppOfProcess(int64_t pid, RunningApp& out) override;
+  bool ProcessExists(int64_t pid) override;
   Error Unhide(int64_t pid) override;
   Error ActivateAllWindows(int64_t pid) override;
   Error OpenBundle(const std::string& bundleId, std::chrono::steady_clock::time_point deadline) override;
   Error InstalledApps(std::vector<LaunchableApp>& out) override;
+  Error AppForBundleId(const std::string& bundleId, LaunchableApp& out, bool& found) override;
   Error OpenApplication(const LaunchRequest& request, int64_t& pid,
                         std::chrono::steady_clock::time_point deadline) override;
   double BackingScale(const Rect& frame) override;
@@ -57,5 +62,7 @@ FakePoolCounts FakeAutoreleasePools();
 // `oldest` ones first, and drops the handlers ScreenCaptureKit kept.
 void FakeCompleteCaptures(size_t oldest = SIZE_MAX);
 int64_t FakeScreenRecordingProbes();
+// Issue 35 M6: AppOfProcess calls since the process started (the cost of listing apps).
+int64_t FakeAppQueries();
 
 }  // namespace axsnap

@@ -17,6 +17,7 @@
 //   fakeNotify(pid, name, element?)      posts a notification now (fake_cf.h PostNotification)
 //   fakeObservers()                      live AXObservers
 //   fakeWorldLog()                       the fake world's log (world_from_js.h formats)
+//   fakeAppQueries()                     AppOfProcess calls so far (issue 35 M6)
 #include <algorithm>
 #include <chrono>
 #include <future>
@@ -219,6 +220,9 @@ void RegisterMacDirect(Napi::Env env, Napi::Object exports) {
               }));
   exports.Set("fakeScreenRecordingProbes", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
                 return Napi::Number::New(info.Env(), static_cast<double>(FakeScreenRecordingProbes()));
+              }));
+  exports.Set("fakeAppQueries", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
+                return Napi::Number::New(info.Env(), static_cast<double>(FakeAppQueries()));
               }));
   exports.Set("fakeMarkThread", Napi::Function::New(env, [](const Napi::CallbackInfo& info) -> Napi::Value {
                 macfake::MarkThread();

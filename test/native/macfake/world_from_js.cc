@@ -55,7 +55,7 @@ class Parser {
   FakeWorld Parse(Napi::Object js) {
     Keys(js, "world",
          {"trusted", "screenRecording", "scale", "focusedPid", "captureFails", "systemWide", "apps", "installed",
-          "windows", "postDelay", "focusMoves", "keyEventFails", "keyboardLayout"});
+          "windows", "postDelay", "focusMoves", "keyEventFails", "keyboardLayout", "processes"});
     CollectIds(js, "world", 0);
 
     FakeWorld w;
@@ -81,19 +81,28 @@ class Parser {
     for (uint32_t i = 0; i < installed.Length(); ++i) {
       const std::string path = "world.installed[" + std::to_string(i) + "]";
       Napi::Object o = ObjectAt(installed, i, path);
-      Keys(o, path, {"bundleId", "name", "executable", "path", "app"});
+      Keys(o, path, {"bundleId", "name", "executable", "path", "app", "listed"});
       macfake::FakeInstalled entry;
       entry.bundleId = String(o, "bundleId", path, "");
       if (entry.bundleId.empty()) Fail(path + ".bundleId", "required");
       entry.name = String(o, "name", path, "");
       entry.executable = String(o, "executable", path, "");
       entry.path = String(o, "path", path, "");
+      entry.listed = Bool(o, "listed", path, true);  // issue 35 M4
       if (Has(o, "app")) {
         entry.app = ParseApp(ObjectField(o, "app", path), path + ".app", w);
         for (const macfake::FakeApp& a : w.apps)
           if (a.pid == entry.app->pid) Fail(path + ".app.pid", "two apps with pid " + std::to_string(a.pid));
       }
       w.installed.push_back(std::move(entry));
+    }
+    // Issue 35 M6: pids of processes that are no application.
+    Napi::Array processes = ArrayField(js, "processes", "world");
+    for (uint32_t i = 0; i < processes.Length(); ++i) {
+      const std::string path = "world.processes[" + std::to_string(i) + "]";
+      Napi::Value v = processes.Get(i);
+      if (!v.IsNumber() || v.As<Napi::Number>().Int64Value() <= 0) Fail(path, "must be a positive pid");
+      w.processes.push_back(v.As<Napi::Number>().Int64Value());
     }
     Napi::Array windows = ArrayField(js, "windows", "world");
     for (uint32_t i = 0; i < windows.Length(); ++i) {
@@ -256,7 +265,7 @@ class Parser {
       if (id < 1) Fail(path + ".id", "must be a positive integer");
       if (!explicitIds_.insert(id).second) Fail(path + ".id", "element id " + std::to_string(id) + " is used twice");
     }
-    for (const char* key : {"apps", "root", "systemWide", "attrs", "hiddenChildren"})
+    for (const char* key : {"apps", "root", "systemWide", "attrs", "hiddenChildren", "reopenWindows"})
       if (Has(o, key)) {
         Napi::Value child = o.Get(key);
         if (child.IsArray() || key == std::string("apps") || key == std::string("hiddenChildren")) {
@@ -391,7 +400,8 @@ class Parser {
   FakeApp ParseApp(Napi::Object o, const std::string& path, FakeWorld& w) {
     Keys(o, path,
          {"pid", "name", "bundleId", "bundlePath", "hidden", "active", "regular", "hungMs", "chromium", "recoverOn",
-          "faults", "root", "activationDelayMs", "notifications", "refuseNotifications", "busyNotifications"});
+          "faults", "root", "activationDelayMs", "notifications", "refuseNotifications", "busyNotifications",
+          "reopenWindows"});
     if (!Has(o, "pid")) Fail(path + ".pid", "required");
     FakeApp app;
     app.pid = Int(o, "pid", path, 0);
@@ -448,6 +458,14 @@ class Parser {
       root.id = app.rootId;
       root.pid = app.pid;
       w.elements[root.id] = std::move(root);
+    }
+    // Issue 35 (N1 residue): windows the reopen event orders in (fake_cf.h FakeApp::reopenWindows).
+    Napi::Array kept = ArrayField(o, "reopenWindows", path);
+    for (uint32_t i = 0; i < kept.Length(); ++i) {
+      const std::string p = path + ".reopenWindows[" + std::to_string(i) + "]";
+      FakeValue v = Value(kept.Get(i), app.pid, p, w, 1);
+      if (v.kind != FakeValue::Kind::kElement) Fail(p, "must be an element");
+      app.reopenWindows.push_back(v.integer);
     }
     return app;
   }

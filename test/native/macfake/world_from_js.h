@@ -22,6 +22,7 @@
 //     keyEventFails: [123],                  // CGEventCreateKeyboardEvent returns NULL for these key codes
 //     keyboardLayout: "french",      // MacSystem::KeyboardLayout: "us" (default), "french", "german", "dvorak",
 //                                    // "dvorak-qwerty-cmd", "russian", or "none" (no layout data)
+//     processes: [77],               // issue 35 M6: processes that are no application (proc_listallpids, kill)
 //     systemWide: { attrs: { AXFocusedUIElement: { ref: 7 } } },   // overrides the derived ones
 //     apps: [{
 //       pid: 100,                    // required, unique
@@ -35,8 +36,12 @@
 //                                    // AXObserver of the app is created; element absent: the app element
 //       refuseNotifications: ["AXMenuOpened"],   // AXObserverAddNotification: kAXErrorNotificationUnsupported
 //       busyNotifications: ["AXTitleChanged"],   // AXObserverAddNotification: kAXErrorCannotComplete
+//       reopenWindows: [<element>],  // issue 35: not in AXWindows/AXChildren until open -b orders them in
 //       root: <element>              // the app element; AXRole AXApplication and AXTitle = name by default
 //     }],
+//     installed: [{ bundleId: "com.adobe.Photoshop", name, executable, path,   // MacSystem::InstalledApps
+//       listed: true,                // false: Launch Services knows it, the folder scan does not
+//       app: <app> }],               // the app that runs once it is opened
 //     windows: [{                    // the CG window list, front to back
 //       number: 41, pid: 100,        // required
 //       bounds: { x: 0, y: 25, w: 800, h: 600 },
