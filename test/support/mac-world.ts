@@ -83,6 +83,8 @@ export interface CGWindow {
   bounds: { x: number; y: number; w: number; h: number };
   layer?: number;
   name?: string;
+  /** kCGWindowOwnerName (default: the name of the app with this pid). */
+  ownerName?: string;
   onScreen?: boolean;
   alpha?: number;
   captureFails?: boolean;
