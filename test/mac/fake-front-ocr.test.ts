@@ -196,3 +196,81 @@ describe("M7: a refusal names what is in front", () => {
     });
   });
 });
+
+describe("M8: the smallest text a Vision request reads", () => {
+  const { visionMinimumTextHeight: minHeight } = loadMacFake();
+  const DEFAULT = 1 / 32; // Apple: VNRecognizeTextRequest.minimumTextHeight's default
+
+  it("a whole 600-pt window at 2x keeps 12-px (6-pt) text, where the default dropped text under 37.5 px", () => {
+    expect(minHeight(1200, 2) * 1200).toBeCloseTo(12, 6);
+    expect(DEFAULT * 1200).toBe(37.5);
+    // 13-pt UI text is about 26 px tall at 2x: under the default floor, over the new one.
+    expect(minHeight(1200, 2) * 1200).toBeLessThan(26);
+    expect(minHeight(600, 1) * 600).toBeCloseTo(6, 6);
+    expect(minHeight(4000, 2) * 4000).toBeCloseTo(12, 6);
+  });
+
+  it("never above Vision's default: a one-line crop reads as much as it did without the setting", () => {
+    expect(minHeight(40, 2)).toBe(DEFAULT);
+    for (const h of [1, 10, 100, 383, 384, 385, 1000, 5000, 20000])
+      for (const s of [1, 1.5, 2, 3]) {
+        const v = minHeight(h, s);
+        expect(v).toBeGreaterThan(0);
+        expect(v).toBeLessThanOrEqual(DEFAULT);
+      }
+  });
+
+  it("an empty region keeps the default; a scale that is no positive number counts as 1", () => {
+    expect(minHeight(0, 2)).toBe(DEFAULT);
+    expect(minHeight(-5, 2)).toBe(DEFAULT);
+    for (const bad of [0, -2, Number.NaN, Number.POSITIVE_INFINITY])
+      expect(minHeight(1200, bad)).toBe(minHeight(1200, 1));
+  });
+});
+
+describe("S2: the languages this Mac's Vision reads are asked before anything is captured", () => {
+  const { visionLanguages } = loadMacFake();
+  // VNRecognizeTextRequest revision 2, accurate level (macOS 12), as Apple's forum answer lists it.
+  const MACOS_12 = ["en-US", "fr-FR", "it-IT", "de-DE", "es-ES", "pt-BR", "zh-Hans", "zh-Hant"];
+
+  it("a language the revision does not list is OCR_UNAVAILABLE naming what it reads, not a failure after capture", () => {
+    const r = visionLanguages(["eng", "jpn"], MACOS_12);
+    expect(r.code).toBe("OCR_UNAVAILABLE");
+    expect(r.message).toBe(
+      `this Mac's Vision does not read the language "jpn" (ja-JP): its text recognition lists only ${MACOS_12.join(", ")}`,
+    );
+    expect(r.hint).toBe(
+      "pass ocrLanguages this Mac's Vision reads: eng, chi_sim, chi_tra, fra, deu, spa, ita, por (a later macOS reads more languages)",
+    );
+    for (const code of ["kor", "rus", "ukr"])
+      expect(visionLanguages([code], MACOS_12).code).toBe("OCR_UNAVAILABLE");
+  });
+
+  it("the languages it lists go to Vision in the order asked; case and '_' do not matter", () => {
+    expect(visionLanguages(["chi_sim", "eng"], MACOS_12)).toMatchObject({
+      code: "NONE",
+      languages: ["zh-Hans", "en-US"],
+    });
+    expect(visionLanguages(["eng"], ["EN_us"])).toMatchObject({ code: "NONE", languages: ["en-US"] });
+    // Unasked (Vision gave no list): every mapped language passes, as before.
+    expect(visionLanguages(["jpn", "ukr"], null)).toMatchObject({
+      code: "NONE",
+      languages: ["ja-JP", "uk-UA"],
+    });
+  });
+
+  it("a code no table maps is refused whatever the list; an empty list leaves only the screenshot", () => {
+    const odd = visionLanguages(['eng"\nfra', "eng"], null);
+    expect(odd.code).toBe("OCR_UNAVAILABLE");
+    expect(odd.message).toBe('Vision does not read the language "eng"\nfra"');
+    expect(odd.hint).toBe(
+      "pass ocrLanguages Vision reads: eng, chi_sim, chi_tra, fra, deu, spa, ita, por, jpn, kor, rus, ukr",
+    );
+    expect(odd.languages).toEqual([]);
+    const none = visionLanguages(["eng"], []);
+    expect(none.message).toMatch(/lists no languages$/);
+    expect(none.hint).toMatch(
+      /reads none of the languages ocrLanguages can name; take the snapshot with ocr: "auto" or false/,
+    );
+  });
+});
