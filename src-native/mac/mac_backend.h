@@ -232,8 +232,13 @@ class MacBackend : public Backend {
     std::string text, subject, hint;
   };
   InFront WhoIsInFront(const FrontState& state, int64_t target);
-  // "Name (bundle id, pid N[, no Dock icon])", `owner` (the window server's name for it) when no app list has it.
-  std::string AppLabel(int64_t pid, const std::string& owner, bool& background);
+  // An app for such messages: its name (`owner`, the window server's name for it, when no app list has it)
+  // and "(bundle id, pid N[, no Dock icon])".
+  struct AppLabel {
+    std::string name, details;
+    bool background = false;  // no Dock icon (activationPolicy not regular)
+  };
+  AppLabel LabelOf(int64_t pid, const std::string& owner);
   Error Trusted() const;
 
   // Shared with the end-of-job step BeginJob returns, which may run after

@@ -103,25 +103,28 @@ Error MacBackend::CheckFront(const WindowInfo& window, Clock::time_point deadlin
   return {};
 }
 
-std::string MacBackend::AppLabel(int64_t pid, const std::string& owner, bool& background) {
+MacBackend::AppLabel MacBackend::LabelOf(int64_t pid, const std::string& owner) {
   NameOf(pid);  // refreshes running_ when it does not know the pid
   auto it = running_.find(pid);
   const RunningApp* app = it != running_.end() ? &it->second : nullptr;
-  background = app && !app->regular;
-  const std::string name = app && !app->name.empty() ? app->name : !owner.empty() ? owner : "a process";
-  std::string label = name + " (";
-  if (app && !app->bundleId.empty()) label += app->bundleId + ", ";
-  label += "pid " + std::to_string(pid);
-  if (background) label += ", no Dock icon";
-  return label + ")";
+  AppLabel out;
+  out.background = app && !app->regular;
+  out.name = app && !app->name.empty() ? app->name : !owner.empty() ? owner : "a process";
+  out.details = "(";
+  if (app && !app->bundleId.empty()) out.details += app->bundleId + ", ";
+  out.details += "pid " + std::to_string(pid);
+  if (out.background) out.details += ", no Dock icon";
+  out.details += ")";
+  return out;
 }
 
 MacBackend::InFront MacBackend::WhoIsInFront(const FrontState& state, int64_t target) {
   InFront out;
-  bool background = false;
+  AppLabel label;
   // Where keys go: the app AX names focused.
   if (state.found) {
-    out.subject = AppLabel(state.focused.pid, "", background);
+    label = LabelOf(state.focused.pid, "");
+    out.subject = label.name + " " + label.details;
     out.text = out.subject + " is in front";
   } else {
     // AX names none (a process AX does not serve): the window server's frontmost application window, if it is
@@ -135,15 +138,13 @@ MacBackend::InFront MacBackend::WhoIsInFront(const FrontState& state, int64_t ta
           break;
         }
     if (front && front->pid != target) {
-      const std::string label = AppLabel(front->pid, front->owner, background);
-      const size_t paren = label.find(" (");
-      out.text = "AX names no app in front; the frontmost application window is " + label.substr(0, paren) + "'s" +
-                 label.substr(paren);
+      label = LabelOf(front->pid, front->owner);
+      out.text = "AX names no app in front; the frontmost application window is " + label.name + "'s " + label.details;
     } else {
       out.text = "AX names no app in front and the window server shows no other app's window in front";
     }
   }
-  if (background) out.hint = kBackgroundFrontHint;
+  if (label.background) out.hint = kBackgroundFrontHint;
   return out;
 }
 

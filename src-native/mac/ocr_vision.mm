@@ -30,6 +30,7 @@
 #endif
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -90,7 +91,8 @@ class VisionEngine : public OcrEngine {
       if (!crop.ref) continue;
       VNRecognizeTextRequest* text = NewRequest();
       text.recognitionLanguages = languages;
-      text.minimumTextHeight = static_cast<float>(VisionMinimumTextHeight(region.h, request.pixelsPerPoint));
+      if (!KeepDefaultTextHeight())
+        text.minimumTextHeight = static_cast<float>(VisionMinimumTextHeight(region.h, request.pixelsPerPoint));
       if (@available(macOS 13.0, *)) text.automaticallyDetectsLanguage = detect ? YES : NO;
       VNImageRequestHandler* handler = [[VNImageRequestHandler alloc] initWithCGImage:crop.ref
                                                                               options:[NSDictionary dictionary]];
@@ -141,7 +143,14 @@ class VisionEngine : public OcrEngine {
   }
 
  private:
-  // The request as Recognize makes it: what it reads depends on its revision (the latest, by default) and level.
+  // For measuring on a Mac what the setting changes, only: AXSNAP_VISION_DEFAULT_TEXT_HEIGHT=1 leaves
+  // minimumTextHeight at Vision's default (1/32 of each region).
+  static bool KeepDefaultTextHeight() {
+    const char* v = std::getenv("AXSNAP_VISION_DEFAULT_TEXT_HEIGHT");
+    return v && *v && std::string(v) != "0";
+  }
+
+  // The request as Recognize makes it: what it reads depends on its revision (the default one) and level.
   static VNRecognizeTextRequest* NewRequest() {
     VNRecognizeTextRequest* text = [[VNRecognizeTextRequest alloc] init];
     text.recognitionLevel = VNRequestTextRecognitionLevelAccurate;

@@ -150,12 +150,12 @@ describe("M7: a refusal names what is in front", () => {
 
   it("a window owner no app list knows is named as the window server names it", async () => {
     // A process that started after NSWorkspace's list was read and owns no ordinary window (layer 0).
-    const stray: CGWindow = { ...alertWindow(950), ownerName: "SomeAgent" };
+    const stray: CGWindow = { ...alertWindow(950), ownerName: "SomeAgent (Beta)" };
     const b = backend(world(chromeApps(), [...chrome(), stray]));
     await expect(b.keys(INPUT_WINDOW, "enter", 5000)).rejects.toMatchObject({
       nativeCode: "INPUT_FAILED",
       message: expect.stringMatching(
-        /the frontmost application window is SomeAgent's \(pid 950\), so nothing was sent/,
+        /the frontmost application window is SomeAgent \(Beta\)'s \(pid 950\), so nothing was sent/,
       ),
     });
   });
