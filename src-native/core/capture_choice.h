@@ -27,6 +27,7 @@ struct ScreenWindow {
   int layer = 0;
   Rect bounds;        // global top-left points
   std::string title;  // may be empty (no Screen Recording permission) or cut with "…"
+  std::string owner;  // the owning process's name (kCGWindowOwnerName), for messages
   bool onScreen = true;
   double alpha = 1;  // fully transparent windows (alpha 0) show nothing
 };

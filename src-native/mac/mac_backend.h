@@ -249,6 +249,19 @@ class MacBackend : public Backend {
     bool ready = false;       // and the window is its key window
   };
   Error CheckFront(const WindowInfo& window, Clock::time_point deadline, FrontState& out);
+  // Who is in front when input is refused (review 3, M7): `text` names it ("X (bundle id, pid N) is in
+  // front"), `subject` is that app alone (empty when AX names none), `hint` set when it has no Dock icon.
+  struct InFront {
+    std::string text, subject, hint;
+  };
+  InFront WhoIsInFront(const FrontState& state, int64_t target);
+  // An app for such messages: its name (`owner`, the window server's name for it, when no app list has it)
+  // and "(bundle id, pid N[, no Dock icon])".
+  struct AppLabel {
+    std::string name, details;
+    bool background = false;  // no Dock icon (activationPolicy not regular)
+  };
+  AppLabel LabelOf(int64_t pid, const std::string& owner);
   Error Trusted() const;
 
   // Shared with the end-of-job step BeginJob returns, which may run after

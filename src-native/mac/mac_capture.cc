@@ -5,7 +5,7 @@
 // from those pixels through Vision.
 //
 // Apple: CGWindow.h (CGWindowListCopyWindowInfo, kCGWindowNumber,
-// kCGWindowOwnerPID, kCGWindowLayer, kCGWindowAlpha, kCGWindowName - absent
+// kCGWindowOwnerPID, kCGWindowOwnerName, kCGWindowLayer, kCGWindowAlpha, kCGWindowName - absent
 // without Screen Recording - kCGWindowBounds, CGRectMakeWithDictionaryRepresentation);
 // ScreenCaptureKit (SCContentFilter, SCScreenshotManager) and Vision
 // (VNRecognizeTextRequest) behind MacSystem (mac_system_appkit.mm, ocr_vision.mm).
@@ -37,6 +37,7 @@ Error MacBackend::ScreenWindows(std::vector<ScreenWindow>& out) {
     w.alpha = CFToNumber(CFDictionaryGetValue(d, kCGWindowAlpha)).value_or(1);
     // Without Screen Recording permission the name is absent: it then matches nothing.
     w.title = Str(CFDictionaryGetValue(d, kCGWindowName));
+    w.owner = Str(CFDictionaryGetValue(d, kCGWindowOwnerName));
     CFTypeRef bounds = CFDictionaryGetValue(d, kCGWindowBounds);
     CGRect r{};
     if (!bounds || CFGetTypeID(bounds) != CFDictionaryGetTypeID() ||

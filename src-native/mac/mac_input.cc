@@ -28,6 +28,15 @@ constexpr auto kFrontWait = std::chrono::milliseconds(2000);  // activation is a
 constexpr auto kFrontPoll = std::chrono::milliseconds(50);
 // How far up AXParent a surface's window is looked for (a popover sits a few levels deep).
 constexpr int kOwnerDepth = 12;
+// Window levels (CGWindowLevel.h): applications' windows sit from kCGNormalWindowLevel (0) through floating,
+// modal panel and utility windows (3, 8, 19), below kCGDockWindowLevel (20); the Dock, the menu bar (24) and
+// its status items (25) are in front of every app at all times, so they say nothing of which app is.
+constexpr int kDockLayer = 20;
+// An app in front with no Dock icon (review 3, M7): often a system alert rather than the user's app.
+const char* const kBackgroundFrontHint =
+    "an app without a Dock icon is in front: often a system alert or a permission question (on macOS 15 and "
+    "later, the recurring Screen Recording question about bypassing the private window picker; see "
+    "docs/macos.md, Troubleshooting). Answer it (or ask the user to), then take a new snapshot and try again";
 
 }  // namespace
 
@@ -94,6 +103,51 @@ Error MacBackend::CheckFront(const WindowInfo& window, Clock::time_point deadlin
   return {};
 }
 
+MacBackend::AppLabel MacBackend::LabelOf(int64_t pid, const std::string& owner) {
+  NameOf(pid);  // refreshes running_ when it does not know the pid
+  auto it = running_.find(pid);
+  const RunningApp* app = it != running_.end() ? &it->second : nullptr;
+  AppLabel out;
+  out.background = app && !app->regular;
+  out.name = app && !app->name.empty() ? app->name : !owner.empty() ? owner : "a process";
+  out.details = "(";
+  if (app && !app->bundleId.empty()) out.details += app->bundleId + ", ";
+  out.details += "pid " + std::to_string(pid);
+  if (out.background) out.details += ", no Dock icon";
+  out.details += ")";
+  return out;
+}
+
+MacBackend::InFront MacBackend::WhoIsInFront(const FrontState& state, int64_t target) {
+  InFront out;
+  AppLabel label;
+  // Where keys go: the app AX names focused.
+  if (state.found) {
+    label = LabelOf(state.focused.pid, "");
+    out.subject = label.name + " " + label.details;
+    out.text = out.subject + " is in front";
+  } else {
+    // AX names none (a process AX does not serve): the window server's frontmost application window, if it is
+    // another app's. One of the target's own in front says nothing of who has the focus.
+    std::vector<ScreenWindow> list;
+    const ScreenWindow* front = nullptr;
+    if (ScreenWindows(list).code == ErrorCode::kNone)
+      for (const ScreenWindow& w : list)
+        if (w.layer >= 0 && w.layer < kDockLayer && w.alpha > 0) {
+          front = &w;
+          break;
+        }
+    if (front && front->pid != target) {
+      label = LabelOf(front->pid, front->owner);
+      out.text = "AX names no app in front; the frontmost application window is " + label.name + "'s " + label.details;
+    } else {
+      out.text = "AX names no app in front and the window server shows no other app's window in front";
+    }
+  }
+  if (label.background) out.hint = kBackgroundFrontHint;
+  return out;
+}
+
 Error MacBackend::InputTarget(const WindowInfo& window, Clock::time_point deadline) {
   if (Clock::now() >= deadline) return {ErrorCode::kTimeout, "the deadline passed before any input; nothing was sent"};
   auto known = running_.find(window.pid);
@@ -155,13 +209,15 @@ Error MacBackend::Front(const WindowInfo& window, Clock::time_point deadline) {
     if (Clock::now() >= until) break;
     std::this_thread::sleep_for(std::min<Clock::duration>(kFrontPoll, until - Clock::now()));
   }
-  const std::string what =
-      state.appInFront ? "the window \"" + window.title + "\" did not become the app's key window"
-                       : "the app could not be brought to the front" + activation + "; " +
-                             (state.found ? NameOf(state.focused.pid) : std::string("another app")) + " is in front";
-  if (cutByDeadline) return {ErrorCode::kTimeout, what + " before the deadline; nothing was sent"};
-  if (state.appInFront) return {ErrorCode::kInputFailed, what + "; nothing was sent"};
-  return {ErrorCode::kInputFailed, what + ", so nothing was sent"};
+  if (state.appInFront) {
+    const std::string what = "the window \"" + window.title + "\" did not become the app's key window";
+    if (cutByDeadline) return {ErrorCode::kTimeout, what + " before the deadline; nothing was sent"};
+    return {ErrorCode::kInputFailed, what + "; nothing was sent"};
+  }
+  const InFront front = WhoIsInFront(state, window.pid);
+  const std::string what = "the app could not be brought to the front" + activation + "; " + front.text;
+  if (cutByDeadline) return {ErrorCode::kTimeout, what + " before the deadline; nothing was sent", front.hint};
+  return {ErrorCode::kInputFailed, what + ", so nothing was sent", front.hint};
 }
 
 Error MacBackend::Covered(const WindowInfo& window, double x, double y) {
@@ -270,19 +326,23 @@ Error MacBackend::TypeText(const WindowInfo& window, const std::string& text, Cl
     if (state.ready) return {};
     if (state.appInFront)
       return {ErrorCode::kInputFailed, "the window \"" + window.title + "\" stopped being the app's key window"};
-    return {ErrorCode::kInputFailed,
-            (state.found ? NameOf(state.focused.pid) : std::string("another app")) + " came to the front"};
+    const InFront front = WhoIsInFront(state, window.pid);
+    if (front.subject.empty())
+      return {ErrorCode::kInputFailed, "the app left the front (" + front.text + ")", front.hint};
+    return {ErrorCode::kInputFailed, front.subject + " came to the front", front.hint};
   });
   if (!err) return {};
   if (typed == 0) {
     if (err.code == ErrorCode::kInvalidArgument) return err;
     if (err.code == ErrorCode::kTimeout)
       return {ErrorCode::kTimeout, "the deadline passed before any text was typed; nothing was sent"};
-    return {err.code, err.message + "; nothing was sent"};
+    return {err.code, err.message + "; nothing was sent", err.hint};
   }
   // Some text went: the app has it, whatever follows.
-  return {ErrorCode::kDeliveryUncertain, "typed " + std::to_string(typed) + " of " + std::to_string(total) +
-                                             " characters, then " + err.message + "; the rest was not sent"};
+  return {ErrorCode::kDeliveryUncertain,
+          "typed " + std::to_string(typed) + " of " + std::to_string(total) + " characters, then " + err.message +
+              "; the rest was not sent",
+          err.hint};
 }
 
 }  // namespace axsnap

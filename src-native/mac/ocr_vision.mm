@@ -5,14 +5,21 @@
 // (synchronous, so it runs on the backend's worker with no run loop),
 // VNRecognizedTextObservation (boundingBox normalised, origin bottom left;
 // -topCandidates:), CGBitmapContextCreate / CGBitmapContextCreateImage and
-// CGImageCreateWithImageInRect for the image.
+// CGImageCreateWithImageInRect for the image;
+// -supportedRecognitionLanguagesAndReturnError: (macOS 12) and
+// minimumTextHeight, through vision_rules.h.
 //
 // One observation is one line of text, which is the seam's line. Language
 // correction is off: UI labels are not sentences, and a corrected word is not
-// what the screen shows. Compiled with ARC; the worker job's autorelease pool
-// (MacSystem::PushAutoreleasePool) drains what Vision autoreleases.
+// what the screen shows. Each region reads text down to 6 pt
+// (VisionMinimumTextHeight; Vision's default ignores text under 1/32 of the
+// region's height, 37 px of a 600-pt window at 2x). Compiled with ARC; the
+// worker job's autorelease pool (MacSystem::PushAutoreleasePool) drains what
+// Vision autoreleases.
 
 #include "ocr_vision.h"
+
+#include "vision_rules.h"
 
 #if defined(__APPLE__) && !defined(AXSNAP_APPLE_DECLS)
 #import <CoreGraphics/CoreGraphics.h>
@@ -23,31 +30,12 @@
 #endif
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
 namespace axsnap {
 namespace {
-
-// Tesseract's codes (the seam's) to Vision's BCP 47 ones; nullptr for one Vision does not read.
-const std::pair<const char*, const char*> kVisionLanguages[] = {
-    {"eng", "en-US"}, {"chi_sim", "zh-Hans"}, {"chi_tra", "zh-Hant"}, {"fra", "fr-FR"},
-    {"deu", "de-DE"}, {"spa", "es-ES"},       {"ita", "it-IT"},       {"por", "pt-BR"},
-    {"jpn", "ja-JP"}, {"kor", "ko-KR"},       {"rus", "ru-RU"},       {"ukr", "uk-UA"},
-};
-
-const char* VisionLanguage(const std::string& code) {
-  for (const auto& [from, to] : kVisionLanguages)
-    if (code == from) return to;
-  return nullptr;
-}
-
-// The languages VisionLanguage maps, as ocrLanguages takes them: the hint of a language it does not.
-std::string VisionLanguages() {
-  std::string out;
-  for (const auto& language : kVisionLanguages) out += (out.empty() ? "" : ", ") + std::string(language.first);
-  return out;
-}
 
 // The CF objects of one call, released however it ends.
 struct CgImage {
@@ -67,18 +55,19 @@ class VisionEngine : public OcrEngine {
  public:
   std::string Name() override { return "vision"; }
 
-  // Vision ships with macOS 10.15 and later; which languages it reads is its own to say when it runs.
-  Error Ready(const std::vector<std::string>&) override { return {}; }
+  // Vision ships with macOS 10.15 and later. The languages are checked against what this Mac's Vision lists
+  // for the request Recognize makes, before anything is captured (review 3, S2): macOS 12's revision 2 reads
+  // 8 of the 12 mapped, and an unlisted one would fail only inside -performRequests:error:.
+  Error Ready(const std::vector<std::string>& languages) override {
+    std::vector<std::string> mapped;
+    return VisionLanguagesFor(languages, Supported(), mapped);
+  }
 
   Error Recognize(const OcrImage& image, const OcrPixelRequest& request, std::vector<OcrPixelLine>& out) override {
+    std::vector<std::string> mapped;
+    if (Error err = VisionLanguagesFor(request.languages, Supported(), mapped)) return err;
     NSMutableArray<NSString*>* languages = [[NSMutableArray alloc] init];
-    for (const std::string& code : request.languages) {
-      const char* mapped = VisionLanguage(code);
-      if (!mapped)
-        return {ErrorCode::kOcrUnavailable, "Vision does not read the language \"" + code + "\"",
-                "pass ocrLanguages Vision reads: " + VisionLanguages()};
-      [languages addObject:[NSString stringWithUTF8String:mapped]];
-    }
+    for (const std::string& language : mapped) [languages addObject:[NSString stringWithUTF8String:language.c_str()]];
     // The user's own languages, found by Vision, when only the default (English) was asked for.
     const bool detect = request.languages.size() == 1 && request.languages[0] == "eng";
 
@@ -100,10 +89,10 @@ class VisionEngine : public OcrEngine {
       rect.size.height = region.h;
       CgImage crop{CGImageCreateWithImageInRect(whole.ref, rect)};
       if (!crop.ref) continue;
-      VNRecognizeTextRequest* text = [[VNRecognizeTextRequest alloc] init];
-      text.recognitionLevel = VNRequestTextRecognitionLevelAccurate;
-      text.usesLanguageCorrection = NO;
+      VNRecognizeTextRequest* text = NewRequest();
       text.recognitionLanguages = languages;
+      if (!KeepDefaultTextHeight())
+        text.minimumTextHeight = static_cast<float>(VisionMinimumTextHeight(region.h, request.pixelsPerPoint));
       if (@available(macOS 13.0, *)) text.automaticallyDetectsLanguage = detect ? YES : NO;
       VNImageRequestHandler* handler = [[VNImageRequestHandler alloc] initWithCGImage:crop.ref
                                                                               options:[NSDictionary dictionary]];
@@ -152,6 +141,41 @@ class VisionEngine : public OcrEngine {
     }
     return {};
   }
+
+ private:
+  // For measuring on a Mac what the setting changes, only: AXSNAP_VISION_DEFAULT_TEXT_HEIGHT=1 leaves
+  // minimumTextHeight at Vision's default (1/32 of each region).
+  static bool KeepDefaultTextHeight() {
+    const char* v = std::getenv("AXSNAP_VISION_DEFAULT_TEXT_HEIGHT");
+    return v && *v && std::string(v) != "0";
+  }
+
+  // The request as Recognize makes it: what it reads depends on its revision (the default one) and level.
+  static VNRecognizeTextRequest* NewRequest() {
+    VNRecognizeTextRequest* text = [[VNRecognizeTextRequest alloc] init];
+    text.recognitionLevel = VNRequestTextRecognitionLevelAccurate;
+    text.usesLanguageCorrection = NO;
+    return text;
+  }
+
+  // The BCP 47 codes this Mac's Vision reads with that request, asked once; nullptr when Vision gave no list
+  // (then every mapped language is tried, and Vision's own error says the rest).
+  const std::vector<std::string>* Supported() {
+    if (!askedSupported_) {
+      askedSupported_ = true;
+      NSError* error = nil;
+      NSArray<NSString*>* list = [NewRequest() supportedRecognitionLanguagesAndReturnError:&error];
+      if (list) {
+        haveSupported_ = true;
+        for (NSString* language in list)
+          if (const char* utf8 = language.UTF8String) supported_.push_back(utf8);
+      }
+    }
+    return haveSupported_ ? &supported_ : nullptr;
+  }
+
+  bool askedSupported_ = false, haveSupported_ = false;
+  std::vector<std::string> supported_;
 };
 
 }  // namespace

@@ -50,6 +50,7 @@ class Addon : public Napi::Addon<Addon> {
                   return info.Env().Undefined();
                 }));
     RegisterMacDirect(env, exports);
+    RegisterVisionRules(env, exports);
 #endif
 #if defined(AXSNAP_LINUX)
     exports.Set("platformBackend", "linux");

@@ -88,6 +88,8 @@ export interface CGWindow {
   bounds: { x: number; y: number; w: number; h: number };
   layer?: number;
   name?: string;
+  /** kCGWindowOwnerName (default: the name of the app with this pid). */
+  ownerName?: string;
   onScreen?: boolean;
   alpha?: number;
   captureFails?: boolean;
@@ -200,6 +202,14 @@ export type MacFakeAddon = NativeAddon & {
   /** Marks the calling thread (the JavaScript thread) and counts the AX calls made on it from now on. */
   fakeMarkThread: () => void;
   fakeAXCallsOnMarkedThread: () => number;
+  // Review 3, M8 and S2: the Vision request settings of src-native/mac/vision_rules.h (vision_rules_js.cc).
+  /** VNRecognizeTextRequest.minimumTextHeight for a region this many capture pixels tall. */
+  visionMinimumTextHeight: (regionHeightPx: number, pixelsPerPoint: number) => number;
+  /** The BCP 47 codes Vision is given for Tesseract's `codes`; `supported`: Vision's list on the Mac, null: unasked. */
+  visionLanguages: (
+    codes: string[],
+    supported: string[] | null,
+  ) => { code: string; message: string; hint: string; languages: string[] };
 };
 
 let addon: MacFakeAddon | undefined;

@@ -340,8 +340,9 @@ AXSNAP_API_AVAILABLE(macos(14.0))
 
 // ---------------------------------------------------------------------------
 // Vision (OCR, issue 20): VNRecognizeTextRequest over a CGImage. Apple's pages
-// developer.apple.com/documentation/vision/vnrecognizetextrequest,
-// .../vnimagerequesthandler, .../vnrecognizedtextobservation.
+// developer.apple.com/documentation/vision/vnrecognizetextrequest (and its
+// minimumTextHeight, supportedRecognitionLanguages()), .../vnimagerequesthandler,
+// .../vnrecognizedtextobservation.
 
 typedef float VNConfidence;
 
@@ -395,6 +396,12 @@ AXSNAP_API_AVAILABLE(macos(10.15))
 // BCP 47 codes in priority order ("en-US", "zh-Hans").
 @property(readwrite, nonatomic, copy) NSArray<NSString*>* recognitionLanguages;
 @property(readwrite, nonatomic, assign) BOOL automaticallyDetectsLanguage AXSNAP_API_AVAILABLE(macos(13.0));
+// Relative to the image's height; text smaller than it is ignored. Apple's page gives the default as 1/32.
+@property(readwrite, nonatomic, assign) float minimumTextHeight;
+// The BCP 47 codes this request reads, for its revision and recognitionLevel (macOS 12; the class method
+// +supportedRecognitionLanguagesForTextRecognitionLevel:revision:error: before, deprecated in 12.0).
+- (nullable NSArray<NSString*>*)supportedRecognitionLanguagesAndReturnError:(NSError**)error
+    AXSNAP_API_AVAILABLE(macos(12.0));
 @end
 
 AXSNAP_API_AVAILABLE(macos(10.13))

@@ -46,6 +46,7 @@
         "fake_cf.cc",
         "fake_mac_system.cc",
         "mac_direct.cc",
+        "vision_rules_js.cc",
         "world_from_js.cc"
       ],
       # "." for backend_js.cc's and fake_js.cc's #include "world_from_js.h" under AXSNAP_MAC_FAKE.

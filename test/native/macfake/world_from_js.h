@@ -113,5 +113,7 @@ void InstallFakeWorld(Napi::Object world);
 // mac_direct.cc: macDirect* (MacBackend methods without an N-API surface:
 // change events, the surfaces listing), fakeNotify, fakeObservers.
 void RegisterMacDirect(Napi::Env env, Napi::Object exports);
+// vision_rules_js.cc: visionMinimumTextHeight, visionLanguages (src-native/mac/vision_rules.h).
+void RegisterVisionRules(Napi::Env env, Napi::Object exports);
 
 }  // namespace axsnap
