@@ -110,6 +110,8 @@ export interface World {
   focusMoves?: { afterEvents: number; toPid: number };
   /** Issue 12 (items 1, 2): CGEventCreateKeyboardEvent returns NULL for these virtual key codes. */
   keyEventFails?: number[];
+  /** Issue 35 M3: false models a macOS without the private _AXUIElementGetWindow (the backend matches CG frames). */
+  axGetWindow?: boolean;
   apps: WorldApp[];
   /** Installed bundles (MacSystem::InstalledApps); opening one with an `app` makes that app run. */
   installed?: { bundleId: string; name?: string; executable?: string; path?: string; app?: WorldApp }[];

@@ -55,7 +55,7 @@ class Parser {
   FakeWorld Parse(Napi::Object js) {
     Keys(js, "world",
          {"trusted", "screenRecording", "scale", "focusedPid", "captureFails", "systemWide", "apps", "installed",
-          "windows", "postDelay", "focusMoves", "keyEventFails"});
+          "windows", "postDelay", "focusMoves", "keyEventFails", "axGetWindow"});
     CollectIds(js, "world", 0);
 
     FakeWorld w;
@@ -67,6 +67,8 @@ class Parser {
     if (!(w.scale > 0)) Fail("world.scale", "must be positive");
     w.focusedPid = Int(js, "focusedPid", "world", 0);
     w.captureFails = Bool(js, "captureFails", "world", false);
+    // Issue 35 M3: false models a macOS without the private _AXUIElementGetWindow.
+    w.axGetWindow = Bool(js, "axGetWindow", "world", true);
 
     Napi::Array apps = ArrayField(js, "apps", "world");
     for (uint32_t i = 0; i < apps.Length(); ++i) {
