@@ -1,8 +1,13 @@
 // Windows and surfaces: an app's AXWindows (with dialogs and floating
 // windows named by their subrole), the sheets and popovers inside them and
-// the open menus, each pinned in the element table so its id is stable while
-// it exists; and the candidates window choice looks at (the app's windows, its
-// focused window, the system-wide focus).
+// the open menus, each pinned in the element table so its handle is stable
+// while it exists, also while it is on another Space; each named by its
+// window-server number ("w<N>", the same in every process) when one is found;
+// and the candidates window choice looks at (the app's windows, its focused
+// window, the system-wide focus).
+//
+// Apple: CGWindow.h (kCGWindowNumber, "a unique value within the user
+// session"); the private _AXUIElementGetWindow (MacSystem::AXGetWindow).
 //
 // Apple: AXAttributeConstants.h (kAXWindowsAttribute, kAXFocusedWindowAttribute,
 // kAXMainAttribute, kAXMinimizedAttribute, kAXHiddenAttribute,
