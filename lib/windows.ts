@@ -14,8 +14,9 @@ export type WindowKind = "window" | "dialog" | "menu" | "popup" | "sheet";
 export interface WindowListing {
   /**
    * Stable while the window exists (within the app's lifetime): on Linux the
-   * window's AT-SPI object path ("/org/a11y/atspi/accessible/279"); where a
-   * backend has no such name, "e" + the native handle. A window that closes
+   * window's AT-SPI object path ("/org/a11y/atspi/accessible/279"); on macOS
+   * "w" + the window server's number ("w4021", the same in every process);
+   * where a backend has no such name, "e" + the native handle (this process only). A window that closes
    * and opens again may come back with the same id (GTK reuses a combo box's
    * popup) or a new one.
    */

@@ -4,7 +4,8 @@
  * dialog or a second document window titled like the first). The app's
  * default choice may well be the other one by then, so the stored window is
  * named: by its id where the id means the same to every process (Linux: the
- * AT-SPI object path), else by its exact title (two windows with it: refused).
+ * AT-SPI object path; macOS: "w" + the window server's number), else by its
+ * exact title (two windows with it: refused).
  * Its kind and frame (and, without such an id, its title) must then be as
  * stored: an id the app gave a new window after the old one closed (GTK
  * reuses some) is not the same window.
@@ -18,8 +19,10 @@ type StoredWindow = StoredSnapshot["window"];
 
 /**
  * Whether a listWindows id names the window to other processes too. The core
- * makes "e" + an element handle where the platform has no name of its own
- * (macOS); a handle belongs to the process that listed the window.
+ * makes "e" + an element handle where the platform has no name of its own (a
+ * macOS window whose window-server number was not found); a handle belongs to
+ * the process that listed the window. macOS's "w" + kCGWindowNumber is unique
+ * in the user session.
  */
 export function idOutlivesProcess(id: string): boolean {
   return id.length > 0 && !/^e\d+$/.test(id);

@@ -89,4 +89,25 @@ std::optional<size_t> ChooseCaptureWindow(const std::vector<ScreenWindow>& front
   return front;
 }
 
+std::optional<uint32_t> MatchWindowNumber(const std::vector<ScreenWindow>& all, int64_t pid, const Rect& frame,
+                                          const std::string& title, bool standard, const std::vector<uint32_t>& taken) {
+  std::vector<const ScreenWindow*> framed;
+  for (const ScreenWindow& w : all) {
+    if (w.pid != pid || w.number == 0 || !SameFrame(w.bounds, frame)) continue;
+    if (std::find(taken.begin(), taken.end(), w.number) != taken.end()) continue;
+    framed.push_back(&w);
+  }
+  // Narrows `framed` to those `keep` accepts, unless that leaves none.
+  auto narrow = [&](auto keep) {
+    std::vector<const ScreenWindow*> kept;
+    for (const ScreenWindow* w : framed)
+      if (keep(*w)) kept.push_back(w);
+    if (!kept.empty()) framed = std::move(kept);
+  };
+  if (framed.size() > 1) narrow([&](const ScreenWindow& w) { return (w.layer == 0) == standard; });
+  if (framed.size() > 1) narrow([&](const ScreenWindow& w) { return TitleMatches(w.title, title); });
+  if (framed.size() == 1) return framed.front()->number;
+  return std::nullopt;
+}
+
 }  // namespace axsnap

@@ -42,4 +42,16 @@ bool TitleMatches(const std::string& cgTitle, const std::string& axTitle);
 std::optional<size_t> ChooseCaptureWindow(const std::vector<ScreenWindow>& frontToBack, int64_t pid,
                                           const std::string& title, const Rect* frame, std::string& why);
 
+// The window server's number for an AX window when the window server cannot
+// be asked directly (macOS without _AXUIElementGetWindow): the one window of
+// `pid` in `all` (every Space's, on screen or not) whose bounds are `frame`
+// (within 2 pt), not one of `taken` (the numbers other windows of the same
+// listing have). Several such windows are told apart by the layer (0 for a
+// `standard` window, above it for a panel, menu or popover), then by the
+// title when exactly one matches (tabs of one window share its frame); still
+// several, or none: nullopt, since a guessed number would name another
+// window to every process.
+std::optional<uint32_t> MatchWindowNumber(const std::vector<ScreenWindow>& all, int64_t pid, const Rect& frame,
+                                          const std::string& title, bool standard, const std::vector<uint32_t>& taken);
+
 }  // namespace axsnap

@@ -148,8 +148,8 @@ struct WindowInfo {
   bool visible = true;  // showing on screen
   std::string role;     // "frame", "dialog", "AXWindow"...
   // Stable while the window exists (within the app's lifetime): Linux, the
-  // window's AT-SPI object path; empty when the backend has none (the core
-  // then derives one from the element handle).
+  // window's AT-SPI object path; macOS, "w" + its window-server number; empty
+  // when the backend has none (the core then derives one from the element handle).
   std::string id;
   // "window" | "dialog" | "menu" | "popup" | "sheet"; empty = from the role
   // (WindowKindOf in window_choice.h).

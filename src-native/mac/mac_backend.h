@@ -32,9 +32,11 @@ namespace axsnap {
 //
 // A listed window or surface is pinned: its entry outlives the release of its
 // handle, so the next listing finds the same element (CFEqual) under the
-// same handle, and the window's id ("e<handle>") is stable while the window
-// exists (review 2, N6-N8). An entry whose handle was released while pinned
-// goes when its last pin does.
+// same handle, and a window without a window-server number keeps its id
+// ("e<handle>") while the window exists (review 2, N6-N8). An entry whose
+// handle was released while pinned goes when its last pin does. A window's
+// number ("w<number>", the id every process shares: review 3, M3) is kept
+// with its entry once found.
 class ElementTable {
  public:
   // Returns the id of `element`, adding it (retained) when new.
@@ -51,6 +53,9 @@ class ElementTable {
   void Release(ElementId id);
   void Pin(ElementId id);
   void Unpin(ElementId id);
+  // The window server's number of a window element, 0 while unknown.
+  CGWindowID WindowNumber(ElementId id) const;
+  void SetWindowNumber(ElementId id, CGWindowID number);
   size_t size() const { return entries_.size(); }
 
  private:
@@ -61,6 +66,7 @@ class ElementTable {
     bool secure = false;
     int pins = 0;
     bool released = false;  // released while pinned, not interned since
+    CGWindowID windowNumber = 0;
   };
   void Erase(std::unordered_map<ElementId, Entry>::iterator it);
   std::unordered_map<ElementId, Entry> entries_;
@@ -197,8 +203,24 @@ class MacBackend : public Backend {
   void SampleWebArea(Watched& w);
   // Windows() without the other surfaces: what window choice looks at.
   // `subroles`, when given, gets each window's AXSubrole (parallel to the windows added).
+  // `elsewhere`, when given, gets the windows kept although AXWindows left them out
+  // (KeepElsewhere), not visible.
   Error AppWindows(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point deadline,
-                   std::vector<std::string>* subroles = nullptr);
+                   std::vector<std::string>* subroles = nullptr, std::vector<WindowInfo>* elsewhere = nullptr);
+  // AXWindows lists the current Space's windows only (review 3, M1): a pinned
+  // window it leaves out keeps its pin while it is alive - its element
+  // answers, and the window server still lists its number when it has one -
+  // for the kKeptElsewhere most recently listed; the rest are unpinned.
+  // Returns what stays pinned of the absent ones; `listed`, when given, gets
+  // them read afresh (interned: the caller releases them).
+  std::set<ElementId> KeepElsewhere(const AppInfo& app, const std::set<ElementId>& found, Clock::time_point deadline,
+                                    std::vector<WindowInfo>* listed);
+  // Gives each window of `list` without an id the window server's number as
+  // its id ("w<number>"): the element table's, else _AXUIElementGetWindow's,
+  // else the one window of the app at its frame (MatchWindowNumber). A number
+  // an earlier entry has is not given twice (an entry of the same element
+  // gets its id); no number: the id stays empty (the core's "e<handle>").
+  void NumberWindows(int64_t pid, const std::vector<WindowInfo*>& list);
   // Sheets, popovers and open menus of the app, appended to `out` (which holds its windows).
   void Surfaces(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point deadline);
   // Pins what a listing of `pid` found in `pinned` (its windows or its
@@ -227,7 +249,10 @@ class MacBackend : public Backend {
   // for a window, or for a menu of the app itself.
   CFRef<AXUIElementRef> OwnerWindow(ElementId target);
   bool IsMenuOrPopover(const WindowInfo& window) const;
-  Error ScreenWindows(std::vector<ScreenWindow>& out);
+  // The window server's windows, front to back: those on screen, or with
+  // `everySpace` every window of the session (every Space, and ordered-out
+  // windows), with onScreen set.
+  Error ScreenWindows(std::vector<ScreenWindow>& out, bool everySpace = false);
   // Ordinary windows (layer 0, not tiny) of `pid` that the window server
   // lists and does not show: windows on another Space (or ordered out).
   int WindowsElsewhere(int64_t pid);
@@ -283,6 +308,9 @@ class MacBackend : public Backend {
   // The windows and the surfaces each app was last listed with, pinned in elements_.
   struct Pins {
     std::set<ElementId> windows, surfaces;
+    // When each pinned window was last in AXWindows (a count of the app's listings).
+    std::unordered_map<ElementId, uint64_t> lastListed;
+    uint64_t listings = 0;
   };
   std::unordered_map<int64_t, Pins> pins_;
   CFRef<AXUIElementRef> systemWide_;

@@ -22,9 +22,10 @@ constexpr auto kCaptureFloor = std::chrono::milliseconds(1000);
 
 }  // namespace
 
-Error MacBackend::ScreenWindows(std::vector<ScreenWindow>& out) {
-  CFRef<CFArrayRef> list = CFRef<CFArrayRef>::Adopt(CGWindowListCopyWindowInfo(
-      kCGWindowListOptionOnScreenOnly | kCGWindowListExcludeDesktopElements, kCGNullWindowID));
+Error MacBackend::ScreenWindows(std::vector<ScreenWindow>& out, bool everySpace) {
+  const CGWindowListOption which = everySpace ? kCGWindowListOptionAll : kCGWindowListOptionOnScreenOnly;
+  CFRef<CFArrayRef> list = CFRef<CFArrayRef>::Adopt(
+      CGWindowListCopyWindowInfo(which | kCGWindowListExcludeDesktopElements, kCGNullWindowID));
   if (!list) return {ErrorCode::kCaptureFailed, "the window server gave no window list"};
   for (CFIndex i = 0; i < CFArrayGetCount(list.get()); i++) {
     CFTypeRef item = CFArrayGetValueAtIndex(list.get(), i);
@@ -38,6 +39,8 @@ Error MacBackend::ScreenWindows(std::vector<ScreenWindow>& out) {
     // Without Screen Recording permission the name is absent: it then matches nothing.
     w.title = Str(CFDictionaryGetValue(d, kCGWindowName));
     w.owner = Str(CFDictionaryGetValue(d, kCGWindowOwnerName));
+    // kCGWindowIsOnscreen is present only for windows on screen (CGWindow.h).
+    if (everySpace) w.onScreen = CFToBool(CFDictionaryGetValue(d, kCGWindowIsOnscreen)).value_or(false);
     CFTypeRef bounds = CFDictionaryGetValue(d, kCGWindowBounds);
     CGRect r{};
     if (!bounds || CFGetTypeID(bounds) != CFDictionaryGetTypeID() ||

@@ -135,6 +135,16 @@ void ElementTable::Unpin(ElementId id) {
   if (--it->second.pins == 0 && it->second.released) Erase(it);
 }
 
+CGWindowID ElementTable::WindowNumber(ElementId id) const {
+  auto it = entries_.find(id);
+  return it == entries_.end() ? 0 : it->second.windowNumber;
+}
+
+void ElementTable::SetWindowNumber(ElementId id, CGWindowID number) {
+  auto it = entries_.find(id);
+  if (it != entries_.end()) it->second.windowNumber = number;
+}
+
 void ElementTable::Erase(std::unordered_map<ElementId, Entry>::iterator it) {
   const ElementId id = it->first;
   auto range = byHash_.equal_range(it->second.hash);

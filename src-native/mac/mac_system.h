@@ -22,6 +22,7 @@
 
 #include "../core/ocr.h"
 #include "../core/types.h"
+#include "apple.h"
 #include "capture_plan.h"
 #include "key_layout.h"
 
@@ -39,6 +40,13 @@ struct RunningApp {
 };
 
 enum class Access { kGranted, kDenied, kUnknown };
+
+// HIServices' private `AXError _AXUIElementGetWindow(AXUIElementRef, CGWindowID*)`:
+// the window server's number (kCGWindowNumber, "a unique value within the
+// user session", CGWindow.h) of an AX window. In no SDK header; window
+// managers declare it themselves (AltTab's
+// src/api-wrappers/private-apis/ApplicationServices.HIServices.framework.swift).
+using AXGetWindowFn = AXError (*)(AXUIElementRef element, CGWindowID* windowNumber);
 
 class MacSystem {
  public:
@@ -127,6 +135,12 @@ class MacSystem {
   // The OCR engine (Vision, ocr_vision.h), made when recognizeText first needs it; nullptr where there is
   // none (the fake layer: its build leaves Vision out), which recognizeText answers with kOcrUnavailable.
   virtual std::unique_ptr<OcrEngine> CreateOcrEngine() { return nullptr; }
+
+  // _AXUIElementGetWindow, looked up at run time and never linked (a private
+  // symbol may go in any macOS release, and the addon must still load then):
+  // nullptr when this system has none, and the backend matches the window
+  // server's list by frame instead.
+  virtual AXGetWindowFn AXGetWindow() = 0;
 
   // Lets the app settle after recovery steps. The test double records it instead.
   virtual void Sleep(std::chrono::milliseconds ms) = 0;

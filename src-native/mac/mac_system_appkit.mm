@@ -41,6 +41,7 @@
 #include "decls/apple_objc.h"
 #endif
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -855,6 +856,13 @@ class AppKitSystem final : public MacSystem {
   void KeyboardLayout(KeyLayout& out) override { ReadCurrentKeyLayout(out); }
 
   void Sleep(std::chrono::milliseconds ms) override { std::this_thread::sleep_for(ms); }
+
+  // RTLD_DEFAULT searches every image loaded in the process, HIServices (which
+  // the addon links through ApplicationServices) included. Looked up once.
+  AXGetWindowFn AXGetWindow() override {
+    static AXGetWindowFn fn = reinterpret_cast<AXGetWindowFn>(dlsym(RTLD_DEFAULT, "_AXUIElementGetWindow"));
+    return fn;
+  }
 
   // One pool per worker job (MacBackend::BeginJob), around the per-call
   // @autoreleasepool blocks: it also drains what the C++ side's CF and AX

@@ -1,8 +1,13 @@
 // Windows and surfaces: an app's AXWindows (with dialogs and floating
 // windows named by their subrole), the sheets and popovers inside them and
-// the open menus, each pinned in the element table so its id is stable while
-// it exists; and the candidates window choice looks at (the app's windows, its
-// focused window, the system-wide focus).
+// the open menus, each pinned in the element table so its handle is stable
+// while it exists, also while it is on another Space; each named by its
+// window-server number ("w<N>", the same in every process) when one is found;
+// and the candidates window choice looks at (the app's windows, its focused
+// window, the system-wide focus).
+//
+// Apple: CGWindow.h (kCGWindowNumber, "a unique value within the user
+// session"); the private _AXUIElementGetWindow (MacSystem::AXGetWindow).
 //
 // Apple: AXAttributeConstants.h (kAXWindowsAttribute, kAXFocusedWindowAttribute,
 // kAXMainAttribute, kAXMinimizedAttribute, kAXHiddenAttribute,
@@ -12,6 +17,7 @@
 // AXSize as CGPoint and CGSize).
 
 #include <algorithm>
+#include <iterator>
 #include <set>
 
 #include "mac_internal.h"
@@ -51,7 +57,7 @@ Error MacBackend::WindowInfoOf(AXUIElementRef window, int64_t pid, WindowInfo& o
 }
 
 Error MacBackend::AppWindows(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point deadline,
-                             std::vector<std::string>* subroles) {
+                             std::vector<std::string>* subroles, std::vector<WindowInfo>* elsewhere) {
   AXUIElementRef appEl = AppElement(app.pid);
   if (!appEl) return {ErrorCode::kAppNotFound, "cannot reach pid " + std::to_string(app.pid)};
   SetTimeoutFor(appEl, deadline);
@@ -82,9 +88,115 @@ Error MacBackend::AppWindows(const AppInfo& app, std::vector<WindowInfo>& out, C
     out.push_back(std::move(info));
     if (subroles) subroles->push_back(std::move(subrole));
   }
-  // The whole AXWindows list was read: a window it no longer holds has closed.
-  Repin(pins_[app.pid].windows, found, /*complete=*/true);
+  // The whole AXWindows list was read: a window it no longer holds has closed,
+  // or is on another Space (KeepElsewhere tells which).
+  Pins& pins = pins_[app.pid];
+  pins.listings++;
+  for (ElementId id : found) pins.lastListed[id] = pins.listings;
+  std::set<ElementId> keep = KeepElsewhere(app, found, deadline, elsewhere);
+  keep.insert(found.begin(), found.end());
+  Repin(pins.windows, keep, /*complete=*/true);
+  for (auto it = pins.lastListed.begin(); it != pins.lastListed.end();)
+    it = pins.windows.count(it->first) ? std::next(it) : pins.lastListed.erase(it);
   return {};
+}
+
+namespace {
+
+// Windows AXWindows left out that keep their pin (KeepElsewhere): a user
+// keeps a few windows on other Spaces or full screen, not hundreds; each one
+// kept costs one read per listing.
+constexpr size_t kKeptElsewhere = 8;
+
+}  // namespace
+
+std::set<ElementId> MacBackend::KeepElsewhere(const AppInfo& app, const std::set<ElementId>& found,
+                                              Clock::time_point deadline, std::vector<WindowInfo>* listed) {
+  std::set<ElementId> kept;
+  Pins& pins = pins_[app.pid];
+  std::vector<ElementId> absent;
+  for (ElementId id : pins.windows)
+    if (!found.count(id)) absent.push_back(id);
+  if (absent.empty()) return kept;
+  // The most recently listed first: those beyond the bound are let go.
+  std::sort(absent.begin(), absent.end(),
+            [&](ElementId a, ElementId b) { return pins.lastListed[a] > pins.lastListed[b]; });
+  std::vector<ScreenWindow> all;
+  bool haveAll = false;
+  for (size_t i = 0; i < absent.size() && i < kKeptElsewhere; i++) {
+    const ElementId id = absent[i];
+    AXUIElementRef el = elements_.Get(id);
+    if (!el) continue;
+    if (Clock::now() >= deadline) {
+      // Not asked for want of time: no proof it closed.
+      kept.insert(id);
+      continue;
+    }
+    SetTimeoutFor(el, deadline);
+    WindowInfo info;
+    if (listed) {
+      Error err = WindowInfoOf(el, app.pid, info);
+      if (err.code == ErrorCode::kElementGone) continue;
+      // An app that does not answer has not closed the window; it is not listed this time.
+      if (err) info = {};
+    } else {
+      // One attribute, without interning (nobody would release the handle):
+      // only an element the app says is gone is a closed window.
+      CFAny role;
+      if (AXUIElementCopyAttributeValue(el, CFSTR("AXRole"), role.OutParam()) == kAXErrorInvalidUIElement) continue;
+    }
+    // A window the window server no longer lists has closed, whatever its
+    // element still answers (an app may keep a closed window's object).
+    if (const CGWindowID number = elements_.WindowNumber(id)) {
+      if (!haveAll) haveAll = !ScreenWindows(all, /*everySpace=*/true);
+      if (haveAll && std::none_of(all.begin(), all.end(),
+                                  [&](const ScreenWindow& w) { return w.number == number && w.pid == app.pid; })) {
+        if (info.element) elements_.Release(info.element);
+        continue;
+      }
+    }
+    kept.insert(id);
+    if (listed && info.element) {
+      info.visible = false;
+      listed->push_back(std::move(info));
+    }
+  }
+  return kept;
+}
+
+void MacBackend::NumberWindows(int64_t pid, const std::vector<WindowInfo*>& list) {
+  AXGetWindowFn getWindow = system_->AXGetWindow();
+  std::vector<CGWindowID> taken;
+  std::vector<ScreenWindow> all;
+  bool haveAll = false;
+  for (size_t i = 0; i < list.size(); i++) {
+    WindowInfo& w = *list[i];
+    if (!w.id.empty()) continue;
+    // The same element earlier in the list (a focused window is also listed): the same id.
+    bool copied = false;
+    for (size_t j = 0; j < i && !copied; j++)
+      if (list[j]->element == w.element) {
+        w.id = list[j]->id;
+        copied = true;
+      }
+    if (copied) continue;
+    CGWindowID number = elements_.WindowNumber(w.element);
+    AXUIElementRef el = elements_.Get(w.element);
+    if (!number && getWindow && el && getWindow(el, &number) != kAXErrorSuccess) number = 0;
+    // Not the number of another window of this listing (what the private call
+    // answers for a sheet or popover is not documented).
+    auto isTaken = [&](CGWindowID n) { return std::find(taken.begin(), taken.end(), n) != taken.end(); };
+    if (number && isTaken(number)) number = 0;
+    if (!number && w.hasFrame) {
+      if (!haveAll) haveAll = !ScreenWindows(all, /*everySpace=*/true);
+      const bool standard = !In(w.role, {"AXSheet", "AXPopover", "AXMenu"});
+      number = MatchWindowNumber(all, pid, w.frame, w.title, standard, taken).value_or(0);
+    }
+    if (!number) continue;
+    elements_.SetWindowNumber(w.element, number);
+    taken.push_back(number);
+    w.id = "w" + std::to_string(number);
+  }
 }
 
 void MacBackend::Repin(std::set<ElementId>& pinned, const std::set<ElementId>& found, bool complete) {
@@ -116,7 +228,8 @@ void MacBackend::UnpinApp(int64_t pid) {
 Error MacBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point deadline) {
   const size_t first = out.size();
   std::vector<std::string> subroles;
-  if (Error err = AppWindows(app, out, deadline, &subroles)) return err;
+  std::vector<WindowInfo> elsewhere;
+  if (Error err = AppWindows(app, out, deadline, &subroles, &elsewhere)) return err;
   for (size_t i = 0; i < subroles.size() && first + i < out.size(); i++) {
     WindowInfo& w = out[first + i];
     if (w.role == "AXWindow" &&
@@ -124,6 +237,12 @@ Error MacBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Cloc
       w.role = subroles[i];
   }
   Surfaces(app, out, deadline);
+  // Windows on another Space last, not visible: listed both before and after
+  // a Space switch, they are neither opened nor closed by it.
+  for (WindowInfo& w : elsewhere) out.push_back(std::move(w));
+  std::vector<WindowInfo*> all;
+  for (size_t i = first; i < out.size(); i++) all.push_back(&out[i]);
+  NumberWindows(app.pid, all);
   return {};
 }
 
@@ -273,7 +392,21 @@ Error MacBackend::GatherWindows(const AppInfo& app, WindowCandidates& c, Clock::
   bool haveFocused = false;
   if (Error err = FocusedApp(focused, haveFocused, deadline)) return err;
   c.targetIsFocusedApp = haveFocused && focused.pid == app.pid;
-  if (!c.targetIsFocusedApp) return {};
+  // Every candidate gets its window-server number as its id, the same for
+  // the same window wherever it appears.
+  auto numbered = [&]() -> Error {
+    std::vector<WindowInfo*> list;
+    for (WindowInfo& w : c.appWindows) list.push_back(&w);
+    for (std::optional<WindowInfo>* w : {&c.appFocused, &c.systemFocused})
+      if (*w) list.push_back(&**w);
+    NumberWindows(app.pid, list);
+    if (c.targetIsFocusedApp) {
+      c.focusedAppFocused = c.appFocused;
+      c.focusedAppWindows = c.appWindows;
+    }
+    return {};
+  };
+  if (!c.targetIsFocusedApp) return numbered();
   c.focusedAppFocused = c.appFocused;
   c.focusedAppWindows = c.appWindows;
   // The system-wide focused element's window: what has keyboard focus right now.
@@ -294,7 +427,7 @@ Error MacBackend::GatherWindows(const AppInfo& app, WindowCandidates& c, Clock::
       }
     }
   }
-  return {};
+  return numbered();
 }
 
 }  // namespace axsnap

@@ -1,7 +1,7 @@
 /**
  * Which window the CLI observes again for a stored snapshot (lib/cli/window.ts),
- * pure: a platform id (an AT-SPI path) names the window itself; an id the core
- * made from a handle ("e" + handle, macOS) means nothing to another process, so
+ * pure: a platform id (an AT-SPI path, a macOS window-server number "w" + N) names the
+ * window itself; an id the core made from a handle ("e" + handle) means nothing to another process, so
  * the exact title names it then. The real-desktop half is test/doors/cli-refs.test.ts.
  */
 import { describe, expect, it } from "vitest";
@@ -13,6 +13,9 @@ const stored = (id: string, title = "Doc") => ({ id, title, kind: "window" as co
 describe("the window a stored snapshot is observed again in", () => {
   it("is named by its id where the id outlives the process, else by its exact title", () => {
     expect(idOutlivesProcess("/org/a11y/atspi/accessible/1")).toBe(true);
+    // macOS: the window server's number (kCGWindowNumber), the same in every process.
+    expect(idOutlivesProcess("w1234")).toBe(true);
+    expect(windowToObserve(stored("w1234"))).toEqual({ id: "w1234" });
     expect(idOutlivesProcess("e12")).toBe(false);
     expect(idOutlivesProcess("")).toBe(false);
     expect(windowToObserve(stored("/org/a11y/atspi/accessible/1"))).toEqual({

@@ -124,6 +124,8 @@ export interface World {
   keyboardLayout?: "us" | "french" | "german" | "dvorak" | "dvorak-qwerty-cmd" | "russian" | "none";
   /** Issue 35 M6: pids of processes that are no application (in the process table, never in NSRunningApplication). */
   processes?: number[];
+  /** Issue 35 M3: false models a macOS without the private _AXUIElementGetWindow (the backend matches CG frames). */
+  axGetWindow?: boolean;
   apps: WorldApp[];
   /** Installed bundles (MacSystem::InstalledApps); opening one with an `app` makes that app run. */
   installed?: {

@@ -1371,6 +1371,9 @@ void WithWorld(const std::function<void(FakeWorld* world)>& fn) {
 }
 
 FakeCGWindow* CGWindowOf(FakeWorld& world, const FakeElement& window) {
+  if (!window.cgWindow)
+    for (FakeCGWindow& cg : world.windows)
+      if (cg.pid == window.pid && static_cast<int64_t>(cg.number) == window.id) return &cg;
   for (FakeCGWindow& cg : world.windows) {
     if (window.cgWindow) {
       if (cg.number == *window.cgWindow) return &cg;
@@ -2256,6 +2259,19 @@ AXError AXUIElementGetPid(AXUIElementRef element, pid_t* pid) {
   if (!e || !pid) return kAXErrorIllegalArgument;
   if (e->which == ElemKind::kSystem) return kAXErrorIllegalArgument;
   *pid = static_cast<pid_t>(e->pid);
+  return kAXErrorSuccess;
+}
+
+AXError axsnap::macfake::FakeAXUIElementGetWindow(AXUIElementRef element, CGWindowID* number) {
+  const ElemObj* e = ElementArg(element, "_AXUIElementGetWindow");
+  if (!e || !number) return kAXErrorIllegalArgument;
+  std::unique_lock<std::mutex> lock(State().mu);
+  Target t;
+  if (AXError err = Enter(e, Call::kOther, t, lock)) return err;
+  if (t.system || !IsWindow(*t.el)) return kAXErrorFailure;
+  const FakeCGWindow* cg = CGWindowOf(*State().world, *t.el);
+  if (!cg) return kAXErrorFailure;
+  *number = cg->number;
   return kAXErrorSuccess;
 }
 

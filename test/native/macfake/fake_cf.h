@@ -130,6 +130,11 @@
 //    Services), never for a `processes` pid. Launch Services knows every
 //    installed entry by bundle id, without case; the folder scan lists those
 //    not marked `listed: false`.
+//  - _AXUIElementGetWindow (private, undocumented; FakeAXUIElementGetWindow)
+//    answers only for AXWindow elements, and kAXErrorFailure for every other
+//    element: what it answers on a Mac for sheets, popovers, menus or an
+//    element inside a window is not known here, so the backend checks what it
+//    gets (a number another window of the listing already has is not taken).
 // Scripted faults beyond Apple's own behaviour, for tests: performError and
 // setError (the action or set happens, then the call answers an error, as
 // AppKit does after a press that opened a modal), batchError (the batched
@@ -234,7 +239,8 @@ struct FakeElement {
   // Chromium app has been asked for its tree and revealAfterMs has passed.
   std::vector<FakeValue> hiddenChildren;
   // The CG window this AX window is; when absent, the CG window of the same
-  // pid whose name equals AXTitle.
+  // pid whose number is this element's id (the test worlds' convention), else
+  // the first of the same pid whose name equals AXTitle.
   std::optional<uint32_t> cgWindow;
   // N3 (second macOS review): web content that keeps changing and posts no
   // notification. > 0: one more of hiddenChildren appears in AXChildren every
@@ -364,6 +370,9 @@ struct FakeWorld {
   // reports it (fake_mac_system.cc lists the names; "none": the input source has no layout data).
   std::string keyboardLayout = "us";
   int64_t eventsPosted = 0;  // state: CGEventPost calls while this world was installed
+  // Issue 35 M3: whether the system has the private _AXUIElementGetWindow
+  // (FakeMacSystem::AXGetWindow answers FakeAXUIElementGetWindow, else null).
+  bool axGetWindow = true;
 
   FakeApp* App(int64_t pid);
   FakeElement* Element(int64_t id);
@@ -395,6 +404,14 @@ enum class Step { kUnhide, kActivate, kOpen, kUnminimize, kRaise, kMain };
 bool ApplyStep(FakeWorld& world, FakeApp& app, Step step, int64_t windowId);
 // The CG window an AX window element is (see FakeElement::cgWindow), or null.
 FakeCGWindow* CGWindowOf(FakeWorld& world, const FakeElement& window);
+
+// Issue 35 M3: HIServices' private _AXUIElementGetWindow over the world (the
+// MacSystem seam hands it to the backend, as dlsym does on a Mac). An AX call
+// (counted; trust, hangs and faults apply, a gone element is
+// kAXErrorInvalidUIElement). An AXWindow element answers its CG window's
+// number (CGWindowOf); any other element, or a window the window server does
+// not list, answers kAXErrorFailure.
+AXError FakeAXUIElementGetWindow(AXUIElementRef element, CGWindowID* number);
 
 // Posts `name` from element `element` (0: the app element) of app `pid` now,
 // to every observer of that pid; delivered when its run loop next runs.

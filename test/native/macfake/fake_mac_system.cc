@@ -488,6 +488,12 @@ FakePoolCounts FakeAutoreleasePools() {
 
 void FakeMacSystem::RequestScreenRecording() { macfake::AppendLog("system request screen recording"); }
 
+AXGetWindowFn FakeMacSystem::AXGetWindow() {
+  bool present = false;
+  macfake::WithWorld([&](FakeWorld* w) { present = w && w->axGetWindow; });
+  return present ? &macfake::FakeAXUIElementGetWindow : nullptr;
+}
+
 void FakeMacSystem::Sleep(std::chrono::milliseconds ms) {
   // Recorded, not slept: tests check the settle time without waiting for it.
   macfake::AppendLog("system sleep " + std::to_string(ms.count()));

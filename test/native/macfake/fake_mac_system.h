@@ -48,6 +48,8 @@ class FakeMacSystem : public MacSystem {
   void KeyboardLayout(KeyLayout& out) override;
   void* PushAutoreleasePool() override;
   void PopAutoreleasePool(void* pool) override;
+  // FakeAXUIElementGetWindow, or null when the world says the system lacks it (axGetWindow: false).
+  AXGetWindowFn AXGetWindow() override;
   void Sleep(std::chrono::milliseconds ms) override;
 };
 

@@ -55,7 +55,7 @@ class Parser {
   FakeWorld Parse(Napi::Object js) {
     Keys(js, "world",
          {"trusted", "screenRecording", "scale", "focusedPid", "captureFails", "systemWide", "apps", "installed",
-          "windows", "postDelay", "focusMoves", "keyEventFails", "keyboardLayout", "processes"});
+          "windows", "postDelay", "focusMoves", "keyEventFails", "keyboardLayout", "processes", "axGetWindow"});
     CollectIds(js, "world", 0);
 
     FakeWorld w;
@@ -71,6 +71,8 @@ class Parser {
     w.keyboardLayout = String(js, "keyboardLayout", "world", "us");
     if (!macfake::IsFakeKeyboardLayout(w.keyboardLayout))
       Fail("world.keyboardLayout", "must be one of " + macfake::FakeKeyboardLayoutNames());
+    // Issue 35 M3: false models a macOS without the private _AXUIElementGetWindow.
+    w.axGetWindow = Bool(js, "axGetWindow", "world", true);
 
     Napi::Array apps = ArrayField(js, "apps", "world");
     for (uint32_t i = 0; i < apps.Length(); ++i) {
