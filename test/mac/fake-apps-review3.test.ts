@@ -351,7 +351,9 @@ describe("issue 35 M6: the running apps come from the process table; state goes 
     const { b, app } = await turnedOn();
     // Its last window closes; the app runs on (Chrome, Slack) with no window anywhere.
     addon.fakeWorldReplace({
-      apps: [{ ...app, root: { id: APP_ID, attrs: { AXRole: "AXApplication", AXWindows: [], AXChildren: [] } } }],
+      apps: [
+        { ...app, root: { id: APP_ID, attrs: { AXRole: "AXApplication", AXWindows: [], AXChildren: [] } } },
+      ],
       windows: [],
       processes: [1],
     });
