@@ -18,80 +18,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { liveObservation, snapshot } from "../../lib/desktop.js";
-import { AxsnapError } from "../../lib/errors.js";
 import { launchApp, listLaunchable } from "../../lib/launch.js";
 import type { NativeBackend } from "../../lib/native.js";
-import {
-  type AXElement,
-  axWindow,
-  type CGWindow,
-  loadMacFake,
-  macBackend,
-  type World,
-  type WorldApp,
-} from "../support/mac-world.js";
+import { APP_ID, appWith, at, button, cg, macBackends, PID } from "../support/mac-probes.js";
+import { type AXElement, axWindow, loadMacFake, type World, type WorldApp } from "../support/mac-world.js";
+import { rejects } from "../support/rejects.js";
 
 const addon = loadMacFake();
-const open: NativeBackend[] = [];
-function backend(world: World): NativeBackend {
-  const b = macBackend(world);
-  open.push(b);
-  return b;
-}
+const backend = macBackends();
 const tempDirs: string[] = [];
-afterEach(async () => {
-  for (const b of open.splice(0)) await b.close();
+afterEach(() => {
   for (const d of tempDirs.splice(0)) rmSync(d, { recursive: true, force: true });
-  addon.fakeWorldClear();
-  expect(addon.fakeCFLive()).toBe(0);
 });
-
-const PID = 500;
-const APP_ID = 1;
-const at = (x: number, y: number, w: number, h: number) => ({ AXPosition: { x, y }, AXSize: { w, h } });
-
-const button = (id: number, title: string, x = 120, y = 120): AXElement => ({
-  id,
-  attrs: {
-    AXRole: "AXButton",
-    AXRoleDescription: "button",
-    AXTitle: title,
-    AXEnabled: true,
-    ...at(x, y, 50, 24),
-  },
-  actions: ["AXPress"],
-});
-
-function appWith(windows: AXElement[], focused?: number, extra: Partial<WorldApp> = {}): WorldApp {
-  const attrs: Record<string, unknown> = {
-    AXRole: "AXApplication",
-    AXTitle: "Editor",
-    AXWindows: windows.map((w) => ({ ref: w.id })),
-    AXChildren: windows,
-  };
-  if (focused !== undefined) {
-    attrs.AXFocusedWindow = { ref: focused };
-    attrs.AXMainWindow = { ref: focused };
-  }
-  return { pid: PID, name: "Editor", bundleId: "com.example.editor", ...extra, root: { id: APP_ID, attrs } };
-}
-
-const cg = (
-  number: number,
-  title: string,
-  bounds = { x: 100, y: 80, w: 800, h: 600 },
-  extra: Partial<CGWindow> = {},
-) => ({ number, pid: PID, bounds, name: title, layer: 0, onScreen: true, alpha: 1, ...extra }) as CGWindow;
-
-async function refusal(p: Promise<unknown>): Promise<AxsnapError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof AxsnapError) return e;
-    throw e;
-  }
-  throw new Error("the call was not refused");
-}
 
 const opens = (b: NativeBackend) => b.fakeLog().filter((l) => l.startsWith("system open"));
 
@@ -121,7 +59,7 @@ describe("issue 35 N1 (residue): an app whose only window is off screen is sent 
       apps: [{ ...appWith([]), recoverOn: "never" }],
       windows: [cg(77, "", undefined, { onScreen: false })],
     });
-    const e = await refusal(snapshot({ app: "Editor", screenshot: false }, b));
+    const e = await rejects(snapshot({ app: "Editor", screenshot: false }, b));
     expect(e.code).toBe("WINDOW_NOT_FOUND");
     expect(opens(b)).toEqual(["system open -b com.example.editor"]);
     expect(e.message).toMatch(
@@ -138,7 +76,7 @@ describe("issue 35 N1 (residue): an app whose only window is off screen is sent 
       apps: [{ ...appWith([]), bundleId: "", recoverOn: "never" }],
       windows: [cg(77, "", undefined, { onScreen: false })],
     });
-    const e = await refusal(snapshot({ app: "Editor", screenshot: false }, b));
+    const e = await rejects(snapshot({ app: "Editor", screenshot: false }, b));
     expect(e.code).toBe("WINDOW_NOT_FOUND");
     expect(opens(b)).toEqual([]);
     expect(e.message).toMatch(/has no bundle id to send a reopen event to/);
@@ -228,7 +166,7 @@ describe("issue 35 M4: launchApp by a bundle id the folder scan did not list ask
 
   it("an id Launch Services does not know either is APP_NOT_FOUND, and nothing is opened", async () => {
     const b = backend(world());
-    const e = await refusal(launchApp("com.example.Nowhere", { deadlineMs: 2000 }, b));
+    const e = await rejects(launchApp("com.example.Nowhere", { deadlineMs: 2000 }, b));
     expect(e.code).toBe("APP_NOT_FOUND");
     expect(e.message).toMatch(
       /no launchable app is called "com\.example\.Nowhere", and Launch Services knows no bundle id/,
@@ -239,7 +177,7 @@ describe("issue 35 M4: launchApp by a bundle id the folder scan did not list ask
 
   it("a name that is no bundle id is not asked of Launch Services: the listing's refusal stands", async () => {
     const b = backend(world());
-    const e = await refusal(launchApp("Photoshop", { deadlineMs: 2000 }, b));
+    const e = await rejects(launchApp("Photoshop", { deadlineMs: 2000 }, b));
     expect(e.code).toBe("APP_NOT_FOUND");
     expect(e.message).toBe('no launchable app is called "Photoshop"');
     expect(requests(b)).toEqual([]);
@@ -359,7 +297,6 @@ describe("issue 35 M6: the running apps come from the process table; state goes 
     });
     expect((await b.listApps(2000)).map((a) => a.pid)).toContain(PID);
     await b.close();
-    open.splice(open.indexOf(b), 1);
     expect(enhancedSets(b)).toEqual(["set 1 AXEnhancedUserInterface false"]);
   });
 
@@ -374,7 +311,6 @@ describe("issue 35 M6: the running apps come from the process table; state goes 
       processes: [1],
     });
     await b.close();
-    open.splice(open.indexOf(b), 1);
     expect(enhancedSets(b)).toEqual([]);
   });
 
@@ -387,7 +323,6 @@ describe("issue 35 M6: the running apps come from the process table; state goes 
     });
     await b.listApps(2000);
     await b.close();
-    open.splice(open.indexOf(b), 1);
     expect(enhancedSets(b)).toEqual([]);
   });
 });

@@ -11,32 +11,19 @@
  * M8 and S2: Vision runs only on a Mac; the request settings that need no Objective-C
  * (src-native/mac/vision_rules.h) are called here through the test-only addon.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { NativeBackend } from "../../lib/native.js";
+import { macBackends } from "../support/mac-probes.js";
 import {
   type AXElement,
   axWindow,
   type CGWindow,
   loadMacFake,
-  macBackend,
   type World,
   type WorldApp,
 } from "../support/mac-world.js";
 
-const open: NativeBackend[] = [];
-
-function backend(world: World): NativeBackend {
-  const b = macBackend(world);
-  open.push(b);
-  return b;
-}
-
-afterEach(async () => {
-  for (const b of open.splice(0)) await b.close();
-  const addon = loadMacFake();
-  addon.fakeWorldClear();
-  expect(addon.fakeCFLive()).toBe(0);
-});
+const backend = macBackends();
 
 const PID = 500;
 const FRAME = { x: 100, y: 80, w: 800, h: 600 };

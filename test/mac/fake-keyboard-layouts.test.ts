@@ -7,22 +7,12 @@
  */
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { NativeBackend } from "../../lib/native.js";
-import { type AXElement, axWindow, loadMacFake, macBackend, type World } from "../support/mac-world.js";
+import { macBackends } from "../support/mac-probes.js";
+import { type AXElement, axWindow, macBackend, type World } from "../support/mac-world.js";
 
-const open: NativeBackend[] = [];
-function backend(world: World): NativeBackend {
-  const b = macBackend(world);
-  open.push(b);
-  return b;
-}
-afterEach(async () => {
-  for (const b of open.splice(0)) await b.close();
-  const addon = loadMacFake();
-  addon.fakeWorldClear();
-  expect(addon.fakeCFLive()).toBe(0);
-});
+const backend = macBackends();
 
 const PID = 500;
 const FRAME = { x: 100, y: 80, w: 800, h: 600 };

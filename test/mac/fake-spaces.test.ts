@@ -9,72 +9,17 @@
  * loses its id. On the fake, "on another Space" is an AXWindow element that stays in the world (it
  * answers) but is not in the app's AXWindows, with its CG window not on screen.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { listWindows, snapshot } from "../../lib/desktop.js";
-import { AxsnapError } from "../../lib/errors.js";
-import type { NativeBackend } from "../../lib/native.js";
 import { compareWindows } from "../../lib/windows.js";
-import {
-  type AXElement,
-  axWindow,
-  type CGWindow,
-  loadMacFake,
-  macBackend,
-  type World,
-  type WorldApp,
-} from "../support/mac-world.js";
+import { appWith, button, cg, macBackends, PID } from "../support/mac-probes.js";
+import { type AXElement, axWindow, loadMacFake, type World, type WorldApp } from "../support/mac-world.js";
+import { rejects } from "../support/rejects.js";
 
 const addon = loadMacFake();
-const open: NativeBackend[] = [];
-function backend(world: World): NativeBackend {
-  const b = macBackend(world);
-  open.push(b);
-  return b;
-}
-afterEach(async () => {
-  for (const b of open.splice(0)) await b.close();
-  addon.fakeWorldClear();
-  expect(addon.fakeCFLive()).toBe(0);
-});
-
-const PID = 500;
-const APP_ID = 1;
-const at = (x: number, y: number, w: number, h: number) => ({ AXPosition: { x, y }, AXSize: { w, h } });
-
-const button = (id: number, title: string, x = 120, y = 120): AXElement => ({
-  id,
-  attrs: {
-    AXRole: "AXButton",
-    AXRoleDescription: "button",
-    AXTitle: title,
-    AXEnabled: true,
-    ...at(x, y, 50, 24),
-  },
-  actions: ["AXPress"],
-});
-
-function appWith(windows: AXElement[], focused?: number, extra: Partial<WorldApp> = {}): WorldApp {
-  const attrs: Record<string, unknown> = {
-    AXRole: "AXApplication",
-    AXTitle: "Editor",
-    AXWindows: windows.map((w) => ({ ref: w.id })),
-    AXChildren: windows,
-  };
-  if (focused !== undefined) {
-    attrs.AXFocusedWindow = { ref: focused };
-    attrs.AXMainWindow = { ref: focused };
-  }
-  return { pid: PID, name: "Editor", bundleId: "com.example.editor", ...extra, root: { id: APP_ID, attrs } };
-}
+const backend = macBackends();
 
 const NOTES_FRAME = { x: 950, y: 80, w: 300, h: 200 };
-const cg = (
-  number: number,
-  title: string,
-  bounds = { x: 100, y: 80, w: 800, h: 600 },
-  extra: Partial<CGWindow> = {},
-) => ({ number, pid: PID, bounds, name: title, layer: 0, onScreen: true, alpha: 1, ...extra }) as CGWindow;
-
 /** The app with `listed` in AXWindows and `alive` elements that answer but are not listed (another Space). */
 function appOf(listed: AXElement[], alive: AXElement[] = [], focused = 10): WorldApp {
   const app = appWith(listed, focused);
@@ -98,16 +43,6 @@ const notesElsewhere = (extra: Partial<World> = {}): World => ({
   windows: [cg(10, "Doc"), cg(11, "Notes", NOTES_FRAME, { onScreen: false })],
   ...extra,
 });
-
-async function refusal(p: Promise<unknown>): Promise<AxsnapError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof AxsnapError) return e;
-    throw e;
-  }
-  throw new Error("the call was not refused");
-}
 
 describe("macOS windows on other Spaces (issue 35 M1)", () => {
   it("M1: a window on another Space for one listing keeps its id, and its old id still resolves when it is back", async () => {
@@ -157,7 +92,7 @@ describe("macOS windows on other Spaces (issue 35 M1)", () => {
     const now = await listWindows("Editor", {}, b);
     expect(now.map((w) => w.title)).toEqual(["Doc"]);
     expect((await b.handleStats()).table).toBe(handles - 1);
-    const e = await refusal(snapshot({ app: "Editor", window: { id: notesId }, screenshot: false }, b));
+    const e = await rejects(snapshot({ app: "Editor", window: { id: notesId }, screenshot: false }, b));
     expect(e.code).toBe("WINDOW_NOT_FOUND");
   });
 

@@ -2,66 +2,14 @@
  * Settling on web pages (macOS review 3, M2) and notifications that waited in
  * the observer's port between jobs (S3), on the fake CF/AX layer.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { NativeBackend } from "../../lib/native.js";
 import { createSession } from "../../lib/session.js";
-import {
-  type AXElement,
-  axWindow,
-  type CGWindow,
-  loadMacFake,
-  macBackend,
-  type World,
-  type WorldApp,
-} from "../support/mac-world.js";
+import { appWith, at, button, cg, macBackends, PID } from "../support/mac-probes.js";
+import { type AXElement, axWindow, loadMacFake, type World, type WorldApp } from "../support/mac-world.js";
 
 const addon = loadMacFake();
-const open: NativeBackend[] = [];
-function backend(world: World): NativeBackend {
-  const b = macBackend(world);
-  open.push(b);
-  return b;
-}
-afterEach(async () => {
-  for (const b of open.splice(0)) await b.close();
-  addon.fakeWorldClear();
-  expect(addon.fakeCFLive()).toBe(0);
-});
-
-const PID = 500;
-const APP_ID = 1;
-const at = (x: number, y: number, w: number, h: number) => ({ AXPosition: { x, y }, AXSize: { w, h } });
-const button = (id: number, title: string, x = 120, y = 120): AXElement => ({
-  id,
-  attrs: {
-    AXRole: "AXButton",
-    AXRoleDescription: "button",
-    AXTitle: title,
-    AXEnabled: true,
-    ...at(x, y, 50, 24),
-  },
-  actions: ["AXPress"],
-});
-function appWith(windows: AXElement[], focused: number, extra: Partial<WorldApp> = {}): WorldApp {
-  const attrs: Record<string, unknown> = {
-    AXRole: "AXApplication",
-    AXTitle: "Editor",
-    AXWindows: windows.map((w) => ({ ref: w.id })),
-    AXChildren: windows,
-    AXFocusedWindow: { ref: focused },
-    AXMainWindow: { ref: focused },
-  };
-  return { pid: PID, name: "Editor", bundleId: "com.example.editor", ...extra, root: { id: APP_ID, attrs } };
-}
-const cg = (number: number, title: string): CGWindow => ({
-  number,
-  pid: PID,
-  bounds: { x: 100, y: 80, w: 800, h: 600 },
-  name: title,
-  layer: 0,
-  onScreen: true,
-  alpha: 1,
-});
+const backend = macBackends();
 
 const shown = (t: string) => (t.match(/Result \d+/g) ?? []).length;
 

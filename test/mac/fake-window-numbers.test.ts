@@ -8,81 +8,20 @@
  * window of the app at the AX frame in the window server's list; with neither, the id stays
  * "e" + a handle of the listing process, which another process names by title.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { storedOf } from "../../lib/cli/store.js";
 import { idOutlivesProcess, observeStoredWindow } from "../../lib/cli/window.js";
 import { listWindows, snapshot } from "../../lib/desktop.js";
-import { AxsnapError } from "../../lib/errors.js";
-import type { NativeBackend } from "../../lib/native.js";
 import { createSession } from "../../lib/session.js";
-import {
-  type AXElement,
-  axWindow,
-  type CGWindow,
-  loadMacFake,
-  macBackend,
-  type World,
-  type WorldApp,
-} from "../support/mac-world.js";
+import { appWith, button, cg, DOC_FRAME, macBackends, PID } from "../support/mac-probes.js";
+import { type AXElement, axWindow, type CGWindow, loadMacFake, type World } from "../support/mac-world.js";
+import { rejects } from "../support/rejects.js";
 
-const addon = loadMacFake();
-const open: NativeBackend[] = [];
-function backend(world: World): NativeBackend {
-  const b = macBackend(world);
-  open.push(b);
-  return b;
-}
-afterEach(async () => {
-  for (const b of open.splice(0)) await b.close();
-  addon.fakeWorldClear();
-  expect(addon.fakeCFLive()).toBe(0);
-});
+const _addon = loadMacFake();
+const backend = macBackends();
 
-const PID = 500;
-const APP_ID = 1;
-const at = (x: number, y: number, w: number, h: number) => ({ AXPosition: { x, y }, AXSize: { w, h } });
-
-const button = (id: number, title: string, x = 120, y = 120): AXElement => ({
-  id,
-  attrs: {
-    AXRole: "AXButton",
-    AXRoleDescription: "button",
-    AXTitle: title,
-    AXEnabled: true,
-    ...at(x, y, 50, 24),
-  },
-  actions: ["AXPress"],
-});
-
-function appWith(windows: AXElement[], focused?: number, extra: Partial<WorldApp> = {}): WorldApp {
-  const attrs: Record<string, unknown> = {
-    AXRole: "AXApplication",
-    AXTitle: "Editor",
-    AXWindows: windows.map((w) => ({ ref: w.id })),
-    AXChildren: windows,
-  };
-  if (focused !== undefined) {
-    attrs.AXFocusedWindow = { ref: focused };
-    attrs.AXMainWindow = { ref: focused };
-  }
-  return { pid: PID, name: "Editor", bundleId: "com.example.editor", ...extra, root: { id: APP_ID, attrs } };
-}
-
-const FIRST = { x: 100, y: 80, w: 800, h: 600 };
+const _FIRST = DOC_FRAME;
 const SECOND = { x: 600, y: 120, w: 500, h: 400 };
-const cg = (number: number, title: string, bounds = FIRST, extra: Partial<CGWindow> = {}) =>
-  ({ number, pid: PID, bounds, name: title, layer: 0, onScreen: true, alpha: 1, ...extra }) as CGWindow;
-
-async function refusal(p: Promise<unknown>): Promise<AxsnapError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof AxsnapError) return e;
-    throw e;
-  }
-  throw new Error("the call was not refused");
-}
-
 /** Two "Untitled" documents: AX window 10 is CG window 10, 11 is 11 (the fake pairs them by number). */
 function twoUntitled(extra: Partial<World> = {}, cgWindows?: CGWindow[]): World {
   const one = axWindow(10, "Untitled", [button(21, "Save")], { AXMain: true, AXFocused: true });
@@ -139,7 +78,7 @@ describe("macOS window ids shared by every process (issue 35 M3)", () => {
   it("a window that closed between the two processes is refused as gone, never taken for the other 'Untitled'", async () => {
     const { stored } = await storeSecond(twoUntitled());
     const one = axWindow(10, "Untitled", [button(21, "Save")], { AXMain: true, AXFocused: true });
-    const e = await refusal(
+    const e = await rejects(
       observeIn({ focusedPid: PID, apps: [appWith([one], 10)], windows: [cg(10, "Untitled")] }, stored),
     );
     expect(e.code).toBe("WINDOW_NOT_FOUND");
@@ -151,7 +90,7 @@ describe("macOS window ids shared by every process (issue 35 M3)", () => {
     // Window 11 closed; a new "Untitled" (AX 12, CG 12) opened exactly where it was.
     const one = axWindow(10, "Untitled", [button(21, "Save")], { AXMain: true, AXFocused: true });
     const again = axWindow(12, "Untitled", [button(23, "Print", 620, 140)], {}, SECOND);
-    const e = await refusal(
+    const e = await rejects(
       observeIn(
         {
           focusedPid: PID,
@@ -180,7 +119,7 @@ describe("macOS window ids shared by every process (issue 35 M3)", () => {
     expect(listed[0]?.id).toBe("w10");
     expect(listed[1]?.id).toMatch(/^e\d+$/);
     expect(idOutlivesProcess(stored.window.id)).toBe(false);
-    const e = await refusal(observeIn(world, stored));
+    const e = await rejects(observeIn(world, stored));
     expect(e.code).toBe("STALE_REF");
     expect(e.message).toMatch(/several windows titled "Untitled"/);
   });
@@ -211,7 +150,7 @@ describe("macOS window ids shared by every process (issue 35 M3)", () => {
   it("a window id that no window has (another session's, a made-up one) is WINDOW_NOT_FOUND listing the windows", async () => {
     const b = backend(twoUntitled());
     for (const id of ["w99999", "w11x", "w", "e11"]) {
-      const e = await refusal(snapshot({ app: "Editor", window: { id }, screenshot: false }, b));
+      const e = await rejects(snapshot({ app: "Editor", window: { id }, screenshot: false }, b));
       expect(e.code).toBe("WINDOW_NOT_FOUND");
       expect(e.message).toMatch(/id w10\b.*id w11\b/);
     }
