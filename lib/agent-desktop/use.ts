@@ -33,7 +33,7 @@ export function useDesktop(desktop: DesktopRef, options: { clean?: boolean } = {
   if (target && (target.display !== state.display || target.busAddress !== state.busAddress))
     throw new AxsnapError(
       "INVALID_ARGUMENT",
-      `this process already observes the desktop at DISPLAY=${target.display || "(none)"}; it cannot move to the desktop ${state.name} (${state.display})`,
+      `this process already observes the desktop at DISPLAY=${target.display || "(none)"} (bus ${target.busAddress || "(none)"}); it cannot move to the desktop ${state.name} (${state.session === "wayland" ? `Wayland, bus ${state.busAddress}` : state.display})`,
       {
         hint: "one process reaches one desktop: pass the desktop before the first observation, or use another process for the other desktop",
       },
@@ -51,7 +51,11 @@ export function useDesktop(desktop: DesktopRef, options: { clean?: boolean } = {
  */
 export function launchMarker(): Record<string, string> {
   if (!bound) return {};
-  if (process.env.DISPLAY !== bound.display || process.env.DBUS_SESSION_BUS_ADDRESS !== bound.busAddress)
+  // A Wayland desktop's display is "" (no X server): DISPLAY stays unset there.
+  if (
+    (process.env.DISPLAY ?? "") !== bound.display ||
+    process.env.DBUS_SESSION_BUS_ADDRESS !== bound.busAddress
+  )
     return {};
   return { [MARKER]: bound.id };
 }
