@@ -127,6 +127,11 @@ export const FOREIGN_VARIABLES = [
   "AT_SPI_BUS_ADDRESS",
   "AT_SPI_BUS",
   "NO_AT_BRIDGE",
+  // A Wayland desktop's (variablesOf): another desktop's PipeWire, session type or system bus.
+  "PIPEWIRE_RUNTIME_DIR",
+  "PIPEWIRE_REMOTE",
+  "XDG_SESSION_TYPE",
+  "DBUS_SYSTEM_BUS_ADDRESS",
   MARKER,
 ];
 
@@ -339,7 +344,7 @@ function requireOptional(name: string): string | undefined {
 function desktopEnv(id: string, runtimeDir?: string): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env))
-    if (v !== undefined && !FOREIGN_VARIABLES.includes(k) && k !== "DBUS_SYSTEM_BUS_ADDRESS") env[k] = v;
+    if (v !== undefined && !FOREIGN_VARIABLES.includes(k)) env[k] = v;
   if (runtimeDir === undefined) {
     // GTK on X11 even where a Wayland session is the default.
     env.GDK_BACKEND = "x11";

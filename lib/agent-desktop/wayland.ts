@@ -177,6 +177,15 @@ async function namesOwned(
   return true;
 }
 
+/**
+ * The Overview is shown at the end of gnome-shell's startup animation, after
+ * its names are on the bus: a hide before that is undone. So: wait for the
+ * startup to complete (layoutManager._startingUp, GNOME 40-46), hide, and
+ * see it hidden.
+ */
+export const HIDE_OVERVIEW =
+  "(() => { if (Main.layoutManager._startingUp) return 'starting'; if (Main.overview.visible) Main.overview.hide(); return Main.overview.visible ? 'shown' : 'hidden'; })()";
+
 /** gnome-shell on the desktop's monitor size; `waitForShell` says when it serves. */
 export function spawnShell(
   file: string,
@@ -190,7 +199,7 @@ export function spawnShell(
 /**
  * Ready once gnome-shell owns SHELL_NAMES and its Wayland socket is there;
  * then its Overview (shown at start, when no window has focus) is hidden
- * and seen hidden.
+ * and seen hidden (HIDE_OVERVIEW).
  */
 export async function waitForShell(
   child: ChildProcess,
@@ -209,7 +218,7 @@ export async function waitForShell(
   await waitFor(
     child,
     "gnome-shell's Overview",
-    async () => (await shellEval(dbusSend, env, "Main.overview.hide(); Main.overview.visible")) === "false",
+    async () => (await shellEval(dbusSend, env, HIDE_OVERVIEW)) === '"hidden"',
     PART_READY_MS,
     fail,
   );
