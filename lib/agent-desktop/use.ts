@@ -14,7 +14,9 @@ import { runningDesktop, variablesOf } from "./desktops.js";
 import type { AgentDesktop } from "./start.js";
 import { type DesktopState, MARKER } from "./state.js";
 
-let bound: { name: string; id: string; display: string; busAddress: string } | undefined;
+let bound:
+  | { name: string; id: string; display: string; busAddress: string; session: "x11" | "wayland" }
+  | undefined;
 
 /** A desktop named, or a handle startDesktop returned. */
 export type DesktopRef = string | Pick<AgentDesktop, "name">;
@@ -41,8 +43,20 @@ export function useDesktop(desktop: DesktopRef, options: { clean?: boolean } = {
   const { set, unset } = variablesOf(state);
   for (const k of unset) delete process.env[k];
   Object.assign(process.env, set);
-  bound = { name: state.name, id: state.id, display: state.display, busAddress: state.busAddress };
+  bound = {
+    name: state.name,
+    id: state.id,
+    display: state.display,
+    busAddress: state.busAddress,
+    session: state.session ?? "x11",
+  };
   return state;
+}
+
+/** The agent's desktop this process was put on and still points at, if any: its name and session type. */
+export function boundDesktop(): { name: string; session: "x11" | "wayland" } | undefined {
+  if (!bound || Object.keys(launchMarker()).length === 0) return undefined;
+  return { name: bound.name, session: bound.session };
 }
 
 /**

@@ -21,6 +21,7 @@ import {
   launchApp,
   listApps,
   listDesktops,
+  permissions,
   type Session,
   startDesktop,
   stopDesktop,
@@ -199,6 +200,14 @@ describe("startDesktop({ wayland: true })", () => {
       const snap = await session.snapshot({ app: gtk3.pid });
       expect(snap.app.pid).toBe(gtk3.pid);
       expect(snap.text).toMatch(/togglebutton/);
+      // permissions() says where this process is: the agent's Wayland desktop, and what works there.
+      const p = await permissions();
+      expect(p.desktop).toMatchObject({
+        session: "wayland",
+        agentDesktop: { name: "wl", session: "wayland" },
+      });
+      expect(p.desktop?.display).toBeUndefined();
+      expect(p.hint).toMatch(/the agent's Wayland desktop wl \(headless gnome-shell\)/);
     },
     TIMEOUT,
   );
@@ -334,6 +343,11 @@ describe("axsnap desktop start NAME --wayland", () => {
         ),
       );
       expect(reached.split("\n")).toEqual(["unset", "1", ""]);
+
+      const perm = await runCli(["permissions", "--desktop", "cw"], COLD);
+      expect(perm.code, perm.stderr).toBe(0);
+      expect(perm.stdout).toMatch(/^session wayland, the agent's desktop cw$/m);
+      expect(perm.stdout).toMatch(/^hint: this is the agent's Wayland desktop cw/m);
 
       const both = await runCliJson(["desktop", "start", "cx", "--wayland", "--wm"], COLD);
       expect(both.code).toBe(2);
