@@ -9,9 +9,10 @@
  * and no socket; two Wayland desktops run side by side; a desktop whose
  * gnome-shell was killed is DESKTOP_GONE.
  */
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { shellEval } from "../../lib/agent-desktop/wayland.js";
 import {
@@ -30,6 +31,7 @@ import { marked, privateRuntimeDir, requireDeps, running, until } from "../suppo
 import { runCli, runCliJson } from "../support/cli.js";
 
 const TIMEOUT = 180_000;
+const TSX = import.meta.resolve("tsx");
 /** No warm process: one would outlive the command with this process's environment (the "wl" desktop's bus). */
 const COLD = { AXSNAP_DAEMON: "off" };
 let stateDir: string;
@@ -286,6 +288,48 @@ describe("more Wayland desktops", () => {
       const again = await stopDesktop("wg2").catch((x: unknown) => x);
       expect(again).toBeInstanceOf(AxsnapError);
       expect(again).toMatchObject({ code: "DESKTOP_NOT_FOUND" });
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "leaves no process, socket or runtime directory behind when its owner is SIGKILLed (the watchdog)",
+    async () => {
+      const script = `
+        import { startDesktop } from ${JSON.stringify(fileURLToPath(new URL("../../lib/index.ts", import.meta.url)))};
+        const d = await startDesktop({ name: "wo", wayland: true });
+        process.stdout.write(JSON.stringify({ pids: d.pids, runtimeDir: d.runtimeDir }) + "\\n");
+        setInterval(() => {}, 1000);
+      `;
+      const owner = spawn(process.execPath, ["--import", TSX, "--input-type=module", "-e", script], {
+        env: process.env,
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      const line = await new Promise<string>((resolve, reject) => {
+        let out = "";
+        owner.stdout!.on("data", (d: Buffer) => {
+          out += String(d);
+          if (out.includes("\n")) resolve(out.slice(0, out.indexOf("\n")));
+        });
+        owner.on("exit", (code) => reject(new Error(`owner exited (${code}) before its desktop ran`)));
+      });
+      const { pids, runtimeDir } = JSON.parse(line) as { pids: Record<string, number>; runtimeDir: string };
+      const { id } = stateOf("wo");
+      expect(Object.values(pids).every(running)).toBe(true);
+      expect(processesMentioning(runtimeDir).length).toBeGreaterThanOrEqual(6);
+      owner.kill("SIGKILL");
+      expect(
+        await until(
+          () =>
+            Object.values(pids).every((p) => !running(p)) &&
+            marked(id).length === 0 &&
+            !existsSync(runtimeDir),
+          15_000,
+        ),
+      ).toBe(true);
+      expect(processesMentioning(runtimeDir)).toEqual([]);
+      expect(socketsUnder(runtimeDir)).toEqual([]);
+      expect(existsSync(join(stateDir, "wo.json"))).toBe(false);
     },
     TIMEOUT,
   );
