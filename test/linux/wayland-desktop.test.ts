@@ -335,13 +335,27 @@ describe("more Wayland desktops", () => {
   );
 
   it(
-    "refuses wayland with windowManager (INVALID_ARGUMENT) before anything starts",
+    "refuses wayland with windowManager (INVALID_ARGUMENT), and a machine without gnome-shell (DESKTOP_UNAVAILABLE), before anything starts",
     async () => {
       const e = await startDesktop({ name: "wx", wayland: true, windowManager: true }).catch(
         (x: unknown) => x,
       );
       expect(e).toMatchObject({ code: "INVALID_ARGUMENT" });
       expect(existsSync(join(stateDir, "wx.json"))).toBe(false);
+      // A machine without gnome-shell (or PipeWire): DESKTOP_UNAVAILABLE naming the Debian packages.
+      const path = process.env.PATH;
+      process.env.PATH = "/nonexistent";
+      try {
+        const missing = await startDesktop({ name: "wy", wayland: true }).catch((x: unknown) => x);
+        expect(missing).toMatchObject({ code: "DESKTOP_UNAVAILABLE" });
+        expect((missing as AxsnapError).message).toMatch(/gnome-shell, pipewire, wireplumber, pw-cli/);
+        expect((missing as AxsnapError).hint).toMatch(
+          /apt-get install gnome-shell pipewire wireplumber pipewire-bin/,
+        );
+      } finally {
+        process.env.PATH = path;
+      }
+      expect(existsSync(join(stateDir, "wy.json"))).toBe(false);
     },
     TIMEOUT,
   );
