@@ -6,6 +6,8 @@
  * One backend per process, created on first use (connecting is explicit and
  * never a side effect of importing axsnap).
  */
+
+import { boundDesktop } from "./agent-desktop/use.js";
 import { CallContext, callBudget } from "./call.js";
 import { desktopBackend, takeEarlyWalk } from "./desktop-backend.js";
 import { AxsnapError, invalidArgument, MACOS_PERMISSION_HINT } from "./errors.js";
@@ -264,6 +266,8 @@ async function permissionStatus(
   // Linux grants everything to everyone; what decides there is how the desktop and its apps were started.
   if (s.accessibility === "not_required" && process.platform === "linux") {
     const desktop = linuxDesktopReport(await callNative(() => b.listApps(3000)), env);
+    const agentDesktop = boundDesktop();
+    if (agentDesktop) desktop.agentDesktop = agentDesktop;
     const hint = linuxReportHint(desktop);
     return {
       platform: process.platform,

@@ -42,6 +42,8 @@ export interface LinuxDesktopReport {
   display: string | undefined;
   /** The apps listed without an accessibility tree, each with its likely cause. */
   appsWithoutTree: AppWithoutTree[];
+  /** The agent's desktop this process observes (`--desktop NAME`), and whether it is X11 or Wayland. */
+  agentDesktop?: { name: string; session: "x11" | "wayland" };
 }
 
 /** What classifying one process needs: read from /proc in production, given directly in tests. */
@@ -149,7 +151,11 @@ export function linuxDesktopReport(
 /** One hint for what the report found, or undefined when nothing needs doing. */
 export function linuxReportHint(report: LinuxDesktopReport): string | undefined {
   const parts: string[] = [];
-  if (report.session === "wayland")
+  if (report.agentDesktop?.session === "wayland")
+    parts.push(
+      `this is the agent's Wayland desktop ${report.agentDesktop.name} (headless gnome-shell): its apps are native Wayland clients; their trees and semantic actions work, but screenshots and pointer/key input go through X11 and do not reach them yet`,
+    );
+  else if (report.session === "wayland")
     parts.push(
       "this is a Wayland session: screenshots and pointer/key input reach only XWayland apps (GTK: GDK_BACKEND=x11; Qt: QT_QPA_PLATFORM=xcb; Chromium/Electron: --ozone-platform=x11), or use an agent's desktop (axsnap desktop start)",
     );

@@ -1,8 +1,12 @@
 // Types for scripts/desktop.mjs (the headless desktop for tests and the demo).
 
 export interface Desktop {
-  /** X display, e.g. ":0". */
+  /** "wayland" for startDesktop({ wayland: true }): headless gnome-shell, no X server. */
+  session: "x11" | "wayland";
+  /** X display, e.g. ":0"; "" on a Wayland desktop. */
   display: string;
+  /** Wayland: the compositor's socket, an absolute path (env.WAYLAND_DISPLAY); "" on X11. */
+  waylandDisplay: string;
   /** Environment for processes on this desktop: DISPLAY, DBUS_SESSION_BUS_ADDRESS, HOME, XDG_RUNTIME_DIR, ... */
   env: Record<string, string>;
   /** Session bus address. */
@@ -52,12 +56,37 @@ export interface StartAppOptions {
   timeoutMs?: number;
 }
 
-/** `accessibility: false`: Xvfb alone, no session bus, accessibility bus or registry. */
+/**
+ * `accessibility: false`: Xvfb alone, no session bus, accessibility bus or registry.
+ * `wayland: true`: headless gnome-shell (unsafe mode) with a virtual monitor of width x height,
+ * a private system bus, PipeWire and WirePlumber, in place of Xvfb (not with `accessibility: false`).
+ */
 export function startDesktop(options?: {
   width?: number;
   height?: number;
   accessibility?: boolean;
+  wayland?: boolean;
 }): Promise<Desktop>;
+
+/** org.gnome.Shell.Eval on a Wayland desktop: the result (the value as JSON), or null when it failed. */
+export function shellEval(desktop: Desktop, script: string, timeoutMs?: number): Promise<string | null>;
+
+export interface CompositorWindow {
+  /** MetaWindow id (what Mutter's RecordWindow takes as window-id). */
+  id: string;
+  title: string | null;
+  wmClass: string | null;
+  pid: number;
+  /** Mutter's client type: a native Wayland client, or an X11 one (XWayland). */
+  client: "wayland" | "x11";
+  /** [x, y, width, height] on the screen. */
+  frame: [number, number, number, number];
+  buffer: [number, number, number, number];
+  focus: boolean;
+}
+
+/** The compositor's windows on a Wayland desktop (through Eval), bottom to top. */
+export function compositorWindows(desktop: Desktop): Promise<CompositorWindow[]>;
 
 export function startApp(
   desktop: Desktop,
@@ -75,7 +104,7 @@ export function chromium(
   options?: { userDataDir?: string; windowName?: string; timeoutMs?: number },
 ): Promise<App>;
 
-export function chromiumArgs(url: string, userDataDir: string): string[];
+export function chromiumArgs(url: string, userDataDir: string, options?: { wayland?: boolean }): string[];
 
 /** file:// URL for a path (relative paths resolve against the cwd). */
 export function fileUrl(file: string): string;

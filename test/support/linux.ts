@@ -7,7 +7,12 @@
 import { execFileSync } from "node:child_process";
 import { type Desktop, startDesktop } from "../../scripts/desktop.mjs";
 
-export async function useDesktop(options?: { accessibility?: boolean }): Promise<Desktop> {
+export async function useDesktop(options?: {
+  accessibility?: boolean;
+  wayland?: boolean;
+  width?: number;
+  height?: number;
+}): Promise<Desktop> {
   if (process.platform !== "linux")
     throw new Error("the real-desktop tests need Linux (Xvfb, D-Bus, AT-SPI)");
   try {
@@ -18,8 +23,8 @@ export async function useDesktop(options?: { accessibility?: boolean }): Promise
     );
   }
   const desktop = await startDesktop(options);
-  // A desktop without buses must not leave this process the outer session's.
-  for (const name of ["DBUS_SESSION_BUS_ADDRESS", "AT_SPI_BUS_ADDRESS"])
+  // A desktop without buses (or, on Wayland, without an X server) must not leave this process the outer session's.
+  for (const name of ["DBUS_SESSION_BUS_ADDRESS", "AT_SPI_BUS_ADDRESS", "DISPLAY", "WAYLAND_DISPLAY"])
     if (desktop.env[name] === undefined) delete process.env[name];
   Object.assign(process.env, desktop.env);
   return desktop;
