@@ -256,7 +256,9 @@ export function windowsText(windows: WindowListing[]): string {
 export function permissionsText(p: PermissionStatus): string {
   const d = p.desktop;
   const desktop = d
-    ? `session ${d.session}${d.display ? ` (DISPLAY ${d.display})` : ""}\n${d.appsWithoutTree
+    ? `session ${d.session}${d.display ? ` (DISPLAY ${d.display})` : ""}\n${
+        d.session === "wayland" && d.windows ? `windows ${d.windows.source}: ${d.windows.detail}\n` : ""
+      }${d.appsWithoutTree
         .map((a) => `no accessibility tree: ${a.name}\tpid ${a.pid}\t${a.cause}: ${a.evidence}\n`)
         .join("")}`
     : "";
