@@ -9,7 +9,12 @@
 import { CallContext, callBudget } from "./call.js";
 import { desktopBackend, takeEarlyWalk } from "./desktop-backend.js";
 import { AxsnapError, invalidArgument, MACOS_PERMISSION_HINT } from "./errors.js";
-import { type LinuxDesktopReport, linuxDesktopReport, linuxReportHint, windowSourceOf } from "./linux-checks.js";
+import {
+  type LinuxDesktopReport,
+  linuxDesktopReport,
+  linuxReportHint,
+  windowSourceOf,
+} from "./linux-checks.js";
 import { encodeMarked, type ScreenshotOptions, screenshotRequest } from "./marks.js";
 import type { RawApp, RawSnapshot } from "./model.js";
 
@@ -265,7 +270,12 @@ async function permissionStatus(
   const denied = s.accessibility === "denied" || s.screenRecording === "denied";
   // Linux grants everything to everyone; what decides there is how the desktop and its apps were started.
   if (s.accessibility === "not_required" && process.platform === "linux") {
-    const desktop = linuxDesktopReport(await callNative(() => b.listApps(3000)), env, undefined, windowSourceOf(s));
+    const desktop = linuxDesktopReport(
+      await callNative(() => b.listApps(3000)),
+      env,
+      undefined,
+      windowSourceOf(s),
+    );
     const hint = linuxReportHint(desktop);
     return {
       platform: process.platform,

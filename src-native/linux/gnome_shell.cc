@@ -33,7 +33,8 @@ constexpr char kListScript[] =
     " return ws.map((w, i) => { const r = w.get_frame_rect(), b = w.get_buffer_rect();"
     " return [w.get_id(), i, w.get_pid(), w.get_client_type(), w === f ? 1 : 0, w.is_hidden() ? 1 : 0,"
     " w.minimized ? 1 : 0, r.x, r.y, r.width, r.height, b.x, b.y, b.width, b.height,"
-    " encodeURIComponent(w.get_title() || ''), encodeURIComponent(w.get_wm_class() || '')].join(','); }).join(';'); })()";
+    " encodeURIComponent(w.get_title() || ''), encodeURIComponent(w.get_wm_class() || '')].join(','); }).join(';'); "
+    "})()";
 
 int64_t MsLeft(Clock::time_point deadline) {
   return std::max<int64_t>(0, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count());
@@ -160,12 +161,12 @@ Error GnomeShell::Open(Clock::time_point deadline) {
 
   GError* raw = nullptr;
   const int timeout = static_cast<int>(std::min<int64_t>(MsLeft(deadline), 2000));
-  VariantPtr owned = AdoptVariant(
-      timeout <= 0 ? nullptr
-                   : g_dbus_connection_call_sync(bus_.get(), "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                                 "org.freedesktop.DBus", "NameHasOwner",
-                                                 g_variant_new("(s)", "org.gnome.Shell"), G_VARIANT_TYPE("(b)"),
-                                                 G_DBUS_CALL_FLAGS_NONE, timeout, nullptr, &raw));
+  VariantPtr owned =
+      AdoptVariant(timeout <= 0 ? nullptr
+                                : g_dbus_connection_call_sync(
+                                      bus_.get(), "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                      "org.freedesktop.DBus", "NameHasOwner", g_variant_new("(s)", "org.gnome.Shell"),
+                                      G_VARIANT_TYPE("(b)"), G_DBUS_CALL_FLAGS_NONE, timeout, nullptr, &raw));
   ErrorPtr err(raw);
   gboolean has = FALSE;
   if (owned) g_variant_get(owned.get(), "(b)", &has);

@@ -22,15 +22,15 @@
 namespace axsnap {
 
 struct ShellWindow {
-  uint64_t id = 0;       // MetaWindow id (also RecordWindow's window-id)
-  int stack = 0;         // 0 = bottom; the list is ordered bottom to top
+  uint64_t id = 0;  // MetaWindow id (also RecordWindow's window-id)
+  int stack = 0;    // 0 = bottom; the list is ordered bottom to top
   int64_t pid = 0;
-  int clientType = 0;    // 0 = native Wayland, 1 = X11 (XWayland)
+  int clientType = 0;  // 0 = native Wayland, 1 = X11 (XWayland)
   bool focus = false;
   bool hidden = false;
   bool minimized = false;
-  Rect frame;            // the visible window, in screen space
-  Rect buffer;           // the surface, client-side shadow included
+  Rect frame;   // the visible window, in screen space
+  Rect buffer;  // the surface, client-side shadow included
   std::string title;
   std::string wmClass;
 };

@@ -347,10 +347,10 @@ void LinuxBackend::PrepareWalk(const AppInfo& app, const WindowInfo& window, Clo
   unsigned long xid = 0;
   if (!XidOf(window.element, xid)) {
     if (window.positionUnknown)
-      notes.push_back("screen positions are unknown: " +
-                      (shell_.evalAllowed() ? std::string("the compositor does not list this window")
-                                            : shell_.status()) +
-                      "; frames are relative to the window");
+      notes.push_back(
+          "screen positions are unknown: " +
+          (shell_.evalAllowed() ? std::string("the compositor does not list this window") : shell_.status()) +
+          "; frames are relative to the window");
     return AtspiBackend::PrepareWalk(app, window, deadline, notes, contentPending);
   }
   notes.push_back(app.name + " has no accessibility tree: only its window (X11 " + HexId(xid) +

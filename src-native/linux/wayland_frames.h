@@ -17,14 +17,12 @@
 namespace axsnap {
 
 struct WaylandPlacement {
-  Rect origin;           // the compositor rectangle the AT-SPI coordinates start at, in screen space
-  bool fromFrame = false;  // the frame rect (GTK4); else the buffer rect (GTK3, Chromium)
+  Rect origin;               // the compositor rectangle the AT-SPI coordinates start at, in screen space
+  bool fromFrame = false;    // the frame rect (GTK4); else the buffer rect (GTK3, Chromium)
   bool sizeMatched = false;  // the AT-SPI window's size equals that rectangle's (else: the buffer, by default)
 };
 
-inline bool SameSize(double w, double h, const Rect& r) {
-  return std::fabs(w - r.w) < 0.5 && std::fabs(h - r.h) < 0.5;
-}
+inline bool SameSize(double w, double h, const Rect& r) { return std::fabs(w - r.w) < 0.5 && std::fabs(h - r.h) < 0.5; }
 
 // `atspiW`x`atspiH`: the AT-SPI window's own extents size. The frame wins only
 // when its size is the AT-SPI size (a window whose frame and buffer are the

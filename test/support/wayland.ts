@@ -67,8 +67,12 @@ sys.stdout.write(("1" if ok else "0") + out)
 
 function run(file: string, args: string[], env: NodeJS.ProcessEnv, input?: string, timeoutMs = 15_000) {
   return new Promise<string>((resolve, reject) => {
-    const child = execFile(file, args, { env, timeout: timeoutMs, killSignal: "SIGKILL" }, (err, stdout, stderr) =>
-      err ? reject(new Error(`${file} ${args.join(" ")}: ${err.message}\n${stderr}`)) : resolve(stdout),
+    const child = execFile(
+      file,
+      args,
+      { env, timeout: timeoutMs, killSignal: "SIGKILL" },
+      (err, stdout, stderr) =>
+        err ? reject(new Error(`${file} ${args.join(" ")}: ${err.message}\n${stderr}`)) : resolve(stdout),
     );
     if (input !== undefined) child.stdin?.end(input);
   });
@@ -141,7 +145,9 @@ export async function startWaylandDesktop(
   const height = options.height ?? 1080;
   for (const bin of ["gnome-shell", "dbus-daemon", "pipewire", "wireplumber"])
     if (!["/usr/bin", "/bin"].some((d) => existsSync(join(d, bin))))
-      throw new Error(`wayland desktop: ${bin} is not installed (apt-get install gnome-shell pipewire wireplumber)`);
+      throw new Error(
+        `wayland desktop: ${bin} is not installed (apt-get install gnome-shell pipewire wireplumber)`,
+      );
   const dir = mkdtempSync(join(tmpdir(), "axsnap-wl-"));
   const run_ = join(dir, "run");
   const home = join(dir, "home");
@@ -193,7 +199,11 @@ export async function startWaylandDesktop(
   try {
     start("dbus-daemon", ["--session", `--address=${bus}`, "--nofork"]);
     start("dbus-daemon", ["--session", `--address=${sysbus}`, "--nofork"]);
-    await until(() => existsSync(`${run_}/bus`) && existsSync(`${run_}/sysbus`), 10_000, "the D-Bus daemons listen");
+    await until(
+      () => existsSync(`${run_}/bus`) && existsSync(`${run_}/sysbus`),
+      10_000,
+      "the D-Bus daemons listen",
+    );
     start("pipewire", []);
     await until(() => existsSync(`${run_}/pipewire-0`), 10_000, "PipeWire listens");
     start("wireplumber", []);
@@ -203,18 +213,20 @@ export async function startWaylandDesktop(
     start("gnome-shell", shellArgs, { DBUS_SYSTEM_BUS_ADDRESS: sysbus });
     await until(
       async () =>
-        (await run(
-          "dbus-send",
-          [
-            "--session",
-            "--print-reply",
-            "--dest=org.freedesktop.DBus",
-            "/org/freedesktop/DBus",
-            "org.freedesktop.DBus.NameHasOwner",
-            "string:org.gnome.Shell.Introspect",
-          ],
-          env,
-        )).includes("boolean true"),
+        (
+          await run(
+            "dbus-send",
+            [
+              "--session",
+              "--print-reply",
+              "--dest=org.freedesktop.DBus",
+              "/org/freedesktop/DBus",
+              "org.freedesktop.DBus.NameHasOwner",
+              "string:org.gnome.Shell.Introspect",
+            ],
+            env,
+          )
+        ).includes("boolean true"),
       60_000,
       "gnome-shell owns org.gnome.Shell.Introspect",
     );
