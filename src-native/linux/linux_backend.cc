@@ -93,7 +93,10 @@ Error LinuxBackend::ConnectWithin(Clock::time_point deadline) {
   shellIds_.clear();
   wayland_ = WaylandSession();
   // Asked once per connection, briefly: a shell that does not answer leaves positions unknown.
-  if (wayland_) shell_.Open(std::min(deadline, Clock::now() + std::chrono::milliseconds(1500)));
+  if (wayland_) {
+    shell_.Open(std::min(deadline, Clock::now() + std::chrono::milliseconds(1500)));
+    shellAskedAt_ = Clock::now();
+  }
   if (err.code != ErrorCode::kNoAccessibilityBus) return err;
   // No accessibility service, but X clients can still be seen and used by their pixels.
   if (x11_.Open(X11Until(deadline))) return err;
@@ -407,12 +410,18 @@ Error LinuxBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Cl
   if (IsX11App(app)) return X11Windows(app, out, deadline);
   if (Error err = AtspiBackend::Windows(app, out, deadline)) return err;
   if (wayland_) {
-    PlaceWaylandWindows(app, out, deadline);
-    return {};
+    // XWayland apps (X clients on this session's X display, when there is one) keep their AT-SPI frames: X root
+    // coordinates are screen coordinates there, whatever the shell says.
+    std::set<int64_t> x11Pids;
+    std::vector<X11Client> clients;
+    if (!x11_.ListClients(clients, X11Until(deadline)))
+      for (const X11Client& c : clients) x11Pids.insert(c.pid);
+    PlaceWaylandWindows(app, out, x11Pids, deadline);
   }
   for (WindowInfo& w : out) {
     // A toolkit that leaves the frame's accessible name empty (gtk3-widget-factory) still titles its X window.
-    if (!w.title.empty() || w.inParent || !w.hasFrame || w.frame.w <= 0 || w.frame.h <= 0) continue;
+    if (!w.title.empty() || w.inParent || !w.hasFrame || w.frame.w <= 0 || w.frame.h <= 0 || w.positionUnknown)
+      continue;
     if (w.role != "frame" && w.role != "dialog" && w.role != "window") continue;
     if (!w.kind.empty() && w.kind != "window" && w.kind != "dialog") continue;
     const auto until = std::min(deadline, Clock::now() + std::chrono::milliseconds(300));
@@ -454,7 +463,13 @@ const ShellWindow* MatchShellWindow(const WindowInfo& w, int64_t pid, const std:
 }
 }  // namespace
 
-void LinuxBackend::PlaceWaylandWindows(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point deadline) {
+void LinuxBackend::PlaceWaylandWindows(const AppInfo& app, std::vector<WindowInfo>& out,
+                                       const std::set<int64_t>& x11Pids, Clock::time_point deadline) {
+  // The shell may have started (or restarted) after the connect: asked again, at most every few seconds.
+  if (!shell_.evalAllowed() && Clock::now() - shellAskedAt_ > std::chrono::seconds(5)) {
+    shell_.Open(std::min(deadline, Clock::now() + std::chrono::milliseconds(500)));
+    shellAskedAt_ = Clock::now();
+  }
   std::vector<ShellWindow> shell;
   Error err;
   if (shell_.evalAllowed())
@@ -465,9 +480,11 @@ void LinuxBackend::PlaceWaylandWindows(const AppInfo& app, std::vector<WindowInf
     placements_.erase(w.element);
     shellIds_.erase(w.element);
     ownerWindow_[w.element] = w.element;
-    const ShellWindow* s = err ? nullptr : MatchShellWindow(w, w.pid > 0 ? w.pid : app.pid, shell);
+    const int64_t pid = w.pid > 0 ? w.pid : app.pid;
+    const ShellWindow* s = err ? nullptr : MatchShellWindow(w, pid, shell);
+    if (!s && x11Pids.count(pid)) continue;  // an XWayland app's frames are screen frames already
     if (!s) {
-      // An open menu shown in place belongs to its parent's placement; nothing else is guessed.
+      // Not listed by the shell, or not told apart from another of the app's windows: no guess.
       w.positionUnknown = true;
       w.frame.x = 0;
       w.frame.y = 0;

@@ -117,13 +117,16 @@ class LinuxBackend : public AtspiBackend {
 
   // --- GNOME Wayland (gnome_shell.h, wayland_frames.h) ---
   // Matches the AT-SPI windows to the shell's and puts their frames in screen space.
-  void PlaceWaylandWindows(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point deadline);
+  // Windows of `x11Pids` (XWayland apps) the shell does not match are left as X11 gives them.
+  void PlaceWaylandWindows(const AppInfo& app, std::vector<WindowInfo>& out, const std::set<int64_t>& x11Pids,
+                           Clock::time_point deadline);
   // The placement of the window an element was reached from; null when unknown.
   const WaylandPlacement* PlacementOf(ElementId id) const;
   void ToScreen(const std::vector<ElementId>& ids, std::vector<std::optional<Rect>*> frames) const;
 
   bool wayland_ = false;
   GnomeShell shell_;
+  Clock::time_point shellAskedAt_{};
   // Each element read through a window's walk belongs to that window (by descent from it, in
   // ReadChildren), and that window's placement moves its frames. Bounded: cleared when too big.
   std::unordered_map<ElementId, ElementId> ownerWindow_;
