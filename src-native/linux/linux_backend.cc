@@ -483,6 +483,8 @@ void LinuxBackend::PlaceWaylandWindows(const AppInfo& app, std::vector<WindowInf
     const int64_t pid = w.pid > 0 ? w.pid : app.pid;
     const ShellWindow* s = err ? nullptr : MatchShellWindow(w, pid, shell);
     if (!s && x11Pids.count(pid)) continue;  // an XWayland app's frames are screen frames already
+    // Listed by the shell before its first buffer arrived (a dialog just opened): no size, so no place yet.
+    if (s && (s->buffer.w <= 0 || s->buffer.h <= 0 || s->frame.w <= 0 || s->frame.h <= 0)) s = nullptr;
     if (!s) {
       // Not listed by the shell, or not told apart from another of the app's windows: no guess.
       w.positionUnknown = true;
