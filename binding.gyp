@@ -74,6 +74,7 @@
             "src-native/linux/x11_primitives.cc",
             "src-native/linux/x11_raise.cc",
             "src-native/linux/x11_windows.cc",
+            "src-native/linux/gnome_shell.cc",
             "src-native/linux/linux_backend.cc",
             "src-native/linux/ocr_tesseract.cc"
           ],

@@ -11,7 +11,12 @@ import { boundDesktop } from "./agent-desktop/use.js";
 import { CallContext, callBudget } from "./call.js";
 import { desktopBackend, takeEarlyWalk } from "./desktop-backend.js";
 import { AxsnapError, invalidArgument, MACOS_PERMISSION_HINT } from "./errors.js";
-import { type LinuxDesktopReport, linuxDesktopReport, linuxReportHint } from "./linux-checks.js";
+import {
+  type LinuxDesktopReport,
+  linuxDesktopReport,
+  linuxReportHint,
+  windowSourceOf,
+} from "./linux-checks.js";
 import { encodeMarked, type ScreenshotOptions, screenshotRequest } from "./marks.js";
 import type { RawApp, RawSnapshot } from "./model.js";
 
@@ -261,11 +266,18 @@ async function permissionStatus(
   const s = (await callNative(() => b.permissions(prompt))) as {
     accessibility: PermissionState;
     screenRecording: PermissionState;
+    windowSource?: unknown;
+    windowDetail?: unknown;
   };
   const denied = s.accessibility === "denied" || s.screenRecording === "denied";
   // Linux grants everything to everyone; what decides there is how the desktop and its apps were started.
   if (s.accessibility === "not_required" && process.platform === "linux") {
-    const desktop = linuxDesktopReport(await callNative(() => b.listApps(3000)), env);
+    const desktop = linuxDesktopReport(
+      await callNative(() => b.listApps(3000)),
+      env,
+      undefined,
+      windowSourceOf(s),
+    );
     const agentDesktop = boundDesktop();
     if (agentDesktop) desktop.agentDesktop = agentDesktop;
     const hint = linuxReportHint(desktop);

@@ -44,7 +44,18 @@ export interface LinuxDesktopReport {
   appsWithoutTree: AppWithoutTree[];
   /** The agent's desktop this process observes (`--desktop NAME`), and whether it is X11 or Wayland. */
   agentDesktop?: { name: string; session: "x11" | "wayland" };
+  /**
+   * Where window frames, stacking and focus come from: "x11" (the X server);
+   * "gnome-shell" (GNOME Shell's Eval on GNOME Wayland, as on the agent's
+   * Wayland desktop, which runs it in unsafe mode); "unknown" (a Wayland
+   * session whose compositor does not say: on a user's own GNOME session
+   * Eval is refused, so screen positions of native Wayland windows and their
+   * elements are unknown, and snapshots say so). `detail` says what was found.
+   */
+  windows?: { source: WindowSource; detail: string };
 }
+
+export type WindowSource = "x11" | "gnome-shell" | "unknown";
 
 /** What classifying one process needs: read from /proc in production, given directly in tests. */
 export interface ProcessFacts {
@@ -138,6 +149,7 @@ export function linuxDesktopReport(
   apps: readonly RawApp[],
   env: NodeJS.ProcessEnv = process.env,
   factsOf: (pid: number) => ProcessFacts = processFacts,
+  windows?: { source: WindowSource; detail: string },
 ): LinuxDesktopReport {
   return {
     session: sessionOf(env),
@@ -145,7 +157,26 @@ export function linuxDesktopReport(
     appsWithoutTree: apps
       .filter((a) => a.noTree === true)
       .map((a) => ({ name: a.name, pid: a.pid, ...noTreeCause(factsOf(a.pid)) })),
+    ...(windows ? { windows: sessionOf(env) === "wayland" ? windows : X11_WINDOWS } : {}),
   };
+}
+
+const X11_WINDOWS = {
+  source: "x11",
+  detail: "window frames, stacking and focus come from the X server",
+} as const;
+
+/**
+ * The native permissions() answer: whether GNOME Shell lists windows ("gnome-shell") or not ("unknown");
+ * linuxDesktopReport keeps it for a Wayland session only.
+ */
+export function windowSourceOf(s: {
+  windowSource?: unknown;
+  windowDetail?: unknown;
+}): { source: WindowSource; detail: string } | undefined {
+  const source = s.windowSource;
+  if (source !== "x11" && source !== "gnome-shell" && source !== "unknown") return undefined;
+  return { source, detail: typeof s.windowDetail === "string" ? s.windowDetail : "" };
 }
 
 /** One hint for what the report found, or undefined when nothing needs doing. */
@@ -158,6 +189,10 @@ export function linuxReportHint(report: LinuxDesktopReport): string | undefined 
   else if (report.session === "wayland")
     parts.push(
       "this is a Wayland session: screenshots and pointer/key input reach only XWayland apps (GTK: GDK_BACKEND=x11; Qt: QT_QPA_PLATFORM=xcb; Chromium/Electron: --ozone-platform=x11), or use an agent's desktop (axsnap desktop start)",
+    );
+  if (report.session === "wayland" && report.windows?.source === "unknown")
+    parts.push(
+      `screen positions of native Wayland windows are unknown (${report.windows.detail}): frames in snapshots are relative to the window; the agent's Wayland desktop runs GNOME Shell so that they are known`,
     );
   const fixable = report.appsWithoutTree.filter(
     (a) => a.cause === "bridge_disabled" || a.cause === "chromium_not_enabled",

@@ -256,9 +256,15 @@ export function windowsText(windows: WindowListing[]): string {
 export function permissionsText(p: PermissionStatus): string {
   const d = p.desktop;
   const desktop = d
-    ? `session ${d.session}${d.display ? ` (DISPLAY ${d.display})` : ""}${d.agentDesktop ? `, the agent's desktop ${d.agentDesktop.name}` : ""}\n${d.appsWithoutTree
-        .map((a) => `no accessibility tree: ${a.name}\tpid ${a.pid}\t${a.cause}: ${a.evidence}\n`)
-        .join("")}`
+    ? `session ${d.session}${d.display ? ` (DISPLAY ${d.display})` : ""}${d.agentDesktop ? `, the agent's desktop ${d.agentDesktop.name}` : ""}
+${
+  d.session === "wayland" && d.windows
+    ? `windows ${d.windows.source}: ${d.windows.detail}
+`
+    : ""
+}${d.appsWithoutTree
+  .map((a) => `no accessibility tree: ${a.name}\tpid ${a.pid}\t${a.cause}: ${a.evidence}\n`)
+  .join("")}`
     : "";
   return `platform ${p.platform}\naccessibility ${p.accessibility}\nscreen recording ${p.screenRecording}\n${desktop}${p.hint ? `hint: ${p.hint}\n` : ""}`;
 }

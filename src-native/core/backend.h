@@ -79,6 +79,10 @@ const char* RecoveryStepName(RecoveryStep step);
 struct PermissionStatus {
   std::string accessibility = "not_required";
   std::string screenRecording = "not_required";
+  // Linux: where window frames, stacking and focus come from ("x11",
+  // "gnome-shell", "unknown") and why, in a sentence; empty elsewhere.
+  std::string windowSource;
+  std::string windowDetail;
 };
 
 class Backend {

@@ -87,6 +87,16 @@ void LinuxBackend::BindX11(const WindowInfo& window) {
 Error LinuxBackend::ConnectWithin(Clock::time_point deadline) {
   atspiMissing_ = false;
   Error err = AtspiBackend::ConnectWithin(deadline);
+  // Handles were forgotten by the connect: so are the windows they were placed by.
+  ownerWindow_.clear();
+  placements_.clear();
+  shellIds_.clear();
+  wayland_ = WaylandSession();
+  // Asked once per connection, briefly: a shell that does not answer leaves positions unknown.
+  if (wayland_) {
+    shell_.Open(std::min(deadline, Clock::now() + std::chrono::milliseconds(1500)));
+    shellAskedAt_ = Clock::now();
+  }
   if (err.code != ErrorCode::kNoAccessibilityBus) return err;
   // No accessibility service, but X clients can still be seen and used by their pixels.
   if (x11_.Open(X11Until(deadline))) return err;
@@ -152,6 +162,16 @@ Error LinuxBackend::ListedWindows(const AppInfo& app, std::vector<WindowInfo>& o
 
 Error LinuxBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<NodeAttributes>& out,
                               std::vector<Error>& errs, Clock::time_point deadline) {
+  Error err = ReadNodesOf(ids, out, errs, deadline);
+  if (err || placements_.empty()) return err;
+  std::vector<std::optional<Rect>*> frames;
+  for (NodeAttributes& a : out) frames.push_back(&a.frame);
+  ToScreen(ids, frames);
+  return {};
+}
+
+Error LinuxBackend::ReadNodesOf(const std::vector<ElementId>& ids, std::vector<NodeAttributes>& out,
+                                std::vector<Error>& errs, Clock::time_point deadline) {
   std::vector<size_t> x11, other;
   std::vector<unsigned long> xids(ids.size(), 0);
   for (size_t i = 0; i < ids.size(); i++) (XidOf(ids[i], xids[i]) ? x11 : other).push_back(i);
@@ -194,6 +214,22 @@ Error LinuxBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
 
 Error LinuxBackend::ReadChildren(const std::vector<ElementId>& ids, std::vector<ChildList>& out,
                                  std::vector<Error>& errs, Clock::time_point deadline) {
+  Error err = ReadChildrenOf(ids, out, errs, deadline);
+  if (err || !wayland_ || placements_.empty()) return err;
+  // A million elements is far beyond any window's walk: drop the old owners rather than grow.
+  if (ownerWindow_.size() > 1000000) ownerWindow_.clear();
+  for (size_t i = 0; i < ids.size() && i < out.size(); i++) {
+    auto it = ownerWindow_.find(ids[i]);
+    if (it == ownerWindow_.end()) continue;
+    const ElementId window = it->second;
+    for (ElementId child : out[i].ids)
+      if (child != 0) ownerWindow_[child] = window;
+  }
+  return {};
+}
+
+Error LinuxBackend::ReadChildrenOf(const std::vector<ElementId>& ids, std::vector<ChildList>& out,
+                                   std::vector<Error>& errs, Clock::time_point deadline) {
   std::vector<size_t> other;
   unsigned long xid = 0;
   for (size_t i = 0; i < ids.size(); i++)
@@ -221,9 +257,14 @@ Error LinuxBackend::ReadFrames(const std::vector<ElementId>& ids, std::vector<st
   unsigned long xid = 0;
   bool any = false;
   for (ElementId id : ids) any = any || XidOf(id, xid);
-  if (!any) return AtspiBackend::ReadFrames(ids, out, deadline);
-  // An X window's frame comes with its node read (ReadNodes below): the default does that.
-  return Backend::ReadFrames(ids, out, deadline);
+  // An X window's frame comes with its node read (ReadNodes, already in screen space): the default does that.
+  if (any) return Backend::ReadFrames(ids, out, deadline);
+  Error err = AtspiBackend::ReadFrames(ids, out, deadline);
+  if (err || placements_.empty()) return err;
+  std::vector<std::optional<Rect>*> frames;
+  for (std::optional<Rect>& f : out) frames.push_back(&f);
+  ToScreen(ids, frames);
+  return {};
 }
 
 Error LinuxBackend::DoAction(ElementId id, const std::string& name, Clock::time_point deadline) {
@@ -289,7 +330,11 @@ Error LinuxBackend::FocusedElement(int64_t pid, ElementId& out, bool& found, Clo
 Error LinuxBackend::ElementAtPoint(const WindowInfo& window, double x, double y, const std::vector<ElementId>& stopAt,
                                    std::vector<ElementId>& chain, Clock::time_point deadline) {
   unsigned long xid = 0;
-  if (!XidOf(window.element, xid)) return AtspiBackend::ElementAtPoint(window, x, y, stopAt, chain, deadline);
+  if (!XidOf(window.element, xid)) {
+    // AT-SPI hit-tests a Wayland window in its own coordinates.
+    if (const WaylandPlacement* p = PlacementOf(window.element)) ScreenToWindow(x, y, *p);
+    return AtspiBackend::ElementAtPoint(window, x, y, stopAt, chain, deadline);
+  }
   chain.clear();
   std::vector<NodeAttributes> attrs;
   std::vector<Error> errs;
@@ -303,7 +348,14 @@ Error LinuxBackend::ElementAtPoint(const WindowInfo& window, double x, double y,
 void LinuxBackend::PrepareWalk(const AppInfo& app, const WindowInfo& window, Clock::time_point deadline,
                                std::vector<std::string>& notes, bool& contentPending) {
   unsigned long xid = 0;
-  if (!XidOf(window.element, xid)) return AtspiBackend::PrepareWalk(app, window, deadline, notes, contentPending);
+  if (!XidOf(window.element, xid)) {
+    if (window.positionUnknown)
+      notes.push_back(
+          "screen positions are unknown: " +
+          (shell_.evalAllowed() ? std::string("the compositor does not list this window") : shell_.status()) +
+          "; frames are relative to the window");
+    return AtspiBackend::PrepareWalk(app, window, deadline, notes, contentPending);
+  }
   notes.push_back(app.name + " has no accessibility tree: only its window (X11 " + HexId(xid) +
                   ") and what its pixels show");
 }
@@ -357,9 +409,19 @@ Error LinuxBackend::TypeText(const WindowInfo& window, const std::string& text, 
 Error LinuxBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point deadline) {
   if (IsX11App(app)) return X11Windows(app, out, deadline);
   if (Error err = AtspiBackend::Windows(app, out, deadline)) return err;
+  if (wayland_) {
+    // XWayland apps (X clients on this session's X display, when there is one) keep their AT-SPI frames: X root
+    // coordinates are screen coordinates there, whatever the shell says.
+    std::set<int64_t> x11Pids;
+    std::vector<X11Client> clients;
+    if (!x11_.ListClients(clients, X11Until(deadline)))
+      for (const X11Client& c : clients) x11Pids.insert(c.pid);
+    PlaceWaylandWindows(app, out, x11Pids, deadline);
+  }
   for (WindowInfo& w : out) {
     // A toolkit that leaves the frame's accessible name empty (gtk3-widget-factory) still titles its X window.
-    if (!w.title.empty() || w.inParent || !w.hasFrame || w.frame.w <= 0 || w.frame.h <= 0) continue;
+    if (!w.title.empty() || w.inParent || !w.hasFrame || w.frame.w <= 0 || w.frame.h <= 0 || w.positionUnknown)
+      continue;
     if (w.role != "frame" && w.role != "dialog" && w.role != "window") continue;
     if (!w.kind.empty() && w.kind != "window" && w.kind != "dialog") continue;
     const auto until = std::min(deadline, Clock::now() + std::chrono::milliseconds(300));
@@ -367,6 +429,122 @@ Error LinuxBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Cl
     // The window's pid is set by the caller; the app's is the one to match.
     if (!x11_.WindowTitle(w.pid > 0 ? w.pid : app.pid, w.frame, title, until) && !title.empty()) w.title = title;
   }
+  return {};
+}
+
+// Which of the shell's windows an AT-SPI window is: the same pid, then the
+// same title, then a size the AT-SPI window has (the frame's or the buffer's).
+// Two equally good candidates are no answer: a wrong frame is worse than none.
+namespace {
+const ShellWindow* MatchShellWindow(const WindowInfo& w, int64_t pid, const std::vector<ShellWindow>& shell) {
+  const ShellWindow* best = nullptr;
+  const ShellWindow* only = nullptr;
+  int bestScore = 0, candidates = 0;
+  bool tie = false;
+  for (const ShellWindow& s : shell) {
+    if (s.pid != pid) continue;
+    candidates++;
+    only = &s;
+    int score = 0;
+    if (!w.title.empty() && s.title == w.title) score += 2;
+    if (w.hasFrame && (SameSize(w.frame.w, w.frame.h, s.frame) || SameSize(w.frame.w, w.frame.h, s.buffer))) score += 1;
+    if (score > bestScore) {
+      best = &s;
+      bestScore = score;
+      tie = false;
+    } else if (score > 0 && score == bestScore) {
+      tie = true;
+    }
+  }
+  if (best && !tie) return best;
+  // The app's one window, when the AT-SPI window has no title to contradict it (a resize between the reads).
+  if (candidates == 1 && w.title.empty()) return only;
+  return nullptr;
+}
+}  // namespace
+
+void LinuxBackend::PlaceWaylandWindows(const AppInfo& app, std::vector<WindowInfo>& out,
+                                       const std::set<int64_t>& x11Pids, Clock::time_point deadline) {
+  // The shell may have started (or restarted) after the connect: asked again, at most every few seconds.
+  if (!shell_.evalAllowed() && Clock::now() - shellAskedAt_ > std::chrono::seconds(5)) {
+    shell_.Open(std::min(deadline, Clock::now() + std::chrono::milliseconds(500)));
+    shellAskedAt_ = Clock::now();
+  }
+  std::vector<ShellWindow> shell;
+  Error err;
+  if (shell_.evalAllowed())
+    err = shell_.Windows(shell, std::min(deadline, Clock::now() + std::chrono::milliseconds(1000)));
+  else
+    err = {ErrorCode::kPermissionDenied, shell_.status()};
+  for (WindowInfo& w : out) {
+    placements_.erase(w.element);
+    shellIds_.erase(w.element);
+    ownerWindow_[w.element] = w.element;
+    const int64_t pid = w.pid > 0 ? w.pid : app.pid;
+    const ShellWindow* s = err ? nullptr : MatchShellWindow(w, pid, shell);
+    if (!s && x11Pids.count(pid)) continue;  // an XWayland app's frames are screen frames already
+    // Listed by the shell before its first buffer arrived (a dialog just opened): no size, so no place yet.
+    if (s && (s->buffer.w <= 0 || s->buffer.h <= 0 || s->frame.w <= 0 || s->frame.h <= 0)) s = nullptr;
+    if (!s) {
+      // Not listed by the shell, or not told apart from another of the app's windows: no guess.
+      w.positionUnknown = true;
+      w.frame.x = 0;
+      w.frame.y = 0;
+      continue;
+    }
+    w.stacking = s->stack;
+    w.active = s->focus;
+    w.minimized = s->minimized;
+    if (s->hidden || s->minimized) w.visible = false;
+    if (w.title.empty()) w.title = s->title;
+    shellIds_[w.element] = s->id;
+    // An XWayland app's AT-SPI frames are X root coordinates: screen space already.
+    if (s->clientType != 0) continue;
+    const WaylandPlacement place = PlaceWaylandWindow(w.frame.w, w.frame.h, s->frame, s->buffer);
+    placements_[w.element] = place;
+    w.frame = place.origin;
+    w.hasFrame = true;
+  }
+}
+
+const WaylandPlacement* LinuxBackend::PlacementOf(ElementId id) const {
+  auto owner = ownerWindow_.find(id);
+  if (owner == ownerWindow_.end()) return nullptr;
+  auto it = placements_.find(owner->second);
+  return it == placements_.end() ? nullptr : &it->second;
+}
+
+void LinuxBackend::ToScreen(const std::vector<ElementId>& ids, std::vector<std::optional<Rect>*> frames) const {
+  for (size_t i = 0; i < ids.size() && i < frames.size(); i++) {
+    std::optional<Rect>& f = *frames[i];
+    if (!f) continue;
+    if (const WaylandPlacement* p = PlacementOf(ids[i])) f = WindowToScreen(*f, *p);
+  }
+}
+
+Error LinuxBackend::RaiseWayland(const WindowInfo& window, Clock::time_point deadline) {
+  auto it = shellIds_.find(window.element);
+  if (it == shellIds_.end())
+    return {ErrorCode::kActionNotSupported,
+            shell_.evalAllowed() ? "the compositor does not list this window" : shell_.status()};
+  return shell_.Activate(it->second, deadline);
+}
+
+Error LinuxBackend::Recover(RecoveryStep step, const AppInfo&, const std::optional<WindowInfo>& window,
+                            Clock::time_point deadline) {
+  // MetaWindow.activate unminimizes, raises and focuses: the one step the compositor offers.
+  if (step != RecoveryStep::kRaise || !window)
+    return {ErrorCode::kActionNotSupported, "only raising goes through the compositor"};
+  return RaiseWayland(*window, deadline);
+}
+
+// Asked whatever this process's session type: the CLI's warm process answers for a caller whose
+// session type may differ (lib/linux-checks.ts decides with the caller's).
+Error LinuxBackend::Permissions(PermissionStatus& out, bool) {
+  GnomeShell probe;
+  probe.Open(Clock::now() + std::chrono::milliseconds(1500));
+  out.windowSource = probe.evalAllowed() ? "gnome-shell" : "unknown";
+  out.windowDetail = probe.status();
   return {};
 }
 

@@ -12,13 +12,26 @@
 // input reach it through the same observed-window checks as any window. With
 // no accessibility bus at all but an X display, the X11 apps are all there is:
 // connecting succeeds and listApps lists them.
+//
+// Window facts come from one of two places. On X11 (and for XWayland apps),
+// from X (x11_windows.cc, x11_raise.cc): AT-SPI frames are already in screen
+// space there. In a GNOME Wayland session (WaylandSession()), a native
+// Wayland app's AT-SPI frames are relative to its window, so the compositor
+// (GnomeShell, gnome_shell.h) says where each window is, its stacking and
+// focus; every element frame read for a window found there is moved into
+// screen space (PlaceWaylandWindow, wayland_frames.h), and screen points are
+// moved back for hit-testing. Where the shell refuses (a user's own session),
+// windows are marked positionUnknown and frames stay window-relative.
 #pragma once
 
 #include <memory>
 #include <set>
+#include <unordered_map>
 
 #include "../core/ocr.h"
 #include "atspi_backend.h"
+#include "gnome_shell.h"
+#include "wayland_frames.h"
 #include "x11_display.h"
 
 namespace axsnap {
@@ -71,6 +84,21 @@ class LinuxBackend : public AtspiBackend {
   Error Watch(const AppInfo& app, Clock::time_point deadline) override;
   Error WaitEvents(int64_t pid, uint64_t sinceStamp, Clock::time_point until, AppEventState& out) override;
   void Unwatch(int64_t pid) override;
+  // The session's window source: X11, or on Wayland GNOME Shell if it answers Eval (asked afresh).
+  Error Permissions(PermissionStatus& out, bool prompt) override;
+  // GNOME Wayland only: raises and focuses the window through the compositor.
+  bool Recovers() const override { return wayland_ && shell_.evalAllowed(); }
+  Error Recover(RecoveryStep step, const AppInfo& app, const std::optional<WindowInfo>& window,
+                Clock::time_point deadline) override;
+
+  // The session this backend saw at its last connect, for permissions():
+  // "wayland" with the compositor's status sentence, or "x11".
+  bool wayland() const { return wayland_; }
+  const GnomeShell& shell() const { return shell_; }
+  // Raises and focuses a native Wayland window through the compositor (GNOME
+  // Shell's MetaWindow.activate), confirmed by its stacking and focus; where
+  // the X11 path raises before input, a Wayland input route calls this.
+  Error RaiseWayland(const WindowInfo& window, Clock::time_point deadline);
 
  private:
   // The X window behind an "x11" handle; false for any other handle.
@@ -80,6 +108,30 @@ class LinuxBackend : public AtspiBackend {
   WindowInfo WindowOf(const X11Client& c);
   // Binds an "x11" window's handle to its xid before capture or input.
   void BindX11(const WindowInfo& window);
+
+  // The reads before Wayland placement (X11-only windows, then AT-SPI).
+  Error ReadNodesOf(const std::vector<ElementId>& ids, std::vector<NodeAttributes>& out, std::vector<Error>& errs,
+                    Clock::time_point deadline);
+  Error ReadChildrenOf(const std::vector<ElementId>& ids, std::vector<ChildList>& out, std::vector<Error>& errs,
+                       Clock::time_point deadline);
+
+  // --- GNOME Wayland (gnome_shell.h, wayland_frames.h) ---
+  // Matches the AT-SPI windows to the shell's and puts their frames in screen space.
+  // Windows of `x11Pids` (XWayland apps) the shell does not match are left as X11 gives them.
+  void PlaceWaylandWindows(const AppInfo& app, std::vector<WindowInfo>& out, const std::set<int64_t>& x11Pids,
+                           Clock::time_point deadline);
+  // The placement of the window an element was reached from; null when unknown.
+  const WaylandPlacement* PlacementOf(ElementId id) const;
+  void ToScreen(const std::vector<ElementId>& ids, std::vector<std::optional<Rect>*> frames) const;
+
+  bool wayland_ = false;
+  GnomeShell shell_;
+  Clock::time_point shellAskedAt_{};
+  // Each element read through a window's walk belongs to that window (by descent from it, in
+  // ReadChildren), and that window's placement moves its frames. Bounded: cleared when too big.
+  std::unordered_map<ElementId, ElementId> ownerWindow_;
+  std::unordered_map<ElementId, WaylandPlacement> placements_;  // AT-SPI window element -> placement
+  std::unordered_map<ElementId, uint64_t> shellIds_;            // AT-SPI window element -> MetaWindow id
 
   X11Display x11_;
   bool atspiMissing_ = false;     // the last Connect found no accessibility bus, and an X display

@@ -292,6 +292,8 @@ Napi::Value NativeBackend::Permissions(const Napi::CallbackInfo& info) {
       Napi::Object o = Napi::Object::New(env);
       o.Set("accessibility", status->accessibility);
       o.Set("screenRecording", status->screenRecording);
+      if (!status->windowSource.empty()) o.Set("windowSource", status->windowSource);
+      if (!status->windowDetail.empty()) o.Set("windowDetail", status->windowDetail);
       d.Resolve(o);
     };
   });

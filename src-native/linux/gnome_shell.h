@@ -1,0 +1,69 @@
+// Windows as the compositor knows them, on GNOME Wayland: GNOME Shell's
+// org.gnome.Shell.Eval (available when the shell runs with --unsafe-mode, as
+// the agent's own Wayland desktop does). A Wayland client cannot say where it
+// is on screen, so frames, stacking, focus and raising come from here.
+//
+// On a user's own GNOME session Eval answers (false, ""): then nothing here
+// is available, `evalAllowed` is false, and callers must report screen
+// positions as unknown rather than guess. Introspect.GetWindows is no
+// substitute: it has no positions and is refused there too.
+//
+// Every call is a synchronous GDBus call bounded by its deadline, made from
+// the backend's worker thread (never the JS thread).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../core/backend.h"
+#include "glib_ref.h"
+
+namespace axsnap {
+
+struct ShellWindow {
+  uint64_t id = 0;  // MetaWindow id (also RecordWindow's window-id)
+  int stack = 0;    // 0 = bottom; the list is ordered bottom to top
+  int64_t pid = 0;
+  int clientType = 0;  // 0 = native Wayland, 1 = X11 (XWayland)
+  bool focus = false;
+  bool hidden = false;
+  bool minimized = false;
+  Rect frame;   // the visible window, in screen space
+  Rect buffer;  // the surface, client-side shadow included
+  std::string title;
+  std::string wmClass;
+};
+
+// The session as this process sees it: XDG_SESSION_TYPE, else WAYLAND_DISPLAY without DISPLAY.
+bool WaylandSession();
+
+class GnomeShell {
+ public:
+  // Connects to the session bus and asks Eval("1"). Not an error when the
+  // shell is absent or refuses: `present()`/`evalAllowed()` say which.
+  Error Open(Clock::time_point deadline);
+  bool present() const { return present_; }
+  bool evalAllowed() const { return evalAllowed_; }
+  // What was found, in a sentence for notes and permissions.
+  const std::string& status() const { return status_; }
+
+  // Every window the shell manages, bottom to top.
+  Error Windows(std::vector<ShellWindow>& out, Clock::time_point deadline);
+  // Raises and focuses the window (MetaWindow.activate), then waits until the
+  // shell reports it focused and on top of its peers, within the deadline.
+  Error Activate(uint64_t id, Clock::time_point deadline);
+
+ private:
+  Error Eval(const std::string& script, std::string& result, Clock::time_point deadline);
+
+  glib::GObj<GDBusConnection> bus_;
+  bool present_ = false;
+  bool evalAllowed_ = false;
+  std::string status_;
+};
+
+// Parses the Eval answer of the window list (exposed for tests). False when malformed.
+bool ParseShellWindows(const std::string& json, std::vector<ShellWindow>& out);
+
+}  // namespace axsnap
