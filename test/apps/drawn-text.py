@@ -25,6 +25,8 @@ import sys
 import gi
 
 gi.require_version("Gtk", "3.0")
+# Gdk too: with GTK 4's typelibs installed (gnome-shell brings them), an unversioned Gdk import loads 4.0.
+gi.require_version("Gdk", "3.0")
 from gi.repository import Gdk, GLib, Gtk  # noqa: E402
 
 GLib.set_prgname("axsnap-drawn-text")
