@@ -21,6 +21,8 @@ export interface Desktop {
   tmpDir: string;
   width: number;
   height: number;
+  /** Wayland: gnome-shell runs with --unsafe-mode (its Eval answers); false on X11. */
+  unsafe: boolean;
   /** Stops its apps, the buses, the accessibility services and Xvfb; removes the temp dirs. Idempotent. */
   stop(): Promise<void>;
 }
@@ -60,12 +62,15 @@ export interface StartAppOptions {
  * `accessibility: false`: Xvfb alone, no session bus, accessibility bus or registry.
  * `wayland: true`: headless gnome-shell (unsafe mode) with a virtual monitor of width x height,
  * a private system bus, PipeWire and WirePlumber, in place of Xvfb (not with `accessibility: false`).
+ * `unsafe: false` (Wayland only): gnome-shell without --unsafe-mode, as on a user's own session, so
+ * its Eval is refused (shellEval gives null, compositorWindows throws) and its Overview is not hidden.
  */
 export function startDesktop(options?: {
   width?: number;
   height?: number;
   accessibility?: boolean;
   wayland?: boolean;
+  unsafe?: boolean;
 }): Promise<Desktop>;
 
 /** org.gnome.Shell.Eval on a Wayland desktop: the result (the value as JSON), or null when it failed. */
@@ -83,6 +88,7 @@ export interface CompositorWindow {
   frame: [number, number, number, number];
   buffer: [number, number, number, number];
   focus: boolean;
+  minimized: boolean;
 }
 
 /** The compositor's windows on a Wayland desktop (through Eval), bottom to top. */

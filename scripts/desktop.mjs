@@ -345,15 +345,26 @@ function escapeAddressValue(value) {
  * `accessibility: false` starts the X server alone: no session bus, so no
  * accessibility bus or registry either (a desktop of plain X11 clients).
  *
- * @param {{ width?: number, height?: number, accessibility?: boolean }} [options]
+ * `wayland: true` starts headless gnome-shell in place of Xvfb
+ * (startWaylandSession); `unsafe: false` with it starts the shell without
+ * --unsafe-mode, so that its Eval is refused as on a user's session.
+ *
+ * @param {{ width?: number, height?: number, accessibility?: boolean, wayland?: boolean, unsafe?: boolean }} [options]
  * @returns {Promise<{
  *   display: string, env: Record<string,string>, busAddress: string,
  *   a11yBusAddress: string, home: string, runtimeDir: string, tmpDir: string,
  *   width: number, height: number, stop: () => Promise<void> }>}
  */
-export async function startDesktop({ width = 1920, height = 1080, accessibility = true, wayland = false } = {}) {
+export async function startDesktop({
+  width = 1920,
+  height = 1080,
+  accessibility = true,
+  wayland = false,
+  unsafe = true,
+} = {}) {
   if (process.platform !== "linux") throw new Error("desktop: Linux only");
   if (wayland && !accessibility) throw new Error("desktop: a Wayland desktop always has its buses");
+  if (!wayland && !unsafe) throw new Error("desktop: `unsafe: false` is a gnome-shell option (wayland: true)");
   requireExecutables(
     wayland
       ? ["gnome-shell", "pipewire", "wireplumber", "pw-cli", "dbus-daemon", "dbus-send"]
@@ -407,6 +418,7 @@ export async function startDesktop({ width = 1920, height = 1080, accessibility 
     tmpDir: base,
     width,
     height,
+    unsafe: wayland ? unsafe : false,
     /** @type {Set<{ stop(): Promise<void>, _killSync(): void }>} */
     apps: new Set(),
     _xvfb: null,
@@ -582,6 +594,11 @@ async function startBusDaemon(env, socket) {
  * stream is never linked without it), then headless gnome-shell in unsafe
  * mode (its Eval lists windows), ready once it owns its D-Bus names and its
  * Overview is hidden.
+ *
+ * `desktop.unsafe` false: gnome-shell without --unsafe-mode, as on a user's
+ * own GNOME session, where Eval answers (false, ""). Its Overview is then
+ * left as the shell shows it (hiding it needs Eval), so no window is
+ * focused until something activates one.
  */
 async function startWaylandSession(desktop) {
   const env = desktop.env;
@@ -615,7 +632,7 @@ async function startWaylandSession(desktop) {
       "--no-x11",
       "--wayland-display",
       socket,
-      "--unsafe-mode",
+      ...(desktop.unsafe ? ["--unsafe-mode"] : []),
     ],
     { ...env, DBUS_SYSTEM_BUS_ADDRESS: system.address },
   );
@@ -641,12 +658,13 @@ async function startWaylandSession(desktop) {
     60_000,
   );
   // It starts with the Overview up, where no window gets focus.
-  await partReady(
-    shell,
-    "gnome-shell's Overview",
-    async () => (await shellEval(desktop, HIDE_OVERVIEW)) === '"hidden"',
-    10_000,
-  );
+  if (desktop.unsafe)
+    await partReady(
+      shell,
+      "gnome-shell's Overview",
+      async () => (await shellEval(desktop, HIDE_OVERVIEW)) === '"hidden"',
+      10_000,
+    );
   desktop.waylandDisplay = path.join(desktop.runtimeDir, socket);
   env.WAYLAND_DISPLAY = desktop.waylandDisplay;
 }
@@ -697,7 +715,7 @@ export async function shellEval(desktop, script, timeoutMs = 3000) {
 
 /**
  * The compositor's windows on a Wayland desktop, bottom to top: { id, title,
- * wmClass, pid, client ("wayland" | "x11"), frame, buffer, focus }.
+ * wmClass, pid, client ("wayland" | "x11"), frame, buffer, focus, minimized }.
  */
 export async function compositorWindows(desktop) {
   const script = `(() => { const d = global.display; const f = d.get_focus_window();
@@ -705,7 +723,8 @@ export async function compositorWindows(desktop) {
       const fr = w.get_frame_rect(), br = w.get_buffer_rect();
       return { id: String(w.get_id()), title: w.get_title(), wmClass: w.get_wm_class(), pid: w.get_pid(),
         client: w.get_client_type() === 0 ? "wayland" : "x11",
-        frame: [fr.x, fr.y, fr.width, fr.height], buffer: [br.x, br.y, br.width, br.height], focus: w === f };
+        frame: [fr.x, fr.y, fr.width, fr.height], buffer: [br.x, br.y, br.width, br.height], focus: w === f,
+        minimized: w.minimized };
     }); })()`;
   const json = await shellEval(desktop, script.replace(/\s*\n\s*/g, " "));
   if (json === null) throw new Error("desktop: gnome-shell's Eval of the window list failed");

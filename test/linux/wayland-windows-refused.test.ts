@@ -1,25 +1,26 @@
 /**
  * Issue 36: GNOME Wayland where GNOME Shell refuses Eval, as on a user's own
- * session (gnome-shell without --unsafe-mode; test/support/wayland.ts). No
+ * session (gnome-shell without --unsafe-mode: useDesktop({ wayland: true,
+ * unsafe: false }), scripts/desktop.mjs). No
  * API then says where a native Wayland window is, so listWindows and
  * snapshot must say the position is unknown, never print a frame that
  * passes for a screen frame, and permissions() must say why.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listWindows, permissions, snapshot } from "../../lib/index.js";
+import { type Desktop, gtkWidgetFactory, shellEval } from "../../scripts/desktop.mjs";
 import { indexIn } from "../support/cli.js";
-import { useWaylandDesktop, type WaylandDesktop, waitFor } from "../support/wayland.js";
+import { useDesktop, waitFor } from "../support/linux.js";
 
 const TIMEOUT = 120_000;
-let desktop: WaylandDesktop;
+let desktop: Desktop;
 let pid = 0;
 
 beforeAll(async () => {
-  desktop = await useWaylandDesktop({ unsafe: false });
-  const [ok] = await desktop.evalJs("1");
-  // The premise: this shell behaves as a user's session does.
-  expect(ok).toBe(false);
-  pid = desktop.launch("gtk3-widget-factory").pid as number;
+  desktop = await useDesktop({ wayland: true, unsafe: false });
+  // The premise: this shell behaves as a user's session does (the desktop waited for it to own its names).
+  expect(await shellEval(desktop, "1")).toBeNull();
+  pid = (await gtkWidgetFactory(desktop)).pid;
   await waitFor(
     () => listWindows(pid, { deadlineMs: 5000 }),
     (ws) => ws.length > 0,

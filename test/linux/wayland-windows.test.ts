@@ -1,7 +1,8 @@
 /**
  * Issue 36, windows and frames on GNOME Wayland: gtk3-widget-factory,
  * gtk4-widget-factory and a GTK3 app of the tests' own, all native Wayland
- * clients of a headless gnome-shell in unsafe mode (test/support/wayland.ts).
+ * clients of a headless gnome-shell in unsafe mode (useDesktop({ wayland:
+ * true }), scripts/desktop.mjs).
  * A Wayland client does not know where it is, so its AT-SPI extents are
  * window-relative; listWindows and snapshot must give the compositor's
  * frames and screen-space element frames. The compositor's own answers
@@ -18,12 +19,33 @@ import {
   snapshot,
   type WindowListing,
 } from "../../lib/index.js";
+import {
+  type CompositorWindow,
+  compositorWindows,
+  type Desktop,
+  gtk4WidgetFactory,
+  gtkWidgetFactory,
+  shellEval,
+  startApp,
+} from "../../scripts/desktop.mjs";
 import { indexIn } from "../support/cli.js";
-import { type ShellWindow, useWaylandDesktop, type WaylandDesktop, waitFor } from "../support/wayland.js";
+import { useDesktop, waitFor } from "../support/linux.js";
 
 const TIMEOUT = 120_000;
-let desktop: WaylandDesktop;
+let desktop: Desktop;
 const pids: Record<string, number> = {};
+
+/** A compositor window and its place in the stacking order (0 = bottom), as listWindows' `stacking` counts. */
+type ShellWindow = CompositorWindow & { stack: number };
+
+async function shellWindows(): Promise<ShellWindow[]> {
+  return (await compositorWindows(desktop)).map((w, stack) => ({ ...w, stack }));
+}
+
+/** Eval of a script run for its effect: the shell must have run it (unsafe mode), not refused or failed it. */
+async function evalInShell(script: string): Promise<void> {
+  expect(await shellEval(desktop, script), script).not.toBeNull();
+}
 
 /** WINDOW-coordinate extents of the first element of this role and name, read by pyatspi in another process. */
 function atspiWindowExtents(
@@ -60,7 +82,7 @@ const rect = (r: [number, number, number, number]) => ({ x: r[0], y: r[1], w: r[
 
 async function shellWindowOf(pid: number): Promise<ShellWindow> {
   const ws = await waitFor(
-    () => desktop.shellWindows(),
+    () => shellWindows(),
     (ws) => ws.filter((w) => w.pid === pid).length === 1,
     15_000,
     `one shell window of pid ${pid}`,
@@ -70,12 +92,11 @@ async function shellWindowOf(pid: number): Promise<ShellWindow> {
 
 /** Eval: raise and focus the window of this pid, then wait until the shell says it is focused. */
 async function raiseInShell(pid: number): Promise<void> {
-  const [ok] = await desktop.evalJs(
+  await evalInShell(
     `global.get_window_actors().map(a => a.meta_window).find(w => w.get_pid() === ${pid}).activate(global.get_current_time())`,
   );
-  expect(ok).toBe(true);
   await waitFor(
-    () => desktop.shellWindows(),
+    () => shellWindows(),
     (ws) => ws.find((w) => w.pid === pid)?.focus === true,
     10_000,
     `focus on pid ${pid}`,
@@ -87,15 +108,11 @@ async function windowsOf(pid: number, test: (ws: WindowListing[]) => boolean, wh
 }
 
 beforeAll(async () => {
-  desktop = await useWaylandDesktop({ unsafe: true });
-  for (const [name, file, args] of [
-    ["gtk3", "gtk3-widget-factory", []],
-    ["gtk4", "gtk4-widget-factory", []],
-  ] as const) {
-    const child = desktop.launch(file, [...args]);
-    pids[name] = child.pid as number;
-  }
-  // Both mapped by the shell and registered with AT-SPI.
+  desktop = await useDesktop({ wayland: true });
+  // Each is in the AT-SPI registry with a window once started.
+  pids.gtk3 = (await gtkWidgetFactory(desktop)).pid;
+  pids.gtk4 = (await gtk4WidgetFactory(desktop)).pid;
+  // Both mapped by the shell and listed by axsnap.
   for (const name of ["gtk3", "gtk4"]) {
     const pid = pids[name] as number;
     await shellWindowOf(pid);
@@ -212,10 +229,9 @@ describe("GNOME Wayland: windows from the compositor", () => {
     "a minimized window is brought back by the compositor when a snapshot needs it (recovery: raise)",
     async () => {
       const pid = pids.gtk3 as number;
-      const [ok] = await desktop.evalJs(
+      await evalInShell(
         `global.get_window_actors().map(a => a.meta_window).find(w => w.get_pid() === ${pid}).minimize()`,
       );
-      expect(ok).toBe(true);
       await windowsOf(
         pid,
         (ws) => ws.some((w) => w.kind === "window" && w.minimized),
@@ -233,8 +249,7 @@ describe("GNOME Wayland: windows from the compositor", () => {
   it(
     "a dialog opened by an action appears in listWindows with the compositor's frame",
     async () => {
-      const child = desktop.launch("/usr/bin/python3", ["test/apps/windows-app.py"]);
-      const pid = child.pid as number;
+      const { pid } = await startApp(desktop, "/usr/bin/python3", ["test/apps/windows-app.py"]);
       await shellWindowOf(pid);
       await windowsOf(pid, (ws) => ws.length === 1, "the test app's window");
       const session = createSession();
@@ -251,9 +266,7 @@ describe("GNOME Wayland: windows from the compositor", () => {
       );
       const dialog = listed.find((w) => w.kind === "dialog") as WindowListing;
       expect(dialog.title).toBe("Note settings");
-      const shellDialog = (await desktop.shellWindows()).find(
-        (w) => w.pid === pid && w.title === "Note settings",
-      );
+      const shellDialog = (await shellWindows()).find((w) => w.pid === pid && w.title === "Note settings");
       expect(shellDialog, "the shell lists the dialog").toBeDefined();
       const s = shellDialog as ShellWindow;
       expect([rect(s.buffer), rect(s.frame)]).toContainEqual(dialog.frame);

@@ -10,6 +10,8 @@ import { type Desktop, startDesktop } from "../../scripts/desktop.mjs";
 export async function useDesktop(options?: {
   accessibility?: boolean;
   wayland?: boolean;
+  /** Wayland: false starts gnome-shell without --unsafe-mode (Eval refused, as on a user's session). */
+  unsafe?: boolean;
   width?: number;
   height?: number;
 }): Promise<Desktop> {
@@ -28,4 +30,29 @@ export async function useDesktop(options?: {
     if (desktop.env[name] === undefined) delete process.env[name];
   Object.assign(process.env, desktop.env);
   return desktop;
+}
+
+/** Waits until `test` holds of what `get` gives, every 100 ms, bounded; the error says what never held and the last value. */
+export async function waitFor<T>(
+  get: () => Promise<T>,
+  test: (value: T) => boolean,
+  ms: number,
+  what: string,
+): Promise<T> {
+  const end = Date.now() + ms;
+  let last: T | undefined;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      last = await get();
+      if (test(last)) return last;
+    } catch (e) {
+      lastError = e;
+    }
+    if (Date.now() > end)
+      throw new Error(
+        `${what} did not happen within ${ms} ms; last: ${JSON.stringify(last)?.slice(0, 2000)} ${lastError ? String(lastError) : ""}`,
+      );
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
