@@ -323,8 +323,19 @@ void LinuxBackend::Unwatch(int64_t pid) {
   if (!noTreePids_.count(pid)) AtspiBackend::Unwatch(pid);
 }
 
+bool LinuxBackend::OnMutter(const WindowInfo& window, Clock::time_point deadline) {
+  unsigned long xid = 0;
+  if (XidOf(window.element, xid) || !wayland_.Active(deadline)) return false;
+  std::vector<X11Client> clients;
+  if (!x11_.ListClients(clients, X11Until(deadline)))
+    for (const X11Client& c : clients)
+      if (c.pid == window.pid) return false;
+  return true;
+}
+
 Error LinuxBackend::Capture(const WindowInfo& window, std::vector<uint8_t>& rgba, int& width, int& height,
                             Rect& captured, Clock::time_point deadline) {
+  if (OnMutter(window, deadline)) return wayland_.Capture(window, rgba, width, height, captured, deadline);
   if (!window.hasFrame || window.frame.w <= 0 || window.frame.h <= 0)
     return {ErrorCode::kCaptureFailed, "the window has no on-screen frame"};
   BindX11(window);
@@ -334,14 +345,16 @@ Error LinuxBackend::Capture(const WindowInfo& window, std::vector<uint8_t>& rgba
 // Synthetic input changes the UI behind the bulk cache's back: drop it after sending.
 Error LinuxBackend::Pointer(const WindowInfo& window, const PointerEvent& ev, Clock::time_point deadline) {
   BindX11(window);
-  Error err = x11_.Pointer(TargetOf(window), ev, deadline);
+  Error err = OnMutter(window, deadline) ? wayland_.Pointer(window, ev, deadline)
+                                         : x11_.Pointer(TargetOf(window), ev, deadline);
   InvalidateBulkCache();
   return err;
 }
 
 Error LinuxBackend::Keys(const WindowInfo& window, const std::string& combo, Clock::time_point deadline) {
   BindX11(window);
-  Error err = x11_.SendKeys(TargetOf(window), combo, deadline);
+  Error err = OnMutter(window, deadline) ? wayland_.Keys(window, combo, deadline)
+                                         : x11_.SendKeys(TargetOf(window), combo, deadline);
   InvalidateBulkCache();
   return err;
 }
@@ -349,7 +362,8 @@ Error LinuxBackend::Keys(const WindowInfo& window, const std::string& combo, Clo
 Error LinuxBackend::TypeText(const WindowInfo& window, const std::string& text, Clock::time_point deadline,
                              size_t& typed) {
   BindX11(window);
-  Error err = x11_.TypeText(TargetOf(window), text, deadline, typed);
+  Error err = OnMutter(window, deadline) ? wayland_.TypeText(window, text, deadline, typed)
+                                         : x11_.TypeText(TargetOf(window), text, deadline, typed);
   InvalidateBulkCache();
   return err;
 }

@@ -19,6 +19,7 @@
 
 #include "../core/ocr.h"
 #include "atspi_backend.h"
+#include "wayland_input.h"
 #include "x11_display.h"
 
 namespace axsnap {
@@ -80,8 +81,12 @@ class LinuxBackend : public AtspiBackend {
   WindowInfo WindowOf(const X11Client& c);
   // Binds an "x11" window's handle to its xid before capture or input.
   void BindX11(const WindowInfo& window);
+  // A native Wayland window on GNOME: capture and input go through Mutter (wayland_input.h), not X11,
+  // which never sees it. An app with an X11 window (XWayland) keeps the X11 route.
+  bool OnMutter(const WindowInfo& window, Clock::time_point deadline);
 
   X11Display x11_;
+  WaylandRoute wayland_;
   bool atspiMissing_ = false;     // the last Connect found no accessibility bus, and an X display
   Error atspiError_;              // set while ListApps answered with the X11 apps alone
   std::set<int64_t> noTreePids_;  // the X11-only apps of the last listing (events: none)
