@@ -148,8 +148,8 @@ export async function startWaylandSession({
       );
       // (true, '<json>')
       const m = /^\((true|false), '(.*)'\)\s*$/s.exec(stdout);
-      if (!m || m[1] !== "true") throw new Error(`Eval failed: ${stdout}`);
-      const text = m[2].replace(/\\'/g, "'").replace(/\\\\/g, "\\");
+      if (m?.[1] !== "true") throw new Error(`Eval failed: ${stdout}`);
+      const text = (m[2] ?? "").replace(/\\'/g, "'").replace(/\\\\/g, "\\");
       return text === "" ? undefined : JSON.parse(text);
     },
     launch: (command, args, extraEnv = {}) => {
@@ -211,12 +211,18 @@ export async function startWaylandSession({
       60_000,
       shell.output,
     );
-    // It starts with the Overview shown: no window has focus until it is hidden.
+    // It shows the Overview once its startup animation is done (_startingUp false): no window has focus
+    // and a modal grab holds the input until it is hidden.
     await waitFor(
-      "the Overview hidden",
-      async () =>
-        (await session.evalJs("imports.ui.main.overview.hide(); imports.ui.main.overview.visible")) === false,
-      10_000,
+      "the startup done and the Overview hidden",
+      async () => {
+        const [starting, visible, modal] = (await session.evalJs(
+          `(() => { const M = imports.ui.main; if (!M.layoutManager._startingUp && M.overview.visible) M.overview.hide();
+             return [M.layoutManager._startingUp, M.overview.visible, M.modalCount]; })()`,
+        )) as [boolean, boolean, number];
+        return !starting && !visible && modal === 0;
+      },
+      30_000,
     );
     return session;
   } catch (e) {

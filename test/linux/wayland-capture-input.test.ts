@@ -1,0 +1,238 @@
+/**
+ * The Mutter route on GNOME Wayland (src-native/linux/wayland_input.h): a
+ * headless gnome-shell (test/support/wayland-session.ts) with PipeWire, and
+ * gtk3-widget-factory as a native Wayland client, which X11 never sees.
+ * Screenshots come from the compositor's PipeWire stream; pointer and keys
+ * from its RemoteDesktop session; every effect is read back through AT-SPI
+ * (fresh snapshots), and the pixels are compared with the compositor's own
+ * image of the window (MetaWindowActor.get_image through Eval).
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listApps } from "../../lib/desktop.js";
+import { AxsnapError, createSession, type Session, type Snapshot } from "../../lib/index.js";
+import { decodePng } from "../support/png.js";
+import {
+  type LaunchedApp,
+  startWaylandSession,
+  useWaylandEnv,
+  type WaylandSession,
+} from "../support/wayland-session.js";
+
+const TIMEOUT = 90_000;
+const GTK = "gtk3-widget-factory";
+
+let desktop: WaylandSession;
+let gtk: LaunchedApp;
+let session: Session;
+
+interface ShellWindow {
+  id: number;
+  frame: [number, number, number, number];
+  buffer: [number, number, number, number];
+  focus: boolean;
+}
+
+async function gtkWindow(): Promise<ShellWindow | undefined> {
+  const list = (await desktop.evalJs(
+    `global.get_window_actors().map(a => a.meta_window).filter(w => w.get_pid() === ${gtk.pid}).map(w => {
+       const f = w.get_frame_rect(), b = w.get_buffer_rect();
+       return { id: w.get_id(), frame: [f.x, f.y, f.width, f.height], buffer: [b.x, b.y, b.width, b.height],
+                focus: w === global.display.get_focus_window() }; })`,
+  )) as ShellWindow[];
+  return list[0];
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined | false>, ms = 10_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const lineOf = (s: Snapshot, index: number) =>
+  s.text
+    .split("\n")
+    .find((l) => new RegExp(`^\\t*${index} `).test(l))
+    ?.trim() ?? "";
+
+beforeAll(async () => {
+  desktop = await startWaylandSession();
+  useWaylandEnv(desktop);
+  gtk = desktop.launch(GTK, []);
+  // The window is listed at 0x0 before its first frame, and placed after.
+  const w = await until(
+    "gtk3-widget-factory's window mapped in the shell",
+    async () => {
+      const m = await gtkWindow();
+      return m && m.frame[2] > 0 && m;
+    },
+    30_000,
+  );
+  // Wholly on the monitor (its buffer is wider than the frame by the shadow), and focused.
+  await until("the window moved and focused", async () => {
+    await desktop.evalJs(
+      `(() => { const w = global.get_window_actors().map(a => a.meta_window).find(w => w.get_id() === ${w.id});
+         w.move_frame(true, 100, 100); w.activate(global.get_current_time()); return 1; })()`,
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    const m = await gtkWindow();
+    return m && m.frame[0] === 100 && m.frame[1] === 100 && m.focus;
+  });
+  session = createSession();
+  await until(
+    "the app in the accessibility registry",
+    async () => (await listApps()).some((a) => a.name === GTK),
+    30_000,
+  );
+}, TIMEOUT);
+
+afterAll(async () => {
+  await session?.close();
+  await desktop?.stop();
+});
+
+/** The first record of a role (and name), with its printed index. */
+function recordOf(snap: Snapshot, role: string, name?: string) {
+  const r = snap.records.find((x) => x.role === role && (name === undefined || x.identity.name === name));
+  if (!r) throw new Error(`no ${role} ${name ?? ""} in\n${snap.text.slice(0, 2000)}`);
+  return r;
+}
+
+/** A screenshot pixel at the centre of a record's frame (window points to screenshot pixels). */
+function pixelOf(snap: Snapshot, frame: { x: number; y: number; w: number; h: number }) {
+  const shot = snap.screenshot!;
+  const k = shot.pixelWidth / snap.window.frame.w;
+  return {
+    x: Math.round((frame.x + frame.w / 2 - shot.windowOrigin.x) * k),
+    y: Math.round((frame.y + frame.h / 2 - shot.windowOrigin.y) * k),
+  };
+}
+
+/** The entry's text as AT-SPI reads it now (a fresh snapshot). */
+async function entryText(): Promise<string> {
+  const snap = await session.snapshot({ app: GTK, screenshot: false });
+  const entry = snap.records.find((r) => r.role === "text" && r.settable)!;
+  return /Value: (.*)$/.exec(lineOf(snap, entry.index))?.[1] ?? "";
+}
+
+describe("GNOME Wayland through Mutter (gtk3-widget-factory as a Wayland client)", () => {
+  it(
+    "captures the window's pixels from the compositor's stream, as the compositor draws them",
+    async () => {
+      const t0 = performance.now();
+      const snap = await session.snapshot({ app: GTK });
+      const ms = performance.now() - t0;
+      const shot = snap.screenshot!;
+      expect(shot, snap.text.slice(0, 400)).toBeDefined();
+      const png = decodePng(shot.data);
+      // The compositor's own image of the window's buffer (MetaWindowActor.get_image), for comparison.
+      const file = join(desktop.dir, "actor.png");
+      const w = (await gtkWindow())!;
+      await desktop.evalJs(
+        `(() => { const a = global.get_window_actors().find(a => a.meta_window.get_id() === ${w.id});
+         a.get_image(null).writeToPNG(${JSON.stringify(file)}); return 1; })()`,
+      );
+      const ref = decodePng(readFileSync(file));
+      // AT-SPI's window is the buffer here (GTK3: shadow included), and so is the capture.
+      expect([ref.width, ref.height]).toEqual([w.buffer[2], w.buffer[3]]);
+      expect(snap.window.frame).toMatchObject({ w: w.buffer[2], h: w.buffer[3] });
+      const k = png.width / snap.window.frame.w;
+      // Inside the frame (the shadow is translucent in the actor's image), on a grid of window points.
+      const fx = w.frame[0] - w.buffer[0],
+        fy = w.frame[1] - w.buffer[1];
+      const agree = (dx: number) => {
+        let same = 0,
+          total = 0;
+        for (let y = fy + 8; y < fy + w.frame[3] - 8; y += 7)
+          for (let x = fx + 8; x < fx + w.frame[2] - 8 - Math.abs(dx); x += 7) {
+            const px = Math.min(png.width - 1, Math.round((x + dx) * k));
+            const py = Math.min(png.height - 1, Math.round(y * k));
+            const a = (py * png.width + px) * 4,
+              b = (y * ref.width + x) * 4;
+            let d = 0;
+            for (let c = 0; c < 3; c++) d = Math.max(d, Math.abs(png.data[a + c]! - ref.data[b + c]!));
+            total++;
+            if (d <= 40) same++;
+          }
+        return same / total;
+      };
+      const aligned = agree(0),
+        shifted = agree(40);
+      console.log(
+        `snapshot + screenshot ${ms.toFixed(0)} ms (${png.width}x${png.height}); agreement ${aligned.toFixed(3)}, shifted by 40 px ${shifted.toFixed(3)}`,
+      );
+      expect(aligned).toBeGreaterThan(0.9);
+      // The window's own content decides the match, not a flat background.
+      expect(shifted).toBeLessThan(aligned - 0.05);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "clicks a toggle button with the pointer (clickAt on its pixel) and AT-SPI reads it checked",
+    async () => {
+      const snap = await session.snapshot({ app: GTK });
+      const toggle = recordOf(snap, "toggle button", "togglebutton");
+      expect(lineOf(snap, toggle.index)).toMatch(/Value: off$/);
+      const p = pixelOf(snap, toggle.frame!);
+      const t0 = performance.now();
+      const result = await session.clickAt(p.x, p.y, { of: snap });
+      expect(result).toMatchObject({ action: "clickAt", channel: "synthetic" });
+      const after = await until("the toggle checked", async () => {
+        const s = await session.snapshot({ app: GTK, screenshot: false });
+        return /Value: on$/.test(lineOf(s, recordOf(s, "toggle button", "togglebutton").index)) && s;
+      });
+      console.log(
+        `clickAt round trip (click until AT-SPI shows it checked) ${(performance.now() - t0).toFixed(0)} ms`,
+      );
+      expect(lineOf(after, recordOf(after, "toggle button", "togglebutton").index)).toMatch(/Value: on$/);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "types into an entry with keys, and ctrl+a then typing replaces its text",
+    async () => {
+      const snap = await session.snapshot({ app: GTK });
+      const entry = snap.records.find((r) => r.role === "text" && r.settable)!;
+      const p = pixelOf(snap, entry.frame!);
+      await session.clickAt(p.x, p.y, { of: snap });
+      await until("the entry focused", async () => {
+        const s = await session.snapshot({ app: GTK, screenshot: false });
+        return s.focusedIndex === s.records.find((r) => r.role === "text" && r.settable)!.index;
+      });
+      await session.snapshot({ app: GTK, screenshot: false });
+      await session.pressKey("ctrl+a");
+      const typed = await session.typeText("Hi Way1!");
+      expect(typed).toMatchObject({ action: "typeText", channel: "synthetic" });
+      expect(await until("the text typed", async () => (await entryText()) === "Hi Way1!" && "yes")).toBe(
+        "yes",
+      );
+      await session.snapshot({ app: GTK, screenshot: false });
+      await session.pressKey("ctrl+a");
+      await session.typeText("replaced");
+      expect(await until("the text replaced", async () => (await entryText()) === "replaced" && "yes")).toBe(
+        "yes",
+      );
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "refuses text with a character the compositor's keymap lacks, and types none of it",
+    async () => {
+      await session.snapshot({ app: GTK, screenshot: false });
+      const e = await session.typeText("née").catch((err: unknown) => err);
+      expect(e).toBeInstanceOf(AxsnapError);
+      expect((e as AxsnapError).message).toMatch(/U\+00E9/);
+      expect((e as AxsnapError).delivery).toBe("not_delivered");
+      expect(await entryText()).toBe("replaced");
+    },
+    TIMEOUT,
+  );
+});
