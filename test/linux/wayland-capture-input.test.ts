@@ -235,4 +235,63 @@ describe("GNOME Wayland through Mutter (gtk3-widget-factory as a Wayland client)
     },
     TIMEOUT,
   );
+
+  it(
+    "scrolls a text view with wheel events, and its scroll bar moves",
+    async () => {
+      const snap = await session.snapshot({ app: GTK, screenshot: false });
+      const lines = snap.text.split("\n").map((l) => l.trim());
+      // The pane that holds the Lorem ipsum text view, and the pane's scroll bar after it.
+      const textAt = lines.findIndex((l) => /^\d+ text .*Value: Lorem ipsum/.test(l));
+      const pane = Number(/^(\d+) scroll pane/.exec(lines[textAt - 1] ?? "")?.[1]);
+      const bar = Number(/^(\d+) scroll bar/.exec(lines[textAt + 1] ?? "")?.[1]);
+      expect(pane, snap.text).toBeGreaterThan(0);
+      expect(lineOf(snap, bar)).toMatch(/ 0$/);
+      const result = await session.scroll(pane, "down", 2, { snapshot: false });
+      expect(result).toMatchObject({ action: "scroll", channel: "synthetic" });
+      const moved = await until("the scroll bar moved", async () => {
+        const s = await session.snapshot({ app: GTK, screenshot: false });
+        const v = Number(/ (\d+(?:\.\d+)?)$/.exec(lineOf(s, bar))?.[1] ?? 0);
+        return v > 0 && v;
+      });
+      expect(moved).toBeGreaterThan(0);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "a click while the compositor is stopped (SIGSTOP) ends by its deadline, says nothing was sent, and the next one works",
+    async () => {
+      const snap = await session.snapshot({ app: GTK });
+      const toggle = recordOf(snap, "toggle button", "togglebutton");
+      expect(lineOf(snap, toggle.index)).toMatch(/Value: on$/);
+      const p = pixelOf(snap, toggle.frame!);
+      process.kill(desktop.shellPid, "SIGSTOP");
+      let stalled: unknown;
+      const t0 = performance.now();
+      try {
+        stalled = await session
+          .clickAt(p.x, p.y, { of: snap, deadlineMs: 3000, snapshot: false })
+          .catch((e: unknown) => e);
+      } finally {
+        process.kill(desktop.shellPid, "SIGCONT");
+      }
+      const ms = performance.now() - t0;
+      console.log(`click with the compositor stopped: ${ms.toFixed(0)} ms, ${String(stalled)}`);
+      expect(ms).toBeLessThan(3000 + 1500);
+      expect(stalled).toBeInstanceOf(AxsnapError);
+      expect((stalled as AxsnapError).code).toBe("TIMEOUT");
+      expect((stalled as AxsnapError).delivery).toBe("not_delivered");
+      // Still off? The stalled click sent nothing; the toggle stays on until the next click turns it off.
+      const fresh = await session.snapshot({ app: GTK });
+      expect(lineOf(fresh, recordOf(fresh, "toggle button", "togglebutton").index)).toMatch(/Value: on$/);
+      const q = pixelOf(fresh, recordOf(fresh, "toggle button", "togglebutton").frame!);
+      await session.clickAt(q.x, q.y, { of: fresh, snapshot: false });
+      await until("the toggle off again", async () => {
+        const s = await session.snapshot({ app: GTK, screenshot: false });
+        return /Value: off$/.test(lineOf(s, recordOf(s, "toggle button", "togglebutton").index));
+      });
+    },
+    TIMEOUT,
+  );
 });
