@@ -7,8 +7,10 @@
  * (fresh snapshots), and the pixels are compared with the compositor's own
  * image of the window (MetaWindowActor.get_image through Eval).
  */
+import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listApps } from "../../lib/desktop.js";
 import { AxsnapError, createSession, type Session, type Snapshot } from "../../lib/index.js";
@@ -21,6 +23,7 @@ import {
 } from "../support/wayland-session.js";
 
 const TIMEOUT = 90_000;
+const run = promisify(execFile);
 const GTK = "gtk3-widget-factory";
 
 let desktop: WaylandSession;
@@ -291,6 +294,40 @@ describe("GNOME Wayland through Mutter (gtk3-widget-factory as a Wayland client)
         const s = await session.snapshot({ app: GTK, screenshot: false });
         return /Value: off$/.test(lineOf(s, recordOf(s, "toggle button", "togglebutton").index));
       });
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "without libpipewire (AXSNAP_PIPEWIRE_LIB=/nonexistent) the addon loads, the tree and input work, and the screenshot's absence is said",
+    async () => {
+      const { stdout, stderr } = await run(
+        "node",
+        ["--import", "tsx", "test/support/wayland-no-pipewire-child.ts"],
+        {
+          env: { ...process.env, AXSNAP_PIPEWIRE_LIB: "/nonexistent", AXSNAP_TEST_APP: GTK },
+          timeout: 60_000,
+        },
+      );
+      const line = stdout.trim().split("\n").pop() ?? "";
+      const out = JSON.parse(line) as {
+        snapshot?: boolean;
+        screenshot?: boolean;
+        text?: string;
+        click?: string;
+        pressKey?: string;
+        error?: unknown;
+      };
+      console.log(
+        JSON.stringify({ ...out, text: out.text?.split("\n").filter((l) => /PipeWire|screenshot/i.test(l)) }),
+        stderr.slice(-300),
+      );
+      expect(out.error).toBeUndefined();
+      expect(out.snapshot).toBe(true);
+      expect(out.screenshot).toBe(false);
+      expect(out.text).toMatch(/PipeWire is not installed/);
+      expect(out.click).toBe("synthetic");
+      expect(out.pressKey).toBe("delivered_unverified");
     },
     TIMEOUT,
   );
