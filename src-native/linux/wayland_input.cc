@@ -53,11 +53,12 @@ bool Decode(const std::string& s, std::vector<uint32_t>& out) {
 }  // namespace
 
 bool WaylandRoute::Active(Clock::time_point deadline) {
-  if (active_ < 0) {
-    const auto until = std::min(deadline, Clock::now() + std::chrono::milliseconds(500));
-    active_ = session_.Available(until) ? 1 : 0;
-  }
-  return active_ == 1;
+  if (active_) return true;
+  const auto now = Clock::now();
+  if (checked_ != Clock::time_point{} && now - checked_ < std::chrono::seconds(5)) return false;
+  checked_ = now;
+  active_ = session_.Available(std::min(deadline, now + std::chrono::milliseconds(500)));
+  return active_;
 }
 
 std::string WaylandRoute::CaptureMissing() {

@@ -27,7 +27,9 @@ namespace axsnap {
 
 class WaylandRoute {
  public:
-  // A GNOME Wayland session with Mutter's remote desktop, checked once and remembered (bounded).
+  // A GNOME Wayland session with Mutter's remote desktop (bounded). A yes is remembered (a compositor that
+  // restarts is handled by the session); a no is asked again after a few seconds, as the compositor may
+  // still be starting.
   bool Active(Clock::time_point deadline);
   // What is missing for screenshots (PipeWire), or empty.
   std::string CaptureMissing();
@@ -49,7 +51,8 @@ class WaylandRoute {
   Error SendSyms(const std::vector<std::pair<unsigned long, bool>>& events, Clock::time_point deadline, bool& sent);
 
   MutterSession session_;
-  int active_ = -1;  // unknown, 0 no, 1 yes
+  bool active_ = false;
+  Clock::time_point checked_{};  // when a no was last found
 };
 
 }  // namespace axsnap

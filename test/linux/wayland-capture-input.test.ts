@@ -63,9 +63,8 @@ const lineOf = (s: Snapshot, index: number) =>
     .find((l) => new RegExp(`^\\t*${index} `).test(l))
     ?.trim() ?? "";
 
-beforeAll(async () => {
-  desktop = await startWaylandSession();
-  useWaylandEnv(desktop);
+/** Starts gtk3-widget-factory, places its window wholly on the monitor, focused, and waits for AT-SPI to list it. */
+async function openGtk(): Promise<void> {
   gtk = desktop.launch(GTK, []);
   // The window is listed at 0x0 before its first frame, and placed after.
   const w = await until(
@@ -76,7 +75,7 @@ beforeAll(async () => {
     },
     30_000,
   );
-  // Wholly on the monitor (its buffer is wider than the frame by the shadow), and focused.
+  // Its buffer is wider than the frame by the shadow: at (100,100) all of it is on the monitor.
   await until("the window moved and focused", async () => {
     await desktop.evalJs(
       `(() => { const w = global.get_window_actors().map(a => a.meta_window).find(w => w.get_id() === ${w.id});
@@ -86,12 +85,18 @@ beforeAll(async () => {
     const m = await gtkWindow();
     return m && m.frame[0] === 100 && m.frame[1] === 100 && m.focus;
   });
-  session = createSession();
   await until(
     "the app in the accessibility registry",
-    async () => (await listApps()).some((a) => a.name === GTK),
+    async () => (await listApps()).some((a) => a.name === GTK && a.pid === gtk.pid),
     30_000,
   );
+}
+
+beforeAll(async () => {
+  desktop = await startWaylandSession();
+  useWaylandEnv(desktop);
+  await openGtk();
+  session = createSession();
 }, TIMEOUT);
 
 afterAll(async () => {
@@ -326,8 +331,29 @@ describe("GNOME Wayland through Mutter (gtk3-widget-factory as a Wayland client)
       expect(out.snapshot).toBe(true);
       expect(out.screenshot).toBe(false);
       expect(out.text).toMatch(/PipeWire is not installed/);
-      expect(out.click).toBe("synthetic");
       expect(out.pressKey).toBe("delivered_unverified");
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "makes a new remote-desktop session when the compositor restarted, and captures and clicks again",
+    async () => {
+      await desktop.restartShell();
+      expect(
+        gtk.exited() || (await until("the old app gone with its compositor", async () => gtk.exited())),
+      ).toBe(true);
+      await openGtk();
+      const snap = await session.snapshot({ app: GTK });
+      expect(snap.screenshot, snap.text.slice(0, 300)).toBeDefined();
+      const toggle = recordOf(snap, "toggle button", "togglebutton");
+      expect(lineOf(snap, toggle.index)).toMatch(/Value: off$/);
+      const p = pixelOf(snap, toggle.frame!);
+      await session.clickAt(p.x, p.y, { of: snap, snapshot: false });
+      await until("the toggle on in the new app", async () => {
+        const s = await session.snapshot({ app: GTK, screenshot: false });
+        return /Value: on$/.test(lineOf(s, recordOf(s, "toggle button", "togglebutton").index));
+      });
     },
     TIMEOUT,
   );

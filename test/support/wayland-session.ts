@@ -31,6 +31,8 @@ export interface WaylandSession {
   evalJs(js: string, timeoutMs?: number): Promise<unknown>;
   /** Starts a program on the desktop; resolves once `ready` holds (polled), or throws with its output. */
   launch(command: string, args: string[], extraEnv?: NodeJS.ProcessEnv): LaunchedApp;
+  /** Kills gnome-shell (TERM, then KILL) and starts a new one on the same buses; its Wayland clients die with it. */
+  restartShell(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -133,6 +135,7 @@ export async function startWaylandSession({
     dir,
     env,
     shellPid: 0,
+    restartShell: async () => {},
     evalJs: async (js, timeoutMs = 5000) => {
       const { stdout } = await run(
         "gdbus",
@@ -180,13 +183,7 @@ export async function startWaylandSession({
       rmSync(dir, { recursive: true, force: true });
     },
   };
-  try {
-    start("dbus", "dbus-daemon", ["--session", `--address=${env.DBUS_SESSION_BUS_ADDRESS}`, "--nofork"]);
-    start("sysbus", "dbus-daemon", ["--session", `--address=unix:path=${dir}/sysbus`, "--nofork"]);
-    await waitFor("the session bus", () => existsSync(`${dir}/bus`) && existsSync(`${dir}/sysbus`), 10_000);
-    const pw = start("pipewire", "pipewire", []);
-    await waitFor("PipeWire", () => existsSync(`${dir}/pipewire-0`), 10_000, pw.output);
-    start("wireplumber", "wireplumber", []);
+  const startShell = async () => {
     const shell = start(
       "gnome-shell",
       "gnome-shell",
@@ -218,12 +215,36 @@ export async function startWaylandSession({
       async () => {
         const [starting, visible, modal] = (await session.evalJs(
           `(() => { const M = imports.ui.main; if (!M.layoutManager._startingUp && M.overview.visible) M.overview.hide();
-             return [M.layoutManager._startingUp, M.overview.visible, M.modalCount]; })()`,
+               return [M.layoutManager._startingUp, M.overview.visible, M.modalCount]; })()`,
         )) as [boolean, boolean, number];
         return !starting && !visible && modal === 0;
       },
       30_000,
     );
+  };
+  session.restartShell = async () => {
+    const pid = session.shellPid;
+    for (const sig of ["SIGCONT", "SIGTERM"] as const) {
+      try {
+        process.kill(pid, sig);
+      } catch {
+        // gone
+      }
+    }
+    const until = Date.now() + 5000;
+    while (Date.now() < until && alive(pid)) await new Promise((r) => setTimeout(r, 50));
+    if (alive(pid)) process.kill(pid, "SIGKILL");
+    while (alive(pid)) await new Promise((r) => setTimeout(r, 50));
+    await startShell();
+  };
+  try {
+    start("dbus", "dbus-daemon", ["--session", `--address=${env.DBUS_SESSION_BUS_ADDRESS}`, "--nofork"]);
+    start("sysbus", "dbus-daemon", ["--session", `--address=unix:path=${dir}/sysbus`, "--nofork"]);
+    await waitFor("the session bus", () => existsSync(`${dir}/bus`) && existsSync(`${dir}/sysbus`), 10_000);
+    const pw = start("pipewire", "pipewire", []);
+    await waitFor("PipeWire", () => existsSync(`${dir}/pipewire-0`), 10_000, pw.output);
+    start("wireplumber", "wireplumber", []);
+    await startShell();
     return session;
   } catch (e) {
     await session.stop();
