@@ -182,6 +182,31 @@ describe("GNOME Wayland through Mutter (gtk3-widget-factory as a Wayland client)
   );
 
   it(
+    "measures: a screenshot's cost (one PipeWire frame) beside a snapshot without one",
+    async () => {
+      const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+      const timed = async (screenshot: boolean) => {
+        const xs: number[] = [];
+        for (let i = 0; i < 5; i++) {
+          const t0 = performance.now();
+          const s = await session.snapshot({ app: GTK, screenshot });
+          xs.push(performance.now() - t0);
+          expect(s.screenshot !== undefined).toBe(screenshot);
+        }
+        return median(xs);
+      };
+      const without = await timed(false);
+      const withShot = await timed(true);
+      console.log(
+        `snapshot median of 5: ${without.toFixed(0)} ms without a screenshot, ${withShot.toFixed(0)} ms with (the frame, its crop and PNG: ${(withShot - without).toFixed(0)} ms)`,
+      );
+      // A bound that a hang or a stuck stream would break on this loaded 2-core machine, not a benchmark.
+      expect(withShot - without).toBeLessThan(2500);
+    },
+    TIMEOUT,
+  );
+
+  it(
     "clicks a toggle button with the pointer (clickAt on its pixel) and AT-SPI reads it checked",
     async () => {
       const snap = await session.snapshot({ app: GTK });
@@ -189,14 +214,15 @@ describe("GNOME Wayland through Mutter (gtk3-widget-factory as a Wayland client)
       expect(lineOf(snap, toggle.index)).toMatch(/Value: off$/);
       const p = pixelOf(snap, toggle.frame!);
       const t0 = performance.now();
-      const result = await session.clickAt(p.x, p.y, { of: snap });
+      const result = await session.clickAt(p.x, p.y, { of: snap, snapshot: false });
+      const sentMs = performance.now() - t0;
       expect(result).toMatchObject({ action: "clickAt", channel: "synthetic" });
       const after = await until("the toggle checked", async () => {
         const s = await session.snapshot({ app: GTK, screenshot: false });
         return /Value: on$/.test(lineOf(s, recordOf(s, "toggle button", "togglebutton").index)) && s;
       });
       console.log(
-        `clickAt round trip (click until AT-SPI shows it checked) ${(performance.now() - t0).toFixed(0)} ms`,
+        `clickAt: ${sentMs.toFixed(0)} ms to return (hit tests, hover, click), ${(performance.now() - t0).toFixed(0)} ms until AT-SPI shows it checked`,
       );
       expect(lineOf(after, recordOf(after, "toggle button", "togglebutton").index)).toMatch(/Value: on$/);
     },
