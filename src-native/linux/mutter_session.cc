@@ -58,9 +58,10 @@ MutterSession::~MutterSession() { Drop(true); }
 void MutterSession::Drop(bool closeConnection) {
   if (conn_ && closedSub_) g_dbus_connection_signal_unsubscribe(conn_.get(), closedSub_);
   closedSub_ = 0;
-  if (conn_ && !rdPath_.empty() && !closed_ && !g_dbus_connection_is_closed(conn_.get())) {
-    // Stop without waiting: mutter also stops it when the connection goes.
-    g_dbus_connection_call(conn_.get(), kRd, rdPath_.c_str(), kRdSession, "Stop", nullptr, nullptr,
+  if (conn_ && !rdPath_.empty() && !owner_.empty() && !*closed_ && !g_dbus_connection_is_closed(conn_.get())) {
+    // Stop without waiting: mutter also stops it when the connection goes. Sent to the compositor that
+    // made it (its unique name), never to a successor that may have a session at the same path.
+    g_dbus_connection_call(conn_.get(), owner_.c_str(), rdPath_.c_str(), kRdSession, "Stop", nullptr, nullptr,
                            G_DBUS_CALL_FLAGS_NO_AUTO_START, 200, nullptr, nullptr, nullptr);
   }
   rdPath_.clear();
@@ -68,7 +69,8 @@ void MutterSession::Drop(bool closeConnection) {
   streamPath_.clear();
   nodeId_ = 0;
   owner_.clear();
-  closed_ = false;
+  // A Closed signal of the old session still queued on the context must not mark the next one.
+  closed_ = std::make_shared<bool>(false);
   if (closeConnection && conn_) {
     g_dbus_connection_close(conn_.get(), nullptr, nullptr, nullptr);
     conn_.reset();
@@ -113,10 +115,8 @@ glib::VariantPtr MutterSession::Call(const char* dest, const char* path, const c
     if (IsTimeout(e)) {
       err = {ErrorCode::kTimeout, std::string("GNOME's compositor did not answer ") + method + " in time"};
     } else {
-      glib::CharPtr remote(g_dbus_error_get_remote_error(e));
-      std::string text = e->message ? e->message : "";
       g_dbus_error_strip_remote_error(pending->error.get());
-      err = {ErrorCode::kActionFailed, std::string(method) + " failed: " + (e->message ? e->message : text)};
+      err = {ErrorCode::kActionFailed, std::string(method) + " failed: " + (e->message ? e->message : "")};
     }
     return nullptr;
   }
@@ -184,7 +184,7 @@ Error MutterSession::Ensure(Clock::time_point deadline) {
   if (owner.empty())
     return {ErrorCode::kActionNotSupported,
             "GNOME's compositor offers no remote desktop here (org.gnome.Mutter.RemoteDesktop has no owner)"};
-  if (!rdPath_.empty() && !closed_ && owner == owner_) return {};
+  if (!rdPath_.empty() && !*closed_ && owner == owner_) return {};
   // A new compositor (or a closed session): what the old one had is gone with it.
   Drop(false);
   owner_ = owner;
@@ -247,35 +247,38 @@ Error MutterSession::Start(Clock::time_point deadline) {
   g_variant_get(r.get(), "(&o)", &path);
   streamPath_ = path;
 
-  // The node id comes as a signal once the session starts: subscribe first, on this object's context.
+  // The node id comes as a signal once the session starts: subscribe first, on this object's context. The
+  // callbacks' data is shared, not on this stack: GDBus may still dispatch one after unsubscribing.
   glib::ContextScope scope(ctx_.get());
   struct Wait {
     uint32_t node = 0;
     bool got = false;
-  } wait;
+  };
+  auto wait = std::make_shared<Wait>();
+  const auto freeShared = [](gpointer p) { delete static_cast<std::shared_ptr<void>*>(p); };
   const guint added = g_dbus_connection_signal_subscribe(
       conn_.get(), owner_.c_str(), kScStream, "PipeWireStreamAdded", streamPath_.c_str(), nullptr,
       G_DBUS_SIGNAL_FLAGS_NONE,
       [](GDBusConnection*, const gchar*, const gchar*, const gchar*, const gchar*, GVariant* params, gpointer p) {
-        auto* w = static_cast<Wait*>(p);
+        auto& w = *std::static_pointer_cast<Wait>(*static_cast<std::shared_ptr<void>*>(p));
         if (g_variant_is_of_type(params, G_VARIANT_TYPE("(u)"))) {
-          g_variant_get(params, "(u)", &w->node);
-          w->got = true;
+          g_variant_get(params, "(u)", &w.node);
+          w.got = true;
         }
       },
-      &wait, nullptr);
+      new std::shared_ptr<void>(wait), freeShared);
   closedSub_ = g_dbus_connection_signal_subscribe(
       conn_.get(), owner_.c_str(), kRdSession, "Closed", rdPath_.c_str(), nullptr, G_DBUS_SIGNAL_FLAGS_NONE,
       [](GDBusConnection*, const gchar*, const gchar*, const gchar*, const gchar*, GVariant*, gpointer p) {
-        static_cast<MutterSession*>(p)->closed_ = true;
+        *std::static_pointer_cast<bool>(*static_cast<std::shared_ptr<void>*>(p)) = true;
       },
-      this, nullptr);
+      new std::shared_ptr<void>(closed_), freeShared);
   r = Call(kRd, rdPath_.c_str(), kRdSession, "Start", nullptr, nullptr, deadline, err);
-  if (r) glib::IterateUntil(ctx_.get(), Left(deadline), [&] { return wait.got; });
+  if (r) glib::IterateUntil(ctx_.get(), Left(deadline), [&] { return wait->got; });
   g_dbus_connection_signal_unsubscribe(conn_.get(), added);
   if (!r) return err;
-  if (!wait.got) return {ErrorCode::kTimeout, "GNOME's compositor gave no PipeWire stream in time"};
-  nodeId_ = wait.node;
+  if (!wait->got) return {ErrorCode::kTimeout, "GNOME's compositor gave no PipeWire stream in time"};
+  nodeId_ = wait->node;
 
   monitor_ = Rect{0, 0, 0, 0};
   r = Call(kSc, streamPath_.c_str(), "org.freedesktop.DBus.Properties", "Get",
@@ -299,10 +302,13 @@ Error MutterSession::Start(Clock::time_point deadline) {
 
 Error MutterSession::Notify(const char* method, GVariant* args, Clock::time_point deadline, bool& sent) {
   glib::VariantPtr owned = glib::SinkVariant(args);
+  sent = false;
   if (rdPath_.empty()) return {ErrorCode::kInputFailed, "no remote-desktop session"};
+  if (Clock::now() >= deadline) return {ErrorCode::kTimeout, std::string("the deadline passed before ") + method};
   Error err;
-  sent = true;
-  glib::VariantPtr r = Call(kRd, rdPath_.c_str(), kRdSession, method, owned.get(), nullptr, deadline, err);
+  sent = true;  // from here the event may reach the compositor, whatever the reply
+  // To the compositor that made the session (its unique name), never to a successor.
+  glib::VariantPtr r = Call(owner_.c_str(), rdPath_.c_str(), kRdSession, method, owned.get(), nullptr, deadline, err);
   if (err.code == ErrorCode::kActionFailed) err.code = ErrorCode::kInputFailed;
   return err;
 }

@@ -19,6 +19,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "../core/types.h"
@@ -39,8 +40,8 @@ class MutterSession {
   // session bus has org.gnome.Mutter.RemoteDesktop and .ScreenCast. Bounded.
   bool Available(Clock::time_point deadline);
   // The session started, with its monitor stream's PipeWire node; made or
-  // made again as said above. kCaptureFailed/kInputFailed-neutral: kTimeout
-  // when the compositor does not answer, kActionNotSupported without Mutter.
+  // made again as said above: kTimeout when the compositor does not answer,
+  // kActionNotSupported without Mutter, kActionFailed when it refuses.
   Error Ensure(Clock::time_point deadline);
   // Forgets the session (and the connection when `closeConnection`): mutter
   // closes what it had when the connection goes.
@@ -50,8 +51,8 @@ class MutterSession {
   // The monitor stream's place on the screen (its Parameters), in logical pixels.
   const Rect& Monitor() const { return monitor_; }
   const std::string& StreamPath() const { return streamPath_; }
-  // True once the first input event of this session went out (Chromium drops a new session's first key
-  // unless a modifier was tapped first: the tap is sent by Ensure).
+  // Counts the sessions made (a new one after a compositor restart). Each starts with a Shift tap: Chromium
+  // drops the first key of a new input session.
   int Generation() const { return generation_; }
 
   // org.gnome.Mutter.RemoteDesktop.Session.<method>(args) on the live session. `sent` becomes true when the
@@ -76,7 +77,8 @@ class MutterSession {
   std::string rdPath_, scPath_, streamPath_;
   uint32_t nodeId_ = 0;
   Rect monitor_;
-  bool closed_ = false;  // mutter sent Closed on the session
+  // Mutter sent Closed on the session; shared with the signal's callback, one flag per session.
+  std::shared_ptr<bool> closed_ = std::make_shared<bool>(false);
   guint closedSub_ = 0;
   int generation_ = 0;
 };
