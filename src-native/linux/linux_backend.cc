@@ -303,7 +303,14 @@ Error LinuxBackend::ElementAtPoint(const WindowInfo& window, double x, double y,
 void LinuxBackend::PrepareWalk(const AppInfo& app, const WindowInfo& window, Clock::time_point deadline,
                                std::vector<std::string>& notes, bool& contentPending) {
   unsigned long xid = 0;
-  if (!XidOf(window.element, xid)) return AtspiBackend::PrepareWalk(app, window, deadline, notes, contentPending);
+  if (!XidOf(window.element, xid)) {
+    // Which route this window's pixels and input take, said where the agent reads it.
+    if (OnMutter(window, deadline))
+      notes.push_back(app.name +
+                      " is a native Wayland window: its screenshot and pointer and key input go through GNOME's "
+                      "compositor (Mutter ScreenCast and RemoteDesktop); its frames are relative to the window");
+    return AtspiBackend::PrepareWalk(app, window, deadline, notes, contentPending);
+  }
   notes.push_back(app.name + " has no accessibility tree: only its window (X11 " + HexId(xid) +
                   ") and what its pixels show");
 }

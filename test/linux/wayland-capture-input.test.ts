@@ -138,6 +138,9 @@ describe("GNOME Wayland through Mutter (gtk3-widget-factory as a Wayland client)
       const shot = snap.screenshot!;
       expect(shot, snap.text.slice(0, 400)).toBeDefined();
       const png = decodePng(shot.data);
+      expect(snap.text).toMatch(
+        /native Wayland window: its screenshot and pointer and key input go through GNOME.s compositor/,
+      );
       // The compositor's own image of the window's buffer (MetaWindowActor.get_image), for comparison.
       const file = join(desktop.dir, "actor.png");
       const w = (await gtkWindow())!;
