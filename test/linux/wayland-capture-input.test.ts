@@ -37,15 +37,17 @@ interface ShellWindow {
   focus: boolean;
 }
 
-async function gtkWindow(): Promise<ShellWindow | undefined> {
+async function windowOfPid(pid: number): Promise<ShellWindow | undefined> {
   const list = (await desktop.evalJs(
-    `global.get_window_actors().map(a => a.meta_window).filter(w => w.get_pid() === ${gtk.pid}).map(w => {
+    `global.get_window_actors().map(a => a.meta_window).filter(w => w.get_pid() === ${pid}).map(w => {
        const f = w.get_frame_rect(), b = w.get_buffer_rect();
        return { id: w.get_id(), frame: [f.x, f.y, f.width, f.height], buffer: [b.x, b.y, b.width, b.height],
                 focus: w === global.display.get_focus_window() }; })`,
   )) as ShellWindow[];
   return list[0];
 }
+
+const gtkWindow = () => windowOfPid(gtk.pid);
 
 async function until<T>(what: string, probe: () => Promise<T | undefined | false>, ms = 10_000): Promise<T> {
   const end = Date.now() + ms;
@@ -65,31 +67,40 @@ const lineOf = (s: Snapshot, index: number) =>
 
 /** Starts gtk3-widget-factory, places its window wholly on the monitor, focused, and waits for AT-SPI to list it. */
 async function openGtk(): Promise<void> {
-  gtk = desktop.launch(GTK, []);
+  gtk = await openApp(GTK);
+}
+
+/** Starts an app, places its window wholly on the monitor at (100,100), focused, and waits for AT-SPI to list it. */
+async function openApp(command: string): Promise<LaunchedApp> {
+  const app = desktop.launch(command, []);
+  const appWindow = () => windowOfPid(app.pid);
   // The window is listed at 0x0 before its first frame, and placed after.
   const w = await until(
-    "gtk3-widget-factory's window mapped in the shell",
+    `${command}'s window mapped in the shell`,
     async () => {
-      const m = await gtkWindow();
+      const m = await appWindow();
       return m && m.frame[2] > 0 && m;
     },
     30_000,
   );
-  // Its buffer is wider than the frame by the shadow: at (100,100) all of it is on the monitor.
+  // Not maximized (gtk4-widget-factory starts so), so that its buffer is wider than the frame by the shadow;
+  // at (100,100) all of it is on the monitor.
   await until("the window moved and focused", async () => {
     await desktop.evalJs(
       `(() => { const w = global.get_window_actors().map(a => a.meta_window).find(w => w.get_id() === ${w.id});
+         if (w.get_maximized()) w.unmaximize(imports.gi.Meta.MaximizeFlags.BOTH);
          w.move_frame(true, 100, 100); w.activate(global.get_current_time()); return 1; })()`,
     );
     await new Promise((r) => setTimeout(r, 200));
-    const m = await gtkWindow();
+    const m = await appWindow();
     return m && m.frame[0] === 100 && m.frame[1] === 100 && m.focus;
   });
   await until(
     "the app in the accessibility registry",
-    async () => (await listApps()).some((a) => a.name === GTK && a.pid === gtk.pid),
+    async () => (await listApps()).some((a) => a.pid === app.pid),
     30_000,
   );
+  return app;
 }
 
 beforeAll(async () => {
