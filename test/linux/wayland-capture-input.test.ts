@@ -121,7 +121,7 @@ function recordOf(snap: Snapshot, role: string, name?: string) {
   return r;
 }
 
-/** A screenshot pixel at the centre of a record's frame (screen points to screenshot pixels). */
+/** A screenshot pixel at the centre of a record's screen frame (the contract: pixel = (screen - windowOrigin) * scale). */
 function pixelOf(snap: Snapshot, frame: { x: number; y: number; w: number; h: number }) {
   const shot = snap.screenshot!;
   const k = shot.pixelWidth / snap.window.frame.w;
@@ -166,10 +166,12 @@ describe("GNOME Wayland through Mutter (gtk3-widget-factory as a Wayland client)
       expect(w.frame.slice(0, 2)).toEqual([100, 100]);
       expect(snap.window.frame).toEqual({ x: bx, y: by, w: bw, h: bh });
       expect(shot.windowOrigin).toEqual({ x: bx, y: by });
-      expect([png.width, png.height]).toEqual([bw, bh]);
-      // Element frames are screen frames too: the toggle lies inside the shell's frame rect. Window-relative
-      // (AT-SPI's own numbers, from the buffer's corner) it would be at y 80, above the frame's top at 100.
-      const toggle = recordOf(snap, "toggle button", "togglebutton").frame!;
+      // Element screen frames are the window's origin plus their window-relative frame, and lie inside the
+      // shell's frame rect. Unmapped (AT-SPI's own numbers, from the buffer's corner) it would be at y 80,
+      // above the frame's top at 100.
+      const record = recordOf(snap, "toggle button", "togglebutton");
+      const toggle = record.screenFrame!;
+      expect(toggle).toEqual({ ...record.frame!, x: record.frame!.x + bx, y: record.frame!.y + by });
       const [fx0, fy0, fw0, fh0] = w.frame;
       expect(toggle.x).toBeGreaterThanOrEqual(fx0);
       expect(toggle.y).toBeGreaterThanOrEqual(fy0);
@@ -238,7 +240,7 @@ describe("GNOME Wayland through Mutter (gtk3-widget-factory as a Wayland client)
       const snap = await session.snapshot({ app: GTK });
       const toggle = recordOf(snap, "toggle button", "togglebutton");
       expect(lineOf(snap, toggle.index)).toMatch(/Value: off$/);
-      const p = pixelOf(snap, toggle.frame!);
+      const p = pixelOf(snap, toggle.screenFrame!);
       const t0 = performance.now();
       const result = await session.clickAt(p.x, p.y, { of: snap, snapshot: false });
       const sentMs = performance.now() - t0;
@@ -260,7 +262,7 @@ describe("GNOME Wayland through Mutter (gtk3-widget-factory as a Wayland client)
     async () => {
       const snap = await session.snapshot({ app: GTK });
       const entry = snap.records.find((r) => r.role === "text" && r.settable)!;
-      const p = pixelOf(snap, entry.frame!);
+      const p = pixelOf(snap, entry.screenFrame!);
       await session.clickAt(p.x, p.y, { of: snap });
       await until("the entry focused", async () => {
         const s = await session.snapshot({ app: GTK, screenshot: false });
@@ -325,7 +327,7 @@ describe("GNOME Wayland through Mutter (gtk3-widget-factory as a Wayland client)
       const snap = await session.snapshot({ app: GTK });
       const toggle = recordOf(snap, "toggle button", "togglebutton");
       expect(lineOf(snap, toggle.index)).toMatch(/Value: on$/);
-      const p = pixelOf(snap, toggle.frame!);
+      const p = pixelOf(snap, toggle.screenFrame!);
       const shellPid = compositorPid(desktop);
       process.kill(shellPid, "SIGSTOP");
       let stalled: unknown;
@@ -346,7 +348,7 @@ describe("GNOME Wayland through Mutter (gtk3-widget-factory as a Wayland client)
       // Still off? The stalled click sent nothing; the toggle stays on until the next click turns it off.
       const fresh = await session.snapshot({ app: GTK });
       expect(lineOf(fresh, recordOf(fresh, "toggle button", "togglebutton").index)).toMatch(/Value: on$/);
-      const q = pixelOf(fresh, recordOf(fresh, "toggle button", "togglebutton").frame!);
+      const q = pixelOf(fresh, recordOf(fresh, "toggle button", "togglebutton").screenFrame!);
       await session.clickAt(q.x, q.y, { of: fresh, snapshot: false });
       await until("the toggle off again", async () => {
         const s = await session.snapshot({ app: GTK, screenshot: false });
@@ -401,7 +403,7 @@ describe("GNOME Wayland through Mutter (gtk3-widget-factory as a Wayland client)
       expect(snap.screenshot, snap.text.slice(0, 300)).toBeDefined();
       const toggle = recordOf(snap, "toggle button", "togglebutton");
       expect(lineOf(snap, toggle.index)).toMatch(/Value: off$/);
-      const p = pixelOf(snap, toggle.frame!);
+      const p = pixelOf(snap, toggle.screenFrame!);
       await session.clickAt(p.x, p.y, { of: snap, snapshot: false });
       await until("the toggle on in the new app", async () => {
         const s = await session.snapshot({ app: GTK, screenshot: false });

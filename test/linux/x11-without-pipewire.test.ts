@@ -36,8 +36,10 @@ describe("X11 without libpipewire", () => {
     )!;
     const shot = snap.screenshot!;
     const k = shot.pixelWidth / snap.window.frame.w;
-    const x = Math.round((toggle.frame!.x + toggle.frame!.w / 2 - shot.windowOrigin.x) * k);
-    const y = Math.round((toggle.frame!.y + toggle.frame!.h / 2 - shot.windowOrigin.y) * k);
+    // Screen frame to screenshot pixel: (screen - windowOrigin) * scale.
+    const f = toggle.screenFrame!;
+    const x = Math.round((f.x + f.w / 2 - shot.windowOrigin.x) * k);
+    const y = Math.round((f.y + f.h / 2 - shot.windowOrigin.y) * k);
     const result = await session.clickAt(x, y, { of: snap });
     expect(result).toMatchObject({ action: "clickAt", channel: "synthetic" });
   });
