@@ -55,6 +55,10 @@ std::string JsNumber(double v) {
   return buf;
 }
 
+constexpr char kRefusedStatus[] =
+    "GNOME Shell refuses Eval (it is not in unsafe mode, as on a user's own session): screen positions of "
+    "windows and elements are unknown";
+
 int64_t MsLeft(Clock::time_point deadline) {
   return std::max<int64_t>(0, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count());
 }
@@ -201,9 +205,7 @@ Error GnomeShell::Open(Clock::time_point deadline) {
     evalAllowed_ = true;
     status_ = "GNOME Shell answers Eval (unsafe mode): windows, frames, stacking and focus come from the compositor";
   } else if (e.code == ErrorCode::kPermissionDenied) {
-    status_ =
-        "GNOME Shell refuses Eval (it is not in unsafe mode, as on a user's own session): screen positions of "
-        "windows and elements are unknown";
+    status_ = kRefusedStatus;
   } else {
     status_ = "GNOME Shell did not answer Eval: " + e.message;
   }
@@ -228,8 +230,15 @@ Error GnomeShell::Eval(const std::string& script, std::string& result, Clock::ti
   const gchar* text = nullptr;
   g_variant_get(reply.get(), "(b&s)", &ok, &text);
   result = text ? text : "";
-  // Outside unsafe mode the shell answers (false, "") to every script.
-  if (!ok && result.empty()) return {ErrorCode::kPermissionDenied, "GNOME Shell refuses Eval (not in unsafe mode)"};
+  // Outside unsafe mode the shell answers (false, "") to every script. A shell that allowed Eval at the
+  // connect may leave unsafe mode (or be replaced by one not in it): from then on this says so.
+  if (!ok && result.empty()) {
+    if (evalAllowed_) {
+      evalAllowed_ = false;
+      status_ = kRefusedStatus;
+    }
+    return {ErrorCode::kPermissionDenied, "GNOME Shell refuses Eval (not in unsafe mode)"};
+  }
   if (!ok) return {ErrorCode::kActionFailed, "GNOME Shell Eval raised: " + result};
   return {};
 }

@@ -392,6 +392,37 @@ describe("GNOME Wayland through Mutter (gtk3-widget-factory as a Wayland client)
   );
 
   it(
+    "when the shell stops saying where windows are (Eval refused, as on a user's session), capture and pointer and key input are refused (native INPUT_FAILED) and nothing is sent",
+    async () => {
+      // The shell leaves unsafe mode; the next test's restart brings a new shell in it.
+      expect(await evalJs("(() => { global.context.unsafe_mode = false; return 1; })()")).toBe(1);
+      const snap = await session.snapshot({ app: GTK });
+      expect(snap.window.positionUnknown).toBe(true);
+      expect(snap.screenshot).toBeUndefined();
+      expect(snap.text).toMatch(/screen positions are unknown: GNOME Shell refuses Eval/);
+      expect(snap.text).toMatch(/no screenshot: the window's place on screen is unknown/);
+      const refused = (e: unknown) => {
+        expect(e).toBeInstanceOf(AxsnapError);
+        const err = e as AxsnapError;
+        expect(err.code, err.message).toBe("ACTION_FAILED");
+        expect(err.delivery).toBe("not_delivered");
+        expect(err.message).toMatch(/place on screen is unknown/);
+        expect(err.hint).toMatch(/desktop start NAME --wayland/);
+      };
+      refused(await session.pressKey("End").catch((e: unknown) => e));
+      refused(await session.typeText("x").catch((e: unknown) => e));
+      // Pointer input: wheel steps on the text view's pane (the only way to scroll it: no semantic route).
+      const lines = snap.text.split("\n").map((l) => l.trim());
+      const textAt = lines.findIndex((l) => /^\d+ text .*Value: Lorem ipsum/.test(l));
+      const pane = Number(/^(\d+) scroll pane/.exec(lines[textAt - 1] ?? "")?.[1]);
+      expect(pane, snap.text).toBeGreaterThan(0);
+      refused(await session.scroll(pane, "down", 1, { snapshot: false }).catch((e: unknown) => e));
+      expect(await entryText()).toBe("replaced");
+    },
+    TIMEOUT,
+  );
+
+  it(
     "makes a new remote-desktop session when the compositor restarted, and captures and clicks again",
     async () => {
       await restartCompositor(desktop);
