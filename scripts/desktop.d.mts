@@ -91,6 +91,10 @@ export interface CompositorWindow {
   minimized: boolean;
 }
 
+/** Stops a Wayland desktop's gnome-shell (its clients die with it) and starts a new one; resolves when ready. */
+export function restartCompositor(desktop: Desktop): Promise<void>;
+/** A Wayland desktop's gnome-shell process id. */
+export function compositorPid(desktop: Desktop): number;
 /** The compositor's windows on a Wayland desktop (through Eval), bottom to top. */
 export function compositorWindows(desktop: Desktop): Promise<CompositorWindow[]>;
 

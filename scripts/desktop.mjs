@@ -620,7 +620,21 @@ async function startWaylandSession(desktop) {
     10_000,
   );
 
-  const socket = "wayland-0";
+  desktop._systemBusAddress = system.address;
+  await startShell(desktop);
+  desktop.waylandDisplay = path.join(desktop.runtimeDir, WAYLAND_SOCKET);
+  env.WAYLAND_DISPLAY = desktop.waylandDisplay;
+}
+
+const WAYLAND_SOCKET = "wayland-0";
+
+/** Headless gnome-shell (in unsafe mode unless `unsafe: false`), ready once it owns its D-Bus names and (unsafe) its Overview is hidden. */
+async function startShell(desktop) {
+  const env = desktop.env;
+  const socket = WAYLAND_SOCKET;
+  // A restart's env names the socket already; the headless shell makes it, never connects to it.
+  const shellEnv = { ...env, DBUS_SYSTEM_BUS_ADDRESS: desktop._systemBusAddress };
+  delete shellEnv.WAYLAND_DISPLAY;
   const shell = spawnPart(
     desktop,
     "gnome-shell",
@@ -634,7 +648,7 @@ async function startWaylandSession(desktop) {
       socket,
       ...(desktop.unsafe ? ["--unsafe-mode"] : []),
     ],
-    { ...env, DBUS_SYSTEM_BUS_ADDRESS: system.address },
+    shellEnv,
   );
   desktop._shell = shell;
   const owned = async (name) =>
@@ -665,8 +679,24 @@ async function startWaylandSession(desktop) {
       async () => (await shellEval(desktop, HIDE_OVERVIEW)) === '"hidden"',
       10_000,
     );
-  desktop.waylandDisplay = path.join(desktop.runtimeDir, socket);
-  env.WAYLAND_DISPLAY = desktop.waylandDisplay;
+}
+
+/**
+ * Stops the Wayland desktop's gnome-shell (its Wayland clients die with it)
+ * and starts a new one on the same socket and buses, as after a compositor
+ * crash. Resolves when the new shell is ready.
+ */
+export async function restartCompositor(desktop) {
+  if (desktop.session !== "wayland") throw new Error("desktop: only a Wayland desktop has a compositor to restart");
+  const old = desktop._shell;
+  if (old?.pid) await terminate(markedProcesses(desktop.tmpDir).filter((p) => p.pid === old.pid), 6000);
+  await startShell(desktop);
+}
+
+/** The Wayland desktop's gnome-shell process id. */
+export function compositorPid(desktop) {
+  if (!desktop._shell?.pid) throw new Error("desktop: no compositor runs on this desktop");
+  return desktop._shell.pid;
 }
 
 /** Activates the accessibility bus (first GetAddress) and sets IsEnabled for toolkits that wait for it. */

@@ -53,6 +53,8 @@ PACKAGES=(
   libxtst-dev
   libxext-dev
   zlib1g-dev
+  # PipeWire's headers for the Mutter route's one-frame reader (the library itself is loaded at run time)
+  libpipewire-0.3-dev
   # macOS compile check without a Mac (scripts/check-macos.mjs)
   clang-16
   # C/C++/Objective-C++ formatting check (scripts/check-cc-format.mjs, in npm run lint)

@@ -7,6 +7,8 @@
 #include "gnome_shell.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -35,6 +37,27 @@ constexpr char kListScript[] =
     " w.minimized ? 1 : 0, r.x, r.y, r.width, r.height, b.x, b.y, b.width, b.height,"
     " encodeURIComponent(w.get_title() || ''), encodeURIComponent(w.get_wm_class() || '')].join(','); }).join(';'); "
     "})()";
+
+// The hit test looks at frames (the shadow around a buffer takes no input) of shown windows, top down.
+constexpr char kInputScript[] =
+    "(() => { const d = global.display; const f = d.get_focus_window();"
+    " const ws = d.sort_windows_by_stacking(global.get_window_actors().map(a => a.meta_window))"
+    ".filter(w => !w.minimized && !w.is_hidden());"
+    " const x = X_, y = Y_; let hit = 0;"
+    " for (let i = ws.length - 1; i >= 0; i--) { const r = ws[i].get_frame_rect();"
+    " if (x >= r.x && x < r.x + r.width && y >= r.y && y < r.y + r.height) { hit = ws[i].get_id(); break; } }"
+    " return [hit, f ? f.get_id() : 0, imports.ui.main.modalCount].join(','); })()";
+
+std::string JsNumber(double v) {
+  if (!std::isfinite(v)) return "NaN";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+constexpr char kRefusedStatus[] =
+    "GNOME Shell refuses Eval (it is not in unsafe mode, as on a user's own session): screen positions of "
+    "windows and elements are unknown";
 
 int64_t MsLeft(Clock::time_point deadline) {
   return std::max<int64_t>(0, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count());
@@ -182,9 +205,7 @@ Error GnomeShell::Open(Clock::time_point deadline) {
     evalAllowed_ = true;
     status_ = "GNOME Shell answers Eval (unsafe mode): windows, frames, stacking and focus come from the compositor";
   } else if (e.code == ErrorCode::kPermissionDenied) {
-    status_ =
-        "GNOME Shell refuses Eval (it is not in unsafe mode, as on a user's own session): screen positions of "
-        "windows and elements are unknown";
+    status_ = kRefusedStatus;
   } else {
     status_ = "GNOME Shell did not answer Eval: " + e.message;
   }
@@ -209,8 +230,15 @@ Error GnomeShell::Eval(const std::string& script, std::string& result, Clock::ti
   const gchar* text = nullptr;
   g_variant_get(reply.get(), "(b&s)", &ok, &text);
   result = text ? text : "";
-  // Outside unsafe mode the shell answers (false, "") to every script.
-  if (!ok && result.empty()) return {ErrorCode::kPermissionDenied, "GNOME Shell refuses Eval (not in unsafe mode)"};
+  // Outside unsafe mode the shell answers (false, "") to every script. A shell that allowed Eval at the
+  // connect may leave unsafe mode (or be replaced by one not in it): from then on this says so.
+  if (!ok && result.empty()) {
+    if (evalAllowed_) {
+      evalAllowed_ = false;
+      status_ = kRefusedStatus;
+    }
+    return {ErrorCode::kPermissionDenied, "GNOME Shell refuses Eval (not in unsafe mode)"};
+  }
   if (!ok) return {ErrorCode::kActionFailed, "GNOME Shell Eval raised: " + result};
   return {};
 }
@@ -247,6 +275,25 @@ Error GnomeShell::Activate(uint64_t id, Clock::time_point deadline) {
       return {ErrorCode::kInputFailed, "GNOME Shell did not raise and focus the window " + sid + " in time"};
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+}
+
+Error GnomeShell::InputState(double x, double y, ShellInputState& out, Clock::time_point deadline) {
+  out = ShellInputState{};
+  if (!evalAllowed_) return {ErrorCode::kPermissionDenied, status_};
+  std::string script = kInputScript;
+  script.replace(script.find("X_"), 2, JsNumber(x));
+  script.replace(script.find("Y_"), 2, JsNumber(y));
+  std::string json;
+  if (Error e = Eval(script, json, deadline)) return e;
+  std::vector<std::string> f;
+  if (json.size() >= 2 && json.front() == '"' && json.back() == '"') f = Split(json.substr(1, json.size() - 2), ',');
+  double n[3];
+  if (f.size() != 3 || !Number(f[0], n[0]) || !Number(f[1], n[1]) || !Number(f[2], n[2]))
+    return {ErrorCode::kInternal, "GNOME Shell's answer to the input check was malformed: " + json};
+  out.atPoint = static_cast<uint64_t>(n[0]);
+  out.focused = static_cast<uint64_t>(n[1]);
+  out.modal = static_cast<int>(n[2]);
+  return {};
 }
 
 }  // namespace axsnap

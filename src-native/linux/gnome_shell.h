@@ -35,6 +35,13 @@ struct ShellWindow {
   std::string wmClass;
 };
 
+// What input into a window checks first (gnome_shell.h InputState).
+struct ShellInputState {
+  uint64_t atPoint = 0;  // the topmost shown window whose frame holds the point; 0: none
+  uint64_t focused = 0;  // the window with keyboard focus; 0: none
+  int modal = 0;         // the shell's modal grabs: while > 0 a shell dialog takes all input
+};
+
 // The session as this process sees it: XDG_SESSION_TYPE, else WAYLAND_DISPLAY without DISPLAY.
 bool WaylandSession();
 
@@ -53,6 +60,9 @@ class GnomeShell {
   // Raises and focuses the window (MetaWindow.activate), then waits until the
   // shell reports it focused and on top of its peers, within the deadline.
   Error Activate(uint64_t id, Clock::time_point deadline);
+  // One Eval: which window is on top at the screen point (x, y) (a non-finite point asks nothing about
+  // points), which has focus, and whether a shell dialog holds the input. The Mutter route's guards.
+  Error InputState(double x, double y, ShellInputState& out, Clock::time_point deadline);
 
  private:
   Error Eval(const std::string& script, std::string& result, Clock::time_point deadline);

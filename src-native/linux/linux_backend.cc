@@ -354,6 +354,13 @@ void LinuxBackend::PrepareWalk(const AppInfo& app, const WindowInfo& window, Clo
           "screen positions are unknown: " +
           (shell_.evalAllowed() ? std::string("the compositor does not list this window") : shell_.status()) +
           "; frames are relative to the window");
+    // Which route this window's pixels and input take, said where the agent reads it.
+    if (OnMutter(window, deadline))
+      notes.push_back(
+          app.name +
+          " is a native Wayland window: its screenshot and pointer and key input go through "
+          "GNOME's compositor (Mutter ScreenCast and RemoteDesktop)" +
+          std::string(window.positionUnknown ? ", which refuses them while the window's place is unknown" : ""));
     return AtspiBackend::PrepareWalk(app, window, deadline, notes, contentPending);
   }
   notes.push_back(app.name + " has no accessibility tree: only its window (X11 " + HexId(xid) +
@@ -375,8 +382,40 @@ void LinuxBackend::Unwatch(int64_t pid) {
   if (!noTreePids_.count(pid)) AtspiBackend::Unwatch(pid);
 }
 
+bool LinuxBackend::OnMutter(const WindowInfo& window, Clock::time_point deadline) {
+  unsigned long xid = 0;
+  if (!wayland_ || XidOf(window.element, xid) || !mutter_.Active(deadline)) return false;
+  std::vector<X11Client> clients;
+  if (!x11_.ListClients(clients, X11Until(deadline)))
+    for (const X11Client& c : clients)
+      if (c.pid == window.pid) return false;
+  return true;
+}
+
+Error LinuxBackend::MutterTargetOf(const WindowInfo& window, ErrorCode code, MutterTarget& out) const {
+  auto id = shellIds_.find(window.element);
+  auto place = placements_.find(window.element);
+  if (!window.positionUnknown && id != shellIds_.end() && place != placements_.end()) {
+    out.shellId = id->second;
+    out.fromFrame = place->second.fromFrame;
+    return {};
+  }
+  const std::string why = shell_.evalAllowed() ? std::string("GNOME Shell does not list this window") : shell_.status();
+  return {code,
+          "the window's place on screen is unknown (" + why +
+              "): screenshots and pointer and key input through GNOME's compositor need it" +
+              (code == ErrorCode::kInputFailed ? ": nothing was sent" : ""),
+          "act through the accessibility tree (click by index, setValue), or run the app on the agent's Wayland "
+          "desktop (axsnap desktop start NAME --wayland), whose GNOME Shell says where windows are"};
+}
+
 Error LinuxBackend::Capture(const WindowInfo& window, std::vector<uint8_t>& rgba, int& width, int& height,
                             Rect& captured, Clock::time_point deadline) {
+  if (OnMutter(window, deadline)) {
+    MutterTarget target;
+    if (Error e = MutterTargetOf(window, ErrorCode::kCaptureFailed, target)) return e;
+    return mutter_.Capture(target, rgba, width, height, captured, deadline);
+  }
   if (!window.hasFrame || window.frame.w <= 0 || window.frame.h <= 0)
     return {ErrorCode::kCaptureFailed, "the window has no on-screen frame"};
   BindX11(window);
@@ -386,22 +425,44 @@ Error LinuxBackend::Capture(const WindowInfo& window, std::vector<uint8_t>& rgba
 // Synthetic input changes the UI behind the bulk cache's back: drop it after sending.
 Error LinuxBackend::Pointer(const WindowInfo& window, const PointerEvent& ev, Clock::time_point deadline) {
   BindX11(window);
-  Error err = x11_.Pointer(TargetOf(window), ev, deadline);
+  Error err;
+  if (OnMutter(window, deadline)) {
+    MutterTarget target;
+    err = MutterTargetOf(window, ErrorCode::kInputFailed, target);
+    if (!err) err = mutter_.Pointer(target, ev, deadline);
+  } else {
+    err = x11_.Pointer(TargetOf(window), ev, deadline);
+  }
   InvalidateBulkCache();
   return err;
 }
 
 Error LinuxBackend::Keys(const WindowInfo& window, const std::string& combo, Clock::time_point deadline) {
   BindX11(window);
-  Error err = x11_.SendKeys(TargetOf(window), combo, deadline);
+  Error err;
+  if (OnMutter(window, deadline)) {
+    MutterTarget target;
+    err = MutterTargetOf(window, ErrorCode::kInputFailed, target);
+    if (!err) err = mutter_.Keys(target, combo, deadline);
+  } else {
+    err = x11_.SendKeys(TargetOf(window), combo, deadline);
+  }
   InvalidateBulkCache();
   return err;
 }
 
 Error LinuxBackend::TypeText(const WindowInfo& window, const std::string& text, Clock::time_point deadline,
                              size_t& typed) {
+  typed = 0;
   BindX11(window);
-  Error err = x11_.TypeText(TargetOf(window), text, deadline, typed);
+  Error err;
+  if (OnMutter(window, deadline)) {
+    MutterTarget target;
+    err = MutterTargetOf(window, ErrorCode::kInputFailed, target);
+    if (!err) err = mutter_.TypeText(target, text, deadline, typed);
+  } else {
+    err = x11_.TypeText(TargetOf(window), text, deadline, typed);
+  }
   InvalidateBulkCache();
   return err;
 }

@@ -22,6 +22,11 @@
 // screen space (PlaceWaylandWindow, wayland_frames.h), and screen points are
 // moved back for hit-testing. Where the shell refuses (a user's own session),
 // windows are marked positionUnknown and frames stay window-relative.
+//
+// A native Wayland window's pixels and input go through Mutter (WaylandRoute,
+// wayland_input.h) in the same screen space; a positionUnknown window's
+// capture and pointer and key input are refused there (typed, with a hint),
+// never sent to a guessed place.
 #pragma once
 
 #include <memory>
@@ -32,6 +37,7 @@
 #include "atspi_backend.h"
 #include "gnome_shell.h"
 #include "wayland_frames.h"
+#include "wayland_input.h"
 #include "x11_display.h"
 
 namespace axsnap {
@@ -108,6 +114,11 @@ class LinuxBackend : public AtspiBackend {
   WindowInfo WindowOf(const X11Client& c);
   // Binds an "x11" window's handle to its xid before capture or input.
   void BindX11(const WindowInfo& window);
+  // A native Wayland window on GNOME: capture and input go through Mutter (wayland_input.h), not X11,
+  // which never sees it. An app with an X11 window (XWayland) keeps the X11 route.
+  bool OnMutter(const WindowInfo& window, Clock::time_point deadline);
+  // The shell's window behind a placed window; refused (`code`, nothing sent) when its place is unknown.
+  Error MutterTargetOf(const WindowInfo& window, ErrorCode code, MutterTarget& out) const;
 
   // The reads before Wayland placement (X11-only windows, then AT-SPI).
   Error ReadNodesOf(const std::vector<ElementId>& ids, std::vector<NodeAttributes>& out, std::vector<Error>& errs,
@@ -134,6 +145,7 @@ class LinuxBackend : public AtspiBackend {
   std::unordered_map<ElementId, uint64_t> shellIds_;            // AT-SPI window element -> MetaWindow id
 
   X11Display x11_;
+  WaylandRoute mutter_{shell_};
   bool atspiMissing_ = false;     // the last Connect found no accessibility bus, and an X display
   Error atspiError_;              // set while ListApps answered with the X11 apps alone
   std::set<int64_t> noTreePids_;  // the X11-only apps of the last listing (events: none)
