@@ -84,7 +84,7 @@ async function measureSide(side: Side): Promise<Measured> {
       return undefined;
     });
     // The pixel of the check box's centre on the screenshot.
-    const frame = shot.records.find((r) => r.index === box)!.frame!;
+    const frame = shot.records.find((r) => r.index === box)!.screenFrame!;
     const { windowOrigin, scale } = shot.screenshot;
     const px = (frame.x + frame.w / 2 - windowOrigin.x) * scale;
     const py = (frame.y + frame.h / 2 - windowOrigin.y) * scale;
