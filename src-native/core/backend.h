@@ -313,6 +313,14 @@ class Backend {
   // the platform can tell more than "none" (macOS: the window server lists
   // windows of the app that AX does not show here). Empty: nothing to add.
   virtual std::string NoWindowHere(const AppInfo& app) { return {}; }
+  // A window id none of `windows` carries, that may still name one of them:
+  // an id the platform gave the window earlier under another name (Linux: an
+  // X window listed by its xid before its app joined the accessibility bus).
+  // Its index in `windows`, or -1.
+  virtual int WindowByEarlierId(const AppInfo& app, const std::vector<WindowInfo>& windows, const std::string& id,
+                                Clock::time_point deadline) {
+    return -1;
+  }
   // Waits for the app to settle after recovery (bounded by the caller).
   virtual void Settle(std::chrono::milliseconds ms) {}
   // Runs before window choice when a snapshot will walk one of the app's

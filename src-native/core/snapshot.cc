@@ -281,6 +281,13 @@ Error TakeSnapshot(Backend& backend, const SnapshotRequest& request, SnapshotRes
     chosen = ListAppWindows(backend, app, request.deadline, windows);
     for (const WindowInfo& w : windows) seen.push_back(w.element);
     if (!chosen) chosen = SelectWindow(windows, request.window, window);
+    if (chosen.code == ErrorCode::kWindowNotFound && request.window.by == WindowSelector::By::kId) {
+      const int earlier = backend.WindowByEarlierId(app, windows, request.window.text, request.deadline);
+      if (earlier >= 0 && static_cast<size_t>(earlier) < windows.size()) {
+        window = windows[static_cast<size_t>(earlier)];
+        chosen = {};
+      }
+    }
     if (chosen.code == ErrorCode::kWindowNotFound) chosen.message = app.name + ": " + chosen.message;
     out.windowStep = "requested";
     if (!chosen && (window.minimized || !window.visible))

@@ -160,6 +160,22 @@ Error LinuxBackend::ListedWindows(const AppInfo& app, std::vector<WindowInfo>& o
   return AtspiBackend::ListedWindows(app, out, deadline);
 }
 
+int LinuxBackend::WindowByEarlierId(const AppInfo& app, const std::vector<WindowInfo>& windows, const std::string& id,
+                                    Clock::time_point deadline) {
+  // A GTK app maps its first window a moment before it registers, and was listed by the xid meanwhile.
+  const std::string prefix = "x11:";
+  if (IsX11App(app) || id.compare(0, prefix.size(), prefix) != 0) return -1;
+  char* end = nullptr;
+  const unsigned long want = std::strtoul(id.c_str() + prefix.size(), &end, 16);
+  if (want == 0 || end == nullptr || *end != '\0') return -1;
+  for (size_t i = 0; i < windows.size(); i++) {
+    if (!windows[i].hasFrame || Clock::now() >= deadline) continue;
+    unsigned long xid = 0;
+    if (!x11_.FindWindow(app.pid, windows[i].frame, xid, X11Until(deadline)) && xid == want) return static_cast<int>(i);
+  }
+  return -1;
+}
+
 Error LinuxBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<NodeAttributes>& out,
                               std::vector<Error>& errs, Clock::time_point deadline) {
   Error err = ReadNodesOf(ids, out, errs, deadline);
