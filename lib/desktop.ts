@@ -22,7 +22,7 @@ import type { RawApp, RawSnapshot } from "./model.js";
 
 export { desktopBackend } from "./desktop-backend.js";
 
-import { callNative, loadNative, type NativeBackend, type NativeWindow } from "./native.js";
+import { callNative, type InputRoute, loadNative, type NativeBackend, type NativeWindow } from "./native.js";
 import { appOf, deadlineOf, walkRequestOf } from "./observe-request.js";
 import { type OcrMode, ocrLanguagesOf, ocrModeOf } from "./ocr/plan.js";
 import { readPixelText } from "./ocr/read.js";
@@ -86,6 +86,8 @@ export interface LiveObservation {
   backend: NativeBackend;
   window: NativeWindow;
   windowStep: string;
+  /** How the window's pixels and synthetic input travel, as the snapshot found it. */
+  route?: InputRoute;
   /** The observed tree, kept for identity counts when a ref is re-observed. */
   raw: RawSnapshot;
   /** The options it was taken with: an action's fresh snapshot keeps them. */
@@ -220,6 +222,7 @@ export async function snapshot(
     backend: b,
     window: result.window,
     windowStep: result.windowStep,
+    ...(result.route ? { route: result.route } : {}),
     raw: result.raw,
     options: {
       style: render.style,

@@ -104,7 +104,7 @@ export type {
 } from "./model.js";
 export { HIDDEN_COORDINATE, MAX_TREE_DEPTH } from "./model.js";
 /** What a launchable entry is, as the backend lists it (LaunchableApp). */
-export type { NativeLaunchable } from "./native.js";
+export type { InputRoute, NativeLaunchable } from "./native.js";
 export type { OcrMode } from "./ocr/plan.js";
 export { destructiveWordIn, normalizeForMatch } from "./policy/normalize.js";
 export type {

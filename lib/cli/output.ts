@@ -17,6 +17,7 @@ import {
   unexpectedErrorJson,
 } from "../errors.js";
 import type { RawApp, Rect } from "../model.js";
+import type { InputRoute } from "../native.js";
 import type { ActionResult, ResolvedTarget } from "../session.js";
 import type { Snapshot } from "../snapshot.js";
 import type { WindowListing } from "../windows.js";
@@ -69,6 +70,7 @@ export interface ActionData {
   delivery: Delivery;
   retry: Retry;
   channel: "semantic" | "synthetic";
+  route?: InputRoute;
   notes: string[];
   snapshot?: SnapshotData;
   /** How it settled, what opened and closed, the changes (refs into the fresh snapshot), what the text shows. */
@@ -211,6 +213,7 @@ export function actionOutcome(
     delivery: result.delivery,
     retry: result.retry,
     channel: result.channel,
+    ...(result.route ? { route: result.route } : {}),
     notes: reply.notes,
     ...(o.snapshot ? { snapshot: o.snapshot } : {}),
     ...reply.data,

@@ -321,6 +321,10 @@ class Backend {
                                 Clock::time_point deadline) {
     return -1;
   }
+  // How this window's screenshot and synthetic input travel, named for the
+  // action results that used it ("x11", "gnome-mutter", "quartz"); empty when
+  // the platform has one way only.
+  virtual std::string Route(const WindowInfo& window, Clock::time_point deadline) { return {}; }
   // Waits for the app to settle after recovery (bounded by the caller).
   virtual void Settle(std::chrono::milliseconds ms) {}
   // Runs before window choice when a snapshot will walk one of the app's

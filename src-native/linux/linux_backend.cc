@@ -398,6 +398,10 @@ void LinuxBackend::Unwatch(int64_t pid) {
   if (!noTreePids_.count(pid)) AtspiBackend::Unwatch(pid);
 }
 
+std::string LinuxBackend::Route(const WindowInfo& window, Clock::time_point deadline) {
+  return OnMutter(window, deadline) ? "gnome-mutter" : "x11";
+}
+
 bool LinuxBackend::OnMutter(const WindowInfo& window, Clock::time_point deadline) {
   unsigned long xid = 0;
   if (!wayland_ || XidOf(window.element, xid) || !mutter_.Active(deadline)) return false;

@@ -68,6 +68,7 @@ class LinuxBackend : public AtspiBackend {
   Error FocusedApp(AppInfo& out, bool& found, Clock::time_point deadline) override;
   Error AccessibilityMissing() const override { return atspiError_; }
   Error ListedWindows(const AppInfo& app, std::vector<WindowInfo>& out, Clock::time_point deadline) override;
+  std::string Route(const WindowInfo& window, Clock::time_point deadline) override;
   int WindowByEarlierId(const AppInfo& app, const std::vector<WindowInfo>& windows, const std::string& id,
                         Clock::time_point deadline) override;
   Error ReadNodes(const std::vector<ElementId>& ids, std::vector<NodeAttributes>& out, std::vector<Error>& errs,

@@ -224,6 +224,7 @@ Napi::Object SnapshotToJs(Napi::Env env, const SnapshotResult& r) {
   out.Set("raw", snap);
   out.Set("window", WindowToJs(env, raw.window));
   out.Set("windowStep", r.windowStep);
+  if (!r.route.empty()) out.Set("route", r.route);
   Napi::Array ids = Napi::Array::New(env, r.ids.size());
   for (size_t i = 0; i < r.ids.size(); i++) ids.Set(i, static_cast<double>(r.ids[i]));
   out.Set("handles", ids);

@@ -244,7 +244,7 @@ describe("GNOME Wayland through Mutter (gtk3-widget-factory as a Wayland client)
       const t0 = performance.now();
       const result = await session.clickAt(p.x, p.y, { of: snap, snapshot: false });
       const sentMs = performance.now() - t0;
-      expect(result).toMatchObject({ action: "clickAt", channel: "synthetic" });
+      expect(result).toMatchObject({ action: "clickAt", channel: "synthetic", route: "gnome-mutter" });
       const after = await until("the toggle checked", async () => {
         const s = await session.snapshot({ app: GTK, screenshot: false });
         return /Value: on$/.test(lineOf(s, recordOf(s, "toggle button", "togglebutton").index)) && s;
@@ -271,7 +271,7 @@ describe("GNOME Wayland through Mutter (gtk3-widget-factory as a Wayland client)
       await session.snapshot({ app: GTK, screenshot: false });
       await session.pressKey("ctrl+a");
       const typed = await session.typeText("Hi Way1!");
-      expect(typed).toMatchObject({ action: "typeText", channel: "synthetic" });
+      expect(typed).toMatchObject({ action: "typeText", channel: "synthetic", route: "gnome-mutter" });
       expect(await until("the text typed", async () => (await entryText()) === "Hi Way1!" && "yes")).toBe(
         "yes",
       );
@@ -310,7 +310,7 @@ describe("GNOME Wayland through Mutter (gtk3-widget-factory as a Wayland client)
       expect(pane, snap.text).toBeGreaterThan(0);
       expect(lineOf(snap, bar)).toMatch(/ 0$/);
       const result = await session.scroll(pane, "down", 2, { snapshot: false });
-      expect(result).toMatchObject({ action: "scroll", channel: "synthetic" });
+      expect(result).toMatchObject({ action: "scroll", channel: "synthetic", route: "gnome-mutter" });
       const moved = await until("the scroll bar moved", async () => {
         const s = await session.snapshot({ app: GTK, screenshot: false });
         const v = Number(/ (\d+(?:\.\d+)?)$/.exec(lineOf(s, bar))?.[1] ?? 0);
