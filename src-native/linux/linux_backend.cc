@@ -407,6 +407,13 @@ void LinuxBackend::PrepareWalk(const AppInfo& app, const WindowInfo& window, Clo
           "screen positions are unknown: " +
           (shell_.evalAllowed() ? std::string("the compositor does not list this window") : shell_.status()) +
           "; frames are relative to the window");
+    // Two open menus opened from one surface cannot be told apart (MenuSurfaceBelow): say so, their items get no frame.
+    std::map<uint64_t, int> menusOn;
+    for (const ShellWindow& m : menuSurfaces_)
+      if (m.pid == (window.pid > 0 ? window.pid : app.pid) && ++menusOn[m.transientFor] == 2)
+        notes.push_back(
+            "two menus of the app are open from one surface: the compositor does not say which is which, so the "
+            "frames of their items are unknown");
     return AtspiBackend::PrepareWalk(app, window, deadline, notes, contentPending);
   }
   notes.push_back(app.name + " has no accessibility tree: only its window (X11 " + HexId(xid) +
@@ -638,13 +645,26 @@ void LinuxBackend::PlaceListedMenus(const AppInfo& app, std::vector<WindowInfo>&
           found = &m;
           n++;
         }
-      // The menu item itself is in the bar, on the window's surface; its items are on the menu's.
+      // The menu item itself is on the surface its menu opened from: the window's (a menu bar's item) or
+      // the parent menu's (a submenu's item); its items are on its menu's. The chain must reach the window.
+      const uint64_t windowId = only ? surfaceShellIds_[only->element] : 0;
+      bool reaches = false;
+      for (uint64_t up = n == 1 ? found->transientFor : 0, hops = 0; up != 0 && hops < 16; hops++) {
+        if (up == windowId) {
+          reaches = true;
+          break;
+        }
+        auto parent =
+            std::find_if(menuSurfaces_.begin(), menuSurfaces_.end(), [&](const ShellWindow& m) { return m.id == up; });
+        up = parent == menuSurfaces_.end() ? 0 : parent->transientFor;
+      }
       if (only) {
-        ownerWindow_[w.element] = only->element;
+        ownerWindow_[w.element] =
+            reaches && found->transientFor != windowId ? MenuKey(found->transientFor) : only->element;
         menuRoles_[w.element] = "menu";
         inMenuContainer_.insert(w.element);
       }
-      if (n == 1 && only && found->transientFor == surfaceShellIds_[only->element]) {
+      if (reaches) {
         const ElementId key = MenuKey(found->id);
         listedMenuSurface_[w.element] = key;
         w.frame = WindowToScreen(atspi, placements_[key]);

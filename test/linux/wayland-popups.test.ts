@@ -356,6 +356,58 @@ describe("GNOME Wayland: GTK3 menus and combo lists on their own surfaces", () =
   );
 
   it(
+    "a submenu: its surface is transient for its menu's, and its items are placed by it (window snapshot, listWindows)",
+    async () => {
+      const menus = (await startApp(desktop, "/usr/bin/python3", ["test/apps/menus-app.py"])).pid;
+      await waitFor(
+        () => shellWindows(),
+        (ws) => ws.some((w) => w.pid === menus && w.type === 0),
+        15_000,
+        "the menus app's window",
+      );
+      await raise(menus);
+      await atspiAction(menus, "menu", "Notes");
+      const { menu: first, main } = await menuSurface(menus);
+      await atspiAction(menus, "menu", "Recent");
+      const ws = await waitFor(
+        () => shellWindows(),
+        (ws) => ws.filter((w) => w.pid === menus && w.type === DROPDOWN_MENU && w.frame[2] > 0).length === 2,
+        10_000,
+        "the submenu's surface",
+      );
+      const second = ws.find(
+        (w) => w.pid === menus && w.type === DROPDOWN_MENU && w.id !== first.id,
+      ) as ShellWindow;
+      // The compositor's chain: window <- menu <- submenu.
+      expect(first.parent).toBe(main.id);
+      expect(second.parent).toBe(first.id);
+      const win = await snapshot({ app: menus, window: { title: "axsnap menus test" }, screenshot: false });
+      for (const r of recordsNamed(win, "menu item", ["Shopping list", "Meeting notes", "Ideas"]))
+        expect(inside(r.screenFrame as Rect, second.frame), JSON.stringify(r)).toBe(true);
+      for (const r of [
+        ...recordsNamed(win, "menu item", ["New note"]),
+        ...recordsNamed(win, "menu", ["Recent"]),
+      ])
+        expect(inside(r.screenFrame as Rect, first.frame), JSON.stringify(r)).toBe(true);
+      const listed = await listWindows(menus);
+      const notes = listed.find((w) => w.kind === "menu" && w.title === "Notes");
+      const recent = listed.find((w) => w.kind === "menu" && w.title === "Recent");
+      expect(notes?.frame, JSON.stringify(listed)).toEqual(rect(first.frame));
+      expect(recent?.frame, JSON.stringify(listed)).toEqual(rect(second.frame));
+      // The submenu's own snapshot: the same frames.
+      const own = await snapshot({ app: menus, window: { title: "Recent" }, screenshot: false });
+      const items = recordsNamed(own, "menu item", ["Shopping list", "Meeting notes", "Ideas"]);
+      expect(items[0]?.screenFrame?.x).toBe(second.frame[0]);
+      expect(items[0]?.screenFrame?.y).toBe(second.frame[1]);
+      for (const r of items)
+        expect(inside(r.screenFrame as Rect, second.frame), JSON.stringify(r)).toBe(true);
+      await atspiAction(menus, "menu item", "Ideas");
+      await noMenuSurface(menus);
+    },
+    TIMEOUT,
+  );
+
+  it(
     "gtk3-widget-factory: a combo box's open list, its items inside the list's surface",
     async () => {
       const factory = (await gtkWidgetFactory(desktop)).pid;
