@@ -176,7 +176,7 @@ Error LinuxBackend::ListedWindows(const AppInfo& app, std::vector<WindowInfo>& o
 Error LinuxBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<NodeAttributes>& out,
                               std::vector<Error>& errs, Clock::time_point deadline) {
   Error err = ReadNodesOf(ids, out, errs, deadline);
-  if (err || placements_.empty()) return err;
+  if (err || !wayland_ || ownerWindow_.empty()) return err;
   NoteMenus(ids, out);
   std::vector<std::optional<Rect>*> frames;
   for (NodeAttributes& a : out) frames.push_back(&a.frame);
@@ -229,7 +229,7 @@ Error LinuxBackend::ReadNodesOf(const std::vector<ElementId>& ids, std::vector<N
 Error LinuxBackend::ReadChildren(const std::vector<ElementId>& ids, std::vector<ChildList>& out,
                                  std::vector<Error>& errs, Clock::time_point deadline) {
   Error err = ReadChildrenOf(ids, out, errs, deadline);
-  if (err || !wayland_ || placements_.empty()) return err;
+  if (err || !wayland_ || ownerWindow_.empty()) return err;
   // A million elements is far beyond any window's walk: drop the old owners rather than grow.
   if (ownerWindow_.size() > 1000000) {
     ownerWindow_.clear();
@@ -244,6 +244,7 @@ Error LinuxBackend::ReadChildren(const std::vector<ElementId>& ids, std::vector<
     const ElementId surface = it->second;
     ElementId target = surface;
     ElementId comboSurface = 0;
+    bool combo = false;
     bool container = false;
     bool unplaced = false;
     auto role = menuRoles_.find(ids[i]);
@@ -259,6 +260,7 @@ Error LinuxBackend::ReadChildren(const std::vector<ElementId>& ids, std::vector<
         else
           unplaced = true;  // closed (its items hidden), or open on a surface the shell does not list (NoteMenus)
       } else if (role->second == "combo box") {
+        combo = true;
         comboSurface = MenuSurfaceBelow(surface);
       }
     }
@@ -270,7 +272,7 @@ Error LinuxBackend::ReadChildren(const std::vector<ElementId>& ids, std::vector<
         unplacedMenuItems_.insert(child);
       else
         unplacedMenuItems_.erase(child);
-      if (comboSurface != 0 && comboSurface != kUnknownSurface) comboMenuOwner_[child] = comboSurface;
+      if (combo) comboMenuOwner_[child] = comboSurface;
     }
   }
   return {};
@@ -308,7 +310,7 @@ Error LinuxBackend::ReadFrames(const std::vector<ElementId>& ids, std::vector<st
   // An X window's frame comes with its node read (ReadNodes, already in screen space): the default does that.
   if (any) return Backend::ReadFrames(ids, out, deadline);
   Error err = AtspiBackend::ReadFrames(ids, out, deadline);
-  if (err || placements_.empty()) return err;
+  if (err || !wayland_ || ownerWindow_.empty()) return err;
   std::vector<std::optional<Rect>*> frames;
   for (std::optional<Rect>& f : out) frames.push_back(&f);
   ToScreen(ids, frames);
@@ -721,7 +723,10 @@ void LinuxBackend::NoteMenus(const std::vector<ElementId>& ids, const std::vecto
     if (role == "menu" || role == "menu bar" || role == "popup menu" || role == "combo box") menuRoles_[ids[i]] = role;
     // A combo box's list (GTK3: a "menu") is on its own surface while open: the one whose frame has its size.
     auto combo = comboMenuOwner_.find(ids[i]);
-    if (combo != comboMenuOwner_.end() && role == "menu" && out[i].frame && out[i].frame->x != kHiddenCoordinate) {
+    if (combo != comboMenuOwner_.end() && role == "menu" && out[i].frame && out[i].frame->x != kHiddenCoordinate &&
+        out[i].frame->w > 0) {
+      // Shown, so open: on its surface, or, when that is not known (not listed, not of its size), nowhere known.
+      owner->second = kUnknownSurface;
       for (const ShellWindow& m : menuSurfaces_)
         if (MenuKey(m.id) == combo->second && SameSize(out[i].frame->w, out[i].frame->h, m.frame))
           owner->second = combo->second;
