@@ -35,6 +35,7 @@ constexpr char kListScript[] =
     " return ws.map((w, i) => { const r = w.get_frame_rect(), b = w.get_buffer_rect();"
     " return [w.get_id(), i, w.get_pid(), w.get_client_type(), w === f ? 1 : 0, w.is_hidden() ? 1 : 0,"
     " w.minimized ? 1 : 0, r.x, r.y, r.width, r.height, b.x, b.y, b.width, b.height,"
+    " w.get_window_type(), w.get_transient_for() ? w.get_transient_for().get_id() : 0,"
     " encodeURIComponent(w.get_title() || ''), encodeURIComponent(w.get_wm_class() || '')].join(','); }).join(';'); "
     "})()";
 
@@ -114,9 +115,9 @@ bool ParseShellWindows(const std::string& json, std::vector<ShellWindow>& out) {
   if (body.empty()) return true;
   for (const std::string& line : Split(body, ';')) {
     const std::vector<std::string> f = Split(line, ',');
-    if (f.size() != 17) return false;
-    double n[15];
-    for (int i = 0; i < 15; i++)
+    if (f.size() != 19) return false;
+    double n[17];
+    for (int i = 0; i < 17; i++)
       if (!Number(f[i], n[i])) return false;
     ShellWindow w;
     w.id = static_cast<uint64_t>(n[0]);
@@ -128,8 +129,10 @@ bool ParseShellWindows(const std::string& json, std::vector<ShellWindow>& out) {
     w.minimized = n[6] != 0;
     w.frame = Rect{n[7], n[8], n[9], n[10]};
     w.buffer = Rect{n[11], n[12], n[13], n[14]};
-    w.title = PercentDecode(f[15]);
-    w.wmClass = PercentDecode(f[16]);
+    w.type = static_cast<int>(n[15]);
+    w.transientFor = static_cast<uint64_t>(n[16]);
+    w.title = PercentDecode(f[17]);
+    w.wmClass = PercentDecode(f[18]);
     out.push_back(std::move(w));
   }
   return true;

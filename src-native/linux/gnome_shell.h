@@ -29,8 +29,10 @@ struct ShellWindow {
   bool focus = false;
   bool hidden = false;
   bool minimized = false;
-  Rect frame;   // the visible window, in screen space
-  Rect buffer;  // the surface, client-side shadow included
+  int type = 0;               // MetaWindowType: 0 normal, 3 dialog, 9 dropdown menu, 10 popup menu, 13 combo, ...
+  uint64_t transientFor = 0;  // the parent window's id (a popup's: the surface it opened from); 0 for none
+  Rect frame;                 // the visible window, in screen space
+  Rect buffer;                // the surface, client-side shadow included
   std::string title;
   std::string wmClass;
 };
@@ -72,6 +74,10 @@ class GnomeShell {
   bool evalAllowed_ = false;
   std::string status_;
 };
+
+// A menu's own surface (a Wayland xdg_popup: GTK3 menus and combo lists, mutter types them
+// DROPDOWN_MENU; POPUP_MENU and COMBO for the X11 hints). Tooltips are not menus.
+inline bool IsMenuSurface(const ShellWindow& w) { return w.type == 9 || w.type == 10 || w.type == 13; }
 
 // Parses the Eval answer of the window list (exposed for tests). False when malformed.
 bool ParseShellWindows(const std::string& json, std::vector<ShellWindow>& out);

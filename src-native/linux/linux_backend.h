@@ -32,6 +32,7 @@
 #include <memory>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "../core/ocr.h"
 #include "atspi_backend.h"
@@ -134,9 +135,17 @@ class LinuxBackend : public AtspiBackend {
   // Windows of `x11Pids` (XWayland apps) the shell does not match are left as X11 gives them.
   void PlaceWaylandWindows(const AppInfo& app, std::vector<WindowInfo>& out, const std::set<int64_t>& x11Pids,
                            Clock::time_point deadline);
-  // The placement of the window an element was reached from; null when unknown.
-  const WaylandPlacement* PlacementOf(ElementId id) const;
+  // The placement of the surface an element was reached in; null when none applies (X11, or not walked).
+  // `unknown` is set for an element of a surface the compositor did not place (a menu it does not list).
+  const WaylandPlacement* PlacementOf(ElementId id, bool* unknown = nullptr) const;
   void ToScreen(const std::vector<ElementId>& ids, std::vector<std::optional<Rect>*> frames) const;
+  // Menus on their own surfaces (wayland_frames.h, "Menus"): the surface key of the open menu that
+  // a menu or combo box opened from the surface `owner`, or kUnknownSurface.
+  ElementId MenuSurfaceBelow(ElementId owner) const;
+  // Notes which read nodes open menus (roles), and moves a combo box's menu onto its popup surface.
+  void NoteMenus(const std::vector<ElementId>& ids, const std::vector<NodeAttributes>& out);
+  // ListedWindows: the open menus of menu bars and popovers (appended after Windows()) placed.
+  void PlaceListedMenus(const AppInfo& app, std::vector<WindowInfo>& out);
 
   bool wayland_ = false;
   GnomeShell shell_;
@@ -146,6 +155,21 @@ class LinuxBackend : public AtspiBackend {
   std::unordered_map<ElementId, ElementId> ownerWindow_;
   std::unordered_map<ElementId, WaylandPlacement> placements_;  // AT-SPI window element -> placement
   std::unordered_map<ElementId, uint64_t> shellIds_;            // AT-SPI window element -> MetaWindow id
+  // Open menus are surfaces of their own (xdg_popup) that AT-SPI has no window for: keyed by
+  // MenuKey(MetaWindow id) in placements_ and ownerWindow_, never an AT-SPI handle.
+  static constexpr ElementId kMenuKeyBit = ElementId(1) << 63;
+  static constexpr ElementId kUnknownSurface = ~ElementId(0);
+  static ElementId MenuKey(uint64_t shellId) { return kMenuKeyBit | shellId; }
+  std::vector<ShellWindow> menuSurfaces_;                       // the shell's menu surfaces at the last listing
+  std::unordered_map<ElementId, uint64_t> surfaceShellIds_;     // owner key (window or menu) -> MetaWindow id
+  std::unordered_map<ElementId, std::string> menuRoles_;        // read nodes that hold or open menus, by role
+  std::unordered_set<ElementId> inMenuContainer_;               // children of a menu bar, menu or popup menu
+  std::unordered_set<ElementId> unplacedMenuItems_;             // items of a submenu whose surface was not found
+  std::unordered_set<ElementId> gtkWindows_;                    // AT-SPI windows of GTK apps (menus walked by role)
+  std::set<std::string> screenBuses_;                           // XWayland apps' bus names: SCREEN coordinates
+  std::unordered_map<ElementId, ElementId> comboMenuOwner_;     // a combo box's child -> the surface it may open on
+  std::unordered_map<ElementId, ElementId> listedMenuSurface_;  // a listed open menu's element -> its surface key
+  std::set<ElementId> lastWindows_;                             // the AT-SPI windows Windows() gave last
 
   X11Display x11_;
   WaylandRoute mutter_{shell_};
