@@ -123,6 +123,10 @@ Error WaylandRoute::PointOnWindow(const MutterTarget& target, double sx, double 
   if (st.modal > 0)
     return {ErrorCode::kInputFailed, "a GNOME Shell dialog holds the input (modal): nothing was sent",
             "dismiss the shell's dialog (pressKey Escape) and try again"};
+  if (st.shellUi)
+    return {ErrorCode::kInputFailed,
+            "GNOME Shell's own UI (its top bar, a notification) covers that point on screen: nothing was sent",
+            "move the window clear of the top bar (it lies partly under it) or act on an element elsewhere"};
   if (st.atPoint != target.shellId)
     return {ErrorCode::kInputFailed,
             st.atPoint == 0 ? "no window is at that point on screen: nothing was sent"

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listWindows } from "../../lib/desktop.js";
-import { createSession, type Session, type Snapshot } from "../../lib/index.js";
+import { AxsnapError, createSession, type Session, type Snapshot } from "../../lib/index.js";
 import type { App, Desktop } from "../../scripts/desktop.mjs";
 import { useDesktop } from "../support/linux.js";
 import { decodePng } from "../support/png.js";
@@ -295,6 +295,40 @@ describe("gtk3-widget-factory as a native Wayland client", () => {
         "the dialog closed",
         async () => !(await listWindows(gtk.pid)).some((w) => w.role === "dialog"),
       );
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "a point of the window under the shell's top bar is refused (the bar would take the press), nothing is sent, and it clicks once the bar is gone",
+    async () => {
+      const snap = await session.snapshot({ app: gtk.pid, window: { title: GTK3 } });
+      const toggle = recordOf(snap, "toggle button", "togglebutton");
+      const was = valueIn(snap, toggle.index);
+      const f = toggle.screenFrame!;
+      // The shell's top bar drawn (and picked) across the toggle button: shell UI over a window's point, as
+      // where a window lies under the bar or a notification covers it.
+      const bar = async (dy: number) =>
+        evalJs(
+          desktop,
+          `(() => { imports.ui.main.layoutManager.panelBox.translation_y = ${dy}; return 1; })()`,
+        );
+      await bar(Math.round(f.y + f.h / 2 - 16));
+      try {
+        const p = pixelOf(snap, f);
+        const e = await session.clickAt(p.x, p.y, { of: snap, snapshot: false }).catch((err: unknown) => err);
+        expect(e).toBeInstanceOf(AxsnapError);
+        expect((e as AxsnapError).delivery).toBe("not_delivered");
+        expect((e as AxsnapError).message).toMatch(/top bar/);
+        // The app got nothing (the guard refused before any event).
+        expect(valueIn(await fresh(gtk.pid), toggle.index)).toBe(was);
+      } finally {
+        await bar(0);
+      }
+      const again = await session.snapshot({ app: gtk.pid, window: { title: GTK3 } });
+      const q = pixelOf(again, recordOf(again, "toggle button", "togglebutton").screenFrame!);
+      await session.clickAt(q.x, q.y, { of: again, snapshot: false });
+      await until("the toggle flipped", async () => valueIn(await fresh(gtk.pid), toggle.index) !== was);
     },
     TIMEOUT,
   );
