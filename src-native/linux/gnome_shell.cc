@@ -47,7 +47,13 @@ constexpr char kInputScript[] =
     " const x = X_, y = Y_; let hit = 0;"
     " for (let i = ws.length - 1; i >= 0; i--) { const r = ws[i].get_frame_rect();"
     " if (x >= r.x && x < r.x + r.width && y >= r.y && y < r.y + r.height) { hit = ws[i].get_id(); break; } }"
-    " return [hit, f ? f.get_id() : 0, imports.ui.main.modalCount].join(','); })()";
+    // What takes a press at the point: the topmost reactive actor; shell UI (its top bar, a notification)
+    // when no window actor holds it. A shell window's frame test alone would send a click to the top bar.
+    " const Meta = imports.gi.Meta; let ui = 0;"
+    " const a = global.stage.get_actor_at_pos(imports.gi.Clutter.PickMode.REACTIVE, Math.floor(x), Math.floor(y));"
+    " if (a && a !== global.stage) { ui = 1; for (let p = a; p; p = p.get_parent())"
+    " if (p instanceof Meta.WindowActor || p === global.window_group) { ui = 0; break; } }"
+    " return [hit, f ? f.get_id() : 0, imports.ui.main.modalCount, ui].join(','); })()";
 
 std::string JsNumber(double v) {
   if (!std::isfinite(v)) return "NaN";
@@ -290,12 +296,13 @@ Error GnomeShell::InputState(double x, double y, ShellInputState& out, Clock::ti
   if (Error e = Eval(script, json, deadline)) return e;
   std::vector<std::string> f;
   if (json.size() >= 2 && json.front() == '"' && json.back() == '"') f = Split(json.substr(1, json.size() - 2), ',');
-  double n[3];
-  if (f.size() != 3 || !Number(f[0], n[0]) || !Number(f[1], n[1]) || !Number(f[2], n[2]))
+  double n[4];
+  if (f.size() != 4 || !Number(f[0], n[0]) || !Number(f[1], n[1]) || !Number(f[2], n[2]) || !Number(f[3], n[3]))
     return {ErrorCode::kInternal, "GNOME Shell's answer to the input check was malformed: " + json};
   out.atPoint = static_cast<uint64_t>(n[0]);
   out.focused = static_cast<uint64_t>(n[1]);
   out.modal = static_cast<int>(n[2]);
+  out.shellUi = n[3] != 0;
   return {};
 }
 

@@ -42,6 +42,7 @@ struct ShellInputState {
   uint64_t atPoint = 0;  // the topmost shown window whose frame holds the point; 0: none
   uint64_t focused = 0;  // the window with keyboard focus; 0: none
   int modal = 0;         // the shell's modal grabs: while > 0 a shell dialog takes all input
+  bool shellUi = false;  // the shell's own UI (its top bar, a notification) takes a press at the point
 };
 
 // The session as this process sees it: XDG_SESSION_TYPE, else WAYLAND_DISPLAY without DISPLAY.

@@ -10,7 +10,10 @@
 // Pure and header-only: unit tested by test/native/wayland_frames_test.cc.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 #include "../core/types.h"
 
@@ -53,6 +56,31 @@ inline Rect WindowToScreen(const Rect& r, const WaylandPlacement& p) {
 inline void ScreenToWindow(double& x, double& y, const WaylandPlacement& p) {
   x -= p.origin.x;
   y -= p.origin.y;
+}
+
+// A capture of a window out of the monitor's image (`captured`: its screen rect, one pixel per point) holds,
+// outside the window's frame, the client-side shadow's margin of its buffer; through that translucent shadow the
+// monitor shows whatever lies behind: another window's text, which OCR would read as this window's, and where
+// a click would reach the window behind (the shadow takes no input). Those pixels are made transparent white
+// (no text for OCR, nothing for a model to take as the window's); the frame's pixels are kept as drawn.
+inline void ClearOutsideFrame(uint8_t* rgba, int width, int height, const Rect& captured, const Rect& frame) {
+  if (rgba == nullptr || width <= 0 || height <= 0) return;
+  const auto clampTo = [](double v, int hi) { return std::clamp(static_cast<int>(std::lround(v)), 0, hi); };
+  const int x0 = clampTo(frame.x - captured.x, width), x1 = clampTo(frame.x + frame.w - captured.x, width);
+  const int y0 = clampTo(frame.y - captured.y, height), y1 = clampTo(frame.y + frame.h - captured.y, height);
+  static const uint8_t kClear[4] = {255, 255, 255, 0};
+  const auto clear = [&](int y, int from, int to) {
+    uint8_t* row = rgba + (static_cast<size_t>(y) * width + from) * 4;
+    for (int x = from; x < to; x++, row += 4) std::memcpy(row, kClear, 4);
+  };
+  for (int y = 0; y < height; y++) {
+    if (y < y0 || y >= y1 || x1 <= x0) {
+      clear(y, 0, width);
+      continue;
+    }
+    clear(y, 0, x0);
+    clear(y, x1, width);
+  }
 }
 
 }  // namespace axsnap

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "pipewire_frame.h"
+#include "wayland_frames.h"
 #include "x11_display.h"
 
 namespace axsnap {
@@ -65,12 +66,14 @@ std::string WaylandRoute::CaptureMissing() {
   return PipeWireAvailable(why) ? std::string() : why;
 }
 
-Error WaylandRoute::Locate(const MutterTarget& target, Rect& screen, bool& topmost, Clock::time_point deadline) {
+Error WaylandRoute::Locate(const MutterTarget& target, Rect& screen, bool& topmost, Clock::time_point deadline,
+                           Rect* frame) {
   std::vector<ShellWindow> ws;
   if (Error e = shell_.Windows(ws, deadline)) return e;
   auto it = std::find_if(ws.begin(), ws.end(), [&](const ShellWindow& w) { return w.id == target.shellId; });
   if (it == ws.end()) return {ErrorCode::kElementGone, "GNOME Shell no longer lists the window", "take a new snapshot"};
   screen = target.fromFrame ? it->frame : it->buffer;
+  if (frame) *frame = it->frame;
   topmost = true;
   for (const ShellWindow& w : ws)
     if (w.stack > it->stack && !w.hidden && !w.minimized && Intersects(w.frame, it->frame)) topmost = false;
@@ -83,13 +86,13 @@ Error WaylandRoute::Capture(const MutterTarget& target, std::vector<uint8_t>& rg
   width = height = 0;
   const std::string missing = CaptureMissing();
   if (!missing.empty()) return {ErrorCode::kCaptureFailed, missing};
-  Rect screen;
+  Rect screen, frame;
   bool topmost = true;
-  if (Error e = Locate(target, screen, topmost, deadline))
+  if (Error e = Locate(target, screen, topmost, deadline, &frame))
     return {e.code == ErrorCode::kTimeout ? e.code : ErrorCode::kCaptureFailed,
             "cannot find the window in GNOME Shell: " + e.message};
   // The monitor shows what is on top: bring the window up first (best effort, as on X11).
-  if (!topmost && !shell_.Activate(target.shellId, deadline)) Locate(target, screen, topmost, deadline);
+  if (!topmost && !shell_.Activate(target.shellId, deadline)) Locate(target, screen, topmost, deadline, &frame);
   if (screen.w <= 0 || screen.h <= 0) return {ErrorCode::kCaptureFailed, "the window has no size yet"};
   if (Error e = session_.Ensure(deadline))
     return {e.code == ErrorCode::kTimeout ? e.code : ErrorCode::kCaptureFailed, e.message};
@@ -110,6 +113,7 @@ Error WaylandRoute::Capture(const MutterTarget& target, std::vector<uint8_t>& rg
   for (int y = 0; y < height; y++)
     std::copy_n(full.data() + (size_t(y0 + y) * fw + x0) * 4, size_t(width) * 4, rgba.data() + size_t(y) * width * 4);
   captured = Rect{ox + x0, oy + y0, double(width), double(height)};
+  ClearOutsideFrame(rgba.data(), width, height, captured, frame);
   return {};
 }
 
@@ -119,6 +123,10 @@ Error WaylandRoute::PointOnWindow(const MutterTarget& target, double sx, double 
   if (st.modal > 0)
     return {ErrorCode::kInputFailed, "a GNOME Shell dialog holds the input (modal): nothing was sent",
             "dismiss the shell's dialog (pressKey Escape) and try again"};
+  if (st.shellUi)
+    return {ErrorCode::kInputFailed,
+            "GNOME Shell's own UI (its top bar, a notification) covers that point on screen: nothing was sent",
+            "move the window clear of the top bar (it lies partly under it) or act on an element elsewhere"};
   if (st.atPoint != target.shellId)
     return {ErrorCode::kInputFailed,
             st.atPoint == 0 ? "no window is at that point on screen: nothing was sent"

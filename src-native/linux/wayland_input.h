@@ -62,7 +62,8 @@ class WaylandRoute {
 
  private:
   // The window's screen rect now (its frame or buffer rect, as placed) and whether another window covers it.
-  Error Locate(const MutterTarget& target, Rect& screen, bool& topmost, Clock::time_point deadline);
+  Error Locate(const MutterTarget& target, Rect& screen, bool& topmost, Clock::time_point deadline,
+               Rect* frame = nullptr);
   Error PointOnWindow(const MutterTarget& target, double sx, double sy, Clock::time_point deadline);
   Error KeyFocus(const MutterTarget& target, Clock::time_point deadline);
   Error SendSyms(const std::vector<std::pair<unsigned long, bool>>& events, Clock::time_point deadline, bool& sent);

@@ -45,5 +45,23 @@ int main() {
   axsnap::ScreenToWindow(x, y, p);
   Check(x == 100 && y == 100, "screen point back to window coordinates");
   if (failures == 0) std::printf("ok\n");
+  // A capture's shadow margin (outside the frame) is cleared to transparent white; the frame's pixels stay.
+  {
+    uint8_t px[6 * 4 * 4];
+    for (int i = 0; i < 6 * 4 * 4; i++) px[i] = 7;
+    axsnap::ClearOutsideFrame(px, 6, 4, Rect{100, 200, 6, 4}, Rect{102, 201, 3, 2});
+    int kept = 0, cleared = 0;
+    for (int y = 0; y < 4; y++)
+      for (int x = 0; x < 6; x++) {
+        const uint8_t* p = px + (y * 6 + x) * 4;
+        const bool in = x >= 2 && x < 5 && y >= 1 && y < 3;
+        if (in && p[0] == 7 && p[3] == 7) kept++;
+        if (!in && p[0] == 255 && p[1] == 255 && p[2] == 255 && p[3] == 0) cleared++;
+      }
+    Check(kept == 6 && cleared == 18, "the shadow margin is cleared, the frame kept");
+    // A frame wholly outside the capture clears it all.
+    axsnap::ClearOutsideFrame(px, 6, 4, Rect{100, 200, 6, 4}, Rect{0, 0, 10, 10});
+    Check(px[(1 * 6 + 2) * 4 + 3] == 0, "a frame outside the capture clears all");
+  }
   return failures == 0 ? 0 : 1;
 }
