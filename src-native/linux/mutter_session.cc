@@ -304,13 +304,16 @@ Error MutterSession::Start(Clock::time_point deadline) {
     monitor_ = Rect{double(x), double(y), double(w), double(h)};
   }
   generation_++;
-  // A window session carries pointer motion only: keys go through the monitor session.
-  if (source_ == Source::kFocusedWindow) return {};
+  // A window session is made for every call, keys or not: it taps only when keys follow (TapShift).
+  if (source_ == Source::kMonitor) TapShift(deadline);
+  return {};
+}
+
+void MutterSession::TapShift(Clock::time_point deadline) {
   // Chromium drops the first key of a new input session; a modifier tap takes that place.
   bool sent = false;
-  if (Notify("NotifyKeyboardKeysym", g_variant_new("(ub)", kShiftL, TRUE), deadline, sent)) return {};
+  if (Notify("NotifyKeyboardKeysym", g_variant_new("(ub)", kShiftL, TRUE), deadline, sent)) return;
   Notify("NotifyKeyboardKeysym", g_variant_new("(ub)", kShiftL, FALSE), deadline, sent);
-  return {};
 }
 
 Error MutterSession::Notify(const char* method, GVariant* args, Clock::time_point deadline, bool& sent) {

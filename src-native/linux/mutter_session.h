@@ -62,6 +62,8 @@ class MutterSession {
   // drops the first key of a new input session.
   int Generation() const { return generation_; }
 
+  // A Shift tap (a monitor session does it when made): Chromium drops the first key of a new input session.
+  void TapShift(Clock::time_point deadline);
   // org.gnome.Mutter.RemoteDesktop.Session.<method>(args) on the live session. `sent` becomes true when the
   // call left (a timeout after that is delivery uncertain).
   Error Notify(const char* method, GVariant* args, Clock::time_point deadline, bool& sent);

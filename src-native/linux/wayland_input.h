@@ -41,6 +41,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -101,26 +102,32 @@ class WaylandRoute {
   Error Locate(const MutterTarget& target, Rect& screen, bool& topmost, Clock::time_point deadline);
   Error PointOnWindow(const MutterTarget& target, double sx, double sy, Clock::time_point deadline);
   Error KeyFocus(const MutterTarget& target, Clock::time_point deadline);
-  Error SendSyms(const std::vector<std::pair<unsigned long, bool>>& events, Clock::time_point deadline, bool& sent);
+  Error SendSyms(MutterSession& via, const std::vector<std::pair<unsigned long, bool>>& events,
+                 Clock::time_point deadline, bool& sent);
   using FocusCheck = std::function<Error(Clock::time_point)>;
-  Error KeysWith(const FocusCheck& focus, const std::string& combo, Clock::time_point deadline);
-  Error TypeTextWith(const FocusCheck& focus, const std::string& text, Clock::time_point deadline, size_t& typed);
+  // Keys through `via` (made first if need be), after `focus` says yes.
+  Error KeysWith(MutterSession& via, const FocusCheck& focus, const std::string& combo, Clock::time_point deadline);
+  Error TypeTextWith(MutterSession& via, const FocusCheck& focus, const std::string& text, Clock::time_point deadline,
+                     size_t& typed);
   // A fresh stream of the focused window (window_) and one frame of it: `frame` (RGBA, fw x fh), `crop` (the
   // focused window's buffer in the stream, clipped). Fails (`code`, nothing sent) unless that buffer is the
   // AT-SPI window (same size, at the stream's corner); `forKeys` also accepts a window whose toolkit says it
   // is active (its coordinates do not matter for keys), and, without PipeWire, that word alone.
   Error OpenFocused(const FocusedWindow& window, ErrorCode code, bool forKeys, std::vector<uint8_t>& frame, int& fw,
                     int& fh, Rect& crop, Clock::time_point deadline);
-  // Keys' check for a window with no known place: it has keyboard focus (OpenFocused with forKeys).
-  Error FocusedForKeys(const FocusedWindow& window, Clock::time_point deadline);
+  // Keys' check for a window with no known place: it has keyboard focus (OpenFocused with forKeys); `via` is
+  // the session to type through (the new window session, or the monitor one without PipeWire).
+  Error FocusedForKeys(const FocusedWindow& window, MutterSession*& via, Clock::time_point deadline);
   // Sends `ev` (points in stream space) on `session`'s stream.
   Error SendPointer(MutterSession& session, const PointerEvent& ev, double dx, double dy, Clock::time_point deadline);
 
   GnomeShell& shell_;
   MutterSession session_;
-  // Made for each focused-window call and stopped after it: mutter binds a window stream to the window that
-  // had focus when it was made, and a live stream keeps the screen-sharing indicator on.
-  MutterSession window_{MutterSession::Source::kFocusedWindow};
+  // Made for each focused-window call: mutter binds a window stream to the window that had focus when it was
+  // made. The one before is stopped only when the next is made (`retired_` goes then): a session stopped right
+  // after its last event lost it (mutter removed the virtual device before GTK had the release; seen on 43).
+  // The screen-sharing indicator stays on meanwhile.
+  std::unique_ptr<MutterSession> window_, retired_;
   bool active_ = false;
   Clock::time_point checked_{};  // when a no was last found
 };
