@@ -25,6 +25,7 @@ import {
   type Session,
   type Snapshot,
 } from "../../lib/index.js";
+import { waylandRoutesOf } from "../../lib/linux-checks.js";
 import {
   type App,
   type Desktop,
@@ -32,6 +33,7 @@ import {
   gtkWidgetFactory,
   shellEval,
 } from "../../scripts/desktop.mjs";
+import { runCli } from "../support/cli.js";
 import { useDesktop, waitFor } from "../support/linux.js";
 import { decodePng } from "../support/png.js";
 
@@ -160,6 +162,15 @@ describe("a user's GNOME Wayland session (Eval refused): the focused window thro
       expect(p.desktop?.routes?.detail).toMatch(/focused window/);
       expect(p.hint).toMatch(/focused window/);
       expect(p.hint).toMatch(/desktop start NAME --wayland/);
+      // The CLI door prints the same, in its own process (no warm daemon: it must read this session).
+      const cli = await runCli(["permissions"], { AXSNAP_DAEMON: "off" });
+      expect(cli.code, cli.stderr).toBe(0);
+      expect(cli.stdout).toMatch(
+        /^capture focused-window, input focused-window: .*focused native Wayland window only/m,
+      );
+      // The other answers, for the sessions that give them (pure).
+      expect(waylandRoutesOf("gnome-shell", true).capture).toBe("screen");
+      expect(waylandRoutesOf("unknown", false)).toMatchObject({ capture: "none", input: "none" });
     },
     TIMEOUT,
   );
