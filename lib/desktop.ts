@@ -271,6 +271,7 @@ async function permissionStatus(
     screenRecording: PermissionState;
     windowSource?: unknown;
     windowDetail?: unknown;
+    mutter?: unknown;
   };
   const denied = s.accessibility === "denied" || s.screenRecording === "denied";
   // Linux grants everything to everyone; what decides there is how the desktop and its apps were started.
@@ -280,6 +281,7 @@ async function permissionStatus(
       env,
       undefined,
       windowSourceOf(s),
+      s.mutter === true,
     );
     const agentDesktop = boundDesktop();
     if (agentDesktop) desktop.agentDesktop = agentDesktop;

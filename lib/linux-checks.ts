@@ -53,9 +53,55 @@ export interface LinuxDesktopReport {
    * elements are unknown, and snapshots say so). `detail` says what was found.
    */
   windows?: { source: WindowSource; detail: string };
+  /**
+   * Wayland only: how screenshots and pointer/key input reach native Wayland
+   * windows (X11 capture and input reach XWayland apps only). `detail` says
+   * what each gives and, when it is less than everything, what gives more.
+   */
+  routes?: WaylandRoutes;
 }
 
 export type WindowSource = "x11" | "gnome-shell" | "unknown";
+
+/**
+ * "screen": GNOME's compositor (Mutter ScreenCast and RemoteDesktop), any
+ * window, in screen space, GNOME Shell saying where windows are;
+ * "focused-window": Mutter too, but the shell refuses Eval (a user's own
+ * GNOME session): only the window with keyboard focus, in its own
+ * coordinates (no screen positions); "none": no route reaches native Wayland
+ * windows (no Mutter on the session bus).
+ */
+export type WaylandRoute = "screen" | "focused-window" | "none";
+
+export interface WaylandRoutes {
+  capture: WaylandRoute;
+  input: WaylandRoute;
+  detail: string;
+}
+
+/** The routes of a Wayland session, from the window source and whether Mutter answers. Pure. */
+export function waylandRoutesOf(source: WindowSource | undefined, mutter: boolean): WaylandRoutes {
+  if (!mutter)
+    return {
+      capture: "none",
+      input: "none",
+      detail:
+        "GNOME's compositor (org.gnome.Mutter.ScreenCast, .RemoteDesktop) is not on this session bus: screenshots and pointer/key input reach XWayland apps only; trees and semantic actions work everywhere",
+    };
+  if (source === "gnome-shell")
+    return {
+      capture: "screen",
+      input: "screen",
+      detail:
+        "screenshots and pointer/key input of any native Wayland window go through GNOME's compositor (Mutter ScreenCast and RemoteDesktop), in screen space",
+    };
+  return {
+    capture: "focused-window",
+    input: "focused-window",
+    detail:
+      "screenshots and pointer/key input reach the focused native Wayland window only, through GNOME's compositor (a Mutter stream of the focused window), in the window's own coordinates (no screen positions); a window without keyboard focus is refused until it is brought to the front, and a toolkit that measures from inside its client-side shadow (GTK4) cannot be captured or clicked by pixel; for every window, in screen space, run the apps on the agent's Wayland desktop (axsnap desktop start NAME --wayland)",
+  };
+}
 
 /** What classifying one process needs: read from /proc in production, given directly in tests. */
 export interface ProcessFacts {
@@ -150,14 +196,17 @@ export function linuxDesktopReport(
   env: NodeJS.ProcessEnv = process.env,
   factsOf: (pid: number) => ProcessFacts = processFacts,
   windows?: { source: WindowSource; detail: string },
+  mutter?: boolean,
 ): LinuxDesktopReport {
+  const wayland = sessionOf(env) === "wayland";
   return {
     session: sessionOf(env),
     display: env.DISPLAY,
     appsWithoutTree: apps
       .filter((a) => a.noTree === true)
       .map((a) => ({ name: a.name, pid: a.pid, ...noTreeCause(factsOf(a.pid)) })),
-    ...(windows ? { windows: sessionOf(env) === "wayland" ? windows : X11_WINDOWS } : {}),
+    ...(windows ? { windows: wayland ? windows : X11_WINDOWS } : {}),
+    ...(wayland && mutter !== undefined ? { routes: waylandRoutesOf(windows?.source, mutter) } : {}),
   };
 }
 
@@ -186,6 +235,8 @@ export function linuxReportHint(report: LinuxDesktopReport): string | undefined 
     parts.push(
       `this is the agent's Wayland desktop ${report.agentDesktop.name} (headless gnome-shell): its apps are native Wayland clients; their trees and semantic actions work, but screenshots and pointer/key input go through X11 and do not reach them yet`,
     );
+  else if (report.session === "wayland" && report.routes && report.routes.capture !== "none")
+    parts.push(`this is a Wayland session: ${report.routes.detail}`);
   else if (report.session === "wayland")
     parts.push(
       "this is a Wayland session: screenshots and pointer/key input reach only XWayland apps (GTK: GDK_BACKEND=x11; Qt: QT_QPA_PLATFORM=xcb; Chromium/Electron: --ozone-platform=x11), or use an agent's desktop (axsnap desktop start)",

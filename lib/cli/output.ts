@@ -265,6 +265,11 @@ ${
     ? `windows ${d.windows.source}: ${d.windows.detail}
 `
     : ""
+}${
+  d.routes
+    ? `capture ${d.routes.capture}, input ${d.routes.input}: ${d.routes.detail}
+`
+    : ""
 }${d.appsWithoutTree
   .map((a) => `no accessibility tree: ${a.name}\tpid ${a.pid}\t${a.cause}: ${a.evidence}\n`)
   .join("")}`

@@ -83,6 +83,8 @@ struct PermissionStatus {
   // "gnome-shell", "unknown") and why, in a sentence; empty elsewhere.
   std::string windowSource;
   std::string windowDetail;
+  // Linux Wayland: GNOME's compositor offers Mutter's ScreenCast and RemoteDesktop on the session bus.
+  bool mutter = false;
 };
 
 class Backend {

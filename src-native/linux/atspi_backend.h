@@ -165,6 +165,10 @@ class AtspiBackend : public Backend {
   // screen (0): a native Wayland app's only meaningful ones (atspi_internal.h, CoordType).
   // Apps on `screenBuses` (XWayland apps, by bus name) are still asked for SCREEN.
   void SetWindowCoordinates(bool on, const std::vector<std::string>& screenBuses);
+  // A window's AT-SPI ACTIVE state (the toolkit's "this toplevel has focus") and its own extents, read live
+  // now. On a Wayland session where the compositor says nothing (GNOME without Eval) this is the only
+  // word on which window is focused (LinuxBackend's focused-window route).
+  Error WindowState(ElementId window, bool& active, Rect& extents, Clock::time_point deadline);
   // The D-Bus address of an element (for diagnostics); false for unknown ids.
   bool Describe(ElementId id, std::string& busName, std::string& objectPath) const;
   // A handle for something that is not an AT-SPI object (LinuxBackend: an X11

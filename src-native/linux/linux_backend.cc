@@ -426,12 +426,20 @@ void LinuxBackend::PrepareWalk(const AppInfo& app, const WindowInfo& window, Clo
           (shell_.evalAllowed() ? std::string("the compositor does not list this window") : shell_.status()) +
           "; frames are relative to the window");
     // Which route this window's pixels and input take, said where the agent reads it.
-    if (OnMutter(window, deadline))
-      notes.push_back(
-          app.name +
-          " is a native Wayland window: its screenshot and pointer and key input go through "
-          "GNOME's compositor (Mutter ScreenCast and RemoteDesktop)" +
-          std::string(window.positionUnknown ? ", which refuses them while the window's place is unknown" : ""));
+    if (OnMutter(window, deadline)) {
+      std::string how;
+      if (FocusedRoute())
+        how =
+            " only while it is the focused window (nothing here can raise it), through a stream of the focused "
+            "window, in the window's own coordinates; the focused window is taken to be this one when its surface "
+            "has this window's size; not checked: whether another window or a shell dialog is over a point";
+      else if (window.positionUnknown)
+        how = ", which refuses them while the window's place is unknown";
+      notes.push_back(app.name +
+                      " is a native Wayland window: its screenshot and pointer and key input go through "
+                      "GNOME's compositor (Mutter ScreenCast and RemoteDesktop)" +
+                      how);
+    }
     // Two open menus opened from one surface cannot be told apart (MenuSurfaceBelow): say so, their items get no frame.
     std::map<uint64_t, int> menusOn;
     for (const ShellWindow& m : menuSurfaces_)
@@ -491,9 +499,34 @@ Error LinuxBackend::MutterTargetOf(const WindowInfo& window, ErrorCode code, Mut
           "desktop (axsnap desktop start NAME --wayland), whose GNOME Shell says where windows are"};
 }
 
+Error LinuxBackend::FocusedOf(const WindowInfo& window, ErrorCode code, FocusedWindow& out,
+                              Clock::time_point deadline) {
+  bool active = false;
+  Rect extents;
+  if (Error e = WindowState(window.element, active, extents, deadline)) {
+    if (e.code != ErrorCode::kTimeout && e.code != ErrorCode::kElementGone) e.code = code;
+    return e;
+  }
+  if (extents.w <= 0 || extents.h <= 0) return {code, "the window has no size in the accessibility tree"};
+  out.width = extents.w;
+  out.height = extents.h;
+  const ElementId element = window.element;
+  out.toolkitActive = [this, element](Clock::time_point d) {
+    bool a = false;
+    Rect r;
+    return !WindowState(element, a, r, d) && a;
+  };
+  return {};
+}
+
 Error LinuxBackend::Capture(const WindowInfo& window, std::vector<uint8_t>& rgba, int& width, int& height,
                             Rect& captured, Clock::time_point deadline) {
   if (OnMutter(window, deadline)) {
+    if (FocusedRoute()) {
+      FocusedWindow focused;
+      if (Error e = FocusedOf(window, ErrorCode::kCaptureFailed, focused, deadline)) return e;
+      return mutter_.CaptureFocused(focused, rgba, width, height, captured, deadline);
+    }
     MutterTarget target;
     if (Error e = MutterTargetOf(window, ErrorCode::kCaptureFailed, target)) return e;
     return mutter_.Capture(target, rgba, width, height, captured, deadline);
@@ -508,7 +541,12 @@ Error LinuxBackend::Capture(const WindowInfo& window, std::vector<uint8_t>& rgba
 Error LinuxBackend::Pointer(const WindowInfo& window, const PointerEvent& ev, Clock::time_point deadline) {
   BindX11(window);
   Error err;
-  if (OnMutter(window, deadline)) {
+  const bool mutter = OnMutter(window, deadline);
+  if (mutter && FocusedRoute()) {
+    FocusedWindow focused;
+    err = FocusedOf(window, ErrorCode::kInputFailed, focused, deadline);
+    if (!err) err = mutter_.PointerFocused(focused, ev, deadline);
+  } else if (mutter) {
     MutterTarget target;
     err = MutterTargetOf(window, ErrorCode::kInputFailed, target);
     if (!err) err = mutter_.Pointer(target, ev, deadline);
@@ -522,7 +560,12 @@ Error LinuxBackend::Pointer(const WindowInfo& window, const PointerEvent& ev, Cl
 Error LinuxBackend::Keys(const WindowInfo& window, const std::string& combo, Clock::time_point deadline) {
   BindX11(window);
   Error err;
-  if (OnMutter(window, deadline)) {
+  const bool mutter = OnMutter(window, deadline);
+  if (mutter && FocusedRoute()) {
+    FocusedWindow focused;
+    err = FocusedOf(window, ErrorCode::kInputFailed, focused, deadline);
+    if (!err) err = mutter_.KeysFocused(focused, combo, deadline);
+  } else if (mutter) {
     MutterTarget target;
     err = MutterTargetOf(window, ErrorCode::kInputFailed, target);
     if (!err) err = mutter_.Keys(target, combo, deadline);
@@ -538,7 +581,12 @@ Error LinuxBackend::TypeText(const WindowInfo& window, const std::string& text, 
   typed = 0;
   BindX11(window);
   Error err;
-  if (OnMutter(window, deadline)) {
+  const bool mutter = OnMutter(window, deadline);
+  if (mutter && FocusedRoute()) {
+    FocusedWindow focused;
+    err = FocusedOf(window, ErrorCode::kInputFailed, focused, deadline);
+    if (!err) err = mutter_.TypeTextFocused(focused, text, deadline, typed);
+  } else if (mutter) {
     MutterTarget target;
     err = MutterTargetOf(window, ErrorCode::kInputFailed, target);
     if (!err) err = mutter_.TypeText(target, text, deadline, typed);
@@ -867,6 +915,9 @@ Error LinuxBackend::Permissions(PermissionStatus& out, bool) {
   probe.Open(Clock::now() + std::chrono::milliseconds(1500));
   out.windowSource = probe.evalAllowed() ? "gnome-shell" : "unknown";
   out.windowDetail = probe.status();
+  // Its own connection (made and closed here): the backend's session is not disturbed.
+  MutterSession mutter;
+  out.mutter = mutter.Available(Clock::now() + std::chrono::milliseconds(800));
   return {};
 }
 

@@ -24,9 +24,13 @@
 // windows are marked positionUnknown and frames stay window-relative.
 //
 // A native Wayland window's pixels and input go through Mutter (WaylandRoute,
-// wayland_input.h) in the same screen space; a positionUnknown window's
-// capture and pointer and key input are refused there (typed, with a hint),
-// never sent to a guessed place.
+// wayland_input.h) in the same screen space. A positionUnknown window on a
+// session whose shell refuses Eval (a user's own GNOME session) is reached
+// only while it has keyboard focus (mutter's focused-window stream shows a
+// surface of its AT-SPI size; see wayland_input.h), in window coordinates; when it is
+// not focused, or the shell answers Eval but does not list it, its capture
+// and pointer and key input are refused (typed, with a hint), never sent to
+// a guessed place.
 #pragma once
 
 #include <memory>
@@ -123,6 +127,12 @@ class LinuxBackend : public AtspiBackend {
   bool OnMutter(const WindowInfo& window, Clock::time_point deadline);
   // The shell's window behind a placed window; refused (`code`, nothing sent) when its place is unknown.
   Error MutterTargetOf(const WindowInfo& window, ErrorCode code, MutterTarget& out) const;
+  // A native Wayland window while the shell refuses Eval: no window has a known place, and the focused-window
+  // route is the only one. (Asked of the shell, not of `window`: a window handed back from JS for input does
+  // not carry its positionUnknown flag.)
+  bool FocusedRoute() const { return !shell_.evalAllowed(); }
+  // Its AT-SPI size (read now) and the toolkit's own word on its focus (AT-SPI ACTIVE, read when asked).
+  Error FocusedOf(const WindowInfo& window, ErrorCode code, FocusedWindow& out, Clock::time_point deadline);
 
   // The reads before Wayland placement (X11-only windows, then AT-SPI).
   Error ReadNodesOf(const std::vector<ElementId>& ids, std::vector<NodeAttributes>& out, std::vector<Error>& errs,

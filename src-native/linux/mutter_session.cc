@@ -51,7 +51,7 @@ struct Pending {
 
 }  // namespace
 
-MutterSession::MutterSession() : ctx_(g_main_context_new()) {}
+MutterSession::MutterSession(Source source) : source_(source), ctx_(g_main_context_new()) {}
 
 MutterSession::~MutterSession() { Drop(true); }
 
@@ -223,27 +223,38 @@ Error MutterSession::Start(Clock::time_point deadline) {
   g_variant_get(r.get(), "(&o)", &path);
   scPath_ = path;
 
-  // The first monitor by its connector (DisplayConfig), else "": RecordMonitor("") records the primary one.
-  std::string connector;
-  r = Call("org.gnome.Mutter.DisplayConfig", "/org/gnome/Mutter/DisplayConfig", "org.gnome.Mutter.DisplayConfig",
-           "GetCurrentState", nullptr, nullptr, deadline, err);
-  if (r && g_variant_n_children(r.get()) >= 3) {
-    glib::VariantPtr monitors = glib::AdoptVariant(g_variant_get_child_value(r.get(), 1));
-    if (g_variant_n_children(monitors.get()) > 0) {
-      glib::VariantPtr m = glib::AdoptVariant(g_variant_get_child_value(monitors.get(), 0));
-      glib::VariantPtr spec = glib::AdoptVariant(g_variant_get_child_value(m.get(), 0));
-      glib::VariantPtr name = glib::AdoptVariant(g_variant_get_child_value(spec.get(), 0));
-      if (g_variant_is_of_type(name.get(), G_VARIANT_TYPE_STRING))
-        connector = g_variant_get_string(name.get(), nullptr);
+  if (source_ == Source::kFocusedWindow) {
+    g_variant_builder_init(&opts, G_VARIANT_TYPE("a{sv}"));
+    g_variant_builder_add(&opts, "{sv}", "cursor-mode", g_variant_new_uint32(0));  // hidden: clean screenshots
+    r = Call(kSc, scPath_.c_str(), kScSession, "RecordWindow", g_variant_new("(a{sv})", &opts), "(o)", deadline, err);
+    if (!r) {
+      // Mutter 43 answers "Window not found" when no window has focus (the Overview, the lock screen).
+      if (err.code == ErrorCode::kActionFailed) err.message = "no window has keyboard focus: " + err.message;
+      return err;
     }
-  } else if (err.code == ErrorCode::kTimeout) {
-    return err;
+  } else {
+    // The first monitor by its connector (DisplayConfig), else "": RecordMonitor("") records the primary one.
+    std::string connector;
+    r = Call("org.gnome.Mutter.DisplayConfig", "/org/gnome/Mutter/DisplayConfig", "org.gnome.Mutter.DisplayConfig",
+             "GetCurrentState", nullptr, nullptr, deadline, err);
+    if (r && g_variant_n_children(r.get()) >= 3) {
+      glib::VariantPtr monitors = glib::AdoptVariant(g_variant_get_child_value(r.get(), 1));
+      if (g_variant_n_children(monitors.get()) > 0) {
+        glib::VariantPtr m = glib::AdoptVariant(g_variant_get_child_value(monitors.get(), 0));
+        glib::VariantPtr spec = glib::AdoptVariant(g_variant_get_child_value(m.get(), 0));
+        glib::VariantPtr name = glib::AdoptVariant(g_variant_get_child_value(spec.get(), 0));
+        if (g_variant_is_of_type(name.get(), G_VARIANT_TYPE_STRING))
+          connector = g_variant_get_string(name.get(), nullptr);
+      }
+    } else if (err.code == ErrorCode::kTimeout) {
+      return err;
+    }
+    g_variant_builder_init(&opts, G_VARIANT_TYPE("a{sv}"));
+    g_variant_builder_add(&opts, "{sv}", "cursor-mode", g_variant_new_uint32(0));  // hidden: clean screenshots
+    r = Call(kSc, scPath_.c_str(), kScSession, "RecordMonitor", g_variant_new("(sa{sv})", connector.c_str(), &opts),
+             "(o)", deadline, err);
+    if (!r) return err;
   }
-  g_variant_builder_init(&opts, G_VARIANT_TYPE("a{sv}"));
-  g_variant_builder_add(&opts, "{sv}", "cursor-mode", g_variant_new_uint32(0));  // hidden: clean screenshots
-  r = Call(kSc, scPath_.c_str(), kScSession, "RecordMonitor", g_variant_new("(sa{sv})", connector.c_str(), &opts),
-           "(o)", deadline, err);
-  if (!r) return err;
   g_variant_get(r.get(), "(&o)", &path);
   streamPath_ = path;
 
@@ -293,11 +304,16 @@ Error MutterSession::Start(Clock::time_point deadline) {
     monitor_ = Rect{double(x), double(y), double(w), double(h)};
   }
   generation_++;
+  // A window session is made for every call, keys or not: it taps only when keys follow (TapShift).
+  if (source_ == Source::kMonitor) TapShift(deadline);
+  return {};
+}
+
+void MutterSession::TapShift(Clock::time_point deadline) {
   // Chromium drops the first key of a new input session; a modifier tap takes that place.
   bool sent = false;
-  if (Notify("NotifyKeyboardKeysym", g_variant_new("(ub)", kShiftL, TRUE), deadline, sent)) return {};
+  if (Notify("NotifyKeyboardKeysym", g_variant_new("(ub)", kShiftL, TRUE), deadline, sent)) return;
   Notify("NotifyKeyboardKeysym", g_variant_new("(ub)", kShiftL, FALSE), deadline, sent);
-  return {};
 }
 
 Error MutterSession::Notify(const char* method, GVariant* args, Clock::time_point deadline, bool& sent) {

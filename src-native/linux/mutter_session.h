@@ -31,7 +31,13 @@ using Clock = std::chrono::steady_clock;
 
 class MutterSession {
  public:
-  MutterSession();
+  // What the session's stream records: the first monitor (screen space), or the window that has keyboard
+  // focus when the stream is made (RecordWindow without a window-id: mutter picks the focused window then and
+  // keeps recording that one). A window stream's space is the window's buffer, shadow included, whatever its
+  // place on screen: pointer motion on it needs no screen position (a user's own GNOME session, where the
+  // shell says nothing about windows).
+  enum class Source { kMonitor, kFocusedWindow };
+  explicit MutterSession(Source source = Source::kMonitor);
   ~MutterSession();
   MutterSession(const MutterSession&) = delete;
   MutterSession& operator=(const MutterSession&) = delete;
@@ -48,13 +54,16 @@ class MutterSession {
   void Drop(bool closeConnection);
 
   uint32_t NodeId() const { return nodeId_; }
-  // The monitor stream's place on the screen (its Parameters), in logical pixels.
+  // The monitor stream's place on the screen (its Parameters), in logical pixels. A window stream has no
+  // position: (0,0) and the stream's size.
   const Rect& Monitor() const { return monitor_; }
   const std::string& StreamPath() const { return streamPath_; }
   // Counts the sessions made (a new one after a compositor restart). Each starts with a Shift tap: Chromium
   // drops the first key of a new input session.
   int Generation() const { return generation_; }
 
+  // A Shift tap (a monitor session does it when made): Chromium drops the first key of a new input session.
+  void TapShift(Clock::time_point deadline);
   // org.gnome.Mutter.RemoteDesktop.Session.<method>(args) on the live session. `sent` becomes true when the
   // call left (a timeout after that is delivery uncertain).
   Error Notify(const char* method, GVariant* args, Clock::time_point deadline, bool& sent);
@@ -67,6 +76,7 @@ class MutterSession {
   Error Start(Clock::time_point deadline);
   std::string OwnerOf(const char* name, Clock::time_point deadline, Error& err);
 
+  Source source_;
   glib::ContextPtr ctx_;
   glib::GObj<GDBusConnection> conn_;
   std::string owner_;  // the unique name that owned org.gnome.Mutter.RemoteDesktop when the session was made

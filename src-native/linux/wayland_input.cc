@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <utility>
 
 #include "pipewire_frame.h"
@@ -138,22 +139,27 @@ Error WaylandRoute::PointOnWindow(const MutterTarget& target, double sx, double 
 Error WaylandRoute::Pointer(const MutterTarget& target, const PointerEvent& ev, Clock::time_point deadline) {
   if (!std::isfinite(ev.x) || !std::isfinite(ev.y) || !std::isfinite(ev.toX) || !std::isfinite(ev.toY))
     return {ErrorCode::kInvalidArgument, "pointer point is not finite: nothing was sent"};
-  const double sx = ev.x, sy = ev.y, tx = ev.toX, ty = ev.toY;
-  if (Error e = PointOnWindow(target, sx, sy, deadline)) return NothingSent(e);
+  if (Error e = PointOnWindow(target, ev.x, ev.y, deadline)) return NothingSent(e);
   if (ev.kind == PointerEvent::Kind::kDrag)
-    if (Error e = PointOnWindow(target, tx, ty, deadline)) return NothingSent(e);
+    if (Error e = PointOnWindow(target, ev.toX, ev.toY, deadline)) return NothingSent(e);
   if (Error e = session_.Ensure(deadline)) return NothingSent(e);
   // Absolute motion is in the monitor stream's space, which starts at the monitor's screen origin.
   const Rect& mon = session_.Monitor();
-  const std::string stream = session_.StreamPath();
+  return SendPointer(session_, ev, -mon.x, -mon.y, deadline);
+}
+
+Error WaylandRoute::SendPointer(MutterSession& session, const PointerEvent& ev, double dx, double dy,
+                                Clock::time_point deadline) {
+  const double sx = ev.x, sy = ev.y, tx = ev.toX, ty = ev.toY;
+  const std::string stream = session.StreamPath();
   bool sent = false, anySent = false;
   auto notify = [&](const char* method, GVariant* args) -> Error {
-    Error e = session_.Notify(method, args, deadline, sent);
+    Error e = session.Notify(method, args, deadline, sent);
     anySent = anySent || sent;
     return e;
   };
   auto move = [&](double x, double y) {
-    return notify("NotifyPointerMotionAbsolute", g_variant_new("(sdd)", stream.c_str(), x - mon.x, y - mon.y));
+    return notify("NotifyPointerMotionAbsolute", g_variant_new("(sdd)", stream.c_str(), x + dx, y + dy));
   };
   const unsigned button = EvdevButton(ev.button);
   Error e;
@@ -208,13 +214,13 @@ Error WaylandRoute::KeyFocus(const MutterTarget& target, Clock::time_point deadl
   return {};
 }
 
-Error WaylandRoute::SendSyms(const std::vector<std::pair<unsigned long, bool>>& events, Clock::time_point deadline,
-                             bool& anySent) {
+Error WaylandRoute::SendSyms(MutterSession& via, const std::vector<std::pair<unsigned long, bool>>& events,
+                             Clock::time_point deadline, bool& anySent) {
   anySent = false;
   for (const auto& [sym, down] : events) {
     bool sent = false;
-    Error e = session_.Notify("NotifyKeyboardKeysym", g_variant_new("(ub)", unsigned(sym), down ? TRUE : FALSE),
-                              deadline, sent);
+    Error e =
+        via.Notify("NotifyKeyboardKeysym", g_variant_new("(ub)", unsigned(sym), down ? TRUE : FALSE), deadline, sent);
     anySent = anySent || sent;
     if (e) return e;
   }
@@ -222,24 +228,30 @@ Error WaylandRoute::SendSyms(const std::vector<std::pair<unsigned long, bool>>& 
 }
 
 Error WaylandRoute::Keys(const MutterTarget& target, const std::string& combo, Clock::time_point deadline) {
+  return KeysWith(
+      session_, [&](Clock::time_point d) { return KeyFocus(target, d); }, combo, deadline);
+}
+
+Error WaylandRoute::KeysWith(MutterSession& via, const FocusCheck& focus, const std::string& combo,
+                             Clock::time_point deadline) {
   KeyCombo parsed;
   if (Error e = ParseKeyCombo(combo, parsed)) return NothingSent(e);
-  if (Error e = session_.Ensure(deadline)) return NothingSent(e);
-  if (Error e = KeyFocus(target, deadline)) return NothingSent(e);
+  if (Error e = via.Ensure(deadline)) return NothingSent(e);
+  if (Error e = focus(deadline)) return NothingSent(e);
   std::vector<std::pair<unsigned long, bool>> events;
   for (unsigned long m : parsed.mods) events.emplace_back(m, true);
   events.emplace_back(parsed.key, true);
   events.emplace_back(parsed.key, false);
   for (size_t i = parsed.mods.size(); i-- > 0;) events.emplace_back(parsed.mods[i], false);
   bool sent = false;
-  Error e = SendSyms(events, deadline, sent);
+  Error e = SendSyms(via, events, deadline, sent);
   if (!e) return {};
   // A modifier left down would change every later key: release them, best effort.
   if (sent) {
     const auto grace = Clock::now() + std::chrono::milliseconds(200);
     for (unsigned long m : parsed.mods) {
       bool s = false;
-      session_.Notify("NotifyKeyboardKeysym", g_variant_new("(ub)", unsigned(m), FALSE), grace, s);
+      via.Notify("NotifyKeyboardKeysym", g_variant_new("(ub)", unsigned(m), FALSE), grace, s);
     }
     return Uncertain(e);
   }
@@ -248,6 +260,12 @@ Error WaylandRoute::Keys(const MutterTarget& target, const std::string& combo, C
 
 Error WaylandRoute::TypeText(const MutterTarget& target, const std::string& text, Clock::time_point deadline,
                              size_t& typed) {
+  return TypeTextWith(
+      session_, [&](Clock::time_point d) { return KeyFocus(target, d); }, text, deadline, typed);
+}
+
+Error WaylandRoute::TypeTextWith(MutterSession& via, const FocusCheck& focus, const std::string& text,
+                                 Clock::time_point deadline, size_t& typed) {
   typed = 0;
   std::vector<uint32_t> cps;
   if (!Decode(text, cps)) return {ErrorCode::kInvalidArgument, "text is not valid UTF-8: nothing was sent"};
@@ -270,11 +288,11 @@ Error WaylandRoute::TypeText(const MutterTarget& target, const std::string& text
               "set the field's text with setValue, which does not go through the keyboard"};
     }
   }
-  if (Error e = session_.Ensure(deadline)) return NothingSent(e);
-  if (Error e = KeyFocus(target, deadline)) return NothingSent(e);
+  if (Error e = via.Ensure(deadline)) return NothingSent(e);
+  if (Error e = focus(deadline)) return NothingSent(e);
   for (unsigned long sym : syms) {
     bool sent = false;
-    Error e = SendSyms({{sym, true}, {sym, false}}, deadline, sent);
+    Error e = SendSyms(via, {{sym, true}, {sym, false}}, deadline, sent);
     if (e) {
       if (typed == 0 && !sent) return NothingSent(e);
       return {ErrorCode::kDeliveryUncertain, "typing stopped: " + std::to_string(typed) + " of " +
@@ -283,6 +301,143 @@ Error WaylandRoute::TypeText(const MutterTarget& target, const std::string& text
     typed++;
   }
   return {};
+}
+
+// --- Windows with no known place: the focused window's own stream ---
+
+Error WaylandRoute::OpenFocused(const FocusedWindow& window, ErrorCode code, bool forKeys, std::vector<uint8_t>& frame,
+                                int& fw, int& fh, Rect& crop, Clock::time_point deadline) {
+  frame.clear();
+  fw = fh = 0;
+  auto as = [&](Error e) {
+    if (e.code != ErrorCode::kTimeout && e.code != ErrorCode::kElementGone) e.code = code;
+    return e;
+  };
+  const char* kHint =
+      "bring the window to the front (click it, or switch to it with Alt+Tab), then take a new snapshot; or run the "
+      "app on the agent's Wayland desktop (axsnap desktop start NAME --wayland), where any window can be raised";
+  const std::string missing = CaptureMissing();
+  if (!missing.empty()) {
+    if (forKeys && window.toolkitActive(deadline)) return {};
+    return {code, "which window has keyboard focus cannot be checked: " + missing,
+            "install PipeWire (libpipewire-0.3), or act through the accessibility tree (click by index, setValue)"};
+  }
+  retired_ = std::move(window_);
+  window_ = std::make_unique<MutterSession>(MutterSession::Source::kFocusedWindow);
+  if (Error e = window_->Ensure(deadline)) return as(e);
+  if (Error e = GrabPipeWireFrame(window_->NodeId(), deadline, frame, fw, fh, crop)) return as(e);
+  // The stream holds the focused window's buffer from its corner (the crop), cut at the stream's size. It is
+  // this window when the AT-SPI window is that buffer (its size, up to the cut).
+  const double ew = std::min(window.width, double(fw)), eh = std::min(window.height, double(fh));
+  if (std::fabs(ew - crop.w) < 0.5 && std::fabs(eh - crop.h) < 0.5 && crop.x == 0 && crop.y == 0) return {};
+  if (forKeys && window.toolkitActive(deadline)) return {};
+  char buf[200];
+  std::snprintf(buf, sizeof buf,
+                "the focused window's surface is %.0fx%.0f but this window's accessible frame is %.0fx%.0f", crop.w,
+                crop.h, window.width, window.height);
+  return {code,
+          std::string(buf) +
+              ": either another window has keyboard focus (GNOME's compositor records and takes input for the "
+              "focused window only, and nothing here can raise another while GNOME Shell refuses Eval), or this "
+              "window's coordinates start inside its surface (a toolkit that measures from its frame within its "
+              "client-side shadow, as GTK4 does), where only GNOME Shell knows the offset",
+          kHint};
+}
+
+Error WaylandRoute::CaptureFocused(const FocusedWindow& window, std::vector<uint8_t>& rgba, int& width, int& height,
+                                   Rect& captured, Clock::time_point deadline) {
+  rgba.clear();
+  width = height = 0;
+  std::vector<uint8_t> full;
+  int fw = 0, fh = 0;
+  Rect crop;
+  Error e = OpenFocused(window, ErrorCode::kCaptureFailed, false, full, fw, fh, crop, deadline);
+  if (window_) window_->Drop(false);
+  if (e) return e;
+  const int x0 = std::max(0, int(crop.x)), y0 = std::max(0, int(crop.y));
+  width = std::min(fw - x0, int(std::lround(crop.w)));
+  height = std::min(fh - y0, int(std::lround(crop.h)));
+  if (width <= 0 || height <= 0) return {ErrorCode::kCaptureFailed, "the window's stream showed nothing"};
+  rgba.resize(size_t(width) * height * 4);
+  for (int y = 0; y < height; y++)
+    std::copy_n(full.data() + (size_t(y0 + y) * fw + x0) * 4, size_t(width) * 4, rgba.data() + size_t(y) * width * 4);
+  // In the window's own coordinates: the buffer's corner is the AT-SPI window's (0,0).
+  captured = Rect{0, 0, double(width), double(height)};
+  return {};
+}
+
+Error WaylandRoute::PointerFocused(const FocusedWindow& window, const PointerEvent& ev, Clock::time_point deadline) {
+  if (!std::isfinite(ev.x) || !std::isfinite(ev.y) || !std::isfinite(ev.toX) || !std::isfinite(ev.toY))
+    return {ErrorCode::kInvalidArgument, "pointer point is not finite: nothing was sent"};
+  auto inside = [&](double x, double y) { return x >= 0 && y >= 0 && x < window.width && y < window.height; };
+  if (!inside(ev.x, ev.y) || (ev.kind == PointerEvent::Kind::kDrag && !inside(ev.toX, ev.toY)))
+    return {ErrorCode::kInputFailed,
+            "the point is outside the window: a window with no known place on screen takes points in its own "
+            "coordinates only: nothing was sent",
+            "take a new snapshot and use its frames (they are relative to the window)"};
+  std::vector<uint8_t> frame;
+  int fw = 0, fh = 0;
+  Rect crop;
+  if (Error e = OpenFocused(window, ErrorCode::kInputFailed, false, frame, fw, fh, crop, deadline)) {
+    if (window_) window_->Drop(false);
+    return NothingSent(e);
+  }
+  // Points must also fall on what the stream shows of the window (a window wider than the monitor is cut).
+  auto shown = [&](double x, double y) { return x < crop.w && y < crop.h; };
+  if (!shown(ev.x, ev.y) || (ev.kind == PointerEvent::Kind::kDrag && !shown(ev.toX, ev.toY))) {
+    if (window_) window_->Drop(false);
+    return {ErrorCode::kInputFailed,
+            "the point is on a part of the window beyond the monitor's size, which its stream does not show: nothing "
+            "was sent",
+            "make the window smaller or act through the accessibility tree"};
+  }
+  // The stream stays bound to the window it was made for, whatever has focus by now: the points land on it.
+  // A fresh session's first motion to where the pointer already is (the previous call's point: a hover before a
+  // click) changed nothing for mutter, and the press went to no surface (seen on 43): a step beside it first.
+  {
+    bool sent = false;
+    const double nx = ev.x >= 1 ? ev.x - 1 : ev.x + 1;
+    if (Error e = window_->Notify("NotifyPointerMotionAbsolute",
+                                  g_variant_new("(sdd)", window_->StreamPath().c_str(), nx, ev.y), deadline, sent))
+      return sent ? Uncertain(e) : NothingSent(e);
+  }
+  // Stream space is the buffer's, as are the points (crop at the buffer's corner: window point = buffer point).
+  // The session is left open until the next call (which makes a new one): stopped right after the events,
+  // mutter removed its virtual pointer before GTK had the release, and the click did nothing (seen on 43).
+  return SendPointer(*window_, ev, 0, 0, deadline);
+}
+
+Error WaylandRoute::FocusedForKeys(const FocusedWindow& window, MutterSession*& via, Clock::time_point deadline) {
+  std::vector<uint8_t> frame;
+  int fw = 0, fh = 0;
+  Rect crop;
+  via = &session_;
+  if (Error e = OpenFocused(window, ErrorCode::kInputFailed, true, frame, fw, fh, crop, deadline)) {
+    if (window_) window_->Drop(false);
+    return e;
+  }
+  // The keys go through the session just made (not stopped: see retired_); without PipeWire there is none.
+  if (window_ && !window_->StreamPath().empty()) {
+    via = window_.get();
+    via->TapShift(deadline);
+  }
+  return {};
+}
+
+Error WaylandRoute::KeysFocused(const FocusedWindow& window, const std::string& combo, Clock::time_point deadline) {
+  MutterSession* via = nullptr;
+  if (Error e = FocusedForKeys(window, via, deadline)) return NothingSent(e);
+  return KeysWith(
+      *via, [](Clock::time_point) { return Error{}; }, combo, deadline);
+}
+
+Error WaylandRoute::TypeTextFocused(const FocusedWindow& window, const std::string& text, Clock::time_point deadline,
+                                    size_t& typed) {
+  typed = 0;
+  MutterSession* via = nullptr;
+  if (Error e = FocusedForKeys(window, via, deadline)) return NothingSent(e);
+  return TypeTextWith(
+      *via, [](Clock::time_point) { return Error{}; }, text, deadline, typed);
 }
 
 }  // namespace axsnap

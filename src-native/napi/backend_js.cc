@@ -294,6 +294,7 @@ Napi::Value NativeBackend::Permissions(const Napi::CallbackInfo& info) {
       o.Set("screenRecording", status->screenRecording);
       if (!status->windowSource.empty()) o.Set("windowSource", status->windowSource);
       if (!status->windowDetail.empty()) o.Set("windowDetail", status->windowDetail);
+      if (status->mutter) o.Set("mutter", true);
       d.Resolve(o);
     };
   });
