@@ -73,7 +73,14 @@ export {
   launchApp,
   listLaunchable,
 } from "./launch.js";
-export type { AppWithoutTree, LinuxDesktopReport, NoTreeCause } from "./linux-checks.js";
+export type {
+  AppWithoutTree,
+  LinuxDesktopReport,
+  NoTreeCause,
+  WaylandRoute,
+  WaylandRoutes,
+  WindowSource,
+} from "./linux-checks.js";
 export { parseLocator, printLocator } from "./locator/grammar.js";
 export type { Locator, LocatorStep } from "./locator/types.js";
 export type { ScreenshotMark, ScreenshotOptions } from "./marks.js";

@@ -233,7 +233,7 @@ export function linuxReportHint(report: LinuxDesktopReport): string | undefined 
   const parts: string[] = [];
   if (report.agentDesktop?.session === "wayland")
     parts.push(
-      `this is the agent's Wayland desktop ${report.agentDesktop.name} (headless gnome-shell): its apps are native Wayland clients; their trees and semantic actions work, but screenshots and pointer/key input go through X11 and do not reach them yet`,
+      `this is the agent's Wayland desktop ${report.agentDesktop.name} (headless gnome-shell): its apps are native Wayland clients; ${report.routes?.detail ?? "their trees and semantic actions work"}`,
     );
   else if (report.session === "wayland" && report.routes && report.routes.capture !== "none")
     parts.push(`this is a Wayland session: ${report.routes.detail}`);

@@ -210,6 +210,11 @@ describe("startDesktop({ wayland: true })", () => {
       });
       expect(p.desktop?.display).toBeUndefined();
       expect(p.hint).toMatch(/the agent's Wayland desktop wl \(headless gnome-shell\)/);
+      // Its apps' pixels and input go through the compositor, in screen space.
+      expect(p.desktop?.routes).toMatchObject({ capture: "screen", input: "screen" });
+      expect(p.hint).toMatch(
+        /go through GNOME's compositor \(Mutter ScreenCast and RemoteDesktop\), in screen space/,
+      );
     },
     TIMEOUT,
   );
