@@ -74,11 +74,15 @@
             "src-native/linux/x11_primitives.cc",
             "src-native/linux/x11_raise.cc",
             "src-native/linux/x11_windows.cc",
+            "src-native/linux/gnome_shell.cc",
             "src-native/linux/linux_backend.cc",
-            "src-native/linux/ocr_tesseract.cc"
+            "src-native/linux/ocr_tesseract.cc",
+            "src-native/linux/mutter_session.cc",
+            "src-native/linux/pipewire_frame.cc",
+            "src-native/linux/wayland_input.cc"
           ],
           "defines": ["AXSNAP_LINUX"],
-          "cflags_cc": ["<!@(pkg-config --cflags gio-2.0 gio-unix-2.0 x11 xtst xext)"],
+          "cflags_cc": ["<!@(pkg-config --cflags gio-2.0 gio-unix-2.0 x11 xtst xext libpipewire-0.3)"],
           "libraries": ["<!@(pkg-config --libs gio-2.0 gio-unix-2.0 x11 xtst xext)", "-ldl"]
         }],
         ["OS=='mac'", {

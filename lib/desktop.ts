@@ -6,16 +6,23 @@
  * One backend per process, created on first use (connecting is explicit and
  * never a side effect of importing axsnap).
  */
+
+import { boundDesktop } from "./agent-desktop/use.js";
 import { CallContext, callBudget } from "./call.js";
 import { desktopBackend, takeEarlyWalk } from "./desktop-backend.js";
 import { AxsnapError, invalidArgument, MACOS_PERMISSION_HINT } from "./errors.js";
-import { type LinuxDesktopReport, linuxDesktopReport, linuxReportHint } from "./linux-checks.js";
+import {
+  type LinuxDesktopReport,
+  linuxDesktopReport,
+  linuxReportHint,
+  windowSourceOf,
+} from "./linux-checks.js";
 import { encodeMarked, type ScreenshotOptions, screenshotRequest } from "./marks.js";
 import type { RawApp, RawSnapshot } from "./model.js";
 
 export { desktopBackend } from "./desktop-backend.js";
 
-import { callNative, loadNative, type NativeBackend, type NativeWindow } from "./native.js";
+import { callNative, type InputRoute, loadNative, type NativeBackend, type NativeWindow } from "./native.js";
 import { appOf, deadlineOf, walkRequestOf } from "./observe-request.js";
 import { type OcrMode, ocrLanguagesOf, ocrModeOf } from "./ocr/plan.js";
 import { readPixelText } from "./ocr/read.js";
@@ -79,6 +86,8 @@ export interface LiveObservation {
   backend: NativeBackend;
   window: NativeWindow;
   windowStep: string;
+  /** How the window's pixels and synthetic input travel, as the snapshot found it. */
+  route?: InputRoute;
   /** The observed tree, kept for identity counts when a ref is re-observed. */
   raw: RawSnapshot;
   /** The options it was taken with: an action's fresh snapshot keeps them. */
@@ -213,6 +222,7 @@ export async function snapshot(
     backend: b,
     window: result.window,
     windowStep: result.windowStep,
+    ...(result.route ? { route: result.route } : {}),
     raw: result.raw,
     options: {
       style: render.style,
@@ -259,11 +269,22 @@ async function permissionStatus(
   const s = (await callNative(() => b.permissions(prompt))) as {
     accessibility: PermissionState;
     screenRecording: PermissionState;
+    windowSource?: unknown;
+    windowDetail?: unknown;
+    mutter?: unknown;
   };
   const denied = s.accessibility === "denied" || s.screenRecording === "denied";
   // Linux grants everything to everyone; what decides there is how the desktop and its apps were started.
   if (s.accessibility === "not_required" && process.platform === "linux") {
-    const desktop = linuxDesktopReport(await callNative(() => b.listApps(3000)), env);
+    const desktop = linuxDesktopReport(
+      await callNative(() => b.listApps(3000)),
+      env,
+      undefined,
+      windowSourceOf(s),
+      s.mutter === true,
+    );
+    const agentDesktop = boundDesktop();
+    if (agentDesktop) desktop.agentDesktop = agentDesktop;
     const hint = linuxReportHint(desktop);
     return {
       platform: process.platform,

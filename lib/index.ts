@@ -73,7 +73,14 @@ export {
   launchApp,
   listLaunchable,
 } from "./launch.js";
-export type { AppWithoutTree, LinuxDesktopReport, NoTreeCause } from "./linux-checks.js";
+export type {
+  AppWithoutTree,
+  LinuxDesktopReport,
+  NoTreeCause,
+  WaylandRoute,
+  WaylandRoutes,
+  WindowSource,
+} from "./linux-checks.js";
 export { parseLocator, printLocator } from "./locator/grammar.js";
 export type { Locator, LocatorStep } from "./locator/types.js";
 export type { ScreenshotMark, ScreenshotOptions } from "./marks.js";
@@ -104,7 +111,7 @@ export type {
 } from "./model.js";
 export { HIDDEN_COORDINATE, MAX_TREE_DEPTH } from "./model.js";
 /** What a launchable entry is, as the backend lists it (LaunchableApp). */
-export type { NativeLaunchable } from "./native.js";
+export type { InputRoute, NativeLaunchable } from "./native.js";
 export type { OcrMode } from "./ocr/plan.js";
 export { destructiveWordIn, normalizeForMatch } from "./policy/normalize.js";
 export type {

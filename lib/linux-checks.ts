@@ -42,6 +42,65 @@ export interface LinuxDesktopReport {
   display: string | undefined;
   /** The apps listed without an accessibility tree, each with its likely cause. */
   appsWithoutTree: AppWithoutTree[];
+  /** The agent's desktop this process observes (`--desktop NAME`), and whether it is X11 or Wayland. */
+  agentDesktop?: { name: string; session: "x11" | "wayland" };
+  /**
+   * Where window frames, stacking and focus come from: "x11" (the X server);
+   * "gnome-shell" (GNOME Shell's Eval on GNOME Wayland, as on the agent's
+   * Wayland desktop, which runs it in unsafe mode); "unknown" (a Wayland
+   * session whose compositor does not say: on a user's own GNOME session
+   * Eval is refused, so screen positions of native Wayland windows and their
+   * elements are unknown, and snapshots say so). `detail` says what was found.
+   */
+  windows?: { source: WindowSource; detail: string };
+  /**
+   * Wayland only: how screenshots and pointer/key input reach native Wayland
+   * windows (X11 capture and input reach XWayland apps only). `detail` says
+   * what each gives and, when it is less than everything, what gives more.
+   */
+  routes?: WaylandRoutes;
+}
+
+export type WindowSource = "x11" | "gnome-shell" | "unknown";
+
+/**
+ * "screen": GNOME's compositor (Mutter ScreenCast and RemoteDesktop), any
+ * window, in screen space, GNOME Shell saying where windows are;
+ * "focused-window": Mutter too, but the shell refuses Eval (a user's own
+ * GNOME session): only the window with keyboard focus, in its own
+ * coordinates (no screen positions); "none": no route reaches native Wayland
+ * windows (no Mutter on the session bus).
+ */
+export type WaylandRoute = "screen" | "focused-window" | "none";
+
+export interface WaylandRoutes {
+  capture: WaylandRoute;
+  input: WaylandRoute;
+  detail: string;
+}
+
+/** The routes of a Wayland session, from the window source and whether Mutter answers. Pure. */
+export function waylandRoutesOf(source: WindowSource | undefined, mutter: boolean): WaylandRoutes {
+  if (!mutter)
+    return {
+      capture: "none",
+      input: "none",
+      detail:
+        "GNOME's compositor (org.gnome.Mutter.ScreenCast, .RemoteDesktop) is not on this session bus: screenshots and pointer/key input reach XWayland apps only; trees and semantic actions work everywhere",
+    };
+  if (source === "gnome-shell")
+    return {
+      capture: "screen",
+      input: "screen",
+      detail:
+        "screenshots and pointer/key input of any native Wayland window go through GNOME's compositor (Mutter ScreenCast and RemoteDesktop), in screen space",
+    };
+  return {
+    capture: "focused-window",
+    input: "focused-window",
+    detail:
+      "screenshots and pointer/key input reach the focused native Wayland window only, through GNOME's compositor (a Mutter stream of the focused window), in the window's own coordinates (no screen positions); a window without keyboard focus is refused until it is brought to the front, and a toolkit that measures from inside its client-side shadow (GTK4) cannot be captured or clicked by pixel; for every window, in screen space, run the apps on the agent's Wayland desktop (axsnap desktop start NAME --wayland)",
+  };
 }
 
 /** What classifying one process needs: read from /proc in production, given directly in tests. */
@@ -136,22 +195,55 @@ export function linuxDesktopReport(
   apps: readonly RawApp[],
   env: NodeJS.ProcessEnv = process.env,
   factsOf: (pid: number) => ProcessFacts = processFacts,
+  windows?: { source: WindowSource; detail: string },
+  mutter?: boolean,
 ): LinuxDesktopReport {
+  const wayland = sessionOf(env) === "wayland";
   return {
     session: sessionOf(env),
     display: env.DISPLAY,
     appsWithoutTree: apps
       .filter((a) => a.noTree === true)
       .map((a) => ({ name: a.name, pid: a.pid, ...noTreeCause(factsOf(a.pid)) })),
+    ...(windows ? { windows: wayland ? windows : X11_WINDOWS } : {}),
+    ...(wayland && mutter !== undefined ? { routes: waylandRoutesOf(windows?.source, mutter) } : {}),
   };
+}
+
+const X11_WINDOWS = {
+  source: "x11",
+  detail: "window frames, stacking and focus come from the X server",
+} as const;
+
+/**
+ * The native permissions() answer: whether GNOME Shell lists windows ("gnome-shell") or not ("unknown");
+ * linuxDesktopReport keeps it for a Wayland session only.
+ */
+export function windowSourceOf(s: {
+  windowSource?: unknown;
+  windowDetail?: unknown;
+}): { source: WindowSource; detail: string } | undefined {
+  const source = s.windowSource;
+  if (source !== "x11" && source !== "gnome-shell" && source !== "unknown") return undefined;
+  return { source, detail: typeof s.windowDetail === "string" ? s.windowDetail : "" };
 }
 
 /** One hint for what the report found, or undefined when nothing needs doing. */
 export function linuxReportHint(report: LinuxDesktopReport): string | undefined {
   const parts: string[] = [];
-  if (report.session === "wayland")
+  if (report.agentDesktop?.session === "wayland")
+    parts.push(
+      `this is the agent's Wayland desktop ${report.agentDesktop.name} (headless gnome-shell): its apps are native Wayland clients; ${report.routes?.detail ?? "their trees and semantic actions work"}`,
+    );
+  else if (report.session === "wayland" && report.routes && report.routes.capture !== "none")
+    parts.push(`this is a Wayland session: ${report.routes.detail}`);
+  else if (report.session === "wayland")
     parts.push(
       "this is a Wayland session: screenshots and pointer/key input reach only XWayland apps (GTK: GDK_BACKEND=x11; Qt: QT_QPA_PLATFORM=xcb; Chromium/Electron: --ozone-platform=x11), or use an agent's desktop (axsnap desktop start)",
+    );
+  if (report.session === "wayland" && report.windows?.source === "unknown")
+    parts.push(
+      `screen positions of native Wayland windows are unknown (${report.windows.detail}): frames in snapshots are relative to the window; the agent's Wayland desktop runs GNOME Shell so that they are known`,
     );
   const fixable = report.appsWithoutTree.filter(
     (a) => a.cause === "bridge_disabled" || a.cause === "chromium_not_enabled",

@@ -73,6 +73,13 @@ export interface RawWindow {
   id?: string;
   /** Live snapshots: true for a modal dialog. */
   modal?: boolean;
+  /**
+   * True where the platform cannot say where the window is on screen (GNOME
+   * Wayland when the compositor does not list windows): `frame` is the
+   * window's size at (0,0), and element frames are relative to the window,
+   * not the screen. Absent = screen frames.
+   */
+  positionUnknown?: boolean;
 }
 
 /** Where a child was found on its parent. */

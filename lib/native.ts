@@ -66,10 +66,19 @@ export interface NativePixels {
   captureMs: number;
 }
 
+/**
+ * The way a window's pixels and synthetic (pointer and key) input travel:
+ * "x11" (X11 capture and XTest, also XWayland apps), "gnome-mutter" (GNOME on
+ * Wayland: Mutter's ScreenCast and RemoteDesktop), "quartz" (macOS).
+ */
+export type InputRoute = "x11" | "gnome-mutter" | "quartz";
+
 export interface NativeSnapshot {
   raw: RawSnapshot;
   window: NativeWindow;
   windowStep: string;
+  /** How the window's screenshot and synthetic input travel (ActionResult.route); absent where there is one way. */
+  route?: InputRoute;
   /** Every handle the snapshot holds, for release: its elements', then the labels they name (labelledBy) outside it. */
   handles: number[];
   screenshot?: NativeScreenshot;

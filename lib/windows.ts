@@ -25,8 +25,22 @@ export interface WindowListing {
   /** The platform's role: "frame", "dialog", "window" (a GTK or Chromium popup), "AXWindow", "AXSheet"… */
   role: string;
   kind: WindowKind;
-  /** Screen frame in points. */
+  /**
+   * Screen frame in points. When `positionUnknown` is true, only its size is
+   * known: x and y are 0.
+   */
   frame: Rect;
+  /**
+   * True where the platform cannot say where this window is on screen (GNOME
+   * Wayland when GNOME Shell does not answer Eval, as on a user's own
+   * session). Absent when the frame is a screen frame.
+   */
+  positionUnknown?: boolean;
+  /**
+   * Its place in the compositor's stacking order (0 = bottom; a higher number is
+   * above a lower one, across all apps). GNOME Wayland only; absent elsewhere.
+   */
+  stacking?: number;
   /** Has focus / is the app's active window. */
   active: boolean;
   minimized: boolean;
@@ -92,6 +106,8 @@ export function windowListingOf(w: Record<string, unknown>, index: number): Wind
     modal: w.modal === true,
     inParent: w.inParent === true,
     index,
+    ...(w.positionUnknown === true ? { positionUnknown: true } : {}),
+    ...(typeof w.stacking === "number" ? { stacking: w.stacking } : {}),
   };
 }
 

@@ -1,8 +1,12 @@
 // Types for scripts/desktop.mjs (the headless desktop for tests and the demo).
 
 export interface Desktop {
-  /** X display, e.g. ":0". */
+  /** "wayland" for startDesktop({ wayland: true }): headless gnome-shell, no X server. */
+  session: "x11" | "wayland";
+  /** X display, e.g. ":0"; "" on a Wayland desktop. */
   display: string;
+  /** Wayland: the compositor's socket, an absolute path (env.WAYLAND_DISPLAY); "" on X11. */
+  waylandDisplay: string;
   /** Environment for processes on this desktop: DISPLAY, DBUS_SESSION_BUS_ADDRESS, HOME, XDG_RUNTIME_DIR, ... */
   env: Record<string, string>;
   /** Session bus address. */
@@ -17,6 +21,8 @@ export interface Desktop {
   tmpDir: string;
   width: number;
   height: number;
+  /** Wayland: gnome-shell runs with --unsafe-mode (its Eval answers); false on X11. */
+  unsafe: boolean;
   /** Stops its apps, the buses, the accessibility services and Xvfb; removes the temp dirs. Idempotent. */
   stop(): Promise<void>;
 }
@@ -52,12 +58,45 @@ export interface StartAppOptions {
   timeoutMs?: number;
 }
 
-/** `accessibility: false`: Xvfb alone, no session bus, accessibility bus or registry. */
+/**
+ * `accessibility: false`: Xvfb alone, no session bus, accessibility bus or registry.
+ * `wayland: true`: headless gnome-shell (unsafe mode) with a virtual monitor of width x height,
+ * a private system bus, PipeWire and WirePlumber, in place of Xvfb (not with `accessibility: false`).
+ * `unsafe: false` (Wayland only): gnome-shell without --unsafe-mode, as on a user's own session, so
+ * its Eval is refused (shellEval gives null, compositorWindows throws) and its Overview is not hidden.
+ */
 export function startDesktop(options?: {
   width?: number;
   height?: number;
   accessibility?: boolean;
+  wayland?: boolean;
+  unsafe?: boolean;
 }): Promise<Desktop>;
+
+/** org.gnome.Shell.Eval on a Wayland desktop: the result (the value as JSON), or null when it failed. */
+export function shellEval(desktop: Desktop, script: string, timeoutMs?: number): Promise<string | null>;
+
+export interface CompositorWindow {
+  /** MetaWindow id (what Mutter's RecordWindow takes as window-id). */
+  id: string;
+  title: string | null;
+  wmClass: string | null;
+  pid: number;
+  /** Mutter's client type: a native Wayland client, or an X11 one (XWayland). */
+  client: "wayland" | "x11";
+  /** [x, y, width, height] on the screen. */
+  frame: [number, number, number, number];
+  buffer: [number, number, number, number];
+  focus: boolean;
+  minimized: boolean;
+}
+
+/** Stops a Wayland desktop's gnome-shell (its clients die with it) and starts a new one; resolves when ready. */
+export function restartCompositor(desktop: Desktop): Promise<void>;
+/** A Wayland desktop's gnome-shell process id. */
+export function compositorPid(desktop: Desktop): number;
+/** The compositor's windows on a Wayland desktop (through Eval), bottom to top. */
+export function compositorWindows(desktop: Desktop): Promise<CompositorWindow[]>;
 
 export function startApp(
   desktop: Desktop,
@@ -75,7 +114,7 @@ export function chromium(
   options?: { userDataDir?: string; windowName?: string; timeoutMs?: number },
 ): Promise<App>;
 
-export function chromiumArgs(url: string, userDataDir: string): string[];
+export function chromiumArgs(url: string, userDataDir: string, options?: { wayland?: boolean }): string[];
 
 /** file:// URL for a path (relative paths resolve against the cwd). */
 export function fileUrl(file: string): string;

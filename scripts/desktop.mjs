@@ -3,6 +3,9 @@
 // private session D-Bus (which activates the AT-SPI bus and registry on
 // demand) and a temporary HOME, plus helpers that start apps on it and wait
 // until they are in the accessibility registry. Node standard library only.
+// `wayland: true` starts headless gnome-shell (with a private "system" bus,
+// PipeWire and WirePlumber) in place of Xvfb; apps there are native Wayland
+// clients (lib/agent-desktop/wayland.ts does the same for the library).
 //
 // Library:
 //   import { startDesktop, gtkWidgetFactory, chromium, startApp } from "../scripts/desktop.mjs";
@@ -342,15 +345,31 @@ function escapeAddressValue(value) {
  * `accessibility: false` starts the X server alone: no session bus, so no
  * accessibility bus or registry either (a desktop of plain X11 clients).
  *
- * @param {{ width?: number, height?: number, accessibility?: boolean }} [options]
+ * `wayland: true` starts headless gnome-shell in place of Xvfb
+ * (startWaylandSession); `unsafe: false` with it starts the shell without
+ * --unsafe-mode, so that its Eval is refused as on a user's session.
+ *
+ * @param {{ width?: number, height?: number, accessibility?: boolean, wayland?: boolean, unsafe?: boolean }} [options]
  * @returns {Promise<{
  *   display: string, env: Record<string,string>, busAddress: string,
  *   a11yBusAddress: string, home: string, runtimeDir: string, tmpDir: string,
  *   width: number, height: number, stop: () => Promise<void> }>}
  */
-export async function startDesktop({ width = 1920, height = 1080, accessibility = true } = {}) {
+export async function startDesktop({
+  width = 1920,
+  height = 1080,
+  accessibility = true,
+  wayland = false,
+  unsafe = true,
+} = {}) {
   if (process.platform !== "linux") throw new Error("desktop: Linux only");
-  requireExecutables(["Xvfb", "dbus-daemon", "dbus-send"]);
+  if (wayland && !accessibility) throw new Error("desktop: a Wayland desktop always has its buses");
+  if (!wayland && !unsafe) throw new Error("desktop: `unsafe: false` is a gnome-shell option (wayland: true)");
+  requireExecutables(
+    wayland
+      ? ["gnome-shell", "pipewire", "wireplumber", "pw-cli", "dbus-daemon", "dbus-send"]
+      : ["Xvfb", "dbus-daemon", "dbus-send"],
+  );
   installHandlers();
 
   const base = fs.mkdtempSync(path.join(os.tmpdir(), "axsnap-desktop-"));
@@ -377,7 +396,8 @@ export async function startDesktop({ width = 1920, height = 1080, accessibility 
   Object.assign(env, {
     HOME: home,
     XDG_RUNTIME_DIR: runtimeDir,
-    GDK_BACKEND: "x11",
+    GDK_BACKEND: wayland ? "wayland" : "x11",
+    ...(wayland ? { XDG_SESSION_TYPE: "wayland" } : {}),
     // GTK 4 draws with GL by default; on Xvfb that is software GL, and its frames kept the
     // main loop so busy that gtk4-widget-factory never got to register with AT-SPI (an idle
     // callback) in 150 s here. Cairo draws in software cheaply and it registers at once.
@@ -387,7 +407,9 @@ export async function startDesktop({ width = 1920, height = 1080, accessibility 
   });
 
   const desktop = {
+    session: wayland ? "wayland" : "x11",
     display: "",
+    waylandDisplay: "",
     env,
     busAddress: "",
     a11yBusAddress: "",
@@ -396,9 +418,11 @@ export async function startDesktop({ width = 1920, height = 1080, accessibility 
     tmpDir: base,
     width,
     height,
+    unsafe: wayland ? unsafe : false,
     /** @type {Set<{ stop(): Promise<void>, _killSync(): void }>} */
     apps: new Set(),
     _xvfb: null,
+    _shell: null,
     _dbusPid: 0,
     _watchdog: null,
     _stopping: null,
@@ -409,6 +433,10 @@ export async function startDesktop({ width = 1920, height = 1080, accessibility 
   desktop._watchdog = startWatchdog(base);
 
   try {
+    if (wayland) {
+      await startWaylandSession(desktop);
+      return desktop;
+    }
     // 1. X server: -displayfd writes the display number once it accepts clients.
     const xvfb = spawn(
       "Xvfb",
@@ -510,9 +538,236 @@ export async function startDesktop({ width = 1920, height = 1080, accessibility 
   }
 }
 
+/**
+ * gnome-shell shows its Overview at the end of its startup animation (after
+ * its names are on the bus), where no window gets focus: wait for the startup
+ * to complete, hide it, see it hidden.
+ */
+const HIDE_OVERVIEW =
+  "(() => { if (Main.layoutManager._startingUp) return 'starting'; if (Main.overview.visible) Main.overview.hide(); return Main.overview.visible ? 'shown' : 'hidden'; })()";
+
+/** A background part of the Wayland session, its output kept for errors. */
+function spawnPart(desktop, file, args, env = desktop.env) {
+  const child = spawn(file, args, { env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  child.on("error", () => {});
+  const out = tail(child.stdout);
+  const err = tail(child.stderr);
+  child.unref();
+  child.output = () => `${out()}${err()}`;
+  return child;
+}
+
+/** Waits for `ready()` while `child` runs; throws with its output when it ends or the time is up. */
+async function partReady(child, what, ready, timeoutMs) {
+  let end = null;
+  child.once("exit", (code, sig) => {
+    end = sig ?? code;
+  });
+  const ok = await waitUntil(async () => end !== null || (await ready()), timeoutMs, 50);
+  if (end !== null) throw new Error(`desktop: ${what} exited (${end}) as it started:\n${child.output()}`);
+  if (!ok) throw new Error(`desktop: ${what} not ready within ${timeoutMs} ms:\n${child.output()}`);
+}
+
+/** A dbus-daemon with the session configuration on `socket`; { address, pid }. */
+async function startBusDaemon(env, socket) {
+  const daemon = await run(
+    "dbus-daemon",
+    [
+      "--session",
+      "--fork",
+      "--print-address=1",
+      "--print-pid=1",
+      `--address=unix:path=${escapeAddressValue(socket)}`,
+    ],
+    { env, timeoutMs: 10_000 },
+  );
+  const lines = daemon.stdout.split("\n").filter(Boolean);
+  if (daemon.code !== 0 || lines.length < 2 || !/^\d+$/.test(lines[1])) {
+    throw new Error(`desktop: dbus-daemon failed (${daemon.code}): ${daemon.stderr.trim()}${daemon.stdout}`);
+  }
+  return { address: lines[0], pid: Number(lines[1]) };
+}
+
+/**
+ * The Wayland session: the session bus and a "system" bus (gnome-shell dies
+ * without one), the accessibility bus, PipeWire, WirePlumber (a ScreenCast
+ * stream is never linked without it), then headless gnome-shell in unsafe
+ * mode (its Eval lists windows), ready once it owns its D-Bus names and its
+ * Overview is hidden.
+ *
+ * `desktop.unsafe` false: gnome-shell without --unsafe-mode, as on a user's
+ * own GNOME session, where Eval answers (false, ""). Its Overview is then
+ * left as the shell shows it (hiding it needs Eval), so no window is
+ * focused until something activates one.
+ */
+async function startWaylandSession(desktop) {
+  const env = desktop.env;
+  const bus = await startBusDaemon(env, path.join(desktop.runtimeDir, "bus"));
+  desktop.busAddress = bus.address;
+  desktop._dbusPid = bus.pid;
+  env.DBUS_SESSION_BUS_ADDRESS = bus.address;
+  const system = await startBusDaemon(env, path.join(desktop.runtimeDir, "system_bus_socket"));
+  desktop._systemBusPid = system.pid;
+  await enableAccessibility(desktop);
+
+  const pipewire = spawnPart(desktop, "pipewire", []);
+  await partReady(pipewire, "pipewire", () => fs.existsSync(path.join(desktop.runtimeDir, "pipewire-0")), 10_000);
+  const wireplumber = spawnPart(desktop, "wireplumber", []);
+  await partReady(
+    wireplumber,
+    "wireplumber",
+    async () => /application\.name = "WirePlumber"/.test((await run("pw-cli", ["ls", "Client"], { env })).stdout),
+    10_000,
+  );
+
+  desktop._systemBusAddress = system.address;
+  await startShell(desktop);
+  desktop.waylandDisplay = path.join(desktop.runtimeDir, WAYLAND_SOCKET);
+  env.WAYLAND_DISPLAY = desktop.waylandDisplay;
+}
+
+const WAYLAND_SOCKET = "wayland-0";
+
+/** Headless gnome-shell (in unsafe mode unless `unsafe: false`), ready once it owns its D-Bus names and (unsafe) its Overview is hidden. */
+async function startShell(desktop) {
+  const env = desktop.env;
+  const socket = WAYLAND_SOCKET;
+  // A restart's env names the socket already; the headless shell makes it, never connects to it.
+  const shellEnv = { ...env, DBUS_SYSTEM_BUS_ADDRESS: desktop._systemBusAddress };
+  delete shellEnv.WAYLAND_DISPLAY;
+  const shell = spawnPart(
+    desktop,
+    "gnome-shell",
+    [
+      "--wayland",
+      "--headless",
+      "--virtual-monitor",
+      `${desktop.width}x${desktop.height}`,
+      "--no-x11",
+      "--wayland-display",
+      socket,
+      ...(desktop.unsafe ? ["--unsafe-mode"] : []),
+    ],
+    shellEnv,
+  );
+  desktop._shell = shell;
+  const owned = async (name) =>
+    /boolean true/.test(
+      (
+        await sessionSend(env, [
+          "--dest=org.freedesktop.DBus",
+          "/org/freedesktop/DBus",
+          "org.freedesktop.DBus.NameHasOwner",
+          `string:${name}`,
+        ])
+      ).stdout,
+    );
+  await partReady(
+    shell,
+    "gnome-shell",
+    async () =>
+      fs.existsSync(path.join(desktop.runtimeDir, socket)) &&
+      (await owned("org.gnome.Shell.Introspect")) &&
+      (await owned("org.gnome.Mutter.ScreenCast")),
+    60_000,
+  );
+  // It starts with the Overview up, where no window gets focus.
+  if (desktop.unsafe)
+    await partReady(
+      shell,
+      "gnome-shell's Overview",
+      async () => (await shellEval(desktop, HIDE_OVERVIEW)) === '"hidden"',
+      10_000,
+    );
+}
+
+/**
+ * Stops the Wayland desktop's gnome-shell (its Wayland clients die with it)
+ * and starts a new one on the same socket and buses, as after a compositor
+ * crash. Resolves when the new shell is ready.
+ */
+export async function restartCompositor(desktop) {
+  if (desktop.session !== "wayland") throw new Error("desktop: only a Wayland desktop has a compositor to restart");
+  const old = desktop._shell;
+  if (old?.pid) await terminate(markedProcesses(desktop.tmpDir).filter((p) => p.pid === old.pid), 6000);
+  await startShell(desktop);
+}
+
+/** The Wayland desktop's gnome-shell process id. */
+export function compositorPid(desktop) {
+  if (!desktop._shell?.pid) throw new Error("desktop: no compositor runs on this desktop");
+  return desktop._shell.pid;
+}
+
+/** Activates the accessibility bus (first GetAddress) and sets IsEnabled for toolkits that wait for it. */
+async function enableAccessibility(desktop) {
+  const env = desktop.env;
+  let address = null;
+  let lastError = "";
+  const ok = await waitUntil(
+    async () => {
+      const r = await sessionSend(env, ["--dest=org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus.GetAddress"]);
+      if (r.code === 0) address = parseString(r.stdout);
+      else lastError = r.stderr.trim();
+      return Boolean(address);
+    },
+    5000,
+    50,
+  );
+  if (!ok) throw new Error(`desktop: org.a11y.Bus.GetAddress did not answer within 5 s: ${lastError}`);
+  desktop.a11yBusAddress = address;
+  const set = await sessionSend(env, [
+    "--dest=org.a11y.Bus",
+    "/org/a11y/bus",
+    "org.freedesktop.DBus.Properties.Set",
+    "string:org.a11y.Status",
+    "string:IsEnabled",
+    "variant:boolean:true",
+  ]);
+  if (set.code !== 0) throw new Error(`desktop: setting org.a11y.Status.IsEnabled failed: ${set.stderr.trim()}`);
+}
+
+/**
+ * org.gnome.Shell.Eval on a Wayland desktop: the result's string (the
+ * value as JSON), or null when it failed.
+ */
+export async function shellEval(desktop, script, timeoutMs = 3000) {
+  const r = await sessionSend(
+    desktop.env,
+    ["--dest=org.gnome.Shell", "/org/gnome/Shell", "org.gnome.Shell.Eval", `string:${script}`],
+    timeoutMs,
+  );
+  if (r.code !== 0 || !/^\s*boolean true\s*$/m.test(r.stdout)) return null;
+  const start = r.stdout.indexOf('string "');
+  const end = r.stdout.lastIndexOf('"');
+  return start >= 0 && end > start + 7 ? r.stdout.slice(start + 8, end) : null;
+}
+
+/**
+ * The compositor's windows on a Wayland desktop, bottom to top: { id, title,
+ * wmClass, pid, client ("wayland" | "x11"), frame, buffer, focus, minimized }.
+ */
+export async function compositorWindows(desktop) {
+  const script = `(() => { const d = global.display; const f = d.get_focus_window();
+    return d.sort_windows_by_stacking(global.get_window_actors().map((a) => a.meta_window)).map((w) => {
+      const fr = w.get_frame_rect(), br = w.get_buffer_rect();
+      return { id: String(w.get_id()), title: w.get_title(), wmClass: w.get_wm_class(), pid: w.get_pid(),
+        client: w.get_client_type() === 0 ? "wayland" : "x11",
+        frame: [fr.x, fr.y, fr.width, fr.height], buffer: [br.x, br.y, br.width, br.height], focus: w === f,
+        minimized: w.minimized };
+    }); })()`;
+  const json = await shellEval(desktop, script.replace(/\s*\n\s*/g, " "));
+  if (json === null) throw new Error("desktop: gnome-shell's Eval of the window list failed");
+  return JSON.parse(json);
+}
+
 function stopDesktop(desktop) {
   desktop._stopping ??= (async () => {
     await Promise.all([...desktop.apps].map((app) => app.stop()));
+    // gnome-shell before the buses and PipeWire it uses; it can take more than 5 s to act on TERM.
+    if (desktop._shell?.pid) {
+      await terminate(markedProcesses(desktop.tmpDir).filter((p) => p.pid === desktop._shell.pid), 6000);
+    }
     // The session bus's group holds the accessibility bus launcher, the
     // accessibility bus and the registry.
     if (desktop._dbusPid) {
@@ -540,6 +795,7 @@ function stopDesktopSync(desktop) {
   for (const app of desktop.apps) app._killSync();
   if (desktop._dbusPid) signalGroup(desktop._dbusPid, "SIGKILL");
   if (desktop._xvfb?.pid) signal(desktop._xvfb.pid, "SIGKILL");
+  if (desktop._shell?.pid) signal(desktop._shell.pid, "SIGKILL");
   for (const p of markedProcesses(desktop.tmpDir)) signal(p.pid, "SIGKILL");
   desktop._watchdog?.kill("SIGKILL");
   try {
@@ -798,7 +1054,7 @@ export function gtk4WidgetFactory(desktop, { timeoutMs = 40_000 } = {}) {
 }
 
 /** Chromium's command-line flags for a headless, accessible, quiet browser. */
-export function chromiumArgs(url, userDataDir) {
+export function chromiumArgs(url, userDataDir, { wayland = false } = {}) {
   return [
     "--no-sandbox",
     "--test-type",
@@ -811,7 +1067,7 @@ export function chromiumArgs(url, userDataDir) {
     "--disable-quic",
     "--password-store=basic",
     `--user-data-dir=${userDataDir}`,
-    "--ozone-platform=x11",
+    wayland ? "--ozone-platform=wayland" : "--ozone-platform=x11",
     "--force-renderer-accessibility",
     "--window-size=1280,900",
     "--window-position=0,0",
@@ -832,7 +1088,8 @@ let chromiumCount = 0;
 export function chromium(desktop, url, { userDataDir, windowName, timeoutMs = 30_000 } = {}) {
   const dir = userDataDir ?? path.join(desktop.tmpDir, `chromium-profile-${++chromiumCount}`);
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  return startApp(desktop, "chromium", chromiumArgs(url, dir), { name: "Chromium", windowName, timeoutMs });
+  const args = chromiumArgs(url, dir, { wayland: desktop.session === "wayland" });
+  return startApp(desktop, "chromium", args, { name: "Chromium", windowName, timeoutMs });
 }
 
 /** A file:// URL for a path (relative paths resolve against the cwd). */

@@ -53,6 +53,8 @@ PACKAGES=(
   libxtst-dev
   libxext-dev
   zlib1g-dev
+  # PipeWire's headers for the Mutter route's one-frame reader (the library itself is loaded at run time)
+  libpipewire-0.3-dev
   # macOS compile check without a Mac (scripts/check-macos.mjs)
   clang-16
   # C/C++/Objective-C++ formatting check (scripts/check-cc-format.mjs, in npm run lint)
@@ -75,6 +77,15 @@ PACKAGES=(
   vlc
   thunderbird
   qtbase5-examples
+  # issue 36: the agent's desktop on Wayland (lib/agent-desktop/wayland.ts, startDesktop({ wayland: true }) in
+  # scripts/desktop.mjs): headless gnome-shell (pulls mutter), PipeWire with pw-cli (pipewire-bin) and WirePlumber
+  # (a ScreenCast stream is never linked without it), libpipewire's headers for the addon's capture. Never
+  # xdg-desktop-portal*: installed, every GTK app on the X11 desktops' buses activates the portals.
+  gnome-shell
+  pipewire
+  pipewire-bin
+  wireplumber
+  libpipewire-0.3-dev
   # benchmark baseline and leak check
   python3-pyatspi
   valgrind

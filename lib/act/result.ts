@@ -11,6 +11,7 @@ import { diffSnapshots, type SnapshotChanges } from "../diff.js";
 import { AxsnapError, type Delivery, invalidArgument, type Retry } from "../errors.js";
 import { sameIdentity } from "../identity.js";
 import { screenshotRequest } from "../marks.js";
+import type { InputRoute } from "../native.js";
 import type { ElementRecord } from "../records.js";
 import { normaliseRenderOptions, type RenderOptions } from "../render/index.js";
 import { cut } from "../render/sanitize.js";
@@ -27,6 +28,11 @@ export interface ActionResult {
   delivery: Delivery;
   retry: Retry;
   channel: "semantic" | "synthetic";
+  /**
+   * With channel "synthetic": the way the input went to the window, as its snapshot found it:
+   * "x11" (XTest), "gnome-mutter" (GNOME on Wayland: Mutter's RemoteDesktop), "quartz" (macOS).
+   */
+  route?: InputRoute;
   notes: string[];
   /** The element acted on; `locator` when it was named by a locator (design: issue 34). */
   target?: { snapshotId: string; index: number; locator?: string };
@@ -208,6 +214,11 @@ export function semanticOutcome(
   };
 }
 
+function routeOf(o: Outcome): { route?: InputRoute } {
+  const route = o.channel === "synthetic" ? liveObservation(o.snapshot)?.route : undefined;
+  return route ? { route } : {};
+}
+
 /** The result of an outcome, with the agent's next view unless `options.snapshot` is false. */
 export async function finish(
   env: ActEnv,
@@ -220,6 +231,7 @@ export async function finish(
     delivery: o.delivery,
     retry: o.delivery === "not_delivered" ? "safe" : "unsafe",
     channel: o.channel,
+    ...routeOf(o),
     notes: o.notes.map(note),
     ...(o.record ? { target: { snapshotId: o.snapshot.id, index: o.record.index } } : {}),
     ...(o.applied === undefined ? {} : { applied: o.applied }),

@@ -13,7 +13,12 @@ export interface DesktopListing {
   state: "running" | "gone";
   /** Why it is gone. */
   reason?: string;
+  /** "x11" (Xvfb) or "wayland" (headless gnome-shell). */
+  session: "x11" | "wayland";
+  /** "" on a Wayland desktop. */
   display: string;
+  /** Wayland: the compositor's socket (WAYLAND_DISPLAY), an absolute path. */
+  waylandDisplay?: string;
   busAddress: string;
   width: number;
   height: number;
@@ -21,13 +26,31 @@ export interface DesktopListing {
   /** "api": ends with the process that started it (owner); "cli": until `axsnap desktop stop`. */
   mode: "api" | "cli";
   owner: number;
-  pids: { xvfb?: number; dbus?: number; windowManager?: number; watchdog?: number };
+  pids: {
+    xvfb?: number;
+    dbus?: number;
+    windowManager?: number;
+    watchdog?: number;
+    compositor?: number;
+    systemBus?: number;
+    pipewire?: number;
+    wireplumber?: number;
+  };
   startedAt: string;
 }
 
 function listingOf(s: DesktopState, reason: string | undefined): DesktopListing {
   const pids: DesktopListing["pids"] = {};
-  for (const k of ["xvfb", "dbus", "windowManager", "watchdog"] as const) {
+  for (const k of [
+    "xvfb",
+    "dbus",
+    "windowManager",
+    "watchdog",
+    "compositor",
+    "systemBus",
+    "pipewire",
+    "wireplumber",
+  ] as const) {
     const p = s.pids[k];
     if (p) pids[k] = p.pid;
   }
@@ -35,7 +58,9 @@ function listingOf(s: DesktopState, reason: string | undefined): DesktopListing 
     name: s.name,
     state: reason === undefined ? "running" : "gone",
     ...(reason === undefined ? {} : { reason }),
+    session: s.session ?? "x11",
     display: s.display,
+    ...(s.waylandDisplay === undefined ? {} : { waylandDisplay: s.waylandDisplay }),
     busAddress: s.busAddress,
     width: s.width,
     height: s.height,
@@ -107,11 +132,32 @@ export async function stopDesktop(
   return { name, wasRunning: reason === undefined, ...(reason === undefined ? {} : { reason }) };
 }
 
-/** What a process sets to be on the desktop (and unsets: AT_SPI_BUS_ADDRESS and the like would lead elsewhere). */
-export function variablesOf(s: Pick<DesktopState, "display" | "busAddress">): {
+/** What of a desktop's state says where its processes go. */
+export type DesktopPlace = Pick<
+  DesktopState,
+  "display" | "busAddress" | "session" | "waylandDisplay" | "runtimeDir"
+>;
+
+/**
+ * What a process sets to be on the desktop (and unsets: AT_SPI_BUS_ADDRESS and the like would lead elsewhere).
+ * Wayland: WAYLAND_DISPLAY as an absolute path and PipeWire's runtime directory, not XDG_RUNTIME_DIR, which
+ * would move this user's desktop state files (and a shell's) into the desktop's directory.
+ */
+export function variablesOf(s: DesktopPlace): {
   set: Record<string, string>;
   unset: string[];
 } {
+  if (s.session === "wayland")
+    return {
+      set: {
+        WAYLAND_DISPLAY: s.waylandDisplay ?? "",
+        DBUS_SESSION_BUS_ADDRESS: s.busAddress,
+        PIPEWIRE_RUNTIME_DIR: s.runtimeDir ?? "",
+        XDG_SESSION_TYPE: "wayland",
+        GDK_BACKEND: "wayland",
+      },
+      unset: ["AT_SPI_BUS_ADDRESS", "DISPLAY", "XAUTHORITY", "NO_AT_BRIDGE"],
+    };
   return {
     set: { DISPLAY: s.display, DBUS_SESSION_BUS_ADDRESS: s.busAddress },
     unset: ["AT_SPI_BUS_ADDRESS", "WAYLAND_DISPLAY", "XAUTHORITY", "NO_AT_BRIDGE"],
@@ -123,7 +169,7 @@ export function shellQuote(value: string): string {
 }
 
 /** `export VAR=...` lines (and one `unset`) for a POSIX shell's eval. */
-export function exportLines(s: Pick<DesktopState, "display" | "busAddress">): string {
+export function exportLines(s: DesktopPlace): string {
   const { set, unset } = variablesOf(s);
   return `${[...Object.entries(set).map(([k, v]) => `export ${k}=${shellQuote(v)}`), `unset ${unset.join(" ")}`].join("\n")}\n`;
 }

@@ -6,6 +6,10 @@
  */
 import { isAlive, killNow, markedProcesses, terminate } from "./processes.js";
 import { type DesktopState, type ProcessId, removeState } from "./state.js";
+import { removeRuntimeDir } from "./wayland.js";
+
+/** gnome-shell sometimes took more than 5 s to act on SIGTERM: its grace before KILL. */
+const COMPOSITOR_GRACE_MS = 6000;
 
 /** Why a desktop is not usable, or undefined while it runs. */
 export function deathOf(state: DesktopState): string | undefined {
@@ -14,7 +18,11 @@ export function deathOf(state: DesktopState): string | undefined {
     return isAlive(state.owner)
       ? undefined
       : `the process that was starting it (pid ${state.owner.pid}) is gone`;
-  if (!isAlive(state.pids.xvfb)) return `its X server (Xvfb, pid ${state.pids.xvfb?.pid ?? "?"}) has ended`;
+  if (state.session === "wayland") {
+    if (!isAlive(state.pids.compositor))
+      return `its compositor (gnome-shell, pid ${state.pids.compositor?.pid ?? "?"}) has ended`;
+  } else if (!isAlive(state.pids.xvfb))
+    return `its X server (Xvfb, pid ${state.pids.xvfb?.pid ?? "?"}) has ended`;
   if (!isAlive(state.pids.dbus))
     return `its session bus (dbus-daemon, pid ${state.pids.dbus?.pid ?? "?"}) has ended`;
   if (state.mode === "api" && !isAlive(state.owner)) return `its owner (pid ${state.owner.pid}) has ended`;
@@ -25,9 +33,13 @@ export function deathOf(state: DesktopState): string | undefined {
 export function processesOf(state: DesktopState): ProcessId[] {
   const all = new Map<number, ProcessId>();
   for (const p of markedProcesses(state.id)) all.set(p.pid, p);
-  for (const p of [state.pids.windowManager, state.pids.dbus, state.pids.xvfb, state.pids.watchdog])
-    if (p && p.pid !== process.pid && isAlive(p)) all.set(p.pid, p);
+  for (const p of corePids(state)) if (p && p.pid !== process.pid && isAlive(p)) all.set(p.pid, p);
   return [...all.values()];
+}
+
+function corePids(state: DesktopState): (ProcessId | undefined)[] {
+  const p = state.pids;
+  return [p.windowManager, p.compositor, p.wireplumber, p.pipewire, p.dbus, p.systemBus, p.xvfb, p.watchdog];
 }
 
 /**
@@ -37,6 +49,7 @@ export function processesOf(state: DesktopState): ProcessId[] {
  * Resolves with the pids that survived KILL (none, normally).
  */
 export async function endDesktop(dir: string, state: DesktopState): Promise<number[]> {
+  if (state.session === "wayland") return endWayland(dir, state);
   const core = new Set(
     [state.pids.xvfb, state.pids.dbus, state.pids.windowManager, state.pids.watchdog].map((p) => p?.pid),
   );
@@ -58,6 +71,33 @@ export async function endDesktop(dir: string, state: DesktopState): Promise<numb
   return [...new Set(survivors.filter(isAlive).map((p) => p.pid))];
 }
 
+/**
+ * A Wayland desktop's ending: its apps and what the buses started first (a
+ * client that loses its compositor first may crash loudly or hang), then
+ * gnome-shell (a longer grace: it is slow to act on TERM), then WirePlumber,
+ * PipeWire and the two buses, the watchdog last. Its runtime directory (every
+ * socket of the desktop) goes with its files.
+ */
+async function endWayland(dir: string, state: DesktopState): Promise<number[]> {
+  const is = (p: ProcessId, q: ProcessId | undefined) => q !== undefined && p.pid === q.pid;
+  const core = new Set(corePids(state).map((p) => p?.pid));
+  const all = processesOf(state);
+  const survivors = [
+    ...(await terminate(all.filter((p) => !core.has(p.pid)))),
+    ...(await terminate(
+      all.filter((p) => is(p, state.pids.compositor)),
+      COMPOSITOR_GRACE_MS,
+    )),
+    ...(await terminate(
+      all.filter((p) => core.has(p.pid) && !is(p, state.pids.compositor) && !is(p, state.pids.watchdog)),
+    )),
+    ...(await terminate(all.filter((p) => is(p, state.pids.watchdog)))),
+    ...(await terminate(processesOf(state))),
+  ];
+  removeFiles(dir, state);
+  return [...new Set(survivors.filter(isAlive).map((p) => p.pid))];
+}
+
 /** The same at process exit: KILL, no waiting. */
 export function endDesktopNow(dir: string, state: DesktopState): void {
   killNow(processesOf(state));
@@ -66,7 +106,11 @@ export function endDesktopNow(dir: string, state: DesktopState): void {
   } catch {}
 }
 
-/** Its files, unless the name has passed to another desktop since (stopped from elsewhere, then started again). */
+/**
+ * Its files, unless the name has passed to another desktop since (stopped from elsewhere, then
+ * started again); its runtime directory in any case (made for this desktop alone).
+ */
 function removeFiles(dir: string, state: DesktopState): void {
   removeState(dir, state.name, state.id);
+  removeRuntimeDir(state.runtimeDir);
 }

@@ -27,6 +27,10 @@ const PACKAGES: Record<string, string> = {
   "dbus-daemon": "dbus",
   "dbus-send": "dbus",
   openbox: "openbox",
+  "gnome-shell": "gnome-shell",
+  pipewire: "pipewire",
+  "pw-cli": "pipewire-bin",
+  wireplumber: "wireplumber",
 };
 
 /** Every program on PATH, or DESKTOP_UNAVAILABLE naming what to install. */
@@ -46,7 +50,11 @@ export function requirePrograms(names: string[]): Record<string, string> {
       {
         hint: `install the Debian package${packages.length > 1 ? "s" : ""} ${packages.join(", ")} (apt-get install ${packages.join(" ")})${
           missing.includes("openbox") ? ", or start the desktop without a window manager" : ""
-        }; a desktop needs xvfb, dbus and at-spi2-core`,
+        }; ${
+          missing.includes("gnome-shell") || missing.includes("pipewire")
+            ? "a Wayland desktop needs gnome-shell, pipewire, pipewire-bin, wireplumber, dbus and at-spi2-core"
+            : "a desktop needs xvfb, dbus and at-spi2-core"
+        }`,
       },
     );
   }

@@ -1,5 +1,6 @@
 /**
- * startDesktop: a private headless X11 desktop of the agent's own. Xvfb on a
+ * startDesktop: a private headless desktop of the agent's own, X11 (Xvfb) or
+ * Wayland (headless gnome-shell: `wayland: true`, see wayland.ts). Xvfb on a
  * display it picks itself (-displayfd: no race with another server for a
  * number), a session bus of its own that starts the AT-SPI bus and registry
  * on demand, optionally openbox; written down in the state directory under
@@ -10,6 +11,11 @@
  * Lifetime: from the API, until stop() or the owner's exit, however it ends
  * (a watchdog that waits for EOF on a pipe from the owner kills what is left,
  * even after SIGKILL); from the CLI (`detached`), until `axsnap desktop stop`.
+ *
+ * On Wayland, the desktop gets its own XDG_RUNTIME_DIR (its session bus,
+ * Wayland, PipeWire and AT-SPI sockets), a private "system" bus, PipeWire,
+ * WirePlumber and gnome-shell in place of Xvfb and openbox; its apps are
+ * native Wayland clients (WAYLAND_DISPLAY, no DISPLAY).
  * Every process of the desktop carries AXSNAP_AGENT_DESKTOP=<its id> in its
  * environment, and whatever the bus starts inherits it: that is how stop and
  * the watchdog find them all.
@@ -17,6 +23,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { closeSync, openSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { AxsnapError, invalidArgument } from "../errors.js";
 import { unixPathAddress } from "./bus-address.js";
 import { deathOf, endDesktop, endDesktopNow } from "./lifecycle.js";
@@ -27,6 +34,7 @@ import {
   claimState,
   type DesktopState,
   MARKER,
+  type ProcessId,
   parseSize,
   readState,
   sidePaths,
@@ -34,6 +42,15 @@ import {
   statePath,
   writeState,
 } from "./state.js";
+import {
+  makeRuntimeDir,
+  removeRuntimeDir,
+  spawnShell,
+  startPipewire,
+  startWireplumber,
+  WAYLAND_SOCKET,
+  waitForShell,
+} from "./wayland.js";
 
 export interface StartDesktopOptions {
   /** Default "agent". Letters, digits, `_ . -`, at most 64. */
@@ -43,6 +60,13 @@ export interface StartDesktopOptions {
   /** Run openbox on it (Debian's openbox): windows get frames, focus and stacking as on a user's desktop. Default false. */
   windowManager?: boolean;
   /**
+   * A Wayland desktop: headless gnome-shell (in unsafe mode: its Eval serves
+   * window lists) with a virtual monitor of `size`, PipeWire and WirePlumber,
+   * in place of Xvfb. Apps there are native Wayland clients. gnome-shell is
+   * the window manager: `windowManager` does not go with it. Default false.
+   */
+  wayland?: boolean;
+  /**
    * Leave it running after this process ends, until `axsnap desktop stop NAME`
    * (what `axsnap desktop start` does). Default false: it ends with its owner.
    */
@@ -51,8 +75,14 @@ export interface StartDesktopOptions {
 
 export interface AgentDesktop {
   name: string;
-  /** The X display, ":N". */
+  /** "x11" (Xvfb) or "wayland" (gnome-shell). */
+  session: "x11" | "wayland";
+  /** The X display, ":N"; "" on a Wayland desktop. */
   display: string;
+  /** Wayland: the compositor's socket, an absolute path (WAYLAND_DISPLAY). */
+  waylandDisplay?: string;
+  /** Wayland: the desktop's own XDG_RUNTIME_DIR. */
+  runtimeDir?: string;
   /** Its session bus. */
   busAddress: string;
   /** Its AT-SPI bus (org.a11y.Bus.GetAddress). */
@@ -63,11 +93,23 @@ export interface AgentDesktop {
    * An environment for a process on this desktop: this process's, with
    * DISPLAY and DBUS_SESSION_BUS_ADDRESS its own and the variables that
    * would lead elsewhere (AT_SPI_BUS_ADDRESS, WAYLAND_DISPLAY, XAUTHORITY)
-   * removed. It carries the desktop's marker: a process started with it is
-   * the desktop's, and stop() ends it too.
+   * removed. On Wayland: WAYLAND_DISPLAY, XDG_RUNTIME_DIR and
+   * GDK_BACKEND=wayland, no DISPLAY. It carries the desktop's marker: a
+   * process started with it is the desktop's, and stop() ends it too.
    */
   env: Record<string, string>;
-  pids: { xvfb: number; dbus: number; windowManager?: number; watchdog?: number };
+  pids: {
+    /** X11 only. */
+    xvfb?: number;
+    dbus: number;
+    windowManager?: number;
+    watchdog?: number;
+    /** Wayland: gnome-shell, the private system bus, PipeWire, WirePlumber. */
+    compositor?: number;
+    systemBus?: number;
+    pipewire?: number;
+    wireplumber?: number;
+  };
   /** The JSON file that names it (mode 0600 in a 0700 directory). */
   stateFile: string;
   /** Ends every process of the desktop and removes its files. Idempotent. */
@@ -85,6 +127,11 @@ export const FOREIGN_VARIABLES = [
   "AT_SPI_BUS_ADDRESS",
   "AT_SPI_BUS",
   "NO_AT_BRIDGE",
+  // A Wayland desktop's (variablesOf): another desktop's PipeWire, session type or system bus.
+  "PIPEWIRE_RUNTIME_DIR",
+  "PIPEWIRE_REMOTE",
+  "XDG_SESSION_TYPE",
+  "DBUS_SYSTEM_BUS_ADDRESS",
   MARKER,
 ];
 
@@ -109,7 +156,7 @@ function hookExit(dir: string): void {
  * the desktop's files if they are still this desktop's. Its own environment
  * is PATH alone, so it does not carry the marker it looks for.
  */
-function startWatchdog(id: string, dir: string, name: string): ChildProcess {
+function startWatchdog(id: string, dir: string, name: string, runtimeDir = ""): ChildProcess {
   const side = sidePaths(dir, name);
   const script = `
     read -r _ || true
@@ -119,10 +166,11 @@ function startWatchdog(id: string, dir: string, name: string): ChildProcess {
       if tr '\\0' '\\n' < "$e" 2>/dev/null | grep -qxF "${MARKER}=$1"; then kill -KILL "$p" 2>/dev/null; fi
     done
     if grep -qF "\\"id\\": \\"$1\\"" "$2" 2>/dev/null; then rm -f -- "$2" "$3" "$4"; fi
+    if [ -n "$5" ] && [ -d "$5" ] && ! grep -qF " $5/" /proc/self/mounts; then rm -rf -- "$5"; fi
   `;
   const child = spawn(
     "/bin/sh",
-    ["-c", script, "axsnap-desktop-watchdog", id, statePath(dir, name), side.bus, side.log],
+    ["-c", script, "axsnap-desktop-watchdog", id, statePath(dir, name), side.bus, side.log, runtimeDir],
     {
       stdio: ["pipe", "ignore", "ignore"],
       detached: true,
@@ -145,10 +193,12 @@ function logTail(file: string): string {
   }
 }
 
-function unavailable(message: string, log: string): AxsnapError {
+function unavailable(message: string, log: string, wayland = false): AxsnapError {
   const tail = logTail(log);
   return new AxsnapError("DESKTOP_UNAVAILABLE", `${message}${tail ? `:\n${tail}` : ""}`, {
-    hint: "see the message for what the program said; a desktop needs the Debian packages xvfb, dbus and at-spi2-core",
+    hint: wayland
+      ? "see the message for what the program said; a Wayland desktop needs the Debian packages gnome-shell, pipewire, wireplumber, dbus and at-spi2-core"
+      : "see the message for what the program said; a desktop needs the Debian packages xvfb, dbus and at-spi2-core",
   });
 }
 
@@ -291,12 +341,20 @@ function requireOptional(name: string): string | undefined {
 }
 
 /** The environment a desktop's processes get: this process's, pointed at the desktop. */
-function desktopEnv(id: string): Record<string, string> {
+function desktopEnv(id: string, runtimeDir?: string): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env))
     if (v !== undefined && !FOREIGN_VARIABLES.includes(k)) env[k] = v;
-  // GTK on X11 even where a Wayland session is the default; Qt's bridge on.
-  env.GDK_BACKEND = "x11";
+  if (runtimeDir === undefined) {
+    // GTK on X11 even where a Wayland session is the default.
+    env.GDK_BACKEND = "x11";
+  } else {
+    // WAYLAND_DISPLAY is set once the compositor made its socket (gnome-shell itself must not find one).
+    env.XDG_RUNTIME_DIR = runtimeDir;
+    env.XDG_SESSION_TYPE = "wayland";
+    env.GDK_BACKEND = "wayland";
+  }
+  // Qt's bridge on.
   env.ACCESSIBILITY_ENABLED = "1";
   env[MARKER] = id;
   return env;
@@ -304,20 +362,32 @@ function desktopEnv(id: string): Record<string, string> {
 
 function handleOf(dir: string, state: DesktopState, env: Record<string, string>): AgentDesktop {
   let stopping: Promise<void> | undefined;
+  const pid = (p: ProcessId | undefined) => (p ? p.pid : undefined);
+  const pids: AgentDesktop["pids"] = { dbus: state.pids.dbus!.pid };
+  for (const k of [
+    "xvfb",
+    "windowManager",
+    "watchdog",
+    "compositor",
+    "systemBus",
+    "pipewire",
+    "wireplumber",
+  ] as const) {
+    const v = pid(state.pids[k]);
+    if (v !== undefined) pids[k] = v;
+  }
   return {
     name: state.name,
+    session: state.session ?? "x11",
     display: state.display,
+    ...(state.waylandDisplay === undefined ? {} : { waylandDisplay: state.waylandDisplay }),
+    ...(state.runtimeDir === undefined ? {} : { runtimeDir: state.runtimeDir }),
     busAddress: state.busAddress,
     a11yBusAddress: state.a11yBusAddress,
     width: state.width,
     height: state.height,
     env,
-    pids: {
-      xvfb: state.pids.xvfb!.pid,
-      dbus: state.pids.dbus!.pid,
-      ...(state.pids.windowManager ? { windowManager: state.pids.windowManager.pid } : {}),
-      ...(state.pids.watchdog ? { watchdog: state.pids.watchdog.pid } : {}),
-    },
+    pids,
     stateFile: statePath(dir, state.name),
     stop() {
       stopping ??= (async () => {
@@ -361,7 +431,7 @@ async function reserve(dir: string, state: DesktopState): Promise<void> {
           )
         : new AxsnapError(
             "DESKTOP_EXISTS",
-            `a desktop named ${state.name} is running (display ${old.display}, started ${old.startedAt} by pid ${old.owner.pid})`,
+            `a desktop named ${state.name} is running (${old.session === "wayland" ? "Wayland" : `display ${old.display}`}, started ${old.startedAt} by pid ${old.owner.pid})`,
             {
               hint: `use it as it is (--desktop ${state.name}), pick another name, or stop it first (\`axsnap desktop stop ${state.name}\`)`,
             },
@@ -383,9 +453,15 @@ export async function startDesktop(options: StartDesktopOptions = {}): Promise<A
   const name = checkName(options.name ?? "agent");
   const { width, height } = parseSize(options.size ?? "1280x800");
   const windowManager = options.windowManager === true;
+  const wayland = options.wayland === true;
   const detached = options.detached === true;
+  if (wayland && windowManager)
+    throw invalidArgument(
+      "a Wayland desktop's window manager is gnome-shell: windowManager (openbox) does not go with wayland",
+      "leave windowManager out, or start an X11 desktop for openbox",
+    );
   const programs = requirePrograms([
-    "Xvfb",
+    ...(wayland ? WAYLAND_PROGRAMS : ["Xvfb"]),
     "dbus-daemon",
     "dbus-send",
     ...(windowManager ? ["openbox"] : []),
@@ -395,6 +471,8 @@ export async function startDesktop(options: StartDesktopOptions = {}): Promise<A
   const dir = stateDir();
   const id = `${name}-${randomBytes(6).toString("hex")}`;
   const owner = processId(process.pid)!;
+  // Made before the claim, so the claimed file names it from the start (and whoever cleans it away removes it).
+  const runtimeDir = wayland ? makeRuntimeDir() : undefined;
   const state: DesktopState = {
     version: 1,
     name,
@@ -407,40 +485,42 @@ export async function startDesktop(options: StartDesktopOptions = {}): Promise<A
     windowManager,
     mode: detached ? "cli" : "api",
     status: "starting",
+    ...(runtimeDir === undefined
+      ? {}
+      : { session: "wayland" as const, runtimeDir, waylandDisplay: join(runtimeDir, WAYLAND_SOCKET) }),
     pids: {},
     owner,
     startedAt: new Date().toISOString(),
   };
-  await reserve(dir, state);
+  try {
+    await reserve(dir, state);
+  } catch (e) {
+    removeRuntimeDir(runtimeDir);
+    throw e;
+  }
   const side = sidePaths(dir, name);
   let logFd = -1;
   try {
     logFd = openSync(side.log, "w", 0o600);
-    const env = desktopEnv(id);
+    const env = desktopEnv(id, runtimeDir);
     if (!detached) {
-      const watchdog = startWatchdog(id, dir, name);
+      const watchdog = startWatchdog(id, dir, name, runtimeDir);
       state.pids.watchdog = processId(watchdog.pid!) ?? { pid: watchdog.pid!, start: "" };
       owned.set(id, state);
       hookExit(dir);
     }
-    const x = await startXvfb(programs.Xvfb!, width, height, env, logFd, side.log);
-    state.pids.xvfb = processId(x.child.pid!) ?? { pid: x.child.pid!, start: "" };
-    state.display = x.display;
-    env.DISPLAY = x.display;
-    const bus = await startBus(programs["dbus-daemon"]!, side.bus, env, side.log);
-    state.pids.dbus = processId(bus.pid) ?? { pid: bus.pid, start: "" };
-    state.busAddress = bus.address;
-    env.DBUS_SESSION_BUS_ADDRESS = bus.address;
-    state.a11yBusAddress = await startAccessibility(programs["dbus-send"]!, env, side.log);
-    if (windowManager) {
-      const wm = await startWindowManager(programs.openbox!, env, logFd, side.log);
-      state.pids.windowManager = processId(wm.pid!) ?? { pid: wm.pid!, start: "" };
-    }
-    if (!isAlive(state.pids.xvfb) || !isAlive(state.pids.dbus))
-      throw unavailable("the X server or the bus ended while the desktop started", side.log);
+    if (runtimeDir !== undefined) await startWaylandParts(programs, state, env, logFd, side.log, runtimeDir);
+    else await startX11Parts(programs, state, env, logFd, side);
+    const core = wayland ? state.pids.compositor : state.pids.xvfb;
+    if (!isAlive(core) || !isAlive(state.pids.dbus))
+      throw unavailable(
+        `the ${wayland ? "compositor" : "X server"} or the bus ended while the desktop started`,
+        side.log,
+        wayland,
+      );
     if (readState(dir, name)?.id !== id)
       throw new AxsnapError("DESKTOP_UNAVAILABLE", `the desktop ${name} was stopped while it started`, {
-        hint: `start it again (\`axsnap desktop start ${name}\`)`,
+        hint: `start it again (\`axsnap desktop start ${name}${wayland ? " --wayland" : ""}\`)`,
       });
     state.status = "running";
     writeState(dir, state);
@@ -452,4 +532,64 @@ export async function startDesktop(options: StartDesktopOptions = {}): Promise<A
   } finally {
     if (logFd >= 0) closeSync(logFd);
   }
+}
+
+/** The programs of a Wayland desktop besides the bus's (pw-cli: to see WirePlumber connected). */
+const WAYLAND_PROGRAMS = ["gnome-shell", "pipewire", "wireplumber", "pw-cli"];
+
+/** Xvfb, the session bus, the AT-SPI bus, openbox if asked for. */
+async function startX11Parts(
+  programs: Record<string, string>,
+  state: DesktopState,
+  env: Record<string, string>,
+  logFd: number,
+  side: { bus: string; log: string },
+): Promise<void> {
+  const x = await startXvfb(programs.Xvfb!, state.width, state.height, env, logFd, side.log);
+  state.pids.xvfb = processId(x.child.pid!) ?? { pid: x.child.pid!, start: "" };
+  state.display = x.display;
+  env.DISPLAY = x.display;
+  const bus = await startBus(programs["dbus-daemon"]!, side.bus, env, side.log);
+  state.pids.dbus = processId(bus.pid) ?? { pid: bus.pid, start: "" };
+  state.busAddress = bus.address;
+  env.DBUS_SESSION_BUS_ADDRESS = bus.address;
+  state.a11yBusAddress = await startAccessibility(programs["dbus-send"]!, env, side.log);
+  if (state.windowManager) {
+    const wm = await startWindowManager(programs.openbox!, env, logFd, side.log);
+    state.pids.windowManager = processId(wm.pid!) ?? { pid: wm.pid!, start: "" };
+  }
+}
+
+/**
+ * The session bus and a "system" bus in the runtime directory, the AT-SPI
+ * bus, PipeWire, WirePlumber, then gnome-shell (the system bus its alone),
+ * ready with its Overview hidden. Each pid is written into `state` as soon
+ * as it exists, so a failure later ends it too.
+ */
+async function startWaylandParts(
+  programs: Record<string, string>,
+  state: DesktopState,
+  env: Record<string, string>,
+  logFd: number,
+  log: string,
+  runtimeDir: string,
+): Promise<void> {
+  const fail = (message: string) => unavailable(message, log, true);
+  const idOf = (pid: number) => processId(pid) ?? { pid, start: "" };
+  const bus = await startBus(programs["dbus-daemon"]!, join(runtimeDir, "bus"), env, log);
+  state.pids.dbus = idOf(bus.pid);
+  state.busAddress = bus.address;
+  env.DBUS_SESSION_BUS_ADDRESS = bus.address;
+  const system = await startBus(programs["dbus-daemon"]!, join(runtimeDir, "system_bus_socket"), env, log);
+  state.pids.systemBus = idOf(system.pid);
+  state.a11yBusAddress = await startAccessibility(programs["dbus-send"]!, env, log);
+  const pipewire = await startPipewire(programs.pipewire!, env, logFd, runtimeDir, fail);
+  state.pids.pipewire = idOf(pipewire.pid!);
+  const wireplumber = await startWireplumber(programs.wireplumber!, programs["pw-cli"]!, env, logFd, fail);
+  state.pids.wireplumber = idOf(wireplumber.pid!);
+  const shellEnv = { ...env, DBUS_SYSTEM_BUS_ADDRESS: system.address };
+  const shell = spawnShell(programs["gnome-shell"]!, shellEnv, logFd, state);
+  state.pids.compositor = idOf(shell.pid!);
+  await waitForShell(shell, programs["dbus-send"]!, env, runtimeDir, fail);
+  env.WAYLAND_DISPLAY = state.waylandDisplay!;
 }

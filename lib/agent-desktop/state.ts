@@ -49,7 +49,27 @@ export interface DesktopState {
   mode: "api" | "cli";
   /** "starting" while startDesktop reserves the name; "running" once every part answered. */
   status: "starting" | "running";
-  pids: { xvfb?: ProcessId; dbus?: ProcessId; windowManager?: ProcessId; watchdog?: ProcessId };
+  /**
+   * "wayland": headless gnome-shell, no X server (display is ""). Absent in
+   * files written before Wayland desktops existed: those are "x11".
+   */
+  session?: "x11" | "wayland";
+  /** Wayland: the compositor's socket, an absolute path (a WAYLAND_DISPLAY any client accepts). */
+  waylandDisplay?: string;
+  /** Wayland: the desktop's own XDG_RUNTIME_DIR (its sockets: bus, PipeWire, Wayland, AT-SPI), removed at stop. */
+  runtimeDir?: string;
+  pids: {
+    xvfb?: ProcessId;
+    dbus?: ProcessId;
+    windowManager?: ProcessId;
+    watchdog?: ProcessId;
+    /** Wayland: gnome-shell. */
+    compositor?: ProcessId;
+    /** Wayland: the bus gnome-shell takes for the system bus. */
+    systemBus?: ProcessId;
+    pipewire?: ProcessId;
+    wireplumber?: ProcessId;
+  };
   /** The process that started it (the API's owner); for "cli", the command that is gone by now. */
   owner: ProcessId;
   /** ISO time. */

@@ -14,7 +14,9 @@ import { runningDesktop, variablesOf } from "./desktops.js";
 import type { AgentDesktop } from "./start.js";
 import { type DesktopState, MARKER } from "./state.js";
 
-let bound: { name: string; id: string; display: string; busAddress: string } | undefined;
+let bound:
+  | { name: string; id: string; display: string; busAddress: string; session: "x11" | "wayland" }
+  | undefined;
 
 /** A desktop named, or a handle startDesktop returned. */
 export type DesktopRef = string | Pick<AgentDesktop, "name">;
@@ -33,7 +35,7 @@ export function useDesktop(desktop: DesktopRef, options: { clean?: boolean } = {
   if (target && (target.display !== state.display || target.busAddress !== state.busAddress))
     throw new AxsnapError(
       "INVALID_ARGUMENT",
-      `this process already observes the desktop at DISPLAY=${target.display || "(none)"}; it cannot move to the desktop ${state.name} (${state.display})`,
+      `this process already observes the desktop at DISPLAY=${target.display || "(none)"} (bus ${target.busAddress || "(none)"}); it cannot move to the desktop ${state.name} (${state.session === "wayland" ? `Wayland, bus ${state.busAddress}` : state.display})`,
       {
         hint: "one process reaches one desktop: pass the desktop before the first observation, or use another process for the other desktop",
       },
@@ -41,8 +43,20 @@ export function useDesktop(desktop: DesktopRef, options: { clean?: boolean } = {
   const { set, unset } = variablesOf(state);
   for (const k of unset) delete process.env[k];
   Object.assign(process.env, set);
-  bound = { name: state.name, id: state.id, display: state.display, busAddress: state.busAddress };
+  bound = {
+    name: state.name,
+    id: state.id,
+    display: state.display,
+    busAddress: state.busAddress,
+    session: state.session ?? "x11",
+  };
   return state;
+}
+
+/** The agent's desktop this process was put on and still points at, if any: its name and session type. */
+export function boundDesktop(): { name: string; session: "x11" | "wayland" } | undefined {
+  if (!bound || Object.keys(launchMarker()).length === 0) return undefined;
+  return { name: bound.name, session: bound.session };
 }
 
 /**
@@ -51,7 +65,11 @@ export function useDesktop(desktop: DesktopRef, options: { clean?: boolean } = {
  */
 export function launchMarker(): Record<string, string> {
   if (!bound) return {};
-  if (process.env.DISPLAY !== bound.display || process.env.DBUS_SESSION_BUS_ADDRESS !== bound.busAddress)
+  // A Wayland desktop's display is "" (no X server): DISPLAY stays unset there.
+  if (
+    (process.env.DISPLAY ?? "") !== bound.display ||
+    process.env.DBUS_SESSION_BUS_ADDRESS !== bound.busAddress
+  )
     return {};
   return { [MARKER]: bound.id };
 }

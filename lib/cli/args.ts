@@ -129,7 +129,15 @@ export type Invocation =
   /** `axsnap daemon ACTION`: the warm process that serves commands (lib/cli/daemon.ts). */
   | { kind: "daemon"; action: DaemonAction; warm?: string; globals: Globals }
   /** `axsnap desktop ACTION [NAME]`: the agent's desktops (lib/cli/desktop.ts). */
-  | { kind: "desktop"; action: DesktopAction; name?: string; size?: string; wm: boolean; globals: Globals }
+  | {
+      kind: "desktop";
+      action: DesktopAction;
+      name?: string;
+      size?: string;
+      wm: boolean;
+      wayland: boolean;
+      globals: Globals;
+    }
   /** `axsnap trace show|view|export FILE`: reading a trace, in the caller's own process (lib/cli/trace.ts). */
   | {
       kind: "trace";
@@ -346,7 +354,8 @@ export const COMMANDS: Record<string, CommandSpec> = {
     args: ["action", "name?"],
     options: ["desktop"],
     details: [
-      "start [NAME] (default agent) starts Xvfb, a session bus and the AT-SPI registry (with --wm, openbox too),",
+      "start [NAME] (default agent) starts Xvfb, a session bus and the AT-SPI registry (with --wm, openbox too;",
+      "with --wayland, headless gnome-shell, PipeWire and WirePlumber in place of Xvfb: apps run as Wayland clients),",
       "detached: it runs until `axsnap desktop stop NAME`. Apps and input there never touch the user's pointer,",
       "focus or windows. `axsnap --desktop NAME COMMAND` observes and acts there (launch starts apps there);",
       'eval "$(axsnap desktop env NAME)" points a shell at it. list shows each desktop running or gone (a gone',
@@ -395,6 +404,7 @@ const OPTION_HELP: Record<CommandSpec["options"][number] | "global", string[]> =
   desktop: [
     "--size WxH           start: the screen's size in pixels (default 1280x800)",
     "--wm                 start: run openbox on it (frames, focus and stacking as on a user's desktop)",
+    "--wayland            start: a Wayland desktop (headless gnome-shell, PipeWire); not with --wm",
   ],
   app: ["--app NAME|PID       the app (a unique prefix of its name works)"],
   snapshot: [
@@ -939,7 +949,7 @@ export const GLOBAL_FLAGS: readonly string[] = Object.keys(GLOBAL_OPTIONS);
 /** Flags of one command outside the option groups: no step field holds them, the command reads them itself. */
 const OWN_OPTIONS: Partial<Record<string, Record<string, ParseOption>>> = {
   call: { calls: { type: "string" }, "calls-file": { type: "string" } },
-  desktop: { size: { type: "string" }, wm: { type: "boolean" } },
+  desktop: { size: { type: "string" }, wm: { type: "boolean" }, wayland: { type: "boolean" } },
   trace: { out: { type: "string" }, to: { type: "string" }, "import-from": { type: "string" } },
   replay: { "continue-on-drift": { type: "boolean" }, "step-timeout": { type: "string" } },
 };
@@ -1080,7 +1090,7 @@ function daemonInvocation(args: string[]): Invocation {
   return { kind: "daemon", action: action as DaemonAction, globals, ...(warm === undefined ? {} : { warm }) };
 }
 
-/** `axsnap desktop ACTION [NAME] [--size WxH] [--wm]`; the name and size are checked by the library (INVALID_ARGUMENT). */
+/** `axsnap desktop ACTION [NAME] [--size WxH] [--wm] [--wayland]`; the name and size are checked by the library (INVALID_ARGUMENT). */
 function desktopInvocation(args: string[]): Invocation {
   const { values, positionals } = parse(args, { ...GLOBAL_OPTIONS, ...OWN_OPTIONS.desktop }, "desktop", 2);
   const globals = toGlobals(values, "desktop");
@@ -1097,8 +1107,16 @@ function desktopInvocation(args: string[]): Invocation {
     );
   if (action === "list" && name !== undefined)
     throw new UsageError(`desktop list takes no name, got ${show(name)}`, "desktop");
-  if (action !== "start" && (values.size !== undefined || values.wm !== undefined))
-    throw new UsageError("--size and --wm go with `axsnap desktop start`", "desktop");
+  if (
+    action !== "start" &&
+    (values.size !== undefined || values.wm !== undefined || values.wayland !== undefined)
+  )
+    throw new UsageError("--size, --wm and --wayland go with `axsnap desktop start`", "desktop");
+  if (values.wm === true && values.wayland === true)
+    throw new UsageError(
+      "--wm and --wayland do not go together: gnome-shell is a Wayland desktop's window manager",
+      "desktop",
+    );
   // `desktop start NAME` names its desktop with the positional; --desktop NAME says the same.
   const named = name ?? globals.desktop;
   return {
@@ -1107,6 +1125,7 @@ function desktopInvocation(args: string[]): Invocation {
     ...(named === undefined ? {} : { name: named }),
     ...(typeof values.size === "string" ? { size: values.size } : {}),
     wm: values.wm === true,
+    wayland: values.wayland === true,
     globals,
   };
 }

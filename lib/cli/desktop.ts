@@ -16,7 +16,8 @@ type DesktopInvocation = Extract<Invocation, { kind: "desktop" }>;
 function listingText(d: DesktopListing): string {
   if (d.state === "gone") return `${d.name}\tgone\t${d.reason ?? ""}\t(cleaned up)\n`;
   const owner = d.mode === "api" ? `while pid ${d.owner} runs` : "until `axsnap desktop stop`";
-  return `${d.name}\trunning\tDISPLAY=${d.display}\t${d.width}x${d.height}${d.windowManager ? "\topenbox" : ""}\t${owner}\tsince ${d.startedAt}\n`;
+  const place = d.session === "wayland" ? `WAYLAND_DISPLAY=${d.waylandDisplay}` : `DISPLAY=${d.display}`;
+  return `${d.name}\trunning\t${place}\t${d.width}x${d.height}${d.windowManager ? "\topenbox" : ""}\t${owner}\tsince ${d.startedAt}\n`;
 }
 
 export async function desktopCommand(inv: DesktopInvocation): Promise<{ data: unknown; text: string }> {
@@ -26,6 +27,7 @@ export async function desktopCommand(inv: DesktopInvocation): Promise<{ data: un
         ...(inv.name === undefined ? {} : { name: inv.name }),
         ...(inv.size === undefined ? {} : { size: inv.size }),
         windowManager: inv.wm,
+        wayland: inv.wayland,
         detached: true,
       });
       // Runnable as printed: what can be started there. Launching one needs its name, so that line is a pattern.
@@ -33,7 +35,9 @@ export async function desktopCommand(inv: DesktopInvocation): Promise<{ data: un
       const next = nextCommand(["apps", "--launchable"], { desktop: d.name, ...session });
       const data = {
         name: d.name,
+        session: d.session,
         display: d.display,
+        ...(d.waylandDisplay === undefined ? {} : { waylandDisplay: d.waylandDisplay }),
         busAddress: d.busAddress,
         a11yBusAddress: d.a11yBusAddress,
         width: d.width,
@@ -44,7 +48,9 @@ export async function desktopCommand(inv: DesktopInvocation): Promise<{ data: un
         next,
       };
       const text = [
-        `started desktop ${d.name}: DISPLAY=${d.display} ${d.width}x${d.height}${inv.wm ? " with openbox" : ""}, pids Xvfb ${d.pids.xvfb}, dbus ${d.pids.dbus}${d.pids.windowManager ? `, openbox ${d.pids.windowManager}` : ""}`,
+        d.session === "wayland"
+          ? `started Wayland desktop ${d.name}: WAYLAND_DISPLAY=${d.waylandDisplay} ${d.width}x${d.height}, pids gnome-shell ${d.pids.compositor}, dbus ${d.pids.dbus}, pipewire ${d.pids.pipewire}, wireplumber ${d.pids.wireplumber}`
+          : `started desktop ${d.name}: DISPLAY=${d.display} ${d.width}x${d.height}${inv.wm ? " with openbox" : ""}, pids Xvfb ${d.pids.xvfb}, dbus ${d.pids.dbus}${d.pids.windowManager ? `, openbox ${d.pids.windowManager}` : ""}`,
         `it runs until \`axsnap desktop stop ${d.name}\``,
         `next: ${next}`,
         `then \`${nextCommand(["launch", "PROGRAM"], { desktop: d.name, ...session })}\` with one of them (it prints the snapshot command to run); or point a shell at it: eval "$(axsnap desktop env ${shellWord(d.name)})"`,
@@ -71,7 +77,13 @@ export async function desktopCommand(inv: DesktopInvocation): Promise<{ data: un
     case "env": {
       const s = runningDesktop(inv.name!);
       return {
-        data: { name: s.name, display: s.display, busAddress: s.busAddress },
+        data: {
+          name: s.name,
+          session: s.session ?? "x11",
+          display: s.display,
+          ...(s.waylandDisplay === undefined ? {} : { waylandDisplay: s.waylandDisplay }),
+          busAddress: s.busAddress,
+        },
         text: exportLines(s),
       };
     }

@@ -17,6 +17,7 @@ import {
   unexpectedErrorJson,
 } from "../errors.js";
 import type { RawApp, Rect } from "../model.js";
+import type { InputRoute } from "../native.js";
 import type { ActionResult, ResolvedTarget } from "../session.js";
 import type { Snapshot } from "../snapshot.js";
 import type { WindowListing } from "../windows.js";
@@ -69,6 +70,7 @@ export interface ActionData {
   delivery: Delivery;
   retry: Retry;
   channel: "semantic" | "synthetic";
+  route?: InputRoute;
   notes: string[];
   snapshot?: SnapshotData;
   /** How it settled, what opened and closed, the changes (refs into the fresh snapshot), what the text shows. */
@@ -211,6 +213,7 @@ export function actionOutcome(
     delivery: result.delivery,
     retry: result.retry,
     channel: result.channel,
+    ...(result.route ? { route: result.route } : {}),
     notes: reply.notes,
     ...(o.snapshot ? { snapshot: o.snapshot } : {}),
     ...reply.data,
@@ -256,9 +259,20 @@ export function windowsText(windows: WindowListing[]): string {
 export function permissionsText(p: PermissionStatus): string {
   const d = p.desktop;
   const desktop = d
-    ? `session ${d.session}${d.display ? ` (DISPLAY ${d.display})` : ""}\n${d.appsWithoutTree
-        .map((a) => `no accessibility tree: ${a.name}\tpid ${a.pid}\t${a.cause}: ${a.evidence}\n`)
-        .join("")}`
+    ? `session ${d.session}${d.display ? ` (DISPLAY ${d.display})` : ""}${d.agentDesktop ? `, the agent's desktop ${d.agentDesktop.name}` : ""}
+${
+  d.session === "wayland" && d.windows
+    ? `windows ${d.windows.source}: ${d.windows.detail}
+`
+    : ""
+}${
+  d.routes
+    ? `capture ${d.routes.capture}, input ${d.routes.input}: ${d.routes.detail}
+`
+    : ""
+}${d.appsWithoutTree
+  .map((a) => `no accessibility tree: ${a.name}\tpid ${a.pid}\t${a.cause}: ${a.evidence}\n`)
+  .join("")}`
     : "";
   return `platform ${p.platform}\naccessibility ${p.accessibility}\nscreen recording ${p.screenRecording}\n${desktop}${p.hint ? `hint: ${p.hint}\n` : ""}`;
 }

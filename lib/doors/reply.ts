@@ -150,10 +150,14 @@ function appWords(app: { name: string; pid: number }): string {
   return `${sanitize(app.name, 100)} (pid ${app.pid})`;
 }
 
-/** The action line: what was done to what, how far it got, and whether it may be repeated. */
+/** The platform's usual input routes: named in the data, not paid for on every action line. */
+const USUAL_ROUTES: ReadonlySet<string> = new Set(["x11", "quartz"]);
+
+/** The action line: what was done to what, how far it got (and by which route, when not the usual), and whether it may be repeated. */
 function actionLine(result: ActionResult, what: string | undefined): string {
   const on = what ?? (result.target ? ref(result.target.snapshotId, result.target.index) : undefined) ?? "";
-  return `${result.action}${on ? ` ${on}` : ""}: ${result.delivery} (${result.channel}), retry ${result.retry}`;
+  const via = result.route && !USUAL_ROUTES.has(result.route) ? ` via ${result.route}` : "";
+  return `${result.action}${on ? ` ${on}` : ""}: ${result.delivery} (${result.channel}${via}), retry ${result.retry}`;
 }
 
 /** The one line naming the fresh snapshot, so refs `@<id>:eN` can be formed from the lines below it. */

@@ -19,6 +19,7 @@ import {
 } from "../doors/reply.js";
 import type { ReplyData } from "../doors/reply-schema.js";
 import type { Delivery, Retry } from "../errors.js";
+import type { InputRoute } from "../native.js";
 import type { Session, Target } from "../session.js";
 import type { Snapshot } from "../snapshot.js";
 import { bare } from "./tools.js";
@@ -49,6 +50,7 @@ export type ActionData = ReplyData & {
   delivery: Delivery;
   retry: Retry;
   channel: "semantic" | "synthetic";
+  route?: InputRoute;
   notes: string[];
   /** The fresh snapshot: the app's latest now, what a bare element_index means. */
   snapshotId?: string;
@@ -73,6 +75,7 @@ export const actionOutputSchema = bare(
       delivery: z.enum(["not_delivered", "delivered_unverified", "delivered_verified", "delivery_uncertain"]),
       retry: z.enum(["safe", "unsafe"]),
       channel: z.enum(["semantic", "synthetic"]),
+      route: z.string().optional(),
       notes: z.array(z.string()),
       snapshotId: z.string().optional(),
       changes: z
@@ -159,6 +162,7 @@ export function actionReply(
     delivery: result.delivery,
     retry: result.retry,
     channel: result.channel,
+    ...(result.route ? { route: result.route } : {}),
     notes: reply.notes,
     ...(fresh ? { snapshotId: fresh.id } : {}),
     ...(shot

@@ -79,6 +79,12 @@ const char* RecoveryStepName(RecoveryStep step);
 struct PermissionStatus {
   std::string accessibility = "not_required";
   std::string screenRecording = "not_required";
+  // Linux: where window frames, stacking and focus come from ("x11",
+  // "gnome-shell", "unknown") and why, in a sentence; empty elsewhere.
+  std::string windowSource;
+  std::string windowDetail;
+  // Linux Wayland: GNOME's compositor offers Mutter's ScreenCast and RemoteDesktop on the session bus.
+  bool mutter = false;
 };
 
 class Backend {
@@ -317,6 +323,10 @@ class Backend {
                                 Clock::time_point deadline) {
     return -1;
   }
+  // How this window's screenshot and synthetic input travel, named for the
+  // action results that used it ("x11", "gnome-mutter", "quartz"); empty when
+  // the platform has one way only.
+  virtual std::string Route(const WindowInfo& window, Clock::time_point deadline) { return {}; }
   // Waits for the app to settle after recovery (bounded by the caller).
   virtual void Settle(std::chrono::milliseconds ms) {}
   // Runs before window choice when a snapshot will walk one of the app's

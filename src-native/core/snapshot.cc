@@ -304,6 +304,7 @@ Error TakeSnapshot(Backend& backend, const SnapshotRequest& request, SnapshotRes
   if (chosen) return chosen;
   bool contentPending = false;
   backend.PrepareWalk(app, window, request.deadline, notes, contentPending);
+  out.route = backend.Route(window, request.deadline);
 
   const Clock::time_point w0 = Clock::now();
   timings.windowMs = std::chrono::duration<double, std::milli>(w0 - t0).count() - timings.appMs;

@@ -49,6 +49,7 @@ struct SnapshotResult {
   std::vector<ElementId> ids;      // every handle the result holds
   std::vector<ElementId> dropped;  // handles the walk saw and did not keep
   std::string windowStep;          // which step of the window-choice chain chose the window
+  std::string route;               // how the window's pixels and synthetic input travel (Backend::Route)
   // With keepPixels: the capture, unencoded, instead of screenshot.
   std::optional<CapturedPixels> pixels;
 };

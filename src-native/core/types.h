@@ -159,6 +159,12 @@ struct WindowInfo {
   // the open menu of a menu bar item, which GTK does not expose as a toplevel):
   // listed, but window choice keeps the parent.
   bool inParent = false;
+  // Where the platform cannot say where the window is on screen (GNOME
+  // Wayland without the compositor's window list): `frame` has the window's
+  // size at origin (0,0) and element frames are relative to the window.
+  bool positionUnknown = false;
+  // Its place in the compositor's stacking order, 0 = bottom; -1 = not known.
+  int stacking = -1;
 };
 
 // What a backend has heard from one watched app (Backend::WaitEvents).

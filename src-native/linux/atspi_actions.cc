@@ -221,4 +221,31 @@ Error AtspiBackend::InsertText(ElementId id, const std::string& text, Clock::tim
   if (!success) return MakeError(ErrorCode::kNotSettable, "the application refused to insert the text");
   return {};
 }
+
+Error AtspiBackend::WindowState(ElementId window, bool& active, Rect& extents, Clock::time_point deadline) {
+  Impl& im = *impl_;
+  active = false;
+  extents = Rect{};
+  if (Error e = Ready(deadline)) return e;
+  const ObjRef* ref = im.Lookup(window);
+  if (!ref) return im.Unknown(window);
+  const ObjRef target = *ref;
+  const int perCall = static_cast<int>(im.PerCall(deadline).count());
+  Outcome o;
+  std::string msg;
+  VariantPtr sv = im.CallSync(target.bus, target.path, kIfAccessible, "GetState", nullptr, "(au)", deadline, o, msg);
+  if (o != Outcome::kOk) return OutcomeError(o, target.bus, msg, perCall);
+  {
+    VariantPtr au = AdoptVariant(g_variant_get_child_value(sv.get(), 0));
+    const StateSet st = StatesFrom(au.get());
+    active = st.Has(kStateActive);
+  }
+  // WINDOW coordinates (1): on Wayland the window's own size at (0,0) (Chromium adds a bogus offset to SCREEN).
+  VariantPtr ev = im.CallSync(target.bus, target.path, kIfComponent, "GetExtents", g_variant_new("(u)", 1u), "((iiii))",
+                              deadline, o, msg);
+  if (o != Outcome::kOk) return OutcomeError(o, target.bus, msg, perCall);
+  extents = RectOf(ev.get());
+  return {};
+}
+
 }  // namespace axsnap

@@ -209,11 +209,12 @@ Error AtspiBackend::Windows(const AppInfo& app, std::vector<WindowInfo>& out, Cl
           if (cr.outcome == Outcome::kOk && g_variant_is_of_type(cr.value, G_VARIANT_TYPE_INT32))
             w->childCount = g_variant_get_int32(cr.value);
         });
-        b.Call(w->bus, w->path, kIfComponent, "GetExtents", g_variant_new("(u)", 0u), "((iiii))", [w](const Reply& er) {
-          if (er.outcome != Outcome::kOk) return;
-          w->frame = RectOf(er.value);
-          w->hasFrame = true;
-        });
+        b.Call(w->bus, w->path, kIfComponent, "GetExtents", g_variant_new("(u)", im.CoordType(w->bus)), "((iiii))",
+               [w](const Reply& er) {
+                 if (er.outcome != Outcome::kOk) return;
+                 w->frame = RectOf(er.value);
+                 w->hasFrame = true;
+               });
       }
     });
     b.Run();
@@ -320,7 +321,7 @@ void AtspiBackend::AppendMenuBarMenus(Impl& im, std::vector<WindowInfo>& out, Cl
                 n->name = g_variant_get_string(nr.value, nullptr);
             });
           if (!extents) continue;
-          b.Call(n->bus, n->path, kIfComponent, "GetExtents", g_variant_new("(u)", 0u), "((iiii))",
+          b.Call(n->bus, n->path, kIfComponent, "GetExtents", g_variant_new("(u)", im.CoordType(n->bus)), "((iiii))",
                  [n](const Reply& er) {
                    if (er.outcome != Outcome::kOk) return;
                    n->frame = RectOf(er.value);
@@ -374,11 +375,12 @@ void AtspiBackend::AppendMenuBarMenus(Impl& im, std::vector<WindowInfo>& out, Cl
             p->name = g_variant_get_string(nr.value, nullptr);
         });
       });
-      b.Call(p->bus, p->path, kIfComponent, "GetExtents", g_variant_new("(u)", 0u), "((iiii))", [p](const Reply& er) {
-        if (er.outcome != Outcome::kOk) return;
-        p->frame = RectOf(er.value);
-        p->hasFrame = p->frame.x != kHiddenCoordinate && p->frame.w > 0 && p->frame.h > 0;
-      });
+      b.Call(p->bus, p->path, kIfComponent, "GetExtents", g_variant_new("(u)", im.CoordType(p->bus)), "((iiii))",
+             [p](const Reply& er) {
+               if (er.outcome != Outcome::kOk) return;
+               p->frame = RectOf(er.value);
+               p->hasFrame = p->frame.x != kHiddenCoordinate && p->frame.w > 0 && p->frame.h > 0;
+             });
     }
     b.Run();
     for (const Node& n : popovers) {

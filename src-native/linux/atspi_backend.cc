@@ -85,6 +85,10 @@ Error AtspiBackend::TypeText(const WindowInfo&, const std::string&, Clock::time_
 
 void AtspiBackend::SetLiveReads(bool live) { impl_->live = live; }
 void AtspiBackend::SetSecureNameHeuristic(bool on) { impl_->secureNames = on; }
+void AtspiBackend::SetWindowCoordinates(bool on, const std::vector<std::string>& screenBuses) {
+  impl_->windowCoordinates = on;
+  impl_->screenCoordinateBuses = std::unordered_set<std::string>(screenBuses.begin(), screenBuses.end());
+}
 
 void AtspiBackend::Release(const std::vector<ElementId>& ids) {
   Impl& im = *impl_;

@@ -161,6 +161,14 @@ class AtspiBackend : public Backend {
   // the "had no children" hints. Call after synthetic input (the AT-SPI
   // actions here do it themselves).
   void InvalidateBulkCache();
+  // Component coordinates in each element's own window (at-spi2 WINDOW, 1) instead of the
+  // screen (0): a native Wayland app's only meaningful ones (atspi_internal.h, CoordType).
+  // Apps on `screenBuses` (XWayland apps, by bus name) are still asked for SCREEN.
+  void SetWindowCoordinates(bool on, const std::vector<std::string>& screenBuses);
+  // A window's AT-SPI ACTIVE state (the toolkit's "this toplevel has focus") and its own extents, read live
+  // now. On a Wayland session where the compositor says nothing (GNOME without Eval) this is the only
+  // word on which window is focused (LinuxBackend's focused-window route).
+  Error WindowState(ElementId window, bool& active, Rect& extents, Clock::time_point deadline);
   // The D-Bus address of an element (for diagnostics); false for unknown ids.
   bool Describe(ElementId id, std::string& busName, std::string& objectPath) const;
   // A handle for something that is not an AT-SPI object (LinuxBackend: an X11

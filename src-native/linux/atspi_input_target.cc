@@ -216,7 +216,7 @@ Error AtspiBackend::ElementAtPoint(const WindowInfo& window, double x, double y,
     Outcome o;
     std::string msg;
     VariantPtr r = im.CallSync(at.bus, at.path, kIfComponent, "GetAccessibleAtPoint",
-                               g_variant_new("(iiu)", px, py, 0u /* screen */), "((so))", deadline, o, msg);
+                               g_variant_new("(iiu)", px, py, im.CoordType(at.bus)), "((so))", deadline, o, msg);
     // No Component (or the call refused): nothing deeper can be asked of it.
     if (o == Outcome::kFailed && down.size() > 1) break;
     if (o != Outcome::kOk) return OutcomeError(o, at.bus, msg, perCall);

@@ -423,6 +423,19 @@ struct AtspiBackend::Impl {
   // Each app's toolkit dialect, by bus name (DialectOf).
   std::unordered_map<std::string, Dialect> dialects;
 
+  // The coordinate type asked of Component (GetExtents, GetAccessibleAtPoint): at-spi2's
+  // ATSPI_COORD_TYPE_SCREEN (0) on X11, ATSPI_COORD_TYPE_WINDOW (1) for native Wayland apps
+  // (SetWindowCoordinates). A Wayland client does not know where its surfaces are: its SCREEN
+  // answers add what it believes of its place (a GTK3 popup menu: its offset in the parent
+  // window; Chromium's popups: their place in the browser window), while WINDOW is always
+  // relative to the element's own surface, which the compositor can place. XWayland apps
+  // (screenCoordinateBuses) keep SCREEN: X root coordinates are screen coordinates.
+  bool windowCoordinates = false;
+  std::unordered_set<std::string> screenCoordinateBuses;
+  guint32 CoordType(const std::string& busName) const {
+    return windowCoordinates && !screenCoordinateBuses.count(busName) ? 1u : 0u;
+  }
+
   // Change events of watched apps (Watch / WaitEvents), on `bus`; dropped with it.
   AtspiEvents events;
 

@@ -491,7 +491,7 @@ Error AtspiBackend::ReadNodes(const std::vector<ElementId>& ids, std::vector<Nod
     const bool wrapper = IsWrapperRole(job.role) && job.name.empty() && !job.out->description &&
                          !(job.ifaces & (kHasAction | kHasValue | kHasEditableText));
     if ((job.ifaces & kHasComponent) && (im.live || !(hidden || wrapper))) {
-      b.Call(busName, path, kIfComponent, "GetExtents", g_variant_new("(u)", 0u), "((iiii))",
+      b.Call(busName, path, kIfComponent, "GetExtents", g_variant_new("(u)", im.CoordType(busName)), "((iiii))",
              [j, perCall](const Reply& r) {
                if (Fail(*j, r, perCall) || r.outcome != Outcome::kOk) return;
                j->out->frame = RectOf(r.value);
@@ -846,7 +846,7 @@ Error AtspiBackend::ReadFrames(const std::vector<ElementId>& ids, std::vector<st
   for (size_t i = 0; i < ids.size(); ++i) {
     const ObjRef* ref = im.Lookup(ids[i]);
     if (!ref) continue;
-    b.Call(ref->bus, ref->path, kIfComponent, "GetExtents", g_variant_new("(u)", 0u), "((iiii))",
+    b.Call(ref->bus, ref->path, kIfComponent, "GetExtents", g_variant_new("(u)", im.CoordType(ref->bus)), "((iiii))",
            [&out, i](const Reply& r) {
              if (r.outcome == Outcome::kOk) out[i] = RectOf(r.value);
            });

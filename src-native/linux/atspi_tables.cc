@@ -137,7 +137,7 @@ std::vector<bool> AtspiBackend::ReadVisibleTableRows(const std::vector<ElementId
              if (!rows || !cols || !VariantToInt(rows.get(), tp->rows) || !VariantToInt(cols.get(), tp->cols))
                tp->fallback = true;
            });
-    b.Call(t.ref.bus, t.ref.path, kIfComponent, "GetExtents", g_variant_new("(u)", 0u), "((iiii))",
+    b.Call(t.ref.bus, t.ref.path, kIfComponent, "GetExtents", g_variant_new("(u)", im.CoordType(t.ref.bus)), "((iiii))",
            [tp, &unusable](const Reply& r) {
              if (!unusable(*tp, r)) tp->frame = RectOf(r.value);
            });
@@ -151,15 +151,16 @@ std::vector<bool> AtspiBackend::ReadVisibleTableRows(const std::vector<ElementId
   // 2. Column headers.
   open = open && step([&](Batch& b, TableRead& t) {
            TableRead* tp = &t;
+           const guint32 coords = im.CoordType(t.ref.bus);
            const int64_t cols = std::min(t.cols, kTableMaxColumns);
            t.headers.assign(static_cast<size_t>(cols), std::string());
            for (int64_t c = 0; c < cols; ++c) {
              b.Call(t.ref.bus, t.ref.path, kIfTable, "GetColumnHeader", g_variant_new("(i)", gint32(c)), "((so))",
-                    [tp, c, &b, &unusable](const Reply& r) {
+                    [tp, c, coords, &b, &unusable](const Reply& r) {
                       if (unusable(*tp, r)) return;
                       std::string path = RefPath(r.value);
                       if (c == 0 && !path.empty())
-                        b.Call(tp->ref.bus, path, kIfComponent, "GetExtents", g_variant_new("(u)", 0u), "((iiii))",
+                        b.Call(tp->ref.bus, path, kIfComponent, "GetExtents", g_variant_new("(u)", coords), "((iiii))",
                                [tp](const Reply& er) {
                                  if (er.outcome == Outcome::kOk) tp->headerFrame = RectOf(er.value);
                                });
@@ -186,14 +187,15 @@ std::vector<bool> AtspiBackend::ReadVisibleTableRows(const std::vector<ElementId
              const double y = top + kProbeDy[k];
              if (y >= f.y + f.h) break;
              b.Call(t.ref.bus, t.ref.path, kIfComponent, "GetAccessibleAtPoint",
-                    g_variant_new("(iiu)", gint32(x), gint32(y), 0u), "((so))", [tp, k, &unusable](const Reply& r) {
+                    g_variant_new("(iiu)", gint32(x), gint32(y), im.CoordType(t.ref.bus)), "((so))",
+                    [tp, k, &unusable](const Reply& r) {
                       if (!unusable(*tp, r)) tp->probes[k] = RefPath(r.value);
                     });
            }
            // The bottom right corner: the last column on screen.
            b.Call(t.ref.bus, t.ref.path, kIfComponent, "GetAccessibleAtPoint",
                   g_variant_new("(iiu)", gint32(f.x + f.w - std::min(3.0, f.w / 2)),
-                                gint32(f.y + f.h - std::min(3.0, f.h / 2)), 0u),
+                                gint32(f.y + f.h - std::min(3.0, f.h / 2)), im.CoordType(t.ref.bus)),
                   "((so))", [tp](const Reply& r) {
                     if (r.outcome == Outcome::kOk) tp->corner = RefPath(r.value);
                   });
@@ -209,8 +211,8 @@ std::vector<bool> AtspiBackend::ReadVisibleTableRows(const std::vector<ElementId
   open = open && step([&](Batch& b, TableRead& t) {
            if (t.probe.empty()) return;
            TableRead* tp = &t;
-           b.Call(t.ref.bus, t.probe, kIfComponent, "GetExtents", g_variant_new("(u)", 0u), "((iiii))",
-                  [tp](const Reply& r) {
+           b.Call(t.ref.bus, t.probe, kIfComponent, "GetExtents", g_variant_new("(u)", im.CoordType(t.ref.bus)),
+                  "((iiii))", [tp](const Reply& r) {
                     if (r.outcome == Outcome::kOk) tp->probeFrame = RectOf(r.value);
                   });
            b.Call(t.ref.bus, t.probe, kIfAccessible, "GetRole", nullptr, "(u)", [tp](const Reply& r) {
@@ -300,16 +302,17 @@ std::vector<bool> AtspiBackend::ReadVisibleTableRows(const std::vector<ElementId
            t.cells.assign(static_cast<size_t>(n), std::vector<std::string>(static_cast<size_t>(cols)));
            t.rowFrames.assign(static_cast<size_t>(n), std::nullopt);
            TableRead* tp = &t;
+           const guint32 coords = im.CoordType(t.ref.bus);
            for (int64_t k = 0; k < n; ++k) {
              for (int64_t c = 0; c < cols; ++c) {
                b.Call(t.ref.bus, t.ref.path, kIfTable, "GetAccessibleAt",
                       g_variant_new("(ii)", gint32(t.first + k), gint32(t.firstCol + c)), "((so))",
-                      [tp, k, c, &b, &unusable](const Reply& r) {
+                      [tp, k, c, coords, &b, &unusable](const Reply& r) {
                         if (unusable(*tp, r)) return;
                         std::string path = RefPath(r.value);
                         if (c == 0 && !path.empty())
-                          b.Call(tp->ref.bus, path, kIfComponent, "GetExtents", g_variant_new("(u)", 0u), "((iiii))",
-                                 [tp, k](const Reply& er) {
+                          b.Call(tp->ref.bus, path, kIfComponent, "GetExtents", g_variant_new("(u)", coords),
+                                 "((iiii))", [tp, k](const Reply& er) {
                                    if (er.outcome == Outcome::kOk) tp->rowFrames[size_t(k)] = RectOf(er.value);
                                  });
                         tp->cells[size_t(k)][size_t(c)] = std::move(path);

@@ -162,4 +162,15 @@ class X11Display {
 // Returns its X name, empty when no keysym has that name. Needs no display.
 std::string KeysymNameOf(const std::string& name);
 
+// A key combination ("ctrl+shift+t", "alt+F4", "ctrl++") as keysyms: its modifiers' (Control_L, Shift_L,
+// Alt_L, Super_L) in order, then the key's. kInvalidArgument for a malformed one or an unknown name. Needs no
+// display: the Wayland route (wayland_input.h) sends the same keysyms through the compositor.
+struct KeyCombo {
+  std::vector<unsigned long> mods;
+  unsigned long key = 0;
+  std::string keyName;
+  bool hasShift = false;
+};
+Error ParseKeyCombo(const std::string& combo, KeyCombo& out);
+
 }  // namespace axsnap

@@ -182,10 +182,9 @@ bool Resolve(const KeyMap& map, const TempKeys& temp, KeySym ks, Stroke& out) {
 
 }  // namespace
 
-namespace x11 {
-
-Error XKeys(Impl& d, const std::string& combo, const std::function<Error()>& beforeSend) {
-  if (Error e = InputReady(d)) return e;
+// Parsing only: a bad combination is refused before any check or event (x11_display.h).
+Error ParseKeyCombo(const std::string& combo, KeyCombo& out) {
+  out = KeyCombo{};
 
   // "ctrl+shift+t", "alt+F4", "ctrl++" (the key is '+'), "+".
   const std::string spec = Trim(combo);
@@ -218,7 +217,7 @@ Error XKeys(Impl& d, const std::string& combo, const std::function<Error()>& bef
   }
   if (keyName.empty()) return Error{ErrorCode::kInvalidArgument, "malformed key combination \"" + combo + "\""};
 
-  std::vector<KeySym> modSyms;
+  std::vector<unsigned long>& modSyms = out.mods;
   bool hasShift = false, hasOtherModifier = false;
   for (const auto& p : parts) {
     const KeySym ks = ModifierKeysym(Lower(p));
@@ -247,7 +246,22 @@ Error XKeys(Impl& d, const std::string& combo, const std::function<Error()>& bef
     key = KeysymByName(keyName);
   }
   if (key == NoSymbol) return Error{ErrorCode::kInvalidArgument, "unknown key \"" + keyName + "\""};
-  // Everything above is parsing: a bad combination is refused before any check or event.
+  out.key = key;
+  out.keyName = keyName;
+  out.hasShift = hasShift;
+  return {};
+}
+
+namespace x11 {
+
+Error XKeys(Impl& d, const std::string& combo, const std::function<Error()>& beforeSend) {
+  if (Error e = InputReady(d)) return e;
+  KeyCombo parsed;
+  if (Error e = ParseKeyCombo(combo, parsed)) return e;
+  const std::vector<KeySym> modSyms(parsed.mods.begin(), parsed.mods.end());
+  const KeySym key = parsed.key;
+  const std::string& keyName = parsed.keyName;
+  const bool hasShift = parsed.hasShift;
   if (beforeSend) {
     if (Error e = beforeSend()) return e;
   }

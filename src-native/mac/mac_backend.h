@@ -140,6 +140,7 @@ class MacBackend : public Backend {
   Error Recover(RecoveryStep step, const AppInfo& app, const std::optional<WindowInfo>& window,
                 Clock::time_point deadline) override;
   std::string NoWindowHere(const AppInfo& app) override;
+  std::string Route(const WindowInfo& window, Clock::time_point deadline) override { return "quartz"; }
   void Settle(std::chrono::milliseconds ms) override;
   void PrepareWalk(const AppInfo& app, const WindowInfo& window, Clock::time_point deadline,
                    std::vector<std::string>& notes, bool& contentPending) override;

@@ -292,6 +292,9 @@ Napi::Value NativeBackend::Permissions(const Napi::CallbackInfo& info) {
       Napi::Object o = Napi::Object::New(env);
       o.Set("accessibility", status->accessibility);
       o.Set("screenRecording", status->screenRecording);
+      if (!status->windowSource.empty()) o.Set("windowSource", status->windowSource);
+      if (!status->windowDetail.empty()) o.Set("windowDetail", status->windowDetail);
+      if (status->mutter) o.Set("mutter", true);
       d.Resolve(o);
     };
   });

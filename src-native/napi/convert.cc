@@ -156,6 +156,8 @@ Napi::Object WindowToJs(Napi::Env env, const WindowInfo& w) {
   o.Set("visible", w.visible);
   o.Set("modal", w.modal);
   o.Set("inParent", w.inParent);
+  if (w.positionUnknown) o.Set("positionUnknown", true);
+  if (w.stacking >= 0) o.Set("stacking", w.stacking);
   return o;
 }
 
@@ -186,6 +188,7 @@ Napi::Object SnapshotToJs(Napi::Env env, const SnapshotResult& r) {
   if (!raw.window.role.empty()) window.Set("role", raw.window.role);
   if (!raw.window.id.empty()) window.Set("id", raw.window.id);
   if (raw.window.modal) window.Set("modal", true);
+  if (raw.window.positionUnknown) window.Set("positionUnknown", true);
   snap.Set("window", window);
   snap.Set("root", NodeToJs(env, raw.root));
   if (raw.menuBar) snap.Set("menuBar", NodeToJs(env, *raw.menuBar));
@@ -221,6 +224,7 @@ Napi::Object SnapshotToJs(Napi::Env env, const SnapshotResult& r) {
   out.Set("raw", snap);
   out.Set("window", WindowToJs(env, raw.window));
   out.Set("windowStep", r.windowStep);
+  if (!r.route.empty()) out.Set("route", r.route);
   Napi::Array ids = Napi::Array::New(env, r.ids.size());
   for (size_t i = 0; i < r.ids.size(); i++) ids.Set(i, static_cast<double>(r.ids[i]));
   out.Set("handles", ids);

@@ -131,6 +131,8 @@ describe("action replies on gtk3-widget-factory (axsnap mcp)", () => {
       expect(text.split("\n")[0]).toBe(
         `click @${id0}:e${toggle}: delivered_unverified (synthetic), retry unsafe`,
       );
+      // The usual route is in the data, not on the line.
+      expect(data(r).route).toBe("x11");
       expect(text).toMatch(/^settled: (quiet after \d+ ms|not quiet)/m);
       const fresh = snapshotIdIn(text);
       expect(fresh).not.toBe(id0);

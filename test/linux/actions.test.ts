@@ -194,6 +194,7 @@ describe("gtk3-widget-factory", () => {
       expect(result).toMatchObject({
         action: "clickAt",
         channel: "synthetic",
+        route: "x11",
         delivery: "delivered_unverified",
         retry: "unsafe",
       });

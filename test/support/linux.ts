@@ -7,7 +7,14 @@
 import { execFileSync } from "node:child_process";
 import { type Desktop, startDesktop } from "../../scripts/desktop.mjs";
 
-export async function useDesktop(options?: { accessibility?: boolean }): Promise<Desktop> {
+export async function useDesktop(options?: {
+  accessibility?: boolean;
+  wayland?: boolean;
+  /** Wayland: false starts gnome-shell without --unsafe-mode (Eval refused, as on a user's session). */
+  unsafe?: boolean;
+  width?: number;
+  height?: number;
+}): Promise<Desktop> {
   if (process.platform !== "linux")
     throw new Error("the real-desktop tests need Linux (Xvfb, D-Bus, AT-SPI)");
   try {
@@ -18,9 +25,34 @@ export async function useDesktop(options?: { accessibility?: boolean }): Promise
     );
   }
   const desktop = await startDesktop(options);
-  // A desktop without buses must not leave this process the outer session's.
-  for (const name of ["DBUS_SESSION_BUS_ADDRESS", "AT_SPI_BUS_ADDRESS"])
+  // A desktop without buses (or, on Wayland, without an X server) must not leave this process the outer session's.
+  for (const name of ["DBUS_SESSION_BUS_ADDRESS", "AT_SPI_BUS_ADDRESS", "DISPLAY", "WAYLAND_DISPLAY"])
     if (desktop.env[name] === undefined) delete process.env[name];
   Object.assign(process.env, desktop.env);
   return desktop;
+}
+
+/** Waits until `test` holds of what `get` gives, every 100 ms, bounded; the error says what never held and the last value. */
+export async function waitFor<T>(
+  get: () => Promise<T>,
+  test: (value: T) => boolean,
+  ms: number,
+  what: string,
+): Promise<T> {
+  const end = Date.now() + ms;
+  let last: T | undefined;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      last = await get();
+      if (test(last)) return last;
+    } catch (e) {
+      lastError = e;
+    }
+    if (Date.now() > end)
+      throw new Error(
+        `${what} did not happen within ${ms} ms; last: ${JSON.stringify(last)?.slice(0, 2000)} ${lastError ? String(lastError) : ""}`,
+      );
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
