@@ -22,11 +22,11 @@ import {
   compositorWindows,
   type Desktop,
   restartCompositor,
-  shellEval,
   startApp,
 } from "../../scripts/desktop.mjs";
 import { useDesktop } from "../support/linux.js";
 import { decodePng } from "../support/png.js";
+import { evalJs, until } from "../support/wayland-apps.js";
 
 const TIMEOUT = 90_000;
 const run = promisify(execFile);
@@ -36,28 +36,11 @@ let desktop: Desktop;
 let gtk: App;
 let session: Session;
 
-/** The shell's Eval: the script's value. */
-async function evalJs(js: string): Promise<unknown> {
-  const json = await shellEval(desktop, js.replace(/\s*\n\s*/g, " "));
-  if (json === null) throw new Error(`gnome-shell's Eval failed: ${js.slice(0, 200)}`);
-  return JSON.parse(json);
-}
-
 async function windowOfPid(pid: number) {
   return (await compositorWindows(desktop)).find((w) => w.pid === pid);
 }
 
 const gtkWindow = () => windowOfPid(gtk.pid);
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const lineOf = (s: Snapshot, index: number) =>
   s.text
@@ -87,6 +70,7 @@ async function openApp(command: string): Promise<App> {
   // at (100,100) all of it is on the monitor.
   await until("the window moved and focused", async () => {
     await evalJs(
+      desktop,
       `(() => { const w = global.get_window_actors().map(a => a.meta_window).find(w => w.get_id() === ${w.id});
          if (w.get_maximized()) w.unmaximize(imports.gi.Meta.MaximizeFlags.BOTH);
          w.move_frame(true, 100, 100); w.activate(global.get_current_time()); return 1; })()`,
@@ -155,6 +139,7 @@ describe("GNOME Wayland through Mutter (gtk3-widget-factory as a Wayland client)
       const file = join(desktop.tmpDir, "actor.png");
       const w = (await gtkWindow())!;
       await evalJs(
+        desktop,
         `(() => { const a = global.get_window_actors().find(a => a.meta_window.get_id() === ${w.id});
          a.get_image(null).writeToPNG(${JSON.stringify(file)}); return 1; })()`,
       );
@@ -399,12 +384,13 @@ describe("GNOME Wayland through Mutter (gtk3-widget-factory as a Wayland client)
       const w = (await gtkWindow())!;
       expect(w.focus).toBe(true);
       await evalJs(
+        desktop,
         `(() => { const a = global.get_window_actors().find(a => a.meta_window.get_id() === ${w.id});
          a.get_image(null).writeToPNG(${JSON.stringify(file)}); return 1; })()`,
       );
       const ref = decodePng(readFileSync(file));
       // The shell leaves unsafe mode; the next test's restart brings a new shell in it.
-      expect(await evalJs("(() => { global.context.unsafe_mode = false; return 1; })()")).toBe(1);
+      expect(await evalJs(desktop, "(() => { global.context.unsafe_mode = false; return 1; })()")).toBe(1);
       const snap = await session.snapshot({ app: GTK });
       expect(snap.window.positionUnknown).toBe(true);
       expect(snap.text).toMatch(/screen positions are unknown: GNOME Shell refuses Eval/);
