@@ -14,19 +14,11 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listApps } from "../../lib/desktop.js";
-import { AxsnapError, createSession, type Session, type Snapshot } from "../../lib/index.js";
-import {
-  type App,
-  compositorPid,
-  compositorWindows,
-  type Desktop,
-  restartCompositor,
-  startApp,
-} from "../../scripts/desktop.mjs";
+import { AxsnapError, createSession, type Session } from "../../lib/index.js";
+import { type App, compositorPid, type Desktop, restartCompositor } from "../../scripts/desktop.mjs";
 import { useDesktop } from "../support/linux.js";
 import { decodePng } from "../support/png.js";
-import { evalJs, until } from "../support/wayland-apps.js";
+import { evalJs, lineOf, openApp, pixelOf, recordOf, until, windowsOfPid } from "../support/wayland-apps.js";
 
 const TIMEOUT = 90_000;
 const run = promisify(execFile);
@@ -36,55 +28,11 @@ let desktop: Desktop;
 let gtk: App;
 let session: Session;
 
-async function windowOfPid(pid: number) {
-  return (await compositorWindows(desktop)).find((w) => w.pid === pid);
-}
+const gtkWindow = async () => (await windowsOfPid(desktop, gtk.pid))[0];
 
-const gtkWindow = () => windowOfPid(gtk.pid);
-
-const lineOf = (s: Snapshot, index: number) =>
-  s.text
-    .split("\n")
-    .find((l) => new RegExp(`^\\t*${index} `).test(l))
-    ?.trim() ?? "";
-
-/** Starts gtk3-widget-factory, places its window wholly on the monitor, focused, and waits for AT-SPI to list it. */
+/** Starts gtk3-widget-factory, places its window wholly on the monitor at (100,100), focused, and listed by AT-SPI. */
 async function openGtk(): Promise<void> {
-  gtk = await openApp(GTK);
-}
-
-/** Starts an app, places its window wholly on the monitor at (100,100), focused, and waits for AT-SPI to list it. */
-async function openApp(command: string): Promise<App> {
-  const app = await startApp(desktop, command);
-  const appWindow = () => windowOfPid(app.pid);
-  // The window is listed at 0x0 before its first frame, and placed after.
-  const w = await until(
-    `${command}'s window mapped in the shell`,
-    async () => {
-      const m = await appWindow();
-      return m && m.frame[2] > 0 && m;
-    },
-    30_000,
-  );
-  // Not maximized (gtk4-widget-factory starts so), so that its buffer is wider than the frame by the shadow;
-  // at (100,100) all of it is on the monitor.
-  await until("the window moved and focused", async () => {
-    await evalJs(
-      desktop,
-      `(() => { const w = global.get_window_actors().map(a => a.meta_window).find(w => w.get_id() === ${w.id});
-         if (w.get_maximized()) w.unmaximize(imports.gi.Meta.MaximizeFlags.BOTH);
-         w.move_frame(true, 100, 100); w.activate(global.get_current_time()); return 1; })()`,
-    );
-    await new Promise((r) => setTimeout(r, 200));
-    const m = await appWindow();
-    return m && m.frame[0] === 100 && m.frame[1] === 100 && m.focus;
-  });
-  await until(
-    "the app in the accessibility registry",
-    async () => (await listApps()).some((a) => a.pid === app.pid),
-    30_000,
-  );
-  return app;
+  gtk = await openApp(desktop, GTK);
 }
 
 beforeAll(async () => {
@@ -97,23 +45,6 @@ afterAll(async () => {
   await session?.close();
   await desktop?.stop();
 });
-
-/** The first record of a role (and name), with its printed index. */
-function recordOf(snap: Snapshot, role: string, name?: string) {
-  const r = snap.records.find((x) => x.role === role && (name === undefined || x.identity.name === name));
-  if (!r) throw new Error(`no ${role} ${name ?? ""} in\n${snap.text.slice(0, 2000)}`);
-  return r;
-}
-
-/** A screenshot pixel at the centre of a record's screen frame (the contract: pixel = (screen - windowOrigin) * scale). */
-function pixelOf(snap: Snapshot, frame: { x: number; y: number; w: number; h: number }) {
-  const shot = snap.screenshot!;
-  const k = shot.pixelWidth / snap.window.frame.w;
-  return {
-    x: Math.round((frame.x + frame.w / 2 - shot.windowOrigin.x) * k),
-    y: Math.round((frame.y + frame.h / 2 - shot.windowOrigin.y) * k),
-  };
-}
 
 /** The entry's text as AT-SPI reads it now (a fresh snapshot). */
 async function entryText(): Promise<string> {

@@ -36,6 +36,7 @@ import {
 import { runCli } from "../support/cli.js";
 import { useDesktop, waitFor } from "../support/linux.js";
 import { decodePng } from "../support/png.js";
+import { lineOf, pixelOf, recordOf } from "../support/wayland-apps.js";
 
 const TIMEOUT = 120_000;
 const run = promisify(execFile);
@@ -75,28 +76,6 @@ async function untilGtkFocused(focused: boolean, what: string): Promise<Snapshot
     30_000,
     what,
   );
-}
-
-const lineOf = (s: Snapshot, index: number) =>
-  s.text
-    .split("\n")
-    .find((l) => new RegExp(`^\\t*${index} `).test(l))
-    ?.trim() ?? "";
-
-function recordOf(snap: Snapshot, role: string, name?: string) {
-  const r = snap.records.find((x) => x.role === role && (name === undefined || x.identity.name === name));
-  if (!r) throw new Error(`no ${role} ${name ?? ""} in\n${snap.text.slice(0, 2000)}`);
-  return r;
-}
-
-/** The screenshot pixel at the centre of a frame (window coordinates here: the window's origin is (0,0)). */
-function pixelOf(snap: Snapshot, frame: { x: number; y: number; w: number; h: number }) {
-  const shot = snap.screenshot!;
-  const k = shot.pixelWidth / snap.window.frame.w;
-  return {
-    x: Math.round((frame.x + frame.w / 2 - shot.windowOrigin.x) * k),
-    y: Math.round((frame.y + frame.h / 2 - shot.windowOrigin.y) * k),
-  };
 }
 
 /** Mean RGB of the screenshot inside a frame (inset by `inset` px). */
