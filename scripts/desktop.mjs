@@ -387,7 +387,7 @@ export async function startDesktop({
     "DBUS_SESSION_BUS_ADDRESS",
     "DBUS_STARTER_ADDRESS",
     "DBUS_STARTER_BUS_TYPE",
-    "AT_SPI_BUS",
+    "AT_SPI_BUS_ADDRESS",
     "DISPLAY",
     "XAUTHORITY",
   ]) {
@@ -505,32 +505,9 @@ export async function startDesktop({
     desktop._dbusPid = Number(lines[1]);
     env.DBUS_SESSION_BUS_ADDRESS = desktop.busAddress;
 
-    // 3. Accessibility bus: activated by the first GetAddress; then enable it
+    // 3. Accessibility bus: activated by the first GetAddress; then enabled
     //    for toolkits that wait for IsEnabled (Chromium, Qt).
-    let address = null;
-    let lastError = "";
-    const ok = await waitUntil(
-      async () => {
-        const r = await sessionSend(env, ["--dest=org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus.GetAddress"]);
-        if (r.code === 0) address = parseString(r.stdout);
-        else lastError = r.stderr.trim();
-        return Boolean(address);
-      },
-      5000,
-      50,
-    );
-    if (!ok) throw new Error(`desktop: org.a11y.Bus.GetAddress did not answer within 5 s: ${lastError}`);
-    desktop.a11yBusAddress = address;
-    const set = await sessionSend(env, [
-      "--dest=org.a11y.Bus",
-      "/org/a11y/bus",
-      "org.freedesktop.DBus.Properties.Set",
-      "string:org.a11y.Status",
-      "string:IsEnabled",
-      "variant:boolean:true",
-    ]);
-    if (set.code !== 0)
-      throw new Error(`desktop: setting org.a11y.Status.IsEnabled failed: ${set.stderr.trim()}`);
+    await enableAccessibility(desktop);
     return desktop;
   } catch (error) {
     await desktop.stop();
@@ -699,8 +676,11 @@ export function compositorPid(desktop) {
   return desktop._shell.pid;
 }
 
-/** Activates the accessibility bus (first GetAddress) and sets IsEnabled for toolkits that wait for it. */
-async function enableAccessibility(desktop) {
+/**
+ * Activates the accessibility bus (first GetAddress), records its address and sets IsEnabled for toolkits
+ * that wait for it. After a restart, `replacing` is the old address, which does not count as an answer.
+ */
+async function enableAccessibility(desktop, { replacing = null, timeoutMs = 5000 } = {}) {
   const env = desktop.env;
   let address = null;
   let lastError = "";
@@ -709,12 +689,16 @@ async function enableAccessibility(desktop) {
       const r = await sessionSend(env, ["--dest=org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus.GetAddress"]);
       if (r.code === 0) address = parseString(r.stdout);
       else lastError = r.stderr.trim();
-      return Boolean(address);
+      return Boolean(address) && address !== replacing;
     },
-    5000,
+    timeoutMs,
     50,
   );
-  if (!ok) throw new Error(`desktop: org.a11y.Bus.GetAddress did not answer within 5 s: ${lastError}`);
+  if (!ok) {
+    throw new Error(
+      `desktop: org.a11y.Bus.GetAddress did not answer with a new bus within ${timeoutMs / 1000} s: ${lastError}`,
+    );
+  }
   desktop.a11yBusAddress = address;
   const set = await sessionSend(env, [
     "--dest=org.a11y.Bus",
@@ -1015,27 +999,8 @@ export async function restartAccessibilityBus(desktop) {
   if (victims.length === 0) throw new Error("desktop: no accessibility bus processes found");
   for (const p of victims) signal(p.pid, "SIGKILL");
   await waitUntil(() => victims.every((p) => !alive(p.pid, p.start)), 3000);
-  let address = null;
-  const ok = await waitUntil(
-    async () => {
-      const r = await sessionSend(desktop.env, ["--dest=org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus.GetAddress"]);
-      if (r.code === 0) address = parseString(r.stdout);
-      return Boolean(address) && address !== old;
-    },
-    10_000,
-    100,
-  );
-  if (!ok) throw new Error("desktop: the accessibility bus did not come back within 10 s");
-  desktop.a11yBusAddress = address;
-  await sessionSend(desktop.env, [
-    "--dest=org.a11y.Bus",
-    "/org/a11y/bus",
-    "org.freedesktop.DBus.Properties.Set",
-    "string:org.a11y.Status",
-    "string:IsEnabled",
-    "variant:boolean:true",
-  ]);
-  return address;
+  await enableAccessibility(desktop, { replacing: old, timeoutMs: 10_000 });
+  return desktop.a11yBusAddress;
 }
 
 /** The pid of the desktop's session bus daemon (tests stop it to freeze the bus). */
@@ -1158,7 +1123,7 @@ function exportLines(desktop) {
   const names = ["DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "GDK_BACKEND", "ACCESSIBILITY_ENABLED"];
   return [
     ...names.map((n) => `export ${n}=${shellQuote(desktop.env[n])}`),
-    "unset NO_AT_BRIDGE WAYLAND_DISPLAY AT_SPI_BUS",
+    "unset NO_AT_BRIDGE WAYLAND_DISPLAY AT_SPI_BUS_ADDRESS",
     `# desktop HOME=${shellQuote(desktop.home)} XDG_RUNTIME_DIR=${shellQuote(desktop.runtimeDir)}`,
     `# accessibility bus: ${desktop.a11yBusAddress}`,
   ].join("\n");

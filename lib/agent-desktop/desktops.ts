@@ -5,7 +5,7 @@
  */
 import { AxsnapError } from "../errors.js";
 import { deathOf, endDesktop, endDesktopNow } from "./lifecycle.js";
-import { checkName, type DesktopState, readState, stateDir, stateNames, statePath } from "./state.js";
+import { checkName, type DesktopState, pidsOf, readState, stateDir, stateNames, statePath } from "./state.js";
 
 export interface DesktopListing {
   name: string;
@@ -40,20 +40,7 @@ export interface DesktopListing {
 }
 
 function listingOf(s: DesktopState, reason: string | undefined): DesktopListing {
-  const pids: DesktopListing["pids"] = {};
-  for (const k of [
-    "xvfb",
-    "dbus",
-    "windowManager",
-    "watchdog",
-    "compositor",
-    "systemBus",
-    "pipewire",
-    "wireplumber",
-  ] as const) {
-    const p = s.pids[k];
-    if (p) pids[k] = p.pid;
-  }
+  const pids = pidsOf(s);
   return {
     name: s.name,
     state: reason === undefined ? "running" : "gone",

@@ -34,8 +34,8 @@ import {
   claimState,
   type DesktopState,
   MARKER,
-  type ProcessId,
   parseSize,
+  pidsOf,
   readState,
   sidePaths,
   stateDir,
@@ -362,20 +362,7 @@ function desktopEnv(id: string, runtimeDir?: string): Record<string, string> {
 
 function handleOf(dir: string, state: DesktopState, env: Record<string, string>): AgentDesktop {
   let stopping: Promise<void> | undefined;
-  const pid = (p: ProcessId | undefined) => (p ? p.pid : undefined);
-  const pids: AgentDesktop["pids"] = { dbus: state.pids.dbus!.pid };
-  for (const k of [
-    "xvfb",
-    "windowManager",
-    "watchdog",
-    "compositor",
-    "systemBus",
-    "pipewire",
-    "wireplumber",
-  ] as const) {
-    const v = pid(state.pids[k]);
-    if (v !== undefined) pids[k] = v;
-  }
+  const pids: AgentDesktop["pids"] = { ...pidsOf(state), dbus: state.pids.dbus!.pid };
   return {
     name: state.name,
     session: state.session ?? "x11",

@@ -76,6 +76,28 @@ export interface DesktopState {
   startedAt: string;
 }
 
+/** The roles of a desktop's processes, in the order listings print them. */
+const PROCESS_ROLES = [
+  "xvfb",
+  "dbus",
+  "windowManager",
+  "watchdog",
+  "compositor",
+  "systemBus",
+  "pipewire",
+  "wireplumber",
+] as const satisfies readonly (keyof DesktopState["pids"])[];
+
+/** The pid of each of a desktop's recorded processes, by role. */
+export function pidsOf(state: DesktopState): { [K in keyof DesktopState["pids"]]?: number } {
+  const pids: { [K in keyof DesktopState["pids"]]?: number } = {};
+  for (const k of PROCESS_ROLES) {
+    const p = state.pids[k];
+    if (p) pids[k] = p.pid;
+  }
+  return pids;
+}
+
 export const MARKER = "AXSNAP_AGENT_DESKTOP";
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;

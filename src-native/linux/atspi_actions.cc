@@ -189,16 +189,12 @@ Error AtspiBackend::InsertText(ElementId id, const std::string& text, Clock::tim
   if (!(bits & kHasEditableText) || !(bits & kHasText))
     return MakeError(ErrorCode::kActionNotSupported,
                      "the element cannot insert text (no AT-SPI EditableText); type into it instead");
+  StateSet st;
+  if (!im.StatesOf(target, deadline, st, err)) return err;
+  if (!st.Has(kStateEditable) || st.Has(kStateReadOnly))
+    return MakeError(ErrorCode::kNotSettable, "the element is not editable (read-only)");
   Outcome o;
   std::string msg;
-  VariantPtr sv = im.CallSync(target.bus, target.path, kIfAccessible, "GetState", nullptr, "(au)", deadline, o, msg);
-  if (o != Outcome::kOk) return OutcomeError(o, target.bus, msg, perCall);
-  {
-    VariantPtr au = AdoptVariant(g_variant_get_child_value(sv.get(), 0));
-    const StateSet st = StatesFrom(au.get());
-    if (!st.Has(kStateEditable) || st.Has(kStateReadOnly))
-      return MakeError(ErrorCode::kNotSettable, "the element is not editable (read-only)");
-  }
   VariantPtr cv = im.CallSync(target.bus, target.path, kIfProperties, "Get",
                               g_variant_new("(ss)", kIfText, "CharacterCount"), "(v)", deadline, o, msg);
   if (o != Outcome::kOk) return OutcomeError(o, target.bus, msg, perCall);
@@ -231,15 +227,12 @@ Error AtspiBackend::WindowState(ElementId window, bool& active, Rect& extents, C
   if (!ref) return im.Unknown(window);
   const ObjRef target = *ref;
   const int perCall = static_cast<int>(im.PerCall(deadline).count());
+  StateSet st;
+  Error err;
+  if (!im.StatesOf(target, deadline, st, err)) return err;
+  active = st.Has(kStateActive);
   Outcome o;
   std::string msg;
-  VariantPtr sv = im.CallSync(target.bus, target.path, kIfAccessible, "GetState", nullptr, "(au)", deadline, o, msg);
-  if (o != Outcome::kOk) return OutcomeError(o, target.bus, msg, perCall);
-  {
-    VariantPtr au = AdoptVariant(g_variant_get_child_value(sv.get(), 0));
-    const StateSet st = StatesFrom(au.get());
-    active = st.Has(kStateActive);
-  }
   // WINDOW coordinates (1): on Wayland the window's own size at (0,0) (Chromium adds a bogus offset to SCREEN).
   VariantPtr ev = im.CallSync(target.bus, target.path, kIfComponent, "GetExtents", g_variant_new("(u)", 1u), "((iiii))",
                               deadline, o, msg);

@@ -29,46 +29,22 @@ constexpr char kNoSessionBus[] =
     "no D-Bus session bus: start one (dbus-daemon --session) and export DBUS_SESSION_BUS_ADDRESS";
 
 // Connects to `address` with the given flags, bounded by `timeout`.
-GObj<GDBusConnection> ConnectAddress(GMainContext* ctx, const char* address, GDBusConnectionFlags flags,
-                                     std::chrono::milliseconds timeout, std::string& message, bool& timedOutOut) {
+GObj<GDBusConnection> OpenBus(GMainContext* ctx, const char* address, GDBusConnectionFlags flags,
+                              std::chrono::milliseconds timeout, std::string& message, bool& timedOutOut) {
   timedOutOut = false;
   if (timeout.count() <= 0) {
     timedOutOut = true;
     message = "the deadline passed before connecting to " + std::string(address);
     return nullptr;
   }
-  struct Wait {
-    bool done = false;
-    GObj<GDBusConnection> conn;
-    std::string message;
-  };
-  auto wait = std::make_shared<Wait>();
-  auto* holder = new std::shared_ptr<Wait>(wait);
-  GObj<GCancellable> cancel = AdoptObject(g_cancellable_new());
-  g_dbus_connection_new_for_address(
-      address, flags, nullptr, cancel.get(),
-      [](GObject*, GAsyncResult* res, gpointer data) {
-        std::unique_ptr<std::shared_ptr<Wait>> h(static_cast<std::shared_ptr<Wait>*>(data));
-        GError* raw = nullptr;
-        GDBusConnection* c = g_dbus_connection_new_for_address_finish(res, &raw);
-        ErrorPtr err(raw);
-        (*h)->done = true;
-        (*h)->conn = AdoptObject(c);
-        if (err) (*h)->message = ErrorWords(err.get(), "");
-      },
-      holder);
-  if (!glib::IterateUntil(ctx, timeout, [&] { return wait->done; })) {
-    g_cancellable_cancel(cancel.get());
+  glib::Connected c = glib::ConnectAddress(ctx, address, flags, timeout);
+  if (c.timedOut) {
     message = "timed out connecting to " + std::string(address);
     timedOutOut = true;
     return nullptr;
   }
-  if (!wait->conn) {
-    message = wait->message;
-    return nullptr;
-  }
-  g_dbus_connection_set_exit_on_close(wait->conn.get(), FALSE);
-  return std::move(wait->conn);
+  if (!c.conn) message = ErrorWords(c.error.get(), "");
+  return std::move(c.conn);
 }
 
 }  // namespace
@@ -101,7 +77,7 @@ void EnsurePeer(AtspiBackend::Impl& im, const std::string& busName, Clock::time_
   bool timedOut = false;
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now());
   GObj<GDBusConnection> conn =
-      ConnectAddress(im.ctx.get(), address, G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT, left, msg, timedOut);
+      OpenBus(im.ctx.get(), address, G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT, left, msg, timedOut);
   if (!conn) {
     im.peers.none.insert(busName);
     return;
@@ -149,7 +125,7 @@ Error AtspiBackend::ConnectWithin(Clock::time_point deadline) {
   const char* sessionAddr = std::getenv("DBUS_SESSION_BUS_ADDRESS");
   if (sessionAddr && *sessionAddr) {
     const int64_t budget = left();
-    session = ConnectAddress(im.ctx.get(), sessionAddr, flags, std::chrono::milliseconds(budget), message, timedOut);
+    session = OpenBus(im.ctx.get(), sessionAddr, flags, std::chrono::milliseconds(budget), message, timedOut);
     if (!session)
       sessionFailure = timedOut ? "the D-Bus session bus at " + std::string(sessionAddr) + " did not answer within " +
                                       std::to_string(budget) + " ms (is it stopped or overloaded?)"
@@ -160,7 +136,7 @@ Error AtspiBackend::ConnectWithin(Clock::time_point deadline) {
   std::string overrideFailure;
   const char* overrideAddr = std::getenv("AT_SPI_BUS_ADDRESS");
   if (overrideAddr && *overrideAddr) {
-    im.bus = ConnectAddress(im.ctx.get(), overrideAddr, flags, std::chrono::milliseconds(left()), message, timedOut);
+    im.bus = OpenBus(im.ctx.get(), overrideAddr, flags, std::chrono::milliseconds(left()), message, timedOut);
     if (!im.bus)
       overrideFailure = "AT_SPI_BUS_ADDRESS=" + std::string(overrideAddr) + ": " +
                         (timedOut ? "the accessibility bus did not answer in time" : message) + "; ";
@@ -197,8 +173,7 @@ Error AtspiBackend::ConnectWithin(Clock::time_point deadline) {
       return MakeError(ErrorCode::kNoAccessibilityBus,
                        "no accessibility bus: org.a11y.Bus.GetAddress returned nothing");
     }
-    im.bus =
-        ConnectAddress(im.ctx.get(), a11yAddr.c_str(), flags, std::chrono::milliseconds(left()), message, timedOut);
+    im.bus = OpenBus(im.ctx.get(), a11yAddr.c_str(), flags, std::chrono::milliseconds(left()), message, timedOut);
     if (!im.bus) {
       g_dbus_connection_close_sync(session.get(), nullptr, nullptr);
       return MakeError(ErrorCode::kNoAccessibilityBus,

@@ -582,6 +582,20 @@ struct AtspiBackend::Impl {
     bits = IfaceBits(as.get());
     return true;
   }
+
+  // The state set of one element (blocking).
+  bool StatesOf(const ObjRef& ref, Clock::time_point deadline, StateSet& states, Error& err) {
+    Outcome o;
+    std::string msg;
+    VariantPtr r = CallSync(ref.bus, ref.path, kIfAccessible, "GetState", nullptr, "(au)", deadline, o, msg);
+    if (o != Outcome::kOk) {
+      err = OutcomeError(o, ref.bus, msg, static_cast<int>(PerCall(deadline).count()));
+      return false;
+    }
+    VariantPtr au = AdoptVariant(g_variant_get_child_value(r.get(), 0));
+    states = StatesFrom(au.get());
+    return true;
+  }
 };
 
 namespace atspi {

@@ -156,40 +156,19 @@ Error GnomeShell::Open(Clock::time_point deadline) {
   // A private context and connection: the shell's answers never wait on another thread's loop.
   glib::ContextPtr ctx(g_main_context_new());
   glib::ContextScope scope(ctx.get());
-  struct Wait {
-    bool done = false;
-    GObj<GDBusConnection> conn;
-    std::string message;
-  };
-  auto wait = std::make_shared<Wait>();
-  GObj<GCancellable> cancel = AdoptObject(g_cancellable_new());
   const auto flags = static_cast<GDBusConnectionFlags>(G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
                                                        G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION);
-  g_dbus_connection_new_for_address(
-      address, flags, nullptr, cancel.get(),
-      [](GObject*, GAsyncResult* res, gpointer data) {
-        std::unique_ptr<std::shared_ptr<Wait>> h(static_cast<std::shared_ptr<Wait>*>(data));
-        GError* raw = nullptr;
-        GDBusConnection* c = g_dbus_connection_new_for_address_finish(res, &raw);
-        ErrorPtr err(raw);
-        (*h)->done = true;
-        (*h)->conn = AdoptObject(c);
-        if (err) (*h)->message = GErrorWords(err.get());
-      },
-      new std::shared_ptr<Wait>(wait));
-  if (!glib::IterateUntil(ctx.get(), std::chrono::milliseconds(MsLeft(deadline)), [&] { return wait->done; })) {
-    g_cancellable_cancel(cancel.get());
-    // The callback still runs (cancelled) and frees its holder when the context is iterated once more.
-    glib::IterateUntil(ctx.get(), std::chrono::milliseconds(100), [&] { return wait->done; });
+  glib::Connected c = glib::ConnectAddress(ctx.get(), address, flags,
+                                           std::chrono::milliseconds(std::max<int64_t>(MsLeft(deadline), 0)));
+  if (c.timedOut) {
     status_ = "the D-Bus session bus did not answer in time: the compositor was not asked";
     return {ErrorCode::kTimeout, status_};
   }
-  if (!wait->conn) {
-    status_ = "cannot connect to the D-Bus session bus: " + wait->message;
+  if (!c.conn) {
+    status_ = "cannot connect to the D-Bus session bus: " + GErrorWords(c.error.get());
     return {};
   }
-  g_dbus_connection_set_exit_on_close(wait->conn.get(), FALSE);
-  bus_ = std::move(wait->conn);
+  bus_ = std::move(c.conn);
 
   GError* raw = nullptr;
   const int timeout = static_cast<int>(std::min<int64_t>(MsLeft(deadline), 2000));

@@ -46,7 +46,6 @@ struct Pending {
   bool done = false;
   glib::VariantPtr reply;
   glib::ErrorPtr error;
-  glib::GObj<GDBusConnection> conn;
 };
 
 }  // namespace
@@ -139,30 +138,14 @@ Error MutterSession::Connect(Clock::time_point deadline) {
   if (!address || !*address)
     return {ErrorCode::kActionNotSupported, "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set)"};
   glib::ContextScope scope(ctx_.get());
-  auto pending = std::make_shared<Pending>();
-  auto* holder = new std::shared_ptr<Pending>(pending);
-  glib::GObj<GCancellable> cancel = glib::AdoptObject(g_cancellable_new());
   const auto flags = static_cast<GDBusConnectionFlags>(G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
                                                        G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION);
-  g_dbus_connection_new_for_address(
-      address, flags, nullptr, cancel.get(),
-      [](GObject*, GAsyncResult* res, gpointer data) {
-        std::unique_ptr<std::shared_ptr<Pending>> h(static_cast<std::shared_ptr<Pending>*>(data));
-        GError* raw = nullptr;
-        (*h)->conn = glib::AdoptObject(g_dbus_connection_new_for_address_finish(res, &raw));
-        (*h)->error.reset(raw);
-        (*h)->done = true;
-      },
-      holder);
-  if (!glib::IterateUntil(ctx_.get(), Left(deadline), [&] { return pending->done; })) {
-    g_cancellable_cancel(cancel.get());
-    return {ErrorCode::kTimeout, "the session bus did not answer in time"};
-  }
-  if (!pending->conn)
-    return {ErrorCode::kActionNotSupported, std::string("cannot connect to the session bus: ") +
-                                                (pending->error ? pending->error->message : "unknown error")};
-  g_dbus_connection_set_exit_on_close(pending->conn.get(), FALSE);
-  conn_ = std::move(pending->conn);
+  glib::Connected c = glib::ConnectAddress(ctx_.get(), address, flags, Left(deadline));
+  if (c.timedOut) return {ErrorCode::kTimeout, "the session bus did not answer in time"};
+  if (!c.conn)
+    return {ErrorCode::kActionNotSupported,
+            std::string("cannot connect to the session bus: ") + (c.error ? c.error->message : "unknown error")};
+  conn_ = std::move(c.conn);
   return {};
 }
 
