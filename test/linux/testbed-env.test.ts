@@ -27,11 +27,15 @@ afterAll(async () => {
 });
 
 describe("the test bed's environment", () => {
-  it("drops a caller's AT_SPI_BUS_ADDRESS: not in the desktop's env, this process's, or its apps'", async () => {
-    expect(desktop.env.AT_SPI_BUS_ADDRESS).toBeUndefined();
-    expect(process.env.AT_SPI_BUS_ADDRESS).toBeUndefined();
-    const environ = readFileSync(`/proc/${app.pid}/environ`, "latin1").split("\0");
-    expect(environ.filter((kv) => kv.startsWith("AT_SPI_BUS_ADDRESS="))).toEqual([]);
-    expect((await listApps()).some((a) => a.pid === app.pid)).toBe(true);
-  }, TIMEOUT);
+  it(
+    "drops a caller's AT_SPI_BUS_ADDRESS: not in the desktop's env, this process's, or its apps'",
+    async () => {
+      expect(desktop.env.AT_SPI_BUS_ADDRESS).toBeUndefined();
+      expect(process.env.AT_SPI_BUS_ADDRESS).toBeUndefined();
+      const environ = readFileSync(`/proc/${app.pid}/environ`, "latin1").split("\0");
+      expect(environ.filter((kv) => kv.startsWith("AT_SPI_BUS_ADDRESS="))).toEqual([]);
+      expect((await listApps()).some((a) => a.pid === app.pid)).toBe(true);
+    },
+    TIMEOUT,
+  );
 });
