@@ -11,6 +11,7 @@ import type { CallContext } from "../call.js";
 import { type LiveObservation, liveObservation } from "../desktop.js";
 import { AxsnapError, invalidArgument } from "../errors.js";
 import { identityOf, sameIdentity } from "../identity.js";
+import { NO_ROUTE_HINT, NO_ROUTE_NOTE } from "../linux-checks.js";
 import { holdsPoint, type RawNode, type Rect } from "../model.js";
 import type { NativePointerEvent } from "../native.js";
 import { destructiveWordIn } from "../policy/normalize.js";
@@ -68,6 +69,11 @@ function pixels(
   if (!shot) {
     // Asked without a screenshot: the caller's mistake. Asked with one and none came: the display's fault.
     const failed = live.raw.walk.notes?.find((n) => /screenshot|capture|display/i.test(n));
+    // A Wayland compositor with no route (sway, KDE): no screenshot will ever come, so not a passing failure.
+    if (failed && NO_ROUTE_NOTE.test(failed))
+      throw new AxsnapError("ACTION_NOT_SUPPORTED", `pixel input needs a screenshot, and ${failed}`, {
+        hint: NO_ROUTE_HINT,
+      });
     if (failed)
       throw new AxsnapError("ACTION_FAILED", `the snapshot has no screenshot (${failed}); nothing was sent`, {
         hint: "the window could not be captured; take a new snapshot, or act by index instead of pixels",
