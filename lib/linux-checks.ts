@@ -86,9 +86,13 @@ export function compositorOf(
   if (named(/^kde$/i)) return { name: "kde", evidence: current };
   if (named(/^sway$/i)) return { name: "sway", evidence: current };
   // GNOME named, but its Mutter does not answer: not the compositor this process can use.
-  if (named(/^gnome$/i)) return { name: "gnome", evidence: `${current}, but Mutter is not on this session bus` };
+  if (named(/^gnome$/i))
+    return { name: "gnome", evidence: `${current}, but Mutter is not on this session bus` };
   if (desktops.length) return { name: "other", evidence: current };
-  return { name: "unknown", evidence: "neither Mutter, SWAYSOCK, KDE_FULL_SESSION nor XDG_CURRENT_DESKTOP says" };
+  return {
+    name: "unknown",
+    evidence: "neither Mutter, SWAYSOCK, KDE_FULL_SESSION nor XDG_CURRENT_DESKTOP says",
+  };
 }
 
 const COMPOSITOR_WORDS: Record<WaylandCompositor, string> = {

@@ -422,13 +422,13 @@ void LinuxBackend::PrepareWalk(const AppInfo& app, const WindowInfo& window, Clo
   if (!XidOf(window.element, xid)) {
     const bool noShell = wayland_ && !shell_.present();
     if (window.positionUnknown)
-      notes.push_back(
-          "screen positions are unknown: " +
-          (shell_.evalAllowed() ? std::string("the compositor does not list this window")
-           : noShell ? WaylandCompositorWords() + " does not tell a client where its windows are, and axsnap asks "
-                                                  "GNOME Shell only"
-                     : shell_.status()) +
-          "; frames are relative to the window");
+      notes.push_back("screen positions are unknown: " +
+                      (shell_.evalAllowed() ? std::string("the compositor does not list this window")
+                       : noShell            ? WaylandCompositorWords() +
+                                       " does not tell a client where its windows are, and axsnap asks "
+                                       "GNOME Shell only"
+                                 : shell_.status()) +
+                      "; frames are relative to the window");
     // Which route this window's pixels and input take, said where the agent reads it.
     if (Error none = NoRouteFor(window, ErrorCode::kCaptureFailed, "screenshots", deadline)) {
       notes.push_back(app.name + " is a native Wayland window on " + WaylandCompositorWords() +
@@ -497,8 +497,7 @@ bool LinuxBackend::NativeWayland(const WindowInfo& window, Clock::time_point dea
   return true;
 }
 
-Error LinuxBackend::NoRouteFor(const WindowInfo& window, ErrorCode code, const char* what,
-                               Clock::time_point deadline) {
+Error LinuxBackend::NoRouteFor(const WindowInfo& window, ErrorCode code, const char* what, Clock::time_point deadline) {
   if (!NativeWayland(window, deadline) || mutter_.Active(deadline)) return {};
   return {code,
           WaylandCompositorWords() + " gives axsnap no route for " + what +
