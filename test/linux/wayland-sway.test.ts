@@ -20,6 +20,7 @@ import {
   type Session,
   type Snapshot,
 } from "../../lib/index.js";
+import { runCli } from "../support/cli.js";
 import { waitFor } from "../support/linux.js";
 import { bindToSway, type SwayDesktop, startSway, swayNodes } from "../support/sway.js";
 
@@ -87,6 +88,21 @@ describe("sway 1.7 headless, gtk3-widget-factory as a native Wayland client", ()
       expect(p.desktop?.windows?.source).toBe("unknown");
       expect(p.hint).toMatch(/axsnap desktop start NAME --wayland/);
       expect(p.hint).toMatch(/GDK_BACKEND=x11/);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "axsnap permissions prints the compositor and the routes",
+    async () => {
+      const cli = await runCli(["permissions"]);
+      expect(cli.code, cli.stderr).toBe(0);
+      expect(cli.stdout).toMatch(/^session wayland$/m);
+      expect(cli.stdout).toMatch(/^compositor sway \(SWAYSOCK=\S+\)$/m);
+      expect(cli.stdout).toMatch(
+        /^capture none, input none: sway \(a wlroots compositor\) gives axsnap no route/m,
+      );
+      expect(cli.stdout).toMatch(/^hint: .*axsnap desktop start NAME --wayland/m);
     },
     TIMEOUT,
   );
