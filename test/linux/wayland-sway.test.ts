@@ -176,7 +176,7 @@ describe("sway 1.7 headless, gtk3-widget-factory as a native Wayland client", ()
   );
 
   it(
-    "clickAt, pressKey and typeText with no target are refused with ACTION_NOT_SUPPORTED, nothing sent",
+    "clickAt, pressKey, drag by index and typeText with no target are refused with ACTION_NOT_SUPPORTED, nothing sent",
     async () => {
       const before = await session.snapshot({ app: pid, screenshot: true });
       const focusedBefore = swayNodes(await desktop.tree()).find((n) => n.focused)?.pid;
@@ -190,6 +190,15 @@ describe("sway 1.7 headless, gtk3-widget-factory as a native Wayland client", ()
       expect(key.delivery).toBe("not_delivered");
       expect(key.message).toMatch(/no route for key input of native Wayland windows.*: nothing was sent$/);
       expect(key.hint).toMatch(/XWayland client/);
+      // By index too: a drag is pointer input only (no semantic path), refused by the native route check.
+      const drag = await refusal(() =>
+        session.drag(indexOf(before, /radio button Page 1/), indexOf(before, /radio button Page 3/)),
+      );
+      expect(drag.code).toBe("ACTION_NOT_SUPPORTED");
+      expect(drag.delivery).toBe("not_delivered");
+      expect(drag.message).toMatch(
+        /no route for pointer input of native Wayland windows.*: nothing was sent$/,
+      );
       // Typing with no target meets the key guard first (GTK3 on Wayland marks no focus): refused, nothing typed.
       const typed = await refusal(() => session.typeText("zz"));
       expect(typed.delivery).toBe("not_delivered");

@@ -14,8 +14,10 @@ import { type ChildProcess, execFile, spawn } from "node:child_process";
 import {
   chmodSync,
   chownSync,
+  closeSync,
   existsSync,
   mkdtempSync,
+  openSync,
   readdirSync,
   readFileSync,
   rmSync,
@@ -109,10 +111,13 @@ export async function startSway(): Promise<SwayDesktop> {
   const busDir = mkdtempSync(join(tmpdir(), "axsnap-sway-bus-"));
   chmodSync(busDir, 0o700);
   const swayDir = mkdtempSync(join(tmpdir(), "axsnap-sway-"));
-  chownSync(swayDir, NOBODY, NOBODY);
+  // sway refuses to run as root; as another user it runs as that user.
+  const asNobody = process.getuid?.() === 0;
+  if (asNobody) chownSync(swayDir, NOBODY, NOBODY);
   chmodSync(swayDir, 0o700);
-  const log = join(busDir, "desktop.log");
-  writeFileSync(log, "");
+  // sway's own output, quoted in the error when it does not start (the directory goes with stop()).
+  const log = join(busDir, "sway.log");
+  const logFd = openSync(log, "a");
   const pids: number[] = [];
   let busAddress = "";
   const children: ChildProcess[] = [];
@@ -125,6 +130,7 @@ export async function startSway(): Promise<SwayDesktop> {
     const end = Date.now() + 5000;
     while (all.some(alive) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
     for (const p of all.filter(alive)) process.kill(p, "SIGKILL");
+    closeSync(logFd);
     rmSync(busDir, { recursive: true, force: true });
     rmSync(swayDir, { recursive: true, force: true });
   };
@@ -185,10 +191,12 @@ export async function startSway(): Promise<SwayDesktop> {
 
     const config = join(swayDir, "config");
     writeFileSync(config, "output HEADLESS-1 resolution 1280x800\nxwayland disable\n");
-    chownSync(config, NOBODY, NOBODY);
+    if (asNobody) chownSync(config, NOBODY, NOBODY);
     const sway = spawn(
-      "setpriv",
-      [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", "sway", "-c", config],
+      asNobody ? "setpriv" : "sway",
+      asNobody
+        ? [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", "sway", "-c", config]
+        : ["-c", config],
       {
         env: {
           PATH: base.PATH,
@@ -199,7 +207,7 @@ export async function startSway(): Promise<SwayDesktop> {
           WLR_RENDERER: "pixman",
         },
         detached: true,
-        stdio: ["ignore", "ignore", "ignore"],
+        stdio: ["ignore", logFd, logFd],
       },
     );
     sway.on("error", () => undefined);
@@ -237,10 +245,9 @@ export async function startSway(): Promise<SwayDesktop> {
       },
     };
   } catch (e) {
+    const said = existsSync(log) ? readFileSync(log, "utf8").slice(-2000) : "";
     await stop();
-    throw new Error(
-      `the sway desktop did not start: ${(e as Error).message}; log ${existsSync(log) ? log : "-"}`,
-    );
+    throw new Error(`the sway desktop did not start: ${(e as Error).message}\nsway said:\n${said}`);
   }
 }
 
