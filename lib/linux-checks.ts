@@ -59,7 +59,49 @@ export interface LinuxDesktopReport {
    * what each gives and, when it is less than everything, what gives more.
    */
   routes?: WaylandRoutes;
+  /**
+   * Wayland only: which compositor this is, as far as the session shows
+   * (GNOME's Mutter on the session bus; else SWAYSOCK, KDE_FULL_SESSION,
+   * XDG_CURRENT_DESKTOP). Only GNOME's has a route for screenshots and
+   * pointer/key input here; `evidence` says what decided.
+   */
+  compositor?: { name: WaylandCompositor; evidence: string };
 }
+
+/** "other": a compositor the session names but axsnap does not know (XDG_CURRENT_DESKTOP); "unknown": nothing says. */
+export type WaylandCompositor = "gnome" | "sway" | "kde" | "other" | "unknown";
+
+/** The compositor of a Wayland session, from whether Mutter answers and the environment. Pure. */
+export function compositorOf(
+  env: NodeJS.ProcessEnv,
+  mutter: boolean,
+): { name: WaylandCompositor; evidence: string } {
+  if (mutter) return { name: "gnome", evidence: "GNOME's Mutter answers on the session bus" };
+  // sway sets SWAYSOCK for its clients; XDG_CURRENT_DESKTOP is whatever the session's launcher put there.
+  if (env.SWAYSOCK) return { name: "sway", evidence: `SWAYSOCK=${env.SWAYSOCK}` };
+  const desktops = (env.XDG_CURRENT_DESKTOP ?? "").split(":").filter(Boolean);
+  const named = (re: RegExp) => desktops.some((d) => re.test(d));
+  if (env.KDE_FULL_SESSION === "true") return { name: "kde", evidence: "KDE_FULL_SESSION=true" };
+  const current = `XDG_CURRENT_DESKTOP=${env.XDG_CURRENT_DESKTOP}`;
+  if (named(/^kde$/i)) return { name: "kde", evidence: current };
+  if (named(/^sway$/i)) return { name: "sway", evidence: current };
+  // GNOME named, but its Mutter does not answer: not the compositor this process can use.
+  if (named(/^gnome$/i))
+    return { name: "gnome", evidence: `${current}, but Mutter is not on this session bus` };
+  if (desktops.length) return { name: "other", evidence: current };
+  return {
+    name: "unknown",
+    evidence: "neither Mutter, SWAYSOCK, KDE_FULL_SESSION nor XDG_CURRENT_DESKTOP says",
+  };
+}
+
+const COMPOSITOR_WORDS: Record<WaylandCompositor, string> = {
+  gnome: "GNOME's compositor",
+  sway: "sway (a wlroots compositor)",
+  kde: "KDE Plasma's KWin",
+  other: "this compositor",
+  unknown: "this compositor",
+};
 
 export type WindowSource = "x11" | "gnome-shell" | "unknown";
 
@@ -77,16 +119,29 @@ export interface WaylandRoutes {
   capture: WaylandRoute;
   input: WaylandRoute;
   detail: string;
+  /** "none" only: what gives screenshots and pixel input instead. */
+  hint?: string;
 }
 
-/** The routes of a Wayland session, from the window source and whether Mutter answers. Pure. */
-export function waylandRoutesOf(source: WindowSource | undefined, mutter: boolean): WaylandRoutes {
+/** What to do where no route reaches native Wayland windows (the native refusals say the same). */
+export const NO_ROUTE_HINT =
+  "act through the accessibility tree (click by index, setValue, typeText into a field by index); for screenshots and pointer/key input run the app on the agent's Wayland desktop (axsnap desktop start NAME --wayland) or as an XWayland client (GTK: GDK_BACKEND=x11; Qt: QT_QPA_PLATFORM=xcb; Chromium/Electron: --ozone-platform=x11)";
+
+/** How the native refusal (linux_backend.cc NoRouteFor) reads, in a snapshot's "no screenshot" note. */
+export const NO_ROUTE_NOTE = /gives axsnap no route /;
+
+/** The routes of a Wayland session, from the window source, whether Mutter answers, and the compositor. Pure. */
+export function waylandRoutesOf(
+  source: WindowSource | undefined,
+  mutter: boolean,
+  compositor: WaylandCompositor = "unknown",
+): WaylandRoutes {
   if (!mutter)
     return {
       capture: "none",
       input: "none",
-      detail:
-        "GNOME's compositor (org.gnome.Mutter.ScreenCast, .RemoteDesktop) is not on this session bus: screenshots and pointer/key input reach XWayland apps only; trees and semantic actions work everywhere",
+      detail: `${COMPOSITOR_WORDS[compositor]} gives axsnap no route to native Wayland windows' pixels or input: axsnap captures and sends input through GNOME's Mutter (ScreenCast, RemoteDesktop), which is not on this session bus, and has no xdg-desktop-portal route; snapshots of native Wayland windows come without a screenshot and pointer/key input to them is refused with nothing sent; XWayland apps take the X11 route; trees and semantic actions work everywhere`,
+      hint: NO_ROUTE_HINT,
     };
   if (source === "gnome-shell")
     return {
@@ -206,7 +261,12 @@ export function linuxDesktopReport(
       .filter((a) => a.noTree === true)
       .map((a) => ({ name: a.name, pid: a.pid, ...noTreeCause(factsOf(a.pid)) })),
     ...(windows ? { windows: wayland ? windows : X11_WINDOWS } : {}),
-    ...(wayland && mutter !== undefined ? { routes: waylandRoutesOf(windows?.source, mutter) } : {}),
+    ...(wayland && mutter !== undefined
+      ? {
+          compositor: compositorOf(env, mutter),
+          routes: waylandRoutesOf(windows?.source, mutter, compositorOf(env, mutter).name),
+        }
+      : {}),
   };
 }
 
@@ -237,6 +297,8 @@ export function linuxReportHint(report: LinuxDesktopReport): string | undefined 
     );
   else if (report.session === "wayland" && report.routes && report.routes.capture !== "none")
     parts.push(`this is a Wayland session: ${report.routes.detail}`);
+  else if (report.session === "wayland" && report.routes?.hint)
+    parts.push(`this is a Wayland session: ${report.routes.detail}; ${report.routes.hint}`);
   else if (report.session === "wayland")
     parts.push(
       "this is a Wayland session: screenshots and pointer/key input reach only XWayland apps (GTK: GDK_BACKEND=x11; Qt: QT_QPA_PLATFORM=xcb; Chromium/Electron: --ozone-platform=x11), or use an agent's desktop (axsnap desktop start)",

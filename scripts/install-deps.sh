@@ -86,6 +86,9 @@ PACKAGES=(
   pipewire-bin
   wireplumber
   libpipewire-0.3-dev
+  # issue 36: a Wayland compositor other than GNOME's (test/linux/wayland-sway.test.ts, test/support/sway.ts):
+  # sway 1.7 and swaymsg, headless; its install took 15 s here (11 packages, 6 MB, recommends included)
+  sway
   # benchmark baseline and leak check
   python3-pyatspi
   valgrind

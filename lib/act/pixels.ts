@@ -11,6 +11,7 @@ import type { CallContext } from "../call.js";
 import { type LiveObservation, liveObservation } from "../desktop.js";
 import { AxsnapError, invalidArgument } from "../errors.js";
 import { identityOf, sameIdentity } from "../identity.js";
+import { NO_ROUTE_HINT, NO_ROUTE_NOTE } from "../linux-checks.js";
 import { holdsPoint, type RawNode, type Rect } from "../model.js";
 import type { NativePointerEvent } from "../native.js";
 import { destructiveWordIn } from "../policy/normalize.js";
@@ -68,6 +69,16 @@ function pixels(
   if (!shot) {
     // Asked without a screenshot: the caller's mistake. Asked with one and none came: the display's fault.
     const failed = live.raw.walk.notes?.find((n) => /screenshot|capture|display/i.test(n));
+    // A Wayland compositor with no route (sway, KDE): no screenshot will ever come, so not a passing failure.
+    const noRoute = live.raw.walk.notes?.find(
+      (n) => n.startsWith("no screenshot: ") && NO_ROUTE_NOTE.test(n),
+    );
+    if (noRoute)
+      throw new AxsnapError(
+        "ACTION_NOT_SUPPORTED",
+        `the snapshot has no screenshot (${noRoute.slice("no screenshot: ".length)}), and no pointer input reaches the window; nothing was sent`,
+        { hint: NO_ROUTE_HINT },
+      );
     if (failed)
       throw new AxsnapError("ACTION_FAILED", `the snapshot has no screenshot (${failed}); nothing was sent`, {
         hint: "the window could not be captured; take a new snapshot, or act by index instead of pixels",

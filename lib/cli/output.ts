@@ -261,6 +261,11 @@ export function permissionsText(p: PermissionStatus): string {
   const desktop = d
     ? `session ${d.session}${d.display ? ` (DISPLAY ${d.display})` : ""}${d.agentDesktop ? `, the agent's desktop ${d.agentDesktop.name}` : ""}
 ${
+  d.compositor
+    ? `compositor ${d.compositor.name} (${d.compositor.evidence})
+`
+    : ""
+}${
   d.session === "wayland" && d.windows
     ? `windows ${d.windows.source}: ${d.windows.detail}
 `

@@ -114,6 +114,19 @@ bool WaylandSession() {
   return wl && *wl && !(x && *x);
 }
 
+std::string WaylandCompositorWords() {
+  const char* sway = std::getenv("SWAYSOCK");
+  if (sway && *sway) return "sway (a wlroots compositor)";
+  const char* kde = std::getenv("KDE_FULL_SESSION");
+  const char* cur = std::getenv("XDG_CURRENT_DESKTOP");
+  const std::string desktops = cur ? std::string(":") + cur + ":" : "";
+  auto named = [&](const char* name) { return desktops.find(std::string(":") + name + ":") != std::string::npos; };
+  if ((kde && std::strcmp(kde, "true") == 0) || named("KDE")) return "KDE Plasma's KWin";
+  if (named("sway")) return "sway (a wlroots compositor)";
+  if (named("GNOME")) return "GNOME's compositor, whose Mutter is not on this session bus,";
+  return "this compositor";
+}
+
 bool ParseShellWindows(const std::string& json, std::vector<ShellWindow>& out) {
   out.clear();
   if (json.size() < 2 || json.front() != '"' || json.back() != '"') return false;

@@ -420,13 +420,22 @@ void LinuxBackend::PrepareWalk(const AppInfo& app, const WindowInfo& window, Clo
                                std::vector<std::string>& notes, bool& contentPending) {
   unsigned long xid = 0;
   if (!XidOf(window.element, xid)) {
+    const bool noShell = wayland_ && !shell_.present();
     if (window.positionUnknown)
-      notes.push_back(
-          "screen positions are unknown: " +
-          (shell_.evalAllowed() ? std::string("the compositor does not list this window") : shell_.status()) +
-          "; frames are relative to the window");
+      notes.push_back("screen positions are unknown: " +
+                      (shell_.evalAllowed() ? std::string("the compositor does not list this window")
+                       : noShell            ? WaylandCompositorWords() +
+                                       " does not tell a client where its windows are, and axsnap asks "
+                                       "GNOME Shell only"
+                                 : shell_.status()) +
+                      "; frames are relative to the window");
     // Which route this window's pixels and input take, said where the agent reads it.
-    if (OnMutter(window, deadline)) {
+    if (Error none = NoRouteFor(window, ErrorCode::kCaptureFailed, "screenshots", deadline)) {
+      notes.push_back(app.name + " is a native Wayland window on " + WaylandCompositorWords() +
+                      ", which gives axsnap no route to its pixels or input: no screenshot, and pointer and key "
+                      "input are refused with nothing sent; its tree and semantic actions (click by index, "
+                      "setValue) work");
+    } else if (OnMutter(window, deadline)) {
       std::string how;
       if (FocusedRoute())
         how =
@@ -475,11 +484,30 @@ std::string LinuxBackend::Route(const WindowInfo& window, Clock::time_point dead
 bool LinuxBackend::OnMutter(const WindowInfo& window, Clock::time_point deadline) {
   unsigned long xid = 0;
   if (!wayland_ || XidOf(window.element, xid) || !mutter_.Active(deadline)) return false;
+  return NativeWayland(window, deadline);
+}
+
+bool LinuxBackend::NativeWayland(const WindowInfo& window, Clock::time_point deadline) {
+  unsigned long xid = 0;
+  if (!wayland_ || XidOf(window.element, xid)) return false;
   std::vector<X11Client> clients;
   if (!x11_.ListClients(clients, X11Until(deadline)))
     for (const X11Client& c : clients)
       if (c.pid == window.pid) return false;
   return true;
+}
+
+Error LinuxBackend::NoRouteFor(const WindowInfo& window, ErrorCode code, const char* what, Clock::time_point deadline) {
+  if (!NativeWayland(window, deadline) || mutter_.Active(deadline)) return {};
+  return {code,
+          WaylandCompositorWords() + " gives axsnap no route for " + what +
+              " of native Wayland windows (axsnap's route is GNOME's Mutter, not on this session bus; no "
+              "xdg-desktop-portal route is built)" +
+              (code == ErrorCode::kCaptureFailed ? "" : ": nothing was sent"),
+          "act through the accessibility tree (click by index, setValue, typeText into a field by index); for "
+          "screenshots and pointer/key input run the app on the agent's Wayland desktop (axsnap desktop start NAME "
+          "--wayland) or as an XWayland client (GTK: GDK_BACKEND=x11; Qt: QT_QPA_PLATFORM=xcb; Chromium/Electron: "
+          "--ozone-platform=x11)"};
 }
 
 Error LinuxBackend::MutterTargetOf(const WindowInfo& window, ErrorCode code, MutterTarget& out) const {
@@ -531,6 +559,7 @@ Error LinuxBackend::Capture(const WindowInfo& window, std::vector<uint8_t>& rgba
     if (Error e = MutterTargetOf(window, ErrorCode::kCaptureFailed, target)) return e;
     return mutter_.Capture(target, rgba, width, height, captured, deadline);
   }
+  if (Error e = NoRouteFor(window, ErrorCode::kCaptureFailed, "screenshots", deadline)) return e;
   if (!window.hasFrame || window.frame.w <= 0 || window.frame.h <= 0)
     return {ErrorCode::kCaptureFailed, "the window has no on-screen frame"};
   BindX11(window);
@@ -539,6 +568,7 @@ Error LinuxBackend::Capture(const WindowInfo& window, std::vector<uint8_t>& rgba
 
 // Synthetic input changes the UI behind the bulk cache's back: drop it after sending.
 Error LinuxBackend::Pointer(const WindowInfo& window, const PointerEvent& ev, Clock::time_point deadline) {
+  if (Error e = NoRouteFor(window, ErrorCode::kActionNotSupported, "pointer input", deadline)) return e;
   BindX11(window);
   Error err;
   const bool mutter = OnMutter(window, deadline);
@@ -558,6 +588,7 @@ Error LinuxBackend::Pointer(const WindowInfo& window, const PointerEvent& ev, Cl
 }
 
 Error LinuxBackend::Keys(const WindowInfo& window, const std::string& combo, Clock::time_point deadline) {
+  if (Error e = NoRouteFor(window, ErrorCode::kActionNotSupported, "key input", deadline)) return e;
   BindX11(window);
   Error err;
   const bool mutter = OnMutter(window, deadline);
@@ -579,6 +610,7 @@ Error LinuxBackend::Keys(const WindowInfo& window, const std::string& combo, Clo
 Error LinuxBackend::TypeText(const WindowInfo& window, const std::string& text, Clock::time_point deadline,
                              size_t& typed) {
   typed = 0;
+  if (Error e = NoRouteFor(window, ErrorCode::kActionNotSupported, "typed text", deadline)) return e;
   BindX11(window);
   Error err;
   const bool mutter = OnMutter(window, deadline);

@@ -125,6 +125,12 @@ class LinuxBackend : public AtspiBackend {
   // A native Wayland window on GNOME: capture and input go through Mutter (wayland_input.h), not X11,
   // which never sees it. An app with an X11 window (XWayland) keeps the X11 route.
   bool OnMutter(const WindowInfo& window, Clock::time_point deadline);
+  // A native Wayland window: no X11 handle, and its app has no X11 window (an XWayland app's windows are X's).
+  bool NativeWayland(const WindowInfo& window, Clock::time_point deadline);
+  // A native Wayland window that no route reaches (no Mutter on the bus: sway, KDE, a stopped GNOME): the
+  // refusal for `what`, before anything is sent. X11 capture or input would give a wrong or black image, or
+  // input sent to no window. Empty when a route exists.
+  Error NoRouteFor(const WindowInfo& window, ErrorCode code, const char* what, Clock::time_point deadline);
   // The shell's window behind a placed window; refused (`code`, nothing sent) when its place is unknown.
   Error MutterTargetOf(const WindowInfo& window, ErrorCode code, MutterTarget& out) const;
   // A native Wayland window while the shell refuses Eval: no window has a known place, and the focused-window

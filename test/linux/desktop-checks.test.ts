@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSession, listApps, permissions, requestPermissions } from "../../lib/index.js";
 import {
+  compositorOf,
   linuxDesktopReport,
   linuxReportHint,
   noTreeCause,
@@ -258,5 +259,43 @@ describe("the checks, given their facts", () => {
     );
     const fine = linuxDesktopReport(apps, { XDG_SESSION_TYPE: "x11" }, () => facts({}, "/usr/bin/xterm"));
     expect(linuxReportHint(fine)).toBeUndefined();
+  });
+
+  it("names a Wayland compositor without Mutter (sway, KDE) and routes it none, with the hint", () => {
+    expect(compositorOf({ SWAYSOCK: "/run/s.sock", XDG_CURRENT_DESKTOP: "sway" }, false)).toEqual({
+      name: "sway",
+      evidence: "SWAYSOCK=/run/s.sock",
+    });
+    expect(compositorOf({ XDG_CURRENT_DESKTOP: "sway" }, false).name).toBe("sway");
+    expect(compositorOf({ KDE_FULL_SESSION: "true" }, false)).toEqual({
+      name: "kde",
+      evidence: "KDE_FULL_SESSION=true",
+    });
+    expect(compositorOf({ XDG_CURRENT_DESKTOP: "KDE" }, false).name).toBe("kde");
+    expect(compositorOf({ XDG_CURRENT_DESKTOP: "Hyprland" }, false).name).toBe("other");
+    expect(compositorOf({}, false).name).toBe("unknown");
+    // Mutter answering decides, whatever the environment says.
+    expect(compositorOf({ XDG_CURRENT_DESKTOP: "KDE" }, true).name).toBe("gnome");
+    expect(compositorOf({ XDG_CURRENT_DESKTOP: "ubuntu:GNOME" }, false)).toEqual({
+      name: "gnome",
+      evidence: "XDG_CURRENT_DESKTOP=ubuntu:GNOME, but Mutter is not on this session bus",
+    });
+    const kde = linuxDesktopReport(
+      [],
+      { XDG_SESSION_TYPE: "wayland", KDE_FULL_SESSION: "true", XDG_CURRENT_DESKTOP: "KDE" },
+      () => facts({}),
+      { source: "unknown", detail: "no GNOME Shell" },
+      false,
+    );
+    expect(kde.compositor?.name).toBe("kde");
+    expect(kde.routes).toMatchObject({ capture: "none", input: "none" });
+    expect(kde.routes?.detail).toMatch(/^KDE Plasma's KWin gives axsnap no route/);
+    expect(linuxReportHint(kde)).toMatch(
+      /^this is a Wayland session: KDE Plasma's KWin .*axsnap desktop start NAME --wayland.*QT_QPA_PLATFORM=xcb/,
+    );
+    // An X11 session has no compositor entry and no routes.
+    expect(
+      linuxDesktopReport([], { XDG_SESSION_TYPE: "x11", SWAYSOCK: "/s" }, () => facts({}), undefined, false),
+    ).not.toHaveProperty("compositor");
   });
 });
