@@ -13,12 +13,15 @@
  *                       timed): XTest / Mutter RemoteDesktop with the live hit test before it, until a
  *                       snapshot without screenshot reads the check box toggled: until the app has it
  *
+ *   gtk4 snapshot       the same two snapshots of gtk4-widget-factory (GTK 4 speaks AT-SPI itself, not
+ *                       through atk-bridge), to show whether GTK 4's cost is the desktop's or GTK 4's
+ *
  *   npx tsx bench/wayland.ts          (RUNS=15 by default)
  */
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { createSession, type Snapshot } from "../lib/index.js";
-import { gtkWidgetFactory, startDesktop } from "../scripts/desktop.mjs";
+import { gtk4WidgetFactory, gtkWidgetFactory, startDesktop } from "../scripts/desktop.mjs";
 import { median } from "./getitems_floor.js";
 
 const RUNS = Number(process.env.RUNS ?? 15);
@@ -37,6 +40,9 @@ interface Measured {
   click: number;
   clickAt: number;
   routes: string;
+  gtk4Elements: number;
+  gtk4Snapshot: number;
+  gtk4SnapshotShot: number;
 }
 
 const now = () => performance.now();
@@ -94,7 +100,7 @@ async function measureSide(side: Side): Promise<Measured> {
       const before = state(base);
       const t0 = now();
       const r = await session.clickAt(px, py, { of: base, snapshot: false });
-      routes.add(r.channel);
+      routes.add(r.route ?? r.channel);
       // Until the app has it: the toggle read back.
       for (;;) {
         const after = await session.snapshot({ app, screenshot: false });
@@ -103,8 +109,18 @@ async function measureSide(side: Side): Promise<Measured> {
           throw new Error(`${side}: clickAt at ${px},${py} did not toggle the check box`);
       }
     });
-    await session.close();
     await gtk.stop();
+    const gtk4 = await gtk4WidgetFactory(desktop);
+    const of4 = { app: gtk4.pid };
+    const gtk4Snapshot = await timed(
+      async () => void (await session.snapshot({ ...of4, screenshot: false })),
+    );
+    const gtk4SnapshotShot = await timed(
+      async () => void (await session.snapshot({ ...of4, screenshot: true })),
+    );
+    const gtk4Elements = (await session.snapshot({ ...of4, screenshot: false })).records.length;
+    await session.close();
+    await gtk4.stop();
     return {
       side,
       window: `${shot.window.frame.w}×${shot.window.frame.h}`,
@@ -115,6 +131,9 @@ async function measureSide(side: Side): Promise<Measured> {
       click: median(click),
       clickAt: median(clickAt),
       routes: [...routes].join(","),
+      gtk4Elements,
+      gtk4Snapshot: median(gtk4Snapshot),
+      gtk4SnapshotShot: median(gtk4SnapshotShot),
     };
   } finally {
     await desktop.stop();
@@ -149,8 +168,12 @@ if (side !== undefined) {
     ["snapshot + screenshot", (m) => ms(m.snapshotShot)],
     ["click by index (AT-SPI)", (m) => ms(m.click)],
     ["clickAt round trip", (m) => ms(m.clickAt)],
+    ["pixel input route", (m) => m.routes],
+    ["gtk4: elements printed", (m) => String(m.gtk4Elements)],
+    ["gtk4: snapshot", (m) => ms(m.gtk4Snapshot)],
+    ["gtk4: snapshot + screenshot", (m) => ms(m.gtk4SnapshotShot)],
   ];
-  const w = [26, 28, 28];
+  const w = [30, 28, 28];
   const row = (cells: string[]) => console.log(cells.map((c, i) => c.padEnd(w[i]!)).join(""));
   row(["", "X11 (Xvfb)", "Wayland (GNOME Shell)"]);
   for (const [name, f] of rows) row([name, ...results.map(f)]);
