@@ -196,7 +196,7 @@ describe("GNOME Wayland: Chromium through Mutter", () => {
       expect(line(before, /^\d+ slider /)).toMatch(/Value: 10\b/);
       const dragged = await session.drag(
         indexOf(before, /^\d+ slider /),
-        indexOf(before, /^\d+ static Loud end$/),
+        indexOf(before, /^\d+ static Loud end\b/),
         {
           snapshot: false,
         },
