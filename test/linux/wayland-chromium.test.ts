@@ -93,13 +93,23 @@ describe("GNOME Wayland: Chromium through Mutter", () => {
       expect(opened).toMatchObject({ channel: "synthetic", route: "gnome-mutter" });
       const windows = await waitFor(
         () => listWindows(pid),
-        (ws) => ws.some((w) => w.kind === "popup"),
+        // Listed as soon as Chromium makes it, its place known once the compositor has mapped it.
+        (ws) => ws.some((w) => w.kind === "popup" && w.positionUnknown !== true),
         5_000,
-        "the <select>'s popup",
+        "the <select>'s popup, placed",
       );
-      const popup = windows.find((w) => w.kind === "popup")!;
+      const popup = windows.find((w) => w.kind === "popup" && w.positionUnknown !== true)!;
       expect(popup.inParent).toBe(true);
-      // The popup's own tree holds nothing; the options are in the page, under the expanded combo box.
+      // The popup's own tree holds nothing (its snapshot is its frame alone); the options are in the page,
+      // under the expanded combo box.
+      const alone = await session.snapshot({
+        app: pid,
+        window: { id: popup.id },
+        screenshot: false,
+        ocr: false,
+      });
+      expect(alone.window.kind, alone.text).toBe("popup");
+      expect(alone.text).not.toMatch(/menu item/);
       const list = await waitFor(
         () => page(session),
         (s) => /combo box \(expanded\) Fruit/.test(s.text) && /menu item .*Cherry/.test(s.text),
