@@ -307,7 +307,8 @@ export async function underPointer(
   const unseen = (k < 0 ? chain : chain.slice(0, k)).filter((n) => newInFront(n, known));
   let node: RawNode | undefined;
   if (k >= 0 && unseen.length === 0) node = chain[k];
-  else if (k < 0 && unseen.length === 0) node = await heldBy(r, chain[0], at, ctx);
+  else if (k < 0 && unseen.length === 0)
+    node = await heldBy(r, optionOfOpenSelect(r.live, r.handle) ? undefined : chain[0], at, ctx);
   const was = `element ${r.record.index} (${r.record.roleText}${r.record.title ? ` ${cut(r.record.title, 60)}` : ""})`;
   if (!node) {
     const there =
@@ -538,6 +539,27 @@ function parentsOf(live: LiveObservation): Map<number, number | undefined> {
   }
   observed.set(live, map);
   return map;
+}
+
+/**
+ * Whether the element is an option of an open <select> (a menu item under an expanded combo box), as the
+ * snapshot read it. Chromium draws the options on a popup surface of their own, which has no tree; a hit
+ * test of the page answers with what lies under the popup (GNOME Wayland), so such an option is under the
+ * point when its own live frame holds it. The input route has already checked that the point is on the
+ * window or one of its own popups (wayland_input.cc PopupOf, x11_observed.cc MayReceive).
+ */
+function optionOfOpenSelect(live: LiveObservation, handle: number): boolean {
+  const path: RawNode[] = [];
+  const walk = (n: RawNode): boolean => {
+    if (n.handle === handle)
+      return n.role === "menu item" && path.some((a) => a.role === "combo box" && a.states?.expanded === true);
+    if (path.length >= 2048) return false;
+    path.push(n);
+    for (const c of n.children ?? []) if (walk(c)) return true;
+    path.pop();
+    return false;
+  };
+  return walk(live.raw.root);
 }
 
 /** The handles above one in the snapshot's tree, nearest first (bounded by the tree's depth). */
