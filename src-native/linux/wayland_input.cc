@@ -76,8 +76,11 @@ Error WaylandRoute::Locate(const MutterTarget& target, Rect& screen, bool& topmo
   screen = target.fromFrame ? it->frame : it->buffer;
   if (frame) *frame = it->frame;
   topmost = true;
+  // The window's own open menus (popup surfaces above it) are part of what it shows: they do not cover it.
   for (const ShellWindow& w : ws)
-    if (w.stack > it->stack && !w.hidden && !w.minimized && Intersects(w.frame, it->frame)) topmost = false;
+    if (w.stack > it->stack && !w.hidden && !w.minimized && Intersects(w.frame, it->frame) &&
+        !MenuOfWindow(ws, w.id, it->id))
+      topmost = false;
   return {};
 }
 
@@ -128,6 +131,13 @@ Error WaylandRoute::PointOnWindow(const MutterTarget& target, double sx, double 
     return {ErrorCode::kInputFailed,
             "GNOME Shell's own UI (its top bar, a notification) covers that point on screen: nothing was sent",
             "move the window clear of the top bar (it lies partly under it) or act on an element elsewhere"};
+  // An open menu of the window (its own popup surface, above it) takes the press as the window's: the hit
+  // test before a pixel click asked that menu what is there (LinuxBackend::MenuAtPoint).
+  if (st.atPoint != 0 && st.atPoint != target.shellId) {
+    std::vector<ShellWindow> windows;
+    if (Error e = shell_.Windows(windows, deadline)) return e;
+    if (MenuOfWindow(windows, st.atPoint, target.shellId)) return {};
+  }
   if (st.atPoint != target.shellId)
     return {ErrorCode::kInputFailed,
             st.atPoint == 0 ? "no window is at that point on screen: nothing was sent"
