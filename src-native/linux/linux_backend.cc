@@ -284,8 +284,10 @@ Error LinuxBackend::ReadChildren(const std::vector<ElementId>& ids, std::vector<
     // The children drawn on a menu's surface while their parent is not (a menu bar's item) or is its first
     // element there (a combo box's menu): the hit test over that surface asks the parent.
     if ((target & kMenuKeyBit) != 0 && target != kUnknownSurface &&
-        (surface != target || comboMenuOwner_.count(ids[i])) && !out[i].ids.empty())
-      surfaceRoots_[target] = ids[i];
+        (surface != target || comboMenuOwner_.count(ids[i])) && !out[i].ids.empty()) {
+      std::vector<ElementId>& roots = surfaceRoots_[target];
+      if (std::find(roots.begin(), roots.end(), ids[i]) == roots.end() && roots.size() < 64) roots.push_back(ids[i]);
+    }
     for (ElementId child : out[i].ids) {
       if (child == 0) continue;
       ownerWindow_[child] = target;
@@ -456,29 +458,38 @@ Error LinuxBackend::MenuAtPoint(const WindowInfo& window, double x, double y, co
   const ElementId key = MenuKey(top->id);
   std::string bus, path;
   auto held = [&](ElementId id) { return id != 0 && Describe(id, bus, path); };
-  ElementId start = 0;
   WaylandPlacement place;
   place.origin = top->buffer;
   if (auto p = placements_.find(key); p != placements_.end()) place = p->second;
   for (const auto& [element, shellId] : shellIds_)
     if (shellId == top->id && placements_.count(element) && held(element)) {
-      start = element;
-      place = placements_[element];
-      break;
+      ScreenToWindow(x, y, placements_[element]);
+      return AtspiBackend::ElementAtPointFrom(element, window, x, y, stopAt, chain, deadline);
     }
-  if (start == 0)
-    if (auto r = surfaceRoots_.find(key); r != surfaceRoots_.end() && held(r->second)) start = r->second;
-  if (start == 0)
-    for (const auto& [element, surface] : listedMenuSurface_)
-      if (surface == key && held(element)) start = element;
-  if (start == 0)
+  std::vector<ElementId> starts;
+  if (auto r = surfaceRoots_.find(key); r != surfaceRoots_.end())
+    for (ElementId e : r->second)
+      if (held(e)) starts.push_back(e);
+  for (const auto& [element, surface] : listedMenuSurface_)
+    if (surface == key && held(element) && std::find(starts.begin(), starts.end(), element) == starts.end())
+      starts.push_back(element);
+  if (starts.empty())
     return {ErrorCode::kActionFailed,
             "an open menu of the app is over that point, and its elements were not read: what a press there "
             "reaches is not known; nothing was sent",
             "take a new snapshot (it reads the open menu's items) and use its pixels, or act on the menu's items "
             "by index"};
   ScreenToWindow(x, y, place);
-  return AtspiBackend::ElementAtPointFrom(start, window, x, y, stopAt, chain, deadline);
+  // The start whose children hold the point (a closed menu's items are hidden: they hold no point). With one
+  // start, its answer whatever it is; with several and none holding the point, no guess.
+  for (ElementId start : starts) {
+    if (Error e = AtspiBackend::ElementAtPointFrom(start, window, x, y, stopAt, chain, deadline)) return e;
+    if (starts.size() == 1 || (!chain.empty() && chain[0] != start)) return {};
+  }
+  chain.clear();
+  return {ErrorCode::kActionFailed,
+          "an open menu of the app is over that point, and none of its items is there; nothing was sent",
+          "take a new snapshot and use the pixels of one of the menu's items, or act on them by index"};
 }
 
 void LinuxBackend::PrepareWalk(const AppInfo& app, const WindowInfo& window, Clock::time_point deadline,

@@ -184,9 +184,10 @@ class LinuxBackend : public AtspiBackend {
   std::set<std::string> screenBuses_;                           // XWayland apps' bus names: SCREEN coordinates
   std::unordered_map<ElementId, ElementId> comboMenuOwner_;     // a combo box's child -> the surface it may open on
   std::unordered_map<ElementId, ElementId> listedMenuSurface_;  // a listed open menu's element -> its surface key
-  // A menu surface key -> the element read last whose children are drawn on it (a menu bar's or a menu's
-  // item that opens it, a combo box's menu): where a hit test over that surface starts.
-  std::unordered_map<ElementId, ElementId> surfaceRoots_;
+  // A menu surface key -> the elements read whose children may be drawn on it (a menu bar's or a menu's
+  // items that open a menu, a combo box's menu): where a hit test over that surface starts. Several: every
+  // item of a menu bar is given the one open menu's surface (MenuSurfaceBelow cannot tell which opened it).
+  std::unordered_map<ElementId, std::vector<ElementId>> surfaceRoots_;
   std::set<ElementId> lastWindows_;  // the AT-SPI windows Windows() gave last
 
   X11Display x11_;

@@ -6,6 +6,7 @@
  * snapshot, and the compositor's window list (Eval) says which popup surfaces are open.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { listWindows } from "../../lib/desktop.js";
 import { createSession, type Session } from "../../lib/index.js";
 import type { App, Desktop } from "../../scripts/desktop.mjs";
 import { useDesktop } from "../support/linux.js";
@@ -147,6 +148,83 @@ describe("gtk3-widget-factory: a point over an open menu", () => {
         });
         return s.records.some((r) => r.role === "text" && valueIn(s, r.index) === "Mickey Mouse");
       });
+    },
+    TIMEOUT,
+  );
+});
+
+describe("a GTK 3 menu bar (test/apps/windows-app.py): a point over its open menu", () => {
+  let app: App;
+  beforeAll(async () => {
+    app = await openApp(desktop, "/usr/bin/python3", ["test/apps/windows-app.py"], { x: 200, y: 120 });
+  }, TIMEOUT);
+  afterEach(async () => {
+    await closeMenus(app.pid);
+  }, 30_000);
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  it(
+    "File opened by clickAt; in the window's snapshot, clickAt on an item's pixel (over the menu's surface) names it and activates it",
+    async () => {
+      const title = "axsnap windows test";
+      const before = await session.snapshot({ app: app.pid, window: { title } });
+      const file = before.records.find((r) => r.role === "menu" && r.title === "File");
+      expect(file, before.text).toBeDefined();
+      const c = pixelOf(before, file!.screenFrame!);
+      expect((await session.clickAt(c.x, c.y, { of: before, snapshot: false })).notes.join(" ")).toContain(
+        `the point is on element ${file!.index} (menu File)`,
+      );
+      const [surface] = await until("the menu's popup surface", async () => {
+        const s = await popupSurfaces(app.pid);
+        return s.length === 1 && s;
+      });
+      // The window's snapshot reaches the items through the menu bar; they are drawn on the menu's surface.
+      const snap = await session.snapshot({ app: app.pid, window: { title } });
+      const item = snap.records.find((r) => r.role === "menu item" && r.title === "Open note");
+      expect(item, snap.text).toBeDefined();
+      expect(inside(item!.screenFrame!, surface!.frame), JSON.stringify(item!.screenFrame)).toBe(true);
+      const p = pixelOf(snap, item!.screenFrame!);
+      const result = await session.clickAt(p.x, p.y, { of: snap, snapshot: false });
+      expect(result).toMatchObject({ action: "clickAt", channel: "synthetic", route: "gnome-mutter" });
+      expect(result.notes.join(" ")).toContain(`the point is on element ${item!.index} (menu item Open note)`);
+      await until("the menu closed", async () => (await popupSurfaces(app.pid)).length === 0);
+      await until("the status label reads Menu: Open note", async () => {
+        const s = await session.snapshot({ app: app.pid, window: { title }, screenshot: false });
+        return s.records.some((r) => r.role === "label" && r.title === "Menu: Open note");
+      });
+    },
+    TIMEOUT,
+  );
+});
+
+describe("gtk4-widget-factory: popovers and drop-downs", () => {
+  let gtk4: App;
+  beforeAll(async () => {
+    gtk4 = await openApp(desktop, "gtk4-widget-factory", [], { x: 60, y: 60 });
+    expect((await session.snapshot({ app: gtk4.pid })).screenshot).toBeDefined();
+  }, TIMEOUT);
+  afterEach(async () => {
+    await closeMenus(gtk4.pid);
+  }, 30_000);
+  afterAll(async () => {
+    await gtk4?.stop();
+  });
+
+  it(
+    "explore",
+    async () => {
+      const snap = await session.snapshot({ app: gtk4.pid });
+      console.log(snap.text);
+      const combos = snap.records.filter((r) => r.role === "combo box" && !/disabled/.test(lineOf(snap, r.index)));
+      const button = snap.records.find((r) => r.role === "push button" && r.index === combos[1]!.index + 1);
+      console.log("CLICK", JSON.stringify(await session.click(button!.index, { snapshot: false })));
+      await new Promise((r) => setTimeout(r, 2000));
+      console.log("POPUPS", JSON.stringify(await popupSurfaces(gtk4.pid)));
+      const open = await session.snapshot({ app: gtk4.pid });
+      console.log("OPEN", JSON.stringify(open.window), open.text);
+      console.log("LISTED", JSON.stringify(await listWindows(gtk4.pid)));
     },
     TIMEOUT,
   );
