@@ -107,6 +107,11 @@ class AtspiBackend : public Backend {
   // descent skipped is missing from the chain.
   Error ElementAtPoint(const WindowInfo& window, double x, double y, const std::vector<ElementId>& stopAt,
                        std::vector<ElementId>& chain, Clock::time_point deadline) override;
+  // The same hit test, asked of `start` (an element of a surface of its own, such as an open menu, with
+  // (x, y) in that surface's coordinates) and climbed back up to `window` or an element of `stopAt`.
+  Error ElementAtPointFrom(ElementId start, const WindowInfo& window, double x, double y,
+                           const std::vector<ElementId>& stopAt, std::vector<ElementId>& chain,
+                           Clock::time_point deadline);
   // EditableText.InsertText at Text.CharacterCount. kActionNotSupported
   // without EditableText; kNotSettable when the states say it is not EDITABLE
   // (or READ_ONLY), or the app refuses.

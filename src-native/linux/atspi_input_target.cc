@@ -200,17 +200,25 @@ bool SameRef(const ObjRef& a, const ObjRef& b) { return a.bus == b.bus && a.path
 
 Error AtspiBackend::ElementAtPoint(const WindowInfo& window, double x, double y, const std::vector<ElementId>& stopAt,
                                    std::vector<ElementId>& chain, Clock::time_point deadline) {
+  return ElementAtPointFrom(window.element, window, x, y, stopAt, chain, deadline);
+}
+
+Error AtspiBackend::ElementAtPointFrom(ElementId start, const WindowInfo& window, double x, double y,
+                                       const std::vector<ElementId>& stopAt, std::vector<ElementId>& chain,
+                                       Clock::time_point deadline) {
   Impl& im = *impl_;
   chain.clear();
   if (Error e = Ready(deadline)) return e;
   const ObjRef* windowRef = im.Lookup(window.element);
   if (!windowRef) return im.Unknown(window.element);
   const ObjRef win = *windowRef;
+  const ObjRef* startRef = im.Lookup(start);
+  if (!startRef) return im.Unknown(start);
   const int perCall = static_cast<int>(im.callTimeout.count());
   const gint32 px = static_cast<gint32>(std::floor(x));
   const gint32 py = static_cast<gint32>(std::floor(y));
   // Down: each answer holds the point and lies inside the element asked.
-  std::vector<ObjRef> down{win};
+  std::vector<ObjRef> down{*startRef};
   while (static_cast<int>(down.size()) < kMaxHitDepth) {
     const ObjRef at = down.back();
     Outcome o;

@@ -270,7 +270,9 @@ Error GnomeShell::Activate(uint64_t id, Clock::time_point deadline) {
     if (it == ws.end()) return {ErrorCode::kElementGone, "the window " + sid + " closed while being raised"};
     bool onTop = true;
     for (const ShellWindow& w : ws)
-      if (w.stack > it->stack && !w.hidden && !w.minimized && Intersects(w.frame, it->frame)) onTop = false;
+      if (w.stack > it->stack && !w.hidden && !w.minimized && Intersects(w.frame, it->frame) &&
+          !MenuOfWindow(ws, w.id, it->id))  // its own open menus stay above it
+        onTop = false;
     if (it->focus && onTop) return {};
     if (MsLeft(deadline) <= 20)
       return {ErrorCode::kInputFailed, "GNOME Shell did not raise and focus the window " + sid + " in time"};

@@ -84,6 +84,20 @@ class GnomeShell {
 // DROPDOWN_MENU; POPUP_MENU and COMBO for the X11 hints). Tooltips are not menus.
 inline bool IsMenuSurface(const ShellWindow& w) { return w.type == 9 || w.type == 10 || w.type == 13; }
 
+// Whether the window `popup` is an open menu of the window `owner`: a menu surface transient for it, or for
+// one of its menus (a submenu), up the compositor's transient chain (bounded).
+inline bool MenuOfWindow(const std::vector<ShellWindow>& windows, uint64_t popup, uint64_t owner) {
+  for (int hops = 0; hops < 16 && popup != 0; hops++) {
+    const ShellWindow* w = nullptr;
+    for (const ShellWindow& s : windows)
+      if (s.id == popup) w = &s;
+    if (!w || !IsMenuSurface(*w)) return false;
+    if (w->transientFor == owner) return true;
+    popup = w->transientFor;
+  }
+  return false;
+}
+
 // Parses the Eval answer of the window list (exposed for tests). False when malformed.
 bool ParseShellWindows(const std::string& json, std::vector<ShellWindow>& out);
 

@@ -253,6 +253,7 @@ Error LinuxBackend::ReadChildren(const std::vector<ElementId>& ids, std::vector<
     unplacedMenuItems_.clear();
     comboMenuOwner_.clear();
     menuRoles_.clear();
+    surfaceRoots_.clear();
   }
   for (size_t i = 0; i < ids.size() && i < out.size(); i++) {
     auto it = ownerWindow_.find(ids[i]);
@@ -279,6 +280,13 @@ Error LinuxBackend::ReadChildren(const std::vector<ElementId>& ids, std::vector<
         combo = true;
         comboSurface = MenuSurfaceBelow(surface);
       }
+    }
+    // The children drawn on a menu's surface while their parent is not (a menu bar's item) or is its first
+    // element there (a combo box's menu): the hit test over that surface asks the parent.
+    if ((target & kMenuKeyBit) != 0 && target != kUnknownSurface &&
+        (surface != target || comboMenuOwner_.count(ids[i])) && !out[i].ids.empty()) {
+      std::vector<ElementId>& roots = surfaceRoots_[target];
+      if (std::find(roots.begin(), roots.end(), ids[i]) == roots.end() && roots.size() < 64) roots.push_back(ids[i]);
     }
     for (ElementId child : out[i].ids) {
       if (child == 0) continue;
@@ -397,6 +405,11 @@ Error LinuxBackend::ElementAtPoint(const WindowInfo& window, double x, double y,
                                    std::vector<ElementId>& chain, Clock::time_point deadline) {
   unsigned long xid = 0;
   if (!XidOf(window.element, xid)) {
+    if (wayland_ && shell_.evalAllowed()) {
+      bool routed = false;
+      if (Error e = MenuAtPoint(window, x, y, stopAt, chain, routed, deadline)) return e;
+      if (routed) return {};
+    }
     // AT-SPI hit-tests a Wayland window in its own coordinates; an open menu's items in their menu's.
     auto menu = listedMenuSurface_.find(window.element);
     auto place = menu == listedMenuSurface_.end() ? placements_.end() : placements_.find(menu->second);
@@ -414,6 +427,69 @@ Error LinuxBackend::ElementAtPoint(const WindowInfo& window, double x, double y,
   const Rect& f = *attrs[0].frame;
   if (x >= f.x && x < f.x + f.w && y >= f.y && y < f.y + f.h) chain.push_back(window.element);
   return {};
+}
+
+Error LinuxBackend::MenuAtPoint(const WindowInfo& window, double x, double y, const std::vector<ElementId>& stopAt,
+                                std::vector<ElementId>& chain, bool& routed, Clock::time_point deadline) {
+  routed = false;
+  // Asked now, not from the last listing: the menu may have closed (or another opened) since the snapshot.
+  std::vector<ShellWindow> shell;
+  if (Error e = shell_.Windows(shell, std::min(deadline, Clock::now() + std::chrono::milliseconds(1000)))) return e;
+  const ShellWindow* top = nullptr;
+  for (auto it = shell.rbegin(); it != shell.rend() && !top; ++it) {  // listed bottom to top
+    const Rect& f = it->frame;
+    if (!it->hidden && !it->minimized && x >= f.x && x < f.x + f.w && y >= f.y && y < f.y + f.h) top = &*it;
+  }
+  if (!top || !IsMenuSurface(*top)) return {};
+  // A snapshot of the menu's own popup window: its own hit test, by its placement.
+  auto own = shellIds_.find(window.element);
+  if (own != shellIds_.end() && own->second == top->id) return {};
+  int64_t pid = window.pid;
+  if (pid <= 0 && own != shellIds_.end())
+    for (const ShellWindow& s : shell)
+      if (s.id == own->second) pid = s.pid;
+  routed = true;
+  chain.clear();
+  // Another app's menu covers the point: a press there reaches that menu, nothing of this app.
+  if (pid > 0 && top->pid != pid) return {};
+  // Where to start: the AT-SPI popup window matched to that surface (a GTK3 combo box's list), else the
+  // element whose children are drawn on it (read by the snapshot's walk), else a listed menu-bar menu.
+  // Only elements still held (a listing's windows that no snapshot kept are released).
+  const ElementId key = MenuKey(top->id);
+  std::string bus, path;
+  auto held = [&](ElementId id) { return id != 0 && Describe(id, bus, path); };
+  WaylandPlacement place;
+  place.origin = top->buffer;
+  if (auto p = placements_.find(key); p != placements_.end()) place = p->second;
+  for (const auto& [element, shellId] : shellIds_)
+    if (shellId == top->id && placements_.count(element) && held(element)) {
+      ScreenToWindow(x, y, placements_[element]);
+      return AtspiBackend::ElementAtPointFrom(element, window, x, y, stopAt, chain, deadline);
+    }
+  std::vector<ElementId> starts;
+  if (auto r = surfaceRoots_.find(key); r != surfaceRoots_.end())
+    for (ElementId e : r->second)
+      if (held(e)) starts.push_back(e);
+  for (const auto& [element, surface] : listedMenuSurface_)
+    if (surface == key && held(element) && std::find(starts.begin(), starts.end(), element) == starts.end())
+      starts.push_back(element);
+  if (starts.empty())
+    return {ErrorCode::kActionFailed,
+            "an open menu of the app is over that point, and its elements were not read: what a press there "
+            "reaches is not known; nothing was sent",
+            "take a new snapshot (it reads the open menu's items) and use its pixels, or act on the menu's items "
+            "by index"};
+  ScreenToWindow(x, y, place);
+  // The start whose children hold the point (a closed menu's items are hidden: they hold no point). With one
+  // start, its answer whatever it is; with several and none holding the point, no guess.
+  for (ElementId start : starts) {
+    if (Error e = AtspiBackend::ElementAtPointFrom(start, window, x, y, stopAt, chain, deadline)) return e;
+    if (starts.size() == 1 || (!chain.empty() && chain[0] != start)) return {};
+  }
+  chain.clear();
+  return {ErrorCode::kActionFailed,
+          "an open menu of the app is over that point, and none of its items is there; nothing was sent",
+          "take a new snapshot and use the pixels of one of the menu's items, or act on them by index"};
 }
 
 void LinuxBackend::PrepareWalk(const AppInfo& app, const WindowInfo& window, Clock::time_point deadline,

@@ -160,6 +160,11 @@ class LinuxBackend : public AtspiBackend {
   ElementId MenuSurfaceBelow(ElementId owner) const;
   // Notes which read nodes open menus (roles), and moves a combo box's menu onto its popup surface.
   void NoteMenus(const std::vector<ElementId>& ids, const std::vector<NodeAttributes>& out);
+  // A point over an open menu of the app (a popup surface above the window, topmost there in the compositor's
+  // stacking, asked now) is hit-tested in that menu, in its surface's coordinates (`routed`); a point over
+  // another app's menu reaches nothing of this app (empty chain, routed). Not routed: the window's own test.
+  Error MenuAtPoint(const WindowInfo& window, double x, double y, const std::vector<ElementId>& stopAt,
+                    std::vector<ElementId>& chain, bool& routed, Clock::time_point deadline);
   // ListedWindows: the open menus of menu bars and popovers (appended after Windows()) placed.
   void PlaceListedMenus(const AppInfo& app, std::vector<WindowInfo>& out);
 
@@ -185,7 +190,11 @@ class LinuxBackend : public AtspiBackend {
   std::set<std::string> screenBuses_;                           // XWayland apps' bus names: SCREEN coordinates
   std::unordered_map<ElementId, ElementId> comboMenuOwner_;     // a combo box's child -> the surface it may open on
   std::unordered_map<ElementId, ElementId> listedMenuSurface_;  // a listed open menu's element -> its surface key
-  std::set<ElementId> lastWindows_;                             // the AT-SPI windows Windows() gave last
+  // A menu surface key -> the elements read whose children may be drawn on it (a menu bar's or a menu's
+  // items that open a menu, a combo box's menu): where a hit test over that surface starts. Several: every
+  // item of a menu bar is given the one open menu's surface (MenuSurfaceBelow cannot tell which opened it).
+  std::unordered_map<ElementId, std::vector<ElementId>> surfaceRoots_;
+  std::set<ElementId> lastWindows_;  // the AT-SPI windows Windows() gave last
 
   X11Display x11_;
   WaylandRoute mutter_{shell_};

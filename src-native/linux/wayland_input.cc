@@ -51,27 +51,6 @@ bool Decode(const std::string& s, std::vector<uint32_t>& out) {
   return true;
 }
 
-// Whether window `hit` is one of `owner`'s own surfaces over it: the same process, and `owner` up its
-// transient chain (an xdg_popup's parent is the surface it opened from; a submenu's, its menu). Such a
-// surface takes what lands on the owner's elements drawn on it: a <select>'s options are in Chromium's
-// page tree but drawn on the popup. As on X11 (x11_observed.cc MayReceive: the observed window or one of
-// its popups).
-bool PopupOf(const std::vector<ShellWindow>& ws, uint64_t hit, uint64_t owner) {
-  auto find = [&](uint64_t id) -> const ShellWindow* {
-    for (const ShellWindow& w : ws)
-      if (w.id == id) return &w;
-    return nullptr;
-  };
-  const ShellWindow* top = find(owner);
-  const ShellWindow* w = find(hit);
-  if (top == nullptr || w == nullptr || w->pid != top->pid || top->pid <= 0) return false;
-  for (int depth = 0; depth < 4 && w != nullptr && w->transientFor != 0; ++depth) {
-    if (w->transientFor == owner) return true;
-    w = find(w->transientFor);
-  }
-  return false;
-}
-
 }  // namespace
 
 bool WaylandRoute::Active(Clock::time_point deadline) {
@@ -97,8 +76,11 @@ Error WaylandRoute::Locate(const MutterTarget& target, Rect& screen, bool& topmo
   screen = target.fromFrame ? it->frame : it->buffer;
   if (frame) *frame = it->frame;
   topmost = true;
+  // The window's own open menus (popup surfaces above it) are part of what it shows: they do not cover it.
   for (const ShellWindow& w : ws)
-    if (w.stack > it->stack && !w.hidden && !w.minimized && Intersects(w.frame, it->frame)) topmost = false;
+    if (w.stack > it->stack && !w.hidden && !w.minimized && Intersects(w.frame, it->frame) &&
+        !MenuOfWindow(ws, w.id, it->id))
+      topmost = false;
   return {};
 }
 
@@ -149,16 +131,21 @@ Error WaylandRoute::PointOnWindow(const MutterTarget& target, double sx, double 
     return {ErrorCode::kInputFailed,
             "GNOME Shell's own UI (its top bar, a notification) covers that point on screen: nothing was sent",
             "move the window clear of the top bar (it lies partly under it) or act on an element elsewhere"};
-  if (st.atPoint == target.shellId) return {};
-  if (st.atPoint != 0) {
-    std::vector<ShellWindow> ws;
-    if (Error e = shell_.Windows(ws, deadline)) return e;
-    if (PopupOf(ws, st.atPoint, target.shellId)) return {};
+  // An open menu of the window (its own popup surface, above it, up the transient chain) takes the press as
+  // the window's: the hit test before a pixel click asked that menu what is there (LinuxBackend::MenuAtPoint),
+  // or, for Chromium's <select> popup, whose options are in the page's tree, the option's own frame
+  // (lib/act/pixels.ts). As on X11 (x11_observed.cc MayReceive: the observed window or one of its popups).
+  if (st.atPoint != 0 && st.atPoint != target.shellId) {
+    std::vector<ShellWindow> windows;
+    if (Error e = shell_.Windows(windows, deadline)) return e;
+    if (MenuOfWindow(windows, st.atPoint, target.shellId)) return {};
   }
-  return {ErrorCode::kInputFailed,
-          st.atPoint == 0 ? "no window is at that point on screen: nothing was sent"
-                          : "another window covers that point: nothing was sent",
-          "take a new snapshot: the window may have moved or been covered"};
+  if (st.atPoint != target.shellId)
+    return {ErrorCode::kInputFailed,
+            st.atPoint == 0 ? "no window is at that point on screen: nothing was sent"
+                            : "another window covers that point: nothing was sent",
+            "take a new snapshot: the window may have moved or been covered"};
+  return {};
 }
 
 Error WaylandRoute::Pointer(const MutterTarget& target, const PointerEvent& ev, Clock::time_point deadline) {
