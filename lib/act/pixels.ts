@@ -552,7 +552,9 @@ function optionOfOpenSelect(live: LiveObservation, handle: number): boolean {
   const path: RawNode[] = [];
   const walk = (n: RawNode): boolean => {
     if (n.handle === handle)
-      return n.role === "menu item" && path.some((a) => a.role === "combo box" && a.states?.expanded === true);
+      return (
+        n.role === "menu item" && path.some((a) => a.role === "combo box" && a.states?.expanded === true)
+      );
     if (path.length >= 2048) return false;
     path.push(n);
     for (const c of n.children ?? []) if (walk(c)) return true;
