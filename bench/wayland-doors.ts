@@ -120,7 +120,8 @@ async function measure(name: string, wayland: boolean): Promise<Row> {
         cliText: tokens(out),
         cliImage: `${imageTokens(shot.w, shot.h)} (${shot.w}x${shot.h})`,
         mcpText: tokens(text),
-        mcpStructured: r.structuredContent === undefined ? "none" : String(tokens(JSON.stringify(r.structuredContent))),
+        mcpStructured:
+          r.structuredContent === undefined ? "none" : String(tokens(JSON.stringify(r.structuredContent))),
         mcpImage: png ? `${imageTokens(mw, mh)} (${mw}x${mh})` : "none",
       };
     } finally {
