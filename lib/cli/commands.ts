@@ -81,8 +81,8 @@ export class Runner {
 
   /** Whom the commands run for: files it names are its to read and write, its environment is theirs. */
   private readonly caller: Caller;
-  /** What a printed next command carries: this one's desktop and session (lib/cli/next.ts). */
-  private readonly next: NextContext;
+  /** What a printed next command (and a refusal's hint) carries: this one's desktop and session (lib/cli/next.ts). */
+  readonly next: NextContext;
   /**
    * The session for the observations a command makes only to reach a target
    * (a ref from another process observed again, the app keys go to): the
@@ -433,7 +433,7 @@ export class Runner {
     const ways: string[] = [];
     if (!daemonDisabled(this.caller.env))
       ways.push(
-        `take a new snapshot (\`axsnap snapshot --app ${name}\`) and use its ref: the warm process keeps the live elements of the snapshots it prints`,
+        `run \`axsnap snapshot --app ${name}\` again and use its new ref: the warm process keeps the live elements of the snapshots it prints`,
       );
     const command = step.command === "snapshot" ? "snapshot --root" : step.command;
     ways.push(`run the snapshot and the ${command} in one process with \`axsnap call\``);

@@ -170,7 +170,7 @@ async function runOne(
     code = succeed(step.command, out.data, out.text, globals.json);
   } catch (e) {
     if (e instanceof UsageError) code = fail(step.command, usageData(e), globals.json, true);
-    else code = fail(step.command, errorData(e, runner.app), globals.json, false);
+    else code = fail(step.command, errorData(e, runner.app, runner.next), globals.json, false);
   }
   await closeRunner(runner);
   return code;
@@ -215,7 +215,7 @@ async function runCall(
         texts.push(`[step ${i + 1}: ${step.command}]\n${out.text}`);
       } catch (e) {
         const err: ErrorData = {
-          ...(e instanceof UsageError ? usageData(e) : errorData(e, runner.app)),
+          ...(e instanceof UsageError ? usageData(e) : errorData(e, runner.app, runner.next)),
           step: i + 1,
           stepCommand: step.command,
         };
@@ -349,6 +349,9 @@ async function runDaemonCommand(
   inv: Extract<Invocation, { kind: "daemon" }>,
   context: Context,
 ): Promise<number> {
+  // --desktop NAME: the warm process of that desktop (keyed by, and living on, its bus), not of the caller's own.
+  const refused = await onDesktop("daemon", inv.globals);
+  if (refused !== undefined) return refused;
   const { daemonCommand } = await import("./daemon-commands.js");
   try {
     const out = await daemonCommand(inv.action, context, { run: runCommandLine, servedHere }, inv.warm);

@@ -26,3 +26,16 @@ export function nextCommand(args: string[], context: NextContext): string {
     .map(shellWord)
     .join(" ");
 }
+
+/**
+ * A hint's commands (`axsnap …` in backquotes) with the context options the
+ * refused command was given, so each runs as printed against the same
+ * desktop and snapshot store; `desktop` commands name theirs themselves.
+ */
+export function withContext(text: string, context: NextContext): string {
+  const extra = nextCommand([], context).slice("axsnap".length);
+  if (extra === "") return text;
+  return text.replace(/`axsnap ([^`]*)`/g, (whole, args: string) =>
+    /^desktop\b/.test(args) || /(^| )--(desktop|session)\b/.test(args) ? whole : `\`axsnap ${args}${extra}\``,
+  );
+}

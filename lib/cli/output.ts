@@ -21,6 +21,7 @@ import type { InputRoute } from "../native.js";
 import type { ActionResult, ResolvedTarget } from "../session.js";
 import type { Snapshot } from "../snapshot.js";
 import type { WindowListing } from "../windows.js";
+import { type NextContext, withContext } from "./next.js";
 
 export interface ScreenshotData {
   path: string;
@@ -356,12 +357,16 @@ function cliText(text: string, app?: string | number): string {
   return hint.replace(/--app APP/g, `--app ${app === undefined ? "NAME" : cliApp(String(app))}`);
 }
 
-export function errorData(e: unknown, app?: string | number): ErrorData {
+/**
+ * An error as the CLI prints it; `context`: the refused command's --desktop
+ * and --session, carried into the commands its hint names (next.ts).
+ */
+export function errorData(e: unknown, app?: string | number, context: NextContext = {}): ErrorData {
   if (e instanceof AxsnapError)
     return {
       code: e.code,
       message: e.message,
-      hint: cliHint(e, app),
+      hint: withContext(cliHint(e, app), context),
       delivery: e.delivery,
       retry: e.retry,
       ...(e.pid === undefined ? {} : { pid: e.pid }),
@@ -369,7 +374,7 @@ export function errorData(e: unknown, app?: string | number): ErrorData {
       ...(e.matches === undefined ? {} : { matches: e.matches }),
     };
   const json = unexpectedErrorJson(e, true);
-  return { ...json, hint: cliText(json.hint, app) };
+  return { ...json, hint: withContext(cliText(json.hint, app), context) };
 }
 
 /** Exit status: 0 ok, 2 a usage error (or an argument the library refused), 1 any other error. */

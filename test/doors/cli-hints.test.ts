@@ -9,7 +9,7 @@
  * `--window` the app does not have.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cliHint } from "../../lib/cli/output.js";
+import { cliHint, errorData } from "../../lib/cli/output.js";
 import { AxsnapError, ERROR_CODES } from "../../lib/errors.js";
 import { type App, type Desktop, gtkWidgetFactory } from "../../scripts/desktop.mjs";
 import { runCli } from "../support/cli.js";
@@ -64,6 +64,17 @@ describe("CLI hints name CLI commands", () => {
       if (re) bad.push(`${where}: ${re} in "${translated}"`);
     }
     expect(bad).toEqual([]);
+  });
+
+  it("carries the refused command's --desktop and --session into each command it names, but desktop commands", () => {
+    const e = new AxsnapError("AMBIGUOUS_TARGET", "twins", {
+      hint: "run `axsnap snapshot --app gedit` again; or `axsnap call`; or `axsnap desktop start d2 --wayland`; or `axsnap apps --desktop other`",
+    });
+    expect(errorData(e, "gedit", { desktop: "d1", session: "/tmp/my store" }).hint).toBe(
+      "run `axsnap snapshot --app gedit --desktop d1 --session '/tmp/my store'` again; or `axsnap call --desktop d1 --session '/tmp/my store'`; or `axsnap desktop start d2 --wayland`; or `axsnap apps --desktop other`",
+    );
+    // On the user's own desktop, with the default store: as the library's hint reads in CLI terms.
+    expect(errorData(e, "gedit").hint).toBe(cliHint(e, "gedit"));
   });
 
   it("names the app in the commands it suggests", () => {
