@@ -125,7 +125,7 @@ export interface WaylandRoutes {
 
 /** What to do where no route reaches native Wayland windows (the native refusals say the same). */
 export const NO_ROUTE_HINT =
-  "act through the accessibility tree (click by index, setValue, typeText into a field by index); for screenshots and pointer/key input run the app on the agent's Wayland desktop (axsnap desktop start NAME --wayland) or as an XWayland client (GTK: GDK_BACKEND=x11; Qt: QT_QPA_PLATFORM=xcb; Chromium/Electron: --ozone-platform=x11)";
+  "act through the accessibility tree (click, set a value of, or type into an element the snapshot lists); for screenshots and pointer/key input run the app on the agent's Wayland desktop (axsnap desktop start NAME --wayland) or as an XWayland client (GTK: GDK_BACKEND=x11; Qt: QT_QPA_PLATFORM=xcb; Chromium/Electron: --ozone-platform=x11)";
 
 /** How the native refusal (linux_backend.cc NoRouteFor) reads, in a snapshot's "no screenshot" note. */
 export const NO_ROUTE_NOTE = /gives axsnap no route /;

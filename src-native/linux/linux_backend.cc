@@ -31,6 +31,13 @@ std::string HexId(unsigned long xid) {
   return buf;
 }
 
+// A screen rectangle as a note prints it: "x,y wxh" in whole points.
+std::string RectWords(const Rect& r) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%.0f,%.0f %.0fx%.0f", r.x, r.y, r.w, r.h);
+  return buf;
+}
+
 // What an X11-only app is called: its WM_CLASS class ("XTerm"), else the instance, else the program.
 std::string AppNameOf(const X11Client& c) {
   if (!c.klass.empty()) return c.klass;
@@ -464,7 +471,14 @@ Error LinuxBackend::MenuAtPoint(const WindowInfo& window, double x, double y, co
   for (const auto& [element, shellId] : shellIds_)
     if (shellId == top->id && placements_.count(element) && held(element)) {
       ScreenToWindow(x, y, placements_[element]);
-      return AtspiBackend::ElementAtPointFrom(element, window, x, y, stopAt, chain, deadline);
+      if (Error e = AtspiBackend::ElementAtPointFrom(element, window, x, y, stopAt, chain, deadline)) return e;
+      // A popup window with nothing of its own at the point (Chromium's <select> popup has no tree: its
+      // options are in the page's): the window's own hit test answers, and lib/act/pixels.ts judges it.
+      if (chain.empty() || chain[0] == element) {
+        chain.clear();
+        routed = false;
+      }
+      return {};
     }
   std::vector<ElementId> starts;
   if (auto r = surfaceRoots_.find(key); r != surfaceRoots_.end())
@@ -532,6 +546,19 @@ void LinuxBackend::PrepareWalk(const AppInfo& app, const WindowInfo& window, Clo
         notes.push_back(
             "two menus of the app are open from one surface: the compositor does not say which is which, so the "
             "frames of their items are unknown");
+    // GTK 4 measures a popover's content from a place of its own (neither the window's frame nor the popup
+    // surface's: 20-30 points off, measured with gtk4-widget-factory 4.8), and AT-SPI does not say which
+    // elements are in the popover: their printed frames may be wrong, so the snapshot says so.
+    auto place = placements_.find(window.element);
+    auto sid = surfaceShellIds_.find(window.element);
+    if (place != placements_.end() && place->second.fromFrame && sid != surfaceShellIds_.end())
+      for (const ShellWindow& m : menuSurfaces_)
+        if (m.transientFor == sid->second) {
+          notes.push_back("a GTK 4 popover or menu is open on a surface of its own at " + RectWords(m.frame) +
+                          ": the frames of its elements are not known (they may be printed off their place); act on "
+                          "them by index, not by pixel");
+          break;
+        }
     return AtspiBackend::PrepareWalk(app, window, deadline, notes, contentPending);
   }
   notes.push_back(app.name + " has no accessibility tree: only its window (X11 " + HexId(xid) +
@@ -580,7 +607,8 @@ Error LinuxBackend::NoRouteFor(const WindowInfo& window, ErrorCode code, const c
               " of native Wayland windows (axsnap's route is GNOME's Mutter, not on this session bus; no "
               "xdg-desktop-portal route is built)" +
               (code == ErrorCode::kCaptureFailed ? "" : ": nothing was sent"),
-          "act through the accessibility tree (click by index, setValue, typeText into a field by index); for "
+          "act through the accessibility tree (click an element by its index, set a value, type into a field given by "
+          "its index); for "
           "screenshots and pointer/key input run the app on the agent's Wayland desktop (axsnap desktop start NAME "
           "--wayland) or as an XWayland client (GTK: GDK_BACKEND=x11; Qt: QT_QPA_PLATFORM=xcb; Chromium/Electron: "
           "--ozone-platform=x11)"};
