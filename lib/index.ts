@@ -77,6 +77,7 @@ export type {
   AppWithoutTree,
   LinuxDesktopReport,
   NoTreeCause,
+  WaylandCompositor,
   WaylandRoute,
   WaylandRoutes,
   WindowSource,

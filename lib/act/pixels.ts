@@ -546,7 +546,7 @@ function parentsOf(live: LiveObservation): Map<number, number | undefined> {
  * snapshot read it. Chromium draws the options on a popup surface of their own, which has no tree; a hit
  * test of the page answers with what lies under the popup (GNOME Wayland), so such an option is under the
  * point when its own live frame holds it. The input route has already checked that the point is on the
- * window or one of its own popups (wayland_input.cc PopupOf, x11_observed.cc MayReceive).
+ * window or one of its own popups (gnome_shell.h MenuOfWindow, x11_observed.cc MayReceive).
  */
 function optionOfOpenSelect(live: LiveObservation, handle: number): boolean {
   const path: RawNode[] = [];

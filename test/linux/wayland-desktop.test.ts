@@ -10,7 +10,7 @@
  * gnome-shell was killed is DESKTOP_GONE.
  */
 import { execFile, spawn } from "node:child_process";
-import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -27,7 +27,14 @@ import {
   startDesktop,
   stopDesktop,
 } from "../../lib/index.js";
-import { marked, privateRuntimeDir, requireDeps, running, until } from "../support/agent-desktop.js";
+import {
+  marked,
+  privateRuntimeDir,
+  processesMentioning,
+  requireDeps,
+  running,
+  until,
+} from "../support/agent-desktop.js";
 import { runCli, runCliJson } from "../support/cli.js";
 
 const TIMEOUT = 180_000;
@@ -50,19 +57,6 @@ function environOf(pid: number): Map<string, string> {
 
 function cmdline(pid: number): string[] {
   return readFileSync(`/proc/${pid}/cmdline`, "latin1").split("\0").filter(Boolean);
-}
-
-/** Every live process whose environment mentions `text` (a desktop's runtime directory is in its bus address). */
-function processesMentioning(text: string): number[] {
-  const out: number[] = [];
-  for (const e of readdirSync("/proc")) {
-    if (!/^\d+$/.test(e) || Number(e) === process.pid) continue;
-    try {
-      if (readFileSync(`/proc/${e}/environ`, "latin1").includes(text) && running(Number(e)))
-        out.push(Number(e));
-    } catch {}
-  }
-  return out;
 }
 
 /** The unix sockets the kernel lists whose path is under `dir`. */

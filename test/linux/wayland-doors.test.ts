@@ -12,13 +12,13 @@
  * no reply names X11. Stopped with `axsnap desktop stop NAME`: nothing of it
  * (the warm CLI process included) runs after.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { privateRuntimeDir, requireDeps, running } from "../support/agent-desktop.js";
+import { privateRuntimeDir, processesMentioning, requireDeps, running } from "../support/agent-desktop.js";
 import { type CliRun, indexIn, runCli, runCliJson, snapshotIdIn } from "../support/cli.js";
 import { textOf } from "../support/mcp.js";
 import { decodePng, type Image } from "../support/png.js";
@@ -165,19 +165,6 @@ async function cliShot(file: string): Promise<{ id: string; text: string; png: I
   const id = snapshotIdIn(r.stdout);
   expect(m![3]).toBe(id);
   return { id, text: r.stdout, png };
-}
-
-/** Every live process (not this one) whose environment mentions `text`. */
-function processesMentioning(text: string): number[] {
-  const out: number[] = [];
-  for (const e of readdirSync("/proc")) {
-    if (!/^\d+$/.test(e) || Number(e) === process.pid) continue;
-    try {
-      if (readFileSync(`/proc/${e}/environ`, "latin1").includes(text) && running(Number(e)))
-        out.push(Number(e));
-    } catch {}
-  }
-  return out;
 }
 
 beforeAll(async () => {

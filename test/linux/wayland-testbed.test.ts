@@ -7,7 +7,7 @@
  * window list and in AT-SPI as axsnap's listApps reads it; stop leaves
  * nothing of the desktop.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listApps } from "../../lib/index.js";
 import {
@@ -18,6 +18,7 @@ import {
   gtk4WidgetFactory,
   gtkWidgetFactory,
 } from "../../scripts/desktop.mjs";
+import { processesMentioning } from "../support/agent-desktop.js";
 import { useDesktop } from "../support/linux.js";
 
 const TIMEOUT = 180_000;
@@ -25,20 +26,6 @@ let desktop: Desktop;
 
 function environ(pid: number): string[] {
   return readFileSync(`/proc/${pid}/environ`, "latin1").split("\0");
-}
-
-/** Live processes whose environment names `text`. */
-function mentioning(text: string): number[] {
-  const out: number[] = [];
-  for (const e of readdirSync("/proc")) {
-    if (!/^\d+$/.test(e) || Number(e) === process.pid) continue;
-    try {
-      const stat = readFileSync(`/proc/${e}/stat`, "utf8");
-      if (/^[ZX]$/.test(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0]!)) continue;
-      if (readFileSync(`/proc/${e}/environ`, "latin1").includes(text)) out.push(Number(e));
-    } catch {}
-  }
-  return out;
 }
 
 beforeAll(async () => {
@@ -90,10 +77,10 @@ describe("the Wayland test bed", () => {
   it(
     "stop ends every process of the desktop",
     async () => {
-      const before = mentioning(desktop.runtimeDir);
+      const before = processesMentioning(desktop.runtimeDir);
       expect(before.length).toBeGreaterThanOrEqual(6);
       await desktop.stop();
-      expect(mentioning(desktop.runtimeDir)).toEqual([]);
+      expect(processesMentioning(desktop.runtimeDir)).toEqual([]);
     },
     TIMEOUT,
   );

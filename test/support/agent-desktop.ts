@@ -85,6 +85,19 @@ export function running(pid: number): boolean {
   }
 }
 
+/** Every live process but this one whose environment mentions `text` (a desktop's runtime directory is in its bus address). */
+export function processesMentioning(text: string): number[] {
+  const out: number[] = [];
+  for (const e of readdirSync("/proc")) {
+    if (!/^\d+$/.test(e) || Number(e) === process.pid) continue;
+    try {
+      if (readFileSync(`/proc/${e}/environ`, "latin1").includes(text) && running(Number(e)))
+        out.push(Number(e));
+    } catch {}
+  }
+  return out;
+}
+
 /** Processes whose environment carries the desktop's marker. */
 export function marked(id: string): number[] {
   const needle = `\0AXSNAP_AGENT_DESKTOP=${id}\0`;
