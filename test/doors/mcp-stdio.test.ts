@@ -14,7 +14,7 @@ import { LineSkim } from "../../lib/mcp/skim.js";
 import { runMcpServer } from "../../lib/mcp.js";
 import { type RawServer, type RpcPeer, rpcPeer, spawnRawServer } from "../support/mcp-raw.js";
 
-/** The documented limit of one request line (docs/mcp.md, ARCHITECTURE: MCP). */
+/** The documented limit of one request line (docs/mcp.md, docs/internals/doors.md). */
 const REQUEST_LIMIT = 4 * 1024 * 1024;
 const BIG = 11 * 1024 * 1024;
 

@@ -16,7 +16,7 @@ import { spawnRawServer } from "../support/mcp-raw.js";
 import { sleep } from "../support/sleep.js";
 
 const TIMEOUT = 90_000;
-/** The documented limits (docs/mcp.md, ARCHITECTURE: MCP): one request line, and a text to type or set. */
+/** The documented limits (docs/mcp.md, docs/internals/doors.md): one request line, and a text to type or set. */
 const REQUEST_LIMIT = 4 * 1024 * 1024;
 const TEXT_LIMIT = 100_000;
 const GTK = "gtk3-widget-factory";

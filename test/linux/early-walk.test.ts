@@ -78,7 +78,7 @@ async function choosePage(name: string): Promise<void> {
 }
 
 /**
- * The shared backend keeps an app's bulk read for 300 ms (ARCHITECTURE.md, Linux reads): a change made
+ * The shared backend keeps an app's bulk read for 300 ms (docs/linux.md, Reads, live reads and X11): a change made
  * through another client shows once that has passed, whichever walk observes it.
  */
 const pastBulkAge = () => new Promise((r) => setTimeout(r, 350));
