@@ -13,7 +13,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { RawNode, RawSnapshot } from "../lib/model.js";
+import type { RawNode, RawSnapshot } from "../lib/model/model.js";
 import { fullOcrPlan, planOcr } from "../lib/ocr/plan.js";
 import { secureFieldsOf } from "../lib/render/secure.js";
 import { mixedWindow } from "./trees.js";

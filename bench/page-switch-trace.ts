@@ -15,7 +15,7 @@
  * not registered by the addon: the measurement for issue 11 registered it in a local build.
  */
 import { execFileSync } from "node:child_process";
-import type { RawNode } from "../lib/model.js";
+import type { RawNode } from "../lib/model/model.js";
 import { loadNative } from "../lib/native.js";
 import { gtkWidgetFactory, startApp, startDesktop } from "../scripts/desktop.mjs";
 

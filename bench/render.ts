@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
 import { render } from "../lib/index.js";
-import type { RawSnapshot } from "../lib/model.js";
+import type { RawSnapshot } from "../lib/model/model.js";
 import { mixedWindow } from "./trees.js";
 
 function percentile(sorted: number[], p: number): number {

@@ -16,7 +16,7 @@
  *   npx tsx bench/settle.ts          (RUNS=6 by default)
  */
 
-import type { RawNode } from "../lib/model.js";
+import type { RawNode } from "../lib/model/model.js";
 import { loadNative, type NativeBackend, type NativeWindow } from "../lib/native.js";
 import { gtkWidgetFactory, startApp, startDesktop } from "../scripts/desktop.mjs";
 import { median } from "./getitems_floor.js";

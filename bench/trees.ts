@@ -3,7 +3,7 @@
  * productivity app (toolbar, sidebar outline, a web area of message groups,
  * a form) so the renderer's rules all run, not just one fast path.
  */
-import type { RawNode, RawSnapshot } from "../lib/model.js";
+import type { RawNode, RawSnapshot } from "../lib/model/model.js";
 
 const W = { x: 0, y: 25, w: 1440, h: 875 };
 

@@ -11,7 +11,7 @@
  * `delivery_uncertain`, never `not_delivered` (refs-and-actions.md, "Once a
  * request may have left the process").
  */
-import { AxsnapError, type Delivery } from "./errors.js";
+import { AxsnapError, type Delivery } from "./model/errors.js";
 import { callNative } from "./native.js";
 
 /**

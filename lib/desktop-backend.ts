@@ -12,7 +12,7 @@
  * leaves it untaken: its handles are released when it ends, and nothing it
  * read is shown.
  */
-import { AxsnapError } from "./errors.js";
+import { AxsnapError } from "./model/errors.js";
 import { callNative, loadNative, type NativeBackend, type NativeSnapshot } from "./native.js";
 import type { WalkRequest } from "./observe-request.js";
 

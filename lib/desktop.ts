@@ -10,7 +10,6 @@
 import { boundDesktop } from "./agent-desktop/use.js";
 import { CallContext, callBudget } from "./call.js";
 import { desktopBackend, takeEarlyWalk } from "./desktop-backend.js";
-import { AxsnapError, invalidArgument, MACOS_PERMISSION_HINT } from "./errors.js";
 import {
   type LinuxDesktopReport,
   linuxDesktopReport,
@@ -18,7 +17,8 @@ import {
   windowSourceOf,
 } from "./linux-checks.js";
 import { encodeMarked, type ScreenshotOptions, screenshotRequest } from "./marks.js";
-import type { RawApp, RawSnapshot } from "./model.js";
+import { AxsnapError, invalidArgument, MACOS_PERMISSION_HINT } from "./model/errors.js";
+import type { RawApp, RawSnapshot } from "./model/model.js";
 
 export { desktopBackend } from "./desktop-backend.js";
 

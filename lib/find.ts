@@ -26,8 +26,8 @@
  */
 import type { SnapshotOptions } from "./desktop.js";
 import { factsOf } from "./diff.js";
-import { invalidArgument } from "./errors.js";
 import { parseLocator, printLocator } from "./locator/grammar.js";
+import { invalidArgument } from "./model/errors.js";
 import { fold, matchLists, type Pattern, patternOf } from "./pattern.js";
 import { isContext, nameOf } from "./record-names.js";
 import type { ElementRecord } from "./records.js";

@@ -11,7 +11,7 @@
  * it could not read that name back; and a label that changes or moves would
  * make the same field "another element", or let two fields trade names.
  */
-import type { RawNode } from "./model.js";
+import type { RawNode } from "./model/model.js";
 import type { IdentityPredicate } from "./records.js";
 import { chooseName, type Name } from "./render/lines.js";
 import { isLink } from "./render/roles.js";

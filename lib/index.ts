@@ -48,15 +48,6 @@ export {
 } from "./desktop.js";
 export { type Change, type ChangedField, diffSnapshots, type SnapshotChanges } from "./diff.js";
 export {
-  AxsnapError,
-  type AxsnapErrorOptions,
-  type Delivery,
-  ERROR_CODES,
-  type ErrorCode,
-  type LocatorCandidate,
-  type Retry,
-} from "./errors.js";
-export {
   DEFAULT_FIND_LIMIT,
   FIND_REFUSED_VIEWS,
   type FindMatch,
@@ -95,6 +86,15 @@ export {
   type McpHttpStatus,
   type ReplyMode,
 } from "./mcp-http.js";
+export {
+  AxsnapError,
+  type AxsnapErrorOptions,
+  type Delivery,
+  ERROR_CODES,
+  type ErrorCode,
+  type LocatorCandidate,
+  type Retry,
+} from "./model/errors.js";
 export type {
   ChildSource,
   OcrMark,
@@ -109,12 +109,13 @@ export type {
   Rect,
   ValueType,
   WalkEnd,
-} from "./model.js";
-export { HIDDEN_COORDINATE, MAX_TREE_DEPTH } from "./model.js";
+} from "./model/model.js";
+export { HIDDEN_COORDINATE, MAX_TREE_DEPTH } from "./model/model.js";
+export { destructiveWordIn, normalizeForMatch } from "./model/policy/normalize.js";
+export { validateRawSnapshot } from "./model/validate.js";
 /** What a launchable entry is, as the backend lists it (LaunchableApp). */
 export type { InputRoute, NativeLaunchable } from "./native.js";
 export type { OcrMode } from "./ocr/plan.js";
-export { destructiveWordIn, normalizeForMatch } from "./policy/normalize.js";
 export type {
   CaptureProof,
   ElementRecord,
@@ -207,7 +208,6 @@ export type {
   TraceWindow,
 } from "./trace/types.js";
 export { renderTraceHtml, type ViewOptions as TraceViewOptions } from "./trace/view.js";
-export { validateRawSnapshot } from "./validate.js";
 export {
   compareWindows,
   type WindowKind,

@@ -13,9 +13,9 @@ import { basename, resolve as resolvePath } from "node:path";
 import { type DesktopRef, launchMarker, useDesktop } from "./agent-desktop/use.js";
 import { CallContext, callBudget } from "./call.js";
 import { desktopBackend, listWindows } from "./desktop.js";
-import { AxsnapError, invalidArgument } from "./errors.js";
 import { checkedArgs, checkedEnv } from "./launch/input.js";
 import { checkAppName, type LaunchableApp, matchLaunchable } from "./launch/match.js";
+import { AxsnapError, invalidArgument } from "./model/errors.js";
 import type { NativeBackend } from "./native.js";
 import type { WindowListing } from "./windows.js";
 

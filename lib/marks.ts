@@ -11,7 +11,7 @@
  * budget's downscale and encodes once per budget step, as an unmarked
  * screenshot is (src-native/core/marks.h).
  */
-import { invalidArgument } from "./errors.js";
+import { invalidArgument } from "./model/errors.js";
 import type { NativeAddon, NativePixels } from "./native.js";
 import type { ElementRecord } from "./records.js";
 import type { ScreenshotMark } from "./snapshot-types.js";

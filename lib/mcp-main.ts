@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+import { MCP_OPTION_HELP, MCP_USAGE, parseMcpArgs } from "./mcp/options.js";
+import { runMcpServer } from "./mcp.js";
 /**
  * The MCP server's entry point: `node dist/mcp-main.js [options]` (from
  * source: `node --import tsx lib/mcp-main.ts`), with the options `axsnap mcp`
@@ -6,9 +8,7 @@
  * stdin, or with --http over HTTP until SIGINT or SIGTERM; diagnostics go to
  * stderr.
  */
-import { AxsnapError } from "./errors.js";
-import { MCP_OPTION_HELP, MCP_USAGE, parseMcpArgs } from "./mcp/options.js";
-import { runMcpServer } from "./mcp.js";
+import { AxsnapError } from "./model/errors.js";
 
 function usageExit(e: unknown): never {
   if (e instanceof AxsnapError) {

@@ -32,7 +32,6 @@ import { isLocatorTarget } from "./act/store.js";
 import { useDesktop } from "./agent-desktop/use.js";
 import { listApps } from "./desktop.js";
 import { jsonLines, launchableData, launchableText } from "./doors/lists.js";
-import { invalidArgument } from "./errors.js";
 import { listLaunchable } from "./launch.js";
 import { withNoTreeFixes } from "./linux-checks.js";
 import { type CallTracker, callsEnded, traceDoor } from "./mcp/calls.js";
@@ -74,6 +73,7 @@ import {
 import { defaultTraceDir, registerTraceTools } from "./mcp/trace-tools.js";
 import { viewFields, viewOptionsOf } from "./mcp/view.js";
 import { registerListWindows } from "./mcp/windows.js";
+import { invalidArgument } from "./model/errors.js";
 import { quoted } from "./render/sanitize.js";
 import {
   type ActionResult,

@@ -12,8 +12,8 @@
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { AxsnapError, type Delivery, type ErrorCode, MACOS_PERMISSION_HINT } from "./errors.js";
-import type { RawApp, RawNode, RawSnapshot, Rect, WalkEnd } from "./model.js";
+import { AxsnapError, type Delivery, type ErrorCode, MACOS_PERMISSION_HINT } from "./model/errors.js";
+import type { RawApp, RawNode, RawSnapshot, Rect, WalkEnd } from "./model/model.js";
 
 export interface NativeWindow {
   element: number;

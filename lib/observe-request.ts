@@ -5,8 +5,9 @@
  * before that is loaded (lib/desktop-backend.ts `startEarlyWalk`) and still
  * be exactly the walk `snapshot()` asks for.
  */
-import { invalidArgument } from "./errors.js";
+
 import { type ScreenshotRequest, screenshotRequest } from "./marks.js";
+import { invalidArgument } from "./model/errors.js";
 import type { NativeSnapshotRequest } from "./native.js";
 import { normaliseRenderOptions, type RenderOptions } from "./render/options.js";
 import { type WindowOption, windowOptionOf } from "./windows.js";

@@ -12,7 +12,7 @@
  * backtracks is stopped and refused, never left to hold the process.
  */
 import vm from "node:vm";
-import { invalidArgument } from "./errors.js";
+import { invalidArgument } from "./model/errors.js";
 
 /** Characters of a pattern (the source of a regular expression, or a plain text). */
 export const PATTERN_LIMIT = 256;

@@ -30,7 +30,6 @@ import { forgetObserver, observeApp } from "./act/watches.js";
 import { type DesktopRef, useDesktop } from "./agent-desktop/use.js";
 import { CallContext, callBudget } from "./call.js";
 import { liveObservation, snapshot as observe, type SnapshotOptions } from "./desktop.js";
-import { AxsnapError, invalidArgument } from "./errors.js";
 import {
   checkFindQuery,
   type FindOptions,
@@ -42,8 +41,9 @@ import {
 } from "./find.js";
 import { type Located, type LocateOptions, locateIn } from "./locator/locate.js";
 import type { Locator } from "./locator/types.js";
+import { AxsnapError, invalidArgument } from "./model/errors.js";
+import { normalizeForMatch } from "./model/policy/normalize.js";
 import type { NativeBackend } from "./native.js";
-import { normalizeForMatch } from "./policy/normalize.js";
 import type { ElementRecord } from "./records.js";
 import type { RenderScope } from "./render/index.js";
 import type { Snapshot } from "./snapshot.js";

@@ -7,7 +7,8 @@ import { randomBytes } from "node:crypto";
 import { rememberCollapsed } from "./collapsed.js";
 import { diffSnapshots, rememberFacts } from "./diff.js";
 import { defineLocators } from "./locator/define.js";
-import type { RawSnapshot, Rect } from "./model.js";
+import type { RawSnapshot, Rect } from "./model/model.js";
+import { validateRawSnapshot } from "./model/validate.js";
 import { windowTitle } from "./render/format.js";
 import {
   normaliseRenderOptions,
@@ -26,7 +27,6 @@ import type {
   SnapshotTimings,
 } from "./snapshot-types.js";
 import { snapshotCreated } from "./test-hooks.js";
-import { validateRawSnapshot } from "./validate.js";
 
 export type {
   CoordinateContract,

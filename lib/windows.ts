@@ -4,8 +4,8 @@
  * two listings (what opened, what closed). Pure: the native call lives in
  * lib/desktop.ts.
  */
-import { invalidArgument } from "./errors.js";
-import type { Rect } from "./model.js";
+import { invalidArgument } from "./model/errors.js";
+import type { Rect } from "./model/model.js";
 
 /** What kind of surface a window is, the same words on every platform. */
 export type WindowKind = "window" | "dialog" | "menu" | "popup" | "sheet";

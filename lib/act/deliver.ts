@@ -7,7 +7,7 @@
  */
 import type { CallContext } from "../call.js";
 import type { LiveObservation } from "../desktop.js";
-import { AxsnapError } from "../errors.js";
+import { AxsnapError } from "../model/errors.js";
 import type { NativePointerEvent } from "../native.js";
 import type { Snapshot } from "../snapshot.js";
 import type { ActEnv } from "./env.js";

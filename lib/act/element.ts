@@ -6,7 +6,7 @@
  * row to its press action (rows.ts).
  */
 import type { CallContext } from "../call.js";
-import { AxsnapError, invalidArgument } from "../errors.js";
+import { AxsnapError, invalidArgument } from "../model/errors.js";
 import { findAction, prettyActionName } from "../render/actions.js";
 import { pointerAt, semanticCall } from "./deliver.js";
 import type { ActEnv } from "./env.js";

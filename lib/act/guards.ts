@@ -7,12 +7,12 @@
  */
 import type { CallContext } from "../call.js";
 import type { LiveObservation } from "../desktop.js";
-import { AxsnapError } from "../errors.js";
 import { identityOf } from "../identity.js";
-import type { RawNode } from "../model.js";
+import { AxsnapError } from "../model/errors.js";
+import type { RawNode } from "../model/model.js";
+import { activating, nonInserting, textActivates } from "../model/policy/keys.js";
+import { destructiveWordIn } from "../model/policy/normalize.js";
 import type { NativeBackend } from "../native.js";
-import { activating, nonInserting, textActivates } from "../policy/keys.js";
-import { destructiveWordIn } from "../policy/normalize.js";
 import type { ElementRecord } from "../records.js";
 import { cut } from "../render/sanitize.js";
 import type { Snapshot } from "../snapshot.js";

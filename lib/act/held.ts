@@ -6,7 +6,7 @@
  * action's reply says so, and until the app answers again its refusals say
  * what holds it and what still reaches it, never "wait a moment".
  */
-import { AxsnapError } from "../errors.js";
+import { AxsnapError } from "../model/errors.js";
 import type { Snapshot } from "../snapshot.js";
 import type { SnapshotStore } from "./store.js";
 

@@ -11,7 +11,7 @@
  */
 import type { CallContext } from "../call.js";
 import type { LiveObservation } from "../desktop.js";
-import { AxsnapError } from "../errors.js";
+import { AxsnapError } from "../model/errors.js";
 
 /**
  * How long the app must send no change event after the pointer arrives: the

@@ -14,8 +14,8 @@
  * (act/held.ts), never "wait a moment".
  */
 import type { CallContext } from "../call.js";
-import { AxsnapError } from "../errors.js";
-import type { RawNode } from "../model.js";
+import { AxsnapError } from "../model/errors.js";
+import type { RawNode } from "../model/model.js";
 import type { NativeBackend } from "../native.js";
 import { pointerAt } from "./deliver.js";
 import type { ActEnv } from "./env.js";

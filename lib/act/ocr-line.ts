@@ -11,8 +11,8 @@
  */
 import type { CallContext } from "../call.js";
 import type { LiveObservation } from "../desktop.js";
-import { AxsnapError } from "../errors.js";
-import { holdsPoint, type Rect } from "../model.js";
+import { AxsnapError } from "../model/errors.js";
+import { holdsPoint, type Rect } from "../model/model.js";
 import { sameInk } from "../ocr/ink.js";
 import { fullOcrPlan } from "../ocr/plan.js";
 import { AFTER_HOVER } from "./hover.js";

@@ -9,12 +9,12 @@
  */
 import type { CallContext } from "../call.js";
 import { type LiveObservation, liveObservation } from "../desktop.js";
-import { AxsnapError, invalidArgument } from "../errors.js";
 import { identityOf, sameIdentity } from "../identity.js";
 import { NO_ROUTE_HINT, NO_ROUTE_NOTE } from "../linux-checks.js";
-import { holdsPoint, type RawNode, type Rect } from "../model.js";
+import { AxsnapError, invalidArgument } from "../model/errors.js";
+import { holdsPoint, type RawNode, type Rect } from "../model/model.js";
+import { destructiveWordIn } from "../model/policy/normalize.js";
 import type { NativePointerEvent } from "../native.js";
-import { destructiveWordIn } from "../policy/normalize.js";
 import type { ElementRecord } from "../records.js";
 import { isInteractive } from "../render/roles.js";
 import { cut } from "../render/sanitize.js";

@@ -9,9 +9,9 @@
  */
 import type { CallContext } from "../call.js";
 import { type LiveObservation, liveObservation, snapshot as observeOnce } from "../desktop.js";
-import { AxsnapError, invalidArgument } from "../errors.js";
 import { countMatches, identityOf, sameIdentity } from "../identity.js";
-import type { RawNode } from "../model.js";
+import { AxsnapError, invalidArgument } from "../model/errors.js";
+import type { RawNode } from "../model/model.js";
 import { sameInk } from "../ocr/ink.js";
 import type { ElementRecord } from "../records.js";
 import type { Snapshot } from "../snapshot.js";

@@ -9,9 +9,10 @@
  * identity counts, so its records prove uniqueness over the window, not over
  * the subtree, and an action on them goes through every usual check.
  */
-import { AxsnapError } from "../errors.js";
+
 import { identityOf, sameIdentity } from "../identity.js";
-import type { RawNode, RawSnapshot } from "../model.js";
+import { AxsnapError } from "../model/errors.js";
+import type { RawNode, RawSnapshot } from "../model/model.js";
 import type { PathRoot } from "../records.js";
 import type { RenderScope } from "../render/index.js";
 import type { Snapshot } from "../snapshot.js";

@@ -11,7 +11,7 @@
  * double-click.
  */
 import type { CallContext } from "../call.js";
-import { AxsnapError } from "../errors.js";
+import { AxsnapError } from "../model/errors.js";
 import { findAction } from "../render/actions.js";
 import { pointerAt, semanticCall } from "./deliver.js";
 import type { ActEnv } from "./env.js";

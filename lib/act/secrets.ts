@@ -24,8 +24,8 @@
  */
 import type { CallContext } from "../call.js";
 import type { LiveObservation } from "../desktop.js";
-import { AxsnapError } from "../errors.js";
-import type { RawNode, RawSnapshot } from "../model.js";
+import { AxsnapError } from "../model/errors.js";
+import type { RawNode, RawSnapshot } from "../model/model.js";
 import { inferLabels, labelHolder, relationLabels, unnamed } from "../render/labels.js";
 import { isTextEntry, namesSecret, secureInItself } from "../render/roles.js";
 import { cut } from "../render/sanitize.js";

@@ -6,9 +6,9 @@
  * transient and never become latest (refs-and-actions.md).
  */
 import { collapsedInto } from "../collapsed.js";
-import { AxsnapError, invalidArgument } from "../errors.js";
 import { printLocator } from "../locator/grammar.js";
 import type { Locator } from "../locator/types.js";
+import { AxsnapError, invalidArgument } from "../model/errors.js";
 import type { ElementRecord } from "../records.js";
 import type { Snapshot } from "../snapshot.js";
 

@@ -7,8 +7,8 @@
  */
 import type { CallContext } from "../call.js";
 import { liveObservation } from "../desktop.js";
-import { AxsnapError } from "../errors.js";
-import { textActivates } from "../policy/keys.js";
+import { AxsnapError } from "../model/errors.js";
+import { textActivates } from "../model/policy/keys.js";
 import { semanticCall, typeChunks } from "./deliver.js";
 import type { ActEnv } from "./env.js";
 import {

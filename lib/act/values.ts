@@ -8,8 +8,8 @@
  * value it holds and a note saying so.
  */
 import type { CallContext } from "../call.js";
-import { AxsnapError, type Delivery, invalidArgument } from "../errors.js";
-import type { RawNode } from "../model.js";
+import { AxsnapError, type Delivery, invalidArgument } from "../model/errors.js";
+import type { RawNode } from "../model/model.js";
 import { semanticCall, typeChunks } from "./deliver.js";
 import type { ActEnv } from "./env.js";
 import { guardEnabled, guardKeys, guardNotSecure, guardNotSecureNow, TEXT_ROLES } from "./guards.js";

@@ -12,8 +12,8 @@
 import type { CallContext } from "../call.js";
 import { desktopBackend, listWindows, type ObservationOptions, snapshot as observeOnce } from "../desktop.js";
 import { factsOf } from "../diff.js";
-import { AxsnapError, invalidArgument } from "../errors.js";
 import { screenshotRequest } from "../marks.js";
+import { AxsnapError, invalidArgument } from "../model/errors.js";
 import type { NativeBackend } from "../native.js";
 import { fold } from "../pattern.js";
 import type { ElementRecord } from "../records.js";

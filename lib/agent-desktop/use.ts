@@ -9,7 +9,7 @@
  * X connection for the process's life).
  */
 import { desktopBackendTarget } from "../desktop-backend.js";
-import { AxsnapError } from "../errors.js";
+import { AxsnapError } from "../model/errors.js";
 import { runningDesktop, variablesOf } from "./desktops.js";
 import type { AgentDesktop } from "./start.js";
 import { type DesktopState, MARKER } from "./state.js";

@@ -6,9 +6,9 @@
  * (exit 2), raised before anything touches the desktop.
  */
 import { parseArgs } from "node:util";
-import { AxsnapError } from "../errors.js";
 import { parseLocator } from "../locator/grammar.js";
 import { MCP_OPTION_HELP, parseMcpArgs } from "../mcp/options.js";
+import { AxsnapError } from "../model/errors.js";
 import { MIN_MAX_TOKENS } from "../render/budget.js";
 import { NotServedHere, readCallerText } from "./caller.js";
 

@@ -22,8 +22,8 @@ import { ocrLineAt, ocrTextKey } from "../act/ocr-line.js";
 import { recordAt } from "../act/pixels.js";
 import type { LocatorTarget } from "../act/store.js";
 import { listApps, listWindows, permissionsIn } from "../desktop.js";
-import { AxsnapError, invalidArgument } from "../errors.js";
 import { sameIdentity } from "../identity.js";
+import { AxsnapError, invalidArgument } from "../model/errors.js";
 import { sameInk } from "../ocr/ink.js";
 import {
   type ActionResult,

@@ -2,7 +2,7 @@
  * `axsnap daemon status|start|stop|run`: the warm process of this
  * environment (lib/cli/daemon.ts), seen and steered from the command line.
  */
-import { AxsnapError, invalidArgument } from "../errors.js";
+import { AxsnapError, invalidArgument } from "../model/errors.js";
 import type { DaemonAction } from "./args.js";
 import type { Context, Serve } from "./context.js";
 import { daemonDisabled } from "./daemon-address.js";

@@ -15,8 +15,8 @@ import {
   type LocatorCandidate,
   type Retry,
   unexpectedErrorJson,
-} from "../errors.js";
-import type { RawApp, Rect } from "../model.js";
+} from "../model/errors.js";
+import type { RawApp, Rect } from "../model/model.js";
 import type { InputRoute } from "../native.js";
 import type { ActionResult, ResolvedTarget } from "../session.js";
 import type { Snapshot } from "../snapshot.js";

@@ -28,8 +28,8 @@ import {
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { collapsedInto } from "../collapsed.js";
-import { AxsnapError, invalidArgument } from "../errors.js";
-import { copyOcrMark } from "../model.js";
+import { AxsnapError, invalidArgument } from "../model/errors.js";
+import { copyOcrMark } from "../model/model.js";
 import type { Snapshot } from "../snapshot.js";
 import type { StoredOptions, StoredRecord, StoredSnapshot } from "./schema.js";
 import { STORE_FORMAT, STORE_VERSION } from "./store-format.js";

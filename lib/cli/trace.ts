@@ -7,7 +7,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { AxsnapError } from "../errors.js";
+import { AxsnapError } from "../model/errors.js";
 import { createSession } from "../session.js";
 import { exportSkill } from "../trace/export-skill.js";
 import { exportTs } from "../trace/export-ts.js";

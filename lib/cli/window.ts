@@ -10,7 +10,7 @@
  * stored: an id the app gave a new window after the old one closed (GTK
  * reuses some) is not the same window.
  */
-import { AxsnapError } from "../errors.js";
+import { AxsnapError } from "../model/errors.js";
 import type { Snapshot } from "../snapshot.js";
 import type { WindowOption } from "../windows.js";
 import type { StoredSnapshot } from "./store.js";

@@ -6,7 +6,7 @@
  * another variable than the one named, so both are INVALID_ARGUMENT with
  * nothing started.
  */
-import { invalidArgument } from "../errors.js";
+import { invalidArgument } from "../model/errors.js";
 
 /** Linux's limit for one argv or environ string (MAX_ARG_STRLEN, 32 pages), less its NUL. */
 export const MAX_ARG_CHARS = 131_071;

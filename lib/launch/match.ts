@@ -4,7 +4,7 @@
  * executable, case-insensitive): starting an app is not undone by taking a
  * new snapshot, so a near miss is a refusal that names the candidates.
  */
-import { AxsnapError, invalidArgument } from "../errors.js";
+import { AxsnapError, invalidArgument } from "../model/errors.js";
 import type { NativeLaunchable } from "../native.js";
 
 export type LaunchableApp = NativeLaunchable;

@@ -4,8 +4,9 @@
  * agent (or replay's drift report) sees "push button "Store", same role and
  * place, name differs" rather than a bare refusal. Pure over one snapshot.
  */
-import type { LocatorCandidate } from "../errors.js";
+
 import { isContext, nameOf, printedLineOf } from "../find.js";
+import type { LocatorCandidate } from "../model/errors.js";
 import { fold } from "../pattern.js";
 import type { ElementRecord } from "../records.js";
 import { hasRole } from "../role-words.js";

@@ -13,7 +13,7 @@
  * is that segment (any window), never a step with the role "window"; such a
  * step needs a name, an attribute or a window segment before it.
  */
-import { AxsnapError, invalidArgument } from "../errors.js";
+import { AxsnapError, invalidArgument } from "../model/errors.js";
 import { patternOf } from "../pattern.js";
 import type { WindowKind } from "../windows.js";
 import type { Locator, LocatorStep } from "./types.js";

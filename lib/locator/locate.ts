@@ -9,7 +9,7 @@ import type { ActEnv } from "../act/env.js";
 import { listen, NO_EVENTS_POLL_MS, nextEvent, sleep, tooLateToLook } from "../act/wait.js";
 import type { CallContext } from "../call.js";
 import { desktopBackend, listWindows, snapshot as observeOnce } from "../desktop.js";
-import { AxsnapError, invalidArgument } from "../errors.js";
+import { AxsnapError, invalidArgument } from "../model/errors.js";
 import { fold, matchLists, patternOf } from "../pattern.js";
 import type { ElementRecord } from "../records.js";
 import { quoted } from "../render/sanitize.js";

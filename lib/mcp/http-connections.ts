@@ -10,7 +10,7 @@
  */
 import type { Server, ServerOptions } from "node:http";
 import type { Duplex } from "node:stream";
-import { invalidArgument } from "../errors.js";
+import { invalidArgument } from "../model/errors.js";
 
 /** A request's headers must have arrived this long after its connection opened (or its previous request ended). */
 export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;

@@ -10,7 +10,7 @@ import { chmodSync, closeSync, lstatSync, mkdirSync, openSync, unlinkSync, write
 import { isIP } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AxsnapError, invalidArgument } from "../errors.js";
+import { AxsnapError, invalidArgument } from "../model/errors.js";
 
 /** A token from the environment shorter than this is refused: it could be guessed. */
 export const MIN_TOKEN_LENGTH = 16;

@@ -34,7 +34,7 @@ import { join } from "node:path";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { ErrorCode, isInitializeRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { AxsnapError, invalidArgument } from "../errors.js";
+import { AxsnapError, invalidArgument } from "../model/errors.js";
 import type { Session } from "../session.js";
 import { CallTracker, callsEnded } from "./calls.js";
 import { envelopeProblem, type Id, idOf, paramsProblem, printable } from "./envelope.js";

@@ -13,7 +13,7 @@ import {
   REPLY_MODES,
   type ReplyMode,
 } from "../doors/modes.js";
-import { invalidArgument } from "../errors.js";
+import { invalidArgument } from "../model/errors.js";
 import { MIN_MAX_TOKENS } from "../render/budget.js";
 
 export interface McpSettings {

@@ -18,7 +18,7 @@ import {
   withinBudget,
 } from "../doors/reply.js";
 import type { ReplyData } from "../doors/reply-schema.js";
-import type { Delivery, Retry } from "../errors.js";
+import type { Delivery, Retry } from "../model/errors.js";
 import type { InputRoute } from "../native.js";
 import type { Session, Target } from "../session.js";
 import type { Snapshot } from "../snapshot.js";

@@ -6,7 +6,7 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { AxsnapError, unexpectedErrorJson } from "../errors.js";
+import { AxsnapError, unexpectedErrorJson } from "../model/errors.js";
 import { mcpHint } from "./hints.js";
 
 /** Each call's deadline: a snapshot of a big window on a loaded machine takes a few seconds. */

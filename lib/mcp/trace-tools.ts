@@ -14,7 +14,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import { invalidArgument } from "../errors.js";
+import { invalidArgument } from "../model/errors.js";
 import type { Session } from "../session.js";
 import type { TraceStatus } from "../trace/types.js";
 import { bare, guarded } from "./tools.js";

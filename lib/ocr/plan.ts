@@ -21,8 +21,8 @@
  * of the window, whatever the region: a visible password never reaches the
  * recogniser.
  */
-import { invalidArgument } from "../errors.js";
-import type { RawNode, RawSnapshot, Rect } from "../model.js";
+import { invalidArgument } from "../model/errors.js";
+import type { RawNode, RawSnapshot, Rect } from "../model/model.js";
 import { isImage } from "../render/roles.js";
 import { type SecureFields, secureFieldsOf } from "../render/secure.js";
 

@@ -11,8 +11,8 @@
  * (OCR_UNAVAILABLE): the caller asked for something this machine cannot do.
  */
 import type { CallContext } from "../call.js";
-import { AxsnapError } from "../errors.js";
-import type { RawSnapshot } from "../model.js";
+import { AxsnapError } from "../model/errors.js";
+import type { RawSnapshot } from "../model/model.js";
 import type { NativeBackend, NativeWindow } from "../native.js";
 import type { SecureFields } from "../render/secure.js";
 import { mergeOcrLines } from "./merge.js";

@@ -5,7 +5,7 @@
  * names arrive as `Name:<pretty>\nTarget:...\nSelector:...`; Linux names are
  * AT-SPI action names (`click`, `press`, `activate`, `expand or contract`).
  */
-import type { RawNode } from "../model.js";
+import type { RawNode } from "../model/model.js";
 import { isMenuish, isScrollArea, isScrollBar } from "./roles.js";
 
 const PRIMARY = new Set([

@@ -8,7 +8,7 @@
  * once; each try only filters its lines and formats them (outline.ts), so a
  * budget costs a few formatting passes, never a second walk of the tree.
  */
-import { invalidArgument } from "../errors.js";
+import { invalidArgument } from "../model/errors.js";
 import type { ViewSummary } from "../snapshot-types.js";
 import type { Style } from "./format.js";
 import type { Line } from "./lines.js";

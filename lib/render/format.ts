@@ -3,7 +3,7 @@
  *   tree:    `<tabs><index> <role>[ (<traits>)][ <title>][, <segment>]...`
  *   compact: `<2 spaces per depth><index>: <role> "<name>"[ value="<v>"][ <states>]`
  */
-import type { RawSnapshot } from "../model.js";
+import type { RawSnapshot } from "../model/model.js";
 import type { Style } from "../snapshot-types.js";
 import { compactStates, type Line } from "./lines.js";
 import type { Plan } from "./plan.js";

@@ -4,9 +4,9 @@
  * native call, no clock, so the same input always gives the same output.
  */
 
-import type { RawSnapshot } from "../model.js";
+import type { RawSnapshot } from "../model/model.js";
+import { validateRawSnapshot } from "../model/validate.js";
 import type { ElementRecord } from "../records.js";
-import { validateRawSnapshot } from "../validate.js";
 import { type ChosenView, chooseView, normaliseViewOptions, type ViewOptions } from "./budget.js";
 import { closingLine, compactLines, footer, header, type Style, treeLine } from "./format.js";
 import { compactStates, type Line } from "./lines.js";

@@ -24,7 +24,7 @@
  * one pass over the tree (long lists not entered), and siblings are compared
  * only in containers that hold an unnamed field.
  */
-import { HIDDEN_COORDINATE, type RawNode, type Rect } from "../model.js";
+import { HIDDEN_COORDINATE, type RawNode, type Rect } from "../model/model.js";
 import { chooseName } from "./lines.js";
 import { isGenericContainer, isHidden, isList, isStaticText, takesLabel } from "./roles.js";
 import { present } from "./sanitize.js";

@@ -3,7 +3,7 @@
  * style. Keeping the decision (what a node says) apart from the formatting
  * (how a style prints it) is what gives both styles the same indices.
  */
-import type { RawNode, Rect } from "../model.js";
+import type { RawNode, Rect } from "../model/model.js";
 import type { NameSource } from "../records.js";
 import {
   isCheckbox,

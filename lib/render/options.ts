@@ -4,7 +4,7 @@
  * (lib/observe-request.ts) before the renderer is loaded: the CLI starts its
  * walk while the rest of the library is still loading.
  */
-import { invalidArgument } from "../errors.js";
+import { invalidArgument } from "../model/errors.js";
 import type { Style } from "./format.js";
 import type { TextLimit } from "./sanitize.js";
 

@@ -7,8 +7,8 @@
  */
 
 import { type Identity, IdentityCounter, identify } from "../identity.js";
-import type { RawNode, RawSnapshot, Rect } from "../model.js";
-import { copyOcrMark, HIDDEN_COORDINATE } from "../model.js";
+import type { RawNode, RawSnapshot, Rect } from "../model/model.js";
+import { copyOcrMark, HIDDEN_COORDINATE } from "../model/model.js";
 import type { CaptureProof, ElementRecord, IdentityPredicate, PathRoot, Synthetic } from "../records.js";
 import { hasMeaningfulAction, hasPressAction, secondaryActions } from "./actions.js";
 import {

@@ -4,8 +4,8 @@
  * roles are AT-SPI role names (atspi_role_get_name), spelled with spaces or
  * dashes. Every renderer rule asks these predicates, never a role string.
  */
-import { HIDDEN_COORDINATE, type RawNode } from "../model.js";
-import { normalizeForMatch } from "../policy/normalize.js";
+import { HIDDEN_COORDINATE, type RawNode } from "../model/model.js";
+import { normalizeForMatch } from "../model/policy/normalize.js";
 
 const dashed = new Map<string, string>();
 

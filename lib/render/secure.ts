@@ -20,7 +20,7 @@
  * only its label makes secure is gone before anything else (OCR, the
  * renderer, a reply, a diff, the tree an action re-reads) could hold it.
  */
-import type { RawNode, RawSnapshot } from "../model.js";
+import type { RawNode, RawSnapshot } from "../model/model.js";
 import { inferLabels, relationLabels } from "./labels.js";
 import { isTextEntry, namesSecret, secureInItself } from "./roles.js";
 

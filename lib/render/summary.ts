@@ -4,7 +4,7 @@
  * The guards keep apart what an agent must tell apart: a message stamp with
  * both a date and a time, a counter like 3/5, a time range like 09:00-10:00.
  */
-import type { RawNode } from "../model.js";
+import type { RawNode } from "../model/model.js";
 import { isGenericContainer, isImage, isLink, isStaticText } from "./roles.js";
 import { present } from "./sanitize.js";
 

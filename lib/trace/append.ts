@@ -21,7 +21,7 @@ import {
   writeSync,
 } from "node:fs";
 import { dirname, join } from "node:path";
-import { AxsnapError, invalidArgument } from "../errors.js";
+import { AxsnapError, invalidArgument } from "../model/errors.js";
 import { isMaskEntry, mergeMasks, type SecretMask } from "./masks.js";
 import { HEADER_FILE, STEPS_FILE } from "./read.js";
 import { type Appended, TRACE_FORMAT, TRACE_VERSION, type TraceBatch, type TraceHeader } from "./types.js";

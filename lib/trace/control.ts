@@ -5,7 +5,7 @@
  * does not trace pays one check per call.
  */
 import { resolve } from "node:path";
-import { AxsnapError, invalidArgument } from "../errors.js";
+import { AxsnapError, invalidArgument } from "../model/errors.js";
 import { Recorder, type TraceHost } from "./recorder.js";
 import type { SessionRecorder } from "./recording.js";
 import { DirectorySink, TraceWriter } from "./sink.js";

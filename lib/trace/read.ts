@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { AxsnapError, invalidArgument } from "../errors.js";
+import { AxsnapError, invalidArgument } from "../model/errors.js";
 import {
   type ReadTrace,
   TRACE_FORMAT,

@@ -14,8 +14,8 @@
  */
 import type { ActionResult } from "../act/result.js";
 import type { WaitCondition } from "../act/wait.js";
-import { AxsnapError, type ErrorCode, type LocatorCandidate } from "../errors.js";
 import type { Located } from "../locator/locate.js";
+import { AxsnapError, type ErrorCode, type LocatorCandidate } from "../model/errors.js";
 import { createSession, type Session } from "../session.js";
 import { describeExpectation, expectationsOf } from "./effects.js";
 import { readTrace } from "./read.js";

@@ -5,7 +5,7 @@
  * CLI never loads zod to append or read a trace.
  */
 import { z } from "zod";
-import { ERROR_CODES } from "../errors.js";
+import { ERROR_CODES } from "../model/errors.js";
 
 const rect = z.object({ x: z.number(), y: z.number(), w: z.number(), h: z.number() });
 const windowKind = z.enum(["window", "dialog", "menu", "popup", "sheet"]);

@@ -7,8 +7,8 @@
  *
  * These are the on-disk shapes (version 1); schema.ts checks them.
  */
-import type { Delivery, ErrorCode, LocatorCandidate, Retry } from "../errors.js";
-import type { Rect } from "../model.js";
+import type { Delivery, ErrorCode, LocatorCandidate, Retry } from "../model/errors.js";
+import type { Rect } from "../model/model.js";
 import type { WindowKind } from "../windows.js";
 
 export const TRACE_FORMAT = "axsnap-trace";

@@ -5,8 +5,8 @@
  * the substring match.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { destructiveWordIn, normalizeForMatch } from "../../lib/model/policy/normalize.js";
 import { loadNative, type NativeBackend } from "../../lib/native.js";
-import { destructiveWordIn, normalizeForMatch } from "../../lib/policy/normalize.js";
 import { createSession, DEFAULT_DESTRUCTIVE_WORDS, type Session } from "../../lib/session.js";
 
 const lookAlikes: [string, string, string][] = [

@@ -8,9 +8,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { AxsnapError } from "../../lib/errors.js";
 import { checkFindQuery, type FindQuery, findIn, findText } from "../../lib/find.js";
-import type { RawNode, RawSnapshot } from "../../lib/model.js";
+import { AxsnapError } from "../../lib/model/errors.js";
+import type { RawNode, RawSnapshot } from "../../lib/model/model.js";
 import { PATTERN_LIMIT, patternOf } from "../../lib/pattern.js";
 import { createSnapshot, type Snapshot } from "../../lib/snapshot.js";
 import { button, editorDesktop as desktop, useFakeSessions } from "../support/editor.js";

@@ -3,9 +3,9 @@
  * spellings start anything; a near miss is refused with the closest entries.
  */
 import { describe, expect, it } from "vitest";
-import { AxsnapError } from "../../lib/errors.js";
 import { closestEntries, editDistance, type LaunchableApp, matchLaunchable } from "../../lib/launch/match.js";
 import { launchApp, listLaunchable } from "../../lib/launch.js";
+import { AxsnapError } from "../../lib/model/errors.js";
 import { loadNative } from "../../lib/native.js";
 
 const entry = (id: string, name: string, executable: string): LaunchableApp => ({

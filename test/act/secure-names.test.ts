@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { AxsnapError, render } from "../../lib/index.js";
-import type { RawNode } from "../../lib/model.js";
+import type { RawNode } from "../../lib/model/model.js";
 import { secureByName } from "../../lib/render/roles.js";
 import { win } from "../support/build.js";
 

@@ -10,7 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cliHint, errorData } from "../../lib/cli/output.js";
-import { AxsnapError, ERROR_CODES } from "../../lib/errors.js";
+import { AxsnapError, ERROR_CODES } from "../../lib/model/errors.js";
 import { type App, type Desktop, gtkWidgetFactory } from "../../scripts/desktop.mjs";
 import { runCli } from "../support/cli.js";
 import { libraryHints } from "../support/hints.js";

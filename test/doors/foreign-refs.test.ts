@@ -10,7 +10,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { AxsnapError } from "../../lib/errors.js";
+import { AxsnapError } from "../../lib/model/errors.js";
 import { button, useFakeSessions } from "../support/editor.js";
 import { errorOf, textOf, useMcpClients } from "../support/mcp.js";
 

@@ -11,8 +11,8 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { AxsnapError, ERROR_CODES } from "../../lib/errors.js";
 import { mcpHint } from "../../lib/mcp/hints.js";
+import { AxsnapError, ERROR_CODES } from "../../lib/model/errors.js";
 import { button, EDITOR_FRAME, useFakeSessions } from "../support/editor.js";
 import { libraryHints, mcpDoorHints } from "../support/hints.js";
 import { errorOf, useMcpClients } from "../support/mcp.js";

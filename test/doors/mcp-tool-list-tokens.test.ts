@@ -21,7 +21,7 @@ import type { ActionResult } from "../../lib/act/result.js";
 import { diffSnapshots } from "../../lib/diff.js";
 import { actionOutputSchema, actionReply } from "../../lib/mcp/reply.js";
 import { createMcpServer } from "../../lib/mcp.js";
-import type { RawNode, RawSnapshot } from "../../lib/model.js";
+import type { RawNode, RawSnapshot } from "../../lib/model/model.js";
 import { createSession, type Session } from "../../lib/session.js";
 import { createSnapshot, type Snapshot } from "../../lib/snapshot.js";
 

@@ -11,7 +11,7 @@ import type { ActionResult } from "../../lib/act/result.js";
 import { diffSnapshots } from "../../lib/diff.js";
 import { composeReply, replyText, screenshotWanted } from "../../lib/doors/reply.js";
 import { MCP_DEFAULTS, parseMcpArgs } from "../../lib/mcp/options.js";
-import type { RawNode, RawSnapshot } from "../../lib/model.js";
+import type { RawNode, RawSnapshot } from "../../lib/model/model.js";
 import { createSnapshot, type Snapshot } from "../../lib/snapshot.js";
 import type { WindowListing } from "../../lib/windows.js";
 

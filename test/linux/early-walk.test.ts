@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type SnapshotOptions, snapshot } from "../../lib/desktop.js";
 import { desktopBackend, startEarlyWalk } from "../../lib/desktop-backend.js";
-import type { RawNode } from "../../lib/model.js";
+import type { RawNode } from "../../lib/model/model.js";
 import { loadNative, type NativeBackend } from "../../lib/native.js";
 import { walkRequestOrUndefined } from "../../lib/observe-request.js";
 import { type App, type Desktop, gtkWidgetFactory } from "../../scripts/desktop.mjs";

@@ -12,7 +12,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { snapshot } from "../../lib/index.js";
-import type { RawNode } from "../../lib/model.js";
+import type { RawNode } from "../../lib/model/model.js";
 import { callNative, loadNative, type NativeBackend } from "../../lib/native.js";
 import { type Desktop, gtkWidgetFactory, restartAccessibilityBus, startApp } from "../../scripts/desktop.mjs";
 import { useDesktop } from "../support/linux.js";

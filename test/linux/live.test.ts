@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { desktopBackend, listApps, liveObservation, snapshot } from "../../lib/desktop.js";
 import { AxsnapError, type Snapshot } from "../../lib/index.js";
-import type { RawNode } from "../../lib/model.js";
+import type { RawNode } from "../../lib/model/model.js";
 import { loadNative, type NativeBackend } from "../../lib/native.js";
 import {
   chromium,

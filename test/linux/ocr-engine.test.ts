@@ -5,7 +5,7 @@
  * single-line re-read and a missing library are checked on the same app.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AxsnapError } from "../../lib/errors.js";
+import { AxsnapError } from "../../lib/model/errors.js";
 import {
   loadNative,
   mapNativeError,

@@ -8,7 +8,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RawNode } from "../../lib/model.js";
+import type { RawNode } from "../../lib/model/model.js";
 import { loadNative, type NativeBackend, type NativeSnapshot, type NativeWindow } from "../../lib/native.js";
 import { type Desktop, gtkWidgetFactory, startApp } from "../../scripts/desktop.mjs";
 import { useDesktop } from "../support/linux.js";

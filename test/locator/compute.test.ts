@@ -2,10 +2,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { AxsnapError } from "../../lib/errors.js";
 import { locatorOf } from "../../lib/locator/compute.js";
 import { parseLocator, printLocator } from "../../lib/locator/grammar.js";
 import { matchLocator } from "../../lib/locator/match.js";
+import { AxsnapError } from "../../lib/model/errors.js";
 import { createSnapshot, type Snapshot } from "../../lib/snapshot.js";
 
 const FIXTURES = join(import.meta.dirname, "..", "fixtures");

@@ -18,7 +18,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterEach, describe, expect, it } from "vitest";
 import { liveObservation, permissions, requestPermissions, snapshot } from "../../lib/desktop.js";
-import type { RawNode, RawSnapshot } from "../../lib/model.js";
+import type { RawNode, RawSnapshot } from "../../lib/model/model.js";
 import type { NativeBackend } from "../../lib/native.js";
 import { createSession } from "../../lib/session.js";
 import { createSnapshot } from "../../lib/snapshot.js";

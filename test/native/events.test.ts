@@ -8,7 +8,7 @@
  * desktop is scripted.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { RawNode } from "../../lib/model.js";
+import type { RawNode } from "../../lib/model/model.js";
 import { callNative, loadNative, type NativeBackend } from "../../lib/native.js";
 
 type Node = Record<string, unknown>;

@@ -1,11 +1,11 @@
 /**
- * holdsPoint (lib/model.ts), the one point-in-frame test of the pointer
+ * holdsPoint (lib/model/model.ts), the one point-in-frame test of the pointer
  * channel's hit test (act/pixels.ts) and of where a recognised line nests
  * (ocr/merge.ts): half-open, so abutting frames never both hold a point,
  * and a frame without area holds nothing.
  */
 import { describe, expect, it } from "vitest";
-import { holdsPoint } from "../../lib/model.js";
+import { holdsPoint } from "../../lib/model/model.js";
 
 describe("holdsPoint", () => {
   const r = { x: 10, y: 20, w: 30, h: 40 };

@@ -11,7 +11,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { RawNode, RawSnapshot } from "../../lib/model.js";
+import type { RawNode, RawSnapshot } from "../../lib/model/model.js";
 import { autoReadsPixels, fullOcrPlan, type OcrMode, planOcr } from "../../lib/ocr/plan.js";
 import { snapshotArb } from "../support/arbitrary.js";
 

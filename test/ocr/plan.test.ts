@@ -9,7 +9,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { RawNode, RawSnapshot } from "../../lib/model.js";
+import type { RawNode, RawSnapshot } from "../../lib/model/model.js";
 import { mergeOcrLines } from "../../lib/ocr/merge.js";
 import { ocrModeOf, planOcr } from "../../lib/ocr/plan.js";
 import { render } from "../../lib/render/index.js";

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { diffSnapshots, keysOf } from "../../lib/diff.js";
-import type { RawNode, RawSnapshot, Rect } from "../../lib/model.js";
+import type { RawNode, RawSnapshot, Rect } from "../../lib/model/model.js";
 import { createSnapshot, type Snapshot } from "../../lib/snapshot.js";
 import { snapshotArb } from "../support/arbitrary.js";
 import { useFakeSessions } from "../support/editor.js";

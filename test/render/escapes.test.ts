@@ -9,7 +9,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { render } from "../../lib/index.js";
-import type { RawNode } from "../../lib/model.js";
+import type { RawNode } from "../../lib/model/model.js";
 import { sanitize } from "../../lib/render/sanitize.js";
 import { body, win } from "../support/build.js";
 

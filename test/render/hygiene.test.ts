@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { render } from "../../lib/index.js";
-import type { RawSnapshot } from "../../lib/model.js";
+import type { RawSnapshot } from "../../lib/model/model.js";
 import { sanitize } from "../../lib/render/sanitize.js";
 import { win } from "../support/build.js";
 

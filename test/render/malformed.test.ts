@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AxsnapError, createSnapshot, render } from "../../lib/index.js";
-import type { RawNode } from "../../lib/model.js";
+import type { RawNode } from "../../lib/model/model.js";
 import { button, win } from "../support/build.js";
 
 function expectInvalid(input: unknown, where: RegExp): void {

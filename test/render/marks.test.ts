@@ -10,8 +10,8 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { snapshot } from "../../lib/desktop.js";
-import { AxsnapError } from "../../lib/errors.js";
 import { encodeMarked, type MarkBudget, markFrames, screenshotRequest } from "../../lib/marks.js";
+import { AxsnapError } from "../../lib/model/errors.js";
 import { loadNative, type NativeBackend, type NativePixels } from "../../lib/native.js";
 import type { ElementRecord } from "../../lib/records.js";
 import { createSession } from "../../lib/session.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AxsnapError, render } from "../../lib/index.js";
-import type { RawNode } from "../../lib/model.js";
+import type { RawNode } from "../../lib/model/model.js";
 import { prettyActionName } from "../../lib/render/actions.js";
 import { sanitize } from "../../lib/render/sanitize.js";
 import { body, button, group, text, win } from "../support/build.js";

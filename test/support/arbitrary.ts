@@ -4,7 +4,7 @@
  * look like indices), hidden frames, and deep or wide shapes.
  */
 import fc from "fast-check";
-import type { RawNode, RawSnapshot } from "../../lib/model.js";
+import type { RawNode, RawSnapshot } from "../../lib/model/model.js";
 
 const ROLES = [
   "AXGroup",

@@ -1,5 +1,5 @@
 /** Small builders for hand-written trees in rule tests. */
-import type { RawNode, RawSnapshot } from "../../lib/model.js";
+import type { RawNode, RawSnapshot } from "../../lib/model/model.js";
 
 export function win(children: RawNode[], extra: Partial<RawSnapshot> = {}): RawSnapshot {
   return {

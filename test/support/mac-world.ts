@@ -7,7 +7,7 @@
  */
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import type { RawNode, RawSnapshot } from "../../lib/model.js";
+import type { RawNode, RawSnapshot } from "../../lib/model/model.js";
 import type { NativeAddon, NativeBackend } from "../../lib/native.js";
 
 export type AXElement = {

@@ -18,7 +18,7 @@ function isObj(v: unknown): v is Obj {
 function fail(path: string, what: string): never {
   throw invalidArgument(
     `invalid snapshot tree at ${path}: ${what}`,
-    "pass a RawSnapshot as produced by a backend or a fixture file; see lib/model.ts",
+    "pass a RawSnapshot as produced by a backend or a fixture file; see lib/model/model.ts",
   );
 }
 

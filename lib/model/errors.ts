@@ -4,7 +4,7 @@
  * delivery/retry fields of refs-and-actions.md so an agent knows whether
  * anything reached the app. Backends map their native codes into these.
  */
-import type { Snapshot } from "./snapshot-types.js";
+import type { Snapshot } from "../snapshot-types.js";
 
 export const ERROR_CODES = [
   "PERMISSION_DENIED",
