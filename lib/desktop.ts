@@ -50,7 +50,7 @@ export interface SnapshotOptions extends RenderOptions, ViewOptions {
    * by its proven-unique identity; line 0 is that element, and the header says
    * which element of which snapshot it is.
    */
-  root?: number | string | import("./records.js").ElementRecord | undefined;
+  root?: number | string | import("./render/records.js").ElementRecord | undefined;
   /**
    * Capture the window's pixels (PNG, longest side ≤ 1280 px, ≤ 900 KB). Default true.
    * `{ marks: true }` also draws each printed element's index on its frame (same budget).

@@ -20,8 +20,8 @@
  * the ids first), as when a session drops the snapshot an action acted on.
  */
 import { collapsedInto } from "./collapsed.js";
-import type { ElementRecord } from "./records.js";
 import type { LineFacts } from "./render/index.js";
+import type { ElementRecord } from "./render/records.js";
 import type { Change, ChangedField, Snapshot, SnapshotChanges } from "./snapshot-types.js";
 
 export type { Change, ChangedField, SnapshotChanges } from "./snapshot-types.js";

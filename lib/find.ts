@@ -30,7 +30,7 @@ import { parseLocator, printLocator } from "./locator/grammar.js";
 import { invalidArgument } from "./model/errors.js";
 import { fold, matchLists, type Pattern, patternOf } from "./pattern.js";
 import { isContext, nameOf } from "./record-names.js";
-import type { ElementRecord } from "./records.js";
+import type { ElementRecord } from "./render/records.js";
 import { quoted, sanitize } from "./render/sanitize.js";
 import { hasRole } from "./role-words.js";
 import type { Snapshot } from "./snapshot-types.js";

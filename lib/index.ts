@@ -116,14 +116,6 @@ export { validateRawSnapshot } from "./model/validate.js";
 /** What a launchable entry is, as the backend lists it (LaunchableApp). */
 export type { InputRoute, NativeLaunchable } from "./native.js";
 export type { OcrMode } from "./ocr/plan.js";
-export type {
-  CaptureProof,
-  ElementRecord,
-  IdentityPredicate,
-  NameSource,
-  PathRoot,
-  Synthetic,
-} from "./records.js";
 export {
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_NODES,
@@ -142,6 +134,14 @@ export {
   type ViewOptions,
   type ViewSummary,
 } from "./render/index.js";
+export type {
+  CaptureProof,
+  ElementRecord,
+  IdentityPredicate,
+  NameSource,
+  PathRoot,
+  Synthetic,
+} from "./render/records.js";
 export {
   type ActionResult,
   type ActOptions,

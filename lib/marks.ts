@@ -13,7 +13,7 @@
  */
 import { invalidArgument } from "./model/errors.js";
 import type { NativeAddon, NativePixels } from "./native.js";
-import type { ElementRecord } from "./records.js";
+import type { ElementRecord } from "./render/records.js";
 import type { ScreenshotMark } from "./snapshot-types.js";
 
 /** What a screenshot option may ask beyond taking one. */

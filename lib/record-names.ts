@@ -3,7 +3,7 @@
  * and locators (lib/locator/): one module of its own, so that the locator
  * code snapshot.ts loads does not pull find's observation types in.
  */
-import type { ElementRecord } from "./records.js";
+import type { ElementRecord } from "./render/records.js";
 import { isGenericContainer } from "./render/roles.js";
 
 /** An element's name as find reads it: its title (an inferred label included), its identity name, its description. */

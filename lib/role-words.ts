@@ -11,8 +11,8 @@
  * own style; "textbox" and "label" name each in both.
  */
 import { fold } from "./pattern.js";
-import type { ElementRecord } from "./records.js";
 import type { Style } from "./render/format.js";
+import type { ElementRecord } from "./render/records.js";
 import { compactRole } from "./render/roles.js";
 
 /** Role words each style prints for a different element: read only in the snapshot's own style. */

@@ -8,7 +8,7 @@
  * and the records.
  */
 import type { RawApp, RawWindow, ReadStat, WalkEnd } from "./model/model.js";
-import type { ElementRecord } from "./records.js";
+import type { ElementRecord } from "./render/records.js";
 
 export type Style = "tree" | "compact";
 

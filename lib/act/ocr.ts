@@ -13,7 +13,7 @@
 import type { CallContext } from "../call.js";
 import { liveObservation } from "../desktop.js";
 import { AxsnapError } from "../model/errors.js";
-import type { ElementRecord } from "../records.js";
+import type { ElementRecord } from "../render/records.js";
 import { cut } from "../render/sanitize.js";
 import type { ActEnv } from "./env.js";
 import { guardFresh } from "./guards.js";

@@ -9,13 +9,13 @@
  */
 import type { CallContext } from "../call.js";
 import { type LiveObservation, liveObservation } from "../desktop.js";
-import { identityOf, sameIdentity } from "../identity.js";
 import { NO_ROUTE_HINT, NO_ROUTE_NOTE } from "../linux-checks.js";
 import { AxsnapError, invalidArgument } from "../model/errors.js";
 import { holdsPoint, type RawNode, type Rect } from "../model/model.js";
 import { destructiveWordIn } from "../model/policy/normalize.js";
 import type { NativePointerEvent } from "../native.js";
-import type { ElementRecord } from "../records.js";
+import { identityOf, sameIdentity } from "../render/identity.js";
+import type { ElementRecord } from "../render/records.js";
 import { isInteractive } from "../render/roles.js";
 import { cut } from "../render/sanitize.js";
 import type { Snapshot } from "../snapshot.js";

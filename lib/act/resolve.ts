@@ -9,11 +9,11 @@
  */
 import type { CallContext } from "../call.js";
 import { type LiveObservation, liveObservation, snapshot as observeOnce } from "../desktop.js";
-import { countMatches, identityOf, sameIdentity } from "../identity.js";
 import { AxsnapError, invalidArgument } from "../model/errors.js";
 import type { RawNode } from "../model/model.js";
 import { sameInk } from "../ocr/ink.js";
-import type { ElementRecord } from "../records.js";
+import { countMatches, identityOf, sameIdentity } from "../render/identity.js";
+import type { ElementRecord } from "../render/records.js";
 import type { Snapshot } from "../snapshot.js";
 import type { ActEnv } from "./env.js";
 import { nearPlace } from "./ocr-line.js";

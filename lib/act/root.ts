@@ -10,11 +10,11 @@
  * the subtree, and an action on them goes through every usual check.
  */
 
-import { identityOf, sameIdentity } from "../identity.js";
 import { AxsnapError } from "../model/errors.js";
 import type { RawNode, RawSnapshot } from "../model/model.js";
-import type { PathRoot } from "../records.js";
+import { identityOf, sameIdentity } from "../render/identity.js";
 import type { RenderScope } from "../render/index.js";
+import type { PathRoot } from "../render/records.js";
 import type { Snapshot } from "../snapshot.js";
 import type { WindowOption } from "../windows.js";
 import type { Addressed } from "./store.js";

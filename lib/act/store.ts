@@ -9,7 +9,7 @@ import { collapsedInto } from "../collapsed.js";
 import { printLocator } from "../locator/grammar.js";
 import type { Locator } from "../locator/types.js";
 import { AxsnapError, invalidArgument } from "../model/errors.js";
-import type { ElementRecord } from "../records.js";
+import type { ElementRecord } from "../render/records.js";
 import type { Snapshot } from "../snapshot.js";
 
 /**

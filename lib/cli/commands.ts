@@ -22,9 +22,9 @@ import { ocrLineAt, ocrTextKey } from "../act/ocr-line.js";
 import { recordAt } from "../act/pixels.js";
 import type { LocatorTarget } from "../act/store.js";
 import { listApps, listWindows, permissionsIn } from "../desktop.js";
-import { sameIdentity } from "../identity.js";
 import { AxsnapError, invalidArgument } from "../model/errors.js";
 import { sameInk } from "../ocr/ink.js";
+import { sameIdentity } from "../render/identity.js";
 import {
   type ActionResult,
   type ActOptions,

@@ -8,7 +8,7 @@
 import { isContext, nameOf, printedLineOf } from "../find.js";
 import type { LocatorCandidate } from "../model/errors.js";
 import { fold } from "../pattern.js";
-import type { ElementRecord } from "../records.js";
+import type { ElementRecord } from "../render/records.js";
 import { hasRole } from "../role-words.js";
 import type { Snapshot } from "../snapshot-types.js";
 import { locatorOf } from "./compute.js";

@@ -4,7 +4,7 @@
  * the identifier, then named ancestors, and an ordinal only as a last resort.
  */
 import { nameOf } from "../record-names.js";
-import type { ElementRecord } from "../records.js";
+import type { ElementRecord } from "../render/records.js";
 import { compactRole } from "../render/roles.js";
 import type { Snapshot } from "../snapshot-types.js";
 import { isPrintableRole } from "./grammar.js";

@@ -11,7 +11,7 @@ import type { CallContext } from "../call.js";
 import { desktopBackend, listWindows, snapshot as observeOnce } from "../desktop.js";
 import { AxsnapError, invalidArgument } from "../model/errors.js";
 import { fold, matchLists, patternOf } from "../pattern.js";
-import type { ElementRecord } from "../records.js";
+import type { ElementRecord } from "../render/records.js";
 import { quoted } from "../render/sanitize.js";
 import type { Snapshot } from "../snapshot.js";
 import type { WindowListing } from "../windows.js";

@@ -7,7 +7,7 @@
 
 import { fold, matchLists, patternOf } from "../pattern.js";
 import { isContext, nameOf } from "../record-names.js";
-import type { ElementRecord } from "../records.js";
+import type { ElementRecord } from "../render/records.js";
 import { hasRole } from "../role-words.js";
 import type { Snapshot } from "../snapshot-types.js";
 import type { Locator, LocatorStep } from "./types.js";

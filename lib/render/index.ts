@@ -6,12 +6,12 @@
 
 import type { RawSnapshot } from "../model/model.js";
 import { validateRawSnapshot } from "../model/validate.js";
-import type { ElementRecord } from "../records.js";
 import { type ChosenView, chooseView, normaliseViewOptions, type ViewOptions } from "./budget.js";
 import { closingLine, compactLines, footer, header, type Style, treeLine } from "./format.js";
 import { compactStates, type Line } from "./lines.js";
 import { normaliseRenderOptions, type RenderOptions } from "./options.js";
 import { type Plan, type PlanStart, plan, type RenderCut } from "./plan.js";
+import type { ElementRecord } from "./records.js";
 import { present, sanitize } from "./sanitize.js";
 
 export type { ViewOptions, ViewSummary } from "./budget.js";

@@ -4,7 +4,7 @@
  * (how a style prints it) is what gives both styles the same indices.
  */
 import type { RawNode, Rect } from "../model/model.js";
-import type { NameSource } from "../records.js";
+import type { NameSource } from "./records.js";
 import {
   isCheckbox,
   isMenu,

@@ -6,11 +6,10 @@
  * construction.
  */
 
-import { type Identity, IdentityCounter, identify } from "../identity.js";
 import type { RawNode, RawSnapshot, Rect } from "../model/model.js";
 import { copyOcrMark, HIDDEN_COORDINATE } from "../model/model.js";
-import type { CaptureProof, ElementRecord, IdentityPredicate, PathRoot, Synthetic } from "../records.js";
 import { hasMeaningfulAction, hasPressAction, secondaryActions } from "./actions.js";
+import { type Identity, IdentityCounter, identify } from "./identity.js";
 import {
   buildLine,
   type Line,
@@ -22,6 +21,7 @@ import {
   traitsOf,
   visibleIdentifier,
 } from "./lines.js";
+import type { CaptureProof, ElementRecord, IdentityPredicate, PathRoot, Synthetic } from "./records.js";
 import {
   isCell,
   isColumn,

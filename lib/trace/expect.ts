@@ -21,7 +21,7 @@ import { matchLocator } from "../locator/match.js";
 import type { Locator } from "../locator/types.js";
 import { AxsnapError, invalidArgument } from "../model/errors.js";
 import { matchLists, patternOf } from "../pattern.js";
-import type { ElementRecord } from "../records.js";
+import type { ElementRecord } from "../render/records.js";
 import { readValue } from "../render/sanitize.js";
 import type { Snapshot } from "../snapshot.js";
 import type { WindowKind, WindowListing } from "../windows.js";

@@ -17,7 +17,7 @@ import { printLocator } from "../locator/grammar.js";
 import { locatorIndex } from "../locator/match.js";
 import { screenshotRequest } from "../marks.js";
 import { AxsnapError, unexpectedErrorJson } from "../model/errors.js";
-import type { ElementRecord } from "../records.js";
+import type { ElementRecord } from "../render/records.js";
 import { detachScreenshot, type Snapshot } from "../snapshot.js";
 import type { Change } from "../snapshot-types.js";
 import { currentDoorCall } from "./door.js";

@@ -9,7 +9,7 @@ import { desktopBackend, snapshot } from "../../lib/desktop.js";
 import type { Snapshot } from "../../lib/index.js";
 import { encodeMarked } from "../../lib/marks.js";
 import { loadNative } from "../../lib/native.js";
-import type { ElementRecord } from "../../lib/records.js";
+import type { ElementRecord } from "../../lib/render/records.js";
 import { createSnapshot } from "../../lib/snapshot.js";
 import { type App, type Desktop, gtkWidgetFactory } from "../../scripts/desktop.mjs";
 import { useDesktop } from "../support/linux.js";

@@ -6,9 +6,9 @@
  * record, the label keeps its own line, and identity ignores it.
  */
 import { describe, expect, it } from "vitest";
-import { identityOf, sameIdentity } from "../../lib/identity.js";
 import { render } from "../../lib/index.js";
 import type { RawNode, RawSnapshot, Rect } from "../../lib/model/model.js";
+import { identityOf, sameIdentity } from "../../lib/render/identity.js";
 import { body, win } from "../support/build.js";
 
 const at = (x: number, y: number, w: number, h: number): Rect => ({ x, y, w, h });

@@ -13,7 +13,7 @@ import { snapshot } from "../../lib/desktop.js";
 import { encodeMarked, type MarkBudget, markFrames, screenshotRequest } from "../../lib/marks.js";
 import { AxsnapError } from "../../lib/model/errors.js";
 import { loadNative, type NativeBackend, type NativePixels } from "../../lib/native.js";
-import type { ElementRecord } from "../../lib/records.js";
+import type { ElementRecord } from "../../lib/render/records.js";
 import { createSession } from "../../lib/session.js";
 import { createSnapshot } from "../../lib/snapshot.js";
 import { readLabel } from "../support/marks.js";

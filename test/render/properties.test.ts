@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { identityOf } from "../../lib/identity.js";
 import { render } from "../../lib/index.js";
 import type { RawNode, RawSnapshot } from "../../lib/model/model.js";
+import { identityOf } from "../../lib/render/identity.js";
 import { snapshotArb } from "../support/arbitrary.js";
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 400);

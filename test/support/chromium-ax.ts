@@ -11,7 +11,7 @@ import path from "node:path";
 import { snapshot } from "../../lib/desktop.js";
 import { factsOf } from "../../lib/diff.js";
 import type { Snapshot } from "../../lib/index.js";
-import type { ElementRecord } from "../../lib/records.js";
+import type { ElementRecord } from "../../lib/render/records.js";
 import { chromium, type Desktop, fileUrl } from "../../scripts/desktop.mjs";
 
 export const PAGES_DIR = "test/pages/chromium-ax";

@@ -3,7 +3,7 @@
  * each number"): everything the action layer needs to reach the element that
  * line described again, and to prove it is the same one.
  */
-import type { OcrMark, Rect } from "./model/model.js";
+import type { OcrMark, Rect } from "../model/model.js";
 
 /** Which tree a path starts from. */
 export type PathRoot = "window" | "menuBar";

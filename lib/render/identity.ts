@@ -11,12 +11,12 @@
  * it could not read that name back; and a label that changes or moves would
  * make the same field "another element", or let two fields trade names.
  */
-import type { RawNode } from "./model/model.js";
+import type { RawNode } from "../model/model.js";
+import { chooseName, type Name } from "./lines.js";
 import type { IdentityPredicate } from "./records.js";
-import { chooseName, type Name } from "./render/lines.js";
-import { isLink } from "./render/roles.js";
-import { present } from "./render/sanitize.js";
-import { linkText } from "./render/summary.js";
+import { isLink } from "./roles.js";
+import { present } from "./sanitize.js";
+import { linkText } from "./summary.js";
 
 export interface Identity {
   id: IdentityPredicate;
