@@ -15,8 +15,9 @@
  *
  *   npx tsx bench/actions.ts          (RUNS=20 by default)
  */
-import { liveObservation } from "../lib/desktop.js";
+
 import { type ActionResult, createSession, type Snapshot } from "../lib/index.js";
+import { liveObservation } from "../lib/observe/desktop.js";
 import { gtkWidgetFactory, startDesktop } from "../scripts/desktop.mjs";
 import { median } from "./getitems_floor.js";
 

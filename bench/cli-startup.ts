@@ -17,7 +17,7 @@
  *   in-process snapshot        snapshot() in this process, backend warm: the library's own share
  *
  * The rows between say where a command's time goes: node's start, the CLI's modules, the addon and
- * the bus, the cold walk (which the CLI starts while its modules load: lib/desktop-backend.ts), and
+ * the bus, the cold walk (which the CLI starts while its modules load: lib/observe/desktop-backend.ts), and
  * what is left (rendering once with cold code, storing, printing).
  *
  * Target: the snapshot command ≤ 2× `node -e 0`.

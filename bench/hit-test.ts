@@ -10,8 +10,9 @@
  *
  *   npx tsx bench/hit-test.ts          (RUNS=20 by default)
  */
-import { liveObservation } from "../lib/desktop.js";
+
 import { createSession, type ElementRecord, type Session, type Snapshot } from "../lib/index.js";
+import { liveObservation } from "../lib/observe/desktop.js";
 import { chromium, fileUrl, gtkWidgetFactory, startDesktop } from "../scripts/desktop.mjs";
 import { median } from "./getitems_floor.js";
 

@@ -29,8 +29,8 @@ import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { desktopBackend, snapshot } from "../lib/desktop.js";
 import type { Snapshot } from "../lib/index.js";
+import { desktopBackend, snapshot } from "../lib/observe/desktop.js";
 import {
   type App,
   chromium,

@@ -30,7 +30,6 @@
  *   npm run bench:observe          (npx tsx bench/observe-loop.ts)
  */
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
-import { desktopBackend } from "../lib/desktop.js";
 import {
   type ActionResult,
   AxsnapError,
@@ -39,6 +38,7 @@ import {
   type Snapshot,
   snapshot,
 } from "../lib/index.js";
+import { desktopBackend } from "../lib/observe/desktop.js";
 import { type App, gtkWidgetFactory, startApp, startDesktop } from "../scripts/desktop.mjs";
 import { cliLoop, type DoorStep, doorTable, mcpLoop } from "./observe-doors.js";
 

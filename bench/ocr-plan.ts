@@ -14,7 +14,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RawNode, RawSnapshot } from "../lib/model/model.js";
-import { fullOcrPlan, planOcr } from "../lib/ocr/plan.js";
+import { fullOcrPlan, planOcr } from "../lib/observe/ocr/plan.js";
 import { secureFieldsOf } from "../lib/render/secure.js";
 import { mixedWindow } from "./trees.js";
 
@@ -60,7 +60,7 @@ console.log(
   `${"tree".padEnd(36)} ${"nodes".padStart(6)}  ${"reads".padEnd(10)} ${"full plan".padStart(11)} ${"decision".padStart(11)}`,
 );
 for (const [name, raw] of cases) {
-  // A snapshot judges its secure fields before OCR plans (lib/desktop.ts), and OCR reuses the judgement.
+  // A snapshot judges its secure fields before OCR plans (lib/observe/desktop.ts), and OCR reuses the judgement.
   const secure = secureFieldsOf(raw, true);
   const plan = planOcr(raw, "auto", true, secure);
   const full = perCall(() => fullOcrPlan(raw, "auto", true, secure));

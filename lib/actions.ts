@@ -3,8 +3,10 @@
  * session created on first use. `snapshot()` here records into it, so a bare
  * index means "that index in my latest snapshot of the app".
  */
-import type { SnapshotOptions } from "./desktop.js";
+
 import type { FindOptions, FindQuery, FindResult } from "./find.js";
+import type { SnapshotOptions } from "./observe/desktop.js";
+import type { Snapshot } from "./observe/snapshot.js";
 import type { WaitCondition, WaitOptions, WaitResult } from "./session.js";
 import {
   type ActionResult,
@@ -14,7 +16,6 @@ import {
   type Session,
   type Target,
 } from "./session.js";
-import type { Snapshot } from "./snapshot.js";
 
 let defaultSession: Session | undefined;
 

@@ -73,7 +73,7 @@ function desktopWord(args: string[]): string | undefined {
  */
 async function pointAtDesktop(name: string): Promise<boolean> {
   try {
-    const { useDesktop } = await import("./agent-desktop/use.js");
+    const { useDesktop } = await import("./observe/agent-desktop/use.js");
     useDesktop(name, { clean: false });
     return true;
   } catch {

@@ -24,16 +24,17 @@
  *   `disabled`, `selected`, `settable`...); `enabled` means not disabled;
  *   `!checked` (or `not checked`) a state the line lacks.
  */
-import type { SnapshotOptions } from "./desktop.js";
-import { factsOf } from "./diff.js";
+
 import { parseLocator, printLocator } from "./locator/grammar.js";
 import { invalidArgument } from "./model/errors.js";
+import type { SnapshotOptions } from "./observe/desktop.js";
+import { factsOf } from "./observe/diff.js";
+import type { Snapshot } from "./observe/snapshot-types.js";
 import { fold, matchLists, type Pattern, patternOf } from "./pattern.js";
 import { isContext, nameOf } from "./record-names.js";
 import type { ElementRecord } from "./render/records.js";
 import { quoted, sanitize } from "./render/sanitize.js";
 import { hasRole } from "./role-words.js";
-import type { Snapshot } from "./snapshot-types.js";
 
 export { isContext, nameOf };
 

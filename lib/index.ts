@@ -25,29 +25,6 @@ export {
   waitFor,
 } from "./actions.js";
 export {
-  type AgentDesktop,
-  type DesktopListing,
-  type DesktopRef,
-  type DesktopState,
-  listDesktops,
-  type ProcessId,
-  type StartDesktopOptions,
-  startDesktop,
-  stopDesktop,
-  useDesktop,
-} from "./agent-desktop/index.js";
-export {
-  listApps,
-  listWindows,
-  type ObservationOptions,
-  type PermissionState,
-  type PermissionStatus,
-  permissions,
-  requestPermissions,
-  type SnapshotOptions,
-} from "./desktop.js";
-export { type Change, type ChangedField, diffSnapshots, type SnapshotChanges } from "./diff.js";
-export {
   DEFAULT_FIND_LIMIT,
   FIND_REFUSED_VIEWS,
   type FindMatch,
@@ -64,18 +41,8 @@ export {
   launchApp,
   listLaunchable,
 } from "./launch.js";
-export type {
-  AppWithoutTree,
-  LinuxDesktopReport,
-  NoTreeCause,
-  WaylandCompositor,
-  WaylandRoute,
-  WaylandRoutes,
-  WindowSource,
-} from "./linux-checks.js";
 export { parseLocator, printLocator } from "./locator/grammar.js";
 export type { Locator, LocatorStep } from "./locator/types.js";
-export type { ScreenshotMark, ScreenshotOptions } from "./marks.js";
 export {
   type ActionScreenshots,
   createMcpHttpServer,
@@ -115,7 +82,56 @@ export { destructiveWordIn, normalizeForMatch } from "./model/policy/normalize.j
 export { validateRawSnapshot } from "./model/validate.js";
 /** What a launchable entry is, as the backend lists it (LaunchableApp). */
 export type { InputRoute, NativeLaunchable } from "./native.js";
-export type { OcrMode } from "./ocr/plan.js";
+export {
+  type AgentDesktop,
+  type DesktopListing,
+  type DesktopRef,
+  type DesktopState,
+  listDesktops,
+  type ProcessId,
+  type StartDesktopOptions,
+  startDesktop,
+  stopDesktop,
+  useDesktop,
+} from "./observe/agent-desktop/index.js";
+export {
+  listApps,
+  listWindows,
+  type ObservationOptions,
+  type PermissionState,
+  type PermissionStatus,
+  permissions,
+  requestPermissions,
+  type SnapshotOptions,
+} from "./observe/desktop.js";
+export { type Change, type ChangedField, diffSnapshots, type SnapshotChanges } from "./observe/diff.js";
+export type {
+  AppWithoutTree,
+  LinuxDesktopReport,
+  NoTreeCause,
+  WaylandCompositor,
+  WaylandRoute,
+  WaylandRoutes,
+  WindowSource,
+} from "./observe/linux-checks.js";
+export type { ScreenshotMark, ScreenshotOptions } from "./observe/marks.js";
+export type { OcrMode } from "./observe/ocr/plan.js";
+export {
+  type CoordinateContract,
+  createSnapshot,
+  newSnapshotId,
+  type Screenshot,
+  type Snapshot,
+  type SnapshotCut,
+  type SnapshotInput,
+  type SnapshotTimings,
+} from "./observe/snapshot.js";
+export {
+  compareWindows,
+  type WindowKind,
+  type WindowListing,
+  type WindowOption,
+} from "./observe/windows.js";
 export {
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_NODES,
@@ -167,16 +183,6 @@ export {
   type WaitOptions,
   type WaitResult,
 } from "./session.js";
-export {
-  type CoordinateContract,
-  createSnapshot,
-  newSnapshotId,
-  type Screenshot,
-  type Snapshot,
-  type SnapshotCut,
-  type SnapshotInput,
-  type SnapshotTimings,
-} from "./snapshot.js";
 export type { TraceControl } from "./trace/control.js";
 export { exportSkill } from "./trace/export-skill.js";
 export { type ExportTsOptions, exportTs } from "./trace/export-ts.js";
@@ -208,9 +214,3 @@ export type {
   TraceWindow,
 } from "./trace/types.js";
 export { renderTraceHtml, type ViewOptions as TraceViewOptions } from "./trace/view.js";
-export {
-  compareWindows,
-  type WindowKind,
-  type WindowListing,
-  type WindowOption,
-} from "./windows.js";

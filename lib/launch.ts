@@ -10,14 +10,14 @@
 import { spawn } from "node:child_process";
 import { accessSync, constants, readFileSync, statSync } from "node:fs";
 import { basename, resolve as resolvePath } from "node:path";
-import { type DesktopRef, launchMarker, useDesktop } from "./agent-desktop/use.js";
 import { CallContext, callBudget } from "./call.js";
-import { desktopBackend, listWindows } from "./desktop.js";
 import { checkedArgs, checkedEnv } from "./launch/input.js";
 import { checkAppName, type LaunchableApp, matchLaunchable } from "./launch/match.js";
 import { AxsnapError, invalidArgument } from "./model/errors.js";
 import type { NativeBackend } from "./native.js";
-import type { WindowListing } from "./windows.js";
+import { type DesktopRef, launchMarker, useDesktop } from "./observe/agent-desktop/use.js";
+import { desktopBackend, listWindows } from "./observe/desktop.js";
+import type { WindowListing } from "./observe/windows.js";
 
 export type { LaunchableApp } from "./launch/match.js";
 

@@ -5,9 +5,9 @@
  * made, so `import "axsnap"` does not pay for them.
  */
 
-import { useDesktop } from "./agent-desktop/use.js";
 import { MCP_DEFAULTS } from "./mcp/options.js";
 import type { McpHttpOptions, McpHttpServer, McpToolOptions } from "./mcp/public-types.js";
+import { useDesktop } from "./observe/agent-desktop/use.js";
 
 export type { ActionScreenshots, ReplyMode } from "./doors/modes.js";
 export type {

@@ -29,11 +29,8 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { isLocatorTarget } from "./act/store.js";
-import { useDesktop } from "./agent-desktop/use.js";
-import { listApps } from "./desktop.js";
 import { jsonLines, launchableData, launchableText } from "./doors/lists.js";
 import { listLaunchable } from "./launch.js";
-import { withNoTreeFixes } from "./linux-checks.js";
 import { type CallTracker, callsEnded, traceDoor } from "./mcp/calls.js";
 import {
   actionApp,
@@ -74,6 +71,10 @@ import { defaultTraceDir, registerTraceTools } from "./mcp/trace-tools.js";
 import { viewFields, viewOptionsOf } from "./mcp/view.js";
 import { registerListWindows } from "./mcp/windows.js";
 import { invalidArgument } from "./model/errors.js";
+import { useDesktop } from "./observe/agent-desktop/use.js";
+import { listApps } from "./observe/desktop.js";
+import { withNoTreeFixes } from "./observe/linux-checks.js";
+import type { Snapshot } from "./observe/snapshot.js";
 import { quoted } from "./render/sanitize.js";
 import {
   type ActionResult,
@@ -83,7 +84,6 @@ import {
   type Target,
   waitConditionOf,
 } from "./session.js";
-import type { Snapshot } from "./snapshot.js";
 
 export interface McpServerOptions extends McpToolOptions {
   /** Where requests come from. Default process.stdin. */

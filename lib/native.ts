@@ -148,7 +148,7 @@ export interface NativeOcrLine {
   frame: Rect;
   /** 0..1 */
   confidence: number;
-  /** The shape of what is drawn in its box, colours aside (lib/ocr/ink.ts); absent where the engine drew no box. */
+  /** The shape of what is drawn in its box, colours aside (lib/observe/ocr/ink.ts); absent where the engine drew no box. */
   ink?: string;
   /** Its words and how sure the engine is of each (Tesseract); absent where the engine reads whole lines. */
   words?: { text: string; confidence: number }[];

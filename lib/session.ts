@@ -27,9 +27,7 @@ import * as typing from "./act/typing.js";
 import * as values from "./act/values.js";
 import { type WaitCondition, type WaitOptions, type WaitResult, waitFor } from "./act/wait.js";
 import { forgetObserver, observeApp } from "./act/watches.js";
-import { type DesktopRef, useDesktop } from "./agent-desktop/use.js";
 import { CallContext, callBudget } from "./call.js";
-import { liveObservation, snapshot as observe, type SnapshotOptions } from "./desktop.js";
 import {
   checkFindQuery,
   type FindOptions,
@@ -44,9 +42,11 @@ import type { Locator } from "./locator/types.js";
 import { AxsnapError, invalidArgument } from "./model/errors.js";
 import { normalizeForMatch } from "./model/policy/normalize.js";
 import type { NativeBackend } from "./native.js";
+import { type DesktopRef, useDesktop } from "./observe/agent-desktop/use.js";
+import { liveObservation, snapshot as observe, type SnapshotOptions } from "./observe/desktop.js";
+import type { Snapshot } from "./observe/snapshot.js";
 import type { RenderScope } from "./render/index.js";
 import type { ElementRecord } from "./render/records.js";
-import type { Snapshot } from "./snapshot.js";
 import { TraceControl } from "./trace/control.js";
 import { type Expectation, type ExpectOptions, type ExpectResult, expectIn } from "./trace/expect.js";
 import type { SecretOption } from "./trace/recording.js";

@@ -9,7 +9,7 @@
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { snapshot } from "../lib/desktop.js";
+import { snapshot } from "../lib/observe/desktop.js";
 import { gtkWidgetFactory, startDesktop } from "./desktop.mjs";
 
 const { values } = parseArgs({

@@ -5,7 +5,7 @@
 // until they are in the accessibility registry. Node standard library only.
 // `wayland: true` starts headless gnome-shell (with a private "system" bus,
 // PipeWire and WirePlumber) in place of Xvfb; apps there are native Wayland
-// clients (lib/agent-desktop/wayland.ts does the same for the library).
+// clients (lib/observe/agent-desktop/wayland.ts does the same for the library).
 //
 // Library:
 //   import { startDesktop, gtkWidgetFactory, chromium, startApp } from "../scripts/desktop.mjs";
@@ -325,7 +325,7 @@ function startWatchdog(base) {
 /**
  * A D-Bus address value, escaped as the specification asks: every byte outside
  * [-0-9A-Za-z_/.\\*] as %XX (a temporary directory with a space is no address
- * otherwise). lib/agent-desktop/bus-address.ts does the same for the library;
+ * otherwise). lib/observe/agent-desktop/bus-address.ts does the same for the library;
  * this script runs under plain node and cannot import it.
  * @param {string} value
  */

@@ -31,7 +31,7 @@ PACKAGES=(
   tesseract-ocr-chi-sim
   fonts-wqy-zenhei
   python3-gi-cairo
-  # the agent's desktop (lib/agent-desktop/): openbox for `axsnap desktop start --wm`; xdotool reads
+  # the agent's desktop (lib/observe/agent-desktop/): openbox for `axsnap desktop start --wm`; xdotool reads
   # the pointer, focus and stacking of the "user's" desktop in test/linux/agent-desktop.test.ts
   openbox
   xdotool
@@ -77,7 +77,7 @@ PACKAGES=(
   vlc
   thunderbird
   qtbase5-examples
-  # issue 36: the agent's desktop on Wayland (lib/agent-desktop/wayland.ts, startDesktop({ wayland: true }) in
+  # issue 36: the agent's desktop on Wayland (lib/observe/agent-desktop/wayland.ts, startDesktop({ wayland: true }) in
   # scripts/desktop.mjs): headless gnome-shell (pulls mutter), PipeWire with pw-cli (pipewire-bin) and WirePlumber
   # (a ScreenCast stream is never linked without it), libpipewire's headers for the addon's capture. Never
   # xdg-desktop-portal*: installed, every GTK app on the X11 desktops' buses activates the portals.

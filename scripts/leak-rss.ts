@@ -12,7 +12,7 @@
  *   {snapshots, rssStartMB, rssEndMB, growthMB, perSnapshotKB, heapUsedStartMB, heapUsedEndMB, ms}
  * stderr: progress, the RSS every 200 snapshots.
  */
-import { desktopBackend, snapshot } from "../lib/desktop.js";
+import { desktopBackend, snapshot } from "../lib/observe/desktop.js";
 import { gtkWidgetFactory, startDesktop } from "./desktop.mjs";
 
 const WARMUP = 50;

@@ -10,10 +10,10 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { desktopBackend, snapshot } from "../lib/desktop.js";
-import { encodeMarked } from "../lib/marks.js";
 import { loadNative } from "../lib/native.js";
-import { createSnapshot } from "../lib/snapshot.js";
+import { desktopBackend, snapshot } from "../lib/observe/desktop.js";
+import { encodeMarked } from "../lib/observe/marks.js";
+import { createSnapshot } from "../lib/observe/snapshot.js";
 import { gtkWidgetFactory, startDesktop } from "./desktop.mjs";
 
 const { values } = parseArgs({

@@ -6,10 +6,10 @@
  * the key guards first.
  */
 import type { CallContext } from "../call.js";
-import type { LiveObservation } from "../desktop.js";
 import { AxsnapError } from "../model/errors.js";
 import type { NativePointerEvent } from "../native.js";
-import type { Snapshot } from "../snapshot.js";
+import type { LiveObservation } from "../observe/desktop.js";
+import type { Snapshot } from "../observe/snapshot.js";
 import type { ActEnv } from "./env.js";
 import { clamp, guardFresh, guardKeys } from "./guards.js";
 import { AFTER_HOVER, hover } from "./hover.js";

@@ -4,9 +4,10 @@
  * agent's next view. The steps (resolve, guards, delivery, results) are
  * plain functions over it, so each can be read, and tested, on its own.
  */
-import type { SnapshotOptions } from "../desktop.js";
+
 import type { NativeBackend } from "../native.js";
-import type { Snapshot } from "../snapshot.js";
+import type { SnapshotOptions } from "../observe/desktop.js";
+import type { Snapshot } from "../observe/snapshot.js";
 import type { SnapshotStore } from "./store.js";
 
 export interface ConfirmRequest {

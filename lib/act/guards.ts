@@ -6,16 +6,16 @@
  * typing blind). Each guard throws the refusal an agent should see.
  */
 import type { CallContext } from "../call.js";
-import type { LiveObservation } from "../desktop.js";
 import { AxsnapError } from "../model/errors.js";
 import type { RawNode } from "../model/model.js";
 import { activating, nonInserting, textActivates } from "../model/policy/keys.js";
 import { destructiveWordIn } from "../model/policy/normalize.js";
 import type { NativeBackend } from "../native.js";
+import type { LiveObservation } from "../observe/desktop.js";
+import type { Snapshot } from "../observe/snapshot.js";
 import { identityOf } from "../render/identity.js";
 import type { ElementRecord } from "../render/records.js";
 import { cut } from "../render/sanitize.js";
-import type { Snapshot } from "../snapshot.js";
 import type { ActEnv, ConfirmRequest } from "./env.js";
 import { PASS_THROUGH, type Resolved, releaseLater } from "./resolve.js";
 import { guardTreelessPixels, secureNow } from "./secrets.js";

@@ -7,7 +7,7 @@
  * what holds it and what still reaches it, never "wait a moment".
  */
 import { AxsnapError } from "../model/errors.js";
-import type { Snapshot } from "../snapshot.js";
+import type { Snapshot } from "../observe/snapshot.js";
 import type { SnapshotStore } from "./store.js";
 
 /** An app an action left not answering: what the action was, when, and its name then. */

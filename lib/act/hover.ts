@@ -10,8 +10,8 @@
  * delivered" (call.ts, the "hover" step), and says the pointer was moved.
  */
 import type { CallContext } from "../call.js";
-import type { LiveObservation } from "../desktop.js";
 import { AxsnapError } from "../model/errors.js";
+import type { LiveObservation } from "../observe/desktop.js";
 
 /**
  * How long the app must send no change event after the pointer arrives: the

@@ -2,7 +2,7 @@
  * An OCR line's identity is what is drawn in its place (lib/act/ocr.ts):
  * these find the line a snapshot printed under a point, and look at its place
  * again right before the press, once the pointer is there (an app may redraw
- * a label when the pointer arrives). Its ink (lib/ocr/ink.ts: the shape of
+ * a label when the pointer arrives). Its ink (lib/observe/ocr/ink.ts: the shape of
  * its pixels, colours aside) is compared first: OCR may read unchanged pixels
  * as other text each time, so a fresh reading alone could never prove them
  * the same. Only when the shape differs is the place read as text again, and
@@ -10,11 +10,11 @@
  * lib/act/pixels.ts: pixel input reads a line under its point again too.
  */
 import type { CallContext } from "../call.js";
-import type { LiveObservation } from "../desktop.js";
 import { AxsnapError } from "../model/errors.js";
 import { holdsPoint, type Rect } from "../model/model.js";
-import { sameInk } from "../ocr/ink.js";
-import { fullOcrPlan } from "../ocr/plan.js";
+import type { LiveObservation } from "../observe/desktop.js";
+import { sameInk } from "../observe/ocr/ink.js";
+import { fullOcrPlan } from "../observe/ocr/plan.js";
 import { AFTER_HOVER } from "./hover.js";
 
 /** How far (points) the line read again may sit from where it was read: capture and recognition jitter. */

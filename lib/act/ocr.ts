@@ -11,8 +11,8 @@
  * refused with a hint.
  */
 import type { CallContext } from "../call.js";
-import { liveObservation } from "../desktop.js";
 import { AxsnapError } from "../model/errors.js";
+import { liveObservation } from "../observe/desktop.js";
 import type { ElementRecord } from "../render/records.js";
 import { cut } from "../render/sanitize.js";
 import type { ActEnv } from "./env.js";

@@ -8,17 +8,17 @@
  * asked for raw pixels, and the guards run on what is there now either way.
  */
 import type { CallContext } from "../call.js";
-import { type LiveObservation, liveObservation } from "../desktop.js";
-import { NO_ROUTE_HINT, NO_ROUTE_NOTE } from "../linux-checks.js";
 import { AxsnapError, invalidArgument } from "../model/errors.js";
 import { holdsPoint, type RawNode, type Rect } from "../model/model.js";
 import { destructiveWordIn } from "../model/policy/normalize.js";
 import type { NativePointerEvent } from "../native.js";
+import { type LiveObservation, liveObservation } from "../observe/desktop.js";
+import { NO_ROUTE_HINT, NO_ROUTE_NOTE } from "../observe/linux-checks.js";
+import type { Snapshot } from "../observe/snapshot.js";
 import { identityOf, sameIdentity } from "../render/identity.js";
 import type { ElementRecord } from "../render/records.js";
 import { isInteractive } from "../render/roles.js";
 import { cut } from "../render/sanitize.js";
-import type { Snapshot } from "../snapshot.js";
 import type { ActEnv } from "./env.js";
 import {
   clamp,

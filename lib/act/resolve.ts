@@ -8,13 +8,13 @@
  * first so that read is not older than the page (flushWebTree).
  */
 import type { CallContext } from "../call.js";
-import { type LiveObservation, liveObservation, snapshot as observeOnce } from "../desktop.js";
 import { AxsnapError, invalidArgument } from "../model/errors.js";
 import type { RawNode } from "../model/model.js";
-import { sameInk } from "../ocr/ink.js";
+import { type LiveObservation, liveObservation, snapshot as observeOnce } from "../observe/desktop.js";
+import { sameInk } from "../observe/ocr/ink.js";
+import type { Snapshot } from "../observe/snapshot.js";
 import { countMatches, identityOf, sameIdentity } from "../render/identity.js";
 import type { ElementRecord } from "../render/records.js";
-import type { Snapshot } from "../snapshot.js";
 import type { ActEnv } from "./env.js";
 import { nearPlace } from "./ocr-line.js";
 import type { Target } from "./store.js";
@@ -307,7 +307,7 @@ function withFrameOf(record: ElementRecord, now: ElementRecord): ElementRecord {
   };
 }
 
-/** The one OCR line of `fresh` drawn as `record` was (lib/ocr/ink.ts), in its place; else undefined. */
+/** The one OCR line of `fresh` drawn as `record` was (lib/observe/ocr/ink.ts), in its place; else undefined. */
 function drawnAgain(
   record: Pick<ElementRecord, "ocr" | "frame">,
   fresh: Snapshot,

@@ -6,17 +6,17 @@
  */
 import { readFileSync } from "node:fs";
 import type { CallContext } from "../call.js";
-import { listWindows, liveObservation, type ObservationOptions } from "../desktop.js";
-import { diffSnapshots, type SnapshotChanges } from "../diff.js";
-import { screenshotRequest } from "../marks.js";
 import { AxsnapError, type Delivery, invalidArgument, type Retry } from "../model/errors.js";
 import type { InputRoute } from "../native.js";
+import { listWindows, liveObservation, type ObservationOptions } from "../observe/desktop.js";
+import { diffSnapshots, type SnapshotChanges } from "../observe/diff.js";
+import { screenshotRequest } from "../observe/marks.js";
+import type { Snapshot } from "../observe/snapshot.js";
+import { compareWindows, type WindowListing } from "../observe/windows.js";
 import { sameIdentity } from "../render/identity.js";
 import { normaliseRenderOptions, type RenderOptions } from "../render/index.js";
 import type { ElementRecord } from "../render/records.js";
 import { cut } from "../render/sanitize.js";
-import type { Snapshot } from "../snapshot.js";
-import { compareWindows, type WindowListing } from "../windows.js";
 import type { ActEnv } from "./env.js";
 import { heldAfterAction } from "./held.js";
 import { inWords } from "./plain.js";

@@ -12,11 +12,11 @@
 
 import { AxsnapError } from "../model/errors.js";
 import type { RawNode, RawSnapshot } from "../model/model.js";
+import type { Snapshot } from "../observe/snapshot.js";
+import type { WindowOption } from "../observe/windows.js";
 import { identityOf, sameIdentity } from "../render/identity.js";
 import type { RenderScope } from "../render/index.js";
 import type { PathRoot } from "../render/records.js";
-import type { Snapshot } from "../snapshot.js";
-import type { WindowOption } from "../windows.js";
 import type { Addressed } from "./store.js";
 
 /** The header line of each subtree snapshot, so a subtree of a subtree's line 0 says where it came from. */

@@ -23,14 +23,14 @@
  * that cannot be read refuses them too.
  */
 import type { CallContext } from "../call.js";
-import type { LiveObservation } from "../desktop.js";
 import { AxsnapError } from "../model/errors.js";
 import type { RawNode, RawSnapshot } from "../model/model.js";
+import type { LiveObservation } from "../observe/desktop.js";
+import type { Snapshot } from "../observe/snapshot.js";
 import { inferLabels, labelHolder, relationLabels, unnamed } from "../render/labels.js";
 import { isTextEntry, namesSecret, secureInItself } from "../render/roles.js";
 import { cut } from "../render/sanitize.js";
 import { labelSecures } from "../render/secure.js";
-import type { Snapshot } from "../snapshot.js";
 import { PASS_THROUGH, releaseLater } from "./resolve.js";
 
 /** Levels below a label's container that inference looks at: its children, through two wrappers. */

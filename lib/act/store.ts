@@ -5,12 +5,13 @@
  * the caller are kept here; re-observations made inside an action are
  * transient and never become latest (refs-and-actions.md).
  */
-import { collapsedInto } from "../collapsed.js";
+
 import { printLocator } from "../locator/grammar.js";
 import type { Locator } from "../locator/types.js";
 import { AxsnapError, invalidArgument } from "../model/errors.js";
+import { collapsedInto } from "../observe/collapsed.js";
+import type { Snapshot } from "../observe/snapshot.js";
 import type { ElementRecord } from "../render/records.js";
-import type { Snapshot } from "../snapshot.js";
 
 /**
  * A target: a bare index (latest snapshot of the app), a ref "@s…:e12", a

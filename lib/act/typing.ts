@@ -6,9 +6,9 @@
  * typed in chunks.
  */
 import type { CallContext } from "../call.js";
-import { liveObservation } from "../desktop.js";
 import { AxsnapError } from "../model/errors.js";
 import { textActivates } from "../model/policy/keys.js";
+import { liveObservation } from "../observe/desktop.js";
 import { semanticCall, typeChunks } from "./deliver.js";
 import type { ActEnv } from "./env.js";
 import {

@@ -10,17 +10,22 @@
  * waits cost the backend's worker about one wait's work.
  */
 import type { CallContext } from "../call.js";
-import { desktopBackend, listWindows, type ObservationOptions, snapshot as observeOnce } from "../desktop.js";
-import { factsOf } from "../diff.js";
-import { screenshotRequest } from "../marks.js";
 import { AxsnapError, invalidArgument } from "../model/errors.js";
 import type { NativeBackend } from "../native.js";
+import {
+  desktopBackend,
+  listWindows,
+  type ObservationOptions,
+  snapshot as observeOnce,
+} from "../observe/desktop.js";
+import { factsOf } from "../observe/diff.js";
+import { screenshotRequest } from "../observe/marks.js";
+import type { Snapshot } from "../observe/snapshot.js";
+import type { WindowListing } from "../observe/windows.js";
 import { fold } from "../pattern.js";
 import { normaliseRenderOptions, type RenderOptions } from "../render/index.js";
 import type { ElementRecord } from "../render/records.js";
 import { hasRole } from "../role-words.js";
-import type { Snapshot } from "../snapshot.js";
-import type { WindowListing } from "../windows.js";
 import type { ActEnv } from "./env.js";
 import type { Target } from "./store.js";
 import { type EventPump, letPumpGo, type ObservationShare, pumpOf, type Shared, shareOf } from "./watcher.js";

@@ -14,7 +14,7 @@
  *   for the same walk, share the walk (ObservationShare).
  */
 import { callNative, type NativeBackend } from "../native.js";
-import type { Snapshot } from "../snapshot.js";
+import type { Snapshot } from "../observe/snapshot.js";
 
 /** The longest one native wait is asked for (it returns sooner when another job is queued). */
 const SLICE_MS = 250;

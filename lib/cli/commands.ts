@@ -21,9 +21,10 @@
 import { ocrLineAt, ocrTextKey } from "../act/ocr-line.js";
 import { recordAt } from "../act/pixels.js";
 import type { LocatorTarget } from "../act/store.js";
-import { listApps, listWindows, permissionsIn } from "../desktop.js";
 import { AxsnapError, invalidArgument } from "../model/errors.js";
-import { sameInk } from "../ocr/ink.js";
+import { listApps, listWindows, permissionsIn } from "../observe/desktop.js";
+import { sameInk } from "../observe/ocr/ink.js";
+import type { Snapshot } from "../observe/snapshot.js";
 import { sameIdentity } from "../render/identity.js";
 import {
   type ActionResult,
@@ -34,7 +35,6 @@ import {
   SharedSnapshots,
   waitConditionOf,
 } from "../session.js";
-import type { Snapshot } from "../snapshot.js";
 import { inDoorCall } from "../trace/door.js";
 import type { TraceOptions } from "../trace/types.js";
 import type { Globals, Step, Target } from "./args.js";

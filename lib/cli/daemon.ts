@@ -44,7 +44,7 @@
 import { chmodSync, statSync, unlinkSync } from "node:fs";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { dirname, isAbsolute, resolve } from "node:path";
-import { unescapeAddressValue } from "../agent-desktop/bus-address.js";
+import { unescapeAddressValue } from "../observe/agent-desktop/bus-address.js";
 import { peerIsOwnUser } from "../peer-uid.js";
 import { type Caller, type CallerInput, inputText, NotServedHere, type Written } from "./caller.js";
 import type { Context, Serve } from "./context.js";
@@ -433,7 +433,7 @@ export async function runDaemon(options: DaemonOptions): Promise<void> {
 /** One walk of the app the starting command named: the first walk of an app in a process is the slow one. */
 async function warmUp(app: string): Promise<void> {
   try {
-    const { snapshot } = await import("../desktop.js");
+    const { snapshot } = await import("../observe/desktop.js");
     const target = /^\d+$/.test(app) ? Number(app) : app;
     const snap = await snapshot({ app: target, screenshot: false, ocr: false, deadlineMs: 3000 });
     await snap.release();

@@ -1,13 +1,13 @@
 /**
  * `axsnap desktop start|stop|list|env`: the agent's desktops from the
- * command line (lib/agent-desktop/), and `--desktop NAME`, which puts the
+ * command line (lib/observe/agent-desktop/), and `--desktop NAME`, which puts the
  * process on one before anything observes.
  */
 
 import { resolve } from "node:path";
-import type { DesktopListing } from "../agent-desktop/desktops.js";
-import { runningDesktop } from "../agent-desktop/desktops.js";
-import { exportLines, listDesktops, startDesktop, stopDesktop } from "../agent-desktop/index.js";
+import type { DesktopListing } from "../observe/agent-desktop/desktops.js";
+import { runningDesktop } from "../observe/agent-desktop/desktops.js";
+import { exportLines, listDesktops, startDesktop, stopDesktop } from "../observe/agent-desktop/index.js";
 import type { Invocation } from "./args.js";
 import { nextCommand, shellWord } from "./next.js";
 

@@ -5,8 +5,8 @@
  * printed: found again in that window by its stored identity.
  */
 import { findText, matchData, queryFromDoor } from "../find.js";
+import type { Snapshot } from "../observe/snapshot.js";
 import type { Session } from "../session.js";
-import type { Snapshot } from "../snapshot.js";
 import type { Step } from "./args.js";
 import type { Outcome, SnapshotData } from "./output.js";
 

@@ -6,8 +6,8 @@
  * that ref acts from a later process too.
  */
 import type { Located } from "../locator/locate.js";
+import type { Snapshot } from "../observe/snapshot.js";
 import type { Session } from "../session.js";
-import type { Snapshot } from "../snapshot.js";
 import type { Step } from "./args.js";
 import { type Outcome, refOf, type TargetData } from "./output.js";
 

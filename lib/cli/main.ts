@@ -111,7 +111,7 @@ async function newRunner(globals: Globals, caller: Caller, held: Context["held"]
  * `axsnap snapshot --app NAME`: its walk starts now, on the addon's thread,
  * while the commands and the library under them load (about 40 ms each, run
  * one after the other before). The snapshot the runner asks for takes it when
- * it is the same walk (lib/desktop-backend.ts); options the library would
+ * it is the same walk (lib/observe/desktop-backend.ts); options the library would
  * refuse start nothing, so the refusal is the library's as always.
  */
 async function startEarly(step: Step): Promise<void> {
@@ -119,8 +119,8 @@ async function startEarly(step: Step): Promise<void> {
   const [{ snapshotOptionsOf }, { deadlineOf, walkRequestOrUndefined }, { startEarlyWalk }] =
     await Promise.all([
       import("./observation.js"),
-      import("../observe-request.js"),
-      import("../desktop-backend.js"),
+      import("../observe/observe-request.js"),
+      import("../observe/desktop-backend.js"),
     ]);
   try {
     const options = snapshotOptionsOf(step, step.app);
@@ -138,7 +138,7 @@ async function startEarly(step: Step): Promise<void> {
  */
 async function onDesktop(command: string, globals: Globals): Promise<number | undefined> {
   if (globals.desktop === undefined) return undefined;
-  const { useDesktop } = await import("../agent-desktop/use.js");
+  const { useDesktop } = await import("../observe/agent-desktop/use.js");
   try {
     useDesktop(globals.desktop);
     return undefined;

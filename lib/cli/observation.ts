@@ -5,7 +5,7 @@
  * before the runner is loaded (cli.ts `startEarly`), so that both ask for the
  * same observation and the early walk is the one the command uses.
  */
-import type { SnapshotOptions } from "../desktop.js";
+import type { SnapshotOptions } from "../observe/desktop.js";
 import { normaliseRenderOptions } from "../render/options.js";
 import type { Step } from "./args.js";
 import type { StoredOptions } from "./schema.js";

@@ -6,7 +6,6 @@
  * so a pipe never gets a cut snapshot.
  */
 
-import type { PermissionStatus } from "../desktop.js";
 import { LIBRARY_PHRASES as P } from "../doors/phrases.js";
 import { type ActionReply, composeReply, type ReplyData, replyText } from "../doors/reply.js";
 import {
@@ -18,9 +17,10 @@ import {
 } from "../model/errors.js";
 import type { RawApp, Rect } from "../model/model.js";
 import type { InputRoute } from "../native.js";
+import type { PermissionStatus } from "../observe/desktop.js";
+import type { Snapshot } from "../observe/snapshot.js";
+import type { WindowListing } from "../observe/windows.js";
 import type { ActionResult, ResolvedTarget } from "../session.js";
-import type { Snapshot } from "../snapshot.js";
-import type { WindowListing } from "../windows.js";
 import { type NextContext, withContext } from "./next.js";
 
 export interface ScreenshotData {

@@ -27,10 +27,10 @@ import {
 } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { collapsedInto } from "../collapsed.js";
 import { AxsnapError, invalidArgument } from "../model/errors.js";
 import { copyOcrMark } from "../model/model.js";
-import type { Snapshot } from "../snapshot.js";
+import { collapsedInto } from "../observe/collapsed.js";
+import type { Snapshot } from "../observe/snapshot.js";
 import type { StoredOptions, StoredRecord, StoredSnapshot } from "./schema.js";
 import { STORE_FORMAT, STORE_VERSION } from "./store-format.js";
 

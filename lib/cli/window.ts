@@ -11,8 +11,8 @@
  * reuses some) is not the same window.
  */
 import { AxsnapError } from "../model/errors.js";
-import type { Snapshot } from "../snapshot.js";
-import type { WindowOption } from "../windows.js";
+import type { Snapshot } from "../observe/snapshot.js";
+import type { WindowOption } from "../observe/windows.js";
 import type { StoredSnapshot } from "./store.js";
 
 type StoredWindow = StoredSnapshot["window"];

@@ -21,13 +21,13 @@
  * 1,200 more; the diff of a toggle is a few dozen.
  */
 import type { ActionResult } from "../act/result.js";
-import { collapsedInto } from "../collapsed.js";
-import { type Change, changedMark, type SnapshotChanges } from "../diff.js";
+import { collapsedInto } from "../observe/collapsed.js";
+import { type Change, changedMark, type SnapshotChanges } from "../observe/diff.js";
+import { rerenderView } from "../observe/rerender.js";
+import type { Snapshot } from "../observe/snapshot.js";
+import type { WindowListing } from "../observe/windows.js";
 import { quoted, sanitize } from "../render/sanitize.js";
 import { estimateTokens, TOKEN_ESTIMATE_ERROR } from "../render/tokens.js";
-import { rerenderView } from "../rerender.js";
-import type { Snapshot } from "../snapshot.js";
-import type { WindowListing } from "../windows.js";
 import type { ActionScreenshots, ReplyMode } from "./modes.js";
 import type { ChangeData, ReplyData, SurfaceData } from "./reply-schema.js";
 

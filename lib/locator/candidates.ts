@@ -7,10 +7,10 @@
 
 import { isContext, nameOf, printedLineOf } from "../find.js";
 import type { LocatorCandidate } from "../model/errors.js";
+import type { Snapshot } from "../observe/snapshot-types.js";
 import { fold } from "../pattern.js";
 import type { ElementRecord } from "../render/records.js";
 import { hasRole } from "../role-words.js";
-import type { Snapshot } from "../snapshot-types.js";
 import { locatorOf } from "./compute.js";
 import { isPrintableRole, printLocator } from "./grammar.js";
 import { locatorIndex } from "./match.js";

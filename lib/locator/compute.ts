@@ -3,10 +3,11 @@
  * design 2.3), searched as Playwright's generator does: role and name, then
  * the identifier, then named ancestors, and an ordinal only as a last resort.
  */
+
+import type { Snapshot } from "../observe/snapshot-types.js";
 import { nameOf } from "../record-names.js";
 import type { ElementRecord } from "../render/records.js";
 import { compactRole } from "../render/roles.js";
-import type { Snapshot } from "../snapshot-types.js";
 import { isPrintableRole } from "./grammar.js";
 import { locatorIndex, matchLocator } from "./match.js";
 import type { Locator, LocatorStep, WindowKind } from "./types.js";

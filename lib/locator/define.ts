@@ -5,8 +5,9 @@
  * store's records and `{ ...spread }` leave it out (a copy of a record is no
  * longer in the snapshot where it was unique).
  */
+
+import type { Snapshot } from "../observe/snapshot-types.js";
 import type { ElementRecord } from "../render/records.js";
-import type { Snapshot } from "../snapshot-types.js";
 import { locatorOf } from "./compute.js";
 import { printLocator } from "./grammar.js";
 

@@ -14,8 +14,8 @@
  * step needs a name, an attribute or a window segment before it.
  */
 import { AxsnapError, invalidArgument } from "../model/errors.js";
+import type { WindowKind } from "../observe/windows.js";
 import { patternOf } from "../pattern.js";
-import type { WindowKind } from "../windows.js";
 import type { Locator, LocatorStep } from "./types.js";
 
 const KINDS: readonly WindowKind[] = ["window", "dialog", "menu", "popup", "sheet"];

@@ -8,13 +8,13 @@
 import type { ActEnv } from "../act/env.js";
 import { listen, NO_EVENTS_POLL_MS, nextEvent, sleep, tooLateToLook } from "../act/wait.js";
 import type { CallContext } from "../call.js";
-import { desktopBackend, listWindows, snapshot as observeOnce } from "../desktop.js";
 import { AxsnapError, invalidArgument } from "../model/errors.js";
+import { desktopBackend, listWindows, snapshot as observeOnce } from "../observe/desktop.js";
+import type { Snapshot } from "../observe/snapshot.js";
+import type { WindowListing } from "../observe/windows.js";
 import { fold, matchLists, patternOf } from "../pattern.js";
 import type { ElementRecord } from "../render/records.js";
 import { quoted } from "../render/sanitize.js";
-import type { Snapshot } from "../snapshot.js";
-import type { WindowListing } from "../windows.js";
 import { candidateOf, candidatesFor, type NearHint } from "./candidates.js";
 import { parseLocator, printLocator } from "./grammar.js";
 import { matchLocator } from "./match.js";

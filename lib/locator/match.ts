@@ -5,11 +5,11 @@
  * actions do.
  */
 
+import type { Snapshot } from "../observe/snapshot-types.js";
 import { fold, matchLists, patternOf } from "../pattern.js";
 import { isContext, nameOf } from "../record-names.js";
 import type { ElementRecord } from "../render/records.js";
 import { hasRole } from "../role-words.js";
-import type { Snapshot } from "../snapshot-types.js";
 import type { Locator, LocatorStep } from "./types.js";
 
 export interface LocatorIndex {

@@ -4,7 +4,7 @@
  * unique, never by index. The string form is grammar.ts's; this is the
  * object form the API takes and returns.
  */
-import type { WindowKind } from "../windows.js";
+import type { WindowKind } from "../observe/windows.js";
 
 export type { WindowKind };
 

@@ -31,7 +31,7 @@ export interface McpSettings {
   allowLaunchPaths: boolean;
   /** Estimated tokens above which an action reply's whole window prints through the budget view; 0: never. */
   replyTokens: number;
-  /** The agent's desktop the server observes and acts on (--desktop NAME; lib/agent-desktop/). */
+  /** The agent's desktop the server observes and acts on (--desktop NAME; lib/observe/agent-desktop/). */
   desktop?: string;
   /**
    * Record to a trace (docs/trace.md): on stdio the session's trace directory, over HTTP the

@@ -5,7 +5,7 @@
  * which name fetch's `HeadersInit`. Only this module and options.ts may be
  * imported by lib/mcp-http.ts's types.
  */
-import type { DesktopRef } from "../agent-desktop/use.js";
+import type { DesktopRef } from "../observe/agent-desktop/use.js";
 import type { McpSettings } from "./options.js";
 
 export interface CallCounts {

@@ -20,8 +20,8 @@ import {
 import type { ReplyData } from "../doors/reply-schema.js";
 import type { Delivery, Retry } from "../model/errors.js";
 import type { InputRoute } from "../native.js";
+import type { Snapshot } from "../observe/snapshot.js";
 import type { Session, Target } from "../session.js";
-import type { Snapshot } from "../snapshot.js";
 import { bare } from "./tools.js";
 
 export const MCP_WORDS: DoorWords = {

@@ -4,7 +4,7 @@
  * mapping onto the library's snapshot options.
  */
 import { z } from "zod";
-import type { SnapshotOptions } from "../desktop.js";
+import type { SnapshotOptions } from "../observe/desktop.js";
 import { MIN_MAX_TOKENS } from "../render/index.js";
 import { showing, wholeFrom } from "./tools.js";
 

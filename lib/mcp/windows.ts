@@ -4,8 +4,8 @@
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import { listWindows } from "../desktop.js";
-import type { WindowListing } from "../windows.js";
+import { listWindows } from "../observe/desktop.js";
+import type { WindowListing } from "../observe/windows.js";
 import { appArgument, appOf, bare, DEADLINE_MS, guarded, READS } from "./tools.js";
 
 const rect = z.object({ x: z.number(), y: z.number(), w: z.number(), h: z.number() });

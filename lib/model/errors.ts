@@ -4,7 +4,7 @@
  * delivery/retry fields of refs-and-actions.md so an agent knows whether
  * anything reached the app. Backends map their native codes into these.
  */
-import type { Snapshot } from "../snapshot-types.js";
+import type { Snapshot } from "../observe/snapshot-types.js";
 
 export const ERROR_CODES = [
   "PERMISSION_DENIED",
@@ -101,7 +101,7 @@ const DEFAULT_HINTS: Record<ErrorCode, string> = {
   // The backend that failed says what to install, if anything (lib/native.ts mapNativeError): this is the rest.
   OCR_UNAVAILABLE:
     'no engine here reads text from pixels: take the snapshot with ocr: "auto" or false and look at its screenshot',
-  // The agent's desktop (lib/agent-desktop/): its commands are the same words in every door.
+  // The agent's desktop (lib/observe/agent-desktop/): its commands are the same words in every door.
   DESKTOP_EXISTS:
     "a desktop of that name is running: use it as it is, pick another name, or stop it first (`axsnap desktop stop NAME`)",
   DESKTOP_NOT_FOUND:

@@ -166,7 +166,7 @@ export interface RawNode {
   /** Opaque id of the live element in the backend's handle table. Never in fixtures. */
   handle?: number;
   /**
-   * Text read off the window's pixels (lib/ocr/merge.ts), not an element of
+   * Text read off the window's pixels (lib/observe/ocr/merge.ts), not an element of
    * the app: it has no handle, and an action on it is pointer input at its
    * frame, after its text is read there again.
    */
@@ -175,13 +175,13 @@ export interface RawNode {
 
 /**
  * What marks a line read off the pixels: the recogniser's confidence, and the shape of what is drawn in its
- * box (lib/ocr/ink.ts), which is what its identity check compares: the same pixels give the same ink, while
+ * box (lib/observe/ocr/ink.ts), which is what its identity check compares: the same pixels give the same ink, while
  * OCR may read them differently each time.
  */
 export interface OcrMark {
   confidence: number;
   ink?: string;
-  /** A word of it was read with low confidence (lib/ocr/unsure.ts): printed `(ocr, unsure)`, the text as read. */
+  /** A word of it was read with low confidence (lib/observe/ocr/unsure.ts): printed `(ocr, unsure)`, the text as read. */
   unsure?: true;
 }
 

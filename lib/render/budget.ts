@@ -9,7 +9,7 @@
  * budget costs a few formatting passes, never a second walk of the tree.
  */
 import { invalidArgument } from "../model/errors.js";
-import type { ViewSummary } from "../snapshot-types.js";
+import type { ViewSummary } from "../observe/snapshot-types.js";
 import type { Style } from "./format.js";
 import type { Line } from "./lines.js";
 import {
@@ -77,7 +77,7 @@ export function normaliseViewOptions(options: ViewOptions): ViewOptions {
   return out;
 }
 
-export type { ViewSummary } from "../snapshot-types.js";
+export type { ViewSummary } from "../observe/snapshot-types.js";
 
 export interface ChosenView {
   style: Style;

@@ -4,13 +4,13 @@
  *   compact: `<2 spaces per depth><index>: <role> "<name>"[ value="<v>"][ <states>]`
  */
 import type { RawSnapshot } from "../model/model.js";
-import type { Style } from "../snapshot-types.js";
+import type { Style } from "../observe/snapshot-types.js";
 import { compactStates, type Line } from "./lines.js";
 import type { Plan } from "./plan.js";
 import { compactRole } from "./roles.js";
 import { cutEscaped, present, quoted, sanitize, sanitizeLabel, type TextLimit } from "./sanitize.js";
 
-export type { Style } from "../snapshot-types.js";
+export type { Style } from "../observe/snapshot-types.js";
 
 const COMPACT_NAME_LIMIT = 80;
 const COMPACT_VALUE_LIMIT = 50;

@@ -140,7 +140,7 @@ export function traitsOf(node: RawNode): string[] {
   const t: string[] = [];
   // Text read off the pixels says so first: an agent must know it is no element of the app.
   if (node.ocr) t.push("ocr");
-  // Read with low confidence: the text is as read, and may be wrong (lib/ocr/unsure.ts).
+  // Read with low confidence: the text is as read, and may be wrong (lib/observe/ocr/unsure.ts).
   if (node.ocr?.unsure) t.push("unsure");
   if (s?.selected) t.push("selected");
   else if (s?.selectable) t.push("selectable");

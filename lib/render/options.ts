@@ -1,7 +1,7 @@
 /**
  * The render options and their defaults, checked. Apart from the renderer
  * because the native request of an observation is made from them
- * (lib/observe-request.ts) before the renderer is loaded: the CLI starts its
+ * (lib/observe/observe-request.ts) before the renderer is loaded: the CLI starts its
  * walk while the rest of the library is still loading.
  */
 import { invalidArgument } from "../model/errors.js";

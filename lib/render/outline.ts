@@ -9,8 +9,8 @@
  * `root` snapshot opens it). This is the compact style's precedent (it hides
  * plain-text lines whose records exist) taken further: here the hidden
  * records are not printed by any style of this snapshot, so acting on one is
- * refused (lib/collapsed.ts) and a diff reports them under their collapsed
- * line (lib/diff.ts).
+ * refused (lib/observe/collapsed.ts) and a diff reports them under their collapsed
+ * line (lib/observe/diff.ts).
  */
 import type { Line } from "./lines.js";
 import { isList, isScrollArea, isWebArea } from "./roles.js";

@@ -10,8 +10,8 @@
  * anyone asked for, so they give no check; a secret never gives one.
  */
 import { parseLocator, printLocator } from "../locator/grammar.js";
+import type { WindowKind } from "../observe/windows.js";
 import { readValue } from "../render/sanitize.js";
-import type { WindowKind } from "../windows.js";
 import type { Expectation } from "./expect.js";
 import type { TraceChange, TraceStepLine, TraceSurface } from "./types.js";
 

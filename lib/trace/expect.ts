@@ -14,17 +14,17 @@
 import type { ActEnv } from "../act/env.js";
 import { listen, NO_EVENTS_POLL_MS, sleep } from "../act/wait.js";
 import type { CallContext } from "../call.js";
-import { desktopBackend, listWindows, snapshot as observeOnce } from "../desktop.js";
-import { factsOf } from "../diff.js";
 import { parseLocator, printLocator } from "../locator/grammar.js";
 import { matchLocator } from "../locator/match.js";
 import type { Locator } from "../locator/types.js";
 import { AxsnapError, invalidArgument } from "../model/errors.js";
+import { desktopBackend, listWindows, snapshot as observeOnce } from "../observe/desktop.js";
+import { factsOf } from "../observe/diff.js";
+import type { Snapshot } from "../observe/snapshot.js";
+import type { WindowKind, WindowListing } from "../observe/windows.js";
 import { matchLists, patternOf } from "../pattern.js";
 import type { ElementRecord } from "../render/records.js";
 import { readValue } from "../render/sanitize.js";
-import type { Snapshot } from "../snapshot.js";
-import type { WindowKind, WindowListing } from "../windows.js";
 
 export type Expectation =
   | { window: { title?: string | RegExp; kind?: WindowKind }; opened: true }

@@ -3,11 +3,12 @@
  * there, their printed value, and their line with that value printed as
  * «secret». Runs in the recorder's queue, never on the caller's path.
  */
-import { factsOf } from "../diff.js";
+
 import { parseLocator } from "../locator/grammar.js";
 import { matchLocator } from "../locator/match.js";
 import type { Locator } from "../locator/types.js";
-import type { Snapshot } from "../snapshot.js";
+import { factsOf } from "../observe/diff.js";
+import type { Snapshot } from "../observe/snapshot.js";
 import { maskedValue, type SecretMask } from "./masks.js";
 import { SECRET_MARK } from "./scrub.js";
 

@@ -9,17 +9,17 @@
  */
 import type { ActionResult } from "../act/result.js";
 import { isLocatorTarget, locatorTargetText, type SnapshotStore, type Target } from "../act/store.js";
-import { liveObservation } from "../desktop.js";
-import { factsOf } from "../diff.js";
 import { nameOf } from "../find.js";
 import { locatorOf } from "../locator/compute.js";
 import { printLocator } from "../locator/grammar.js";
 import { locatorIndex } from "../locator/match.js";
-import { screenshotRequest } from "../marks.js";
 import { AxsnapError, unexpectedErrorJson } from "../model/errors.js";
+import { liveObservation } from "../observe/desktop.js";
+import { factsOf } from "../observe/diff.js";
+import { screenshotRequest } from "../observe/marks.js";
+import { detachScreenshot, type Snapshot } from "../observe/snapshot.js";
+import type { Change } from "../observe/snapshot-types.js";
 import type { ElementRecord } from "../render/records.js";
-import { detachScreenshot, type Snapshot } from "../snapshot.js";
-import type { Change } from "../snapshot-types.js";
 import { currentDoorCall } from "./door.js";
 import { type MaskedField, mapStrings, maskedFields, maskLines, maskSnapshotText } from "./masking.js";
 import { type MaskEntry, MaskFile, maskKey, type SecretMask } from "./masks.js";

@@ -6,7 +6,7 @@
  */
 import type { ActionResult, ActOptions } from "../act/result.js";
 import type { Target } from "../act/store.js";
-import type { Snapshot } from "../snapshot.js";
+import type { Snapshot } from "../observe/snapshot.js";
 
 /** What the typed text or value is, for a trace: never stored when secret. */
 export interface SecretOption {

@@ -9,7 +9,7 @@
  */
 import type { Delivery, ErrorCode, LocatorCandidate, Retry } from "../model/errors.js";
 import type { Rect } from "../model/model.js";
-import type { WindowKind } from "../windows.js";
+import type { WindowKind } from "../observe/windows.js";
 
 export const TRACE_FORMAT = "axsnap-trace";
 export const TRACE_VERSION = 1;

@@ -5,9 +5,9 @@
  * with a hint; nothing reaches the app; the process lives on.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { snapshot as observe } from "../../lib/desktop.js";
 import { AxsnapError, createSnapshot, render } from "../../lib/index.js";
 import { loadNative, type NativeBackend } from "../../lib/native.js";
+import { snapshot as observe } from "../../lib/observe/desktop.js";
 import { createSession, type Session } from "../../lib/session.js";
 
 const frame = { x: 100, y: 100, w: 800, h: 600 };

@@ -16,8 +16,8 @@ import {
   type NativePointerEvent,
   type NativeWindow,
 } from "../../lib/native.js";
+import type { Snapshot } from "../../lib/observe/snapshot.js";
 import { createSession, type Session } from "../../lib/session.js";
-import type { Snapshot } from "../../lib/snapshot.js";
 import { rejects } from "../support/rejects.js";
 
 type Node = Record<string, unknown>;

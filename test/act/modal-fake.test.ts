@@ -10,8 +10,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { actionsRunInCall } from "../../lib/act/modal.js";
-import { liveObservation } from "../../lib/desktop.js";
 import type { NativeBackend } from "../../lib/native.js";
+import { liveObservation } from "../../lib/observe/desktop.js";
 import { EDITOR_FRAME, useFakeSessions } from "../support/editor.js";
 import { indexOf } from "../support/lines.js";
 import { rejects } from "../support/rejects.js";

@@ -5,8 +5,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { AxsnapError } from "../../lib/index.js";
 import { loadNative, type NativeBackend } from "../../lib/native.js";
+import type { Snapshot } from "../../lib/observe/snapshot.js";
 import { createSession, type Session } from "../../lib/session.js";
-import type { Snapshot } from "../../lib/snapshot.js";
 
 type Node = Record<string, unknown>;
 const native = loadNative();

@@ -5,10 +5,10 @@
  * app: a main window, a modal dialog, an open popup).
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { listWindows, snapshot } from "../../lib/desktop.js";
 import { AxsnapError, compareWindows, type WindowListing } from "../../lib/index.js";
 import { loadNative, type NativeBackend } from "../../lib/native.js";
-import { windowOptionOf } from "../../lib/windows.js";
+import { listWindows, snapshot } from "../../lib/observe/desktop.js";
+import { windowOptionOf } from "../../lib/observe/windows.js";
 import { rejects } from "../support/rejects.js";
 
 type Node = Record<string, unknown>;

@@ -4,8 +4,8 @@
  * DBUS_SESSION_BUS_ADDRESS may hold any escape, valid UTF-8 or not.
  */
 import { describe, expect, it } from "vitest";
-import { escapeAddressValue, unixPathAddress } from "../../lib/agent-desktop/bus-address.js";
 import { desktopSockets } from "../../lib/cli/daemon.js";
+import { escapeAddressValue, unixPathAddress } from "../../lib/observe/agent-desktop/bus-address.js";
 
 describe("bus addresses", () => {
   it("a path escaped for an address reads back as itself", () => {

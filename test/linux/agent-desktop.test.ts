@@ -1,6 +1,6 @@
 /**
  * The agent's desktop keeps the user's desktop untouched (issue 23, section
- * 1). Two private desktops started by the product (lib/agent-desktop/),
+ * 1). Two private desktops started by the product (lib/observe/agent-desktop/),
  * both with openbox: the "user's", with two windows of test/apps/input-app.py
  * and the pointer parked at a known point, and the agent's, with one. Every
  * kind of input axsnap sends goes to the agent's app: a pointer click on an

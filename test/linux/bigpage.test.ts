@@ -15,8 +15,8 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { snapshot } from "../../lib/desktop.js";
 import type { Snapshot } from "../../lib/index.js";
+import { snapshot } from "../../lib/observe/desktop.js";
 import { type App, chromium, type Desktop, fileUrl } from "../../scripts/desktop.mjs";
 import { useDesktop } from "../support/linux.js";
 

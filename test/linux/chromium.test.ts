@@ -3,8 +3,8 @@
  * test's own, and a page of 5,000 elements that must stop at the node limit.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { snapshot } from "../../lib/desktop.js";
 import type { Snapshot } from "../../lib/index.js";
+import { snapshot } from "../../lib/observe/desktop.js";
 import { chromium, type Desktop, fileUrl } from "../../scripts/desktop.mjs";
 import { useDesktop } from "../support/linux.js";
 

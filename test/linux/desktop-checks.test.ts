@@ -20,7 +20,7 @@ import {
   type ProcessFacts,
   parseEnviron,
   sessionOf,
-} from "../../lib/linux-checks.js";
+} from "../../lib/observe/linux-checks.js";
 import { type App, chromiumArgs, type Desktop, gtkWidgetFactory, startApp } from "../../scripts/desktop.mjs";
 import { runCli, runCliJson } from "../support/cli.js";
 import { useDesktop } from "../support/linux.js";

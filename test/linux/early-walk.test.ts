@@ -1,6 +1,6 @@
 /**
  * Issue 19, "Costs": the walk the CLI starts while the library loads
- * (lib/desktop-backend.ts). `snapshot()` may show it only when it asked for
+ * (lib/observe/desktop-backend.ts). `snapshot()` may show it only when it asked for
  * exactly that walk, of the desktop backend, and the walk ended a moment ago;
  * otherwise it walks again and the early walk's handles are let go. On a real
  * desktop: the early walk is made to end, then the app changes (a radio
@@ -8,11 +8,11 @@
  * shows which walk it printed.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type SnapshotOptions, snapshot } from "../../lib/desktop.js";
-import { desktopBackend, startEarlyWalk } from "../../lib/desktop-backend.js";
 import type { RawNode } from "../../lib/model/model.js";
 import { loadNative, type NativeBackend } from "../../lib/native.js";
-import { walkRequestOrUndefined } from "../../lib/observe-request.js";
+import { type SnapshotOptions, snapshot } from "../../lib/observe/desktop.js";
+import { desktopBackend, startEarlyWalk } from "../../lib/observe/desktop-backend.js";
+import { walkRequestOrUndefined } from "../../lib/observe/observe-request.js";
 import { type App, type Desktop, gtkWidgetFactory } from "../../scripts/desktop.mjs";
 import { useDesktop } from "../support/linux.js";
 

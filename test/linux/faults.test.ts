@@ -5,8 +5,8 @@
  */
 import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { snapshot } from "../../lib/desktop.js";
 import { AxsnapError } from "../../lib/index.js";
+import { snapshot } from "../../lib/observe/desktop.js";
 import { type Desktop, gtkWidgetFactory } from "../../scripts/desktop.mjs";
 import { useDesktop } from "../support/linux.js";
 

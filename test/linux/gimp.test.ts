@@ -8,7 +8,7 @@
  * and see the dialog open. GTK2 does not give an open menu's items the
  * SHOWING state, so they are not in the tree; they are read off the pixels,
  * and the OCR line is clicked. Its identity is its ink (the shape of its
- * pixels in its place, lib/ocr/ink.ts), since Tesseract reads the same
+ * pixels in its place, lib/observe/ocr/ink.ts), since Tesseract reads the same
  * pixels as other text from one look to the next ("<= Hue-Saturation...",
  * "& Hue-Saturation..."): before, such a line could never be clicked
  * (STALE_REF every time).

@@ -4,8 +4,8 @@
  */
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listApps, permissions, requestPermissions, snapshot } from "../../lib/desktop.js";
 import type { Snapshot } from "../../lib/index.js";
+import { listApps, permissions, requestPermissions, snapshot } from "../../lib/observe/desktop.js";
 import { type App, type Desktop, gtkWidgetFactory } from "../../scripts/desktop.mjs";
 import { useDesktop } from "../support/linux.js";
 
@@ -116,7 +116,7 @@ describe("gtk3-widget-factory", () => {
   });
 
   it("performs a named action and sets text through the backend primitives", async () => {
-    const { liveObservation } = await import("../../lib/desktop.js");
+    const { liveObservation } = await import("../../lib/observe/desktop.js");
     const live = liveObservation(snap)!;
     // Text first: Page 2 shows other widgets, and page 1's entries leave the screen.
     const entry = snap.records.find((r) => r.role === "text" && r.settable)!;
@@ -133,7 +133,7 @@ describe("gtk3-widget-factory", () => {
   });
 
   it("clicks with XTest at a record's click point and types into a focused entry", async () => {
-    const { liveObservation } = await import("../../lib/desktop.js");
+    const { liveObservation } = await import("../../lib/observe/desktop.js");
     // Back to Page 1, where the check boxes and entries are.
     const current = await snapshot({ app: "gtk3-widget-factory", screenshot: false });
     const page1 = current.records.find((r) => r.role === "radio button" && r.title === "Page 1")!;

@@ -8,9 +8,9 @@
  * each SIGUSR1; the test waits for the snapshot to show it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { snapshot } from "../../lib/desktop.js";
 import type { Snapshot } from "../../lib/index.js";
 import { loadNative, type NativeBackend } from "../../lib/native.js";
+import { snapshot } from "../../lib/observe/desktop.js";
 import { type App, type Desktop, startApp } from "../../scripts/desktop.mjs";
 import { useDesktop } from "../support/linux.js";
 

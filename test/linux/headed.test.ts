@@ -5,8 +5,8 @@
  * out of the read; "(showing A-B of M items)" must count rows, not children.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { snapshot } from "../../lib/desktop.js";
 import type { Snapshot } from "../../lib/index.js";
+import { snapshot } from "../../lib/observe/desktop.js";
 import { chromium, type Desktop, fileUrl } from "../../scripts/desktop.mjs";
 import { useDesktop } from "../support/linux.js";
 

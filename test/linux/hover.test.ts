@@ -19,7 +19,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { liveObservation } from "../../lib/desktop.js";
 import {
   type AxsnapError,
   createSession,
@@ -27,6 +26,7 @@ import {
   type Session,
   type Snapshot,
 } from "../../lib/index.js";
+import { liveObservation } from "../../lib/observe/desktop.js";
 import { type App, chromium, type Desktop, fileUrl, startApp } from "../../scripts/desktop.mjs";
 import { type Json, runCliJson } from "../support/cli.js";
 import { type DrawnSpec, startDrawnText } from "../support/drawn-text.js";

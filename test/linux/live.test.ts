@@ -6,10 +6,10 @@
  * the page, SIGSTOP freezes an app or the bus.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { desktopBackend, listApps, liveObservation, snapshot } from "../../lib/desktop.js";
 import { AxsnapError, type Snapshot } from "../../lib/index.js";
 import type { RawNode } from "../../lib/model/model.js";
 import { loadNative, type NativeBackend } from "../../lib/native.js";
+import { desktopBackend, listApps, liveObservation, snapshot } from "../../lib/observe/desktop.js";
 import {
   chromium,
   type Desktop,

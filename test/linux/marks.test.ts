@@ -5,12 +5,12 @@
  * encode count are those of the unmarked screenshot.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { desktopBackend, snapshot } from "../../lib/desktop.js";
 import type { Snapshot } from "../../lib/index.js";
-import { encodeMarked } from "../../lib/marks.js";
 import { loadNative } from "../../lib/native.js";
+import { desktopBackend, snapshot } from "../../lib/observe/desktop.js";
+import { encodeMarked } from "../../lib/observe/marks.js";
+import { createSnapshot } from "../../lib/observe/snapshot.js";
 import type { ElementRecord } from "../../lib/render/records.js";
-import { createSnapshot } from "../../lib/snapshot.js";
 import { type App, type Desktop, gtkWidgetFactory } from "../../scripts/desktop.mjs";
 import { useDesktop } from "../support/linux.js";
 import { readLabel } from "../support/marks.js";

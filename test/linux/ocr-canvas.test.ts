@@ -1,7 +1,7 @@
 /**
  * Issue 20 on a Chromium page: labelled buttons drawn on a <canvas> (test/pages/canvas.html), which the
  * accessibility tree knows only as a `canvas` element with no text. In auto the canvas is a self-drawn
- * region (lib/ocr/plan.ts: about a quarter of the window), so its pixels are read, and only its: the
+ * region (lib/observe/ocr/plan.ts: about a quarter of the window), so its pixels are read, and only its: the
  * page's DOM text and Chromium's own chrome keep their tree lines. The drawn labels print as
  * `text (ocr)` lines under the canvas; clicking one hits its drawn button (the page titles itself with
  * what was clicked) 20 of 20 times; a label redrawn between the snapshot and the click (the page's DOM

@@ -9,9 +9,9 @@
  * snapshot → the page mutates on its own timer → click by ref.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listWindows, liveObservation } from "../../lib/desktop.js";
 import { AxsnapError, createSession, type Session, type Snapshot } from "../../lib/index.js";
 import type { NativeBackend } from "../../lib/native.js";
+import { listWindows, liveObservation } from "../../lib/observe/desktop.js";
 import { type App, chromium, type Desktop, fileUrl, startApp } from "../../scripts/desktop.mjs";
 import { useDesktop } from "../support/linux.js";
 import { rejects } from "../support/rejects.js";

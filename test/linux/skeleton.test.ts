@@ -22,8 +22,6 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { collapsedInto } from "../../lib/collapsed.js";
-import { factsOf } from "../../lib/diff.js";
 import {
   AxsnapError,
   createSession,
@@ -32,6 +30,8 @@ import {
   type Snapshot,
   TOKEN_ESTIMATE_ERROR,
 } from "../../lib/index.js";
+import { collapsedInto } from "../../lib/observe/collapsed.js";
+import { factsOf } from "../../lib/observe/diff.js";
 import {
   type App,
   chromium,

@@ -6,8 +6,8 @@
  * screenshot is checked pixel by pixel against the compositor's image, element by element.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listWindows } from "../../lib/desktop.js";
 import { AxsnapError, createSession, type Session, type Snapshot } from "../../lib/index.js";
+import { listWindows } from "../../lib/observe/desktop.js";
 import type { App, Desktop } from "../../scripts/desktop.mjs";
 import { useDesktop } from "../support/linux.js";
 import { decodePng } from "../support/png.js";

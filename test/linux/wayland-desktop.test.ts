@@ -14,7 +14,6 @@ import { existsSync, lstatSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { shellEval } from "../../lib/agent-desktop/wayland.js";
 import {
   type AgentDesktop,
   AxsnapError,
@@ -27,6 +26,7 @@ import {
   startDesktop,
   stopDesktop,
 } from "../../lib/index.js";
+import { shellEval } from "../../lib/observe/agent-desktop/wayland.js";
 import {
   marked,
   privateRuntimeDir,

@@ -25,7 +25,7 @@ import {
   type Session,
   type Snapshot,
 } from "../../lib/index.js";
-import { waylandRoutesOf } from "../../lib/linux-checks.js";
+import { waylandRoutesOf } from "../../lib/observe/linux-checks.js";
 import {
   type App,
   type Desktop,

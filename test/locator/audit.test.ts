@@ -10,8 +10,8 @@ import { describe, expect, it } from "vitest";
 import { locatorOf } from "../../lib/locator/compute.js";
 import { parseLocator, printLocator } from "../../lib/locator/grammar.js";
 import { matchLocator } from "../../lib/locator/match.js";
+import { createSnapshot } from "../../lib/observe/snapshot.js";
 import type { Style } from "../../lib/render/format.js";
-import { createSnapshot } from "../../lib/snapshot.js";
 
 const FIXTURES = join(import.meta.dirname, "..", "fixtures");
 const fixtures = readdirSync(FIXTURES)

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { candidatesFor, nameSimilarity } from "../../lib/locator/candidates.js";
 import { parseLocator } from "../../lib/locator/grammar.js";
-import { createSnapshot } from "../../lib/snapshot.js";
+import { createSnapshot } from "../../lib/observe/snapshot.js";
 
 const gtk = createSnapshot({
   raw: JSON.parse(

@@ -6,7 +6,7 @@ import { locatorOf } from "../../lib/locator/compute.js";
 import { parseLocator, printLocator } from "../../lib/locator/grammar.js";
 import { matchLocator } from "../../lib/locator/match.js";
 import { AxsnapError } from "../../lib/model/errors.js";
-import { createSnapshot, type Snapshot } from "../../lib/snapshot.js";
+import { createSnapshot, type Snapshot } from "../../lib/observe/snapshot.js";
 
 const FIXTURES = join(import.meta.dirname, "..", "fixtures");
 const load = (name: string): Snapshot =>

@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { defineLocators } from "../../lib/locator/define.js";
 import { parseLocator } from "../../lib/locator/grammar.js";
 import { matchLocator } from "../../lib/locator/match.js";
-import { createSnapshot } from "../../lib/snapshot.js";
+import { createSnapshot } from "../../lib/observe/snapshot.js";
 import { auditSnapshot } from "../support/locator-audit.js";
 
 const raw = () =>

@@ -10,8 +10,8 @@
  * answers) but is not in the app's AXWindows, with its CG window not on screen.
  */
 import { describe, expect, it } from "vitest";
-import { listWindows, snapshot } from "../../lib/desktop.js";
-import { compareWindows } from "../../lib/windows.js";
+import { listWindows, snapshot } from "../../lib/observe/desktop.js";
+import { compareWindows } from "../../lib/observe/windows.js";
 import { appWith, button, cg, macBackends, PID } from "../support/mac-probes.js";
 import { type AXElement, axWindow, loadMacFake, type World, type WorldApp } from "../support/mac-world.js";
 import { rejects } from "../support/rejects.js";

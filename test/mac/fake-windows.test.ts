@@ -3,8 +3,8 @@
  * listed menu (N5), and the capture of a surface (N9).
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { listWindows, liveObservation, snapshot } from "../../lib/desktop.js";
 import type { NativeBackend } from "../../lib/native.js";
+import { listWindows, liveObservation, snapshot } from "../../lib/observe/desktop.js";
 import { createSession } from "../../lib/session.js";
 import {
   type AXElement,

@@ -17,11 +17,11 @@ import { dirname, join } from "node:path";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterEach, describe, expect, it } from "vitest";
-import { liveObservation, permissions, requestPermissions, snapshot } from "../../lib/desktop.js";
 import type { RawNode, RawSnapshot } from "../../lib/model/model.js";
 import type { NativeBackend } from "../../lib/native.js";
+import { liveObservation, permissions, requestPermissions, snapshot } from "../../lib/observe/desktop.js";
+import { createSnapshot } from "../../lib/observe/snapshot.js";
 import { createSession } from "../../lib/session.js";
-import { createSnapshot } from "../../lib/snapshot.js";
 import {
   type AXElement,
   axWindow,

@@ -5,9 +5,9 @@
  * worker thread; only the desktop is scripted.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { snapshot } from "../../lib/desktop.js";
 import { AxsnapError } from "../../lib/index.js";
 import { loadNative, type NativeBackend } from "../../lib/native.js";
+import { snapshot } from "../../lib/observe/desktop.js";
 
 type Node = Record<string, unknown>;
 const native = loadNative();
@@ -510,7 +510,7 @@ describe("the host process survives", () => {
   });
 });
 
-/** The native request as lib/desktop.ts sends it, for calls that bypass its checks. */
+/** The native request as lib/observe/desktop.ts sends it, for calls that bypass its checks. */
 const request = (app: string | number, extra: Node = {}) => ({
   app,
   maxNodes: 2400,

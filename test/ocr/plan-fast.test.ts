@@ -12,7 +12,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { RawNode, RawSnapshot } from "../../lib/model/model.js";
-import { autoReadsPixels, fullOcrPlan, type OcrMode, planOcr } from "../../lib/ocr/plan.js";
+import { autoReadsPixels, fullOcrPlan, type OcrMode, planOcr } from "../../lib/observe/ocr/plan.js";
 import { snapshotArb } from "../support/arbitrary.js";
 
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 400);

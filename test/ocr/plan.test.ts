@@ -1,6 +1,6 @@
 /**
- * Issue 20: where `ocr: "auto"` reads pixels (lib/ocr/plan.ts), and how the
- * text read prints (lib/ocr/merge.ts). The recorded windows of real apps
+ * Issue 20: where `ocr: "auto"` reads pixels (lib/observe/ocr/plan.ts), and how the
+ * text read prints (lib/observe/ocr/merge.ts). The recorded windows of real apps
  * (test/fixtures: GTK, Chromium, Slack, Finder, TextEdit, System Settings…)
  * read nothing in auto; the recorded video player, whose tree names nothing
  * but its window, reads the whole window; a self-drawn element reads only
@@ -10,8 +10,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { RawNode, RawSnapshot } from "../../lib/model/model.js";
-import { mergeOcrLines } from "../../lib/ocr/merge.js";
-import { ocrModeOf, planOcr } from "../../lib/ocr/plan.js";
+import { mergeOcrLines } from "../../lib/observe/ocr/merge.js";
+import { ocrModeOf, planOcr } from "../../lib/observe/ocr/plan.js";
 import { render } from "../../lib/render/index.js";
 
 const fixtures = join(import.meta.dirname, "..", "fixtures");

@@ -7,7 +7,7 @@
  * rule itself with Tesseract-like words.
  */
 import { describe, expect, it } from "vitest";
-import { isUnsure, NUMBER_SURE, WORD_SURE } from "../../lib/ocr/unsure.js";
+import { isUnsure, NUMBER_SURE, WORD_SURE } from "../../lib/observe/ocr/unsure.js";
 import { useFakeSessions } from "../support/editor.js";
 
 const sessions = useFakeSessions();

@@ -8,9 +8,9 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { diffSnapshots, keysOf } from "../../lib/diff.js";
 import type { RawNode, RawSnapshot, Rect } from "../../lib/model/model.js";
-import { createSnapshot, type Snapshot } from "../../lib/snapshot.js";
+import { diffSnapshots, keysOf } from "../../lib/observe/diff.js";
+import { createSnapshot, type Snapshot } from "../../lib/observe/snapshot.js";
 import { snapshotArb } from "../support/arbitrary.js";
 import { useFakeSessions } from "../support/editor.js";
 

@@ -9,13 +9,13 @@
  */
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { snapshot } from "../../lib/desktop.js";
-import { encodeMarked, type MarkBudget, markFrames, screenshotRequest } from "../../lib/marks.js";
 import { AxsnapError } from "../../lib/model/errors.js";
 import { loadNative, type NativeBackend, type NativePixels } from "../../lib/native.js";
+import { snapshot } from "../../lib/observe/desktop.js";
+import { encodeMarked, type MarkBudget, markFrames, screenshotRequest } from "../../lib/observe/marks.js";
+import { createSnapshot } from "../../lib/observe/snapshot.js";
 import type { ElementRecord } from "../../lib/render/records.js";
 import { createSession } from "../../lib/session.js";
-import { createSnapshot } from "../../lib/snapshot.js";
 import { readLabel } from "../support/marks.js";
 import { decodePng } from "../support/png.js";
 

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import type { NativeBackend } from "../../lib/native.js";
+import { createSnapshot } from "../../lib/observe/snapshot.js";
 import { estimateTokens, TOKEN_ESTIMATE_ERROR } from "../../lib/render/index.js";
-import { createSnapshot } from "../../lib/snapshot.js";
 import {
   button,
   editorDesktop as desktop,

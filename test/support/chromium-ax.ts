@@ -8,9 +8,9 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { snapshot } from "../../lib/desktop.js";
-import { factsOf } from "../../lib/diff.js";
 import type { Snapshot } from "../../lib/index.js";
+import { snapshot } from "../../lib/observe/desktop.js";
+import { factsOf } from "../../lib/observe/diff.js";
 import type { ElementRecord } from "../../lib/render/records.js";
 import { chromium, type Desktop, fileUrl } from "../../scripts/desktop.mjs";
 

@@ -7,8 +7,8 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { listApps } from "../../lib/desktop.js";
 import type { Snapshot } from "../../lib/index.js";
+import { listApps } from "../../lib/observe/desktop.js";
 import { type App, compositorWindows, type Desktop, shellEval, startApp } from "../../scripts/desktop.mjs";
 import { decodePng } from "./png.js";
 

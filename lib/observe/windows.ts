@@ -2,10 +2,10 @@
  * An app's windows, dialogs, open menus and popups (`listWindows`), the
  * `window` option of `snapshot` that names one of them, and the comparison of
  * two listings (what opened, what closed). Pure: the native call lives in
- * lib/desktop.ts.
+ * lib/observe/desktop.ts.
  */
-import { invalidArgument } from "./model/errors.js";
-import type { Rect } from "./model/model.js";
+import { invalidArgument } from "../model/errors.js";
+import type { Rect } from "../model/model.js";
 
 /** What kind of surface a window is, the same words on every platform. */
 export type WindowKind = "window" | "dialog" | "menu" | "popup" | "sheet";

@@ -7,8 +7,10 @@
  * never a side effect of importing axsnap).
  */
 
+import { CallContext, callBudget } from "../call.js";
+import { AxsnapError, invalidArgument, MACOS_PERMISSION_HINT } from "../model/errors.js";
+import type { RawApp, RawSnapshot } from "../model/model.js";
 import { boundDesktop } from "./agent-desktop/use.js";
-import { CallContext, callBudget } from "./call.js";
 import { desktopBackend, takeEarlyWalk } from "./desktop-backend.js";
 import {
   type LinuxDesktopReport,
@@ -17,15 +19,10 @@ import {
   windowSourceOf,
 } from "./linux-checks.js";
 import { encodeMarked, type ScreenshotOptions, screenshotRequest } from "./marks.js";
-import { AxsnapError, invalidArgument, MACOS_PERMISSION_HINT } from "./model/errors.js";
-import type { RawApp, RawSnapshot } from "./model/model.js";
 
 export { desktopBackend } from "./desktop-backend.js";
 
-import { callNative, type InputRoute, loadNative, type NativeBackend, type NativeWindow } from "./native.js";
-import { appOf, deadlineOf, walkRequestOf } from "./observe-request.js";
-import { type OcrMode, ocrLanguagesOf, ocrModeOf } from "./ocr/plan.js";
-import { readPixelText } from "./ocr/read.js";
+import { callNative, type InputRoute, loadNative, type NativeBackend, type NativeWindow } from "../native.js";
 import {
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_NODES,
@@ -34,8 +31,11 @@ import {
   type RenderOptions,
   type RenderScope,
   type ViewOptions,
-} from "./render/index.js";
-import { secureFieldsOf, withoutSecrets } from "./render/secure.js";
+} from "../render/index.js";
+import { secureFieldsOf, withoutSecrets } from "../render/secure.js";
+import { appOf, deadlineOf, walkRequestOf } from "./observe-request.js";
+import { type OcrMode, ocrLanguagesOf, ocrModeOf } from "./ocr/plan.js";
+import { readPixelText } from "./ocr/read.js";
 import { attachScreenshot, createSnapshot, type Snapshot } from "./snapshot.js";
 import { type WindowListing, type WindowOption, windowListingOf, windowOptionOf } from "./windows.js";
 
@@ -50,7 +50,7 @@ export interface SnapshotOptions extends RenderOptions, ViewOptions {
    * by its proven-unique identity; line 0 is that element, and the header says
    * which element of which snapshot it is.
    */
-  root?: number | string | import("./render/records.js").ElementRecord | undefined;
+  root?: number | string | import("../render/records.js").ElementRecord | undefined;
   /**
    * Capture the window's pixels (PNG, longest side ≤ 1280 px, ≤ 900 KB). Default true.
    * `{ marks: true }` also draws each printed element's index on its frame (same budget).
@@ -71,7 +71,7 @@ export interface SnapshotOptions extends RenderOptions, ViewOptions {
   window?: WindowOption;
   /**
    * Read the text in the window's pixels into the snapshot (issue 20): `"auto"` (default) only where the
-   * tree is thin (lib/ocr/plan.ts: a window whose tree names almost nothing, or a self-drawn element such
+   * tree is thin (lib/observe/ocr/plan.ts: a window whose tree names almost nothing, or a self-drawn element such
    * as a canvas or a terminal over a good part of it), `true` always, `false` never. The lines print as
    * `text (ocr) …`, nested under the element that holds them, and act by pointer at their frame after
    * their text is read there again.

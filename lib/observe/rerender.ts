@@ -9,7 +9,7 @@
  * budget prints it through the budget view (doors/reply.ts), and the fresh
  * snapshot was taken whole (the agent's own view options apply to it).
  */
-import type { ViewOptions, ViewSummary } from "./render/index.js";
+import type { ViewOptions, ViewSummary } from "../render/index.js";
 import type { Snapshot } from "./snapshot-types.js";
 
 export interface Rerendered {
@@ -22,7 +22,7 @@ type Rerender = (view: ViewOptions) => Rerendered;
 // Weak: the tree it keeps goes with the snapshot.
 const rerenders = new WeakMap<Snapshot, Rerender>();
 
-/** @internal lib/snapshot.ts */
+/** @internal lib/observe/snapshot.ts */
 export function rememberRerender(snapshot: Snapshot, rerender: Rerender): void {
   rerenders.set(snapshot, rerender);
 }

@@ -4,12 +4,10 @@
  * screenshot with the coordinate contract that maps its pixels to the screen.
  */
 import { randomBytes } from "node:crypto";
-import { rememberCollapsed } from "./collapsed.js";
-import { diffSnapshots, rememberFacts } from "./diff.js";
-import { defineLocators } from "./locator/define.js";
-import type { RawSnapshot, Rect } from "./model/model.js";
-import { validateRawSnapshot } from "./model/validate.js";
-import { windowTitle } from "./render/format.js";
+import { defineLocators } from "../locator/define.js";
+import type { RawSnapshot, Rect } from "../model/model.js";
+import { validateRawSnapshot } from "../model/validate.js";
+import { windowTitle } from "../render/format.js";
 import {
   normaliseRenderOptions,
   normaliseViewOptions,
@@ -17,7 +15,9 @@ import {
   type RenderScope,
   renderValidated,
   type ViewOptions,
-} from "./render/index.js";
+} from "../render/index.js";
+import { rememberCollapsed } from "./collapsed.js";
+import { diffSnapshots, rememberFacts } from "./diff.js";
 import { rememberRerender } from "./rerender.js";
 import type {
   Screenshot,
@@ -59,7 +59,7 @@ export interface SnapshotInput {
   encodeMs?: number;
   /** Frees the handles of a live observation; called once, by release() or after collection. */
   releaseHandles?: () => Promise<void>;
-  /** What the observation's OCR step did (lib/ocr/read.ts); none for a tree rendered from a file. */
+  /** What the observation's OCR step did (lib/observe/ocr/read.ts); none for a tree rendered from a file. */
   ocr?: { runs: number; ms: number };
 }
 
@@ -144,7 +144,7 @@ export function createSnapshot(input: SnapshotInput): Snapshot {
 /**
  * Gives a snapshot its screenshot after it was created: a marked screenshot
  * needs the records (which elements printed, at which index) first.
- * Internal (lib/desktop.ts).
+ * Internal (lib/observe/desktop.ts).
  */
 export function attachScreenshot(
   snapshot: Snapshot,

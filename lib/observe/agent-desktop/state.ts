@@ -24,7 +24,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AxsnapError, invalidArgument } from "../model/errors.js";
+import { AxsnapError, invalidArgument } from "../../model/errors.js";
 import { stopHereForTest } from "../test-hooks.js";
 
 /** A process the desktop runs, with its start time (field 22 of /proc/PID/stat) so a reused pid is not taken for it. */

@@ -12,8 +12,8 @@
  * leaves it untaken: its handles are released when it ends, and nothing it
  * read is shown.
  */
-import { AxsnapError } from "./model/errors.js";
-import { callNative, loadNative, type NativeBackend, type NativeSnapshot } from "./native.js";
+import { AxsnapError } from "../model/errors.js";
+import { callNative, loadNative, type NativeBackend, type NativeSnapshot } from "../native.js";
 import type { WalkRequest } from "./observe-request.js";
 
 let shared: { backend: NativeBackend; ready: Promise<void>; target: BackendTarget } | undefined;
@@ -32,7 +32,7 @@ function targetNow(): BackendTarget {
  * Where the process's backend was created for, or undefined before its
  * first use: a process that moves to another desktop afterwards would have
  * its addon read the new DISPLAY at its next reconnect only, the old bus
- * still held (lib/agent-desktop/use.ts refuses that).
+ * still held (lib/observe/agent-desktop/use.ts refuses that).
  */
 export function desktopBackendTarget(): BackendTarget | undefined {
   return shared?.target;

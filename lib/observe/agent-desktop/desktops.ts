@@ -3,7 +3,7 @@
  * gone and its leftovers ended), stopping one, and the variables that put a
  * process on one (`axsnap desktop env`, `--desktop NAME`).
  */
-import { AxsnapError } from "../model/errors.js";
+import { AxsnapError } from "../../model/errors.js";
 import { deathOf, endDesktop, endDesktopNow } from "./lifecycle.js";
 import { checkName, type DesktopState, pidsOf, readState, stateDir, stateNames, statePath } from "./state.js";
 

@@ -1,15 +1,15 @@
 /**
  * The native request one observation's options make: the app, the walk's
- * limits, the screenshot and the window. Apart from lib/desktop.ts, which
+ * limits, the screenshot and the window. Apart from lib/observe/desktop.ts, which
  * needs the whole renderer, so that a walk can be started from the options
- * before that is loaded (lib/desktop-backend.ts `startEarlyWalk`) and still
+ * before that is loaded (lib/observe/desktop-backend.ts `startEarlyWalk`) and still
  * be exactly the walk `snapshot()` asks for.
  */
 
+import { invalidArgument } from "../model/errors.js";
+import type { NativeSnapshotRequest } from "../native.js";
+import { normaliseRenderOptions, type RenderOptions } from "../render/options.js";
 import { type ScreenshotRequest, screenshotRequest } from "./marks.js";
-import { invalidArgument } from "./model/errors.js";
-import type { NativeSnapshotRequest } from "./native.js";
-import { normaliseRenderOptions, type RenderOptions } from "./render/options.js";
 import { type WindowOption, windowOptionOf } from "./windows.js";
 
 export function appOf(value: unknown): string | number {

@@ -12,7 +12,7 @@
  */
 import { existsSync, readFileSync, readlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { RawApp } from "./model/model.js";
+import type { RawApp } from "../model/model.js";
 
 /** Why an app has no accessibility tree, as far as its process shows. */
 export type NoTreeCause =

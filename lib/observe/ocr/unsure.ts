@@ -12,7 +12,7 @@
  * "Discard" 0.84, and "1,234.50" 0.73 (right, but a guess at that size), and
  * the same number drawn at 11 px 0.89.
  */
-import type { NativeOcrLine } from "../native.js";
+import type { NativeOcrLine } from "../../native.js";
 
 /** A word below this confidence marks its line unsure. */
 export const WORD_SURE = 0.8;

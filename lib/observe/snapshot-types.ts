@@ -7,8 +7,8 @@
  * back the module that imports them: this file imports only the raw model
  * and the records.
  */
-import type { RawApp, RawWindow, ReadStat, WalkEnd } from "./model/model.js";
-import type { ElementRecord } from "./render/records.js";
+import type { RawApp, RawWindow, ReadStat, WalkEnd } from "../model/model.js";
+import type { ElementRecord } from "../render/records.js";
 
 export type Style = "tree" | "compact";
 

@@ -6,7 +6,7 @@
  * holds the line's centre (the self-drawn element read, or the window), after
  * that element's own children, in reading order.
  */
-import { holdsPoint, type RawNode, type RawSnapshot, type Rect } from "../model/model.js";
+import { holdsPoint, type RawNode, type RawSnapshot, type Rect } from "../../model/model.js";
 import { isUnsure } from "./unsure.js";
 
 /** One recognised line: window-relative points, as the native recogniser returns it. */

@@ -19,9 +19,10 @@
  * after the other was taken is still compared by handle (that one's walk held
  * the ids first), as when a session drops the snapshot an action acted on.
  */
+
+import type { LineFacts } from "../render/index.js";
+import type { ElementRecord } from "../render/records.js";
 import { collapsedInto } from "./collapsed.js";
-import type { LineFacts } from "./render/index.js";
-import type { ElementRecord } from "./render/records.js";
 import type { Change, ChangedField, Snapshot, SnapshotChanges } from "./snapshot-types.js";
 
 export type { Change, ChangedField, SnapshotChanges } from "./snapshot-types.js";

@@ -21,10 +21,10 @@
  * of the window, whatever the region: a visible password never reaches the
  * recogniser.
  */
-import { invalidArgument } from "../model/errors.js";
-import type { RawNode, RawSnapshot, Rect } from "../model/model.js";
-import { isImage } from "../render/roles.js";
-import { type SecureFields, secureFieldsOf } from "../render/secure.js";
+import { invalidArgument } from "../../model/errors.js";
+import type { RawNode, RawSnapshot, Rect } from "../../model/model.js";
+import { isImage } from "../../render/roles.js";
+import { type SecureFields, secureFieldsOf } from "../../render/secure.js";
 
 export type OcrMode = "auto" | boolean;
 

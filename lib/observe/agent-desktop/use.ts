@@ -1,15 +1,16 @@
 /**
  * Putting this process on an agent's desktop: DISPLAY and the session bus
  * of the desktop in process.env, before the desktop backend is created (it
- * reads them when it connects, lib/desktop-backend.ts), and the desktop's
+ * reads them when it connects, lib/observe/desktop-backend.ts), and the desktop's
  * marker remembered for the apps launchApp starts (so they end with it).
  *
  * One process observes one desktop: once its backend is connected to one,
  * moving to another is INVALID_ARGUMENT (the addon holds that bus and that
  * X connection for the process's life).
  */
+
+import { AxsnapError } from "../../model/errors.js";
 import { desktopBackendTarget } from "../desktop-backend.js";
-import { AxsnapError } from "../model/errors.js";
 import { runningDesktop, variablesOf } from "./desktops.js";
 import type { AgentDesktop } from "./start.js";
 import { type DesktopState, MARKER } from "./state.js";

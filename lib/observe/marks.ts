@@ -11,9 +11,9 @@
  * budget's downscale and encodes once per budget step, as an unmarked
  * screenshot is (src-native/core/marks.h).
  */
-import { invalidArgument } from "./model/errors.js";
-import type { NativeAddon, NativePixels } from "./native.js";
-import type { ElementRecord } from "./render/records.js";
+import { invalidArgument } from "../model/errors.js";
+import type { NativeAddon, NativePixels } from "../native.js";
+import type { ElementRecord } from "../render/records.js";
 import type { ScreenshotMark } from "./snapshot-types.js";
 
 /** What a screenshot option may ask beyond taking one. */

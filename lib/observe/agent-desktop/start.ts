@@ -24,7 +24,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { closeSync, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { AxsnapError, invalidArgument } from "../model/errors.js";
+import { AxsnapError, invalidArgument } from "../../model/errors.js";
 import { unixPathAddress } from "./bus-address.js";
 import { deathOf, endDesktop, endDesktopNow } from "./lifecycle.js";
 import { isAlive, processId } from "./processes.js";

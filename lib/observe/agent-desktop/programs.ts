@@ -7,7 +7,7 @@
 import { execFile } from "node:child_process";
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
-import { AxsnapError } from "../model/errors.js";
+import { AxsnapError } from "../../model/errors.js";
 
 export function findProgram(name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   for (const dir of (env.PATH ?? "/usr/bin:/bin").split(delimiter)) {
