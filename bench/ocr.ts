@@ -29,7 +29,7 @@ import os from "node:os";
 import { join } from "node:path";
 import { AxsnapError, type Snapshot } from "../lib/index.js";
 import { loadNative, type NativeBackend, type NativePixels, type NativeWindow } from "../lib/native.js";
-import { createSession } from "../lib/session.js";
+import { createSession } from "../lib/session/session.js";
 import {
   type App,
   chromium,

@@ -6,44 +6,6 @@
  */
 
 export {
-  click,
-  clickAt,
-  doubleClickAt,
-  drag,
-  dragAt,
-  find,
-  performAction,
-  pressKey,
-  resolve,
-  rightClickAt,
-  scroll,
-  scrollAt,
-  session,
-  setValue,
-  snapshot,
-  typeText,
-  waitFor,
-} from "./actions.js";
-export {
-  DEFAULT_FIND_LIMIT,
-  FIND_REFUSED_VIEWS,
-  type FindMatch,
-  type FindOptions,
-  type FindQuery,
-  type FindResult,
-  type FindTerms,
-  findText,
-} from "./find.js";
-export {
-  type LaunchableApp,
-  type LaunchedApp,
-  type LaunchOptions,
-  launchApp,
-  listLaunchable,
-} from "./launch.js";
-export { parseLocator, printLocator } from "./locator/grammar.js";
-export type { Locator, LocatorStep } from "./locator/types.js";
-export {
   type ActionScreenshots,
   createMcpHttpServer,
   type McpCallCounts,
@@ -159,6 +121,44 @@ export type {
   Synthetic,
 } from "./render/records.js";
 export {
+  click,
+  clickAt,
+  doubleClickAt,
+  drag,
+  dragAt,
+  find,
+  performAction,
+  pressKey,
+  resolve,
+  rightClickAt,
+  scroll,
+  scrollAt,
+  session,
+  setValue,
+  snapshot,
+  typeText,
+  waitFor,
+} from "./session/actions.js";
+export {
+  DEFAULT_FIND_LIMIT,
+  FIND_REFUSED_VIEWS,
+  type FindMatch,
+  type FindOptions,
+  type FindQuery,
+  type FindResult,
+  type FindTerms,
+  findText,
+} from "./session/find.js";
+export {
+  type LaunchableApp,
+  type LaunchedApp,
+  type LaunchOptions,
+  launchApp,
+  listLaunchable,
+} from "./session/launch/launch.js";
+export { parseLocator, printLocator } from "./session/locator/grammar.js";
+export type { Locator, LocatorStep } from "./session/locator/types.js";
+export {
   type ActionResult,
   type ActOptions,
   type ClickOptions,
@@ -182,11 +182,11 @@ export {
   type WaitCondition,
   type WaitOptions,
   type WaitResult,
-} from "./session.js";
-export type { TraceControl } from "./trace/control.js";
-export { exportSkill } from "./trace/export-skill.js";
-export { type ExportTsOptions, exportTs } from "./trace/export-ts.js";
-export { readTrace } from "./trace/read.js";
+} from "./session/session.js";
+export type { TraceControl } from "./session/trace/control.js";
+export { exportSkill } from "./session/trace/export-skill.js";
+export { type ExportTsOptions, exportTs } from "./session/trace/export-ts.js";
+export { readTrace } from "./session/trace/read.js";
 export {
   type DriftKind,
   type ReplayDrift,
@@ -195,8 +195,8 @@ export {
   type ReplayStepResult,
   replayText,
   replayTrace,
-} from "./trace/replay.js";
-export { showTrace } from "./trace/show.js";
+} from "./session/trace/replay.js";
+export { showTrace } from "./session/trace/show.js";
 export type {
   ReadTrace,
   TraceChange,
@@ -212,5 +212,5 @@ export type {
   TraceSurface,
   TraceTarget,
   TraceWindow,
-} from "./trace/types.js";
-export { renderTraceHtml, type ViewOptions as TraceViewOptions } from "./trace/view.js";
+} from "./session/trace/types.js";
+export { renderTraceHtml, type ViewOptions as TraceViewOptions } from "./session/trace/view.js";

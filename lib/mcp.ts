@@ -28,9 +28,7 @@ import type { Readable, Writable } from "node:stream";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { isLocatorTarget } from "./act/store.js";
 import { jsonLines, launchableData, launchableText } from "./doors/lists.js";
-import { listLaunchable } from "./launch.js";
 import { type CallTracker, callsEnded, traceDoor } from "./mcp/calls.js";
 import {
   actionApp,
@@ -76,6 +74,8 @@ import { listApps } from "./observe/desktop.js";
 import { withNoTreeFixes } from "./observe/linux-checks.js";
 import type { Snapshot } from "./observe/snapshot.js";
 import { quoted } from "./render/sanitize.js";
+import { isLocatorTarget } from "./session/act/store.js";
+import { listLaunchable } from "./session/launch/launch.js";
 import {
   type ActionResult,
   type ConfirmRequest,
@@ -83,7 +83,7 @@ import {
   type Session,
   type Target,
   waitConditionOf,
-} from "./session.js";
+} from "./session/session.js";
 
 export interface McpServerOptions extends McpToolOptions {
   /** Where requests come from. Default process.stdin. */

@@ -6,10 +6,10 @@
  * (exit 2), raised before anything touches the desktop.
  */
 import { parseArgs } from "node:util";
-import { parseLocator } from "../locator/grammar.js";
 import { MCP_OPTION_HELP, parseMcpArgs } from "../mcp/options.js";
 import { AxsnapError } from "../model/errors.js";
 import { MIN_MAX_TOKENS } from "../render/budget.js";
+import { parseLocator } from "../session/locator/grammar.js";
 import { NotServedHere, readCallerText } from "./caller.js";
 
 /** A mistake in how the command was typed: one line on stderr, exit 2. */

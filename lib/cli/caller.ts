@@ -43,7 +43,7 @@ export interface Caller {
   /**
    * Appends a trace batch to the trace directory `dir` (absolute) as the
    * caller: the warm process's client does it. Absent: this process appends
-   * itself (lib/trace/sink.ts DirectorySink).
+   * itself (lib/session/trace/sink.ts DirectorySink).
    */
   appendTrace?(
     dir: string,

@@ -18,14 +18,15 @@
  * as a ref of the new observation, through every check the library makes on
  * any target (live identity, confirm landed, guards).
  */
-import { ocrLineAt, ocrTextKey } from "../act/ocr-line.js";
-import { recordAt } from "../act/pixels.js";
-import type { LocatorTarget } from "../act/store.js";
+
 import { AxsnapError, invalidArgument } from "../model/errors.js";
 import { listApps, listWindows, permissionsIn } from "../observe/desktop.js";
 import { sameInk } from "../observe/ocr/ink.js";
 import type { Snapshot } from "../observe/snapshot.js";
 import { sameIdentity } from "../render/identity.js";
+import { ocrLineAt, ocrTextKey } from "../session/act/ocr-line.js";
+import { recordAt } from "../session/act/pixels.js";
+import type { LocatorTarget } from "../session/act/store.js";
 import {
   type ActionResult,
   type ActOptions,
@@ -34,9 +35,9 @@ import {
   type Session,
   SharedSnapshots,
   waitConditionOf,
-} from "../session.js";
-import { inDoorCall } from "../trace/door.js";
-import type { TraceOptions } from "../trace/types.js";
+} from "../session/session.js";
+import { inDoorCall } from "../session/trace/door.js";
+import type { TraceOptions } from "../session/trace/types.js";
 import type { Globals, Step, Target } from "./args.js";
 import type { Caller } from "./caller.js";
 import { daemonDisabled } from "./daemon-address.js";
@@ -154,7 +155,7 @@ export class Runner {
   }
 
   /**
-   * Runs one command as one door call (lib/trace/door.ts): the steps the
+   * Runs one command as one door call (lib/session/trace/door.ts): the steps the
    * session records for it carry the command, its arguments and the text
    * printed for it (the envelope with --json; the error when it failed).
    */

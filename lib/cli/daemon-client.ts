@@ -57,7 +57,7 @@ export interface RunRequest {
   input?: CallerInput;
 }
 
-/** A trace batch (lib/trace/types.ts TraceBatch) on the wire: its PNGs in base64. */
+/** A trace batch (lib/session/trace/types.ts TraceBatch) on the wire: its PNGs in base64. */
 export interface WireBatch {
   screenshots: boolean;
   entries: object[];
@@ -195,11 +195,11 @@ function written(f: Extract<Frame, { t: "write" }>): WroteReply {
 
 /**
  * A trace batch the served command recorded, appended here (the caller's
- * rights, its umask): lib/trace/append.ts, loaded only when a command traces.
+ * rights, its umask): lib/session/trace/append.ts, loaded only when a command traces.
  */
 async function traced(f: Extract<Frame, { t: "trace" }>): Promise<object> {
   try {
-    const { appendToTrace } = await import("../trace/append.js");
+    const { appendToTrace } = await import("../session/trace/append.js");
     const b = f.batch;
     const r = appendToTrace(f.dir, {
       screenshots: b.screenshots === true,

@@ -113,7 +113,7 @@ class Replies {
   private readonly tracing = new Map<number, (t: Traced) => void>();
   private gone = false;
 
-  /** Has the client append a trace batch to `dir` (lib/trace/append.ts), as the caller. */
+  /** Has the client append a trace batch to `dir` (lib/session/trace/append.ts), as the caller. */
   trace(socket: Socket, dir: string, batch: WireBatch): Promise<Traced> {
     if (this.gone || socket.destroyed) return Promise.resolve({ error: CALLER_GONE });
     const n = ++this.next;

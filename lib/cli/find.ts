@@ -1,12 +1,13 @@
 /**
- * `axsnap find`: the library's find (lib/find.ts) from the command line. The
+ * `axsnap find`: the library's find (lib/session/find.ts) from the command line. The
  * observation is stored like a snapshot's (Runner.hand), so a ref it prints
  * is acted on from a later process exactly as a ref `axsnap snapshot`
  * printed: found again in that window by its stored identity.
  */
-import { findText, matchData, queryFromDoor } from "../find.js";
+
 import type { Snapshot } from "../observe/snapshot.js";
-import type { Session } from "../session.js";
+import { findText, matchData, queryFromDoor } from "../session/find.js";
+import type { Session } from "../session/session.js";
 import type { Step } from "./args.js";
 import type { Outcome, SnapshotData } from "./output.js";
 

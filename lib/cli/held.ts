@@ -14,7 +14,7 @@
  * snapshot is used only while its file is still stored there (lib/cli/store.ts
  * prunes by age and count), so a ref means the same served or not.
  */
-import { SharedSnapshots } from "../session.js";
+import { SharedSnapshots } from "../session/session.js";
 
 /** Snapshots kept per app and session directory: as many as one command's session keeps. */
 export const KEEP_PER_APP = 20;

@@ -3,8 +3,8 @@
  * apps from the command line, printed the way the other commands print.
  */
 import { launchableText } from "../doors/lists.js";
-import { type LaunchedApp, launchApp, listLaunchable } from "../launch.js";
 import { AxsnapError } from "../model/errors.js";
+import { type LaunchedApp, launchApp, listLaunchable } from "../session/launch/launch.js";
 import type { Step } from "./args.js";
 import { type NextContext, nextCommand } from "./next.js";
 

@@ -5,9 +5,10 @@
  * the observation it was found in is stored like a printed snapshot's, so
  * that ref acts from a later process too.
  */
-import type { Located } from "../locator/locate.js";
+
 import type { Snapshot } from "../observe/snapshot.js";
-import type { Session } from "../session.js";
+import type { Located } from "../session/locator/locate.js";
+import type { Session } from "../session/session.js";
 import type { Step } from "./args.js";
 import { type Outcome, refOf, type TargetData } from "./output.js";
 

@@ -20,7 +20,7 @@ import type { InputRoute } from "../native.js";
 import type { PermissionStatus } from "../observe/desktop.js";
 import type { Snapshot } from "../observe/snapshot.js";
 import type { WindowListing } from "../observe/windows.js";
-import type { ActionResult, ResolvedTarget } from "../session.js";
+import type { ActionResult, ResolvedTarget } from "../session/session.js";
 import { type NextContext, withContext } from "./next.js";
 
 export interface ScreenshotData {
@@ -393,7 +393,7 @@ export function errorText(err: ErrorData): string {
 }
 
 /**
- * The text a door call printed, for its trace step (lib/trace/door.ts): the
+ * The text a door call printed, for its trace step (lib/session/trace/door.ts): the
  * command's text, or with --json its envelope; a failed command's error as
  * it was printed.
  */

@@ -8,13 +8,13 @@
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { AxsnapError } from "../model/errors.js";
-import { createSession } from "../session.js";
-import { exportSkill } from "../trace/export-skill.js";
-import { exportTs } from "../trace/export-ts.js";
-import { readTrace } from "../trace/read.js";
-import { type ReplayReport, replayText, replayTrace } from "../trace/replay.js";
-import { showTrace } from "../trace/show.js";
-import { renderTraceHtml } from "../trace/view.js";
+import { createSession } from "../session/session.js";
+import { exportSkill } from "../session/trace/export-skill.js";
+import { exportTs } from "../session/trace/export-ts.js";
+import { readTrace } from "../session/trace/read.js";
+import { type ReplayReport, replayText, replayTrace } from "../session/trace/replay.js";
+import { showTrace } from "../session/trace/show.js";
+import { renderTraceHtml } from "../session/trace/view.js";
 import type { Invocation } from "./args.js";
 import type { Outcome } from "./output.js";
 

@@ -5,7 +5,7 @@
  * as pretty-printed JSON with their paths and executables, and are 796 as
  * `id<TAB>name` lines (test/linux/mcp-budget.test.ts).
  */
-import type { LaunchableApp } from "../launch/match.js";
+import type { LaunchableApp } from "../session/launch/match.js";
 
 /** What can be launched: `id<TAB>name`, one a line; launch_app / `axsnap launch` take either. */
 export function launchableText(entries: readonly LaunchableApp[]): string {

@@ -20,7 +20,7 @@
  * click's whole snapshot is about 1,100 text tokens and its screenshot about
  * 1,200 more; the diff of a toggle is a few dozen.
  */
-import type { ActionResult } from "../act/result.js";
+
 import { collapsedInto } from "../observe/collapsed.js";
 import { type Change, changedMark, type SnapshotChanges } from "../observe/diff.js";
 import { rerenderView } from "../observe/rerender.js";
@@ -28,6 +28,7 @@ import type { Snapshot } from "../observe/snapshot.js";
 import type { WindowListing } from "../observe/windows.js";
 import { quoted, sanitize } from "../render/sanitize.js";
 import { estimateTokens, TOKEN_ESTIMATE_ERROR } from "../render/tokens.js";
+import type { ActionResult } from "../session/act/result.js";
 import type { ActionScreenshots, ReplyMode } from "./modes.js";
 import type { ChangeData, ReplyData, SurfaceData } from "./reply-schema.js";
 

@@ -7,7 +7,7 @@
  * otherwise invisible.
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { inDoorCall } from "../trace/door.js";
+import { inDoorCall } from "../session/trace/door.js";
 import type { CallCounts } from "./public-types.js";
 
 export type { CallCounts };
@@ -84,7 +84,7 @@ export async function callsEnded(server: McpServer, capMs = 5000): Promise<void>
 
 /**
  * Runs every tool registered on `server` from now on inside its door call
- * (lib/trace/door.ts), so that a traced session writes each step with door
+ * (lib/session/trace/door.ts), so that a traced session writes each step with door
  * "mcp", the tool's name, its arguments and the reply text the agent read.
  * Wrapped here, once, as the tools are registered: no tool can miss it.
  */

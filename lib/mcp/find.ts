@@ -1,5 +1,5 @@
 /**
- * MCP `find_elements`: the session's find (lib/find.ts) as a tool. The reply
+ * MCP `find_elements`: the session's find (lib/session/find.ts) as a tool. The reply
  * is the find text (the lines that matched, with refs) and the same matches
  * as structured content; the observation behind the refs is kept by the
  * session, so click, set_value and the other tools take them as any ref.
@@ -14,10 +14,10 @@ import {
   MAX_FIND_LIMIT,
   matchData,
   queryFromDoor,
-} from "../find.js";
+} from "../session/find.js";
 // No length bounds in the schema: find refuses a long pattern itself, with a hint (the transport bounds the request).
-import { PATTERN_LIMIT } from "../pattern.js";
-import type { Session } from "../session.js";
+import { PATTERN_LIMIT } from "../session/pattern.js";
+import type { Session } from "../session/session.js";
 import { windowField } from "./fields.js";
 import { appArgument, appOf, bare, DEADLINE_MS, errorResult, nonEmpty, READS, showing } from "./tools.js";
 

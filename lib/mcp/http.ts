@@ -35,7 +35,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { ErrorCode, isInitializeRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { AxsnapError, invalidArgument } from "../model/errors.js";
-import type { Session } from "../session.js";
+import type { Session } from "../session/session.js";
 import { CallTracker, callsEnded } from "./calls.js";
 import { envelopeProblem, type Id, idOf, paramsProblem, printable } from "./envelope.js";
 import { connectionLimits, guardConnections, serverOptions } from "./http-connections.js";

@@ -7,7 +7,7 @@
  * what an agent needs from this text is still in it.
  */
 
-import { DEFAULT_DESTRUCTIVE_WORDS } from "../act/guards.js";
+import { DEFAULT_DESTRUCTIVE_WORDS } from "../session/act/guards.js";
 
 /** The words whose targets are refused without --confirm-destructive, from the policy's own list. */
 const english = DEFAULT_DESTRUCTIVE_WORDS.filter((w) => /^[a-z ]+$/.test(w));

@@ -8,9 +8,9 @@
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import { MAX_APP_NAME } from "../launch/match.js";
-import { launchApp } from "../launch.js";
 import { AxsnapError } from "../model/errors.js";
+import { launchApp } from "../session/launch/launch.js";
+import { MAX_APP_NAME } from "../session/launch/match.js";
 import { bare, guarded } from "./tools.js";
 import { windowJson, windowLine, windowOutput } from "./windows.js";
 

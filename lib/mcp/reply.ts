@@ -6,7 +6,6 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import type { ActionResult } from "../act/result.js";
 import {
   type ActionScreenshots,
   composeReply,
@@ -21,7 +20,8 @@ import type { ReplyData } from "../doors/reply-schema.js";
 import type { Delivery, Retry } from "../model/errors.js";
 import type { InputRoute } from "../native.js";
 import type { Snapshot } from "../observe/snapshot.js";
-import type { Session, Target } from "../session.js";
+import type { ActionResult } from "../session/act/result.js";
+import type { Session, Target } from "../session/session.js";
 import { bare } from "./tools.js";
 
 export const MCP_WORDS: DoorWords = {

@@ -15,8 +15,8 @@ import { join } from "node:path";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { invalidArgument } from "../model/errors.js";
-import type { Session } from "../session.js";
-import type { TraceStatus } from "../trace/types.js";
+import type { Session } from "../session/session.js";
+import type { TraceStatus } from "../session/trace/types.js";
 import { bare, guarded } from "./tools.js";
 
 /** $XDG_STATE_HOME/axsnap/traces, else ~/.local/state/axsnap/traces (a relative XDG path is ignored, as the spec says). */

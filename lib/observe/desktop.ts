@@ -7,9 +7,9 @@
  * never a side effect of importing axsnap).
  */
 
-import { CallContext, callBudget } from "../call.js";
 import { AxsnapError, invalidArgument, MACOS_PERMISSION_HINT } from "../model/errors.js";
 import type { RawApp, RawSnapshot } from "../model/model.js";
+import { CallContext, callBudget } from "../session/call.js";
 import { boundDesktop } from "./agent-desktop/use.js";
 import { desktopBackend, takeEarlyWalk } from "./desktop-backend.js";
 import {
@@ -119,7 +119,7 @@ async function observeWindow<T>(window: WindowOption | undefined, fn: () => Prom
 
 /**
  * Observes one window of one app on the live desktop. `scope` (a session's
- * `root`, lib/act/root.ts): given the fresh tree, where the subtree starts;
+ * `root`, lib/session/act/root.ts): given the fresh tree, where the subtree starts;
  * it throws when the element cannot be found there.
  */
 export async function snapshot(

@@ -4,7 +4,6 @@
  * screenshot with the coordinate contract that maps its pixels to the screen.
  */
 import { randomBytes } from "node:crypto";
-import { defineLocators } from "../locator/define.js";
 import type { RawSnapshot, Rect } from "../model/model.js";
 import { validateRawSnapshot } from "../model/validate.js";
 import { windowTitle } from "../render/format.js";
@@ -16,6 +15,7 @@ import {
   renderValidated,
   type ViewOptions,
 } from "../render/index.js";
+import { defineLocators } from "../session/locator/define.js";
 import { rememberCollapsed } from "./collapsed.js";
 import { diffSnapshots, rememberFacts } from "./diff.js";
 import { rememberRerender } from "./rerender.js";
@@ -159,7 +159,7 @@ export function attachScreenshot(
 
 /**
  * Takes a snapshot's screenshot off again: a trace asked the action's fresh
- * snapshot for one its caller did not ask for (lib/trace/recorder.ts), and
+ * snapshot for one its caller did not ask for (lib/session/trace/recorder.ts), and
  * the caller gets exactly what it asked for. Internal.
  */
 export function detachScreenshot(snapshot: Snapshot): void {

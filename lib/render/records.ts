@@ -48,7 +48,7 @@ export interface ElementRecord {
   /**
    * Text read off the window's pixels (issue 20): no element of the app, no
    * handle; its title is the text read. Clicks on it are pointer input at its
-   * centre after the text is read there again (lib/act/ocr.ts).
+   * centre after the text is read there again (lib/session/act/ocr.ts).
    */
   ocr?: OcrMark;
   description?: string;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AxsnapError, createSnapshot, render } from "../../lib/index.js";
 import { loadNative, type NativeBackend } from "../../lib/native.js";
 import { snapshot as observe } from "../../lib/observe/desktop.js";
-import { createSession, type Session } from "../../lib/session.js";
+import { createSession, type Session } from "../../lib/session/session.js";
 
 const frame = { x: 100, y: 100, w: 800, h: 600 };
 const script = {

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { destructiveWordIn, normalizeForMatch } from "../../lib/model/policy/normalize.js";
 import { loadNative, type NativeBackend } from "../../lib/native.js";
-import { createSession, DEFAULT_DESTRUCTIVE_WORDS, type Session } from "../../lib/session.js";
+import { createSession, DEFAULT_DESTRUCTIVE_WORDS, type Session } from "../../lib/session/session.js";
 
 const lookAlikes: [string, string, string][] = [
   ["a soft hyphen", "Del\u00ADete", "delete"],

@@ -8,11 +8,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkFindQuery, type FindQuery, findIn, findText } from "../../lib/find.js";
 import { AxsnapError } from "../../lib/model/errors.js";
 import type { RawNode, RawSnapshot } from "../../lib/model/model.js";
 import { createSnapshot, type Snapshot } from "../../lib/observe/snapshot.js";
-import { PATTERN_LIMIT, patternOf } from "../../lib/pattern.js";
+import { checkFindQuery, type FindQuery, findIn, findText } from "../../lib/session/find.js";
+import { PATTERN_LIMIT, patternOf } from "../../lib/session/pattern.js";
 import { button, editorDesktop as desktop, useFakeSessions } from "../support/editor.js";
 import { rejects } from "../support/rejects.js";
 

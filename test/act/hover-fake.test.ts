@@ -17,7 +17,7 @@ import {
   type NativeWindow,
 } from "../../lib/native.js";
 import type { Snapshot } from "../../lib/observe/snapshot.js";
-import { createSession, type Session } from "../../lib/session.js";
+import { createSession, type Session } from "../../lib/session/session.js";
 import { rejects } from "../support/rejects.js";
 
 type Node = Record<string, unknown>;

@@ -1,12 +1,17 @@
 /**
- * Which launchable entry a name means (lib/launch/match.ts): only exact
+ * Which launchable entry a name means (lib/session/launch/match.ts): only exact
  * spellings start anything; a near miss is refused with the closest entries.
  */
 import { describe, expect, it } from "vitest";
-import { closestEntries, editDistance, type LaunchableApp, matchLaunchable } from "../../lib/launch/match.js";
-import { launchApp, listLaunchable } from "../../lib/launch.js";
 import { AxsnapError } from "../../lib/model/errors.js";
 import { loadNative } from "../../lib/native.js";
+import { launchApp, listLaunchable } from "../../lib/session/launch/launch.js";
+import {
+  closestEntries,
+  editDistance,
+  type LaunchableApp,
+  matchLaunchable,
+} from "../../lib/session/launch/match.js";
 
 const entry = (id: string, name: string, executable: string): LaunchableApp => ({
   id,

@@ -9,9 +9,9 @@
  * used, and the reply, later snapshots and their hints say what holds the app.
  */
 import { describe, expect, it } from "vitest";
-import { actionsRunInCall } from "../../lib/act/modal.js";
 import type { NativeBackend } from "../../lib/native.js";
 import { liveObservation } from "../../lib/observe/desktop.js";
+import { actionsRunInCall } from "../../lib/session/act/modal.js";
 import { EDITOR_FRAME, useFakeSessions } from "../support/editor.js";
 import { indexOf } from "../support/lines.js";
 import { rejects } from "../support/rejects.js";

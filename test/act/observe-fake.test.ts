@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { AxsnapError } from "../../lib/index.js";
-import type { Session } from "../../lib/session.js";
+import type { Session } from "../../lib/session/session.js";
 import { useFakeSessions } from "../support/editor.js";
 
 const PID = 4343;

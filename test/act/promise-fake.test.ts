@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { AxsnapError } from "../../lib/index.js";
 import { loadNative, type NativeBackend } from "../../lib/native.js";
-import { createSession, type Session } from "../../lib/session.js";
+import { createSession, type Session } from "../../lib/session/session.js";
 import { rejects } from "../support/rejects.js";
 
 type Node = Record<string, unknown>;

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { AxsnapError } from "../../lib/index.js";
 import { loadNative, type NativeBackend } from "../../lib/native.js";
 import type { Snapshot } from "../../lib/observe/snapshot.js";
-import { createSession, type Session } from "../../lib/session.js";
+import { createSession, type Session } from "../../lib/session/session.js";
 
 type Node = Record<string, unknown>;
 const native = loadNative();

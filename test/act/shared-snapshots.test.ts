@@ -9,7 +9,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { HeldSnapshots, MAX_DIRS } from "../../lib/cli/held.js";
 import { loadNative, type NativeBackend } from "../../lib/native.js";
-import { createSession, SharedSnapshots } from "../../lib/session.js";
+import { createSession, SharedSnapshots } from "../../lib/session/session.js";
 
 type Node = Record<string, unknown>;
 const native = loadNative();

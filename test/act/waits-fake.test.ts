@@ -13,10 +13,10 @@
  */
 import { setMaxListeners } from "node:events";
 import { describe, expect, it } from "vitest";
-import { watcherSizes } from "../../lib/act/watcher.js";
 import { AxsnapError } from "../../lib/index.js";
 import type { NativeBackend } from "../../lib/native.js";
-import type { Session } from "../../lib/session.js";
+import { watcherSizes } from "../../lib/session/act/watcher.js";
+import type { Session } from "../../lib/session/session.js";
 import { useFakeSessions } from "../support/editor.js";
 
 const frame = { x: 100, y: 100, w: 800, h: 600 };

@@ -18,7 +18,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { COMMANDS, commandFlags, GLOBAL_FLAGS, helpText } from "../../lib/cli/args.js";
 import { createMcpServer } from "../../lib/mcp.js";
-import { createSession } from "../../lib/session.js";
+import { createSession } from "../../lib/session/session.js";
 import { proseOf, REPO } from "../support/doc-blocks.js";
 
 const CLI_PAGE = "docs/cli.md";

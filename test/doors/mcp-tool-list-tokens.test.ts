@@ -17,13 +17,13 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ActionResult } from "../../lib/act/result.js";
 import { actionOutputSchema, actionReply } from "../../lib/mcp/reply.js";
 import { createMcpServer } from "../../lib/mcp.js";
 import type { RawNode, RawSnapshot } from "../../lib/model/model.js";
 import { diffSnapshots } from "../../lib/observe/diff.js";
 import { createSnapshot, type Snapshot } from "../../lib/observe/snapshot.js";
-import { createSession, type Session } from "../../lib/session.js";
+import type { ActionResult } from "../../lib/session/act/result.js";
+import { createSession, type Session } from "../../lib/session/session.js";
 
 /** The bounds of issue 33 item 1, in o200k tokens. */
 const SHOWN_LIMIT = 3000;

@@ -21,8 +21,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMcpHttpServer } from "../../lib/index.js";
-import { readTrace } from "../../lib/trace/read.js";
-import type { TraceStepLine } from "../../lib/trace/types.js";
+import { readTrace } from "../../lib/session/trace/read.js";
+import type { TraceStepLine } from "../../lib/session/trace/types.js";
 import { type App, type Desktop, startApp } from "../../scripts/desktop.mjs";
 import { useDesktop } from "../support/linux.js";
 import { errorOf, httpClient, textOf } from "../support/mcp.js";

@@ -7,13 +7,13 @@
  * action that changed nothing, renumbered lines, a window seen before).
  */
 import { describe, expect, it } from "vitest";
-import type { ActionResult } from "../../lib/act/result.js";
 import { composeReply, replyText, screenshotWanted } from "../../lib/doors/reply.js";
 import { MCP_DEFAULTS, parseMcpArgs } from "../../lib/mcp/options.js";
 import type { RawNode, RawSnapshot } from "../../lib/model/model.js";
 import { diffSnapshots } from "../../lib/observe/diff.js";
 import { createSnapshot, type Snapshot } from "../../lib/observe/snapshot.js";
 import type { WindowListing } from "../../lib/observe/windows.js";
+import type { ActionResult } from "../../lib/session/act/result.js";
 
 const win = { x: 0, y: 0, w: 600, h: 400 };
 const words = { whole: "--full", idle: "wait", apps: "apps", snapshot: "snapshot" };

@@ -10,7 +10,7 @@
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Snapshot } from "../../lib/index.js";
-import { createSession, type Session } from "../../lib/session.js";
+import { createSession, type Session } from "../../lib/session/session.js";
 import { type App, chromium, type Desktop, fileUrl } from "../../scripts/desktop.mjs";
 import { accuracy, wordsOf } from "../support/drawn-text.js";
 import { indexOf } from "../support/lines.js";

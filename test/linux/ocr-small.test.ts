@@ -10,7 +10,7 @@
  * "234.50", unmarked).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSession, type Session } from "../../lib/session.js";
+import { createSession, type Session } from "../../lib/session/session.js";
 import { type App, type Desktop, startApp } from "../../scripts/desktop.mjs";
 import { runCli } from "../support/cli.js";
 import { startDrawnText } from "../support/drawn-text.js";

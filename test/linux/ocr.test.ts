@@ -13,7 +13,7 @@
 
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSession, type Session } from "../../lib/session.js";
+import { createSession, type Session } from "../../lib/session/session.js";
 import { type App, type Desktop, gtkWidgetFactory, startApp } from "../../scripts/desktop.mjs";
 import { runCli } from "../support/cli.js";
 import { accuracy, CHINESE, PLAYER, startDrawnText, wordsOf } from "../support/drawn-text.js";

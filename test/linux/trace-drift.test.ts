@@ -17,10 +17,10 @@ import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSession } from "../../lib/index.js";
-import { expectationsOf } from "../../lib/trace/effects.js";
-import { exportTs } from "../../lib/trace/export-ts.js";
-import { readTrace } from "../../lib/trace/read.js";
-import { type ReplayReport, replayText, replayTrace } from "../../lib/trace/replay.js";
+import { expectationsOf } from "../../lib/session/trace/effects.js";
+import { exportTs } from "../../lib/session/trace/export-ts.js";
+import { readTrace } from "../../lib/session/trace/read.js";
+import { type ReplayReport, replayText, replayTrace } from "../../lib/session/trace/replay.js";
 import { type App, type Desktop, startApp } from "../../scripts/desktop.mjs";
 import { useDesktop } from "../support/linux.js";
 

@@ -7,11 +7,11 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { locatorOf } from "../../lib/locator/compute.js";
-import { parseLocator, printLocator } from "../../lib/locator/grammar.js";
-import { matchLocator } from "../../lib/locator/match.js";
 import { createSnapshot } from "../../lib/observe/snapshot.js";
 import type { Style } from "../../lib/render/format.js";
+import { locatorOf } from "../../lib/session/locator/compute.js";
+import { parseLocator, printLocator } from "../../lib/session/locator/grammar.js";
+import { matchLocator } from "../../lib/session/locator/match.js";
 
 const FIXTURES = join(import.meta.dirname, "..", "fixtures");
 const fixtures = readdirSync(FIXTURES)

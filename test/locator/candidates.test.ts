@@ -6,9 +6,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { candidatesFor, nameSimilarity } from "../../lib/locator/candidates.js";
-import { parseLocator } from "../../lib/locator/grammar.js";
 import { createSnapshot } from "../../lib/observe/snapshot.js";
+import { candidatesFor, nameSimilarity } from "../../lib/session/locator/candidates.js";
+import { parseLocator } from "../../lib/session/locator/grammar.js";
 
 const gtk = createSnapshot({
   raw: JSON.parse(

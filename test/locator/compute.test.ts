@@ -2,11 +2,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { locatorOf } from "../../lib/locator/compute.js";
-import { parseLocator, printLocator } from "../../lib/locator/grammar.js";
-import { matchLocator } from "../../lib/locator/match.js";
 import { AxsnapError } from "../../lib/model/errors.js";
 import { createSnapshot, type Snapshot } from "../../lib/observe/snapshot.js";
+import { locatorOf } from "../../lib/session/locator/compute.js";
+import { parseLocator, printLocator } from "../../lib/session/locator/grammar.js";
+import { matchLocator } from "../../lib/session/locator/match.js";
 
 const FIXTURES = join(import.meta.dirname, "..", "fixtures");
 const load = (name: string): Snapshot =>

@@ -1,9 +1,9 @@
 /** The locator string form (issue 34, design 2.1): examples, errors with a caret, and a round-trip property. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseLocator, printLocator } from "../../lib/locator/grammar.js";
-import type { Locator, LocatorStep } from "../../lib/locator/types.js";
 import { AxsnapError } from "../../lib/model/errors.js";
+import { parseLocator, printLocator } from "../../lib/session/locator/grammar.js";
+import type { Locator, LocatorStep } from "../../lib/session/locator/types.js";
 
 describe("parseLocator", () => {
   it("reads the design's examples", () => {

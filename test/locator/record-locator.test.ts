@@ -7,10 +7,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { defineLocators } from "../../lib/locator/define.js";
-import { parseLocator } from "../../lib/locator/grammar.js";
-import { matchLocator } from "../../lib/locator/match.js";
 import { createSnapshot } from "../../lib/observe/snapshot.js";
+import { defineLocators } from "../../lib/session/locator/define.js";
+import { parseLocator } from "../../lib/session/locator/grammar.js";
+import { matchLocator } from "../../lib/session/locator/match.js";
 import { auditSnapshot } from "../support/locator-audit.js";
 
 const raw = () =>

@@ -9,9 +9,9 @@
  * notifications nobody reads.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { unwatchLinger } from "../../lib/act/watches.js";
 import type { NativeBackend } from "../../lib/native.js";
-import { createSession } from "../../lib/session.js";
+import { unwatchLinger } from "../../lib/session/act/watches.js";
+import { createSession } from "../../lib/session/session.js";
 import {
   type AXElement,
   axWindow,

@@ -11,9 +11,9 @@
  * that the standard folders hold what the listing reads.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { launchApp, listLaunchable } from "../../lib/launch.js";
 import { AxsnapError } from "../../lib/model/errors.js";
 import type { NativeBackend } from "../../lib/native.js";
+import { launchApp, listLaunchable } from "../../lib/session/launch/launch.js";
 import { type AXElement, loadMacFake, macBackend, type World, type WorldApp } from "../support/mac-world.js";
 
 const open: NativeBackend[] = [];

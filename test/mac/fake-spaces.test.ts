@@ -68,7 +68,7 @@ describe("macOS windows on other Spaces (issue 35 M1)", () => {
     await snap.release();
   });
 
-  // An action's result compares the app's listings before and after it by id (lib/act/result.ts
+  // An action's result compares the app's listings before and after it by id (lib/session/act/result.ts
   // finish → compareWindows): an action that switched the Space (Front() activation, a full-screen
   // toggle) must not report the windows left on the other Space as closed.
   it("a Space switch opens and closes nothing: the listings an action's result compares differ only in visibility", async () => {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { NativeBackend } from "../../lib/native.js";
-import { createSession } from "../../lib/session.js";
+import { createSession } from "../../lib/session/session.js";
 import { appWith, at, button, cg, macBackends, PID } from "../support/mac-probes.js";
 import { type AXElement, axWindow, loadMacFake, type World, type WorldApp } from "../support/mac-world.js";
 

@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { storedOf } from "../../lib/cli/store.js";
 import { idOutlivesProcess, observeStoredWindow } from "../../lib/cli/window.js";
 import { listWindows, snapshot } from "../../lib/observe/desktop.js";
-import { createSession } from "../../lib/session.js";
+import { createSession } from "../../lib/session/session.js";
 import { appWith, button, cg, DOC_FRAME, macBackends, PID } from "../support/mac-probes.js";
 import { type AXElement, axWindow, type CGWindow, loadMacFake, type World } from "../support/mac-world.js";
 import { rejects } from "../support/rejects.js";

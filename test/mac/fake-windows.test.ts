@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { NativeBackend } from "../../lib/native.js";
 import { listWindows, liveObservation, snapshot } from "../../lib/observe/desktop.js";
-import { createSession } from "../../lib/session.js";
+import { createSession } from "../../lib/session/session.js";
 import {
   type AXElement,
   axWindow,

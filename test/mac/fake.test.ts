@@ -21,7 +21,7 @@ import type { RawNode, RawSnapshot } from "../../lib/model/model.js";
 import type { NativeBackend } from "../../lib/native.js";
 import { liveObservation, permissions, requestPermissions, snapshot } from "../../lib/observe/desktop.js";
 import { createSnapshot } from "../../lib/observe/snapshot.js";
-import { createSession } from "../../lib/session.js";
+import { createSession } from "../../lib/session/session.js";
 import {
   type AXElement,
   axWindow,

@@ -8,7 +8,7 @@
  * recognised text, a machine without an engine, and bad options.
  */
 import { describe, expect, it } from "vitest";
-import type { Session } from "../../lib/session.js";
+import type { Session } from "../../lib/session/session.js";
 import { useFakeSessions } from "../support/editor.js";
 import { rejects } from "../support/rejects.js";
 

@@ -15,7 +15,7 @@ import { snapshot } from "../../lib/observe/desktop.js";
 import { encodeMarked, type MarkBudget, markFrames, screenshotRequest } from "../../lib/observe/marks.js";
 import { createSnapshot } from "../../lib/observe/snapshot.js";
 import type { ElementRecord } from "../../lib/render/records.js";
-import { createSession } from "../../lib/session.js";
+import { createSession } from "../../lib/session/session.js";
 import { readLabel } from "../support/marks.js";
 import { decodePng } from "../support/png.js";
 

@@ -6,7 +6,7 @@
  */
 import { afterEach } from "vitest";
 import { loadNative, type NativeBackend } from "../../lib/native.js";
-import { createSession, type Session, type SessionOptions } from "../../lib/session.js";
+import { createSession, type Session, type SessionOptions } from "../../lib/session/session.js";
 
 export const EDITOR_FRAME = { x: 100, y: 100, w: 800, h: 600 };
 

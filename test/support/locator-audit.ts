@@ -13,12 +13,12 @@
  */
 import { appendFileSync } from "node:fs";
 import { afterAll, afterEach, beforeEach, expect } from "vitest";
-import { printedLineOf } from "../../lib/find.js";
-import { parseLocator } from "../../lib/locator/grammar.js";
-import { matchLocator } from "../../lib/locator/match.js";
 import { collapsedInto } from "../../lib/observe/collapsed.js";
 import type { Snapshot } from "../../lib/observe/snapshot.js";
 import { onSnapshotCreated } from "../../lib/observe/test-hooks.js";
+import { printedLineOf } from "../../lib/session/find.js";
+import { parseLocator } from "../../lib/session/locator/grammar.js";
+import { matchLocator } from "../../lib/session/locator/match.js";
 
 const mode = process.env.AXSNAP_LOCATOR_AUDIT ?? "on";
 const all = mode === "all";

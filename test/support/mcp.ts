@@ -11,7 +11,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, expect } from "vitest";
 import type { McpSettings } from "../../lib/mcp/options.js";
 import { createMcpServer } from "../../lib/mcp.js";
-import type { Session } from "../../lib/session.js";
+import type { Session } from "../../lib/session/session.js";
 
 /** A result's text blocks, one a line. */
 export const textOf = (r: CallToolResult): string =>

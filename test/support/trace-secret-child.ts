@@ -5,7 +5,7 @@
  * argv[4] (what the app kept of the secret).
  */
 import { loadNative } from "../../lib/native.js";
-import { createSession } from "../../lib/session.js";
+import { createSession } from "../../lib/session/session.js";
 import { secretDesktop, tokenIndex } from "./secret-desktop.js";
 
 async function main(): Promise<void> {

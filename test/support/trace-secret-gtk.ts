@@ -4,7 +4,7 @@
  * `type` types argv[4] as a secret into gtk3-widget-factory's empty text
  * entry; `look` snapshots the app. Prints the snapshot text it got.
  */
-import { createSession } from "../../lib/session.js";
+import { createSession } from "../../lib/session/session.js";
 
 const APP = "gtk3-widget-factory";
 

@@ -22,10 +22,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadNative } from "../../lib/native.js";
-import { createSession } from "../../lib/session.js";
-import { appendToTrace } from "../../lib/trace/append.js";
-import { inDoorCall } from "../../lib/trace/door.js";
-import { readTrace } from "../../lib/trace/read.js";
+import { createSession } from "../../lib/session/session.js";
+import { appendToTrace } from "../../lib/session/trace/append.js";
+import { inDoorCall } from "../../lib/session/trace/door.js";
+import { readTrace } from "../../lib/session/trace/read.js";
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -1,6 +1,6 @@
 /**
  * Export (issue 34, design 4.1-4.3), from hand-made traces that follow
- * lib/trace/types.ts: the checks each step gets from its recorded result,
+ * lib/session/trace/types.ts: the checks each step gets from its recorded result,
  * the TypeScript program (one statement per step, targets by locator, a
  * check after each, secrets from the environment; it type-checks against
  * the public API) and the Markdown procedure for a model.
@@ -11,12 +11,12 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
-import { expectationsOf } from "../../lib/trace/effects.js";
-import { exportSkill } from "../../lib/trace/export-skill.js";
-import { exportTs } from "../../lib/trace/export-ts.js";
-import { readTrace } from "../../lib/trace/read.js";
-import { traceHeaderSchema, traceLineSchema } from "../../lib/trace/schema.js";
-import type { TraceStepLine } from "../../lib/trace/types.js";
+import { expectationsOf } from "../../lib/session/trace/effects.js";
+import { exportSkill } from "../../lib/session/trace/export-skill.js";
+import { exportTs } from "../../lib/session/trace/export-ts.js";
+import { readTrace } from "../../lib/session/trace/read.js";
+import { traceHeaderSchema, traceLineSchema } from "../../lib/session/trace/schema.js";
+import type { TraceStepLine } from "../../lib/session/trace/types.js";
 
 const run = promisify(execFile);
 const base = readTrace("test/fixtures/traces/drift-base.axtrace");
@@ -40,7 +40,7 @@ function withResult(
 }
 
 describe("the fixtures", () => {
-  it("follow the trace format (lib/trace/schema.ts), as a recorder writes it", () => {
+  it("follow the trace format (lib/session/trace/schema.ts), as a recorder writes it", () => {
     for (const t of [base, mixed]) {
       expect(traceHeaderSchema.safeParse(t.header).success).toBe(true);
       for (const line of [...t.snapshots.values(), ...t.steps]) {

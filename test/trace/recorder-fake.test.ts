@@ -10,11 +10,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadNative, type NativeBackend } from "../../lib/native.js";
-import { createSession, type Session, type SessionOptions } from "../../lib/session.js";
-import { inDoorCall } from "../../lib/trace/door.js";
-import { readTrace as readTraceOnly } from "../../lib/trace/read.js";
-import { traceHeaderSchema, traceLineSchema } from "../../lib/trace/schema.js";
-import type { TraceStepLine } from "../../lib/trace/types.js";
+import { createSession, type Session, type SessionOptions } from "../../lib/session/session.js";
+import { inDoorCall } from "../../lib/session/trace/door.js";
+import { readTrace as readTraceOnly } from "../../lib/session/trace/read.js";
+import { traceHeaderSchema, traceLineSchema } from "../../lib/session/trace/schema.js";
+import type { TraceStepLine } from "../../lib/session/trace/types.js";
 
 const native = loadNative();
 const frame = { x: 100, y: 100, w: 800, h: 600 };

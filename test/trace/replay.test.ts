@@ -10,8 +10,8 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import type { Session } from "../../lib/session.js";
-import { type ReplayReport, replayText, replayTrace } from "../../lib/trace/replay.js";
+import type { Session } from "../../lib/session/session.js";
+import { type ReplayReport, replayText, replayTrace } from "../../lib/session/trace/replay.js";
 
 const dirs: string[] = [];
 afterAll(() => {

@@ -1,11 +1,11 @@
 /**
  * docs/trace.md's JSON examples are the format: each parses with the schema
- * (lib/trace/schema.ts) of the header, of a line, or of `secrets.json`.
+ * (lib/session/trace/schema.ts) of the header, of a line, or of `secrets.json`.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { traceHeaderSchema, traceLineSchema, traceMasksSchema } from "../../lib/trace/schema.js";
+import { traceHeaderSchema, traceLineSchema, traceMasksSchema } from "../../lib/session/trace/schema.js";
 import { blocksOf, REPO } from "../support/doc-blocks.js";
 
 describe("docs/trace.md", () => {

@@ -13,12 +13,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadNative, type NativeBackend } from "../../lib/native.js";
-import { createSession, type Session } from "../../lib/session.js";
-import { appendToTrace } from "../../lib/trace/append.js";
-import { inDoorCall } from "../../lib/trace/door.js";
-import { readTrace } from "../../lib/trace/read.js";
-import { traceLineSchema, traceMasksSchema } from "../../lib/trace/schema.js";
-import type { TraceStepLine } from "../../lib/trace/types.js";
+import { createSession, type Session } from "../../lib/session/session.js";
+import { appendToTrace } from "../../lib/session/trace/append.js";
+import { inDoorCall } from "../../lib/session/trace/door.js";
+import { readTrace } from "../../lib/session/trace/read.js";
+import { traceLineSchema, traceMasksSchema } from "../../lib/session/trace/schema.js";
+import type { TraceStepLine } from "../../lib/session/trace/types.js";
 import { secretDesktop, tokenIndex } from "../support/secret-desktop.js";
 
 const native = loadNative();

@@ -7,8 +7,8 @@ import { appendFileSync, cpSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readTrace } from "../../lib/trace/read.js";
-import { showTrace } from "../../lib/trace/show.js";
+import { readTrace } from "../../lib/session/trace/read.js";
+import { showTrace } from "../../lib/session/trace/show.js";
 
 const SAMPLE = "test/fixtures/traces/sample.axtrace";
 

@@ -6,11 +6,11 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readTrace } from "../../lib/trace/read.js";
-import { stepName } from "../../lib/trace/show.js";
-import type { ReadTrace, TraceSnapshotLine } from "../../lib/trace/types.js";
-import { renderTraceHtml, type ViewData } from "../../lib/trace/view.js";
-import { PAGE_SCRIPT } from "../../lib/trace/view-page.js";
+import { readTrace } from "../../lib/session/trace/read.js";
+import { stepName } from "../../lib/session/trace/show.js";
+import type { ReadTrace, TraceSnapshotLine } from "../../lib/session/trace/types.js";
+import { renderTraceHtml, type ViewData } from "../../lib/session/trace/view.js";
+import { PAGE_SCRIPT } from "../../lib/session/trace/view-page.js";
 
 const SAMPLE = "test/fixtures/traces/sample.axtrace";
 const DATA_OPEN = '<script type="application/json" id="trace">';

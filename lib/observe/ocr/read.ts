@@ -10,11 +10,12 @@
  * explicit `ocr: true` where no engine is installed is an error of its own
  * (OCR_UNAVAILABLE): the caller asked for something this machine cannot do.
  */
-import type { CallContext } from "../../call.js";
+
 import { AxsnapError } from "../../model/errors.js";
 import type { RawSnapshot } from "../../model/model.js";
 import type { NativeBackend, NativeWindow } from "../../native.js";
 import type { SecureFields } from "../../render/secure.js";
+import type { CallContext } from "../../session/call.js";
 import { mergeOcrLines } from "./merge.js";
 import { type OcrMode, planOcr } from "./plan.js";
 
