@@ -13,7 +13,7 @@
  *   snapshot, own process      the whole command run in its own process (AXSNAP_DAEMON=off): start,
  *                              connect, find the app, walk, render, store
  *   axsnap snapshot --app …    the command as users run it: handed to the warm process of this
- *                              desktop (lib/cli/daemon.ts), started by the untimed first round
+ *                              desktop (lib/doors/cli/daemon.ts), started by the untimed first round
  *   in-process snapshot        snapshot() in this process, backend warm: the library's own share
  *
  * The rows between say where a command's time goes: node's start, the CLI's modules, the addon and

@@ -10,8 +10,8 @@
  *   npx tsx bench/mcp-oversized.ts          (RUNS=3 by default)
  */
 import { readFileSync } from "node:fs";
-import { REQUEST_LIMIT_BYTES } from "../lib/mcp/limits.js";
-import { LineReader } from "../lib/mcp/lines.js";
+import { REQUEST_LIMIT_BYTES } from "../lib/doors/mcp/limits.js";
+import { LineReader } from "../lib/doors/mcp/lines.js";
 import { spawnRawServer } from "../test/support/mcp-raw.js";
 import { median } from "./getitems_floor.js";
 

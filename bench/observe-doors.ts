@@ -269,7 +269,7 @@ function runCli(args: string[], env: Record<string, string>): Promise<{ code: nu
  * The steps through the CLI, each command a process of its own; `extra` goes after every action.
  * The warm process is started first (not charged), as an agent's first command starts it: every
  * command of the loop is then served by it, and refs into the snapshots it printed are reached by
- * their live elements (lib/cli/held.ts), in the loop before as in the loop after.
+ * their live elements (lib/doors/cli/held.ts), in the loop before as in the loop after.
  */
 export async function cliLoop(
   pid: number,

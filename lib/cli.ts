@@ -4,14 +4,14 @@
  * NAME` prints the window as numbered lines under a header naming the
  * snapshot id, and every action takes a ref `@<id>:e<index>` from it, in
  * this or any later process (the snapshot is kept in the session directory;
- * see lib/cli/store.ts). `--json` prints one envelope per run. `axsnap help`
+ * see lib/doors/cli/store.ts). `--json` prints one envelope per run. `axsnap help`
  * lists the commands.
  *
  * This entry first hands the command line to the warm process of this
- * environment (lib/cli/daemon.ts), which answers without loading anything or
+ * environment (lib/doors/cli/daemon.ts), which answers without loading anything or
  * walking a cold app, as this process's caller: with its environment, umask
  * and working directory, the files it reads and writes read and written
- * here; when none can take it, the command runs here (lib/cli/main.ts) and,
+ * here; when none can take it, the command runs here (lib/doors/cli/main.ts) and,
  * if none was listening, a warm process is started for the next one.
  * AXSNAP_DAEMON=off runs every command here.
  *
@@ -20,7 +20,7 @@
  * process.exit: the process ends once stdout has drained, so a pipe gets all
  * of a big snapshot.
  */
-import { type CallerInput, ownCaller } from "./cli/caller.js";
+import { type CallerInput, ownCaller } from "./doors/cli/caller.js";
 import {
   addressOf,
   appWord,
@@ -29,7 +29,7 @@ import {
   runServed,
   servable,
   spawnDaemon,
-} from "./cli/daemon-client.js";
+} from "./doors/cli/daemon-client.js";
 
 const argv = process.argv.slice(2);
 // fileURLToPath without node:url: a file: URL's path, percent-decoded (POSIX paths only reach here).
@@ -113,7 +113,7 @@ async function main(): Promise<number> {
     if (r.served) return "lost" in r ? lost() : r.code;
     startOne = !r.listening;
   }
-  const { runCommandLine } = await import("./cli/main.js");
+  const { runCommandLine } = await import("./doors/cli/main.js");
   const code = await runCommandLine(argv, { ...context, caller: ownCaller(input) });
   if (startOne) await spawnDaemon(script, appWord(argv));
   return code;

@@ -14,7 +14,7 @@ export {
   type McpHttpServerOptions,
   type McpHttpStatus,
   type ReplyMode,
-} from "./mcp-http.js";
+} from "./doors/mcp-http.js";
 export {
   AxsnapError,
   type AxsnapErrorOptions,

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-import { MCP_OPTION_HELP, MCP_USAGE, parseMcpArgs } from "./mcp/options.js";
+import { MCP_OPTION_HELP, MCP_USAGE, parseMcpArgs } from "./doors/mcp/options.js";
 import { runMcpServer } from "./mcp.js";
 /**
  * The MCP server's entry point: `node dist/mcp-main.js [options]` (from
  * source: `node --import tsx lib/mcp-main.ts`), with the options `axsnap mcp`
- * takes (lib/mcp/options.ts). Serves MCP on stdio until the client closes
+ * takes (lib/doors/mcp/options.ts). Serves MCP on stdio until the client closes
  * stdin, or with --http over HTTP until SIGINT or SIGTERM; diagnostics go to
  * stderr.
  */

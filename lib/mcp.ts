@@ -18,8 +18,8 @@
  * Destructive targets go through the session's confirm callback: refused by
  * default, allowed when the server was started with --confirm-destructive.
  *
- * Limits (lib/mcp/limits.ts): a request line over MCP_REQUEST_LIMIT_BYTES is
- * refused by the transport (lib/mcp/stdio.ts) with a JSON-RPC error and the
+ * Limits (lib/doors/mcp/limits.ts): a request line over MCP_REQUEST_LIMIT_BYTES is
+ * refused by the transport (lib/doors/mcp/stdio.ts) with a JSON-RPC error and the
  * server reads on; a type_text text or set_value value over MCP_TEXT_LIMIT
  * characters is refused here with INVALID_ARGUMENT, before anything is sent.
  */
@@ -29,7 +29,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { jsonLines, launchableData, launchableText } from "./doors/lists.js";
-import { type CallTracker, callsEnded, traceDoor } from "./mcp/calls.js";
+import { type CallTracker, callsEnded, traceDoor } from "./doors/mcp/calls.js";
 import {
   actionApp,
   elementFields,
@@ -38,21 +38,21 @@ import {
   rawField,
   secretField,
   windowField,
-} from "./mcp/fields.js";
-import { registerFindTool } from "./mcp/find.js";
-import { INSTRUCTIONS } from "./mcp/instructions.js";
-import { registerLaunchApp } from "./mcp/launch.js";
-import { REQUEST_LIMIT_BYTES, TEXT_LIMIT } from "./mcp/limits.js";
-import { MCP_DEFAULTS, MCP_USAGE, type McpSettings, parseMcpArgs } from "./mcp/options.js";
-import type { McpToolOptions } from "./mcp/public-types.js";
+} from "./doors/mcp/fields.js";
+import { registerFindTool } from "./doors/mcp/find.js";
+import { INSTRUCTIONS } from "./doors/mcp/instructions.js";
+import { registerLaunchApp } from "./doors/mcp/launch.js";
+import { REQUEST_LIMIT_BYTES, TEXT_LIMIT } from "./doors/mcp/limits.js";
+import { MCP_DEFAULTS, MCP_USAGE, type McpSettings, parseMcpArgs } from "./doors/mcp/options.js";
+import type { McpToolOptions } from "./doors/mcp/public-types.js";
 import {
   actionOutputSchema,
   actionReply,
   type ReplyArgs,
   replyFields,
   screenshotForReply,
-} from "./mcp/reply.js";
-import { LineStdioTransport } from "./mcp/stdio.js";
+} from "./doors/mcp/reply.js";
+import { LineStdioTransport } from "./doors/mcp/stdio.js";
 import {
   ACTS,
   appArgument,
@@ -64,10 +64,10 @@ import {
   READS,
   showing,
   wholeFrom,
-} from "./mcp/tools.js";
-import { defaultTraceDir, registerTraceTools } from "./mcp/trace-tools.js";
-import { viewFields, viewOptionsOf } from "./mcp/view.js";
-import { registerListWindows } from "./mcp/windows.js";
+} from "./doors/mcp/tools.js";
+import { defaultTraceDir, registerTraceTools } from "./doors/mcp/trace-tools.js";
+import { viewFields, viewOptionsOf } from "./doors/mcp/view.js";
+import { registerListWindows } from "./doors/mcp/windows.js";
 import { invalidArgument } from "./model/errors.js";
 import { useDesktop } from "./observe/agent-desktop/use.js";
 import { listApps } from "./observe/desktop.js";
@@ -91,7 +91,7 @@ export interface McpServerOptions extends McpToolOptions {
   /** Where answers go. Default process.stdout (nothing else may write there). */
   stdout?: Writable;
   /**
-   * Command-line arguments after `mcp` (e.g. ["--confirm-destructive"]), parsed by lib/mcp/options.ts
+   * Command-line arguments after `mcp` (e.g. ["--confirm-destructive"]), parsed by lib/doors/mcp/options.ts
    * (unknown ones are refused); the fields above win over them.
    */
   argv?: readonly string[];
@@ -725,7 +725,7 @@ export function createMcpServer(
   return server;
 }
 
-/** The server's settings: the options' fields over the parsed command line (lib/mcp/options.ts). */
+/** The server's settings: the options' fields over the parsed command line (lib/doors/mcp/options.ts). */
 export function mcpSettingsOf(options: McpServerOptions, parsed: McpSettings): McpSettings {
   return {
     confirmDestructive: options.confirmDestructive === true || parsed.confirmDestructive,
@@ -774,7 +774,7 @@ export function composeMcpServer(
 /**
  * Runs the MCP server on stdio until the client closes its end (stdin ends)
  * or the transport closes; then releases the session's snapshots. With
- * `--http [HOST:]PORT` it serves MCP over HTTP instead (lib/mcp/http.ts),
+ * `--http [HOST:]PORT` it serves MCP over HTTP instead (lib/doors/mcp/http.ts),
  * until SIGINT or SIGTERM.
  */
 export async function runMcpServer(options: McpServerOptions = {}): Promise<void> {
@@ -820,7 +820,7 @@ export async function runMcpServer(options: McpServerOptions = {}): Promise<void
 /** `axsnap mcp --http`: serves until SIGINT or SIGTERM, then closes every session. */
 async function runOverHttp(settings: McpSettings, parsed: ReturnType<typeof parseMcpArgs>): Promise<void> {
   // Loaded only here: the SDK's HTTP pieces (and hono's adapter) cost a stdio server nothing.
-  const { startMcpHttpServer } = await import("./mcp/http.js");
+  const { startMcpHttpServer } = await import("./doors/mcp/http.js");
   const http = await startMcpHttpServer(
     {
       ...parsed.http!,

@@ -2,7 +2,7 @@
  * Who is at the other end of a connected Unix socket: the uid the kernel
  * recorded for the peer when it connected or listened (its credentials:
  * SO_PEERCRED on Linux, getpeereid on macOS). The CLI's warm process and its
- * clients (lib/cli/daemon.ts, lib/cli/daemon-client.ts) deal only with a
+ * clients (lib/doors/cli/daemon.ts, lib/doors/cli/daemon-client.ts) deal only with a
  * process of their own user, whatever the socket's path looked like when it
  * was checked: a directory above it that others may write in lets them swap
  * the path between the check and the connect.
@@ -12,7 +12,7 @@
  * libc only, about 1 ms to load and check where the full addon takes 7 or
  * more). The
  * full addon has the same function, for an install without the tiny one.
- * Here rather than under lib/cli/: the package root is the directory above
+ * Here rather than under lib/doors/cli/: the package root is the directory above
  * this file's, from source, built and bundled alike (as for lib/native.ts).
  */
 import type { Socket } from "node:net";

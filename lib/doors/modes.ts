@@ -1,6 +1,6 @@
 /**
  * The reply and screenshot modes of action replies, without anything else:
- * the command-line parsers (lib/mcp/options.ts, lib/cli/args.ts) load this
+ * the command-line parsers (lib/doors/mcp/options.ts, lib/doors/cli/args.ts) load this
  * before any command runs, so it stays free of imports.
  */
 

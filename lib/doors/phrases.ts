@@ -1,8 +1,8 @@
 /**
  * The library's hint phrasings that name its own calls and options, which
  * each door rewrites into its words: the CLI's commands and flags
- * (cliHint, lib/cli/output.ts), the MCP server's tools and arguments
- * (mcpHint, lib/mcp/hints.ts). One regex per phrasing, so a library hint
+ * (cliHint, lib/doors/cli/output.ts), the MCP server's tools and arguments
+ * (mcpHint, lib/doors/mcp/hints.ts). One regex per phrasing, so a library hint
  * reworded here is reworded for both doors. Global regexes: `replace`
  * starts each from the beginning.
  */

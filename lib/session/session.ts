@@ -80,7 +80,7 @@ export interface SessionOptions {
   backend?: NativeBackend;
   /**
    * Snapshots shared with the sessions before and after this one in one
-   * process (the CLI's warm process, lib/cli/held.ts): this session keeps
+   * process (the CLI's warm process, lib/doors/cli/held.ts): this session keeps
    * its snapshots there (bounded as that store is), reaches refs into the
    * ones kept there by its elements, and releases none of them.
    * @internal

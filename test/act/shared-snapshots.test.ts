@@ -1,13 +1,13 @@
 /**
  * Snapshots shared by the sessions of one process (SessionOptions.shared), as
- * the CLI's warm process keeps them per session directory (lib/cli/held.ts),
+ * the CLI's warm process keeps them per session directory (lib/doors/cli/held.ts),
  * against the fake backend: a later session reaches a ref an earlier one
  * printed by its live element (twins included), closing a session releases
  * none of them, and the holder is bounded (per app as a session's store, and
  * in session directories, the least recently used one let go with its snapshots).
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { HeldSnapshots, MAX_DIRS } from "../../lib/cli/held.js";
+import { HeldSnapshots, MAX_DIRS } from "../../lib/doors/cli/held.js";
 import { loadNative, type NativeBackend } from "../../lib/native.js";
 import { createSession, SharedSnapshots } from "../../lib/session/session.js";
 

@@ -4,7 +4,7 @@
  * DBUS_SESSION_BUS_ADDRESS may hold any escape, valid UTF-8 or not.
  */
 import { describe, expect, it } from "vitest";
-import { desktopSockets } from "../../lib/cli/daemon.js";
+import { desktopSockets } from "../../lib/doors/cli/daemon.js";
 import { escapeAddressValue, unixPathAddress } from "../../lib/observe/agent-desktop/bus-address.js";
 
 describe("bus addresses", () => {

@@ -31,8 +31,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { COMMANDS } from "../../lib/cli/args.js";
-import { askDaemon } from "../../lib/cli/daemon-client.js";
+import { COMMANDS } from "../../lib/doors/cli/args.js";
+import { askDaemon } from "../../lib/doors/cli/daemon-client.js";
 import { type App, type Desktop, startApp } from "../../scripts/desktop.mjs";
 import { bundleCli, type CliBundle } from "../support/cli-bundle.js";
 import { useDesktop } from "../support/linux.js";
@@ -594,7 +594,7 @@ async function runRow(row: Row, way: Way): Promise<{ run: Run; served: number }>
   let id = "";
   if (row.snapshot) {
     // In a process of its own both ways: the warm process holds the live elements of the snapshots
-    // it prints (lib/cli/held.ts), so a ref into one means more to it than to a process of its own
+    // it prints (lib/doors/cli/held.ts), so a ref into one means more to it than to a process of its own
     // (cli-twins.test.ts); into this one, the ref is found by its stored identity by both.
     const snap = await run("own", ["snapshot", "--app", APP, ...row.snapshot], { cwd: dir });
     expect(snap.code, snap.stderr).toBe(0);

@@ -1,5 +1,5 @@
 /**
- * The CLI's warm process (lib/cli/daemon.ts) on a real headless desktop with
+ * The CLI's warm process (lib/doors/cli/daemon.ts) on a real headless desktop with
  * gtk3-widget-factory, every command a child process as an agent runs it.
  * Each test has its own session directory (XDG_STATE_HOME), so its own warm
  * process: the environment is part of the warm process's address.

@@ -9,7 +9,7 @@
  * `--window` the app does not have.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cliHint, errorData } from "../../lib/cli/output.js";
+import { cliHint, errorData } from "../../lib/doors/cli/output.js";
 import { AxsnapError, ERROR_CODES } from "../../lib/model/errors.js";
 import { type App, type Desktop, gtkWidgetFactory } from "../../scripts/desktop.mjs";
 import { runCli } from "../support/cli.js";

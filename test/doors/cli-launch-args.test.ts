@@ -1,10 +1,10 @@
 /**
- * The command line's grammar for starting apps (lib/cli/args.ts): `launch
+ * The command line's grammar for starting apps (lib/doors/cli/args.ts): `launch
  * PROGRAM [-- ARGS]`, where everything after `--` is the program's, and
  * `apps --launchable`; the same as steps of `axsnap call`.
  */
 import { describe, expect, it } from "vitest";
-import { parseCommandLine, UsageError } from "../../lib/cli/args.js";
+import { parseCommandLine, UsageError } from "../../lib/doors/cli/args.js";
 
 function step(argv: string[]) {
   const inv = parseCommandLine(argv);

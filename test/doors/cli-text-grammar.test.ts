@@ -1,5 +1,5 @@
 /**
- * Issue 33, item 5, in the command line's grammar (lib/cli/args.ts): a
+ * Issue 33, item 5, in the command line's grammar (lib/doors/cli/args.ts): a
  * documented way to type a newline and a tab (`--escapes`, reading TEXT the
  * way values print), and `axsnap call` taking the same keys as the options
  * its commands' help lists (kebab-case as typed, or camelCase), `number`
@@ -7,7 +7,7 @@
  * test/linux/cli-text.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { COMMANDS, helpText, parseCommandLine, type Step, UsageError } from "../../lib/cli/args.js";
+import { COMMANDS, helpText, parseCommandLine, type Step, UsageError } from "../../lib/doors/cli/args.js";
 
 function step(argv: string[]): Step {
   const inv = parseCommandLine(argv);

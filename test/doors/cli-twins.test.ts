@@ -3,7 +3,7 @@
  * "checkbutton" check boxes, its two unnamed spin buttons) through the CLI,
  * each command a child process as an agent runs it, on a real headless desktop.
  *
- * The warm process (lib/cli/daemon.ts) keeps the live elements of the
+ * The warm process (lib/doors/cli/daemon.ts) keeps the live elements of the
  * snapshots it printed, per session directory: a ref into one of those
  * reaches exactly the element printed on its line, as the library's does.
  * A process that has no live element (AXSNAP_DAEMON=off, or the warm process

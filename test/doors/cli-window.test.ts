@@ -1,11 +1,11 @@
 /**
- * Which window the CLI observes again for a stored snapshot (lib/cli/window.ts),
+ * Which window the CLI observes again for a stored snapshot (lib/doors/cli/window.ts),
  * pure: a platform id (an AT-SPI path, a macOS window-server number "w" + N) names the
  * window itself; an id the core made from a handle ("e" + handle) means nothing to another process, so
  * the exact title names it then. The real-desktop half is test/doors/cli-refs.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { idOutlivesProcess, windowDifference, windowToObserve } from "../../lib/cli/window.js";
+import { idOutlivesProcess, windowDifference, windowToObserve } from "../../lib/doors/cli/window.js";
 
 const frame = { x: 40, y: 40, w: 400, h: 240 };
 const stored = (id: string, title = "Doc") => ({ id, title, kind: "window" as const, frame, scale: 1 });

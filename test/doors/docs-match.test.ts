@@ -16,7 +16,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { COMMANDS, commandFlags, GLOBAL_FLAGS, helpText } from "../../lib/cli/args.js";
+import { COMMANDS, commandFlags, GLOBAL_FLAGS, helpText } from "../../lib/doors/cli/args.js";
 import { createMcpServer } from "../../lib/mcp.js";
 import { createSession } from "../../lib/session/session.js";
 import { proseOf, REPO } from "../support/doc-blocks.js";
@@ -91,10 +91,10 @@ function ownFlags(command: string): string[] {
   return [...new Set([...commandFlags(command), ...fromHelp])];
 }
 
-/** The MCP server's options as its help prints them (`axsnap mcp --help`, lib/mcp/options.ts). */
+/** The MCP server's options as its help prints them (`axsnap mcp --help`, lib/doors/mcp/options.ts). */
 const serverFlags = ownFlags("mcp");
 
-describe("docs/cli.md names every command and option of lib/cli/args.ts", () => {
+describe("docs/cli.md names every command and option of lib/doors/cli/args.ts", () => {
   const text = page(CLI_PAGE);
   const commands = Object.keys(COMMANDS);
 

@@ -9,7 +9,7 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import type { McpSettings } from "../../lib/mcp/options.js";
+import type { McpSettings } from "../../lib/doors/mcp/options.js";
 import type { NativeBackend } from "../../lib/native.js";
 import { button, editorDesktop, useFakeSessions, withMethod } from "../support/editor.js";
 import { errorOf, useMcpClients } from "../support/mcp.js";

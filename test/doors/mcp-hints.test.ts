@@ -4,14 +4,14 @@
  * max_tree_nodes), never the library's calls (`listWindows(app)`,
  * `snapshot({ root })`, `{ app: 1234 }`, maxNodes) nor the command line's
  * (`axsnap snapshot --root`). The library's hints are read from its source
- * (test/support/hints.ts), the server's own from lib/mcp*, each passed
+ * (test/support/hints.ts), the server's own from lib/doors/mcp*, each passed
  * through the one translation every tool's error result goes through; then
  * the same over a client of the server, on the fake Editor.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { mcpHint } from "../../lib/mcp/hints.js";
+import { mcpHint } from "../../lib/doors/mcp/hints.js";
 import { AxsnapError, ERROR_CODES } from "../../lib/model/errors.js";
 import { button, EDITOR_FRAME, useFakeSessions } from "../support/editor.js";
 import { libraryHints, mcpDoorHints } from "../support/hints.js";

@@ -10,7 +10,7 @@
  */
 import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LineSkim } from "../../lib/mcp/skim.js";
+import { LineSkim } from "../../lib/doors/mcp/skim.js";
 import { runMcpServer } from "../../lib/mcp.js";
 import { type RawServer, type RpcPeer, rpcPeer, spawnRawServer } from "../support/mcp-raw.js";
 

@@ -17,7 +17,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { actionOutputSchema, actionReply } from "../../lib/mcp/reply.js";
+import { actionOutputSchema, actionReply } from "../../lib/doors/mcp/reply.js";
 import { createMcpServer } from "../../lib/mcp.js";
 import type { RawNode, RawSnapshot } from "../../lib/model/model.js";
 import { diffSnapshots } from "../../lib/observe/diff.js";

@@ -1,14 +1,14 @@
 /**
  * The composition of action replies (lib/doors/reply.ts) and the MCP server's
- * options (lib/mcp/options.ts), without a desktop: snapshots rendered from
+ * options (lib/doors/mcp/options.ts), without a desktop: snapshots rendered from
  * raw trees, results put together as the action layer does. What the real
  * doors print is tested in test/doors/mcp-replies.test.ts and test/doors/cli-replies.test.ts;
  * this covers the rules those cannot reach on demand (a tree too thin, an
  * action that changed nothing, renumbered lines, a window seen before).
  */
 import { describe, expect, it } from "vitest";
+import { MCP_DEFAULTS, parseMcpArgs } from "../../lib/doors/mcp/options.js";
 import { composeReply, replyText, screenshotWanted } from "../../lib/doors/reply.js";
-import { MCP_DEFAULTS, parseMcpArgs } from "../../lib/mcp/options.js";
 import type { RawNode, RawSnapshot } from "../../lib/model/model.js";
 import { diffSnapshots } from "../../lib/observe/diff.js";
 import { createSnapshot, type Snapshot } from "../../lib/observe/snapshot.js";

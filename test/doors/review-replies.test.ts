@@ -6,8 +6,8 @@
  * since the store refuses a ref the text never printed.
  */
 import { describe, expect, it } from "vitest";
+import { MCP_WORDS } from "../../lib/doors/mcp/reply.js";
 import { composeReply } from "../../lib/doors/reply.js";
-import { MCP_WORDS } from "../../lib/mcp/reply.js";
 import {
   button,
   editorDesktop as desktop,

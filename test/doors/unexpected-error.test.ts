@@ -1,8 +1,8 @@
 // A failure that is not an AxsnapError (a bug) reads the same in every door: one code, and, from an action,
 // nothing promised about what reached the app; each door words the hint in its own terms.
 import { describe, expect, it } from "vitest";
-import { errorData } from "../../lib/cli/output.js";
-import { errorResult } from "../../lib/mcp/tools.js";
+import { errorData } from "../../lib/doors/cli/output.js";
+import { errorResult } from "../../lib/doors/mcp/tools.js";
 
 describe("an unexpected failure in every door", () => {
   it("is INTERNAL, delivery uncertain and unsafe to retry from an action, with a door's own hint", () => {

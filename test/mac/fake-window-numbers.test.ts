@@ -9,8 +9,8 @@
  * "e" + a handle of the listing process, which another process names by title.
  */
 import { describe, expect, it } from "vitest";
-import { storedOf } from "../../lib/cli/store.js";
-import { idOutlivesProcess, observeStoredWindow } from "../../lib/cli/window.js";
+import { storedOf } from "../../lib/doors/cli/store.js";
+import { idOutlivesProcess, observeStoredWindow } from "../../lib/doors/cli/window.js";
 import { listWindows, snapshot } from "../../lib/observe/desktop.js";
 import { createSession } from "../../lib/session/session.js";
 import { appWith, button, cg, DOC_FRAME, macBackends, PID } from "../support/mac-probes.js";

@@ -24,7 +24,7 @@ function literalText(node: ts.Node, sf: ts.SourceFile): string | undefined {
   return undefined;
 }
 
-/** A door's own files: lib/cli.ts, lib/cli/…, lib/mcp.ts, lib/mcp-main.ts, lib/mcp/…. */
+/** A door's own files: lib/cli.ts, lib/doors/cli/…, lib/mcp.ts, lib/mcp-main.ts, lib/doors/mcp/…. */
 const DOOR = /^(cli|mcp)(\/|\.ts$|-main\.ts$)/;
 
 /** Every hint written in lib/ outside the CLI and MCP doors, with where it is. */
@@ -32,7 +32,7 @@ export function libraryHints(): { where: string; hint: string }[] {
   return hintsIn((f) => !DOOR.test(f));
 }
 
-/** Every hint the MCP server writes itself (lib/mcp.ts, lib/mcp/…), with where it is. */
+/** Every hint the MCP server writes itself (lib/mcp.ts, lib/doors/mcp/…), with where it is. */
 export function mcpDoorHints(): { where: string; hint: string }[] {
   return hintsIn((f) => /^mcp(\/|\.ts$|-main\.ts$)/.test(f));
 }

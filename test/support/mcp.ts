@@ -9,7 +9,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, expect } from "vitest";
-import type { McpSettings } from "../../lib/mcp/options.js";
+import type { McpSettings } from "../../lib/doors/mcp/options.js";
 import { createMcpServer } from "../../lib/mcp.js";
 import type { Session } from "../../lib/session/session.js";
 

@@ -7,7 +7,7 @@
  * set of AT-SPI match rules on the bus).
  *
  * An app nobody observes stays watched for `unwatchLinger.ms` first: a warm
- * CLI process (lib/cli/daemon.ts) runs each command in a session of its own,
+ * CLI process (lib/doors/cli/daemon.ts) runs each command in a session of its own,
  * and the next command is usually about the same app; watching again costs
  * one registration per notification (macOS) or match rule (Linux).
  *

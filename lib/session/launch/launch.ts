@@ -318,7 +318,7 @@ async function newcomer(
  * file or an .app bundle. A path runs that program with any argv, as the
  * caller's own shell would: the API and the CLI are the user's own hands;
  * the MCP server, driven by a model, takes paths only when started with
- * --allow-launch-paths (lib/mcp/launch.ts). A name is at most 256 characters;
+ * --allow-launch-paths (lib/doors/mcp/launch.ts). A name is at most 256 characters;
  * args and env are checked before anything starts (lib/session/launch/input.ts), and
  * a desktop entry takes only the args its Exec line has room for.
  * On macOS a bundle id the listing lacks is asked of Launch Services, which
