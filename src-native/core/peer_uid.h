@@ -1,5 +1,5 @@
 // Who is at the other end of a connected Unix-domain socket: the CLI's warm
-// process and its clients (lib/cli/daemon.ts, lib/cli/daemon-client.ts) serve
+// process and its clients (lib/doors/cli/daemon.ts, lib/doors/cli/daemon-client.ts) serve
 // and trust only a process of their own user, whatever the socket's path
 // looked like when it was checked. One implementation per platform:
 // linux/peer_uid.cc (SO_PEERCRED), mac/peer_uid.cc (getpeereid).

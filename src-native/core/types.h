@@ -1,4 +1,4 @@
-// Plain C++ mirror of the raw tree model (lib/model.ts) and the error codes the
+// Plain C++ mirror of the raw tree model (lib/model/model.ts) and the error codes the
 // TypeScript layer maps into AxsnapError. No platform headers here: the core,
 // every backend and the N-API layer share these types.
 #pragma once
@@ -52,7 +52,7 @@ struct Error {
   ErrorCode code = ErrorCode::kNone;
   std::string message;
   // What to do about it, where only the backend that failed knows (OCR_UNAVAILABLE: Debian's packages on
-  // Linux, nothing to install on macOS); empty: lib/errors.ts's hint for the code.
+  // Linux, nothing to install on macOS); empty: lib/model/errors.ts's hint for the code.
   std::string hint;
   // A constructor, not aggregate initialisation: `{code, message}` everywhere leaves the hint out without
   // -Wmissing-field-initializers (an error under the macOS check's -Werror).

@@ -318,7 +318,7 @@ void FinishNode(NodeJob& job) {
         !(job.number && SaysNumber(shown, *job.number)))
       a.valueText = shown;
   } else if ((job.ifaces & kHasEditableText) || EditableField(job)) {
-    // Settable without EditableText too: the value is then set by focus, select all and typing (lib/act).
+    // Settable without EditableText too: the value is then set by focus, select all and typing (lib/session/act).
     a.settable = !s.Has(kStateReadOnly);
     a.valueType = "string";
     if (!job.secure && job.text) a.value = *job.text;

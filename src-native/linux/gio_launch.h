@@ -1,7 +1,7 @@
 // Starting apps on Linux through their desktop entries (GIO's
 // GDesktopAppInfo), as a desktop shell does: the entry's Exec line, its
 // field codes filled from the arguments, in the environment the caller
-// gives. Name matching happens in JS (lib/launch.ts) over the listing.
+// gives. Name matching happens in JS (lib/session/launch/launch.ts) over the listing.
 #pragma once
 
 #include <vector>

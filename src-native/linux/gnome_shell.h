@@ -49,7 +49,7 @@ struct ShellInputState {
 bool WaylandSession();
 // The compositor of a Wayland session without Mutter, in words for errors and notes ("sway (a wlroots
 // compositor)", "KDE Plasma's KWin", "this compositor"), from SWAYSOCK, KDE_FULL_SESSION,
-// XDG_CURRENT_DESKTOP (lib/linux-checks.ts compositorOf decides the same for permissions()).
+// XDG_CURRENT_DESKTOP (lib/observe/linux-checks.ts compositorOf decides the same for permissions()).
 std::string WaylandCompositorWords();
 
 class GnomeShell {

@@ -473,7 +473,7 @@ Error LinuxBackend::MenuAtPoint(const WindowInfo& window, double x, double y, co
       ScreenToWindow(x, y, placements_[element]);
       if (Error e = AtspiBackend::ElementAtPointFrom(element, window, x, y, stopAt, chain, deadline)) return e;
       // A popup window with nothing of its own at the point (Chromium's <select> popup has no tree: its
-      // options are in the page's): the window's own hit test answers, and lib/act/pixels.ts judges it.
+      // options are in the page's): the window's own hit test answers, and lib/session/act/pixels.ts judges it.
       if (chain.empty() || chain[0] == element) {
         chain.clear();
         routed = false;
@@ -1045,7 +1045,7 @@ Error LinuxBackend::Recover(RecoveryStep step, const AppInfo&, const std::option
 }
 
 // Asked whatever this process's session type: the CLI's warm process answers for a caller whose
-// session type may differ (lib/linux-checks.ts decides with the caller's).
+// session type may differ (lib/observe/linux-checks.ts decides with the caller's).
 Error LinuxBackend::Permissions(PermissionStatus& out, bool) {
   GnomeShell probe;
   probe.Open(Clock::now() + std::chrono::milliseconds(1500));

@@ -134,7 +134,7 @@ Error WaylandRoute::PointOnWindow(const MutterTarget& target, double sx, double 
   // An open menu of the window (its own popup surface, above it, up the transient chain) takes the press as
   // the window's: the hit test before a pixel click asked that menu what is there (LinuxBackend::MenuAtPoint),
   // or, for Chromium's <select> popup, whose options are in the page's tree, the option's own frame
-  // (lib/act/pixels.ts). As on X11 (x11_observed.cc MayReceive: the observed window or one of its popups).
+  // (lib/session/act/pixels.ts). As on X11 (x11_observed.cc MayReceive: the observed window or one of its popups).
   if (st.atPoint != 0 && st.atPoint != target.shellId) {
     std::vector<ShellWindow> windows;
     if (Error e = shell_.Windows(windows, deadline)) return e;

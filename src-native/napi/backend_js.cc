@@ -19,7 +19,7 @@ namespace {
 
 // The queue time of the call being settled on this JS thread: its rejection
 // carries it, so a deadline spent waiting behind our own jobs is not blamed
-// on the app (lib/act/resolve.ts). One per thread: the addon is loaded in
+// on the app (lib/session/act/resolve.ts). One per thread: the addon is loaded in
 // worker_threads too, each settling its own calls on its own thread.
 thread_local double settlingQueuedMs = 0;
 

@@ -193,7 +193,7 @@ class NativeBackend : public Napi::ObjectWrap<NativeBackend> {
 
   // waitEvents(pid, sinceStamp, timeoutMs): resolves the app's event state once its stamp exceeds sinceStamp
   // or timeoutMs passed, or sooner when another job is queued behind it: only waiting, it must not hold the
-  // worker from a call that reads or acts (lib/act/watcher.ts asks again). Watches the app first when it is
+  // worker from a call that reads or acts (lib/session/act/watcher.ts asks again). Watches the app first when it is
   // not (again after a reconnect); that step alone may take up to 1 s when timeoutMs is shorter.
   Napi::Value WaitEvents(const Napi::CallbackInfo& info);
 

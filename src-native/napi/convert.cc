@@ -41,7 +41,7 @@ std::optional<Rect> OptRect(const Napi::Object& o, const char* key) {
               OptNumber(r, "h").value_or(0)};
 }
 
-// The boolean states, by their name in lib/model.ts: one table for both directions.
+// The boolean states, by their name in lib/model/model.ts: one table for both directions.
 constexpr std::pair<const char*, std::optional<bool> States::*> kStateFields[] = {
     {"enabled", &States::enabled},     {"focused", &States::focused},       {"focusable", &States::focusable},
     {"selected", &States::selected},   {"selectable", &States::selectable}, {"expanded", &States::expanded},

@@ -1,5 +1,5 @@
 // Conversions between the core's C++ types and JavaScript values. Runs on the
-// JavaScript thread only. The JavaScript shapes are those of lib/model.ts and
+// JavaScript thread only. The JavaScript shapes are those of lib/model/model.ts and
 // lib/native.ts; TypeScript validated every argument before it got here.
 #pragma once
 

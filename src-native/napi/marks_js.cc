@@ -35,7 +35,7 @@ class EncodeMarkedWorker : public Napi::AsyncWorker {
                      std::vector<Mark> marks, BudgetOptions budget)
       : Napi::AsyncWorker(env, "axsnap.encodeMarked"),
         deferred_(Napi::Promise::Deferred::New(env)),
-        // Held so the pixels outlive the job; nothing else writes them (lib/desktop.ts owns the Buffer).
+        // Held so the pixels outlive the job; nothing else writes them (lib/observe/desktop.ts owns the Buffer).
         rgbaRef_(Napi::Persistent(rgba.As<Napi::Object>())),
         rgba_(rgba.Data()),
         width_(width),
@@ -124,7 +124,8 @@ bool IntIn(const Napi::Value& v, double lo, double hi, int& out) {
 
 Napi::Value EncodeMarked(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  // TypeScript built every argument (lib/marks.ts); these checks keep a direct caller from reading out of bounds.
+  // TypeScript built every argument (lib/observe/marks.ts); these checks keep a direct caller from reading out of
+  // bounds.
   if (!info[0].IsBuffer()) return Reject(env, "the pixels must be a Buffer");
   Napi::Buffer<uint8_t> rgba = info[0].As<Napi::Buffer<uint8_t>>();
   int width = 0, height = 0;

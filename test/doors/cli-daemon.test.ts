@@ -427,7 +427,7 @@ describe("the CLI's warm process", () => {
       expect((await status(env, entry)).served).toBe(warm.served + 1);
 
       // The library's own code: how the session type is read (lib/observe/linux-checks.ts).
-      const file = join(root, "lib", "linux-checks.ts");
+      const file = join(root, "lib", "observe", "linux-checks.ts");
       const source = readFileSync(file, "utf8");
       const edited = source.replace(
         /if \(type === "x11"\) return "x11";\n {2}return "unknown";/,

@@ -601,7 +601,7 @@ describe("createMcpHttpServer from the package's entry point", () => {
     });
     expect(await new Promise((resolve) => p.on("exit", resolve))).toBe(0);
     expect(out).toContain("export function");
-    expect(out).toMatch(/loaded \S+\/lib\/mcp-http\.ts/);
+    expect(out).toMatch(/loaded \S+\/lib\/doors\/mcp-http\.ts/);
     expect(out).not.toMatch(/modelcontextprotocol|@hono|\/zod\//);
   }, 60_000);
 });
