@@ -25,7 +25,7 @@ function literalText(node: ts.Node, sf: ts.SourceFile): string | undefined {
 }
 
 /** A door's own files: lib/cli.ts, lib/doors/cli/…, lib/mcp.ts, lib/mcp-main.ts, lib/doors/mcp/…. */
-const DOOR = /^(cli|mcp)(\/|\.ts$|-main\.ts$)/;
+const DOOR = /^(doors\/)?(cli|mcp)(\/|\.ts$|-main\.ts$)/;
 
 /** Every hint written in lib/ outside the CLI and MCP doors, with where it is. */
 export function libraryHints(): { where: string; hint: string }[] {
@@ -34,7 +34,7 @@ export function libraryHints(): { where: string; hint: string }[] {
 
 /** Every hint the MCP server writes itself (lib/mcp.ts, lib/doors/mcp/…), with where it is. */
 export function mcpDoorHints(): { where: string; hint: string }[] {
-  return hintsIn((f) => /^mcp(\/|\.ts$|-main\.ts$)/.test(f));
+  return hintsIn((f) => /^(doors\/)?mcp(\/|\.ts$|-main\.ts$)/.test(f));
 }
 
 function hintsIn(keep: (file: string) => boolean): { where: string; hint: string }[] {
