@@ -179,8 +179,8 @@ describe("the packed package", () => {
       "package/package.json",
       "package/dist/index.js",
       "package/dist/index.d.ts",
-      "package/dist/actions.d.ts",
-      "package/dist/session.d.ts",
+      "package/dist/session/actions.d.ts",
+      "package/dist/session/session.d.ts",
       "package/dist/cli.js",
       `package/prebuilds/${prebuildDir}/axsnap.node`,
       `package/prebuilds/${prebuildDir}/axsnap_peer.so`,
@@ -230,7 +230,7 @@ describe("a consumer project", () => {
     expect(check.status, check.output).toBe(0);
     // The types came from the installed package's .d.ts, not from lib/ or a path mapping.
     expect(check.stdout).toContain(join(project.installed, "dist", "index.d.ts"));
-    expect(check.stdout).toContain(join(project.installed, "dist", "actions.d.ts"));
+    expect(check.stdout).toContain(join(project.installed, "dist", "session", "actions.d.ts"));
     times.push(`tsc --noEmit (${name}): ${(check.ms / 1000).toFixed(1)} s, 0 errors`);
   });
 
