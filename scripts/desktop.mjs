@@ -534,15 +534,16 @@ function spawnPart(desktop, file, args, env = desktop.env) {
   return child;
 }
 
-/** Waits for `ready()` while `child` runs; throws with its output when it ends or the time is up. */
+/** Waits for `ready()` while `child` runs; throws with its output when it ends or the time is up (`what` may be a function, read then). */
 async function partReady(child, what, ready, timeoutMs) {
   let end = null;
   child.once("exit", (code, sig) => {
     end = sig ?? code;
   });
   const ok = await waitUntil(async () => end !== null || (await ready()), timeoutMs, 50);
-  if (end !== null) throw new Error(`desktop: ${what} exited (${end}) as it started:\n${child.output()}`);
-  if (!ok) throw new Error(`desktop: ${what} not ready within ${timeoutMs} ms:\n${child.output()}`);
+  const name = typeof what === "string" ? what : what();
+  if (end !== null) throw new Error(`desktop: ${name} exited (${end}) as it started:\n${child.output()}`);
+  if (!ok) throw new Error(`desktop: ${name} not ready within ${timeoutMs} ms:\n${child.output()}`);
 }
 
 /** A dbus-daemon with the session configuration on `socket`; { address, pid }. */
@@ -649,13 +650,19 @@ async function startShell(desktop) {
     60_000,
   );
   // It starts with the Overview up, where no window gets focus.
-  if (desktop.unsafe)
+  // 30 s: the startup animation ran past 10 s on a loaded CI machine. The error says what was last seen.
+  if (desktop.unsafe) {
+    let seen = null;
     await partReady(
       shell,
-      "gnome-shell's Overview",
-      async () => (await shellEval(desktop, HIDE_OVERVIEW)) === '"hidden"',
-      10_000,
+      () => `gnome-shell's Overview (last seen: ${seen ?? "no answer"})`,
+      async () => {
+        seen = await shellEval(desktop, HIDE_OVERVIEW);
+        return seen === '"hidden"';
+      },
+      30_000,
     );
+  }
 }
 
 /**

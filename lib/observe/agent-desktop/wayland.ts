@@ -25,6 +25,8 @@ export const SHELL_NAMES = ["org.gnome.Shell.Introspect", "org.gnome.Mutter.Scre
 /** gnome-shell took 4-9 s to its names on a loaded 2-core machine; 60 s bounds a stalled one. */
 export const SHELL_READY_MS = 60_000;
 const PART_READY_MS = 10_000;
+/** The startup animation that ends in the Overview ran past 10 s on a loaded CI machine; 30 s bounds a stalled one. */
+const OVERVIEW_READY_MS = 30_000;
 const RUNTIME_PREFIX = "axsnap-wl-";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -84,20 +86,21 @@ function ended(child: ChildProcess): string | undefined {
   return undefined;
 }
 
-/** Waits until `ready()` holds while `child` runs; `what` names it in the error. */
+/** Waits until `ready()` holds while `child` runs; `what` names it in the error (read then, so it can say what was last seen). */
 async function waitFor(
   child: ChildProcess,
-  what: string,
+  what: string | (() => string),
   ready: () => boolean | Promise<boolean>,
   ms: number,
   fail: Unavailable,
 ): Promise<void> {
   const until = Date.now() + ms;
+  const name = () => (typeof what === "string" ? what : what());
   for (;;) {
     const end = ended(child);
-    if (end !== undefined) throw fail(`${what} ended (${end}) as it started`);
+    if (end !== undefined) throw fail(`${name()} ended (${end}) as it started`);
     if (await ready()) return;
-    if (Date.now() > until) throw fail(`${what} was not ready within ${ms} ms`);
+    if (Date.now() > until) throw fail(`${name()} was not ready within ${ms} ms`);
     await sleep(50);
   }
 }
@@ -215,11 +218,15 @@ export async function waitForShell(
     SHELL_READY_MS,
     fail,
   );
+  let seen: string | undefined;
   await waitFor(
     child,
-    "gnome-shell's Overview",
-    async () => (await shellEval(dbusSend, env, HIDE_OVERVIEW)) === '"hidden"',
-    PART_READY_MS,
+    () => `gnome-shell's Overview (last seen: ${seen ?? "no answer"})`,
+    async () => {
+      seen = await shellEval(dbusSend, env, HIDE_OVERVIEW);
+      return seen === '"hidden"';
+    },
+    OVERVIEW_READY_MS,
     fail,
   );
 }
