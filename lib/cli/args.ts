@@ -4,6 +4,14 @@
  * `axsnap call` into one shape (`Step`), so a command behaves the same typed
  * by hand and inside a sequence. Everything wrong here is a usage error
  * (exit 2), raised before anything touches the desktop.
+ *
+ * Commands (COMMANDS) and options (OPTIONS) are each one declarative table;
+ * the parser, the help text, `call`'s keys and the check of docs/cli.md
+ * (test/doors/cli-docs.test.ts) are all read from them. Tokenizing is
+ * node:util parseArgs (built in, strict); a parser from npm would not make
+ * this shorter: what is long here is checking values (refs, locators,
+ * ranges), which a `call` step given as JSON needs as much as argv does, so
+ * one checker (setField) serves both, and the help keeps its own format.
  */
 import { parseArgs } from "node:util";
 import { AxsnapError } from "../errors.js";
