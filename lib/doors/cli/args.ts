@@ -4,6 +4,14 @@
  * `axsnap call` into one shape (`Step`), so a command behaves the same typed
  * by hand and inside a sequence. Everything wrong here is a usage error
  * (exit 2), raised before anything touches the desktop.
+ *
+ * Commands (COMMANDS) and options (OPTIONS) are each one declarative table;
+ * the parser, the help text, `call`'s keys and the check of docs/cli.md
+ * (test/doors/cli-docs.test.ts) are all read from them. Tokenizing is
+ * node:util parseArgs (built in, strict); a parser from npm would not make
+ * this shorter: what is long here is checking values (refs, locators,
+ * ranges), which a `call` step given as JSON needs as much as argv does, so
+ * one checker (setField) serves both, and the help keeps its own format.
  */
 import { parseArgs } from "node:util";
 import { AxsnapError } from "../../model/errors.js";
@@ -168,30 +176,10 @@ interface CommandSpec {
   summary: string;
   /** Positional names, in order; a trailing "?" marks an optional one. */
   args: string[];
-  /** Option groups the command takes beyond the globals. */
-  options: (
-    | "snapshot"
-    | "act"
-    | "app"
-    | "click"
-    | "of"
-    | "into"
-    | "number"
-    | "wait"
-    | "window"
-    | "raw"
-    | "find"
-    | "mcp"
-    | "launchable"
-    | "view"
-    | "desktop"
-    | "escapes"
-    | "secret"
-    | "target"
-    | "locate"
-    | "trace"
-    | "replay"
-  )[];
+  /** The usage after the command word, where the positionals' names say too little (its actions). */
+  usage?: string;
+  /** Option groups (OPTIONS) the command takes beyond the globals. */
+  options: Group[];
   details?: string;
 }
 
@@ -211,6 +199,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
     summary:
       "start an app and wait for its first window: PROGRAM is a name, a desktop or bundle id, or a path",
     args: ["program"],
+    usage: "PROGRAM [-- ARGS]",
     options: [],
     details: [
       "Arguments for the app go after `--`: axsnap launch /usr/bin/galculator -- --help. For a desktop entry",
@@ -318,7 +307,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
   call: {
     summary: "run a sequence of commands in one process: --calls JSON (or --calls-file FILE, - for stdin)",
     args: [],
-    options: [],
+    options: ["calls"],
     details: [
       'Each step is an object: {"command":"snapshot","app":"gtk3-widget-factory"}, {"command":"click","target":12}.',
       "Keys are the command's arguments and the options its help lists, as typed or in camelCase (target, text,",
@@ -331,12 +320,13 @@ export const COMMANDS: Record<string, CommandSpec> = {
   mcp: {
     summary: "run the MCP server on stdin/stdout",
     args: [],
-    options: ["mcp"],
+    options: [],
     details: "The same options as `node dist/mcp-main.js`; the CLI's global options do not apply.",
   },
   daemon: {
     summary: "the warm process that serves later commands of this desktop: status, start, stop",
     args: ["action"],
+    usage: "status|start|stop",
     options: [],
     details: [
       "A command run with no warm process answers itself and starts one; the next commands with the same desktop",
@@ -352,6 +342,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
   desktop: {
     summary: "a private headless desktop for the agent: start [NAME], stop NAME, list, env NAME",
     args: ["action", "name?"],
+    usage: "start [NAME]|stop NAME|list|env NAME",
     options: ["desktop"],
     details: [
       "start [NAME] (default agent) starts Xvfb, a session bus and the AT-SPI registry (with --wm, openbox too;",
@@ -366,6 +357,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
     summary:
       "read a trace (--trace FILE): show (one line a step), view (an HTML page), export (--to ts|skill)",
     args: ["action", "file"],
+    usage: "show|view|export FILE",
     options: ["trace"],
     details: [
       "show FILE prints one line a step (time, door, call, target, delivery, effect, duration) under a header",
@@ -390,105 +382,212 @@ export const COMMANDS: Record<string, CommandSpec> = {
   help: { summary: "this help; `axsnap help COMMAND` for one command", args: ["command?"], options: [] },
 };
 
-const OPTION_HELP: Record<CommandSpec["options"][number] | "global", string[]> = {
+/**
+ * One option as the command line takes it: its flag, the name of its value
+ * (none: a switch), what it sets, and its line of help. Parser, help text,
+ * `call`'s keys and docs/cli.md's check (test/doors/cli-docs.test.ts) all
+ * read this one table, so none of them can name an option the others lack.
+ */
+interface OptionSpec {
+  flag: string;
+  /** The value's name as the help prints it ("MS", "tree|compact"); none for a switch. */
+  value?: string;
+  short?: string;
+  /** May be given more than once; each adds to a list (--state). */
+  repeat?: true;
+  /** The step field it sets (also its `call` key); none when its command reads it itself (--size, --calls). */
+  sets?: Setting;
+  help: string;
+}
+
+/** A switch (no value) or an option with a value: `o("max-nodes N", "maxNodes", "most elements ...")`. */
+function o(
+  synopsis: string,
+  sets: Setting | undefined,
+  help: string,
+  more: Partial<OptionSpec> = {},
+): OptionSpec {
+  const [flag, value] = synopsis.split(" ") as [string, string | undefined];
+  return {
+    flag,
+    ...(value === undefined ? {} : { value }),
+    ...(sets === undefined ? {} : { sets }),
+    help,
+    ...more,
+  };
+}
+
+const OPTIONS = {
+  // The process-wide options: read by toGlobals (and --deadline by each step), never a group's field.
   global: [
-    "--json               one JSON envelope on stdout: {ok, command, data} or {ok: false, command, error}",
-    "--session DIR        where snapshots are kept for later refs (default $XDG_STATE_HOME/axsnap)",
-    "--deadline MS        deadline of each observation and action, 1-600000 (default 5000)",
-    "--confirm            allow destructive targets (Delete, Send, ...); without it they are refused",
-    "--desktop NAME       observe and act on the agent's desktop NAME (`axsnap desktop start NAME`)",
-    "--trace FILE         append each step to the trace directory FILE (created if new; also AXSNAP_TRACE)",
-    "--trace-screenshots on|off  before and after screenshots in the trace (default on)",
-    "-h, --help           help for the command",
+    o("json", undefined, "one JSON envelope on stdout: {ok, command, data} or {ok: false, command, error}"),
+    o("session DIR", undefined, "where snapshots are kept for later refs (default $XDG_STATE_HOME/axsnap)"),
+    o("deadline MS", undefined, "deadline of each observation and action, 1-600000 (default 5000)"),
+    o("confirm", undefined, "allow destructive targets (Delete, Send, ...); without it they are refused"),
+    o("desktop NAME", undefined, "observe and act on the agent's desktop NAME (`axsnap desktop start NAME`)"),
+    o(
+      "trace FILE",
+      undefined,
+      "append each step to the trace directory FILE (created if new; also AXSNAP_TRACE)",
+    ),
+    o("trace-screenshots on|off", undefined, "before and after screenshots in the trace (default on)"),
+    o("help", undefined, "help for the command", { short: "h" }),
+    o("version", undefined, "the version"),
   ],
   desktop: [
-    "--size WxH           start: the screen's size in pixels (default 1280x800)",
-    "--wm                 start: run openbox on it (frames, focus and stacking as on a user's desktop)",
-    "--wayland            start: a Wayland desktop (headless gnome-shell, PipeWire); not with --wm",
+    o("size WxH", undefined, "start: the screen's size in pixels (default 1280x800)"),
+    o("wm", undefined, "start: run openbox on it (frames, focus and stacking as on a user's desktop)"),
+    o("wayland", undefined, "start: a Wayland desktop (headless gnome-shell, PipeWire); not with --wm"),
   ],
-  app: ["--app NAME|PID       the app (a unique prefix of its name works)"],
+  app: [o("app NAME|PID", "app", "the app (a unique prefix of its name works)")],
   snapshot: [
-    "--style tree|compact the text style (default tree)",
-    "--text-limit N|max   longest printed text (default 500)",
-    "--max-nodes N        most elements printed (default 1200)",
-    "--max-depth N        deepest printed level (default 64)",
-    "--screenshot FILE    also capture the window, as PNG into FILE",
-    "--marks              with --screenshot: draw each element's index on its frame",
-    "--ocr auto|on|off    text from the pixels as (ocr) lines: auto (default) where the tree is thin",
+    o("style tree|compact", "style", "the text style (default tree)"),
+    o("text-limit N|max", "textLimit", "longest printed text (default 500)"),
+    o("max-nodes N", "maxNodes", "most elements printed (default 1200)"),
+    o("max-depth N", "maxDepth", "deepest printed level (default 64)"),
+    o("screenshot FILE", "screenshot", "also capture the window, as PNG into FILE"),
+    o("marks", "marks", "with --screenshot: draw each element's index on its frame"),
+    o("ocr auto|on|off", "ocr", "text from the pixels as (ocr) lines: auto (default) where the tree is thin"),
   ],
   view: [
-    "--root @REF          only that element's subtree, as a snapshot of its own (open a line marked (+N elements))",
-    "--depth N            print down to depth N; a container cut there ends with (+N elements)",
-    "--skeleton           an outline: the window's regions and the branch holding focus, the rest collapsed",
-    "--max-tokens N       at most about N tokens, same style: whole, else texts cut, else a skeleton as deep as fits",
+    o(
+      "root @REF",
+      "root",
+      "only that element's subtree, as a snapshot of its own (open a line marked (+N elements))",
+    ),
+    o("depth N", "depth", "print down to depth N; a container cut there ends with (+N elements)"),
+    o(
+      "skeleton",
+      "skeleton",
+      "an outline: the window's regions and the branch holding focus, the rest collapsed",
+    ),
+    o(
+      "max-tokens N",
+      "maxTokens",
+      "at most about N tokens, same style: whole, else texts cut, else a skeleton as deep as fits",
+    ),
   ],
   act: [
-    "--no-snapshot        no fresh snapshot after acting",
-    "--full               print the whole fresh snapshot, not only what changed",
+    o("no-snapshot", "no-snapshot", "no fresh snapshot after acting"),
+    o("full", "full", "print the whole fresh snapshot, not only what changed"),
   ],
   target: [
-    "--locate-timeout MS  a locator TARGET: how long to wait for its element, 1-600000 (default 5000)",
+    o(
+      "locate-timeout MS",
+      "locateTimeoutMs",
+      "a locator TARGET: how long to wait for its element, 1-600000 (default 5000)",
+    ),
   ],
-  secret: ["--secret             the text is a secret: a trace keeps «secret» in its place, never the text"],
-  locate: ["--timeout MS         how long to wait for the element, 1-600000 (default 5000)"],
+  secret: [
+    o("secret", "secret", "the text is a secret: a trace keeps «secret» in its place, never the text"),
+  ],
+  locate: [o("timeout MS", "timeoutMs", "how long to wait for the element, 1-600000 (default 5000)")],
   trace: [
-    "--out FILE           view: the page (default FILE.html beside the trace); export: the file (default stdout)",
-    "--to ts|skill        export: a TypeScript program, or a Markdown skill for a model",
-    "--import-from SPEC   export --to ts: the module the program imports axsnap from (default axsnap)",
+    o(
+      "out FILE",
+      undefined,
+      "view: the page (default FILE.html beside the trace); export: the file (default stdout)",
+    ),
+    o("to ts|skill", undefined, "export: a TypeScript program, or a Markdown skill for a model"),
+    o(
+      "import-from SPEC",
+      undefined,
+      "export --to ts: the module the program imports axsnap from (default axsnap)",
+    ),
   ],
   replay: [
-    "--continue-on-drift  go on after a drift (each is reported); exit 1 still",
-    "--step-timeout MS    per step: locating, acting and seeing its effect, 1-600000 (default 10000)",
+    o("continue-on-drift", undefined, "go on after a drift (each is reported); exit 1 still"),
+    o(
+      "step-timeout MS",
+      undefined,
+      "per step: locating, acting and seeing its effect, 1-600000 (default 10000)",
+    ),
   ],
-  mcp: MCP_OPTION_HELP,
-  click: ["--button left|right  (default left)", "--count 1|2          (default 1)"],
-  of: ["--of SNAPSHOT_ID     the snapshot that names the app (and, for click-at, the screenshot)"],
-  raw: ["--raw                click whatever is under the point now (destructive names are still refused)"],
-  into: ["--into TARGET        the field to type into (focused and checked first)"],
-  number: ["--number             set VALUE as a number (sliders, spin buttons)"],
+  calls: [
+    o("calls JSON", undefined, "the steps, a JSON array"),
+    o("calls-file FILE", undefined, "the steps from a file (- for stdin)"),
+  ],
+  click: [o("button left|right", "button", "(default left)"), o("count 1|2", "count", "(default 1)")],
+  of: [o("of SNAPSHOT_ID", "of", "the snapshot that names the app (and, for click-at, the screenshot)")],
+  raw: [o("raw", "raw", "click whatever is under the point now (destructive names are still refused)")],
+  into: [o("into TARGET", "into", "the field to type into (focused and checked first)")],
+  number: [o("number", "number", "set VALUE as a number (sliders, spin buttons)")],
   escapes: [
-    "--escapes            read \\n in the text as a newline, \\t as a tab, \\\\ as a backslash (as values print)",
+    o(
+      "escapes",
+      "escapes",
+      "read \\n in the text as a newline, \\t as a tab, \\\\ as a backslash (as values print)",
+    ),
   ],
-  launchable: ["--launchable         list what can be started (desktop entries, app bundles) instead"],
+  launchable: [
+    o("launchable", "launchable", "list what can be started (desktop entries, app bundles) instead"),
+  ],
   window: [
-    "--window TITLE       one of the app's windows by (part of) its title; `axsnap windows` lists them",
+    o(
+      "window TITLE",
+      "window",
+      "one of the app's windows by (part of) its title; `axsnap windows` lists them",
+    ),
   ],
   find: [
-    '--role ROLE          the role in either style\'s words ("push button", "button"), whole, any case',
-    "--name NAME          a part of the name, any case; /regex/flags for a regular expression",
-    "--exact              --name is the whole name, case and all",
-    "--text TEXT          a part of anything the element says (name, description, value, row text); or /regex/",
-    '--state STATE        a state its line prints ("checked", "focused", "enabled", "!checked"); repeat for more',
-    "--limit N            most matches printed, 1-1000 (default 20)",
+    o("role ROLE", "role", 'the role in either style\'s words ("push button", "button"), whole, any case'),
+    o("name NAME", "name", "a part of the name, any case; /regex/flags for a regular expression"),
+    o("exact", "exact", "--name is the whole name, case and all"),
+    o(
+      "text TEXT",
+      "text",
+      "a part of anything the element says (name, description, value, row text); or /regex/",
+    ),
+    o(
+      "state STATE",
+      "states",
+      'a state its line prints ("checked", "focused", "enabled", "!checked"); repeat for more',
+      { repeat: true },
+    ),
+    o("limit N", "limit", "most matches printed, 1-1000 (default 20)"),
   ],
   wait: [
-    "--text TEXT          some printed name or value contains TEXT (case-insensitive)",
-    '--role ROLE          an element with this role ("push button" or "button")...',
-    "--name NAME          ...and/or whose name contains NAME",
-    "--gone               wait until it is no longer printed (with --window: until it closed)",
-    "--idle               wait until the app sends no change event for 150 ms",
-    "--timeout MS         how long to wait, 1-600000 (default 10000)",
+    o("text TEXT", "text", "some printed name or value contains TEXT (case-insensitive)"),
+    o("role ROLE", "role", 'an element with this role ("push button" or "button")...'),
+    o("name NAME", "name", "...and/or whose name contains NAME"),
+    o("gone", "gone", "wait until it is no longer printed (with --window: until it closed)"),
+    o("idle", "idle", "wait until the app sends no change event for 150 ms"),
+    o("timeout MS", "timeoutMs", "how long to wait, 1-600000 (default 10000)"),
   ],
-};
+} satisfies Record<string, OptionSpec[]>;
+
+type Group = Exclude<keyof typeof OPTIONS, "global">;
+
+/** An option's help line: its synopsis in a column of 20, then what it does. */
+function helpLine({ flag, value, short, help }: OptionSpec): string {
+  const synopsis = `${short ? `-${short}, ` : ""}--${flag}${value ? ` ${value}` : ""}`;
+  return `  ${synopsis.length > 20 ? `${synopsis} ` : synopsis.padEnd(20)} ${help}`;
+}
+
+/** The usage line's words after the command: its own synopsis, else its positionals. */
+function usageOf(name: string): string {
+  const spec = COMMANDS[name]!;
+  const args = spec.args.map((a) =>
+    a.endsWith("?") ? `[${a.slice(0, -1).toUpperCase()}]` : a.toUpperCase(),
+  );
+  return [name, spec.usage ?? args.join(" ")].filter(Boolean).join(" ");
+}
+
+// --version prints the version whatever else is typed: the main help lists it, once.
+const commandGlobals = OPTIONS.global.filter((x) => x.flag !== "version");
 
 export function helpText(topic?: string): string {
   if (topic !== undefined) {
     const spec = COMMANDS[topic];
     if (!spec) throw new UsageError(`no command "${topic}"; run \`axsnap help\` for the list`, "help");
-    const args = spec.args.map((a) =>
-      a.endsWith("?") ? `[${a.slice(0, -1).toUpperCase()}]` : a.toUpperCase(),
-    );
-    const lines = [
-      `usage: axsnap ${topic}${args.length ? ` ${args.join(" ")}` : ""} [options]`,
-      "",
-      spec.summary,
-    ];
+    const lines = [`usage: axsnap ${usageOf(topic)} [options]`, "", spec.summary];
     if (spec.args.some((a) => ["target", "from", "to"].includes(a)) || spec.options.includes("into"))
       lines.push(TARGET_NOTE);
     if (spec.details) lines.push("", spec.details);
     lines.push("", "options:");
-    for (const group of [...spec.options, ...(topic === "mcp" ? [] : ["global" as const])])
-      for (const l of OPTION_HELP[group]) lines.push(`  ${l}`);
+    // `mcp` takes the server's own options (lib/mcp/options.ts), which print their own help lines.
+    if (topic === "mcp") lines.push(...MCP_OPTION_HELP.map((l) => `  ${l}`));
+    else lines.push(...[...spec.options.flatMap((g) => OPTIONS[g]), ...commandGlobals].map(helpLine));
     return `${lines.join("\n")}\n`;
   }
   const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
@@ -508,8 +607,7 @@ export function helpText(topic?: string): string {
     "with its identity (role, name, id); otherwise STALE_REF, AMBIGUOUS_TARGET or IDENTITY_UNPROVEN, nothing sent.",
     "",
     "global options:",
-    ...OPTION_HELP.global.map((l) => `  ${l}`),
-    "  --version            the version",
+    ...OPTIONS.global.map(helpLine),
     "",
     "exit status: 0 ok, 1 an axsnap error (its code, message and hint on stderr), 2 a usage error",
     "`axsnap help COMMAND` or `axsnap COMMAND --help` for one command.",
@@ -793,82 +891,6 @@ const POSITIONAL: Record<string, Field> = {
   locator: "locator",
 };
 
-/** Flags that take no value. */
-const SWITCHES = new Set([
-  "no-snapshot",
-  "number",
-  "escapes",
-  "gone",
-  "idle",
-  "marks",
-  "raw",
-  "exact",
-  "full",
-  "launchable",
-  "skeleton",
-  "secret",
-]);
-/** Flags that may be given more than once. */
-const REPEATED = new Set(["states"]);
-
-/** Option groups → (flag, field). */
-const GROUP_FLAGS: Record<CommandSpec["options"][number], [string, Setting][]> = {
-  app: [["app", "app"]],
-  snapshot: [
-    ["style", "style"],
-    ["text-limit", "textLimit"],
-    ["max-nodes", "maxNodes"],
-    ["max-depth", "maxDepth"],
-    ["screenshot", "screenshot"],
-    ["marks", "marks"],
-    ["ocr", "ocr"],
-  ],
-  act: [
-    ["no-snapshot", "no-snapshot"],
-    ["full", "full"],
-  ],
-  target: [["locate-timeout", "locateTimeoutMs"]],
-  secret: [["secret", "secret"]],
-  locate: [["timeout", "timeoutMs"]],
-  trace: [],
-  replay: [],
-  mcp: [],
-  desktop: [],
-  view: [
-    ["root", "root"],
-    ["depth", "depth"],
-    ["skeleton", "skeleton"],
-    ["max-tokens", "maxTokens"],
-  ],
-  click: [
-    ["button", "button"],
-    ["count", "count"],
-  ],
-  of: [["of", "of"]],
-  raw: [["raw", "raw"]],
-  launchable: [["launchable", "launchable"]],
-  into: [["into", "into"]],
-  number: [["number", "number"]],
-  escapes: [["escapes", "escapes"]],
-  window: [["window", "window"]],
-  find: [
-    ["role", "role"],
-    ["name", "name"],
-    ["exact", "exact"],
-    ["text", "text"],
-    ["state", "states"],
-    ["limit", "limit"],
-  ],
-  wait: [
-    ["text", "text"],
-    ["role", "role"],
-    ["name", "name"],
-    ["gone", "gone"],
-    ["idle", "idle"],
-    ["timeout", "timeoutMs"],
-  ],
-};
-
 /** What every command needs beyond its positionals; checked for argv and call steps alike. */
 function checkComplete(step: Step, inCall: boolean): void {
   const c = step.command;
@@ -931,33 +953,36 @@ function checkComplete(step: Step, inCall: boolean): void {
         );
 }
 
-const GLOBAL_OPTIONS = {
-  json: { type: "boolean" },
-  session: { type: "string" },
-  deadline: { type: "string" },
-  confirm: { type: "boolean" },
-  desktop: { type: "string" },
-  trace: { type: "string" },
-  "trace-screenshots": { type: "string" },
-  help: { type: "boolean", short: "h" },
-  version: { type: "boolean" },
-} as const;
+type ParseOption = { type: "string" | "boolean"; short?: string; multiple?: boolean };
+
+/** What node:util parseArgs takes for these options, from the table. */
+function parserOptions(specs: readonly OptionSpec[]): Record<string, ParseOption> {
+  return Object.fromEntries(
+    specs.map((x) => [
+      x.flag,
+      {
+        type: x.value === undefined ? "boolean" : "string",
+        ...(x.short ? { short: x.short } : {}),
+        ...(x.repeat ? { multiple: true } : {}),
+      },
+    ]),
+  );
+}
+
+const GLOBAL_OPTIONS = parserOptions(OPTIONS.global);
 
 /** The flags every command but `mcp` takes, without their dashes. */
-export const GLOBAL_FLAGS: readonly string[] = Object.keys(GLOBAL_OPTIONS);
-
-/** Flags of one command outside the option groups: no step field holds them, the command reads them itself. */
-const OWN_OPTIONS: Partial<Record<string, Record<string, ParseOption>>> = {
-  call: { calls: { type: "string" }, "calls-file": { type: "string" } },
-  desktop: { size: { type: "string" }, wm: { type: "boolean" }, wayland: { type: "boolean" } },
-  trace: { out: { type: "string" }, to: { type: "string" }, "import-from": { type: "string" } },
-  replay: { "continue-on-drift": { type: "boolean" }, "step-timeout": { type: "string" } },
-};
+export const GLOBAL_FLAGS: readonly string[] = OPTIONS.global.map((x) => x.flag);
 
 /** Global flags that take a value: that value is never the command word. */
-export const VALUED_GLOBALS: readonly string[] = Object.entries(GLOBAL_OPTIONS)
-  .filter(([, o]) => o.type === "string")
-  .map(([flag]) => `--${flag}`);
+export const VALUED_GLOBALS: readonly string[] = OPTIONS.global
+  .filter((x) => x.value !== undefined)
+  .map((x) => `--${x.flag}`);
+
+/** The options of a command beyond the global ones, in its help's order. */
+function ownOptions(command: string): OptionSpec[] {
+  return (COMMANDS[command]?.options ?? []).flatMap((g) => OPTIONS[g]);
+}
 
 /**
  * The flags `axsnap COMMAND` takes besides the global ones, without their dashes: what its
@@ -965,12 +990,7 @@ export const VALUED_GLOBALS: readonly string[] = Object.entries(GLOBAL_OPTIONS)
  * `mcp` takes the server's own options (lib/mcp/options.ts), listed by its help.
  */
 export function commandFlags(command: string): string[] {
-  const spec = COMMANDS[command];
-  if (!spec) return [];
-  return [
-    ...spec.options.flatMap((group) => GROUP_FLAGS[group].map(([flag]) => flag)),
-    ...Object.keys(OWN_OPTIONS[command] ?? {}),
-  ];
+  return ownOptions(command).map((x) => x.flag);
 }
 
 /** Parses the command line (without node and the script). */
@@ -1012,17 +1032,7 @@ export function parseCommandLine(
   if (command === "desktop") return desktopInvocation(rest);
   if (command === "trace") return traceInvocation(rest);
   if (command === "replay") return replayInvocation(rest);
-  const flagToField = new Map<string, Setting>();
-  const options: Record<string, ParseOption> = { ...GLOBAL_OPTIONS };
-  for (const group of spec.options)
-    for (const [flag, field] of GROUP_FLAGS[group]) {
-      flagToField.set(flag, field);
-      options[flag] = {
-        type: SWITCHES.has(field) ? "boolean" : "string",
-        ...(REPEATED.has(field) ? { multiple: true } : {}),
-      };
-    }
-  Object.assign(options, OWN_OPTIONS[command]);
+  const options = { ...GLOBAL_OPTIONS, ...parserOptions(ownOptions(command)) };
   const { values, positionals } = parse(rest, options, command, spec.args.length);
   const globals = toGlobals(values, command);
   if (values.version) return { kind: "version", globals };
@@ -1038,20 +1048,12 @@ export function parseCommandLine(
   const step: Step = { command, snapshot: true };
   const deadline = values.deadline;
   if (deadline !== undefined) setField(step, "deadlineMs", deadline);
-  for (const [flag, field] of flagToField) {
+  for (const { flag, sets } of ownOptions(command)) {
     const v = values[flag];
-    if (v === undefined || field === "number" || field === "escapes") continue;
-    if (field === "no-snapshot") step.snapshot = v !== true;
-    else if (
-      field === "gone" ||
-      field === "idle" ||
-      field === "marks" ||
-      field === "exact" ||
-      field === "full" ||
-      field === "launchable"
-    )
-      step[field] = v === true;
-    else setField(step, field, v);
+    // --number and --escapes change how a positional is read, below; they set no field.
+    if (v === undefined || sets === undefined || sets === "number" || sets === "escapes") continue;
+    if (sets === "no-snapshot") step.snapshot = v !== true;
+    else setField(step, sets, v);
   }
   spec.args.forEach((a, i) => {
     const v = positionals[i];
@@ -1092,7 +1094,12 @@ function daemonInvocation(args: string[]): Invocation {
 
 /** `axsnap desktop ACTION [NAME] [--size WxH] [--wm] [--wayland]`; the name and size are checked by the library (INVALID_ARGUMENT). */
 function desktopInvocation(args: string[]): Invocation {
-  const { values, positionals } = parse(args, { ...GLOBAL_OPTIONS, ...OWN_OPTIONS.desktop }, "desktop", 2);
+  const { values, positionals } = parse(
+    args,
+    { ...GLOBAL_OPTIONS, ...parserOptions(OPTIONS.desktop) },
+    "desktop",
+    2,
+  );
   const globals = toGlobals(values, "desktop");
   if (values.help) return { kind: "help", topic: "desktop", globals };
   const [action, name] = positionals;
@@ -1132,7 +1139,12 @@ function desktopInvocation(args: string[]): Invocation {
 
 /** `axsnap trace show|view|export FILE [--out F] [--to ts|skill] [--import-from SPEC]`. */
 function traceInvocation(args: string[]): Invocation {
-  const { values, positionals } = parse(args, { ...GLOBAL_OPTIONS, ...OWN_OPTIONS.trace }, "trace", 2);
+  const { values, positionals } = parse(
+    args,
+    { ...GLOBAL_OPTIONS, ...parserOptions(OPTIONS.trace) },
+    "trace",
+    2,
+  );
   const globals = toGlobals(values, "trace");
   if (values.help) return { kind: "help", topic: "trace", globals };
   const [action, file] = positionals;
@@ -1173,7 +1185,12 @@ function traceInvocation(args: string[]): Invocation {
 
 /** `axsnap replay FILE [--continue-on-drift] [--step-timeout MS]`. */
 function replayInvocation(args: string[]): Invocation {
-  const { values, positionals } = parse(args, { ...GLOBAL_OPTIONS, ...OWN_OPTIONS.replay }, "replay", 1);
+  const { values, positionals } = parse(
+    args,
+    { ...GLOBAL_OPTIONS, ...parserOptions(OPTIONS.replay) },
+    "replay",
+    1,
+  );
   const globals = toGlobals(values, "replay");
   if (values.help) return { kind: "help", topic: "replay", globals };
   const [file] = positionals;
@@ -1192,8 +1209,6 @@ function replayInvocation(args: string[]): Invocation {
 }
 
 type ParsedValues = Record<string, string | boolean | string[] | undefined>;
-type ParseOption = { type: "string" | "boolean"; short?: string; multiple?: boolean };
-
 function parse(
   args: string[],
   options: Record<string, ParseOption>,
@@ -1262,12 +1277,12 @@ function callKeys(command: string): Map<string, Setting | "snapshot"> {
   add("deadline", "deadlineMs");
   add("deadlineMs", "deadlineMs");
   if (command === "launch") add("args", "launchArgs");
-  for (const g of spec.options)
-    for (const [flag, to] of GROUP_FLAGS[g]) {
-      add(flag, to);
-      add(to, to);
-      if (to === "no-snapshot") add("snapshot", "snapshot");
-    }
+  for (const { flag, sets } of ownOptions(command)) {
+    if (sets === undefined) continue;
+    add(flag, sets);
+    add(sets, sets);
+    if (sets === "no-snapshot") add("snapshot", "snapshot");
+  }
   return keys;
 }
 
