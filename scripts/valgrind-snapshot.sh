@@ -54,7 +54,7 @@ done_marker="$work/inner-done"
 # The script valgrind runs. Generous deadlines: everything is 20-50x slower under valgrind.
 cat >"$inner" <<EOF
 import { writeFileSync } from "node:fs";
-import { desktopBackend, snapshot } from "$root/lib/desktop.ts";
+import { desktopBackend, snapshot } from "$root/lib/observe/desktop.ts";
 
 const count = ${snapshots};
 for (let i = 1; i <= count; i++) {

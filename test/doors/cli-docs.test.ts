@@ -9,7 +9,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { COMMANDS, commandFlags, GLOBAL_FLAGS, helpText } from "../../lib/cli/args.js";
+import { COMMANDS, commandFlags, GLOBAL_FLAGS, helpText } from "../../lib/doors/cli/args.js";
 import { proseOf, REPO } from "../support/doc-blocks.js";
 
 const PAGE = "docs/cli.md";
@@ -45,7 +45,7 @@ function commandRows(): Map<string, { usage: string; text: string }> {
   return rows;
 }
 
-// `mcp` takes the server's options (lib/mcp/options.ts), checked against docs/mcp.md by docs-match.
+// `mcp` takes the server's options (lib/doors/mcp/options.ts), checked against docs/mcp.md by docs-match.
 const commands = Object.keys(COMMANDS).filter((c) => c !== "mcp");
 // --version prints the version whatever else is typed: the main help lists it, once.
 const globals = GLOBAL_FLAGS.filter((f) => f !== "version");

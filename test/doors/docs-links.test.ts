@@ -74,9 +74,18 @@ describe("links in README.md and docs/", () => {
     for (const page of pages) expect(readFileSync(join(REPO, page), "utf8"), page).not.toContain("../shared");
   });
 
-  it("the README stays a front door: at most 250 lines, linking every docs page", () => {
+  it("the README stays a front door: at most 250 lines, linking ARCHITECTURE.md and every docs page", () => {
     const readme = readFileSync(join(REPO, "README.md"), "utf8");
     expect(readme.split("\n").length).toBeLessThanOrEqual(250);
-    for (const page of pages.filter((p) => p !== "README.md")) expect(readme, page).toContain(`](${page})`);
+    const front = pages.filter((p) => p !== "README.md" && !p.startsWith("docs/internals/"));
+    for (const page of front) expect(readme, page).toContain(`](${page})`);
+  });
+
+  it("ARCHITECTURE.md stays a map: at most 400 lines, linking every docs/internals page", () => {
+    const map = readFileSync(join(REPO, "ARCHITECTURE.md"), "utf8");
+    expect(map.split("\n").length).toBeLessThanOrEqual(400);
+    const internals = pages.filter((p) => p.startsWith("docs/internals/"));
+    expect(internals.length).toBeGreaterThan(0);
+    for (const page of internals) expect(map, page).toContain(`](${page})`);
   });
 });

@@ -60,7 +60,7 @@ describe("faults on a real desktop", () => {
     };
     delete env.AT_SPI_BUS_ADDRESS;
     const script = `
-      import { snapshot } from "./lib/desktop.ts";
+      import { snapshot } from "./lib/observe/desktop.ts";
       try { await snapshot({ app: "anything" }); console.log(JSON.stringify({ ok: true })); }
       catch (e) { console.log(JSON.stringify({ code: e.code, hint: e.hint })); }`;
     const run = spawnSync("node", ["--import", "tsx", "--input-type=module", "-e", script], {

@@ -11,13 +11,14 @@ import { join } from "node:path";
 
 export const REPO = join(import.meta.dirname, "..", "..");
 
-/** README.md and docs/*.md, as paths relative to the repository. */
+/** README.md, ARCHITECTURE.md, docs/*.md and docs/internals/*.md, as paths relative to the repository. */
 export function docPages(): string[] {
-  const docs = readdirSync(join(REPO, "docs"))
-    .filter((name) => name.endsWith(".md"))
-    .sort()
-    .map((name) => `docs/${name}`);
-  return ["README.md", ...docs];
+  const pages = (dir: string) =>
+    readdirSync(join(REPO, dir))
+      .filter((name) => name.endsWith(".md"))
+      .sort()
+      .map((name) => `${dir}/${name}`);
+  return ["README.md", "ARCHITECTURE.md", ...pages("docs"), ...pages("docs/internals")];
 }
 
 export interface DocBlock {

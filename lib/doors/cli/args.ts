@@ -132,11 +132,11 @@ export type Invocation =
   | { kind: "version"; globals: Globals }
   | { kind: "run"; step: Step; globals: Globals }
   | { kind: "call"; steps: Step[]; globals: Globals }
-  /** `axsnap mcp`: the server's own options (lib/mcp/options.ts), checked here, parsed again by the server. */
+  /** `axsnap mcp`: the server's own options (lib/doors/mcp/options.ts), checked here, parsed again by the server. */
   | { kind: "mcp"; argv: string[]; globals: Globals }
-  /** `axsnap daemon ACTION`: the warm process that serves commands (lib/cli/daemon.ts). */
+  /** `axsnap daemon ACTION`: the warm process that serves commands (lib/doors/cli/daemon.ts). */
   | { kind: "daemon"; action: DaemonAction; warm?: string; globals: Globals }
-  /** `axsnap desktop ACTION [NAME]`: the agent's desktops (lib/cli/desktop.ts). */
+  /** `axsnap desktop ACTION [NAME]`: the agent's desktops (lib/doors/cli/desktop.ts). */
   | {
       kind: "desktop";
       action: DesktopAction;
@@ -146,7 +146,7 @@ export type Invocation =
       wayland: boolean;
       globals: Globals;
     }
-  /** `axsnap trace show|view|export FILE`: reading a trace, in the caller's own process (lib/cli/trace.ts). */
+  /** `axsnap trace show|view|export FILE`: reading a trace, in the caller's own process (lib/doors/cli/trace.ts). */
   | {
       kind: "trace";
       action: TraceAction;
@@ -156,7 +156,7 @@ export type Invocation =
       importFrom?: string;
       globals: Globals;
     }
-  /** `axsnap replay FILE`: runs a trace again, in the caller's own process (lib/cli/trace.ts). */
+  /** `axsnap replay FILE`: runs a trace again, in the caller's own process (lib/doors/cli/trace.ts). */
   | { kind: "replay"; file: string; continueOnDrift: boolean; stepTimeoutMs?: number; globals: Globals };
 
 export const DESKTOP_ACTIONS = ["start", "stop", "list", "env"] as const;
@@ -585,7 +585,7 @@ export function helpText(topic?: string): string {
       lines.push(TARGET_NOTE);
     if (spec.details) lines.push("", spec.details);
     lines.push("", "options:");
-    // `mcp` takes the server's own options (lib/mcp/options.ts), which print their own help lines.
+    // `mcp` takes the server's own options (lib/doors/mcp/options.ts), which print their own help lines.
     if (topic === "mcp") lines.push(...MCP_OPTION_HELP.map((l) => `  ${l}`));
     else lines.push(...[...spec.options.flatMap((g) => OPTIONS[g]), ...commandGlobals].map(helpLine));
     return `${lines.join("\n")}\n`;
@@ -987,7 +987,7 @@ function ownOptions(command: string): OptionSpec[] {
 /**
  * The flags `axsnap COMMAND` takes besides the global ones, without their dashes: what its
  * parser is built from, so docs/cli.md can be checked against it (test/doors/docs-match.test.ts).
- * `mcp` takes the server's own options (lib/mcp/options.ts), listed by its help.
+ * `mcp` takes the server's own options (lib/doors/mcp/options.ts), listed by its help.
  */
 export function commandFlags(command: string): string[] {
   return ownOptions(command).map((x) => x.flag);
@@ -1288,7 +1288,7 @@ function callKeys(command: string): Map<string, Setting | "snapshot"> {
 
 const NOT_IN_CALL = new Set(["call", "mcp", "help", "daemon", "trace", "replay"]);
 
-/** `readText` reads --calls-file as the caller (lib/cli/caller.ts): its directory, its stdin. */
+/** `readText` reads --calls-file as the caller (lib/doors/cli/caller.ts): its directory, its stdin. */
 function readCalls(values: ParsedValues, readText: (file: string) => string): Step[] {
   const inline = values.calls;
   const file = values["calls-file"];
