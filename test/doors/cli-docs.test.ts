@@ -9,7 +9,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { COMMANDS, commandFlags, GLOBAL_FLAGS, helpText } from "../../lib/doors/cli/args.js";
+import { commandFlags, GLOBAL_FLAGS } from "../../lib/doors/cli/args.js";
+import { COMMANDS } from "../../lib/doors/cli/grammar.js";
+import { helpText } from "../../lib/doors/cli/help.js";
 import { proseOf, REPO } from "../support/doc-blocks.js";
 
 const PAGE = "docs/cli.md";

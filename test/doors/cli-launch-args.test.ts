@@ -4,7 +4,8 @@
  * `apps --launchable`; the same as steps of `axsnap call`.
  */
 import { describe, expect, it } from "vitest";
-import { parseCommandLine, UsageError } from "../../lib/doors/cli/args.js";
+import { parseCommandLine } from "../../lib/doors/cli/args.js";
+import { UsageError } from "../../lib/doors/cli/grammar.js";
 
 function step(argv: string[]) {
   const inv = parseCommandLine(argv);

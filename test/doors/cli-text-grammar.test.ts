@@ -7,7 +7,9 @@
  * test/linux/cli-text.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { COMMANDS, helpText, parseCommandLine, type Step, UsageError } from "../../lib/doors/cli/args.js";
+import { parseCommandLine } from "../../lib/doors/cli/args.js";
+import { COMMANDS, type Step, UsageError } from "../../lib/doors/cli/grammar.js";
+import { helpText } from "../../lib/doors/cli/help.js";
 
 function step(argv: string[]): Step {
   const inv = parseCommandLine(argv);

@@ -6,10 +6,11 @@
  * caller's own process.
  */
 import { describe, expect, it } from "vitest";
-import { parseCommandLine, UsageError } from "../../lib/doors/cli/args.js";
+import { parseCommandLine } from "../../lib/doors/cli/args.js";
 import { ownCaller } from "../../lib/doors/cli/caller.js";
 import { keyedEnv } from "../../lib/doors/cli/daemon-address.js";
 import { commandWord, servable } from "../../lib/doors/cli/daemon-client.js";
+import { UsageError } from "../../lib/doors/cli/grammar.js";
 import { servedHere } from "../../lib/doors/cli/main.js";
 
 const LOC = 'app=mousepad >> window:dialog="Save As" >> push button "Save"';

@@ -12,7 +12,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, describe, expect, it } from "vitest";
-import type { Step } from "../../lib/doors/cli/args.js";
+import type { Step } from "../../lib/doors/cli/grammar.js";
 import { launchCommand } from "../../lib/doors/cli/launch.js";
 import { parseMcpArgs } from "../../lib/doors/mcp/options.js";
 import { createMcpServer } from "../../lib/mcp.js";

@@ -38,10 +38,10 @@ import {
 } from "../../session/session.js";
 import { inDoorCall } from "../../session/trace/door.js";
 import type { TraceOptions } from "../../session/trace/types.js";
-import type { Globals, Step, Target } from "./args.js";
 import type { Caller } from "./caller.js";
 import { daemonDisabled } from "./daemon-address.js";
 import { runFind } from "./find.js";
+import type { Globals, Step, Target } from "./grammar.js";
 import { type HeldSnapshots, KEEP_PER_APP } from "./held.js";
 import { launchableCommand, launchCommand } from "./launch.js";
 import { locatedTarget, runLocate } from "./locate.js";

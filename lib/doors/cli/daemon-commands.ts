@@ -3,10 +3,10 @@
  * environment (lib/doors/cli/daemon.ts), seen and steered from the command line.
  */
 import { AxsnapError, invalidArgument } from "../../model/errors.js";
-import type { DaemonAction } from "./args.js";
 import type { Context, Serve } from "./context.js";
 import { daemonDisabled } from "./daemon-address.js";
 import { addressOf, askDaemon, type Frame, spawnDaemon } from "./daemon-client.js";
+import type { DaemonAction } from "./grammar.js";
 
 export interface DaemonStatus {
   running: boolean;

@@ -8,7 +8,7 @@ import { resolve } from "node:path";
 import type { DesktopListing } from "../../observe/agent-desktop/desktops.js";
 import { runningDesktop } from "../../observe/agent-desktop/desktops.js";
 import { exportLines, listDesktops, startDesktop, stopDesktop } from "../../observe/agent-desktop/index.js";
-import type { Invocation } from "./args.js";
+import type { Invocation } from "./grammar.js";
 import { nextCommand, shellWord } from "./next.js";
 
 type DesktopInvocation = Extract<Invocation, { kind: "desktop" }>;

@@ -8,7 +8,7 @@
 import type { Snapshot } from "../../observe/snapshot.js";
 import { findText, matchData, queryFromDoor } from "../../session/find.js";
 import type { Session } from "../../session/session.js";
-import type { Step } from "./args.js";
+import type { Step } from "./grammar.js";
 import type { Outcome, SnapshotData } from "./output.js";
 
 /** What find needs of the command runner (commands.ts's Runner, which calls runFind). */

@@ -6,7 +6,7 @@
 import { AxsnapError } from "../../model/errors.js";
 import { type LaunchedApp, launchApp, listLaunchable } from "../../session/launch/launch.js";
 import { launchableText } from "../lists.js";
-import type { Step } from "./args.js";
+import type { Step } from "./grammar.js";
 import { type NextContext, nextCommand } from "./next.js";
 
 export function launchedText(app: LaunchedApp, next: string): string {

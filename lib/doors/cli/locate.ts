@@ -9,7 +9,7 @@
 import type { Snapshot } from "../../observe/snapshot.js";
 import type { Located } from "../../session/locator/locate.js";
 import type { Session } from "../../session/session.js";
-import type { Step } from "./args.js";
+import type { Step } from "./grammar.js";
 import { type Outcome, refOf, type TargetData } from "./output.js";
 
 /** What locate needs of the command runner (commands.ts's Runner). */

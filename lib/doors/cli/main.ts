@@ -7,10 +7,12 @@
  * usage error.
  */
 import { readFileSync } from "node:fs";
-import { type Globals, helpText, type Invocation, parseCommandLine, type Step, UsageError } from "./args.js";
+import { parseCommandLine } from "./args.js";
 import { type Caller, NotServedHere, ownCaller } from "./caller.js";
 import type { Runner } from "./commands.js";
 import type { Context } from "./context.js";
+import { type Globals, type Invocation, type Step, UsageError } from "./grammar.js";
+import { helpText } from "./help.js";
 import {
   type Envelope,
   type ErrorData,

@@ -5,7 +5,7 @@
  * snapshot store (--session, made absolute); without them a command after
  * `launch --desktop D` would look for the app on the user's own desktop.
  */
-import type { Globals } from "./args.js";
+import type { Globals } from "./grammar.js";
 
 /** What a next command must keep of the command that printed it: --desktop, and --session as an absolute path. */
 export type NextContext = Pick<Globals, "desktop" | "session">;

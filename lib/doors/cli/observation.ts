@@ -7,7 +7,7 @@
  */
 import type { SnapshotOptions } from "../../observe/desktop.js";
 import { normaliseRenderOptions } from "../../render/options.js";
-import type { Step } from "./args.js";
+import type { Step } from "./grammar.js";
 import type { StoredOptions } from "./schema.js";
 
 /** Stored options as the library takes them: a --window title becomes the `window` option. */

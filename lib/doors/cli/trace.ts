@@ -15,7 +15,7 @@ import { readTrace } from "../../session/trace/read.js";
 import { type ReplayReport, replayText, replayTrace } from "../../session/trace/replay.js";
 import { showTrace } from "../../session/trace/show.js";
 import { renderTraceHtml } from "../../session/trace/view.js";
-import type { Invocation } from "./args.js";
+import type { Invocation } from "./grammar.js";
 import type { Outcome } from "./output.js";
 
 type TraceInvocation = Extract<Invocation, { kind: "trace" }>;
