@@ -5,7 +5,7 @@
  * cannot leave a dead link behind. Nothing links outside the repository
  * (`../shared/` is no part of a clone or the package).
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { docPages, proseOf, REPO } from "../support/doc-blocks.js";
@@ -87,5 +87,21 @@ describe("links in README.md and docs/", () => {
     const internals = pages.filter((p) => p.startsWith("docs/internals/"));
     expect(internals.length).toBeGreaterThan(0);
     for (const page of internals) expect(map, page).toContain(`](${page})`);
+  });
+
+  it("ARCHITECTURE.md's codemap names every folder of lib/ and src-native/ and every file at lib/'s top", () => {
+    const map = readFileSync(join(REPO, "ARCHITECTURE.md"), "utf8");
+    const folders = (dir: string): string[] =>
+      readdirSync(join(REPO, dir), { withFileTypes: true })
+        // decls/ holds one folder a target SDK: the map names decls/ and stops there.
+        .filter((e) => e.isDirectory() && dir !== "src-native/mac/decls")
+        .flatMap((e) => [`${dir}/${e.name}/`, ...folders(`${dir}/${e.name}`)]);
+    const named = [...folders("lib"), ...folders("src-native")];
+    const top = readdirSync(join(REPO, "lib")).filter((f) => f.endsWith(".ts"));
+    const missing = [
+      ...named.filter((f) => !map.includes(`\`${f}\``)),
+      ...top.filter((f) => !map.includes(`lib/${f}`)),
+    ];
+    expect(missing).toEqual([]);
   });
 });
