@@ -23,7 +23,6 @@
  * server reads on; a type_text text or set_value value over MCP_TEXT_LIMIT
  * characters is refused here with INVALID_ARGUMENT, before anything is sent.
  */
-import { readFileSync } from "node:fs";
 import type { Readable, Writable } from "node:stream";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -73,6 +72,7 @@ import { useDesktop } from "./observe/agent-desktop/use.js";
 import { listApps } from "./observe/desktop.js";
 import { withNoTreeFixes } from "./observe/linux-checks.js";
 import type { Snapshot } from "./observe/snapshot.js";
+import { packageVersion } from "./package-version.js";
 import { quoted } from "./render/sanitize.js";
 import { isLocatorTarget } from "./session/act/store.js";
 import { listLaunchable } from "./session/launch/launch.js";
@@ -242,17 +242,6 @@ function snapshotContent(snap: Snapshot): CallToolResult["content"] {
   if (shot)
     content.push({ type: "image", data: Buffer.from(shot.data).toString("base64"), mimeType: "image/png" });
   return content;
-}
-
-function packageVersion(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
-      version?: string;
-    };
-    return pkg.version ?? "0.0.0";
-  } catch {
-    return "0.0.0";
-  }
 }
 
 /** The MCP server over a session (not connected): the tool set of this module. */

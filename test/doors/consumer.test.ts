@@ -10,7 +10,16 @@
  * The install times with and without a toolchain are printed.
  */
 import { type SpawnSyncReturns, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -22,6 +31,7 @@ import { useDesktop } from "../support/linux.js";
 const root = join(import.meta.dirname, "..", "..");
 const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
 const prebuildDir = `${process.platform}-${process.arch}`;
+const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string };
 
 /** The environment of a user's shell: none of the variables npm sets for the script running this test. */
 function consumerEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -305,12 +315,16 @@ describe("a consumer project", () => {
   it("runs the installed CLI (one bundled file) on the desktop: a snapshot, then a click by its ref from another process", () => {
     const env = consumerEnv({ ...desktop!.env, XDG_STATE_HOME: join(work, "cli-state") });
     const cli = join(project.installed, "dist", "cli.js");
+    const trace = join(work, "cli-trace");
     const snap = ok(
       process.execPath,
-      [cli, "snapshot", "--app", "gtk3-widget-factory", "--json"],
+      [cli, "snapshot", "--app", "gtk3-widget-factory", "--json", "--trace", trace],
       project.dir,
       env,
     );
+    // The bundle's chunks sit in dist/: the trace's header still names the installed package's version.
+    const header = JSON.parse(readFileSync(join(trace, "trace.json"), "utf8")) as { axsnap: string };
+    expect(header.axsnap).toBe(pkg.version);
     const data = JSON.parse(snap.stdout) as { ok: boolean; data: { snapshotId: string; text: string } };
     expect(data.ok).toBe(true);
     const line = data.data.text.split("\n").find((l) => /^\t*\d+ radio button Page 2\b/.test(l));
@@ -355,7 +369,9 @@ describe("a consumer project", () => {
     send({ method: "notifications/initialized" });
     send({ id: 2, method: "tools/list" });
     try {
-      expect(await listed).toContain('"get_app_state"');
+      const answers = await listed;
+      expect(answers).toContain('"get_app_state"');
+      expect(answers).toContain(`"serverInfo":{"name":"axsnap","version":"${pkg.version}"`);
     } finally {
       child.kill();
     }

@@ -22,6 +22,7 @@ import {
 } from "node:fs";
 import { dirname, join } from "node:path";
 import { AxsnapError, invalidArgument } from "../../model/errors.js";
+import { packageVersion } from "../../package-version.js";
 import { isMaskEntry, mergeMasks, type SecretMask } from "./masks.js";
 import { HEADER_FILE, STEPS_FILE } from "./read.js";
 import { type Appended, TRACE_FORMAT, TRACE_VERSION, type TraceBatch, type TraceHeader } from "./types.js";
@@ -228,15 +229,4 @@ function countSteps(dir: string): number {
     if (m) n = Math.max(n, Number(m[1]));
   }
   return n;
-}
-
-function packageVersion(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as {
-      version?: string;
-    };
-    return pkg.version ?? "0.0.0";
-  } catch {
-    return "0.0.0";
-  }
 }
