@@ -242,7 +242,7 @@ describe("a web element renamed while it already has focus", () => {
       const trap = snap.records[find(snap, /hover here/)]!;
       const live = liveObservation(snap)!;
       // The rename and the title change run in one task of the page. Whether the click below leaves
-      // before Chromium's batched tree update shows the new name is up to Chromium: test/promise-fake
+      // before Chromium's batched tree update shows the new name is up to Chromium: test/act/promise-fake.test.ts
       // forces that order; this is the same promise on the real browser.
       // The X title follows the accessible one a moment later; input is refused (nothing sent) until they agree.
       for (let tries = 0; ; tries++) {

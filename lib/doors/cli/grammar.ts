@@ -101,7 +101,7 @@ export interface Globals {
   session?: string;
   /** Destructive targets are allowed (the library's confirm callback answers yes). */
   confirm: boolean;
-  /** The agent's desktop to observe and act on (--desktop NAME; lib/agent-desktop/). */
+  /** The agent's desktop to observe and act on (--desktop NAME; lib/observe/agent-desktop/). */
   desktop?: string;
   /** Append each step to this trace directory (--trace FILE, as typed; else AXSNAP_TRACE). */
   trace?: string;
