@@ -96,7 +96,7 @@ function ownFlags(command: string): string[] {
 /** The MCP server's options as its help prints them (`axsnap mcp --help`, lib/doors/mcp/options.ts). */
 const serverFlags = ownFlags("mcp");
 
-describe("docs/cli.md names every command and option of lib/doors/cli/args.ts", () => {
+describe("docs/cli.md names every command and option of the CLI (lib/doors/cli/grammar.ts)", () => {
   const text = page(CLI_PAGE);
   const commands = Object.keys(COMMANDS);
 
