@@ -14,7 +14,9 @@ import type { Snapshot } from "./snapshot-types.js";
 /** The points, each named after what has just happened when the process stops there. */
 export type StopPoint =
   /** startDesktop has claimed the desktop's name; nothing of the desktop runs yet. */
-  "desktop-claimed";
+  | "desktop-claimed"
+  /** launchApp has listed the launched app's first window; it has not yet asked whether the app has a tree. */
+  | "launch-window-listed";
 
 export function stopHereForTest(point: StopPoint): void {
   if (process.env.AXSNAP_TEST_STOP_AT === point) process.kill(process.pid, "SIGSTOP");

@@ -17,6 +17,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { AxsnapError, startDesktop } from "../../lib/index.js";
 import { privateRuntimeDir, requireDeps, running, until } from "../support/agent-desktop.js";
 import { type CliRun, runCli, runCliJson } from "../support/cli.js";
+import { processState } from "../support/proc-state.js";
 
 const TIMEOUT = 90_000;
 const TSX = import.meta.resolve("tsx");
@@ -61,12 +62,6 @@ afterEach(async () => {
   expect(left, "processes of the test's desktops left running").toEqual([]);
 });
 
-/** /proc's state letter of a process ("T": stopped). */
-function stateOf(pid: number): string {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0]!;
-}
-
 /** `axsnap desktop start NAME --json`, stopped (SIGSTOP) where it has just claimed the name. */
 async function startStoppedAtClaim(name: string): Promise<{ child: ChildProcess; done: Promise<CliRun> }> {
   const child = spawn(process.execPath, ["--import", TSX, CLI, "desktop", "start", name, "--json"], {
@@ -85,13 +80,7 @@ async function startStoppedAtClaim(name: string): Promise<{ child: ChildProcess;
   const done = new Promise<CliRun>((resolve) =>
     child.on("exit", (code) => resolve({ code, stdout, stderr, ms: 0 })),
   );
-  const stopped = await until(() => {
-    try {
-      return stateOf(child.pid!) === "T";
-    } catch {
-      return false;
-    }
-  }, 30_000);
+  const stopped = await until(() => processState(child.pid!) === "T", 30_000);
   expect(stopped, `the first start never reached the claim:\n${stdout}${stderr}`).toBe(true);
   return { child, done };
 }

@@ -6,17 +6,28 @@
  * `windows`). An agent that then asks for that window must get it, not
  * WINDOW_NOT_FOUND because the same window is now listed by its tree.
  *
+ * And `launch` answers with the id later listings give: an app that
+ * registers between its first window and launch's answer is answered by its
+ * tree's id, not the X id it was first seen by (the CLI's launch in `call`
+ * printed either, by timing).
+ *
  * The moment is forced, not waited for: test/apps/late-register.py starts
- * without the bridge and registers when sent SIGUSR1.
+ * without the bridge and registers when sent SIGUSR1; the launching CLI stops
+ * itself where it has listed the window (AXSNAP_TEST_STOP_AT).
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSession, listWindows, type WindowListing } from "../../lib/index.js";
 import type { Desktop } from "../../scripts/desktop.mjs";
 import { useDesktop } from "../support/linux.js";
+import { processState } from "../support/proc-state.js";
 import { sleep } from "../support/sleep.js";
 
 const TIMEOUT = 60_000;
+const TSX = import.meta.resolve("tsx");
+const CLI = fileURLToPath(new URL("../../lib/cli.ts", import.meta.url));
 
 let desktop: Desktop;
 let app: ChildProcess;
@@ -32,11 +43,15 @@ function line(text: string): Promise<void> {
   })();
 }
 
-async function windowsUntil(test: (w: WindowListing[]) => boolean, what: string): Promise<WindowListing[]> {
+async function windowsUntil(
+  test: (w: WindowListing[]) => boolean,
+  what: string,
+  pid = app.pid!,
+): Promise<WindowListing[]> {
   const until = Date.now() + 15_000;
   let last: WindowListing[] | string = [];
   while (Date.now() < until) {
-    last = await listWindows(app.pid!, { deadlineMs: 5000 }).catch((e) => String(e));
+    last = await listWindows(pid, { deadlineMs: 5000 }).catch((e) => String(e));
     if (typeof last !== "string" && test(last)) return last;
     await sleep(100);
   }
@@ -105,6 +120,80 @@ describe("a window listed by its X id before its app registered", () => {
         .catch((e) => e);
       expect(err.code).toBe("WINDOW_NOT_FOUND");
       expect(String(err.message)).toMatch(/Late note/);
+    },
+    TIMEOUT,
+  );
+});
+
+/** Pids of python3 running late-register.py, other than the one beforeAll started. */
+function launchedCopies(): number[] {
+  return readdirSync("/proc")
+    .filter((e) => /^\d+$/.test(e) && Number(e) !== app.pid)
+    .filter((e) => {
+      try {
+        const argv = readFileSync(`/proc/${e}/cmdline`, "utf8").split("\0");
+        return /python3/.test(argv[0]!) && argv[1] === "test/apps/late-register.py";
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+describe("launch, when the app registers between its first window and the answer", () => {
+  it(
+    "answers with the window's id by its tree, the one every later listing gives",
+    async () => {
+      // The CLI stops (SIGSTOP) right after listing the launched app's first window, by its X id.
+      const cli = spawn(
+        process.execPath,
+        ["--import", TSX, CLI, "launch", "/usr/bin/python3", "--json", "--", "test/apps/late-register.py"],
+        {
+          env: {
+            ...process.env,
+            ...desktop.env,
+            NO_AT_BRIDGE: "1",
+            AXSNAP_DAEMON: "off",
+            AXSNAP_TEST_STOP_AT: "launch-window-listed",
+          },
+          stdio: ["ignore", "pipe", "pipe"],
+        },
+      );
+      let out = "";
+      cli.stdout!.on("data", (b: Buffer) => {
+        out += String(b);
+      });
+      cli.stderr!.on("data", (b: Buffer) => {
+        out += String(b);
+      });
+      const exited = new Promise<number | null>((resolve) => cli.on("exit", resolve));
+      let launched: number | undefined;
+      try {
+        const until = Date.now() + 30_000;
+        while (processState(cli.pid!) !== "T") {
+          if (Date.now() > until) throw new Error(`the launch never listed a window:\n${out}`);
+          await sleep(50);
+        }
+        [launched] = launchedCopies();
+        expect(launched, "the launched copy of late-register.py").toBeDefined();
+        const early = await windowsUntil((w) => w.length > 0, "no window", launched);
+        expect(early[0]!.id).toMatch(/^x11:/);
+        // Now the app registers, before the launch goes on to ask for its tree.
+        process.kill(launched!, "SIGUSR1");
+        const now = await windowsUntil(
+          (w) => w.some((x) => x.title === "Late note" && !x.id.startsWith("x11:")),
+          "the launched app never registered its window",
+          launched,
+        );
+        cli.kill("SIGCONT");
+        expect(await exited, out).toBe(0);
+        const answer = JSON.parse(out) as { data: { pid: number; window: { id: string } } };
+        expect(answer.data.pid).toBe(launched);
+        expect(answer.data.window.id).toBe(now.find((w) => w.title === "Late note")!.id);
+      } finally {
+        cli.kill("SIGKILL");
+        for (const pid of launchedCopies()) process.kill(pid, "SIGKILL");
+      }
     },
     TIMEOUT,
   );

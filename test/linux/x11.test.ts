@@ -12,6 +12,7 @@ import type { RawNode } from "../../lib/model/model.js";
 import { loadNative, type NativeBackend, type NativeSnapshot, type NativeWindow } from "../../lib/native.js";
 import { type Desktop, gtkWidgetFactory, startApp } from "../../scripts/desktop.mjs";
 import { useDesktop } from "../support/linux.js";
+import { processState } from "../support/proc-state.js";
 import { sleep } from "../support/sleep.js";
 import { restartXvfb, xvfbPid } from "../support/x11.js";
 
@@ -76,16 +77,6 @@ function firstEntry(s: NativeSnapshot): RawNode {
 function childrenOf(pid: number): number[] {
   const text = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim();
   return text === "" ? [] : text.split(/\s+/).map(Number);
-}
-
-/** The state letter of /proc/PID/stat (R, S, Z, ...); "" once the pid is gone. */
-function processState(pid: number): string {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0] ?? "";
-  } catch {
-    return "";
-  }
 }
 
 const centre = (w: NativeWindow) => ({ x: w.frame.x + w.frame.w / 2, y: w.frame.y + w.frame.h / 2 });

@@ -14,6 +14,7 @@ import { AxsnapError, invalidArgument } from "../../model/errors.js";
 import type { NativeBackend } from "../../native.js";
 import { type DesktopRef, launchMarker, useDesktop } from "../../observe/agent-desktop/use.js";
 import { desktopBackend, listWindows } from "../../observe/desktop.js";
+import { stopHereForTest } from "../../observe/test-hooks.js";
 import type { WindowListing } from "../../observe/windows.js";
 import { CallContext, callBudget } from "../call.js";
 import { checkedArgs, checkedEnv } from "./input.js";
@@ -374,10 +375,21 @@ export async function launchApp(
       for (;;) {
         if (pid === 0) pid = (await newcomer(before, entry, ctx, b)) ?? 0;
         if (pid !== 0) {
-          const windows = await windowsOf(pid, ctx, b);
-          const first = windows.find((w) => w.kind === "window" || w.kind === "dialog") ?? windows[0];
-          if (first) {
+          let windows = await windowsOf(pid, ctx, b);
+          if (windows.length > 0) {
+            stopHereForTest("launch-window-listed");
             const known = await accessibleApp(pid, ctx, b);
+            // Listed before the app's tree registered, a window is named by its X11 id; once the tree is
+            // there, every later listing names it by the tree's path, so the answer must too.
+            if (
+              known !== undefined &&
+              known.noTree !== true &&
+              windows.some((w) => w.id.startsWith("x11:"))
+            ) {
+              const again = await windowsOf(pid, ctx, b);
+              if (again.length > 0) windows = again;
+            }
+            const first = windows.find((w) => w.kind === "window" || w.kind === "dialog") ?? windows[0]!;
             return {
               pid,
               name: known?.name ?? basename(what),
