@@ -9,7 +9,7 @@ import { type DesktopState, type ProcessId, removeState } from "./state.js";
 import { removeRuntimeDir } from "./wayland.js";
 
 /** gnome-shell sometimes took more than 5 s to act on SIGTERM: its grace before KILL. */
-const COMPOSITOR_GRACE_MS = 6000;
+export const COMPOSITOR_GRACE_MS = 6000;
 
 /** Why a desktop is not usable, or undefined while it runs. */
 export function deathOf(state: DesktopState): string | undefined {

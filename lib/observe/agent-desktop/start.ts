@@ -26,8 +26,8 @@ import { closeSync, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { AxsnapError, invalidArgument } from "../../model/errors.js";
 import { unixPathAddress } from "./bus-address.js";
-import { deathOf, endDesktop, endDesktopNow } from "./lifecycle.js";
-import { isAlive, processId } from "./processes.js";
+import { COMPOSITOR_GRACE_MS, deathOf, endDesktop, endDesktopNow } from "./lifecycle.js";
+import { isAlive, processId, terminate } from "./processes.js";
 import { replyString, requireAtSpiService, requirePrograms, run } from "./programs.js";
 import {
   checkName,
@@ -575,8 +575,16 @@ async function startWaylandParts(
   const wireplumber = await startWireplumber(programs.wireplumber!, programs["pw-cli"]!, env, logFd, fail);
   state.pids.wireplumber = idOf(wireplumber.pid!);
   const shellEnv = { ...env, DBUS_SYSTEM_BUS_ADDRESS: system.address };
-  const shell = spawnShell(programs["gnome-shell"]!, shellEnv, logFd, state);
-  state.pids.compositor = idOf(shell.pid!);
-  await waitForShell(shell, programs["dbus-send"]!, env, runtimeDir, fail);
+  // A headless gnome-shell now and then never hides its Overview (its startup animation does not end):
+  // that one is ended and a second started on the same socket and buses.
+  for (let attempt = 1; ; attempt++) {
+    const shell = spawnShell(programs["gnome-shell"]!, shellEnv, logFd, state);
+    state.pids.compositor = idOf(shell.pid!);
+    const stalled = await waitForShell(shell, programs["dbus-send"]!, env, runtimeDir, fail);
+    if (stalled === undefined) break;
+    if (attempt === 2)
+      throw fail(`gnome-shell's Overview was not hidden, in two starts (last seen: ${stalled})`);
+    await terminate([state.pids.compositor], COMPOSITOR_GRACE_MS);
+  }
   env.WAYLAND_DISPLAY = state.waylandDisplay!;
 }
