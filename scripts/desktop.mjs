@@ -617,9 +617,27 @@ async function startShell(desktop) {
     const message = `desktop: gnome-shell's Overview was not hidden within 20000 ms (last seen: ${stalled})`;
     if (attempt === 2) throw new Error(`${message}, in two starts:\n${desktop._shell.output()}`);
     console.error(`${message}: starting it again`);
-    await terminate(
-      markedProcesses(desktop.tmpDir).filter((p) => p.pid === desktop._shell.pid),
-      6000,
+    // Ended by its own handle, and its names seen free: a second shell exits at once while the first owns org.gnome.Shell.
+    const old = desktop._shell;
+    if (old.exitCode === null && old.signalCode === null) {
+      const gone = new Promise((resolve) => old.once("exit", resolve));
+      old.kill("SIGKILL");
+      await Promise.race([gone, sleep(10_000)]);
+    }
+    await waitUntil(
+      async () =>
+        !/boolean true/.test(
+          (
+            await sessionSend(desktop.env, [
+              "--dest=org.freedesktop.DBus",
+              "/org/freedesktop/DBus",
+              "org.freedesktop.DBus.NameHasOwner",
+              "string:org.gnome.Shell",
+            ])
+          ).stdout,
+        ),
+      10_000,
+      50,
     );
   }
 }
