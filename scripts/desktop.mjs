@@ -624,22 +624,19 @@ async function startShell(desktop) {
       old.kill("SIGKILL");
       await Promise.race([gone, sleep(10_000)]);
     }
-    await waitUntil(
-      async () =>
-        !/boolean true/.test(
-          (
-            await sessionSend(desktop.env, [
-              "--dest=org.freedesktop.DBus",
-              "/org/freedesktop/DBus",
-              "org.freedesktop.DBus.NameHasOwner",
-              "string:org.gnome.Shell",
-            ])
-          ).stdout,
-        ),
-      10_000,
-      50,
-    );
+    await waitUntil(async () => !(await nameOwned(desktop.env, "org.gnome.Shell")), 10_000, 50);
   }
+}
+
+/** Whether `name` has an owner on the session bus of `env`. */
+async function nameOwned(env, name) {
+  const r = await sessionSend(env, [
+    "--dest=org.freedesktop.DBus",
+    "/org/freedesktop/DBus",
+    "org.freedesktop.DBus.NameHasOwner",
+    `string:${name}`,
+  ]);
+  return /boolean true/.test(r.stdout);
 }
 
 /** One start of the shell; resolves null when ready, or what Eval last said of an Overview that stayed up. */
@@ -665,17 +662,7 @@ async function startShellOnce(desktop) {
     shellEnv,
   );
   desktop._shell = shell;
-  const owned = async (name) =>
-    /boolean true/.test(
-      (
-        await sessionSend(env, [
-          "--dest=org.freedesktop.DBus",
-          "/org/freedesktop/DBus",
-          "org.freedesktop.DBus.NameHasOwner",
-          `string:${name}`,
-        ])
-      ).stdout,
-    );
+  const owned = (name) => nameOwned(env, name);
   await partReady(
     shell,
     "gnome-shell",
