@@ -17,7 +17,7 @@ if (listed.status !== 0) {
   console.error(`check-cc-format: git ls-files failed: ${listed.stderr}`);
   process.exit(1);
 }
-const files = listed.stdout.split("\n").filter((f) => /\.(cc|h|mm)$/.test(f));
+const files = listed.stdout.split("\n").filter((f) => /\.(c|cc|h|mm)$/.test(f));
 const fix = process.argv.includes("--fix");
 const run = spawnSync(tool, fix ? ["-i", ...files] : ["--dry-run", "--Werror", ...files], {
   cwd: root,

@@ -4,11 +4,12 @@
  * environment carries the desktop's marker (what the bus activated, what was
  * launched into it), and their ending, TERM first and KILL after.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { MARKER, type ProcessId } from "./state.js";
 
 interface Stat {
   state: string;
+  ppid: number;
   pgid: number;
   start: string;
 }
@@ -22,7 +23,7 @@ function statOf(pid: number): Stat | undefined {
   }
   // The command name (field 2) may hold spaces and parentheses: the fields after it start past the last ")".
   const rest = text.slice(text.lastIndexOf(")") + 2).split(" ");
-  return { state: rest[0]!, pgid: Number(rest[2]), start: rest[19]! };
+  return { state: rest[0]!, ppid: Number(rest[1]), pgid: Number(rest[2]), start: rest[19]! };
 }
 
 /** The process as it runs now, or undefined when there is none (a zombie counts as gone). */
@@ -62,6 +63,44 @@ export function markedProcesses(id: string): ProcessId[] {
     if (!`\0${environ}`.includes(needle)) continue;
     const p = processId(pid);
     if (p) found.push(p);
+  }
+  return found;
+}
+
+/** Clock ticks per second of /proc's start times: USER_HZ, 100 on every Linux ABI Node runs on. */
+const USER_HZ = 100;
+
+/**
+ * Children of `parent` that were forked at least `minAgeMs` ago and have
+ * not run exec yet (they still run the parent's program): a child
+ * that hangs there hangs a parent that waits for its exec, as GLib's spawn
+ * does. Ending such a child lets the parent go on.
+ */
+export function unexecutedChildren(parent: number, minAgeMs: number): ProcessId[] {
+  const image = (pid: number | string) => {
+    try {
+      return readlinkSync(`/proc/${pid}/exe`);
+    } catch {
+      return undefined;
+    }
+  };
+  const own = image(parent);
+  if (own === undefined) return [];
+  let uptimeTicks: number;
+  let entries: string[];
+  try {
+    uptimeTicks = Number.parseFloat(readFileSync("/proc/uptime", "utf8")) * USER_HZ;
+    entries = readdirSync("/proc");
+  } catch {
+    return [];
+  }
+  const found: ProcessId[] = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const st = statOf(Number(entry));
+    if (!st || st.ppid !== parent || st.state === "Z" || image(entry) !== own) continue;
+    if (((uptimeTicks - Number(st.start)) * 1000) / USER_HZ >= minAgeMs)
+      found.push({ pid: Number(entry), start: st.start });
   }
   return found;
 }

@@ -22,12 +22,12 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { closeSync, openSync, readFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { AxsnapError, invalidArgument } from "../../model/errors.js";
 import { unixPathAddress } from "./bus-address.js";
 import { COMPOSITOR_GRACE_MS, deathOf, endDesktop, endDesktopNow } from "./lifecycle.js";
-import { isAlive, processId, terminate } from "./processes.js";
+import { isAlive, processId, terminate, unexecutedChildren } from "./processes.js";
 import { replyString, requireAtSpiService, requirePrograms, run } from "./programs.js";
 import {
   checkName,
@@ -580,11 +580,15 @@ async function startWaylandParts(
   for (let attempt = 1; ; attempt++) {
     const shell = spawnShell(programs["gnome-shell"]!, shellEnv, logFd, state);
     state.pids.compositor = idOf(shell.pid!);
-    const stalled = await waitForShell(shell, programs["dbus-send"]!, env, runtimeDir, fail);
+    const note = (line: string) => writeSync(logFd, `axsnap: ${line}\n`);
+    const stalled = await waitForShell(shell, programs["dbus-send"]!, env, runtimeDir, fail, note);
     if (stalled === undefined) break;
     if (attempt === 2)
       throw fail(`gnome-shell's Overview was not hidden, in two starts (last seen: ${stalled})`);
-    await terminate([state.pids.compositor], COMPOSITOR_GRACE_MS);
+    note(`gnome-shell's Overview was not hidden within 20 s (last seen: ${stalled}): starting it again`);
+    // Its forks that have not run exec hold its bus connection, and with it org.gnome.Shell.
+    const compositor = state.pids.compositor;
+    await terminate([compositor, ...unexecutedChildren(compositor.pid, 0)], COMPOSITOR_GRACE_MS);
   }
   env.WAYLAND_DISPLAY = state.waylandDisplay!;
 }

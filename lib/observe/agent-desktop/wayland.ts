@@ -16,6 +16,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { chmodSync, existsSync, lstatSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
+import { killNow, unexecutedChildren } from "./processes.js";
 import { run } from "./programs.js";
 
 /** The Wayland socket's name inside the desktop's runtime directory (private: no other compositor uses it). */
@@ -26,11 +27,13 @@ export const SHELL_NAMES = ["org.gnome.Shell.Introspect", "org.gnome.Mutter.Scre
 export const SHELL_READY_MS = 60_000;
 const PART_READY_MS = 10_000;
 /**
- * The Overview is hidden within a second of the names, normally. Twice in a
- * CI run a headless gnome-shell never got there (10 s, then 30 s), so after
- * 20 s the shell is started again rather than waited for.
+ * The Overview is hidden within a second of the names, normally. A shell
+ * hung in its ibus spawn is freed long before (stuckSpawnGuard); one that
+ * still is not there after 20 s is started again rather than waited for.
  */
 const OVERVIEW_READY_MS = 20_000;
+/** A fork normally runs its exec within milliseconds; one that has not after a second hangs (see stuckSpawnGuard). */
+const STUCK_SPAWN_MS = 1000;
 const RUNTIME_PREFIX = "axsnap-wl-";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -207,7 +210,8 @@ export function spawnShell(
  * then its Overview (shown at start, when no window has focus) is hidden
  * and seen hidden (HIDE_OVERVIEW). Resolves with what Eval last answered
  * when the Overview was not seen hidden within OVERVIEW_READY_MS (the caller
- * starts the shell again), undefined when it was.
+ * starts the shell again), undefined when it was. Meanwhile, a spawn of the shell's that hangs before its exec is ended
+ * (stuckSpawnGuard), and `note` says so in the desktop's log.
  */
 export async function waitForShell(
   child: ChildProcess,
@@ -215,11 +219,16 @@ export async function waitForShell(
   env: NodeJS.ProcessEnv,
   runtimeDir: string,
   fail: Unavailable,
+  note: (line: string) => void,
 ): Promise<string | undefined> {
+  const unstick = stuckSpawnGuard(child.pid, note);
   await waitFor(
     child,
     "gnome-shell",
-    async () => existsSync(join(runtimeDir, WAYLAND_SOCKET)) && namesOwned(dbusSend, env, SHELL_NAMES),
+    async () => {
+      unstick();
+      return existsSync(join(runtimeDir, WAYLAND_SOCKET)) && namesOwned(dbusSend, env, SHELL_NAMES);
+    },
     SHELL_READY_MS,
     fail,
   );
@@ -230,9 +239,37 @@ export async function waitForShell(
     if (end !== undefined) throw fail(`gnome-shell ended (${end}) as it started`);
     seen = await shellEval(dbusSend, env, HIDE_OVERVIEW);
     if (seen === '"hidden"') return undefined;
+    unstick();
     if (Date.now() > until) return seen ?? "no answer";
     await sleep(50);
   }
+}
+
+/**
+ * gnome-shell 43 starts ibus-daemon as it starts (misc/ibusManager.js) with
+ * a child_setup written in JavaScript, which runs in the forked child before
+ * its exec. Now and then that child hangs there (a lock some other thread
+ * held at the fork), and the shell's main thread, reading the child's exec
+ * report in g_spawn_async, hangs with it: Eval answers nothing, and the
+ * child keeps the shell's bus connection open after the shell is killed.
+ * Seen about once a CI run; gdb showed the main thread in that read. Killing
+ * the child ends the read (GLib takes the closed pipe for an exec), and the
+ * shell goes on. The guard looks for such a child while the start is waited
+ * for.
+ */
+function stuckSpawnGuard(shellPid: number | undefined, note: (line: string) => void): () => void {
+  let last = 0;
+  return () => {
+    // A scan reads every process's stat: once a second is enough for a hang that is looked for after a second.
+    if (shellPid === undefined || Date.now() - last < STUCK_SPAWN_MS) return;
+    last = Date.now();
+    const stuck = unexecutedChildren(shellPid, STUCK_SPAWN_MS);
+    if (stuck.length === 0) return;
+    killNow(stuck);
+    note(
+      `gnome-shell's spawn of a helper hung before its exec (pid ${stuck.map((p) => p.pid).join(", ")}): ended it`,
+    );
+  };
 }
 
 /**
