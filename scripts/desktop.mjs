@@ -113,10 +113,24 @@ function procStat(pid) {
   return { state: rest[0], ppid: Number(rest[1]), pgid: Number(rest[2]), start: rest[19] };
 }
 
-/** True while the process exists and is not a zombie. */
+/**
+ * Whether a process with that stat has ended: a zombie only once no thread of it runs (/proc lists a process "Z" as
+ * soon as its main thread exits, while its other threads, and its open files, may still be there).
+ */
+function ended(pid, st) {
+  if (st.state === "X") return true;
+  if (st.state !== "Z") return false;
+  try {
+    return Number(/^Threads:\s*(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) <= 1;
+  } catch {
+    return true;
+  }
+}
+
+/** True while the process exists and has not ended. */
 function alive(pid, start) {
   const st = procStat(pid);
-  if (!st || st.state === "Z" || st.state === "X") return false;
+  if (!st || ended(pid, st)) return false;
   return start === undefined || st.start === start;
 }
 
@@ -142,7 +156,7 @@ function markedProcesses(base) {
     }
     if (!`\0${environ}`.includes(needle)) continue;
     const st = procStat(pid);
-    if (st && st.state !== "Z" && st.state !== "X") found.push({ pid, start: st.start, pgid: st.pgid });
+    if (st && !ended(pid, st)) found.push({ pid, start: st.start, pgid: st.pgid });
   }
   return found;
 }

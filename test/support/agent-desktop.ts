@@ -8,6 +8,7 @@ import { execFile, execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { processId } from "../../lib/observe/agent-desktop/processes.js";
 
 /** Gives this process (and the CLIs it runs) a runtime directory of its own, 0700. */
 export function privateRuntimeDir(): string {
@@ -75,14 +76,9 @@ export async function readings(display: string): Promise<Readings> {
   };
 }
 
-/** Whether that pid runs (a zombie counts as gone). */
+/** Whether that pid runs: a zombie counts as gone once none of its threads runs (processes.ts processId). */
 export function running(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return !/^[ZX]$/.test(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0]!);
-  } catch {
-    return false;
-  }
+  return processId(pid) !== undefined;
 }
 
 /** Every live process but this one whose environment mentions `text` (a desktop's runtime directory is in its bus address). */

@@ -26,11 +26,25 @@ function statOf(pid: number): Stat | undefined {
   return { state: rest[0]!, ppid: Number(rest[1]), pgid: Number(rest[2]), start: rest[19]! };
 }
 
-/** The process as it runs now, or undefined when there is none (a zombie counts as gone). */
+/**
+ * The process as it runs now, or undefined when there is none. A zombie is
+ * gone once none of its threads runs: /proc lists a process as "Z" as soon
+ * as its main thread has exited, while its other threads (and its open
+ * files, a Wayland socket among them) may still be there.
+ */
 export function processId(pid: number): ProcessId | undefined {
   const st = statOf(pid);
-  if (!st || st.state === "Z" || st.state === "X") return undefined;
+  if (!st || st.state === "X" || (st.state === "Z" && threadsOf(pid) <= 1)) return undefined;
   return { pid, start: st.start };
+}
+
+/** /proc/PID/status's thread count; 0 when it cannot be read. */
+function threadsOf(pid: number): number {
+  try {
+    return Number(/^Threads:\s*(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
 }
 
 /** True while that very process (same pid, same start time) runs. */

@@ -210,8 +210,9 @@ export function spawnShell(
  * then its Overview (shown at start, when no window has focus) is hidden
  * and seen hidden (HIDE_OVERVIEW). Resolves with what Eval last answered
  * when the Overview was not seen hidden within OVERVIEW_READY_MS (the caller
- * starts the shell again), undefined when it was. Meanwhile, a spawn of the shell's that hangs before its exec is ended
- * (stuckSpawnGuard), and `note` says so in the desktop's log.
+ * starts the shell again), undefined when it was. Meanwhile, a spawn of
+ * the shell's that hangs before its exec is ended (stuckSpawnGuard), and
+ * `note` says so in the desktop's log.
  */
 export async function waitForShell(
   child: ChildProcess,
