@@ -670,10 +670,9 @@ function endStuckSpawns(shellPid) {
   for (const entry of fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(fields[1]) !== shellPid || fields[0] === "Z") continue;
-      if (uptime - Number(fields[19]) / 100 < 1 || fs.readlinkSync(`/proc/${entry}/exe`) !== image) continue;
+      const st = procStat(Number(entry));
+      if (st?.ppid !== shellPid || st.state === "Z") continue;
+      if (uptime - Number(st.start) / 100 < 1 || fs.readlinkSync(`/proc/${entry}/exe`) !== image) continue;
       process.kill(Number(entry), "SIGKILL");
       console.error(`desktop: gnome-shell's spawn of a helper hung before its exec (pid ${entry}): ended it`);
     } catch {}

@@ -577,10 +577,10 @@ async function startWaylandParts(
   const shellEnv = { ...env, DBUS_SYSTEM_BUS_ADDRESS: system.address };
   // A headless gnome-shell now and then never hides its Overview (its startup animation does not end):
   // that one is ended and a second started on the same socket and buses.
+  const note = (line: string) => writeSync(logFd, `axsnap: ${line}\n`);
   for (let attempt = 1; ; attempt++) {
     const shell = spawnShell(programs["gnome-shell"]!, shellEnv, logFd, state);
     state.pids.compositor = idOf(shell.pid!);
-    const note = (line: string) => writeSync(logFd, `axsnap: ${line}\n`);
     const stalled = await waitForShell(shell, programs["dbus-send"]!, env, runtimeDir, fail, note);
     if (stalled === undefined) break;
     if (attempt === 2)

@@ -250,7 +250,8 @@ export async function waitForShell(
  * gnome-shell 43 starts ibus-daemon as it starts (misc/ibusManager.js) with
  * a child_setup written in JavaScript, which runs in the forked child before
  * its exec. Now and then that child hangs there (a lock some other thread
- * held at the fork), and the shell's main thread, reading the child's exec
+ * held at the fork, we think: the child's own stack was never caught), and
+ * the shell's main thread, reading the child's exec
  * report in g_spawn_async, hangs with it: Eval answers nothing, and the
  * child keeps the shell's bus connection open after the shell is killed.
  * Seen about once a CI run; gdb showed the main thread in that read. Killing
